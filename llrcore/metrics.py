@@ -1,0 +1,325 @@
+"""Binary evaluation metrics: EER, DCF, Cllr, Cprimary and Bayes error rates.
+
+Every function takes target and non-target scores (``tar``, ``non``) or, to answer many questions from one sort
+and one PAV, a :class:`~llrcore.data.Trials` or a :class:`~llrcore.rates.SortedScores` passed alone.
+
+Conventions (DESIGN.md): natural-log LLRs; Cllr in bits; an LLR ``l`` is accepted as a target when
+``l >= -plo_eff`` with ``plo_eff = logit(P_target) + log(C_miss / C_fa)``; normalised DCF divides by
+``min(P_target C_miss, (1 - P_target) C_fa)``.
+
+References
+----------
+N. Brümmer and J. du Preez, "Application-independent evaluation of speaker detection", CSL 20, 2006.
+N. Brümmer, L. Ferrer and A. Swart, "Out of a hundred trials, how many errors does your speaker verifier make?",
+Interspeech 2021.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from .data import Trials, as_scores
+from .rates import SortedScores, cllr_bits, sigmoid
+
+__all__ = [
+    "effective_plo",
+    "eer",
+    "min_dcf",
+    "act_dcf",
+    "cllr",
+    "min_cllr",
+    "pav_llrs",
+    "det_curve",
+    "cprimary",
+    "BayesErrorRates",
+    "bayes_error_rates",
+    "BinaryMetrics",
+    "evaluate",
+    "metrics_table",
+]
+
+SRE12_P_TARGETS = (0.01, 0.001)
+
+
+def _sorted(tar, non) -> SortedScores:
+    if isinstance(tar, Trials):
+        return tar.sorted
+    return tar if isinstance(tar, SortedScores) else SortedScores(tar, non)
+
+
+def effective_plo(p_target, c_miss=1.0, c_fa=1.0) -> np.ndarray:
+    """Effective prior log-odds ``logit(P_target) + log(C_miss / C_fa)``; the Bayes LLR threshold is its negative.
+
+    Raises
+    ------
+    ValueError
+        If a prior is outside [0, 1] or a cost is not positive.
+    """
+    p_target = np.asarray(p_target, dtype=np.float64)
+    if np.any((p_target < 0) | (p_target > 1)) or np.any(np.isnan(p_target)):
+        raise ValueError("P_target must be between 0 and 1.")
+    if not (c_miss > 0 and c_fa > 0):
+        raise ValueError("The costs C_miss and C_fa must be positive.")
+    with np.errstate(divide="ignore"):
+        return np.log(p_target) - np.log1p(-p_target) + np.log(c_miss / c_fa)
+
+
+def _normalised(bayes_error, plo_eff):
+    """Bayes error at the effective prior divided by its no-system value ``min(P_eff, 1 - P_eff)``.
+
+    This equals the DCF normalised by ``min(P C_miss, (1-P) C_fa)``, the common factor ``P C_miss + (1-P) C_fa``
+    cancelling. At ``P_eff`` of 0 or 1 every decision is free and the result is 0.
+    """
+    default = np.minimum(sigmoid(plo_eff), sigmoid(-plo_eff))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(default > 0, bayes_error / np.where(default > 0, default, 1.0), 0.0)
+
+
+def eer(tar, non=None) -> float:
+    """Equal error rate from the ROC convex hull (ROCCH-EER), as a fraction.
+
+    The EER is where the ROCCH crosses ``Pmiss = Pfa``, found by exact intersection with the hull segment; it
+    equals the maximum over priors of the minimum Bayes error rate. Scores need not be LLRs.
+
+    Examples
+    --------
+    >>> eer([0, 1, 2], [1])
+    0.4
+    """
+    return _sorted(tar, non).eer()
+
+
+def min_dcf(tar, non=None, p_target=0.01, c_miss=1.0, c_fa=1.0) -> float:
+    """Minimum normalised detection cost over all thresholds (on the ROCCH).
+
+    ``minDCF = min_t [P C_miss Pmiss(t) + (1-P) C_fa Pfa(t)] / min(P C_miss, (1-P) C_fa)``.
+    Scores need not be LLRs.
+    """
+    plo = effective_plo(p_target, c_miss, c_fa)
+    return float(_normalised(_sorted(tar, non).min_bayes_error(plo), plo))
+
+
+def act_dcf(tar_llr, non_llr=None, p_target=0.01, c_miss=1.0, c_fa=1.0) -> float:
+    """Actual normalised detection cost of LLRs thresholded at the Bayes threshold ``-plo_eff``.
+
+    ``actDCF = [P C_miss Pmiss(-plo_eff) + (1-P) C_fa Pfa(-plo_eff)] / min(P C_miss, (1-P) C_fa)``.
+    """
+    plo = effective_plo(p_target, c_miss, c_fa)
+    return float(_normalised(_sorted(tar_llr, non_llr).actual_bayes_error(plo), plo))
+
+
+def cllr(tar_llr, non_llr=None) -> float:
+    """Log-likelihood-ratio cost in bits.
+
+    ``Cllr = 1/(2 ln 2) [mean_tar log(1 + e^-l) + mean_non log(1 + e^l)]``; 1 bit for a system that always says
+    LLR = 0, 0 for a perfect one, ``inf`` if a target has LLR ``-inf`` (or a non-target ``+inf``).
+    """
+    if isinstance(tar_llr, (Trials, SortedScores)):
+        return _sorted(tar_llr, None).cllr()
+    return cllr_bits(as_scores(tar_llr, "target LLRs"), as_scores(non_llr, "non-target LLRs"))
+
+
+def min_cllr(tar, non=None) -> float:
+    """Minimum Cllr in bits: the Cllr of the PAV-optimal LLRs (the discrimination part of Cllr)."""
+    return _sorted(tar, non).min_cllr()
+
+
+def pav_llrs(tar, non) -> tuple[np.ndarray, np.ndarray]:
+    """PAV-optimal (oracle) LLRs of the target and non-target trials, in the order given.
+
+    The optimal monotone transform of the scores for these very trials; tied scores get the same LLR. Values
+    can be +-inf at the ends where only one class occurs.
+    """
+    tar, non = as_scores(tar, "target scores"), as_scores(non, "non-target scores")
+    table = SortedScores(tar, non)
+    return table.pav_llr(tar), table.pav_llr(non)
+
+
+def det_curve(tar, non=None, *, rocch: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """DET points ``(pfa, pmiss)``, as fractions, from ``(1, 0)`` to ``(0, 1)``.
+
+    Parameters
+    ----------
+    rocch : bool
+        False: the step curve, one point per unique score as threshold (and one above the largest).
+        True: only the vertices of the ROC convex hull (the curve the minimum costs and the EER live on).
+    """
+    table = _sorted(tar, non)
+    return table.rocch() if rocch else table.det_steps()
+
+
+def cprimary(tar_llr, non_llr=None, p_targets=SRE12_P_TARGETS, *, minimum: bool = False) -> float:
+    """NIST SRE'12 primary cost: mean normalised DCF over `p_targets` with ``C_miss = C_fa = 1``.
+
+    With ``minimum=True`` the minimum DCFs are averaged instead of the actual ones.
+    """
+    table = _sorted(tar_llr, non_llr)
+    plo = effective_plo(np.asarray(p_targets, dtype=np.float64))
+    error = table.min_bayes_error(plo) if minimum else table.actual_bayes_error(plo)
+    return float(np.mean(_normalised(error, plo)))
+
+
+@dataclass(frozen=True)
+class BayesErrorRates:
+    """Bayes error rates (or expected costs, with costs) over an array of prior log-odds.
+
+    Attributes
+    ----------
+    plo : ndarray
+        The prior log-odds ``logit(P_target)`` (costs are not folded in).
+    actual : ndarray
+        Expected cost of the scores taken as LLRs with the Bayes threshold:
+        ``P C_miss Pmiss(-plo_eff) + (1-P) C_fa Pfa(-plo_eff)``; with unit costs, the Bayes error rate.
+    minimum : ndarray
+        The same with the PAV-optimal LLRs (the best any threshold achieves: a ROCCH vertex).
+    default : ndarray
+        Without the system (always accept or always reject, whichever is cheaper): ``min(P C_miss, (1-P) C_fa)``.
+    eer : float
+        ROCCH-EER of the scores.
+    trapezium : ndarray
+        The upper bound on ``minimum`` from the EER operating point and the two defaults:
+        ``min(P C_miss, (1-P) C_fa, EER (P C_miss + (1-P) C_fa))``; with unit costs ``min(P, 1-P, EER)``.
+    """
+
+    plo: np.ndarray
+    actual: np.ndarray
+    minimum: np.ndarray
+    default: np.ndarray
+    eer: float
+    trapezium: np.ndarray
+
+    @property
+    def normalised_actual(self) -> np.ndarray:
+        """Normalised Bayes error (BOSARIS NBE) of the actual decisions: ``actual / default``."""
+        return self._normalise(self.actual)
+
+    @property
+    def normalised_minimum(self) -> np.ndarray:
+        """Normalised minimum Bayes error: ``minimum / default``."""
+        return self._normalise(self.minimum)
+
+    def _normalise(self, values):
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(self.default > 0, values / np.where(self.default > 0, self.default, 1.0), 0.0)
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per prior: the columns above plus ``p_target`` and the normalised rates."""
+        return pd.DataFrame(
+            {
+                "plo": self.plo,
+                "p_target": sigmoid(self.plo),
+                "actual": self.actual,
+                "minimum": self.minimum,
+                "default": self.default,
+                "trapezium": self.trapezium,
+                "normalised_actual": self.normalised_actual,
+                "normalised_minimum": self.normalised_minimum,
+            }
+        )
+
+
+def bayes_error_rates(tar_llr, non_llr=None, plo=None, *, c_miss=1.0, c_fa=1.0) -> BayesErrorRates:
+    """Actual, minimum and default Bayes error rates at many prior log-odds, and the trapezium bound.
+
+    The data of the APE plot (Cllr is ``1/(2 ln 2)`` times the area under ``actual`` over ``plo``), the normalised
+    Bayes error plot and the Bayes-error-vs-trapezium plot of Brümmer, Ferrer & Swart (2021), whose identities hold
+    exactly: ``minimum <= trapezium`` everywhere and ``max(minimum) = EER`` (unit costs).
+
+    Parameters
+    ----------
+    plo : array_like, optional
+        Prior log-odds ``logit(P_target)``; default 201 values from -10 to 10.
+    c_miss, c_fa : float
+        Costs; with other than 1 the rates become expected costs at threshold ``-(plo + log(C_miss/C_fa))``.
+    """
+    table = _sorted(tar_llr, non_llr)
+    plo = np.linspace(-10, 10, 201) if plo is None else np.atleast_1d(np.asarray(plo, dtype=np.float64))
+    if not (c_miss > 0 and c_fa > 0):
+        raise ValueError("The costs C_miss and C_fa must be positive.")
+    miss_weight, fa_weight = sigmoid(plo) * c_miss, sigmoid(-plo) * c_fa
+    threshold = -(plo + np.log(c_miss / c_fa))
+    actual = miss_weight * table.miss_rate(threshold) + fa_weight * table.false_alarm_rate(threshold)
+    min_miss, min_fa = table.min_rates(-threshold)
+    equal_error = table.eer()
+    default = np.minimum(miss_weight, fa_weight)
+    return BayesErrorRates(
+        plo=plo,
+        actual=actual,
+        minimum=miss_weight * min_miss + fa_weight * min_fa,
+        default=default,
+        eer=equal_error,
+        trapezium=np.minimum(default, equal_error * (miss_weight + fa_weight)),
+    )
+
+
+@dataclass(frozen=True)
+class BinaryMetrics:
+    """All the usual numbers for one system at one operating point, from one sort and one PAV."""
+
+    name: str
+    n_tar: int
+    n_non: int
+    p_target: float
+    c_miss: float
+    c_fa: float
+    eer: float
+    min_dcf: float
+    act_dcf: float
+    cllr: float
+    min_cllr: float
+    cprimary: float
+    min_cprimary: float
+
+    @property
+    def calibration_loss(self) -> float:
+        """``Cllr - minCllr`` in bits: what calibration could still gain."""
+        return self.cllr - self.min_cllr
+
+    @property
+    def calibration_loss_percent(self) -> float:
+        """Calibration loss as a percentage of Cllr (0 for a perfectly calibrated system)."""
+        return 100.0 * self.calibration_loss / self.cllr if self.cllr > 0 else 0.0
+
+
+def evaluate(tar_llr, non_llr=None, *, p_target=0.01, c_miss=1.0, c_fa=1.0, name="") -> BinaryMetrics:
+    """Every metric of :class:`BinaryMetrics` for scores taken as LLRs, sorting once and running PAV once."""
+    table = _sorted(tar_llr, non_llr)
+    return BinaryMetrics(
+        name=name,
+        n_tar=table.n_tar,
+        n_non=table.n_non,
+        p_target=float(p_target),
+        c_miss=float(c_miss),
+        c_fa=float(c_fa),
+        eer=table.eer(),
+        min_dcf=min_dcf(table, p_target=p_target, c_miss=c_miss, c_fa=c_fa),
+        act_dcf=act_dcf(table, p_target=p_target, c_miss=c_miss, c_fa=c_fa),
+        cllr=table.cllr(),
+        min_cllr=table.min_cllr(),
+        cprimary=cprimary(table),
+        min_cprimary=cprimary(table, minimum=True),
+    )
+
+
+METRIC_COLUMNS = {
+    "n_tar": "targets",
+    "n_non": "non-targets",
+    "eer": "EER",
+    "min_dcf": "minDCF",
+    "act_dcf": "actDCF",
+    "cllr": "Cllr",
+    "min_cllr": "minCllr",
+    "calibration_loss_percent": "calibration loss %",
+    "cprimary": "Cprimary",
+    "min_cprimary": "minCprimary",
+}
+
+
+def metrics_table(results) -> pd.DataFrame:
+    """A table with one row per :class:`BinaryMetrics`, indexed by system name, columns named as in papers."""
+    rows = {r.name: {label: getattr(r, attribute) for attribute, label in METRIC_COLUMNS.items()} for r in results}
+    table = pd.DataFrame.from_dict(rows, orient="index")
+    table.index.name = "system"
+    return table

@@ -1,0 +1,221 @@
+"""Sorted-score machinery: sort once, PAV once, answer many questions.
+
+:class:`SortedScores` sorts the target and non-target scores, merges them into one table of unique scores with
+per-score class counts (a block of tied scores is never split), and runs the pool-adjacent-violators algorithm
+(PAV, scipy's C++ ``isotonic_regression``) once, lazily. From that one object come:
+
+- miss and false-alarm rates at any thresholds (the actual operating points of LLRs),
+- the step DET (one point per unique score) and the ROC convex hull (ROCCH) DET,
+- the ROCCH-EER, the minimum Bayes error rate at any number of priors, and minCllr,
+- the PAV-optimal (oracle) LLR of every score.
+
+Conventions (DESIGN.md): a trial is accepted as a target when ``score >= threshold``, so
+``Pmiss(t) = P(score < t | target)`` and ``Pfa(t) = P(score >= t | non-target)``.
+
+References
+----------
+N. Brümmer and J. du Preez, "Application-independent evaluation of speaker detection", CSL 20, 2006 (PAV, ROCCH,
+minCllr). The PYLLR ``PAV`` object (N. Brümmer) answers the same questions from one PAV.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+from scipy.optimize import isotonic_regression
+
+from .data import as_scores
+
+__all__ = ["SortedScores", "PAVBlocks", "sigmoid", "softplus", "cllr_bits"]
+
+
+def sigmoid(x):
+    """Logistic function ``1 / (1 + exp(-x))``, exact at +-inf and without overflow warnings."""
+    return np.exp(-np.logaddexp(0.0, -np.asarray(x, dtype=np.float64)))
+
+
+def softplus(x):
+    """``log(1 + exp(x))`` without overflow: ``softplus(inf) = inf``, ``softplus(-inf) = 0``."""
+    return np.logaddexp(0.0, np.asarray(x, dtype=np.float64))
+
+
+def cllr_bits(tar_llr: np.ndarray, non_llr: np.ndarray) -> float:
+    """``(mean_tar softplus(-l) + mean_non softplus(l)) / (2 ln 2)``: Cllr in bits of validated LLR arrays."""
+    return float((softplus(-tar_llr).mean() + softplus(non_llr).mean()) / (2 * np.log(2)))
+
+
+@dataclass(frozen=True)
+class PAVBlocks:
+    """The PAV solution as blocks of consecutive unique scores sharing one optimal LLR.
+
+    Attributes
+    ----------
+    first : ndarray of int
+        Index (into :attr:`SortedScores.unique`) of the first unique score of each block, increasing.
+    n_tar, n_non : ndarray of int
+        Number of target / non-target trials in each block.
+    llr : ndarray of float
+        Optimal LLR of each block, ``log(n_tar/N_tar) - log(n_non/N_non)``; non-decreasing, may be +-inf.
+    tar_below, non_below : ndarray of int
+        Number of target / non-target trials in the blocks before each block (length ``len(first) + 1``; the last
+        entry is the class total). These give the ROCCH vertices.
+    """
+
+    first: np.ndarray
+    n_tar: np.ndarray
+    n_non: np.ndarray
+    llr: np.ndarray
+    tar_below: np.ndarray
+    non_below: np.ndarray
+
+
+class SortedScores:
+    """Target and non-target scores sorted once, with the PAV and ROCCH computed on demand.
+
+    Parameters
+    ----------
+    tar, non : array_like
+        Target and non-target scores (any real scores for the minimum/ROC quantities; LLRs for the actual ones).
+
+    Examples
+    --------
+    >>> s = SortedScores([0.0, 1.0, 2.0], [1.0])
+    >>> s.eer()
+    0.4
+    """
+
+    def __init__(self, tar, non):
+        self.tar = np.sort(as_scores(tar, "target scores"))
+        self.non = np.sort(as_scores(non, "non-target scores"))
+        self.n_tar = self.tar.size
+        self.n_non = self.non.size
+        self.unique, self.tar_counts, self.non_counts = _merge_counts(self.tar, self.non)
+        for array in (self.tar, self.non, self.unique, self.tar_counts, self.non_counts):
+            array.flags.writeable = False
+
+    # ----- actual rates at given thresholds -------------------------------------------------------------------
+    def miss_rate(self, thresholds) -> np.ndarray:
+        """``Pmiss(t)``: fraction of target scores strictly below each threshold."""
+        return np.searchsorted(self.tar, thresholds, side="left") / self.n_tar
+
+    def false_alarm_rate(self, thresholds) -> np.ndarray:
+        """``Pfa(t)``: fraction of non-target scores at or above each threshold."""
+        return 1.0 - np.searchsorted(self.non, thresholds, side="left") / self.n_non
+
+    def actual_bayes_error(self, plo) -> np.ndarray:
+        """Bayes error rate of the scores taken as LLRs, at prior log-odds `plo` (threshold ``-plo``).
+
+        ``Pe(plo) = sigmoid(plo) Pmiss(-plo) + sigmoid(-plo) Pfa(-plo)``.
+        """
+        plo = np.asarray(plo, dtype=np.float64)
+        return sigmoid(plo) * self.miss_rate(-plo) + sigmoid(-plo) * self.false_alarm_rate(-plo)
+
+    def cllr(self) -> float:
+        """Cllr in bits of the scores taken as LLRs: ``(mean_tar softplus(-l) + mean_non softplus(l)) / (2 ln 2)``."""
+        return cllr_bits(self.tar, self.non)
+
+    # ----- DET ------------------------------------------------------------------------------------------------
+    def det_steps(self) -> tuple[np.ndarray, np.ndarray]:
+        """Step DET: ``(pfa, pmiss)`` at each unique score as threshold, then above the largest one.
+
+        Returns ``K + 1`` points from ``(1, 0)`` to ``(0, 1)``, where ``K`` is the number of unique scores.
+        """
+        tar_below = np.concatenate([[0], np.cumsum(self.tar_counts)])
+        non_below = np.concatenate([[0], np.cumsum(self.non_counts)])
+        return 1.0 - non_below / self.n_non, tar_below / self.n_tar
+
+    def rocch(self) -> tuple[np.ndarray, np.ndarray]:
+        """Vertices ``(pfa, pmiss)`` of the ROC convex hull, from ``(1, 0)`` to ``(0, 1)``."""
+        blocks = self.pav
+        return 1.0 - blocks.non_below / self.n_non, blocks.tar_below / self.n_tar
+
+    # ----- PAV and what it answers ----------------------------------------------------------------------------
+    @cached_property
+    def pav(self) -> PAVBlocks:
+        """The PAV blocks (computed once, on first use)."""
+        return _pav_blocks(self.tar_counts, self.non_counts, self.n_tar, self.n_non)
+
+    def eer(self) -> float:
+        """ROCCH-EER: where the ROC convex hull crosses ``Pmiss = Pfa`` (exact segment intersection)."""
+        pfa, pmiss = self.rocch()
+        j = int(np.argmax(pmiss >= pfa))  # first vertex on or past the diagonal; vertex 0 is (1, 0)
+        if pmiss[j] == pfa[j]:
+            return float(pmiss[j])
+        # Segment from vertex j-1 (pmiss < pfa) to j (pmiss > pfa): solve pfa(s) = pmiss(s) for s in (0, 1).
+        d_fa, d_miss = pfa[j] - pfa[j - 1], pmiss[j] - pmiss[j - 1]
+        s = (pfa[j - 1] - pmiss[j - 1]) / (d_miss - d_fa)
+        return float(pmiss[j - 1] + s * d_miss)
+
+    def min_rates(self, plo) -> tuple[np.ndarray, np.ndarray]:
+        """``(Pmiss, Pfa)`` of the Bayes decisions made with the PAV-optimal LLRs at prior log-odds `plo`.
+
+        These minimise ``sigmoid(plo) Pmiss + sigmoid(-plo) Pfa`` over all thresholds (a ROCCH vertex).
+        """
+        blocks = self.pav
+        j = np.searchsorted(blocks.llr, -np.asarray(plo, dtype=np.float64), side="left")
+        return blocks.tar_below[j] / self.n_tar, 1.0 - blocks.non_below[j] / self.n_non
+
+    def min_bayes_error(self, plo) -> np.ndarray:
+        """Minimum Bayes error rate at prior log-odds `plo`: the Bayes error of the PAV-optimal LLRs."""
+        plo = np.asarray(plo, dtype=np.float64)
+        pmiss, pfa = self.min_rates(plo)
+        return sigmoid(plo) * pmiss + sigmoid(-plo) * pfa
+
+    def min_cllr(self) -> float:
+        """minCllr in bits: the Cllr of the PAV-optimal LLRs (blocks without a class contribute nothing)."""
+        blocks = self.pav
+        with np.errstate(invalid="ignore"):
+            miss_cost = np.where(blocks.n_tar > 0, blocks.n_tar * softplus(-blocks.llr), 0.0).sum()
+            fa_cost = np.where(blocks.n_non > 0, blocks.n_non * softplus(blocks.llr), 0.0).sum()
+        return float((miss_cost / self.n_tar + fa_cost / self.n_non) / (2 * np.log(2)))
+
+    def pav_llr(self, scores) -> np.ndarray:
+        """PAV-optimal LLR of each given score (each must be one of the scores this object was built from)."""
+        unique_index = np.searchsorted(self.unique, scores, side="left")
+        return self.pav.llr[np.searchsorted(self.pav.first, unique_index, side="right") - 1]
+
+
+def _merge_counts(tar: np.ndarray, non: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Merge two sorted arrays into unique scores with per-score target and non-target counts.
+
+    The merge inserts the targets by binary search into the non-targets (linear, no argsort), so the class of
+    every merged position is known without a second sort.
+    """
+    n = tar.size + non.size
+    is_tar = np.zeros(n, dtype=bool)
+    is_tar[np.searchsorted(non, tar, side="left") + np.arange(tar.size)] = True
+    merged = np.empty(n)
+    merged[is_tar] = tar
+    merged[~is_tar] = non
+    starts = np.flatnonzero(np.concatenate([[True], merged[1:] != merged[:-1]]))
+    tar_counts = np.add.reduceat(is_tar, starts, dtype=np.int64)
+    totals = np.diff(starts, append=n)
+    return merged[starts], tar_counts, totals - tar_counts
+
+
+def _pav_blocks(tar_counts, non_counts, n_tar: int, n_non: int) -> PAVBlocks:
+    """Run PAV on the per-unique-score target fractions, weighted by the number of trials per score.
+
+    Runs of consecutive unique scores with the same target fraction always end up in one PAV block, so they are
+    pooled first: with untied scores this shrinks the input from all scores to the number of class changes.
+    """
+    totals = tar_counts + non_counts
+    fraction = tar_counts / totals
+    runs = np.flatnonzero(np.concatenate([[True], fraction[1:] != fraction[:-1]]))
+    run_tar = np.add.reduceat(tar_counts, runs)
+    run_total = np.add.reduceat(totals, runs)
+    fit = isotonic_regression(run_tar / run_total, weights=run_total, increasing=True)
+    first = runs[fit.blocks[:-1]]
+    block_tar = np.add.reduceat(tar_counts, first)
+    block_non = np.add.reduceat(non_counts, first)
+    with np.errstate(divide="ignore"):
+        llr = np.log(block_tar / n_tar) - np.log(block_non / n_non)
+    return PAVBlocks(
+        first=first,
+        n_tar=block_tar,
+        n_non=block_non,
+        llr=llr,
+        tar_below=np.concatenate([[0], np.cumsum(block_tar)]),
+        non_below=np.concatenate([[0], np.cumsum(block_non)]),
+    )
