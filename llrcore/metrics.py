@@ -126,12 +126,14 @@ def min_cllr(tar, non=None) -> float:
     return _sorted(tar, non).min_cllr()
 
 
-def pav_llrs(tar, non) -> tuple[np.ndarray, np.ndarray]:
+def pav_llrs(tar, non=None) -> tuple[np.ndarray, np.ndarray]:
     """PAV-optimal (oracle) LLRs of the target and non-target trials, in the order given.
 
     The optimal monotone transform of the scores for these very trials; tied scores get the same LLR. Values
     can be +-inf at the ends where only one class occurs.
     """
+    if isinstance(tar, Trials):
+        return tar.sorted.pav_llr(tar.tar), tar.sorted.pav_llr(tar.non)
     tar, non = as_scores(tar, "target scores"), as_scores(non, "non-target scores")
     table = SortedScores(tar, non)
     return table.pav_llr(tar), table.pav_llr(non)
@@ -279,7 +281,10 @@ class BinaryMetrics:
 
     @property
     def calibration_loss_percent(self) -> float:
-        """Calibration loss as a percentage of Cllr (0 for a perfectly calibrated system)."""
+        """Calibration loss as a percentage of Cllr: 0 for a perfectly calibrated system, 100 when Cllr is
+        infinite (minCllr is always finite)."""
+        if np.isinf(self.cllr):
+            return 100.0
         return 100.0 * self.calibration_loss / self.cllr if self.cllr > 0 else 0.0
 
 
@@ -318,7 +323,18 @@ METRIC_COLUMNS = {
 
 
 def metrics_table(results) -> pd.DataFrame:
-    """A table with one row per :class:`BinaryMetrics`, indexed by system name, columns named as in papers."""
+    """A table with one row per :class:`BinaryMetrics`, indexed by system name, columns named as in papers.
+
+    Raises
+    ------
+    ValueError
+        If two results share a name (a row would otherwise silently replace another).
+    """
+    results = list(results)
+    names = [r.name for r in results]
+    duplicated = sorted({name for name in names if names.count(name) > 1})
+    if duplicated:
+        raise ValueError(f"Several systems are named {duplicated[0]!r}; give each system its own name.")
     rows = {r.name: {label: getattr(r, attribute) for attribute, label in METRIC_COLUMNS.items()} for r in results}
     table = pd.DataFrame.from_dict(rows, orient="index")
     table.index.name = "system"

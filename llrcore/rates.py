@@ -27,7 +27,7 @@ from scipy.optimize import isotonic_regression
 
 from .data import as_scores
 
-__all__ = ["SortedScores", "PAVBlocks", "sigmoid", "softplus", "cllr_bits"]
+__all__ = ["SortedScores", "PAVBlocks", "sigmoid", "softplus", "softplus_bits", "cllr_bits"]
 
 
 def sigmoid(x):
@@ -40,9 +40,14 @@ def softplus(x):
     return np.logaddexp(0.0, np.asarray(x, dtype=np.float64))
 
 
+def softplus_bits(x):
+    """``log2(1 + e^x)``: the cost of an LLR in bits, computed in base 2 so that an LLR of 0 costs exactly 1 bit."""
+    return np.logaddexp2(0.0, np.asarray(x, dtype=np.float64) / np.log(2))
+
+
 def cllr_bits(tar_llr: np.ndarray, non_llr: np.ndarray) -> float:
-    """``(mean_tar softplus(-l) + mean_non softplus(l)) / (2 ln 2)``: Cllr in bits of validated LLR arrays."""
-    return float((softplus(-tar_llr).mean() + softplus(non_llr).mean()) / (2 * np.log(2)))
+    """``(mean_tar log2(1 + e^-l) + mean_non log2(1 + e^l)) / 2``: Cllr in bits of validated LLR arrays."""
+    return float((softplus_bits(-tar_llr).mean() + softplus_bits(non_llr).mean()) / 2)
 
 
 @dataclass(frozen=True)
@@ -166,9 +171,9 @@ class SortedScores:
         """minCllr in bits: the Cllr of the PAV-optimal LLRs (blocks without a class contribute nothing)."""
         blocks = self.pav
         with np.errstate(invalid="ignore"):
-            miss_cost = np.where(blocks.n_tar > 0, blocks.n_tar * softplus(-blocks.llr), 0.0).sum()
-            fa_cost = np.where(blocks.n_non > 0, blocks.n_non * softplus(blocks.llr), 0.0).sum()
-        return float((miss_cost / self.n_tar + fa_cost / self.n_non) / (2 * np.log(2)))
+            miss_cost = np.where(blocks.n_tar > 0, blocks.n_tar * softplus_bits(-blocks.llr), 0.0).sum()
+            fa_cost = np.where(blocks.n_non > 0, blocks.n_non * softplus_bits(blocks.llr), 0.0).sum()
+        return float((miss_cost / self.n_tar + fa_cost / self.n_non) / 2)
 
     def pav_llr(self, scores) -> np.ndarray:
         """PAV-optimal LLR of each given score (each must be one of the scores this object was built from)."""
