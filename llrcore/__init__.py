@@ -1,9 +1,10 @@
 """llrcore: likelihood-ratio calibration and evaluation.
 
 The analysis library behind the llrcore workbench; usable on its own from a notebook or a script (it never imports
-streamlit). See DESIGN.md-style conventions in the README: natural-log LLRs, Cllr in bits, targets accepted when
-``llr >= -plo_eff``.
+streamlit). Conventions: natural-log LLRs, Cllr in bits, a target is accepted when ``llr >= -plo_eff`` with
+``plo_eff = logit(P_target) + log(C_miss / C_fa)``.
 """
+from . import plots
 from .data import Trials
 from .metrics import (
     BayesErrorRates,
@@ -21,6 +22,7 @@ from .metrics import (
     min_dcf,
     pav_llrs,
 )
+from .io import LoadError, read_trials, write_trials
 from .rates import SortedScores
 
 __version__ = "0.1.0"
