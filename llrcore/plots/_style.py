@@ -1,0 +1,269 @@
+"""Shared look of every llrcore figure: colours, fonts, layout, system handling and plot-space decimation.
+
+The figures are shown in the app, embedded in reports and put on a projector, so the defaults favour large
+fonts, thick lines and a colour-blind-safe palette (Okabe & Ito). A system keeps its colour in every figure:
+the colour is chosen by the system's position in the ``systems`` mapping.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+
+from ..data import Trials
+
+__all__ = [
+    "PALETTE",
+    "CLASS_COLOURS",
+    "REFERENCE_COLOUR",
+    "system_colour",
+    "with_alpha",
+    "as_systems",
+    "style_figure",
+    "decimation_indices",
+    "decimate_curve",
+    "format_percent",
+    "legend_key",
+]
+
+#: Okabe & Ito colour-blind-safe palette (yellow left out: invisible on white and on a projector).
+PALETTE = (
+    "#0072B2",  # blue
+    "#D55E00",  # vermillion
+    "#009E73",  # bluish green
+    "#CC79A7",  # reddish purple
+    "#E69F00",  # orange
+    "#56B4E9",  # sky blue
+    "#000000",  # black
+    "#8C6D31",  # brown
+)
+#: Colours of the trial classes in score histograms (the same in every system's panel).
+CLASS_COLOURS = {"target": "#009E73", "non-target": "#D55E00", "spoof": "#7F4FA8"}
+#: Colour of reference curves that belong to no system (the default error rate, "no system").
+REFERENCE_COLOUR = "#555555"
+
+FONT_FAMILY = "Arial, Helvetica, sans-serif"
+FONT_SIZE = 16
+TITLE_SIZE = 22
+AXIS_TITLE_SIZE = 18
+TICK_SIZE = 15
+LINE_WIDTH = 3.0
+
+
+def system_colour(index: int) -> str:
+    """Colour of the system at position `index` (cycling through :data:`PALETTE`)."""
+    return PALETTE[index % len(PALETTE)]
+
+
+def with_alpha(colour: str, alpha: float) -> str:
+    """``rgba(...)`` string of a ``#rrggbb`` colour with opacity `alpha`."""
+    colour = colour.lstrip("#")
+    r, g, b = (int(colour[i : i + 2], 16) for i in (0, 2, 4))
+    return f"rgba({r},{g},{b},{alpha:g})"
+
+
+def format_percent(p: float) -> str:
+    """A probability as a short percentage for labels: 0.0253 -> '2.53 %', 0.0001 -> '0.01 %'."""
+    value = 100.0 * float(p)
+    if not np.isfinite(value):
+        return f"{value} %"
+    if value == 0 or value >= 10:
+        return f"{value:.1f} %"
+    if value >= 1:
+        return f"{value:.2f} %"
+    return f"{value:.2g} %"
+
+
+def as_systems(systems) -> dict[str, Trials]:
+    """Normalise the `systems` argument of every figure function to an ordered ``{name: Trials}``.
+
+    Accepts a mapping ``name -> Trials`` (or ``name -> (tar, non)``), a single :class:`~llrcore.data.Trials`
+    (named by its ``.name``), or a sequence of ``Trials`` (named by their ``.name``, made unique).
+
+    Raises
+    ------
+    ValueError
+        When there is no system.
+    TypeError
+        When a value is not trials.
+    """
+    if isinstance(systems, Trials):
+        items = [(systems.name, systems)]
+    elif isinstance(systems, Mapping):
+        items = list(systems.items())
+    elif isinstance(systems, Sequence) and not isinstance(systems, (str, bytes)):
+        items = [(getattr(t, "name", ""), t) for t in systems]
+    else:
+        raise TypeError("Give the systems as a Trials object or a mapping from system name to Trials.")
+    if not items:
+        raise ValueError("There is no system to plot: give at least one set of trials.")
+    result: dict[str, Trials] = {}
+    for position, (name, trials) in enumerate(items):
+        if isinstance(trials, tuple) and len(trials) == 2:
+            trials = Trials(trials[0], trials[1], name=str(name))
+        if not isinstance(trials, Trials):
+            raise TypeError(f"System {name!r} is a {type(trials).__name__}, not a Trials object.")
+        name = str(name) if str(name) else (f"system {position + 1}" if len(items) > 1 else "system")
+        unique, k = name, 2
+        while unique in result:
+            unique, k = f"{name} ({k})", k + 1
+        result[unique] = trials
+    return result
+
+
+def legend_key(name: str, **style) -> go.Scatter:
+    """A legend-only entry (no data) explaining a symbol or line style shared by all systems."""
+    style.setdefault("mode", "markers" if "marker" in style else "lines")
+    return go.Scatter(
+        x=[None], y=[None], name=name, hoverinfo="skip", legendgroup="_key",
+        meta=dict(system=None, kind="legend_key"), **style,
+    )
+
+
+def style_figure(
+    fig: go.Figure,
+    title: str,
+    *,
+    height: int | None = 560,
+    legend_below: bool = True,
+) -> go.Figure:
+    """Apply the common look: white template, projector-size fonts, title, legend, hover labels."""
+    fig.update_layout(
+        template="plotly_white",
+        title=dict(text=title, font=dict(size=TITLE_SIZE), x=0.5, xanchor="center"),
+        font=dict(family=FONT_FAMILY, size=FONT_SIZE, color="#222222"),
+        hoverlabel=dict(font=dict(size=FONT_SIZE)),
+        legend=dict(
+            font=dict(size=FONT_SIZE - 1),
+            bgcolor="rgba(255,255,255,0.85)",
+            bordercolor="#cccccc",
+            borderwidth=1,
+            tracegroupgap=4,
+        ),
+        margin=dict(l=80, r=30, t=80, b=70),
+        showlegend=True,
+    )
+    if legend_below:
+        # below the plot, so a narrow column (the app, a report) does not squeeze the plot sideways
+        fig.update_layout(
+            legend=dict(orientation="h", yref="container", y=0.0, yanchor="bottom", xanchor="center", x=0.5)
+        )
+    if height is not None:
+        fig.update_layout(height=height)
+    axis_style = dict(
+        title_font=dict(size=AXIS_TITLE_SIZE),
+        tickfont=dict(size=TICK_SIZE),
+        showline=True,
+        linecolor="#444444",
+        mirror=True,
+        gridcolor="#e3e3e3",
+        zeroline=False,
+    )
+    fig.update_xaxes(**axis_style)
+    fig.update_yaxes(**axis_style)
+    return fig
+
+
+# ----- decimation --------------------------------------------------------------------------------------------
+
+
+def decimation_indices(
+    x,
+    y,
+    max_points: int = 2000,
+    *,
+    keep=None,
+    x_span: float | None = None,
+    y_span: float | None = None,
+) -> np.ndarray:
+    """Indices of the vertices of a polyline worth drawing: at most `max_points`, chosen in plot space.
+
+    The polyline is walked along its length in plot coordinates (each axis scaled by its span, so a step is a
+    fraction of the plot's width or height); a vertex is kept when the walk crosses the next multiple of a step
+    ``length / max_points``, and both ends of every segment longer than a step are kept, so long straight
+    pieces (the corners of a coarse staircase) are exact and the drawn line never strays more than one step
+    from the true one. The first and last vertices are always kept; the indices are increasing, so a monotone
+    curve stays monotone.
+
+    Parameters
+    ----------
+    x, y : array_like
+        Vertices in plot coordinates (e.g. probits for a DET). Non-finite values are kept as vertices only when
+        they are ends of the curve; they do not count towards the length.
+    max_points : int
+        The cap on the number of returned indices (at least 2).
+    keep : array_like of int, optional
+        Indices to keep in any case (e.g. the ROCCH vertices), honoured only if they fit under the cap together
+        with the ends.
+    x_span, y_span : float, optional
+        The extent of each axis in plot coordinates; default the finite range of the data.
+    """
+    x = np.asarray(x, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    n = x.size
+    if y.size != n:
+        raise ValueError(f"x and y have different lengths ({n} and {y.size}).")
+    max_points = max(int(max_points), 2)
+    forced = np.zeros(n, dtype=bool)
+    if n:
+        forced[[0, n - 1]] = True
+    if keep is not None:
+        keep = np.asarray(keep, dtype=np.int64).reshape(-1)
+        keep = keep[(keep >= 0) & (keep < n)]
+        if np.unique(keep).size + 2 <= max_points:
+            forced[keep] = True
+    if n <= max_points:
+        return np.arange(n)
+
+    def span(values, given):
+        if given is not None and given > 0:
+            return float(given)
+        finite = values[np.isfinite(values)]
+        width = float(finite.max() - finite.min()) if finite.size else 0.0
+        return width if width > 0 else 1.0
+
+    dx = np.diff(x) / span(x, x_span)
+    dy = np.diff(y) / span(y, y_span)
+    seg = np.hypot(dx, dy)
+    seg[~np.isfinite(seg)] = 0.0
+    cumulative = np.concatenate([[0.0], np.cumsum(seg)])
+    total = cumulative[-1]
+    n_forced = int(forced.sum())
+    if total <= 0 or n_forced >= max_points:
+        idx = np.flatnonzero(forced)
+        return idx if idx.size <= max_points else np.unique(np.linspace(0, n - 1, max_points).round().astype(int))
+
+    budget = max_points - n_forced
+    base = total / max(budget, 1)
+    # One pass over all vertices at the finest step; coarser steps are integer multiples of it, so the vertices
+    # they keep are a subset of these candidates and the search for a step under the cap runs on them alone.
+    bucket = np.floor(cumulative / base)
+    candidate = np.zeros(n, dtype=bool)
+    candidate[1:] = bucket[1:] > bucket[:-1]
+    candidate[:-1] |= seg > base
+    candidate |= forced
+    idx = np.flatnonzero(candidate)
+    if idx.size <= max_points:
+        return idx
+    here = cumulative[idx]
+    before = cumulative[np.maximum(idx - 1, 0)]
+    seg_after = np.append(seg, 0.0)[idx]  # length of the segment starting at each candidate
+    is_forced = forced[idx]
+    multiple, count = 1, idx.size
+    for _ in range(60):
+        multiple = max(multiple + 1, int(np.ceil(multiple * 1.05 * count / max_points)))
+        step = base * multiple
+        mask = (np.floor(here / step) > np.floor(before / step)) | (seg_after > step) | is_forced
+        count = int(mask.sum())
+        if count <= max_points:
+            return idx[mask]
+    return np.flatnonzero(forced)  # pragma: no cover - the loop always converges
+
+
+def decimate_curve(x, y, max_points: int = 2000, **kwargs) -> tuple[np.ndarray, np.ndarray]:
+    """``(x, y)`` reduced to at most `max_points` vertices with :func:`decimation_indices` (same options)."""
+    x = np.asarray(x, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    idx = decimation_indices(x, y, max_points, **kwargs)
+    return x[idx], y[idx]

@@ -1,0 +1,300 @@
+"""Detection error trade-off (DET) figure: miss rate against false-alarm rate on probit axes.
+
+A DET plots ``(Pfa, Pmiss)`` over all thresholds with both axes warped by the probit (the inverse standard normal
+cumulative distribution, :func:`scipy.special.ndtri`), so Gaussian score distributions give straight lines
+(Martin et al., "The DET curve in assessment of detection task performance", Eurospeech 1997). The curve drawn
+by default is the ROC convex hull (ROCCH), on which the EER and every minimum DCF live (Brümmer & du Preez,
+CSL 2006); its straight ROC segments are bent by the probit warping, so they are interpolated before warping.
+"""
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+from scipy.special import ndtr, ndtri
+
+from ..metrics import effective_plo
+from ..rates import sigmoid
+from ._style import (
+    LINE_WIDTH,
+    REFERENCE_COLOUR,
+    as_systems,
+    decimation_indices,
+    format_percent,
+    legend_key,
+    style_figure,
+    system_colour,
+    with_alpha,
+)
+
+__all__ = ["det_figure", "DET_TICKS", "probit"]
+
+#: Candidate tick values (as probabilities) of the DET axes; the ones inside the axis range are used.
+DET_TICKS = np.array(
+    [1e-6, 2e-6, 5e-6, 1e-5, 2e-5, 5e-5, 1e-4, 2e-4, 5e-4, 1e-3, 2e-3, 5e-3, 0.01, 0.02, 0.05, 0.1, 0.2, 0.4]
+    + [0.6, 0.8, 0.9, 0.95, 0.98, 0.99]
+)
+_LOWEST = 1e-6  # no DET axis goes below 0.0001 %
+_HIGHEST = (0.5, 0.6, 0.8, 0.9, 0.95, 0.98, 0.99)
+_MAX_POINTS = 2000
+_SYMBOLS = {"eer": "circle", "min_dcf": "diamond", "act_dcf": "star"}
+_HOVER_RATES = "False-alarm rate: %{customdata[0]:.3~%}<br>Miss rate: %{customdata[1]:.3~%}"
+
+
+def probit(p):
+    """The DET warping: ``ndtri(p)``, the standard normal quantile of a probability (``-inf`` at 0)."""
+    return ndtri(np.asarray(p, dtype=np.float64))
+
+
+def _lower_limit(n_max: int) -> float:
+    """Largest tick value at or below ``1 / n_max`` (the smallest non-zero rate), but not below 0.0001 %."""
+    smallest = max(1.0 / max(n_max, 1), _LOWEST)
+    candidates = DET_TICKS[DET_TICKS <= smallest * (1 + 1e-9)]
+    return float(candidates[-1]) if candidates.size else float(DET_TICKS[0])
+
+
+def _upper_limit(max_eer: float, max_marker: float = 0.0) -> float:
+    """50 % unless a system's EER is so large that its curve near the diagonal would be cut off, or an
+    operating-point marker (a rate up to `max_marker`) would fall outside."""
+    wanted = max(ndtr(probit(max(max_eer, 1e-9)) + 1.0), ndtr(probit(min(max_marker, 0.999)) + 0.3))
+    for value in _HIGHEST:
+        if value >= wanted:
+            return value
+    return _HIGHEST[-1]
+
+
+def _ticks(lo: float, hi: float, char_width: float = 0.016, padding: float = 0.025) -> tuple[np.ndarray, list[str]]:
+    """Tick positions (probits) and labels (in %) between `lo` and `hi` whose labels do not collide.
+
+    Two labels need a distance (as a fraction of the axis) of their mean length times `char_width` plus
+    `padding`. Decades and the ticks at 1 % and above are placed first, then the 5s, then the 2s.
+    """
+    ticks = DET_TICKS[(DET_TICKS >= lo * (1 - 1e-9)) & (DET_TICKS <= hi * (1 + 1e-9))]
+    positions = (probit(ticks) - probit(lo)) / float(probit(hi) - probit(lo))
+    labels = [f"{100 * t:.6g}" for t in ticks]
+    mantissa = np.round(ticks / 10.0 ** np.floor(np.log10(ticks)), 6)
+    priority = np.where((mantissa == 1) | (ticks >= 0.01), 0, np.where(mantissa == 5, 1, 2))
+    chosen: list[int] = []
+    for level in (0, 1, 2):
+        for i in np.flatnonzero(priority == level):
+            if all(
+                abs(positions[i] - positions[j]) >= char_width * (len(labels[i]) + len(labels[j])) / 2 + padding
+                for j in chosen
+            ):
+                chosen.append(int(i))
+    chosen.sort()
+    return probit(ticks[chosen]), [labels[i] for i in chosen]
+
+
+def _rocch_curve(pfa: np.ndarray, pmiss: np.ndarray, clip: float, resolution: float = 0.01):
+    """Points along the ROCCH segments (straight in ROC space), dense enough to look smooth on probit axes.
+
+    Returns the interpolated ``(pfa, pmiss)`` and the positions of the original vertices among them.
+    """
+    px = probit(np.clip(pfa, clip, 1 - clip))
+    py = probit(np.clip(pmiss, clip, 1 - clip))
+    length = np.hypot(np.diff(px), np.diff(py))
+    pieces = np.clip(np.ceil(length / resolution), 1, 400).astype(np.int64)
+    start = np.concatenate([[0], np.cumsum(pieces)])
+    segment = np.repeat(np.arange(pieces.size), pieces)
+    fraction = (np.arange(start[-1]) - start[segment]) / pieces[segment]
+    out_pfa = np.concatenate([pfa[segment] + fraction * (pfa[segment + 1] - pfa[segment]), pfa[-1:]])
+    out_pmiss = np.concatenate([pmiss[segment] + fraction * (pmiss[segment + 1] - pmiss[segment]), pmiss[-1:]])
+    return out_pfa, out_pmiss, start
+
+
+def _curve_trace(pfa, pmiss, keep, clip, span, *, name, colour, group, kind, width, opacity=1.0, showlegend=True):
+    x = probit(np.clip(pfa, clip, 1 - clip))
+    y = probit(np.clip(pmiss, clip, 1 - clip))
+    idx = decimation_indices(x, y, _MAX_POINTS, keep=keep, x_span=span, y_span=span)
+    return go.Scatter(
+        x=x[idx],
+        y=y[idx],
+        customdata=np.column_stack([pfa[idx], pmiss[idx]]),
+        mode="lines",
+        name=name,
+        legendgroup=group,
+        showlegend=showlegend,
+        opacity=opacity,
+        line=dict(color=colour, width=width),
+        hovertemplate=f"<b>{group}</b><br>{_HOVER_RATES}<extra></extra>",
+        meta=dict(system=group, kind=kind, columns=["false_alarm_rate", "miss_rate"],
+                  label=f"{group} {'DET (ROCCH)' if kind == 'det' else 'DET (steps)'}"),
+    )
+
+
+def _point_trace(pfa, pmiss, extra, clip, *, name, colour, group, kind, symbol, size, hover, columns):
+    x = probit(np.clip([pfa], clip, 1 - clip))
+    y = probit(np.clip([pmiss], clip, 1 - clip))
+    return go.Scatter(
+        x=x,
+        y=y,
+        customdata=np.array([[pfa, pmiss, *extra]], dtype=np.float64),
+        mode="markers",
+        name=name,
+        legendgroup=group,
+        showlegend=False,  # the system's curve names the values; one shared key explains the symbols
+        marker=dict(symbol=symbol, size=size, color=colour, line=dict(color="white", width=1.5)),
+        hovertemplate=f"<b>{group}</b><br>{hover}<extra></extra>",
+        meta=dict(system=group, kind=kind, columns=["false_alarm_rate", "miss_rate", *columns]),
+    )
+
+
+def det_figure(
+    systems,
+    *,
+    p_target: float | None = None,
+    c_miss: float = 1.0,
+    c_fa: float = 1.0,
+    rocch: bool = True,
+    steps: bool = False,
+    rule_of_30: bool = False,
+) -> go.Figure:
+    """DET curves of one or several systems on probit axes labelled in %, with their EER marked.
+
+    Parameters
+    ----------
+    systems : Mapping[str, Trials] or Trials
+        The systems to overlay; a system keeps its colour (by position) in every figure.
+    p_target, c_miss, c_fa : float, optional
+        An operating point. When `p_target` is given, each system gets two more markers: the minimum-DCF point
+        (the ROCCH vertex chosen by :meth:`~llrcore.rates.SortedScores.min_rates` at ``plo_eff``) and the
+        actual-DCF point (the scores taken as LLRs and thresholded at ``-plo_eff``), with the normalised costs
+        in the legend and hover text. ``plo_eff = logit(p_target) + log(c_miss / c_fa)``.
+    rocch : bool
+        Draw the ROC-convex-hull DET (the default curve).
+    steps : bool
+        Draw the step DET (one vertex per unique score). With `rocch` as well it is drawn thin underneath.
+        When both are False the ROCCH is drawn.
+    rule_of_30 : bool
+        Dotted lines at ``Pmiss = 30 / N_tar`` and ``Pfa = 30 / N_non``: Doddington's rule of 30 (rates measured
+        from fewer than 30 errors are not to be trusted), per system.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        Traces carry ``meta={"system", "kind", "columns"}``; kinds are ``"det"``, ``"det_steps"``, ``"eer"``,
+        ``"min_dcf"``, ``"act_dcf"``, ``"rule_of_30"``. The x and y data are probits; ``customdata`` holds the
+        rates as fractions (and the normalised cost for the DCF markers).
+    """
+    systems = as_systems(systems)
+    if not (rocch or steps):
+        rocch = True
+    tables = {name: trials.sorted for name, trials in systems.items()}
+    eers = {name: table.eer() for name, table in tables.items()}
+    lo_x = _lower_limit(max(t.n_non for t in tables.values()))
+    lo_y = _lower_limit(max(t.n_tar for t in tables.values()))
+    plo_eff = None if p_target is None else float(effective_plo(p_target, c_miss, c_fa))
+    marker_rates = [0.0]
+    if plo_eff is not None:
+        for table in tables.values():
+            marker_rates += [float(v) for v in table.min_rates(plo_eff)]
+            marker_rates += [float(table.miss_rate(-plo_eff)), float(table.false_alarm_rate(-plo_eff))]
+    hi = _upper_limit(max(eers.values()), max(r for r in marker_rates if r < 1.0))
+    clip = min(lo_x, lo_y) / 4  # zero rates land just outside the axes, so the curve runs off the edge
+    span = float(probit(hi) - probit(min(lo_x, lo_y)))
+
+    fig = go.Figure()
+    p_eff = None if plo_eff is None else float(sigmoid(plo_eff))
+    for position, (name, table) in enumerate(tables.items()):
+        colour = system_colour(position)
+        eer = eers[name]
+        points = []  # (kind, title, pfa, pmiss, cost, symbol) of the operating points
+        if plo_eff is not None:
+            norm = min(p_eff, 1 - p_eff)
+            min_miss, min_fa = (float(v) for v in table.min_rates(plo_eff))
+            act_miss, act_fa = float(table.miss_rate(-plo_eff)), float(table.false_alarm_rate(-plo_eff))
+            for kind, title, miss, fa in (
+                ("min_dcf", "minDCF", min_miss, min_fa),
+                ("act_dcf", "actDCF", act_miss, act_fa),
+            ):
+                cost = (p_eff * miss + (1 - p_eff) * fa) / norm if norm > 0 else 0.0
+                points.append((kind, title, fa, miss, cost, _SYMBOLS[kind]))
+        label = f"{name} (EER {format_percent(eer)}" + "".join(f", {p[1]} {p[4]:.3f}" for p in points) + ")"
+        if steps:
+            pfa, pmiss = table.det_steps()
+            keep = np.concatenate([table.pav.first, [pfa.size - 1]])
+            fig.add_trace(
+                _curve_trace(
+                    pfa, pmiss, keep, clip, span, name=f"{name} steps" if rocch else label, colour=colour,
+                    group=name, kind="det_steps", width=1.5 if rocch else LINE_WIDTH,
+                    opacity=0.55 if rocch else 1.0, showlegend=not rocch,
+                )
+            )
+        if rocch:
+            v_pfa, v_pmiss = table.rocch()
+            pfa, pmiss, vertices = _rocch_curve(v_pfa, v_pmiss, clip)
+            fig.add_trace(
+                _curve_trace(pfa, pmiss, vertices, clip, span, name=label, colour=colour, group=name, kind="det",
+                             width=LINE_WIDTH)
+            )
+        fig.add_trace(
+            _point_trace(
+                eer, eer, [eer], clip, name=f"{name}: EER", colour=colour, group=name, kind="eer",
+                symbol=_SYMBOLS["eer"], size=13, hover="EER = %{customdata[2]:.3~%}", columns=["eer"],
+            )
+        )
+        operating = "" if p_target is None else (
+            f"P<sub>target</sub> = {p_target:g}, C<sub>miss</sub> = {c_miss:g}, C<sub>fa</sub> = {c_fa:g}"
+        )
+        for kind, title, fa, miss, cost, symbol in points:
+            fig.add_trace(
+                _point_trace(
+                    fa, miss, [cost], clip, name=f"{name}: {title} {cost:.3f}", colour=colour, group=name,
+                    kind=kind, symbol=symbol, size=17 if symbol == "star" else 15,
+                    hover=f"{title} = %{{customdata[2]:.4f}} (normalised)<br>{operating}<br>{_HOVER_RATES}",
+                    columns=[kind],
+                )
+            )
+        if rule_of_30:
+            r_miss = min(30.0 / table.n_tar, 1.0)
+            r_fa = min(30.0 / table.n_non, 1.0)
+            a, b = probit(clip), probit(1 - clip)
+            x = np.array([a, b, np.nan, probit(r_fa), probit(r_fa)])
+            y = np.array([probit(r_miss), probit(r_miss), np.nan, a, b])
+            fig.add_trace(
+                go.Scatter(
+                    x=x, y=y, mode="lines", name=f"{name}: 30 errors", legendgroup=name, showlegend=False,
+                    line=dict(color=with_alpha(colour, 0.8), width=1.8, dash="dot"),
+                    hovertemplate=(f"<b>{name}</b><br>rule of 30: Pmiss = 30/{table.n_tar} = {format_percent(r_miss)}"
+                                   f", Pfa = 30/{table.n_non} = {format_percent(r_fa)}<extra></extra>"),
+                    meta=dict(system=name, kind="rule_of_30"),
+                )
+            )
+    # one key for the symbols and line styles shared by all systems
+    keys = [("eer", "EER")]
+    if plo_eff is not None:
+        keys += [("min_dcf", "minDCF (best threshold)"), ("act_dcf", "actDCF (scores as LLRs)")]
+    for kind, text in keys:
+        fig.add_trace(legend_key(text, marker=dict(symbol=_SYMBOLS[kind], size=13, color=REFERENCE_COLOUR)))
+    if steps and rocch:
+        fig.add_trace(legend_key("thin: step DET", line=dict(color=REFERENCE_COLOUR, width=1.5)))
+    if rule_of_30:
+        fig.add_trace(legend_key("30 errors (rule of 30)", line=dict(color=REFERENCE_COLOUR, width=1.8, dash="dot")))
+
+    x_ticks, x_labels = _ticks(lo_x, hi)
+    y_ticks, y_labels = _ticks(lo_y, hi, char_width=0.0, padding=0.05)  # stacked labels need only height
+    x_range = [float(probit(lo_x)), float(probit(hi))]
+    y_range = [float(probit(lo_y)), float(probit(hi))]
+    low = min(x_range[0], y_range[0])
+    fig.add_shape(
+        type="line", x0=low, y0=low, x1=x_range[1], y1=y_range[1], layer="below",
+        line=dict(color=REFERENCE_COLOUR, width=1.2, dash="dash"),
+    )
+    fig.add_annotation(
+        x=x_range[1], y=y_range[1], text="Pmiss = Pfa", showarrow=False, xanchor="right", yanchor="top",
+        textangle=-45, font=dict(color=REFERENCE_COLOUR, size=13), xshift=-30, yshift=-6,
+    )
+    title = "DET curve" if len(tables) == 1 else "DET curves"
+    if plo_eff is not None:
+        title += f" (operating point P<sub>target</sub> = {p_target:g})"
+    style_figure(fig, title, height=680)
+    fig.update_xaxes(
+        title_text="False-alarm rate (%)", range=x_range, tickvals=x_ticks, ticktext=x_labels, constrain="domain",
+        tickangle=0,
+    )
+    fig.update_yaxes(
+        title_text="Miss rate (%)", range=y_range, tickvals=y_ticks, ticktext=y_labels, scaleanchor="x",
+        scaleratio=1, constrain="domain", tickangle=0,
+    )
+    fig.update_layout(hovermode="closest")
+    return fig
