@@ -1,0 +1,300 @@
+"""Session state shared by every page: the loaded systems, the demo data, cached parsing of uploads.
+
+``st.session_state["systems"]`` is the single source of truth, an ordered dict::
+
+    name -> {"trials": llrcore.Trials, "role": "evaluation" | "development", "source": str,
+             "id": str, "summary": dict}
+
+``id`` never changes (widget keys use it), the name can be edited, ``summary`` is computed once when the system is
+added. The ``Trials`` objects are the ones returned by the cached loaders (``st.cache_resource``): they are never
+copied, so ``trials.sorted`` (one sort, one PAV) is computed once and serves every operating point and figure.
+
+Pages only call the functions below; nothing else touches ``st.session_state["systems"]``.
+"""
+from __future__ import annotations
+
+import itertools
+import logging
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import streamlit as st
+
+import llrcore as lc
+
+ROOT = Path(__file__).resolve().parents[2]
+ASSETS = ROOT / "assets"
+ROLES = ("evaluation", "development")
+ROLE_HELP = "Development sets train calibration; evaluation sets are only scored."
+
+
+def count_columns(*names: str) -> dict:
+    """Column formats for trial counts (thousands separators), for st.dataframe's column_config."""
+    return {name: st.column_config.NumberColumn(format="localized") for name in names}
+
+log = logging.getLogger(__name__)
+
+
+# ----- the pages of the workbench ----------------------------------------------------------------------------------
+# app.py builds st.navigation from this list and Home links to every entry, so a new page is one line here.
+
+
+@dataclass(frozen=True)
+class PageSpec:
+    path: str  # relative to the repository root
+    title: str
+    icon: str
+    section: str
+    blurb: str
+    default: bool = False
+
+
+PAGES = [
+    PageSpec("pages/views/home.py", "Home", ":material/home:", "Workbench",
+             "What the workbench is for and what is loaded.", default=True),
+    PageSpec("pages/views/data.py", "Data", ":material/upload_file:", "Workbench",
+             "Upload score files or pick demo sets; name them and mark them for development or evaluation."),
+    PageSpec("pages/views/evaluate.py", "Evaluate", ":material/query_stats:", "Workbench",
+             "EER, minDCF, actDCF, Cllr and Cprimary at an operating point; DET, APE and Bayes error plots."),
+]
+
+# ----- demo data ---------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DemoSet:
+    name: str
+    role: str
+    path: Path
+    about: str
+
+
+DEMO_SETS = [
+    DemoSet("ASVspoof19 LA ASV (dev)", "development",
+            ASSETS / "asvspoof2019_la" / "ASVspoof2019.LA.asv.dev.gi.trl.scores.txt",
+            "ASVspoof 2019 LA organisers' speaker-verification scores, development part; spoofing attacks are "
+            "kept apart from the non-targets."),
+    DemoSet("ASVspoof19 LA ASV (eval)", "evaluation",
+            ASSETS / "asvspoof2019_la" / "ASVspoof2019.LA.asv.eval.gi.trl.scores.txt",
+            "The same system on the ASVspoof 2019 LA evaluation part."),
+    DemoSet("FVC-AUS DCA-PLDA", "evaluation",
+            ASSETS / "fvcaus_plda" / "fvcaus_plda.npz",
+            "DCA-PLDA log posterior ratios on forensic voice comparison trials (Australian English): "
+            "excellent discrimination, strongly miscalibrated."),
+]
+
+
+@st.cache_resource(show_spinner=False)
+def load_demo(path: str, name: str) -> lc.Trials:
+    """Read a demo set once per server (shared by all sessions; read-only) and pre-compute its sort and PAV."""
+    trials = lc.read_trials(path, name=name)
+    trials.sorted.pav  # noqa: B018 - warm the cache: the first Evaluate visit is then instant
+    return trials
+
+
+# ----- uploads -----------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Parsed:
+    """The outcome of reading one uploaded file: systems (name -> Trials) or a sentence for the user."""
+
+    systems: dict | None = None
+    error: str | None = None
+
+
+def _read_with_optional_key(upload, key_upload):
+    """``read_trials`` of an upload, using the uploaded key file only for score files that need one.
+
+    The key file sits in its own uploader and applies only to BOSARIS/Kaldi score files ``model test score``; every
+    other format carries its labels (and ``read_trials`` reads any file as Kaldi when given a key). So the file is
+    read without the key first and, if that fails, with it; when both fail the reader's first complaint is shown,
+    unless it was that a key is missing.
+    """
+    upload.seek(0)
+    try:
+        return lc.read_trials(upload)
+    except lc.LoadError as without_key:
+        if key_upload is None:
+            raise
+        upload.seek(0)
+        key_upload.seek(0)
+        try:
+            return lc.read_trials(upload, key=key_upload)
+        except ValueError as with_key:
+            raise (with_key if "key" in str(without_key).lower() else without_key) from None
+
+
+@st.cache_resource(show_spinner=False, max_entries=16, ttl="1h")
+def parse_upload(file_id: str, key_id: str | None, _upload, _key_upload) -> Parsed:
+    """Read an uploaded score file (and optional key file) once, cached by the uploads' ``file_id``.
+
+    The payloads are ``_underscored`` so Streamlit does not hash megabytes of bytes; the file ids identify them.
+    Errors are returned (and so cached) rather than raised: a bad file is reported without being parsed again on
+    every rerun.
+    """
+    name = getattr(_upload, "name", "the file")
+    try:
+        loaded = _read_with_optional_key(_upload, _key_upload)
+    except lc.LoadError as err:
+        return Parsed(error=str(err))
+    except ValueError as err:  # Trials validation (e.g. no targets): a sentence, but maybe without the file name
+        message = str(err)
+        return Parsed(error=message if name in message else f"{name}: {message}")
+    except Exception as err:  # never a traceback for a user's file
+        log.exception("unexpected error reading %s", name)
+        return Parsed(error=f"{name} could not be read ({type(err).__name__}: {err}).")
+    stem = Path(name).stem
+    if isinstance(loaded, dict):
+        systems = {str(key) if len(loaded) > 1 else stem: trials for key, trials in loaded.items()}
+    else:
+        systems = {stem: loaded}
+    for trials in systems.values():
+        trials.sorted.pav  # noqa: B018 - sort and PAV now, under the upload spinner
+    return Parsed(systems=systems)
+
+
+# ----- the loaded systems ------------------------------------------------------------------------------------------
+
+
+
+
+def _summary(trials: lc.Trials) -> dict:
+    """Numbers of the Data table, computed once per system (they do not depend on the operating point)."""
+    table = trials.sorted
+    cllr, min_cllr = table.cllr(), table.min_cllr()
+    lo = min(table.tar[0], table.non[0], *(trials.spoof.min(),) if trials.spoof.size else ())
+    hi = max(table.tar[-1], table.non[-1], *(trials.spoof.max(),) if trials.spoof.size else ())
+    return {
+        "targets": table.n_tar,
+        "non-targets": table.n_non,
+        "spoof": int(trials.spoof.size),
+        "min score": float(lo),
+        "max score": float(hi),
+        "Cllr": cllr,
+        "minCllr": min_cllr,
+        "looks like LLRs?": llr_verdict(table.tar, table.non, cllr, min_cllr),
+    }
+
+
+def llr_verdict(tar_sorted: np.ndarray, non_sorted: np.ndarray, cllr: float, min_cllr: float) -> str:
+    """A plain-language guess whether sorted scores can be used as (natural-log) LLRs as they are.
+
+    App-side heuristic (not in llrcore): LLRs put most targets above 0 and most non-targets below 0 (the two
+    medians straddle the threshold 0), and, taken as LLRs, they must be worth something: Cllr below 1 bit, the cost
+    of a system that always says LLR = 0. A large share of calibration loss (Cllr - minCllr) means "LLR-like but
+    miscalibrated".
+    """
+    tar_median = float(np.median(tar_sorted))
+    non_median = float(np.median(non_sorted))
+    if not np.isfinite(cllr) or cllr >= 1.0:
+        return f"no: taken as LLRs they do worse than no system (Cllr {cllr:.3g} bits ≥ 1)"
+    if not (tar_median > 0 > non_median):
+        return "no: targets and non-targets are not on either side of 0"
+    loss = 100.0 * (cllr - min_cllr) / cllr if cllr > 0 else 0.0
+    if loss > 50.0:
+        return f"LLR-like but miscalibrated ({loss:.0f} % of Cllr is calibration loss)"
+    return f"yes (Cllr {cllr:.3f} bits, {loss:.0f} % calibration loss)"
+
+
+def _unique_name(name: str, taken) -> str:
+    name = name.strip() or "system"
+    if name not in taken:
+        return name
+    for i in itertools.count(2):
+        candidate = f"{name} ({i})"
+        if candidate not in taken:
+            return candidate
+
+
+def systems() -> dict:
+    """The loaded systems, name -> record (see module docstring)."""
+    return st.session_state.setdefault("systems", {})
+
+
+def add_system(name: str, trials: lc.Trials, role: str, source: str) -> str:
+    """Add a system under a free name (``name``, or ``name (2)``, ...) and return the name used."""
+    loaded = systems()
+    name = _unique_name(name, loaded)
+    loaded[name] = {"trials": trials, "role": role, "source": source, "id": uuid.uuid4().hex[:10],
+                    "summary": _summary(trials)}
+    return name
+
+
+def remove_system(name: str) -> None:
+    systems().pop(name, None)
+
+
+def rename_system(old: str, new: str) -> str | None:
+    """Rename keeping the order; returns a sentence if the new name cannot be used."""
+    loaded = systems()
+    new = new.strip()
+    if new == old or old not in loaded:
+        return None
+    if not new:
+        return "A system needs a name."
+    if new in loaded:
+        return f"There is already a system named {new!r}."
+    st.session_state["systems"] = {(new if k == old else k): v for k, v in loaded.items()}
+    return None
+
+
+def set_role(name: str, role: str) -> None:
+    if name in systems() and role in ROLES:
+        systems()[name]["role"] = role
+
+
+def trials_by_name(role: str | None = None, names=None) -> dict[str, lc.Trials]:
+    """name -> Trials of the loaded systems, optionally only one role or only the given names (in load order)."""
+    return {name: record["trials"] for name, record in systems().items()
+            if (role is None or record["role"] == role) and (names is None or name in names)}
+
+
+def loaded_demo_paths() -> set[str]:
+    return {record["source"] for record in systems().values()}
+
+
+def add_demo(demo: DemoSet) -> str:
+    trials = load_demo(str(demo.path), demo.name)
+    return add_system(demo.name, trials, demo.role, demo_source(demo))
+
+
+def demo_source(demo: DemoSet) -> str:
+    return f"demo: {demo.path.relative_to(ASSETS)}"
+
+
+def init_session() -> None:
+    """First run of a session: load the demo sets, so every page works before any upload."""
+    if "systems" in st.session_state:
+        return
+    st.session_state["systems"] = {}
+    st.session_state["handled_uploads"] = set()
+    with st.spinner("Loading the demo data…"):
+        for demo in DEMO_SETS:
+            add_demo(demo)
+
+
+def summary_frame(names=None):
+    """The table of what is loaded: one row per system (all, or the given names)."""
+    import pandas as pd
+
+    rows = []
+    for name, record in systems().items():
+        if names is not None and name not in names:
+            continue
+        rows.append({"system": name, "role": record["role"], **record["summary"], "source": record["source"]})
+    columns = ["system", "role", "targets", "non-targets", "spoof", "min score", "max score", "Cllr", "minCllr",
+               "looks like LLRs?", "source"]
+    return pd.DataFrame(rows, columns=columns)
+
+
+def flash(message: str, kind: str = "success") -> None:
+    """Queue a message for the next run of the page (callbacks run before the page draws)."""
+    st.session_state.setdefault("flash", []).append((kind, message))
+
+
+def show_flashes() -> None:
+    for kind, message in st.session_state.pop("flash", []):
+        getattr(st, kind)(message)

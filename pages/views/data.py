@@ -1,0 +1,172 @@
+"""Data: upload score files or pick demo sets, name them, give each a role, see what is loaded."""
+from __future__ import annotations
+
+import streamlit as st
+
+from pages.views import _state as state
+
+FORMATS_HELP = (
+    "Accepted: two columns `score label` (label target/nontarget, 1/0, true/false); ASVspoof ASV files "
+    "(`source target|nontarget|spoof score`, spoof trials kept apart); BOSARIS/Kaldi score files with a key file; "
+    "Parquet; NumPy `.npz` with arrays `tar` and `non`."
+)
+
+
+def _record_by_id(system_id: str):
+    for name, record in state.systems().items():
+        if record["id"] == system_id:
+            return name, record
+    return None, None
+
+
+def _on_rename(system_id: str) -> None:
+    old, _ = _record_by_id(system_id)
+    if old is None:
+        return
+    new = st.session_state[f"name_{system_id}"]
+    problem = state.rename_system(old, new)
+    if problem:
+        st.session_state[f"name_{system_id}"] = old
+        state.flash(problem, "warning")
+
+
+def _on_role(system_id: str) -> None:
+    name, record = _record_by_id(system_id)
+    role = st.session_state[f"role_{system_id}"]
+    if name is None:
+        return
+    if role is None:  # segmented control clicked off: keep the role it had
+        st.session_state[f"role_{system_id}"] = record["role"]
+        return
+    state.set_role(name, role)
+
+
+def _on_remove(system_id: str) -> None:
+    name, _ = _record_by_id(system_id)
+    if name is not None:
+        state.remove_system(name)
+        state.flash(f"Removed {name}.", "info")
+
+
+def _on_add_demo(index: int) -> None:
+    demo = state.DEMO_SETS[index]
+    with st.spinner(f"Loading {demo.name}…"):
+        name = state.add_demo(demo)
+    state.flash(f"Added demo set {name}.")
+
+
+st.title("Data")
+st.caption("Score files in, systems out: every other page works on the systems listed below.")
+state.show_flashes()
+
+upload_column, demo_column = st.columns([3, 2], gap="large")
+
+with upload_column:
+    st.subheader("Upload score files")
+    files_column, key_column = st.columns([3, 2])
+    uploads = files_column.file_uploader(
+        "Score files (one system per file, or a multi-system file)",
+        accept_multiple_files=True,
+        key="score_uploads",
+        help=FORMATS_HELP,
+    )
+    key_upload = key_column.file_uploader(
+        "Key file (BOSARIS/Kaldi trials), optional",
+        key="key_upload",
+        help="Only needed for score files without labels: lines `model test target|nontarget` (Kaldi: `enroll test "
+        "target|nontarget`).",
+    )
+    new_role = st.segmented_control(
+        "Role of uploaded files",
+        state.ROLES,
+        default="evaluation",
+        key="upload_role",
+        persist_state="session",
+        help=state.ROLE_HELP,
+    ) or "evaluation"
+
+    handled = st.session_state.setdefault("handled_uploads", set())
+    for upload in uploads or []:
+        if upload.file_id in handled:
+            continue
+        key_id = key_upload.file_id if key_upload is not None else None
+        with st.spinner(f"Reading {upload.name}…"):
+            parsed = state.parse_upload(upload.file_id, key_id, upload, key_upload)
+        if parsed.error:
+            hint = ""
+            if key_upload is None and "key" in parsed.error.lower():
+                hint = "  \nIf it is a BOSARIS/Kaldi score file, upload its key file in the *Key file* box."
+            st.error(parsed.error + hint, icon=":material/error:")
+            continue
+        handled.add(upload.file_id)
+        added = [state.add_system(name, trials, new_role, f"upload: {upload.name}")
+                 for name, trials in parsed.systems.items()]
+        st.success(f"Added {', '.join(added)} from {upload.name} as {new_role}.", icon=":material/check_circle:")
+
+with demo_column:
+    st.subheader("Demo sets")
+    loaded_sources = state.loaded_demo_paths()
+    for index, demo in enumerate(state.DEMO_SETS):
+        with st.container(border=True):
+            text, button = st.columns([4, 1], vertical_alignment="center")
+            text.markdown(f"**{demo.name}** · {demo.role}")
+            text.caption(demo.about)
+            is_loaded = state.demo_source(demo) in loaded_sources
+            button.button(
+                "Loaded" if is_loaded else "Add",
+                key=f"demo_{index}",
+                disabled=is_loaded,
+                on_click=_on_add_demo,
+                args=(index,),
+                width="stretch",
+            )
+
+st.subheader("Loaded systems")
+loaded = state.systems()
+if not loaded:
+    st.info("Nothing is loaded: upload a score file or add a demo set.")
+else:
+    st.dataframe(
+        state.summary_frame(),
+        hide_index=True,
+        width="stretch",
+        column_config={
+            **state.count_columns("targets", "non-targets", "spoof"),
+            "min score": st.column_config.NumberColumn(format="%.3g"),
+            "max score": st.column_config.NumberColumn(format="%.3g"),
+            "Cllr": st.column_config.NumberColumn("Cllr (bits)", format="%.3f",
+                                                  help="The scores taken as natural-log LLRs."),
+            "minCllr": st.column_config.NumberColumn("minCllr (bits)", format="%.3f",
+                                                     help="After the best monotone calibration (PAV)."),
+            "looks like LLRs?": st.column_config.TextColumn(
+                width="large",
+                help="A heuristic: LLRs put targets above 0 and non-targets below, and have Cllr < 1 bit.",
+            ),
+        },
+    )
+
+    st.markdown("**Rename, change the role or remove**")
+    for name, record in loaded.items():
+        system_id = record["id"]
+        name_column, role_column, count_column, remove_column = st.columns([4, 3, 4, 1], vertical_alignment="center")
+        # Widget values are seeded through session state (not value=/default=), so callbacks may reset them.
+        st.session_state.setdefault(f"name_{system_id}", name)
+        st.session_state.setdefault(f"role_{system_id}", record["role"])
+        name_column.text_input(
+            "System name", key=f"name_{system_id}", label_visibility="collapsed",
+            on_change=_on_rename, args=(system_id,),
+        )
+        role_column.segmented_control(
+            "Role", state.ROLES, key=f"role_{system_id}", label_visibility="collapsed",
+            on_change=_on_role, args=(system_id,),
+        )
+        summary = record["summary"]
+        count_column.caption(
+            f"{summary['targets']:,} target · {summary['non-targets']:,} non-target"
+            + (f" · {summary['spoof']:,} spoof" if summary["spoof"] else "")
+            + f"  \n{record['source']}"
+        )
+        remove_column.button(
+            ":material/delete:", key=f"remove_{system_id}", help=f"Remove {name}",
+            on_click=_on_remove, args=(system_id,),
+        )

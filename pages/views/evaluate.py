@@ -1,0 +1,283 @@
+"""Evaluate: metrics at an operating point and the DET / Bayes error figures of the chosen systems.
+
+Changing the operating point re-runs only cheap look-ups: the Trials objects live in session state and each keeps
+its sorted scores and PAV (``trials.sorted``), so nothing is sorted or PAV-ed again.
+"""
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+import streamlit as st
+
+import llrcore as lc
+from llrcore import plots
+from pages.views import _state as state
+
+log = logging.getLogger(__name__)
+
+CUSTOM = "Custom"
+PRESETS = {
+    "NIST SRE'12 (P = 0.01; Cprimary adds 0.001)": (0.01, 1.0, 1.0),
+    "NIST SRE'10 (P = 0.001, Cmiss = 1, Cfa = 1)": (0.001, 1.0, 1.0),
+    "NIST SRE'08 (P = 0.01, Cmiss = 10, Cfa = 1)": (0.01, 10.0, 1.0),
+    "EER-like (P = 0.5, Cmiss = 1, Cfa = 1)": (0.5, 1.0, 1.0),
+}
+OP_KEYS = ("op_p_target", "op_c_miss", "op_c_fa")
+
+
+# ----- operating point ---------------------------------------------------------------------------------------------
+
+
+def _matching_preset() -> str:
+    values = tuple(float(st.session_state[key]) for key in OP_KEYS)
+    for label, preset in PRESETS.items():
+        if np.allclose(values, preset, rtol=1e-9, atol=0):
+            return label
+    return CUSTOM
+
+
+def _on_preset() -> None:
+    preset = PRESETS.get(st.session_state["op_preset"])
+    if preset is not None:
+        for key, value in zip(OP_KEYS, preset):
+            st.session_state[key] = value
+
+
+def _on_value() -> None:
+    st.session_state["op_preset"] = _matching_preset()
+
+
+def operating_point() -> tuple[float, float, float]:
+    """Preset and the three numbers; their values survive page switches (``persist_state="session"``)."""
+    first = next(iter(PRESETS.values()))
+    for key, value in zip(OP_KEYS, first):
+        st.session_state.setdefault(key, value)
+    st.session_state.setdefault("op_preset", _matching_preset())
+
+    with st.container(border=True):
+        st.markdown("**Operating point**")
+        st.selectbox("Preset", [*PRESETS, CUSTOM], key="op_preset", on_change=_on_preset, persist_state="session")
+        p_column, miss_column, fa_column = st.columns(3)
+        p_target = p_column.number_input(
+            "P_target", min_value=1e-6, max_value=1 - 1e-6, step=0.001, format="%g", key="op_p_target",
+            on_change=_on_value, persist_state="session", help="Prior probability of a target trial.",
+        )
+        c_miss = miss_column.number_input(
+            "C_miss", min_value=1e-6, step=1.0, format="%g", key="op_c_miss", on_change=_on_value,
+            persist_state="session", help="Cost of missing a target.",
+        )
+        c_fa = fa_column.number_input(
+            "C_fa", min_value=1e-6, step=1.0, format="%g", key="op_c_fa", on_change=_on_value,
+            persist_state="session", help="Cost of a false alarm.",
+        )
+        plo = float(lc.effective_plo(p_target, c_miss, c_fa))
+        st.caption(
+            f"Effective prior log-odds **{plo:+.3f}** (effective P_target {1 / (1 + np.exp(-plo)):.4g}): "
+            f"LLRs at or above **{-plo:+.3f}** are accepted as targets."
+        )
+    return float(p_target), float(c_miss), float(c_fa)
+
+
+def choose_systems() -> list[str]:
+    """Multiselect of the loaded systems; default the evaluation sets; the choice survives page switches."""
+    loaded = state.systems()
+    options = list(loaded)
+    ids = {name: record["id"] for name, record in loaded.items()}
+    if "eval_systems" in st.session_state:  # the widget is alive: drop systems removed meanwhile
+        st.session_state["eval_systems"] = [n for n in st.session_state["eval_systems"] if n in options]
+    else:
+        kept = st.session_state.get("eval_systems_kept")
+        if kept is None:
+            default = [n for n, r in loaded.items() if r["role"] == "evaluation"] or options
+        else:
+            default = [n for n in options if ids[n] in kept]
+        st.session_state["eval_systems"] = default
+    with st.container(border=True):
+        st.markdown("**Systems**")
+        selected = st.multiselect(
+            "Systems to show", options, key="eval_systems", label_visibility="collapsed",
+            placeholder="Choose systems to evaluate",
+        )
+        roles = [loaded[name]["role"] for name in selected]
+        st.caption(f"{roles.count('evaluation')} evaluation and {roles.count('development')} development "
+                   f"set{'s' if roles.count('development') != 1 else ''} chosen, of {len(options)} loaded.")
+    st.session_state["eval_systems_kept"] = [ids[n] for n in selected]
+    return selected
+
+
+# ----- results -----------------------------------------------------------------------------------------------------
+
+
+def metric_cards(results) -> None:
+    per_row = min(len(results), 3)
+    for start in range(0, len(results), per_row):
+        columns = st.columns(per_row)
+        for column, result in zip(columns, results[start:start + per_row]):
+            with column.container(border=True):
+                st.markdown(f"**{result.name}**")
+                eer_col, dcf_col, cllr_col = st.columns(3)
+                eer_col.metric("EER", f"{100 * result.eer:.2f} %", help="ROCCH equal error rate.")
+                dcf_col.metric(
+                    "actDCF", f"{result.act_dcf:.3f}",
+                    delta=f"{result.act_dcf - result.min_dcf:+.3f} vs minDCF {result.min_dcf:.3f}",
+                    delta_color="inverse" if result.act_dcf - result.min_dcf > 1e-12 else "off",
+                    help="Normalised actual DCF of the scores taken as LLRs; the delta is what calibration loses.",
+                )
+                cllr_col.metric(
+                    "Cllr", f"{result.cllr:.3f} bits",
+                    delta=f"{result.calibration_loss_percent:.0f} % calibration loss",
+                    delta_color="inverse" if result.calibration_loss_percent >= 10 else "off",
+                    delta_arrow="off",
+                    help="Cllr of the scores taken as LLRs; calibration loss = (Cllr - minCllr) / Cllr.",
+                )
+
+
+def metrics_frame(results):
+    table = lc.metrics_table(results)
+    table["EER"] = 100.0 * table["EER"]
+    table = table.rename(columns={"EER": "EER %"})
+    table.insert(0, "role", [state.systems()[r.name]["role"] for r in results])
+    return table.reset_index()
+
+
+def show_metrics_table(results) -> None:
+    table = metrics_frame(results)
+    st.dataframe(
+        table,
+        width="stretch",
+        hide_index=True,
+        column_config={
+            **state.count_columns("targets", "non-targets"),
+            "EER %": st.column_config.NumberColumn(format="%.2f"),
+            "minDCF": st.column_config.NumberColumn(format="%.4f"),
+            "actDCF": st.column_config.NumberColumn(format="%.4f"),
+            "Cllr": st.column_config.NumberColumn("Cllr (bits)", format="%.4f"),
+            "minCllr": st.column_config.NumberColumn("minCllr (bits)", format="%.4f"),
+            "calibration loss %": st.column_config.NumberColumn(format="%.1f"),
+            "Cprimary": st.column_config.NumberColumn(format="%.4f", help="Mean actual DCF at P = 0.01 and 0.001."),
+            "minCprimary": st.column_config.NumberColumn(format="%.4f"),
+        },
+    )
+    st.download_button(
+        "Metrics as CSV", table.to_csv(index=False).encode(), file_name="llrcore_metrics.csv", mime="text/csv",
+        icon=":material/download:", key="download_metrics",
+    )
+
+
+def show_figure(make, file_stem: str, caption: str | None = None) -> None:
+    """Draw ``make()`` (a plotly Figure) with the PNG modebar button and a CSV download of its curves."""
+    try:
+        with st.spinner("Drawing…"):
+            fig = make()
+    except Exception as err:  # a figure must never take the page down with a traceback
+        log.exception("figure %s failed", file_stem)
+        st.error(f"This figure could not be drawn: {err}")
+        return
+    st.plotly_chart(
+        fig, theme=None, width="stretch", key=f"chart_{file_stem}",
+        config={"displaylogo": False, "toImageButtonOptions": {"format": "png", "filename": file_stem, "scale": 2}},
+    )
+    if caption:
+        st.caption(caption)
+    st.download_button(
+        "Curves as CSV", plots.figure_to_frame(fig).to_csv(index=False).encode(), file_name=f"{file_stem}.csv",
+        mime="text/csv", icon=":material/download:", key=f"download_{file_stem}",
+    )
+
+
+FIGURE_TABS = ["DET", "APE", "Normalised Bayes error", "Bayes error vs trapezium", "Score distributions"]
+
+
+def show_figures(chosen, p_target: float, c_miss: float, c_fa: float) -> None:
+    """One figure per tab, full width; only the open tab is drawn (the tabs rerun the page when switched)."""
+    tabs = dict(zip(FIGURE_TABS, st.tabs(FIGURE_TABS, key="eval_tab", on_change="rerun")))
+    if tabs["DET"].open:
+        with tabs["DET"]:
+            rocch_column, steps_column, rule_column, _ = st.columns([1, 1, 1, 2])
+            rocch = rocch_column.toggle("ROC convex hull", value=True, key="det_rocch",
+                                        help="The curve on which the EER and every minimum DCF live.")
+            steps = steps_column.toggle("Step curve", value=False, key="det_steps",
+                                        help="The empirical curve through every threshold.")
+            rule_of_30 = rule_column.toggle("Rule of 30", value=False, key="det_rule30",
+                                            help="Mark where fewer than 30 errors make the rates unreliable.")
+            show_figure(
+                lambda: plots.det_figure(chosen, p_target=p_target, c_miss=c_miss, c_fa=c_fa, rocch=rocch,
+                                         steps=steps, rule_of_30=rule_of_30),
+                "det",
+                "Miss against false-alarm rate on probit axes. Circles: EER; diamonds: minimum DCF at the operating "
+                "point; stars: the actual DCF of the scores used as LLRs.",
+            )
+    if tabs["APE"].open:
+        with tabs["APE"]:
+            show_figure(
+                lambda: plots.ape_figure(chosen), "ape",
+                "Applied probability of error over all priors: the area under the actual curve is Cllr, under the "
+                "minimum curve minCllr; the bars split Cllr into discrimination and calibration loss.",
+            )
+    if tabs["Normalised Bayes error"].open:
+        with tabs["Normalised Bayes error"]:
+            show_figure(
+                lambda: plots.normalised_bayes_error_figure(chosen, c_miss=c_miss, c_fa=c_fa, p_target=p_target),
+                "normalised_bayes_error",
+                "Bayes error divided by that of no system (1 = useless): actual and minimum DCF at every prior; "
+                "the gap is what calibration loses there.",
+            )
+    if tabs["Bayes error vs trapezium"].open:
+        with tabs["Bayes error vs trapezium"]:
+            log_column, _ = st.columns([1, 4])
+            log_scale = log_column.toggle("Logarithmic error axis", value=True, key="trap_log")
+            show_figure(
+                lambda: plots.bayes_error_trapezium_figure(chosen, p_target=p_target, log_scale=log_scale),
+                "bayes_error_trapezium",
+                "Out of a hundred trials, how many errors? The minimum Bayes error never exceeds the trapezium "
+                "min(P, 1-P, EER) (Brümmer, Ferrer & Swart, Interspeech 2021).",
+            )
+    if tabs["Score distributions"].open:
+        with tabs["Score distributions"]:
+            bins_column, spoof_column, _ = st.columns([2, 1, 2], vertical_alignment="bottom")
+            bins = bins_column.slider("Bins", 20, 200, 80, step=10, key="hist_bins")
+            spoof = spoof_column.toggle("Include spoof trials", value=True, key="hist_spoof")
+            show_figure(lambda: plots.score_histogram_figure(chosen, bins=bins, include_spoof=spoof),
+                        "score_histograms")
+
+
+# ----- the page ----------------------------------------------------------------------------------------------------
+
+st.title("Evaluate")
+st.caption("Discrimination (minimum costs, EER, DET) against calibration (actual costs, Cllr, Bayes error plots).")
+
+
+def main() -> None:
+    loaded = state.systems()
+    if not loaded:
+        st.info("Nothing is loaded yet.")
+        st.page_link("pages/views/data.py", label="Load score files or demo sets on the Data page",
+                     icon=":material/upload_file:")
+        return
+
+    op_column, systems_column = st.columns([3, 2], gap="medium")
+    with op_column:
+        p_target, c_miss, c_fa = operating_point()
+    with systems_column:
+        selected = choose_systems()
+
+    if not selected:
+        st.info("Choose at least one system above.")
+        return
+
+    chosen = state.trials_by_name(names=selected)
+    chosen = {name: chosen[name] for name in selected}
+    with st.spinner("Computing metrics…"):
+        results = [lc.evaluate(trials.sorted, p_target=p_target, c_miss=c_miss, c_fa=c_fa, name=name)
+                   for name, trials in chosen.items()]
+
+    metric_cards(results)
+    st.subheader("Metrics")
+    show_metrics_table(results)
+
+    st.subheader("Figures")
+    show_figures(chosen, p_target, c_miss, c_fa)
+
+
+main()

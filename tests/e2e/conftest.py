@@ -1,0 +1,81 @@
+"""Fixtures of the browser tests: Debian's Chromium for Playwright and the app running on a free port.
+
+Playwright launches the system browser (never ``playwright install``), the app is started
+once per module with ``python -m streamlit run`` and polled on ``/_stcore/health``.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SCREENSHOTS = Path(__file__).resolve().parent / "screenshots"
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args(browser_type_launch_args):
+    return {
+        **browser_type_launch_args,
+        "executable_path": shutil.which("chromium"),
+        "args": ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"],
+    }
+
+
+@pytest.fixture(scope="session")
+def browser_context_args(browser_context_args):
+    return {**browser_context_args, "viewport": {"width": 1600, "height": 1000}, "accept_downloads": True}
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def app_url(tmp_path_factory):
+    """Start ``streamlit run app.py`` on a free port; yield its URL; stop it at the end of the module."""
+    port = _free_port()
+    log_path = tmp_path_factory.mktemp("streamlit") / "server.log"
+    command = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless=true",
+               f"--server.port={port}", "--server.address=127.0.0.1", "--server.fileWatcherType=none",
+               "--browser.gatherUsageStats=false"]
+    with open(log_path, "wb") as log:
+        process = subprocess.Popen(command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
+                                   env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
+                    if response.read().decode().strip() == "ok":
+                        break
+            except OSError:
+                pass
+            if process.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"streamlit did not start:\n{log_path.read_text(errors='replace')}")
+            time.sleep(0.25)
+        yield url
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+@pytest.fixture(scope="session")
+def screenshots() -> Path:
+    SCREENSHOTS.mkdir(exist_ok=True)
+    return SCREENSHOTS

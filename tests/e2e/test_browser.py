@@ -1,0 +1,160 @@
+"""The running app in headless Chromium: every page opens, an upload works, a control changes the results.
+
+Screenshots of each page go to ``tests/e2e/screenshots/`` (git-ignored) for a human to look at.
+"""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+
+import numpy as np
+import pytest
+
+if shutil.which("chromium") is None:
+    if os.environ.get("LLRCORE_REQUIRE_BROWSER"):  # CI sets it: a missing browser must fail, not hide the pages
+        raise RuntimeError("LLRCORE_REQUIRE_BROWSER is set but Debian's chromium is not installed.")
+    pytest.skip("Debian's chromium is not installed (apt-get install -y chromium)", allow_module_level=True)
+
+from playwright.sync_api import Page, expect  # noqa: E402
+
+pytestmark = pytest.mark.e2e
+
+IDLE = "[data-testid=stApp][data-test-script-state=notRunning]"
+RUNNING = "[data-testid=stApp][data-test-script-state=running]"
+
+
+def wait_idle(page: Page, timeout: float = 60_000) -> None:
+    """Wait until the script run triggered by the last interaction has finished."""
+    try:  # a rerun may take a moment to start; don't mistake the idle state before it for its end
+        page.wait_for_selector(RUNNING, timeout=1_000)
+    except Exception:
+        pass
+    page.wait_for_selector(IDLE, timeout=timeout)
+
+
+def open_page(page: Page, url: str) -> None:
+    page.goto(url)
+    page.wait_for_selector(IDLE, timeout=60_000)
+    expect(page.get_by_test_id("stMainBlockContainer")).to_be_visible()
+
+
+def wait_for_charts(page: Page, count: int = 1) -> None:
+    charts = page.locator("[data-testid=stPlotlyChart] .main-svg")
+    expect(charts.nth(count - 1)).to_be_visible(timeout=30_000)
+    page.wait_for_timeout(500)  # let plotly finish its transitions before a screenshot
+
+
+def snap(page: Page, path) -> None:
+    """Screenshot of the whole page: Streamlit scrolls inside its main container, so grow the viewport to fit."""
+    expect(page.get_by_test_id("stSkeleton")).to_have_count(0)
+    height = page.evaluate(
+        "() => Math.ceil(document.querySelector('[data-testid=stMainBlockContainer]').scrollHeight) + 120"
+    )
+    size = page.viewport_size
+    page.set_viewport_size({"width": size["width"], "height": max(size["height"], height)})
+    page.wait_for_timeout(700)  # plotly and the data grid redraw at the new size
+    page.screenshot(path=path)
+    page.set_viewport_size(size)
+
+
+def no_exception(page: Page) -> None:
+    expect(page.get_by_test_id("stException")).to_have_count(0)
+
+
+@pytest.fixture
+def score_file(tmp_path):
+    rng = np.random.default_rng(7)
+    mu = 3.0
+    tar = rng.normal(mu, np.sqrt(2 * mu), 300)
+    non = rng.normal(-mu, np.sqrt(2 * mu), 3000)
+    path = tmp_path / "browser upload.txt"
+    path.write_text("\n".join([f"{s:.5f} target" for s in tar] + [f"{s:.5f} nontarget" for s in non]) + "\n")
+    return path
+
+
+def test_home_page(page: Page, app_url, screenshots):
+    open_page(page, app_url)
+    expect(page.get_by_role("heading", name="llrcore workbench")).to_be_visible()
+    main = page.get_by_test_id("stMain")
+    expect(main.get_by_role("link", name="Data")).to_be_visible()
+    expect(main.get_by_role("link", name="Evaluate")).to_be_visible()
+    expect(page.get_by_text("3 systems loaded")).to_be_visible()
+    no_exception(page)
+    snap(page, screenshots / "home.png")
+    main.get_by_role("link", name="Evaluate").click()
+    wait_idle(page)
+    expect(page.get_by_role("heading", name="Evaluate")).to_be_visible()
+
+
+def test_data_page_upload_good_and_bad_files(page: Page, app_url, screenshots, score_file, tmp_path):
+    open_page(page, f"{app_url}/data")
+    expect(page.get_by_role("heading", name="Loaded systems")).to_be_visible()
+    no_exception(page)
+    snap(page, screenshots / "data.png")
+
+    page.locator(".st-key-score_uploads input[type=file]").set_input_files(score_file)
+    expect(page.get_by_text("Added browser upload from browser upload.txt")).to_be_visible(timeout=30_000)
+    wait_idle(page)
+    expect(page.locator("input[aria-label='System name']").nth(3)).to_have_value("browser upload")
+    expect(page.get_by_text("4 systems loaded")).to_be_visible()
+    no_exception(page)
+    snap(page, screenshots / "data_uploaded.png")
+
+    bad = tmp_path / "garbage.txt"
+    bad.write_text("1.0 target\nhello world\n")
+    page.locator(".st-key-score_uploads input[type=file]").set_input_files(bad)
+    error = page.get_by_test_id("stAlertContentError")
+    expect(error.first).to_be_visible(timeout=30_000)
+    expect(error.first).to_contain_text("garbage.txt")
+    wait_idle(page)
+    expect(page.get_by_text("4 systems loaded")).to_be_visible()  # what was loaded stays loaded
+    no_exception(page)
+    snap(page, screenshots / "data_bad_upload.png")
+
+
+def test_evaluate_page_operating_point_and_figures(page: Page, app_url, screenshots):
+    open_page(page, f"{app_url}/evaluate")
+    wait_for_charts(page)
+    expect(page.get_by_test_id("stMetric").first).to_be_visible()
+    expect(page.get_by_text(re.compile(r"Effective prior log-odds \-4\.595"))).to_be_visible()
+    no_exception(page)
+    snap(page, screenshots / "evaluate.png")
+
+    p_target = page.get_by_role("spinbutton", name="P_target")
+    p_target.fill("0.2")
+    p_target.press("Enter")
+    expect(page.get_by_text(re.compile(r"Effective prior log-odds \-1\.386"))).to_be_visible(timeout=30_000)
+    wait_idle(page)
+    expect(page.get_by_role("combobox", name="Preset")).to_have_value("Custom")
+    wait_for_charts(page)
+    no_exception(page)
+    snap(page, screenshots / "evaluate_p02.png")
+
+    with page.expect_download() as download:
+        page.get_by_role("button", name="Curves as CSV").first.click()
+    assert download.value.suggested_filename == "det.csv"
+
+    for tab, name, charts in [("APE", "evaluate_ape", 1), ("Normalised Bayes error", "evaluate_nbe", 1),
+                              ("Bayes error vs trapezium", "evaluate_trapezium", 1),
+                              ("Score distributions", "evaluate_histograms", 1)]:
+        page.get_by_role("tab", name=tab, exact=True).click()
+        wait_idle(page)
+        wait_for_charts(page, charts)
+        expect(page.get_by_test_id("stAlertContentError")).to_have_count(0)
+        no_exception(page)
+        snap(page, screenshots / f"{name}.png")
+
+
+def test_operating_point_survives_page_switch(page: Page, app_url):
+    open_page(page, f"{app_url}/evaluate")
+    page.get_by_role("combobox", name="Preset").click()
+    page.get_by_role("option", name=re.compile("SRE'08")).click()
+    expect(page.get_by_text(re.compile(r"Effective prior log-odds \-2\.293"))).to_be_visible(timeout=30_000)
+    wait_idle(page)
+    page.get_by_test_id("stSidebarNav").get_by_role("link", name="Data").click()
+    wait_idle(page)
+    expect(page.get_by_role("heading", name="Loaded systems")).to_be_visible()
+    page.get_by_test_id("stSidebarNav").get_by_role("link", name="Evaluate").click()
+    wait_idle(page)
+    expect(page.get_by_text(re.compile(r"Effective prior log-odds \-2\.293"))).to_be_visible(timeout=30_000)

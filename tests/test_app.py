@@ -1,0 +1,255 @@
+"""The Streamlit app's flow under AppTest: pages render on the demo data, uploads, state across pages, controls.
+
+Figures are tested as plain functions in the plots tests; here only that they appear without an error.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from streamlit.testing.v1 import AppTest
+
+ROOT = Path(__file__).resolve().parents[1]
+APP = str(ROOT / "app.py")
+PAGES = ["pages/views/home.py", "pages/views/data.py", "pages/views/evaluate.py"]
+DEMO_NAMES = ["ASVspoof19 LA ASV (dev)", "ASVspoof19 LA ASV (eval)", "FVC-AUS DCA-PLDA"]
+
+
+def two_column_file(seed: int = 0, n_tar: int = 200, n_non: int = 2000) -> bytes:
+    """A small 'score label' file of calibrated Gaussian LLRs (means +-mu, variance 2 mu)."""
+    rng = np.random.default_rng(seed)
+    mu = 4.0
+    tar = rng.normal(mu, np.sqrt(2 * mu), n_tar)
+    non = rng.normal(-mu, np.sqrt(2 * mu), n_non)
+    lines = [f"{s:.6f} target" for s in tar] + [f"{s:.6f} nontarget" for s in non]
+    return ("\n".join(lines) + "\n").encode()
+
+
+def errors(at: AppTest) -> list[str]:
+    return [e.value for e in at.error]
+
+
+def exceptions(at: AppTest) -> list[str]:
+    return [e.value for e in at.exception]
+
+
+@pytest.fixture
+def at() -> AppTest:
+    app = AppTest.from_file(APP, default_timeout=60)
+    app.run()
+    assert not exceptions(app)
+    return app
+
+
+def test_demo_data_is_loaded_on_first_visit(at):
+    assert list(at.session_state["systems"]) == DEMO_NAMES
+    roles = {name: record["role"] for name, record in at.session_state["systems"].items()}
+    assert roles == {DEMO_NAMES[0]: "development", DEMO_NAMES[1]: "evaluation", DEMO_NAMES[2]: "evaluation"}
+    fvc = at.session_state["systems"]["FVC-AUS DCA-PLDA"]["trials"]
+    assert (fvc.tar.size, fvc.non.size) == (1964, 112108)
+    asv = at.session_state["systems"]["ASVspoof19 LA ASV (eval)"]["trials"]
+    assert (asv.tar.size, asv.non.size, asv.spoof.size) == (5370, 33327, 63882)
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_every_page_renders_on_demo_data(at, page):
+    at.switch_page(page).run()
+    assert not exceptions(at)
+    assert not errors(at)
+    assert at.title[0].value
+
+
+def test_home_links_every_page_and_lists_systems(at):
+    links = {link.proto.page for link in at.get("page_link")}
+    assert {"pages/views/data.py", "pages/views/evaluate.py"} <= {str(p) for p in links} or len(links) >= 2
+    table = at.dataframe[0].value
+    assert list(table["system"]) == DEMO_NAMES
+
+
+def test_data_table_says_whether_scores_look_like_llrs(at):
+    at.switch_page("pages/views/data.py").run()
+    table = at.dataframe[0].value.set_index("system")
+    assert table.loc["FVC-AUS DCA-PLDA", "looks like LLRs?"].startswith("LLR-like but miscalibrated")
+    assert table.loc["ASVspoof19 LA ASV (eval)", "spoof"] == 63882
+
+
+def test_scores_far_from_llrs_are_called_so(at):
+    at.switch_page("pages/views/data.py").run()
+    shifted = "\n".join(f"{float(s.split()[0]) + 40:.5f} {s.split()[1]}" for s in two_column_file().decode().split("\n")
+                        if s)
+    at.file_uploader(key="score_uploads").set_value(("shifted.txt", shifted.encode(), "text/plain")).run()
+    table = at.dataframe[0].value.set_index("system")
+    assert table.loc["shifted", "looks like LLRs?"].startswith("no")
+    assert table.loc["FVC-AUS DCA-PLDA", "looks like LLRs?"].startswith("LLR-like")
+
+
+def test_upload_of_a_good_file_adds_a_system(at):
+    at.switch_page("pages/views/data.py").run()
+    at.file_uploader(key="score_uploads").set_value(("my system.txt", two_column_file(), "text/plain")).run()
+    assert not exceptions(at) and not errors(at)
+    systems = at.session_state["systems"]
+    assert list(systems) == [*DEMO_NAMES, "my system"]
+    assert systems["my system"]["role"] == "evaluation"
+    assert (systems["my system"]["trials"].tar.size, systems["my system"]["trials"].non.size) == (200, 2000)
+    assert any("my system" in s.value for s in at.success)
+    assert "my system" in list(at.dataframe[0].value["system"])
+    # a rerun does not add it twice
+    at.run()
+    assert list(at.session_state["systems"]) == [*DEMO_NAMES, "my system"]
+
+
+def test_upload_as_development_set(at):
+    at.switch_page("pages/views/data.py").run()
+    at.segmented_control(key="upload_role").set_value("development").run()
+    at.file_uploader(key="score_uploads").set_value(("dev.txt", two_column_file(1), "text/plain")).run()
+    assert at.session_state["systems"]["dev"]["role"] == "development"
+
+
+def test_upload_of_a_bad_file_shows_the_reason_and_keeps_the_data(at):
+    at.switch_page("pages/views/data.py").run()
+    bad = b"0.5 target\n1.2 nontarget\nnot-a-number target\n"
+    at.file_uploader(key="score_uploads").set_value(("broken scores.txt", bad, "text/plain")).run()
+    assert not exceptions(at)
+    assert errors(at), "a bad file must give an st.error"
+    assert "broken scores.txt" in errors(at)[0]
+    assert list(at.session_state["systems"]) == DEMO_NAMES
+    assert list(at.dataframe[0].value["system"]) == DEMO_NAMES
+
+
+def test_kaldi_score_file_needs_and_uses_the_key_file(at):
+    at.switch_page("pages/views/data.py").run()
+    rng = np.random.default_rng(5)
+    pairs = [(f"m{i}", f"t{j}") for i in range(20) for j in range(20)]
+    is_target = [i == j for i in range(20) for j in range(20)]
+    scores = "".join(f"{m} {t} {rng.normal(3 if tar else -3):.4f}\n" for (m, t), tar in zip(pairs, is_target))
+    key = "".join(f"{m} {t} {'target' if tar else 'nontarget'}\n" for (m, t), tar in zip(pairs, is_target))
+    at.file_uploader(key="score_uploads").set_value(("plda.scores", scores.encode(), "text/plain")).run()
+    assert errors(at) and "plda.scores" in errors(at)[0] and "Key file" in errors(at)[0]
+    assert "plda" not in at.session_state["systems"]
+    at.file_uploader(key="key_upload").set_value(("trials.key", key.encode(), "text/plain")).run()
+    assert not errors(at) and not exceptions(at)
+    trials = at.session_state["systems"]["plda"]["trials"]
+    assert (trials.tar.size, trials.non.size) == (20, 380)
+    # a key file left in its box does not stop a plain two-column file from loading
+    at.file_uploader(key="score_uploads").set_value(("plain.txt", two_column_file(4), "text/plain")).run()
+    assert not errors(at) and "plain" in at.session_state["systems"]
+
+
+def test_good_and_bad_files_uploaded_together(at):
+    at.switch_page("pages/views/data.py").run()
+    at.file_uploader(key="score_uploads").set_value(
+        [("good.txt", two_column_file(2), "text/plain"), ("empty.txt", b"", "text/plain")]
+    ).run()
+    assert not exceptions(at)
+    assert "good" in at.session_state["systems"]
+    assert any("empty.txt" in message for message in errors(at))
+
+
+def test_uploaded_system_survives_page_switches(at):
+    at.switch_page("pages/views/data.py").run()
+    at.file_uploader(key="score_uploads").set_value(("kept.txt", two_column_file(3), "text/plain")).run()
+    at.switch_page("pages/views/evaluate.py").run()
+    assert not exceptions(at)
+    at.switch_page("pages/views/home.py").run()
+    assert "kept" in list(at.dataframe[0].value["system"])
+    assert "kept" in at.session_state["systems"]
+
+
+def test_rename_change_role_and_remove(at):
+    at.switch_page("pages/views/data.py").run()
+    fvc_id = at.session_state["systems"]["FVC-AUS DCA-PLDA"]["id"]
+    at.text_input(key=f"name_{fvc_id}").set_value("DCA-PLDA").run()
+    assert "DCA-PLDA" in at.session_state["systems"] and "FVC-AUS DCA-PLDA" not in at.session_state["systems"]
+    assert list(at.session_state["systems"])[2] == "DCA-PLDA"  # order kept
+    # a name already taken is refused with a warning
+    at.text_input(key=f"name_{fvc_id}").set_value(DEMO_NAMES[0]).run()
+    assert "DCA-PLDA" in at.session_state["systems"]
+    assert at.warning and "already" in at.warning[0].value
+    at.segmented_control(key=f"role_{fvc_id}").set_value("development").run()
+    assert at.session_state["systems"]["DCA-PLDA"]["role"] == "development"
+    at.button(key=f"remove_{fvc_id}").click().run()
+    assert list(at.session_state["systems"]) == DEMO_NAMES[:2]
+    assert not exceptions(at)
+    # and the demo set can be added back
+    at.button(key="demo_2").click().run()
+    assert list(at.session_state["systems"]) == [*DEMO_NAMES[:2], "FVC-AUS DCA-PLDA"]
+
+
+def metrics(at: AppTest):
+    return at.dataframe[0].value.set_index("system")
+
+
+def test_evaluate_defaults_to_evaluation_sets(at):
+    at.switch_page("pages/views/evaluate.py").run()
+    assert at.multiselect(key="eval_systems").value == DEMO_NAMES[1:]
+    assert list(metrics(at).index) == DEMO_NAMES[1:]
+
+
+def test_changing_p_target_changes_the_metrics_table(at):
+    at.switch_page("pages/views/evaluate.py").run()
+    before = metrics(at)
+    at.number_input(key="op_p_target").set_value(0.2).run()
+    assert not exceptions(at)
+    after = metrics(at)
+    assert at.selectbox(key="op_preset").value == "Custom"
+    assert not np.allclose(before["actDCF"], after["actDCF"])
+    assert not np.allclose(before["minDCF"], after["minDCF"])
+    np.testing.assert_allclose(before["Cllr"], after["Cllr"])  # does not depend on the operating point
+    np.testing.assert_allclose(before["EER %"], after["EER %"])
+
+
+def test_changing_the_operating_point_does_not_sort_or_pav_again(at):
+    at.switch_page("pages/views/evaluate.py").run()
+    trials = at.session_state["systems"]["FVC-AUS DCA-PLDA"]["trials"]
+    table = trials.sorted
+    assert "pav" in table.__dict__  # computed once, when the system was loaded
+    pav = table.pav
+    at.number_input(key="op_p_target").set_value(0.3).run()
+    at.number_input(key="op_c_miss").set_value(5.0).run()
+    assert at.session_state["systems"]["FVC-AUS DCA-PLDA"]["trials"] is trials
+    assert trials.sorted is table and table.pav is pav
+
+
+def test_preset_sets_the_operating_point_and_it_survives_page_switches(at):
+    at.switch_page("pages/views/evaluate.py").run()
+    at.selectbox(key="op_preset").set_value("NIST SRE'08 (P = 0.01, Cmiss = 10, Cfa = 1)").run()
+    assert (at.number_input(key="op_p_target").value, at.number_input(key="op_c_miss").value) == (0.01, 10.0)
+    assert "-2.293" in " ".join(c.value for c in at.caption)  # logit(0.01) + log(10)
+    at.switch_page("pages/views/data.py").run()
+    at.switch_page("pages/views/evaluate.py").run()
+    assert at.number_input(key="op_c_miss").value == 10.0
+    assert at.selectbox(key="op_preset").value.startswith("NIST SRE'08")
+
+
+def test_system_selection_survives_page_switches(at):
+    at.switch_page("pages/views/evaluate.py").run()
+    at.multiselect(key="eval_systems").set_value([DEMO_NAMES[0]]).run()
+    assert list(metrics(at).index) == [DEMO_NAMES[0]]
+    at.switch_page("pages/views/home.py").run()
+    at.switch_page("pages/views/evaluate.py").run()
+    assert at.multiselect(key="eval_systems").value == [DEMO_NAMES[0]]
+
+
+def test_every_figure_tab_draws_without_error(at):
+    at.switch_page("pages/views/evaluate.py").run()
+    tab_labels = ["DET", "APE", "Normalised Bayes error", "Bayes error vs trapezium", "Score distributions"]
+    for label in tab_labels:
+        at.session_state["eval_tab"] = label
+        at.run()
+        assert not exceptions(at), label
+        assert not errors(at), (label, errors(at))
+        assert len(at.get("plotly_chart")) >= 1, label
+
+
+def test_metrics_match_the_library(at):
+    import llrcore as lc
+
+    at.switch_page("pages/views/evaluate.py").run()
+    table = metrics(at)
+    trials = at.session_state["systems"]["FVC-AUS DCA-PLDA"]["trials"]
+    expected = lc.evaluate(trials.tar, trials.non, p_target=0.01)
+    assert table.loc["FVC-AUS DCA-PLDA", "Cllr"] == pytest.approx(expected.cllr)
+    assert table.loc["FVC-AUS DCA-PLDA", "EER %"] == pytest.approx(100 * expected.eer)
+    assert table.loc["FVC-AUS DCA-PLDA", "actDCF"] == pytest.approx(expected.act_dcf)
