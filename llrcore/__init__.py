@@ -5,6 +5,16 @@ streamlit). Conventions: natural-log LLRs, Cllr in bits, a target is accepted wh
 ``plo_eff = logit(P_target) + log(C_miss / C_fa)``.
 """
 from . import plots
+from .calibration import (
+    Affine,
+    Fusion,
+    PAVCalibrator,
+    cross_calibrate,
+    fit_affine,
+    fit_cmlg,
+    fit_fusion,
+    fit_pav,
+)
 from .data import Trials
 from .metrics import (
     BayesErrorRates,
@@ -24,5 +34,6 @@ from .metrics import (
 )
 from .io import LoadError, read_trials, write_trials
 from .rates import SortedScores
+from .rules import BetaRule, objective, threshold_weighting
 
 __version__ = "0.1.0"

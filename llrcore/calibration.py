@@ -1,0 +1,377 @@
+"""Calibration: scores -> LLRs, trained on development trials.
+
+- :func:`fit_affine` — ``llr = scale * score + offset`` minimising a prior-weighted proper scoring rule
+  (Brümmer & Doddington 2013); the logarithmic rule is prior-weighted logistic regression.
+- :func:`fit_fusion` — the same objective over a weighted sum of several systems' scores plus an offset
+  (BOSARIS / FoCal linear fusion); :func:`fit_affine` is its one-system case.
+- :func:`fit_cmlg` — closed-form constrained maximum-likelihood Gaussian calibration (van Leeuwen & Brümmer 2013).
+- :func:`fit_pav` — non-parametric monotone calibration by PAV, interpolated so it stays finite and monotone on
+  scores it has not seen.
+
+The affine objective has two parameters (``d + 1`` for fusion), so it is minimised by a trust-region Newton method
+with its exact gradient and Hessian (scipy's ``trust-exact``): it converges to machine precision in a handful of
+iterations. On large sets a fit on an evenly strided subsample gives the starting point and the full data only
+polishes it, so a fit costs a few passes over the data.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import optimize
+
+from .data import as_scores
+from .rates import SortedScores, sigmoid
+from .rules import BetaRule
+
+__all__ = ["Affine", "Fusion", "PAVCalibrator", "fit_affine", "fit_fusion", "fit_cmlg", "fit_pav", "cross_calibrate"]
+
+_SUBSAMPLE_ABOVE = 200_000  # trials; below this the full data is used from the start
+
+
+@dataclass(frozen=True)
+class Affine:
+    """An affine calibration ``llr = scale * score + offset``; call it on scores to get LLRs."""
+
+    scale: float
+    offset: float
+
+    def __call__(self, scores) -> np.ndarray:
+        return self.scale * np.asarray(scores, dtype=np.float64) + self.offset
+
+
+@dataclass(frozen=True)
+class Fusion:
+    """A linear fusion ``llr = sum_k weights[k] * scores_k + offset``; call it on an ``(N, K)`` score matrix."""
+
+    weights: np.ndarray
+    offset: float
+
+    def __call__(self, scores) -> np.ndarray:
+        return _as_matrix(scores, "scores") @ self.weights + self.offset
+
+
+@dataclass(frozen=True)
+class PAVCalibrator:
+    """Monotone non-parametric calibration from PAV, finite everywhere.
+
+    Within the score range of a PAV block the LLR is that block's; between blocks it is interpolated linearly;
+    beyond the training scores it stays at the end blocks' values.
+    """
+
+    knots: np.ndarray
+    llrs: np.ndarray
+
+    def __call__(self, scores) -> np.ndarray:
+        return np.interp(np.asarray(scores, dtype=np.float64), self.knots, self.llrs)
+
+
+def _as_matrix(scores, what: str) -> np.ndarray:
+    """Scores of K systems as an ``(N, K)`` float matrix: a 2-D array, or a list of K 1-D arrays."""
+    if isinstance(scores, (list, tuple)):
+        matrix = np.column_stack([as_scores(column, what) for column in scores])
+    else:
+        matrix = np.asarray(scores, dtype=np.float64)
+        matrix = matrix[:, None] if matrix.ndim == 1 else matrix
+    if matrix.ndim != 2 or matrix.shape[0] == 0:
+        raise ValueError(f"The {what} must be a non-empty (trials x systems) matrix.")
+    if not np.isfinite(matrix).all():
+        raise ValueError(f"The {what} contain missing or infinite values; calibration needs finite scores.")
+    return matrix
+
+
+class _Objective:
+    """Prior-weighted scoring-rule objective of the fused LLR ``x = sum_k theta_k s_k + theta_K + plo``.
+
+    Works on the raw score columns (no copies). The optimiser sees standardised parameters ``theta = M phi``,
+    under which every score column has mean 0 and spread 1, so the Newton steps are well scaled whatever the
+    score units; the gradient and Hessian map as ``M^T g`` and ``M^T H M``.
+    """
+
+    def __init__(self, tar_columns, non_columns, rule: BetaRule, plo: float):
+        self.tar, self.non, self.rule, self.plo = tar_columns, non_columns, rule, plo
+        self.tar_weight = sigmoid(plo) / tar_columns[0].size
+        self.non_weight = sigmoid(-plo) / non_columns[0].size
+        n = tar_columns[0].size + non_columns[0].size
+        centre = np.array([(t.sum() + u.sum()) / n for t, u in zip(tar_columns, non_columns)])
+        # Only a scale for conditioning is needed, so the one-pass variance E[s^2] - E[s]^2 is good enough.
+        second_moment = np.array([(t @ t + u @ u) / n for t, u in zip(tar_columns, non_columns)])
+        spread = np.sqrt(np.maximum(second_moment - centre**2, 0.0))
+        spread[~(spread > 1e-12 * np.maximum(np.abs(centre), 1.0))] = 1.0
+        k = centre.size
+        self.standardisation = np.eye(k + 1)
+        self.standardisation[:k, :k] = np.diag(1 / spread)
+        self.standardisation[k, :k] = -centre / spread
+
+    def raw(self, phi) -> np.ndarray:
+        """Raw parameters (weights..., offset) from standardised ones."""
+        return self.standardisation @ phi
+
+    def _llrs(self, columns, theta):
+        x = theta[0] * columns[0] + (theta[-1] + self.plo)
+        for weight, column in zip(theta[1:-1], columns[1:]):
+            x += weight * column
+        return x
+
+    def value(self, phi) -> float:
+        theta = self.raw(phi)
+        target_cost = self.rule.costs(self._llrs(self.tar, theta))[0].sum()
+        non_cost = self.rule.costs(self._llrs(self.non, theta))[1].sum()
+        return float(self.tar_weight * target_cost + self.non_weight * non_cost)
+
+    def derivatives(self, phi) -> tuple[np.ndarray, np.ndarray]:
+        """Gradient and Hessian with respect to the standardised parameters."""
+        theta = self.raw(phi)
+        k = theta.size
+        gradient, hessian = np.zeros(k), np.zeros((k, k))
+        for columns, weight, side in (
+            (self.tar, self.tar_weight, self.rule.target_derivatives),
+            (self.non, self.non_weight, self.rule.non_derivatives),
+        ):
+            slope, curvature = side(self._llrs(columns, theta))
+            gradient[-1] += weight * slope.sum()
+            hessian[-1, -1] += weight * curvature.sum()
+            for i, column in enumerate(columns):
+                weighted = curvature * column
+                gradient[i] += weight * (slope @ column)
+                hessian[i, -1] += weight * weighted.sum()
+                for j in range(i, len(columns)):
+                    hessian[i, j] += weight * (weighted @ columns[j])
+        hessian = np.triu(hessian) + np.triu(hessian, 1).T
+        m = self.standardisation
+        return m.T @ gradient, m.T @ hessian @ m
+
+
+class _Memo:
+    """Caches the derivatives at the last point: scipy asks for the gradient and the Hessian separately."""
+
+    def __init__(self, objective: _Objective):
+        self.objective, self.phi, self.result = objective, None, None
+
+    def __call__(self, phi):
+        if self.phi is None or not np.array_equal(phi, self.phi):
+            self.phi, self.result = phi.copy(), self.objective.derivatives(phi)
+        return self.result
+
+
+def _trust_region(objective: _Objective, start) -> np.ndarray:
+    derivatives = _Memo(objective)
+    result = optimize.minimize(
+        objective.value,
+        start,
+        jac=lambda phi: derivatives(phi)[0],
+        hess=lambda phi: derivatives(phi)[1],
+        method="trust-exact",
+        options={"gtol": 1e-10, "maxiter": 200},
+    )
+    return result.x
+
+
+def _newton_polish(objective: _Objective, start, iterations: int = 8) -> np.ndarray:
+    """Newton steps from a nearby start; falls back to the trust region if a step does not shrink the gradient.
+
+    Near the optimum the Hessian is positive definite and Newton converges quadratically, so from a subsample's
+    optimum two or three steps reach machine precision, each one pass over the data and no objective values.
+    """
+    phi = start
+    gradient, hessian = objective.derivatives(phi)
+    for _ in range(iterations):
+        try:
+            step = -np.linalg.solve(hessian, gradient)
+        except np.linalg.LinAlgError:
+            break
+        if np.all(np.linalg.eigvalsh(hessian) > 0) and np.abs(step).max() < 1e-5 * (1 + np.abs(phi).max()):
+            return phi + step  # quadratic convergence: what remains after this step is of the order of step**2
+        new_gradient, new_hessian = objective.derivatives(phi + step)
+        if not np.linalg.norm(new_gradient) < np.linalg.norm(gradient):
+            break
+        phi, gradient, hessian = phi + step, new_gradient, new_hessian
+    return _trust_region(objective, phi)
+
+
+def _fit_standardised(tar_columns, non_columns, rule: BetaRule, plo: float) -> np.ndarray:
+    """Minimise the objective: logistic regression first (convex: a safe start), then `rule` from there.
+
+    The trust region can stop a little short of the optimum (scipy gives up once it no longer predicts its own
+    improvement, around a gradient of 1e-9), so Newton steps finish the job to machine precision.
+    """
+    logarithmic = BetaRule.logarithmic()
+    objective = _Objective(tar_columns, non_columns, logarithmic, plo)
+    phi = _trust_region(objective, np.zeros(len(tar_columns) + 1))
+    if rule != logarithmic:
+        objective = _Objective(tar_columns, non_columns, rule, plo)
+        phi = _trust_region(objective, phi)
+    return objective, _newton_polish(objective, phi)
+
+
+def fit_fusion(systems_tar, systems_non, rule: BetaRule | None = None, plo: float = 0.0) -> Fusion:
+    """Linear fusion of K systems trained with a prior-weighted proper scoring rule.
+
+    Minimises ``E(w, b) = P mean_tar C(sigmoid(s w + b + tau) | H1) + (1-P) mean_non C(sigmoid(s w + b + tau) | H2)``
+    with ``tau = plo`` and ``P = sigmoid(tau)``, over the weights ``w`` and offset ``b``.
+
+    Parameters
+    ----------
+    systems_tar, systems_non : array_like
+        ``(N_tar, K)`` and ``(N_non, K)`` score matrices, or lists of K score arrays (one per system).
+    rule : BetaRule, optional
+        The proper scoring rule; logarithmic (logistic regression) by default.
+    plo : float
+        Prior log-odds ``tau`` of the prior weighting.
+
+    Raises
+    ------
+    ValueError
+        If the classes do not overlap (the optimum is at infinite scale), or on bad input.
+    """
+    rule = rule or BetaRule.logarithmic()
+    tar_columns, non_columns = _columns(systems_tar, "target scores"), _columns(systems_non, "non-target scores")
+    if len(tar_columns) != len(non_columns):
+        raise ValueError(f"The target scores have {len(tar_columns)} systems but the non-target scores {len(non_columns)}.")
+    _refuse_separable(tar_columns, non_columns)
+    n = tar_columns[0].size + non_columns[0].size
+    if n > _SUBSAMPLE_ABOVE:
+        # The optimum of an evenly strided subsample is close to the full one; the full data only polishes it.
+        tar_step = max(1, tar_columns[0].size * 4 // _SUBSAMPLE_ABOVE)
+        non_step = max(1, non_columns[0].size * 4 // _SUBSAMPLE_ABOVE)
+        subsample, phi = _fit_standardised(
+            [c[::tar_step] for c in tar_columns], [c[::non_step] for c in non_columns], rule, plo
+        )
+        objective = _Objective(tar_columns, non_columns, rule, plo)
+        phi = _newton_polish(objective, np.linalg.solve(objective.standardisation, subsample.raw(phi)))
+    else:
+        objective, phi = _fit_standardised(tar_columns, non_columns, rule, plo)
+    theta = objective.raw(phi)
+    if not np.all(np.isfinite(theta)):
+        raise ValueError("Calibration did not converge to finite parameters.")
+    fusion = Fusion(weights=theta[:-1], offset=float(theta[-1]))
+    # At a finite optimum the fused training scores overlap: were they separated, a larger scale would do better.
+    # Finding them separated means the systems together separate the classes and the optimum is at infinity.
+    if objective._llrs(tar_columns, theta).min() > objective._llrs(non_columns, theta).max():
+        raise ValueError(
+            "Together these systems separate the target and non-target training scores perfectly, so the fusion "
+            "weights would grow without bound. Fuse fewer systems, or train on more (or harder) trials."
+        )
+    return fusion
+
+
+def _columns(scores, what: str) -> list[np.ndarray]:
+    """Scores of K systems as a list of K contiguous 1-D arrays (a 1-D array is one system, used without a copy)."""
+    if isinstance(scores, np.ndarray) and scores.ndim == 1:
+        columns = [as_scores(scores, what)]
+    else:
+        columns = [np.ascontiguousarray(column) for column in _as_matrix(scores, what).T]
+    if not all(np.isfinite(column).all() for column in columns):
+        raise ValueError(f"The {what} contain infinite values; calibration needs finite scores.")
+    return columns
+
+
+def _refuse_separable(tar_columns, non_columns):
+    if len(tar_columns) == 1 and (
+        tar_columns[0].min() > non_columns[0].max() or tar_columns[0].max() < non_columns[0].min()
+    ):
+        raise ValueError(
+            "The target and non-target scores do not overlap, so an affine calibration would need an infinite "
+            "scale. Use PAV calibration, or calibrate on more (or harder) trials."
+        )
+
+
+def fit_affine(tar, non, rule: BetaRule | None = None, plo: float = 0.0) -> Affine:
+    """Affine calibration ``llr = scale * score + offset`` minimising a prior-weighted proper scoring rule.
+
+    For the logarithmic rule this is prior-weighted logistic regression: with target weight ``P / N_tar`` and
+    non-target weight ``(1-P) / N_non``, ``P = sigmoid(plo)``, the logistic intercept is ``offset + plo``.
+    See :func:`fit_fusion` for the objective.
+    """
+    fusion = fit_fusion(as_scores(tar, "target scores"), as_scores(non, "non-target scores"), rule, plo)
+    return Affine(scale=float(fusion.weights[0]), offset=fusion.offset)
+
+
+def fit_cmlg(tar, non, alpha: float = 0.5) -> Affine:
+    """Constrained maximum-likelihood Gaussian calibration, in closed form.
+
+    With target and non-target score means ``m_e, m_d`` and variances ``s_e^2, s_d^2``, the shared variance is
+    ``v = (1 - alpha) s_d^2 + alpha s_e^2`` and ``scale = (m_e - m_d) / v``, ``offset = -scale (m_e + m_d) / 2``:
+    the LLR of two equal-variance Gaussians.
+
+    Reference: D. van Leeuwen and N. Brümmer, "The distribution of calibrated likelihood-ratios in speaker
+    recognition", Interspeech 2013.
+    """
+    tar, non = as_scores(tar, "target scores"), as_scores(non, "non-target scores")
+    if not 0 <= alpha <= 1:
+        raise ValueError("CMLG's alpha weights the two variances and must be between 0 and 1.")
+    if not (np.isfinite(tar).all() and np.isfinite(non).all()):
+        raise ValueError("CMLG calibration needs finite scores.")
+    variance = (1 - alpha) * non.var() + alpha * tar.var()
+    if variance <= 0:
+        raise ValueError("The scores have no spread, so a Gaussian calibration cannot be fitted.")
+    scale = (tar.mean() - non.mean()) / variance
+    return Affine(scale=float(scale), offset=float(-scale * (tar.mean() + non.mean()) / 2))
+
+
+def fit_pav(tar, non) -> PAVCalibrator:
+    """PAV calibration that stays finite and monotone on unseen scores.
+
+    One pseudo-target is added at the lowest score and one pseudo-non-target at the highest, so that every PAV
+    block holds both classes and every LLR is finite (the end blocks would otherwise be +-inf). The block LLRs
+    hold over each block's score range and are interpolated linearly in the gaps between blocks.
+    """
+    tar, non = as_scores(tar, "target scores"), as_scores(non, "non-target scores")
+    if not (np.isfinite(tar).all() and np.isfinite(non).all()):
+        raise ValueError("PAV calibration needs finite scores.")
+    lowest, highest = min(tar.min(), non.min()), max(tar.max(), non.max())
+    table = SortedScores(np.append(tar, lowest), np.append(non, highest))
+    blocks = table.pav
+    last = np.append(blocks.first[1:], table.unique.size) - 1
+    knots = np.column_stack([table.unique[blocks.first], table.unique[last]]).ravel()
+    return PAVCalibrator(knots=knots, llrs=np.repeat(blocks.llr, 2))
+
+
+def _folds(n_tar: int, n_non: int, folds: int, tar_groups, non_groups, rng) -> tuple[np.ndarray, np.ndarray]:
+    """Fold number of each target and non-target trial; all trials sharing a group id share a fold."""
+    if (tar_groups is None) != (non_groups is None):
+        raise ValueError("Give group ids for both the target and the non-target trials, or for neither.")
+    if tar_groups is None:
+        return rng.permutation(n_tar) % folds, rng.permutation(n_non) % folds
+    tar_groups, non_groups = np.asarray(tar_groups), np.asarray(non_groups)
+    if tar_groups.shape != (n_tar,) or non_groups.shape != (n_non,):
+        raise ValueError(f"There are {n_tar} + {n_non} trials but {tar_groups.size} + {non_groups.size} group ids.")
+    unique, index = np.unique(np.concatenate([tar_groups, non_groups]), return_inverse=True)
+    fold = (rng.permutation(unique.size) % folds)[index]
+    return fold[:n_tar], fold[n_tar:]
+
+
+def cross_calibrate(tar, non, fit=fit_affine, *, folds: int = 5, tar_groups=None, non_groups=None, seed: int = 0,
+                    **fit_options) -> tuple[np.ndarray, np.ndarray]:
+    """Calibrated LLRs of every trial from a calibrator trained on the other folds (k-fold cross-validation).
+
+    The honest way to judge calibration when only one set exists: no trial is calibrated by a transform that saw
+    it. With group ids (e.g. the model/speaker of each trial) all trials of a group fall in one fold, so the
+    calibrator never trains on the speaker it is tested on.
+
+    Parameters
+    ----------
+    fit : callable
+        ``fit(tar, non, **fit_options)`` returning a calibrator (``fit_affine``, ``fit_pav``, ``fit_cmlg``, ...).
+    folds : int
+        Number of folds, at least 2.
+    tar_groups, non_groups : array_like, optional
+        Group id of each target / non-target trial.
+    seed : int
+        Seed of the fold assignment, so results are reproducible.
+    """
+    tar, non = as_scores(tar, "target scores"), as_scores(non, "non-target scores")
+    if folds < 2:
+        raise ValueError("Cross-validation needs at least 2 folds.")
+    rng = np.random.default_rng(seed)
+    tar_fold, non_fold = _folds(tar.size, non.size, folds, tar_groups, non_groups, rng)
+    tar_llr, non_llr = np.empty_like(tar), np.empty_like(non)
+    for fold in range(folds):
+        tar_test, non_test = tar_fold == fold, non_fold == fold
+        if not (tar_test.any() or non_test.any()):
+            continue
+        if tar_test.all() or non_test.all():
+            raise ValueError(f"Fold {fold + 1} holds every trial of one class; use fewer folds or more groups.")
+        calibrator = fit(tar[~tar_test], non[~non_test], **fit_options)
+        tar_llr[tar_test], non_llr[non_test] = calibrator(tar[tar_test]), calibrator(non[non_test])
+    return tar_llr, non_llr
