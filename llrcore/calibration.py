@@ -88,8 +88,9 @@ class _Objective:
     score units; the gradient and Hessian map as ``M^T g`` and ``M^T H M``.
     """
 
-    def __init__(self, tar_columns, non_columns, rule: BetaRule, plo: float):
+    def __init__(self, tar_columns, non_columns, rule: BetaRule, plo: float, regularisation: float = 0.0):
         self.tar, self.non, self.rule, self.plo = tar_columns, non_columns, rule, plo
+        self.regularisation = regularisation
         self.tar_weight = sigmoid(plo) / tar_columns[0].size
         self.non_weight = sigmoid(-plo) / non_columns[0].size
         n = tar_columns[0].size + non_columns[0].size
@@ -117,7 +118,8 @@ class _Objective:
         theta = self.raw(phi)
         target_cost = self.rule.costs(self._llrs(self.tar, theta))[0].sum()
         non_cost = self.rule.costs(self._llrs(self.non, theta))[1].sum()
-        return float(self.tar_weight * target_cost + self.non_weight * non_cost)
+        penalty = self.regularisation / 2 * (phi[:-1] @ phi[:-1])
+        return float(self.tar_weight * target_cost + self.non_weight * non_cost + penalty)
 
     def derivatives(self, phi) -> tuple[np.ndarray, np.ndarray]:
         """Gradient and Hessian with respect to the standardised parameters."""
@@ -139,7 +141,11 @@ class _Objective:
                     hessian[i, j] += weight * (weighted @ columns[j])
         hessian = np.triu(hessian) + np.triu(hessian, 1).T
         m = self.standardisation
-        return m.T @ gradient, m.T @ hessian @ m
+        gradient, hessian = m.T @ gradient, m.T @ hessian @ m
+        # The penalty (regularisation / 2) |phi_weights|^2 acts on the standardised weights, not on the offset.
+        gradient[:-1] += self.regularisation * phi[:-1]
+        hessian[:-1, :-1] += self.regularisation * np.eye(k - 1)
+        return gradient, hessian
 
 
 class _Memo:
@@ -189,22 +195,23 @@ def _newton_polish(objective: _Objective, start, iterations: int = 8) -> np.ndar
     return _trust_region(objective, phi)
 
 
-def _fit_standardised(tar_columns, non_columns, rule: BetaRule, plo: float) -> np.ndarray:
+def _fit_standardised(tar_columns, non_columns, rule: BetaRule, plo: float, regularisation: float):
     """Minimise the objective: logistic regression first (convex: a safe start), then `rule` from there.
 
     The trust region can stop a little short of the optimum (scipy gives up once it no longer predicts its own
     improvement, around a gradient of 1e-9), so Newton steps finish the job to machine precision.
     """
     logarithmic = BetaRule.logarithmic()
-    objective = _Objective(tar_columns, non_columns, logarithmic, plo)
+    objective = _Objective(tar_columns, non_columns, logarithmic, plo, regularisation)
     phi = _trust_region(objective, np.zeros(len(tar_columns) + 1))
     if rule != logarithmic:
-        objective = _Objective(tar_columns, non_columns, rule, plo)
+        objective = _Objective(tar_columns, non_columns, rule, plo, regularisation)
         phi = _trust_region(objective, phi)
     return objective, _newton_polish(objective, phi)
 
 
-def fit_fusion(systems_tar, systems_non, rule: BetaRule | None = None, plo: float = 0.0) -> Fusion:
+def fit_fusion(systems_tar, systems_non, rule: BetaRule | None = None, plo: float = 0.0, *,
+               regularisation: float = 0.0) -> Fusion:
     """Linear fusion of K systems trained with a prior-weighted proper scoring rule.
 
     Minimises ``E(w, b) = P mean_tar C(sigmoid(s w + b + tau) | H1) + (1-P) mean_non C(sigmoid(s w + b + tau) | H2)``
@@ -218,39 +225,47 @@ def fit_fusion(systems_tar, systems_non, rule: BetaRule | None = None, plo: floa
         The proper scoring rule; logarithmic (logistic regression) by default.
     plo : float
         Prior log-odds ``tau`` of the prior weighting.
+    regularisation : float
+        ``lambda >= 0`` of a penalty ``lambda/2 |w_std|^2`` on the weights of the standardised scores (each system
+        scaled to unit spread; the offset is not penalised), as FoCal's regularised fusion. It keeps the weights
+        finite when several systems together separate the training classes; 1e-3 to 1e-2 is a mild choice.
 
     Raises
     ------
     ValueError
-        If the classes do not overlap (the optimum is at infinite scale), or on bad input.
+        If the classes are separated without regularisation (the optimum is at infinite scale), or on bad input.
     """
     rule = rule or BetaRule.logarithmic()
     tar_columns, non_columns = _columns(systems_tar, "target scores"), _columns(systems_non, "non-target scores")
     if len(tar_columns) != len(non_columns):
         raise ValueError(f"The target scores have {len(tar_columns)} systems but the non-target scores {len(non_columns)}.")
-    _refuse_separable(tar_columns, non_columns)
+    if not (np.isfinite(regularisation) and regularisation >= 0):
+        raise ValueError("The regularisation must be a non-negative number.")
+    if regularisation == 0:
+        _refuse_separable(tar_columns, non_columns)
     n = tar_columns[0].size + non_columns[0].size
     if n > _SUBSAMPLE_ABOVE:
         # The optimum of an evenly strided subsample is close to the full one; the full data only polishes it.
         tar_step = max(1, tar_columns[0].size * 4 // _SUBSAMPLE_ABOVE)
         non_step = max(1, non_columns[0].size * 4 // _SUBSAMPLE_ABOVE)
         subsample, phi = _fit_standardised(
-            [c[::tar_step] for c in tar_columns], [c[::non_step] for c in non_columns], rule, plo
+            [c[::tar_step] for c in tar_columns], [c[::non_step] for c in non_columns], rule, plo, regularisation
         )
-        objective = _Objective(tar_columns, non_columns, rule, plo)
+        objective = _Objective(tar_columns, non_columns, rule, plo, regularisation)
         phi = _newton_polish(objective, np.linalg.solve(objective.standardisation, subsample.raw(phi)))
     else:
-        objective, phi = _fit_standardised(tar_columns, non_columns, rule, plo)
+        objective, phi = _fit_standardised(tar_columns, non_columns, rule, plo, regularisation)
     theta = objective.raw(phi)
     if not np.all(np.isfinite(theta)):
         raise ValueError("Calibration did not converge to finite parameters.")
     fusion = Fusion(weights=theta[:-1], offset=float(theta[-1]))
     # At a finite optimum the fused training scores overlap: were they separated, a larger scale would do better.
     # Finding them separated means the systems together separate the classes and the optimum is at infinity.
-    if objective._llrs(tar_columns, theta).min() > objective._llrs(non_columns, theta).max():
+    separated = objective._llrs(tar_columns, theta).min() > objective._llrs(non_columns, theta).max()
+    if separated and regularisation == 0:
         raise ValueError(
             "Together these systems separate the target and non-target training scores perfectly, so the fusion "
-            "weights would grow without bound. Fuse fewer systems, or train on more (or harder) trials."
+            "weights would grow without bound. Use some regularisation, fuse fewer systems, or train on more trials."
         )
     return fusion
 
