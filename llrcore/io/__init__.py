@@ -1,0 +1,8 @@
+"""Readers and writers for the file formats of the workbench; every problem is a :class:`LoadError`.
+
+- :mod:`~llrcore.io.trials` — binary trials: two-column, multi-system, BOSARIS/Kaldi, ASVspoof, Parquet, npz.
+"""
+from ._source import LoadError
+from .trials import FORMATS, read_trials, write_trials
+
+__all__ = ["LoadError", "read_trials", "write_trials", "FORMATS"]

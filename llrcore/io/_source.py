@@ -1,0 +1,126 @@
+"""Reading the bytes of an input (a path or an uploaded file-like) and the error every reader raises.
+
+Shared by the readers of every format: :class:`LoadError` names the file, the line and the problem in a sentence;
+:class:`_Source` holds the bytes of one input (gzip undone) and the name to use in messages; :func:`_text_bytes`
+turns text in the encodings people save (UTF-8 with or without BOM, UTF-16 with BOM, Windows line ends) into
+clean UTF-8 bytes, refusing binary data with the line where it starts.
+"""
+from __future__ import annotations
+
+import gzip
+import os
+import zlib
+from pathlib import Path
+
+__all__ = ["LoadError"]
+
+
+class LoadError(ValueError):
+    """A file could not be read; the message says which file, which line and what is wrong.
+
+    Attributes
+    ----------
+    path : str or None
+        The file's path (or the ``.name`` of the file-like object), None when unknown.
+    line : int or None
+        The 1-based line number in the file (a row number for Parquet), None when no line applies.
+    reason : str
+        The problem, as a sentence.
+    """
+
+    def __init__(self, reason: str, path: str | None = None, line: int | None = None, unit: str = "line"):
+        self.reason = reason
+        self.path = path
+        self.line = line
+        self.unit = unit
+        name = Path(path).name if path else "the input"
+        where = f", {unit} {line}" if line is not None else ""
+        super().__init__(f"{name}{where}: {reason}")
+
+    def __reduce__(self):
+        return (type(self), (self.reason, self.path, self.line, self.unit))
+
+
+class _Source:
+    """The bytes of one input and the name to use in messages."""
+
+    def __init__(self, data: bytes, path: str | None):
+        self.data = data
+        self.path = path
+        base = Path(path).name if path else ""
+        if base.lower().endswith(".gz"):
+            base = base[:-3]
+        self.stem = Path(base).stem if base else ""
+        self.suffix = Path(base).suffix.lower() if base else ""
+
+    @classmethod
+    def open(cls, source) -> "_Source":
+        if isinstance(source, (str, os.PathLike)):
+            path = os.fspath(source)
+            try:
+                data = Path(path).read_bytes()
+            except FileNotFoundError:
+                raise LoadError("the file does not exist.", path) from None
+            except IsADirectoryError:
+                raise LoadError("this is a folder, not a file.", path) from None
+            except OSError as exc:
+                raise LoadError(f"the file cannot be opened ({exc.strerror or exc}).", path) from None
+        elif hasattr(source, "read"):
+            name = getattr(source, "name", None)
+            path = name if isinstance(name, str) and name else None
+            try:
+                if getattr(source, "seekable", lambda: False)():
+                    source.seek(0)
+            except (OSError, ValueError):
+                pass
+            try:
+                data = source.read()
+            except UnicodeDecodeError:
+                raise LoadError("the file is not readable text (it is not UTF-8); open it in binary mode or save "
+                                "it as UTF-8.", path) from None
+            except OSError as exc:
+                raise LoadError(f"the file cannot be read ({exc}).", path) from None
+            if isinstance(data, str):
+                data = data.encode("utf-8", "surrogatepass")
+            elif not isinstance(data, (bytes, bytearray, memoryview)):
+                raise TypeError(f"read() of {source!r} returned {type(data).__name__}, not bytes or str.")
+            data = bytes(data)
+        else:
+            raise TypeError(f"Expected a path or a file-like object, not {type(source).__name__}.")
+        if data[:2] == b"\x1f\x8b":
+            try:
+                data = gzip.decompress(data)
+            except (OSError, EOFError, zlib.error) as exc:
+                raise LoadError(f"the file looks gzip-compressed but cannot be decompressed ({exc}).", path) \
+                    from None
+        return cls(data, path)
+
+    def error(self, reason: str, line: int | None = None, unit: str = "line") -> LoadError:
+        return LoadError(reason, self.path, None if line is None else int(line), unit)
+
+
+def _text_bytes(src: _Source) -> bytes:
+    """UTF-8 bytes with ``\\n`` line ends, no byte-order mark; LoadError for binary or undecodable data."""
+    data = src.data
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        try:
+            data = data.decode("utf-16").encode("utf-8")
+        except UnicodeError:
+            raise src.error("the file starts like UTF-16 text but cannot be decoded; save it as UTF-8 text.") \
+                from None
+    elif data[:3] == b"\xef\xbb\xbf":
+        data = data[3:]
+    zero = data.find(b"\x00")
+    if zero >= 0:
+        raise src.error("the file holds binary data (a zero byte), not text; a score file must be plain text, "
+                        "Parquet or .npz.", data.count(b"\n", 0, zero) + 1)
+    if not data.isascii():
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise src.error(f"the byte 0x{data[exc.start]:02x} is not UTF-8 text; this is a binary file or text in "
+                            "another encoding: save it as UTF-8 plain text.",
+                            data.count(b"\n", 0, exc.start) + 1) from None
+    if b"\r" in data:
+        data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+    return data
