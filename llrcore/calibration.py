@@ -27,6 +27,7 @@ from .rules import BetaRule
 __all__ = ["Affine", "Fusion", "PAVCalibrator", "fit_affine", "fit_fusion", "fit_cmlg", "fit_pav", "cross_calibrate"]
 
 _SUBSAMPLE_ABOVE = 200_000  # trials; below this the full data is used from the start
+_HUGE = 1e100  # scores beyond this are scaled before fitting
 
 
 @dataclass(frozen=True)
@@ -93,11 +94,7 @@ class _Objective:
         self.regularisation = regularisation
         self.tar_weight = sigmoid(plo) / tar_columns[0].size
         self.non_weight = sigmoid(-plo) / non_columns[0].size
-        n = tar_columns[0].size + non_columns[0].size
-        centre = np.array([(t.sum() + u.sum()) / n for t, u in zip(tar_columns, non_columns)])
-        # Only a scale for conditioning is needed, so the one-pass variance E[s^2] - E[s]^2 is good enough.
-        second_moment = np.array([(t @ t + u @ u) / n for t, u in zip(tar_columns, non_columns)])
-        spread = np.sqrt(np.maximum(second_moment - centre**2, 0.0))
+        centre, spread = np.array([_moments(t, u) for t, u in zip(tar_columns, non_columns)]).T
         spread[~(spread > 1e-12 * np.maximum(np.abs(centre), 1.0))] = 1.0
         k = centre.size
         self.standardisation = np.eye(k + 1)
@@ -146,6 +143,13 @@ class _Objective:
         gradient[:-1] += self.regularisation * phi[:-1]
         hessian[:-1, :-1] += self.regularisation * np.eye(k - 1)
         return gradient, hessian
+
+
+def _moments(tar: np.ndarray, non: np.ndarray) -> tuple[float, float]:
+    """Mean and spread of one system's pooled scores, for conditioning only (so E[s^2] - E[s]^2 is good enough)."""
+    n = tar.size + non.size
+    mean = (tar.sum() + non.sum()) / n
+    return mean, np.sqrt(max((tar @ tar + non @ non) / n - mean**2, 0.0))
 
 
 class _Memo:
@@ -243,6 +247,13 @@ def fit_fusion(systems_tar, systems_non, rule: BetaRule | None = None, plo: floa
         raise ValueError("The regularisation must be a non-negative number.")
     if regularisation == 0:
         _refuse_separable(tar_columns, non_columns)
+    magnitude = np.array([max(np.abs(t).max(), np.abs(u).max()) for t, u in zip(tar_columns, non_columns)])
+    if (magnitude > _HUGE).any():
+        # Squares of such scores overflow in the Hessian: fit on scaled copies, then scale the weights back.
+        divisor = np.where(magnitude > _HUGE, magnitude, 1.0)
+        fusion = fit_fusion([t / d for t, d in zip(tar_columns, divisor)], [u / d for u, d in zip(non_columns, divisor)],
+                            rule, plo, regularisation=regularisation)
+        return Fusion(weights=fusion.weights / divisor, offset=fusion.offset)
     n = tar_columns[0].size + non_columns[0].size
     if n > _SUBSAMPLE_ABOVE:
         # The optimum of an evenly strided subsample is close to the full one; the full data only polishes it.

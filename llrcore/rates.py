@@ -42,7 +42,8 @@ def softplus(x):
 
 def softplus_bits(x):
     """``log2(1 + e^x)``: the cost of an LLR in bits, computed in base 2 so that an LLR of 0 costs exactly 1 bit."""
-    return np.logaddexp2(0.0, np.asarray(x, dtype=np.float64) / np.log(2))
+    with np.errstate(over="ignore"):  # |x| near the largest float: x / ln 2 is inf, and so is the cost
+        return np.logaddexp2(0.0, np.asarray(x, dtype=np.float64) / np.log(2))
 
 
 def cllr_bits(tar_llr: np.ndarray, non_llr: np.ndarray) -> float:
