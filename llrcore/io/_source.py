@@ -12,6 +12,8 @@ import os
 import zlib
 from pathlib import Path
 
+import numpy as np
+
 __all__ = ["LoadError"]
 
 
@@ -124,3 +126,30 @@ def _text_bytes(src: _Source) -> bytes:
     if b"\r" in data:
         data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
     return data
+
+
+_CHUNK = 1 << 24  # bytes scanned at a time when looking for over-long lines (bounded temporary memory)
+
+
+def _refuse_long_lines(src: _Source, data: bytes, limit: int, what: str) -> None:
+    """LoadError naming the first line longer than `limit` characters: such a file is not what the reader expects.
+
+    Scans the newline positions chunk by chunk with numpy (about a tenth of a second per 100 MB).
+    """
+    if len(data) <= limit:
+        return
+    view = np.frombuffer(data, dtype=np.uint8)
+    line_start, lines_before = 0, 0
+    for chunk_start in range(0, view.size, _CHUNK):
+        newlines = np.flatnonzero(view[chunk_start:chunk_start + _CHUNK] == 10) + chunk_start
+        lengths = np.diff(newlines, prepend=line_start - 1) - 1
+        too_long = np.flatnonzero(lengths > limit)
+        if too_long.size:
+            length, line = int(lengths[too_long[0]]), lines_before + int(too_long[0]) + 1
+            raise src.error(f"this line is {length:,} characters long; {what} has lines of at most {limit:,} "
+                            "characters. Is this the right file?", line)
+        if newlines.size:
+            line_start, lines_before = int(newlines[-1]) + 1, lines_before + newlines.size
+    if view.size - line_start > limit:
+        raise src.error(f"this line is {view.size - line_start:,} characters long; {what} has lines of at most "
+                        f"{limit:,} characters. Is this the right file?", lines_before + 1)

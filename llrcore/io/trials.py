@@ -74,7 +74,7 @@ import numpy as np
 import pandas as pd
 
 from ..data import Trials
-from ._source import LoadError, _Source, _text_bytes
+from ._source import LoadError, _refuse_long_lines, _Source, _text_bytes
 
 __all__ = ["LoadError", "read_trials", "write_trials", "FORMATS"]
 
@@ -106,6 +106,7 @@ _NAN_WORDS = {"nan", "-nan", "+nan", "na", "n/a", "null", "none", ""}
 _NUMBER = re.compile(r"[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf|infinity|nan)", re.IGNORECASE)
 _NUMBER_COMMA = re.compile(r"[+-]?(?:(?:\d+,?\d*|,\d+)(?:[eE][+-]?\d+)?|inf|infinity|nan)", re.IGNORECASE)
 _SAMPLE_LINES = 50
+_MAX_LINE = 10_000  # characters; a trial line is short, even with many systems and long trial ids
 _SKIPPABLE = re.compile(rb"\n[\n# \t]")
 _WHITESPACE = r"\s+"
 
@@ -459,7 +460,9 @@ def _clean_name(token: str) -> str:
 
 
 def _read_text(src: _Source, fmt: str, name: str | None) -> Trials | dict[str, Trials]:
-    text = _Text(src, _text_bytes(src))
+    data = _text_bytes(src)
+    _refuse_long_lines(src, data, _MAX_LINE, "a score file")
+    text = _Text(src, data)
     rows, sample = text.rows, text.sample
     number = lambda token: _is_number(token, text.decimal)  # noqa: E731
 

@@ -1,0 +1,54 @@
+"""The corpus of malformed and odd files in tests/data/bad/: each bad one gives a LoadError naming the file, the line
+where one applies and the problem; each odd-but-valid one loads with the right counts (see its README)."""
+import re
+from pathlib import Path
+
+import pytest
+
+import llrcore as lc
+
+BAD = Path(__file__).parent / "data" / "bad"
+MANIFEST = [line.split("\t") for line in (BAD / "MANIFEST.tsv").read_text().splitlines()[1:]]
+
+
+def _expectations(kind):
+    return [pytest.param(name, *expected.split("|")[1:], id=name) for name, expected in MANIFEST
+            if expected.startswith(kind)]
+
+
+def test_the_corpus_is_large_enough():
+    assert len(MANIFEST) >= 40
+    assert {path.name for path in BAD.iterdir()} >= {name for name, _ in MANIFEST}
+
+
+@pytest.mark.parametrize("name, line, phrase", _expectations("error"))
+def test_bad_file_gives_a_load_error_naming_file_line_and_problem(name, line, phrase):
+    with pytest.raises(lc.LoadError) as caught:
+        lc.read_trials(BAD / name)
+    message = str(caught.value)
+    assert message.startswith(name), message
+    if line != "-":
+        assert caught.value.line == int(line), message
+        assert re.search(rf"\bline {line}\b", message), message
+    assert phrase.lower() in message.lower(), message
+    assert "Traceback" not in message and len(message) < 600
+
+
+@pytest.mark.parametrize("name, n_tar, n_non", _expectations("ok"))
+def test_odd_but_valid_file_loads(name, n_tar, n_non):
+    trials = lc.read_trials(BAD / name)
+    assert (trials.tar.size, trials.non.size) == (int(n_tar), int(n_non))
+
+
+@pytest.mark.parametrize("name", [name for name, expected in MANIFEST if expected.startswith("error")])
+def test_bad_upload_gives_the_same_error_as_the_file(name):
+    """The app reads uploads as file-like objects with a name: the message must be the same sentence."""
+    import io
+
+    upload = io.BytesIO((BAD / name).read_bytes())
+    upload.name = name
+    with pytest.raises(lc.LoadError) as from_upload:
+        lc.read_trials(upload)
+    with pytest.raises(lc.LoadError) as from_path:
+        lc.read_trials(BAD / name)
+    assert str(from_upload.value) == str(from_path.value)
