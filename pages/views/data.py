@@ -1,6 +1,9 @@
 """Data: upload score files or pick demo sets, name them, give each a role, see what is loaded."""
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import streamlit as st
 
 from pages.views import _state as state
@@ -55,6 +58,54 @@ def _on_add_demo(index: int) -> None:
     state.flash(f"Added demo set {name}.")
 
 
+def _add_parsed(parsed, source: str, file_name: str, role: str, hint: str = "") -> bool:
+    """Add the systems of a parsed file, or show its error; True when something was added."""
+    if parsed.error:
+        st.error(parsed.error + hint, icon=":material/error:")
+        return False
+    added = [state.add_system(name, trials, role, source) for name, trials in parsed.systems.items()]
+    st.success(f"Added {', '.join(added)} from {file_name} as {role}.", icon=":material/check_circle:")
+    return True
+
+
+def _server_folder() -> Path | None:
+    """The folder named by LLRCORE_DATA_DIR, if the person who started the app set one; else no server files."""
+    folder = os.environ.get(SERVER_FOLDER_VARIABLE)
+    return Path(folder).resolve() if folder and Path(folder).is_dir() else None
+
+
+def _server_files(folder: Path) -> list[Path]:
+    """Files in the folder and its sub-folders (not hidden, not links leading outside it), at most 2000."""
+    files = []
+    for path in sorted(folder.rglob("*")):
+        if path.is_file() and not any(part.startswith(".") for part in path.relative_to(folder).parts):
+            if path.resolve().is_relative_to(folder):
+                files.append(path)
+        if len(files) == 2000:
+            break
+    return files
+
+
+def _server_file_loader(folder: Path, role: str) -> None:
+    """Load a file that sits in the server's data folder: for files beyond the upload limit, read in place."""
+    with st.expander(f"Files on the server, in {folder}", icon=":material/dns:"):
+        files = _server_files(folder)
+        if not files:
+            st.caption("The folder holds no files.")
+            return
+        choice = st.selectbox("File", files, format_func=lambda path: str(path.relative_to(folder)),
+                              key="server_file")
+        if st.button("Load this file", key="load_server_file", icon=":material/upload_file:"):
+            status = choice.stat()
+            with open(choice, "rb") as handle, st.spinner(f"Reading {choice.name}…"):
+                parsed = state.parse_upload(f"server:{choice}:{status.st_mtime_ns}:{status.st_size}", None, handle,
+                                            None)
+            _add_parsed(parsed, f"server: {choice.relative_to(folder)}", choice.name, role)
+
+
+SERVER_FOLDER_VARIABLE = "LLRCORE_DATA_DIR"
+SERVER_FOLDER = _server_folder()
+
 st.title("Data")
 st.caption("Score files in, systems out: every other page works on the systems listed below.")
 state.show_flashes()
@@ -92,16 +143,14 @@ with upload_column:
         key_id = key_upload.file_id if key_upload is not None else None
         with st.spinner(f"Reading {upload.name}…"):
             parsed = state.parse_upload(upload.file_id, key_id, upload, key_upload)
-        if parsed.error:
-            hint = ""
-            if key_upload is None and "key" in parsed.error.lower():
-                hint = "  \nIf it is a BOSARIS/Kaldi score file, upload its key file in the *Key file* box."
-            st.error(parsed.error + hint, icon=":material/error:")
-            continue
-        handled.add(upload.file_id)
-        added = [state.add_system(name, trials, new_role, f"upload: {upload.name}")
-                 for name, trials in parsed.systems.items()]
-        st.success(f"Added {', '.join(added)} from {upload.name} as {new_role}.", icon=":material/check_circle:")
+        hint = ""
+        if key_upload is None and parsed.error and "key" in parsed.error.lower():
+            hint = "  \nIf it is a BOSARIS/Kaldi score file, upload its key file in the *Key file* box."
+        if _add_parsed(parsed, f"upload: {upload.name}", upload.name, new_role, hint):
+            handled.add(upload.file_id)
+
+    if SERVER_FOLDER is not None:
+        _server_file_loader(SERVER_FOLDER, new_role)
 
 with demo_column:
     st.subheader("Demo sets")
