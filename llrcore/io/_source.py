@@ -128,28 +128,34 @@ def _text_bytes(src: _Source) -> bytes:
     return data
 
 
-_CHUNK = 1 << 24  # bytes scanned at a time when looking for over-long lines (bounded temporary memory)
+_CHUNK = 1 << 24  # bytes scanned at a time (bounded temporary memory)
+_SKIPPABLE_STARTS = np.array([ord("\n"), ord("#"), ord(" "), ord("\t")], dtype=np.uint8)
 
 
-def _refuse_long_lines(src: _Source, data: bytes, limit: int, what: str) -> None:
-    """LoadError naming the first line longer than `limit` characters: such a file is not what the reader expects.
+def _scan_lines(src: _Source, data: bytes, limit: int, what: str) -> bool:
+    """One pass over the line ends: refuse a line longer than `limit` characters (LoadError naming it: such a file
+    is not what the reader expects) and tell whether any line after the first is blank, a comment or indented
+    (then the data lines must be picked out one by one; otherwise every line is a row).
 
-    Scans the newline positions chunk by chunk with numpy (about a tenth of a second per 100 MB).
+    Works chunk by chunk with numpy: about a tenth of a second per 100 MB.
     """
-    if len(data) <= limit:
-        return
     view = np.frombuffer(data, dtype=np.uint8)
-    line_start, lines_before = 0, 0
+    line_start, lines_before, skippable = 0, 0, False
     for chunk_start in range(0, view.size, _CHUNK):
         newlines = np.flatnonzero(view[chunk_start:chunk_start + _CHUNK] == 10) + chunk_start
         lengths = np.diff(newlines, prepend=line_start - 1) - 1
         too_long = np.flatnonzero(lengths > limit)
         if too_long.size:
-            length, line = int(lengths[too_long[0]]), lines_before + int(too_long[0]) + 1
-            raise src.error(f"this line is {length:,} characters long; {what} has lines of at most {limit:,} "
-                            "characters. Is this the right file?", line)
+            _too_long(src, int(lengths[too_long[0]]), lines_before + int(too_long[0]) + 1, limit, what)
+        following = newlines[newlines + 1 < view.size] + 1
+        skippable = skippable or bool(np.isin(view[following], _SKIPPABLE_STARTS).any())
         if newlines.size:
             line_start, lines_before = int(newlines[-1]) + 1, lines_before + newlines.size
     if view.size - line_start > limit:
-        raise src.error(f"this line is {view.size - line_start:,} characters long; {what} has lines of at most "
-                        f"{limit:,} characters. Is this the right file?", lines_before + 1)
+        _too_long(src, view.size - line_start, lines_before + 1, limit, what)
+    return skippable
+
+
+def _too_long(src: _Source, length: int, line: int, limit: int, what: str):
+    raise src.error(f"this line is {length:,} characters long; {what} has lines of at most {limit:,} characters. "
+                    "Is this the right file?", line)

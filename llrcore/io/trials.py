@@ -74,7 +74,7 @@ import numpy as np
 import pandas as pd
 
 from ..data import Trials
-from ._source import LoadError, _refuse_long_lines, _Source, _text_bytes
+from ._source import LoadError, _scan_lines, _Source, _text_bytes
 
 __all__ = ["LoadError", "read_trials", "write_trials", "FORMATS"]
 
@@ -107,7 +107,6 @@ _NUMBER = re.compile(r"[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf|infinity
 _NUMBER_COMMA = re.compile(r"[+-]?(?:(?:\d+,?\d*|,\d+)(?:[eE][+-]?\d+)?|inf|infinity|nan)", re.IGNORECASE)
 _SAMPLE_LINES = 50
 _MAX_LINE = 10_000  # characters; a trial line is short, even with many systems and long trial ids
-_SKIPPABLE = re.compile(rb"\n[\n# \t]")
 _WHITESPACE = r"\s+"
 
 
@@ -255,9 +254,10 @@ class _Text:
     Data lines are the lines that are neither blank nor comments (first non-blank character ``#``).
     """
 
-    def __init__(self, src: _Source, data: bytes):
+    def __init__(self, src: _Source, data: bytes, skippable: bool = True):
         self.src = src
         self.data = data
+        self.skippable = skippable  # whether some line after the first is blank, a comment or indented
         self._newlines = None
         # (line number, start offset, end offset, text) of the first data lines
         self.sample: list[tuple[int, int, int, str]] = []
@@ -304,27 +304,40 @@ class _Text:
 
     # -- the bulk -------------------------------------------------------------------------------------------------
     def read(self, first: int, ncols: int, categorical: list[int], reference: int) -> tuple[pd.DataFrame, np.ndarray]:
-        """Read the data lines from sample line `first` on; return the table and each row's line number."""
+        """Read the data lines from sample line `first` on; return the table and each row's line number
+        (an array, or a ``range`` when the rows are consecutive lines)."""
         lineno0, start = self.sample[first][0], self.sample[first][1]
-        body = self.data[start:].rstrip(b" \t\n")
-        if _SKIPPABLE.search(body):  # a blank, comment or indented line: find the data lines one by one
+        end = len(self.data)
+        while end > start and self.data[end - 1] in b" \t\n":  # trailing blanks, without copying the whole file
+            end -= 1
+        body = self.data[start:end]
+        if self.skippable:  # a blank, comment or indented line: find the data lines one by one
             body, lines = _drop_blank_and_comments(body, lineno0)
-        else:
-            lines = lineno0 + np.arange(body.count(b"\n") + 1)
+        elif body.find(b'"') >= 0:  # quoted fields may span lines: count the lines to check the rows against
+            lines = range(lineno0, lineno0 + body.count(b"\n") + 1)
+        else:  # every line is one row: their numbers follow from the row count, nothing to count here
+            lines = None
+        # low_memory=False: one pass, instead of chunks whose categories pandas must re-code and concatenate
         options = dict(sep=self.sep, header=None, engine="c", na_filter=False, decimal=self.decimal,
-                       dtype={j: "category" for j in categorical})
+                       dtype={j: "category" for j in categorical}, low_memory=False)
         if self.sep == _WHITESPACE:
             options["quoting"] = csv.QUOTE_NONE
-        else:
+        elif any(self.sep + blank in text for *_, text in self.sample for blank in (" ", "\t")):
+            # it doubles pandas' parsing time, so only where the file has spaces after its separators; elsewhere
+            # an odd padded field still reads right (labels and scores are stripped when converted)
             options["skipinitialspace"] = True
         try:
             frame = pd.read_csv(io.BytesIO(body), **options)
+            if lines is None:
+                lines = range(lineno0, lineno0 + len(frame))
         except pd.errors.ParserError as exc:
+            if lines is None:
+                lines = range(lineno0, lineno0 + body.count(b"\n") + 1)
             message = str(exc)
             found = re.search(r"Expected (\d+) fields in line (\d+), saw (\d+)", message)
             if found:
                 row = int(found.group(2)) - 1
-                lineno = int(lines[row]) if 0 <= row < lines.size else None
+                lineno = int(lines[row]) if 0 <= row < len(lines) else None
                 if lineno is not None:
                     self.check_width(lineno, ncols, reference)
                 raise self.src.error(f"this line has {_columns(int(found.group(3)))} but line {reference} has "
@@ -334,7 +347,7 @@ class _Text:
             raise self.src.error(f"the file cannot be read as a table ({message.strip()}).") from None
         except (ValueError, OverflowError) as exc:
             raise self.src.error(f"the file cannot be read as a table ({exc}).") from None
-        if len(frame) != lines.size:
+        if len(frame) != len(lines):
             raise self._quote_error(lines)
         if frame.shape[1] != ncols:
             # the first row read sets the width; it can only differ from the sample if quoting changed it
@@ -461,8 +474,7 @@ def _clean_name(token: str) -> str:
 
 def _read_text(src: _Source, fmt: str, name: str | None) -> Trials | dict[str, Trials]:
     data = _text_bytes(src)
-    _refuse_long_lines(src, data, _MAX_LINE, "a score file")
-    text = _Text(src, data)
+    text = _Text(src, data, skippable=_scan_lines(src, data, _MAX_LINE, "a score file"))
     rows, sample = text.rows, text.sample
     number = lambda token: _is_number(token, text.decimal)  # noqa: E731
 
