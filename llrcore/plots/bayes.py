@@ -181,7 +181,9 @@ def ape_figure(systems, *, plo=None) -> go.Figure:
         go.Bar(
             x=names_arr, y=loss_drawn, name="calibration loss",
             marker=dict(color=[with_alpha(c, 0.35) for c in colours], line=dict(color=colours, width=2),
-                        pattern=dict(shape="/", fgcolor=colours, size=10, solidity=0.25)),
+                        # an explicit background: by default the pattern takes the per-bar colours, which
+                        # plotly.js cannot use there ("Invalid color specifier" in the browser console)
+                        pattern=dict(shape="/", fgcolor=colours, bgcolor="rgba(0,0,0,0)", size=10, solidity=0.25)),
             customdata=bar_data, hovertemplate=bar_hover, legendgroup="bars",
             text=[_bits(c) for c in cllr_arr],
             textposition="outside", textfont=dict(size=15), textangle=0, cliponaxis=False,
