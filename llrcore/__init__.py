@@ -35,5 +35,12 @@ from .metrics import (
 from .io import LoadError, read_trials, write_trials
 from .rates import SortedScores
 from .rules import BetaRule, objective, threshold_weighting
+from .calibration_analysis import (
+    CalibrationResult,
+    RuleSweep,
+    calibrate_and_evaluate,
+    sweep_prior_weighting,
+    weighting_mode,
+)
 
 __version__ = "0.1.0"

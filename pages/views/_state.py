@@ -58,6 +58,11 @@ PAGES = [
              "Upload score files or pick demo sets; name them and mark them for development or evaluation."),
     PageSpec("pages/views/evaluate.py", "Evaluate", ":material/query_stats:", "Workbench",
              "EER, minDCF, actDCF, Cllr and Cprimary at an operating point; DET, APE and Bayes error plots."),
+    PageSpec("pages/views/calibrate.py", "Calibrate", ":material/tune:", "Calibration",
+             "Train affine (any proper scoring rule), CMLG or PAV calibration on development trials; judge it on "
+             "evaluation trials or by cross-validation."),
+    PageSpec("pages/views/compare_rules.py", "Compare rules", ":material/compare_arrows:", "Calibration",
+             "Sweep the prior weighting for several scoring rules and see which gives the lowest evaluation Cprimary."),
 ]
 
 # ----- demo data ---------------------------------------------------------------------------------------------------

@@ -1,0 +1,366 @@
+"""Calibration experiments: train a calibrator on development trials and judge it honestly.
+
+What the Calibrate and Compare-rules pages (and a notebook) need, built on :mod:`llrcore.calibration` and
+:mod:`llrcore.metrics`:
+
+- :func:`calibrate_and_evaluate` — fit affine-by-rule, CMLG or PAV calibration on a training set and score it on a
+  separate evaluation set, or by k-fold cross-validation when only one set exists; returns the calibrated trials,
+  the calibrator and the metrics before and after (:class:`CalibrationResult`).
+- :func:`sweep_prior_weighting` — the experiment of fig. 2 of Brümmer & Doddington (2013): for several proper
+  scoring rules and a grid of prior weightings ``tau``, the evaluation-set Cprimary (or any mean actual DCF) of the
+  affine calibration trained with that rule and weighting (:class:`RuleSweep`).
+- :func:`weighting_mode` — where the effective threshold weighting of a rule peaks (fig. 1 of the same paper).
+
+Honest evaluation: no trial is ever calibrated by a transform that saw it. With a separate evaluation set the
+calibrator is trained on the training set alone; with one set, every trial's LLR comes from the calibrator trained
+on the other folds (:func:`~llrcore.calibration.cross_calibrate`).
+
+Reference
+---------
+N. Brümmer and G. Doddington, "Likelihood-ratio calibration using prior-weighted proper scoring rules",
+Interspeech 2013 (eqs. 3, 7, 10, 16; figs. 1-3).
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from .calibration import Affine, PAVCalibrator, cross_calibrate, fit_affine, fit_cmlg, fit_pav
+from .data import Trials
+from .metrics import SRE12_P_TARGETS, BinaryMetrics, _normalised, act_dcf, effective_plo, evaluate, min_dcf
+from .rates import SortedScores, cllr_bits, sigmoid
+from .rules import BetaRule, threshold_weighting
+
+__all__ = [
+    "NAMED_RULES",
+    "METHODS",
+    "DEFAULT_PLO_GRID",
+    "CalibrationResult",
+    "calibrate_and_evaluate",
+    "calibration_label",
+    "RuleSweep",
+    "sweep_prior_weighting",
+    "weighting_mode",
+]
+
+#: The four rules of Brümmer & Doddington (2013): logarithmic (1, 1), Brier (2, 2), boosting (1/2, 1/2) and the
+#: asymmetric (2, 1) rule that favours high thresholds.
+NAMED_RULES = (BetaRule.logarithmic(), BetaRule.brier(), BetaRule.boosting(), BetaRule.asymmetric())
+#: Prior weightings of the default sweep: tau from -8 (P = 3.4e-4) to 0 (P = 1/2) in steps of 1/2.
+DEFAULT_PLO_GRID = np.linspace(-8.0, 0.0, 17)
+#: Calibration methods: affine trained with a proper scoring rule, closed-form CMLG, interpolated PAV.
+METHODS = ("affine", "cmlg", "pav")
+
+
+# ----- one calibration ----------------------------------------------------------------------------------------------
+
+
+def calibration_label(method: str, rule: BetaRule | None = None, plo: float | None = None,
+                      folds: int | None = None) -> str:
+    """A short name for a calibration, e.g. ``"calibrated (Brier, P=0.01)"`` or ``"calibrated (PAV, 5-fold CV)"``."""
+    method = _check_method(method)
+    if method == "affine":
+        parts = [(rule or BetaRule.logarithmic()).name, f"P={float(sigmoid(plo or 0.0)):.3g}"]
+    else:
+        parts = ["CMLG" if method == "cmlg" else "PAV"]
+    if folds is not None:
+        parts.append(f"{folds}-fold CV")
+    return f"calibrated ({', '.join(parts)})"
+
+
+@dataclass(frozen=True)
+class CalibrationResult:
+    """A calibrator trained on one set and the evaluation-set trials before and after it.
+
+    Attributes
+    ----------
+    method : {"affine", "cmlg", "pav"}
+    rule : BetaRule or None
+        The proper scoring rule of an affine calibration.
+    plo : float or None
+        The prior weighting ``tau`` (log-odds) of an affine calibration.
+    folds : int or None
+        Number of cross-validation folds, or None when a separate evaluation set was used.
+    calibrator : Affine or PAVCalibrator
+        Trained on *all* the training trials: the transform to apply to new scores. (Under cross-validation the
+        calibrated LLRs below come from the fold calibrators, each trained without the trials it calibrates.)
+    raw : Trials
+        The evaluation trials as given (the training set itself under cross-validation).
+    calibrated : Trials
+        The same trials with calibrated LLRs (spoof trials, if any, through ``calibrator``), named
+        ``"<raw name> · <label>"``.
+    before, after : BinaryMetrics
+        Metrics of ``raw`` (scores taken as LLRs) and of ``calibrated`` at the chosen operating point.
+    train_name : str
+        Name of the training set.
+    """
+
+    method: str
+    rule: BetaRule | None
+    plo: float | None
+    folds: int | None
+    calibrator: Affine | PAVCalibrator
+    raw: Trials
+    calibrated: Trials
+    before: BinaryMetrics
+    after: BinaryMetrics
+    train_name: str
+
+    @property
+    def cross_validated(self) -> bool:
+        return self.folds is not None
+
+    @property
+    def label(self) -> str:
+        """E.g. ``"calibrated (Brier, P=0.01)"``."""
+        return calibration_label(self.method, self.rule, self.plo, self.folds)
+
+
+def _check_method(method: str) -> str:
+    method = str(method).lower()
+    if method not in METHODS:
+        raise ValueError(f"Unknown calibration method {method!r}: choose one of {', '.join(METHODS)}.")
+    return method
+
+
+def _fitter(method: str, rule: BetaRule | None, plo: float, cmlg_alpha: float) -> tuple[Callable, dict]:
+    """The fit function of `method` and its options, as :func:`cross_calibrate` takes them."""
+    if method == "affine":
+        return fit_affine, {"rule": rule or BetaRule.logarithmic(), "plo": float(plo)}
+    if method == "cmlg":
+        return fit_cmlg, {"alpha": float(cmlg_alpha)}
+    return fit_pav, {}
+
+
+def calibrate_and_evaluate(
+    train: Trials,
+    test: Trials | None = None,
+    method: str = "affine",
+    rule: BetaRule | None = None,
+    plo: float = 0.0,
+    *,
+    cmlg_alpha: float = 0.5,
+    folds: int = 5,
+    seed: int = 0,
+    p_target: float = 0.01,
+    c_miss: float = 1.0,
+    c_fa: float = 1.0,
+) -> CalibrationResult:
+    """Train a calibration on `train` and evaluate it on `test`, or by k-fold cross-validation of `train`.
+
+    Parameters
+    ----------
+    train : Trials
+        Development trials with their labels: the calibrator is trained on their target and non-target scores.
+    test : Trials, optional
+        A separate evaluation set. When None, every trial of `train` is calibrated by a calibrator trained on the
+        other ``folds - 1`` folds (:func:`~llrcore.calibration.cross_calibrate`).
+    method : {"affine", "cmlg", "pav"}
+        ``"affine"``: ``llr = a s + b`` minimising the prior-weighted objective of `rule` at prior log-odds `plo`
+        (eq. 3 of Brümmer & Doddington 2013); ``"cmlg"``: closed-form constrained ML Gaussian calibration with
+        variance weight `cmlg_alpha`; ``"pav"``: interpolated PAV (monotone, non-parametric).
+    rule : BetaRule, optional
+        Proper scoring rule of the affine calibration (logarithmic by default: prior-weighted logistic regression).
+    plo : float
+        Prior weighting ``tau = logit(P)`` of the affine calibration.
+    folds, seed : int
+        Cross-validation folds and the seed of their random assignment (used only when `test` is None).
+    p_target, c_miss, c_fa : float
+        Operating point of the before/after metrics (:func:`~llrcore.metrics.evaluate`).
+
+    Raises
+    ------
+    ValueError
+        With a sentence for the user when the method or its options are bad, or the calibration cannot be fitted
+        (e.g. training scores that separate the classes completely, for affine calibration).
+    """
+    method = _check_method(method)
+    fit, options = _fitter(method, rule, plo, cmlg_alpha)
+    calibrator = fit(train.tar, train.non, **options)
+    if test is None:
+        raw = train
+        tar_llr, non_llr = cross_calibrate(train.tar, train.non, fit, folds=folds, seed=seed, **options)
+    else:
+        raw = test
+        tar_llr, non_llr = calibrator(test.tar), calibrator(test.non)
+    cv_folds = int(folds) if test is None else None
+    label = calibration_label(method, options.get("rule"), options.get("plo"), cv_folds)
+    name = f"{raw.name} · {label}" if raw.name else label
+    spoof = calibrator(raw.spoof) if raw.spoof.size else raw.spoof
+    calibrated = Trials(tar_llr, non_llr, name=name, spoof=spoof)
+    operating_point = dict(p_target=p_target, c_miss=c_miss, c_fa=c_fa)
+    return CalibrationResult(
+        method=method,
+        rule=options.get("rule"),
+        plo=options.get("plo"),
+        folds=cv_folds,
+        calibrator=calibrator,
+        raw=raw,
+        calibrated=calibrated,
+        before=evaluate(raw.sorted, name=raw.name, **operating_point),
+        after=evaluate(calibrated.sorted, name=name, **operating_point),
+        train_name=train.name,
+    )
+
+
+# ----- the prior-weighting sweep (fig. 2) ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RuleSweep:
+    """Evaluation-set cost of affine calibrations trained with several rules and prior weightings.
+
+    Attributes
+    ----------
+    frame : DataFrame
+        One row per (rule, prior weighting): ``rule`` (name), ``alpha``, ``beta``, ``plo`` (the weighting ``tau``),
+        ``p_weight`` (``sigmoid(tau)``), ``cost`` (mean normalised actual DCF over `p_targets` of the calibrated
+        evaluation LLRs; Cprimary with the defaults) and ``cllr`` (their Cllr in bits).
+    cost_name : str
+        What ``cost`` is, for axis labels: ``"Cprimary"`` or e.g. ``"actDCF (P=0.01, Cmiss=10, Cfa=1)"``.
+    raw_cost : float
+        The same cost of the evaluation scores taken as LLRs without calibration.
+    min_cost : float
+        The same with minimum DCFs: the floor no monotone calibration of these scores can go below (it uses the
+        evaluation labels).
+    p_targets : tuple of float
+    c_miss, c_fa : float
+    cross_validated : bool
+        True when the costs come from k-fold cross-validation of the training set.
+    """
+
+    frame: pd.DataFrame
+    cost_name: str
+    raw_cost: float
+    min_cost: float
+    p_targets: tuple
+    c_miss: float
+    c_fa: float
+    cross_validated: bool
+
+    @property
+    def best(self) -> pd.Series:
+        """The row with the lowest cost (the first one if several tie)."""
+        return self.frame.loc[self.frame["cost"].idxmin()]
+
+
+def _cost_name(p_targets: tuple, c_miss: float, c_fa: float) -> str:
+    if tuple(p_targets) == SRE12_P_TARGETS and c_miss == 1 and c_fa == 1:
+        return "Cprimary"
+    costs = "" if (c_miss == 1 and c_fa == 1) else f", Cmiss={c_miss:g}, Cfa={c_fa:g}"
+    if len(p_targets) == 1:
+        return f"actDCF (P={p_targets[0]:g}{costs})"
+    return f"mean actDCF (P={', '.join(f'{p:g}' for p in p_targets)}{costs})"
+
+
+def _mean_act_dcf(table: SortedScores, plo_eff: np.ndarray, affine: Affine | None = None) -> float:
+    """Mean normalised actual DCF at the effective priors `plo_eff` of ``affine(scores)`` (or the scores as LLRs).
+
+    An affine map with positive scale keeps the order, so its Bayes decisions ``a s + b >= -plo_eff`` are those of
+    the raw scores at ``s >= (-plo_eff - b) / a``: the sorted raw scores answer without calibrating or sorting.
+    """
+    threshold = -plo_eff if affine is None else (-plo_eff - affine.offset) / affine.scale
+    error = sigmoid(plo_eff) * table.miss_rate(threshold) + sigmoid(-plo_eff) * table.false_alarm_rate(threshold)
+    return float(np.mean(_normalised(error, plo_eff)))
+
+
+def sweep_prior_weighting(
+    train: Trials,
+    test: Trials | None,
+    rules: Sequence[BetaRule] = NAMED_RULES,
+    plo_grid=None,
+    *,
+    p_targets=SRE12_P_TARGETS,
+    c_miss: float = 1.0,
+    c_fa: float = 1.0,
+    folds: int = 5,
+    seed: int = 0,
+    progress: Callable[[int, int], None] | None = None,
+) -> RuleSweep:
+    """Evaluation cost of affine calibration against the prior weighting, for several rules (fig. 2 of the paper).
+
+    For every rule and every ``tau`` in `plo_grid` an affine calibration is trained on `train` by minimising the
+    objective ``E = P mean_tar C(sigmoid(l + tau)|H1) + (1-P) mean_non C(sigmoid(l + tau)|H2)``, ``P = sigmoid(tau)``,
+    and the mean normalised actual DCF of the calibrated `test` LLRs over `p_targets` is recorded. With the defaults
+    this is NIST SRE'12 Cprimary (``P_target`` 0.01 and 0.001, unit costs), whose Bayes thresholds sit at LLR 4.6
+    and 6.9: rules that put more weight there (Brier, the asymmetric (2, 1) rule) can beat logistic regression.
+
+    Parameters
+    ----------
+    train : Trials
+        Training (development) trials.
+    test : Trials or None
+        Evaluation trials; None for `folds`-fold cross-validation of `train` (slower: one fit per fold).
+    rules : sequence of BetaRule
+    plo_grid : array_like, optional
+        Prior weightings ``tau`` (log-odds); default :data:`DEFAULT_PLO_GRID`, -8 to 0 in steps of 1/2.
+    p_targets, c_miss, c_fa :
+        The cost: mean normalised actDCF at these priors and costs.
+    progress : callable, optional
+        Called as ``progress(done, total)`` after each fit, e.g. to drive a progress bar.
+
+    Returns
+    -------
+    RuleSweep
+    """
+    rules = list(rules)
+    if not rules:
+        raise ValueError("Choose at least one scoring rule to compare.")
+    grid = np.atleast_1d(np.asarray(DEFAULT_PLO_GRID if plo_grid is None else plo_grid, dtype=np.float64))
+    if grid.size == 0 or not np.all(np.isfinite(grid)):
+        raise ValueError("The prior weightings must be finite log-odds.")
+    p_targets = tuple(float(p) for p in np.atleast_1d(p_targets))
+    plo_eff = effective_plo(np.asarray(p_targets), c_miss, c_fa)
+    evaluated = train if test is None else test
+    table = evaluated.sorted
+    rows, total = [], len(rules) * grid.size
+    for rule in rules:
+        for tau in grid:
+            if test is None:
+                tar_llr, non_llr = cross_calibrate(train.tar, train.non, fit_affine, folds=folds, seed=seed,
+                                                   rule=rule, plo=float(tau))
+                cost = _mean_act_dcf(SortedScores(tar_llr, non_llr), plo_eff)
+            else:
+                affine = fit_affine(train.tar, train.non, rule, float(tau))
+                tar_llr, non_llr = affine(test.tar), affine(test.non)
+                cost = (_mean_act_dcf(table, plo_eff, affine) if affine.scale > 0
+                        else _mean_act_dcf(SortedScores(tar_llr, non_llr), plo_eff))
+            rows.append({"rule": rule.name, "alpha": rule.alpha, "beta": rule.beta, "plo": float(tau),
+                         "p_weight": float(sigmoid(tau)), "cost": cost, "cllr": cllr_bits(tar_llr, non_llr)})
+            if progress is not None:
+                progress(len(rows), total)
+    operating_points = [dict(p_target=p, c_miss=c_miss, c_fa=c_fa) for p in p_targets]
+    return RuleSweep(
+        frame=pd.DataFrame(rows, columns=["rule", "alpha", "beta", "plo", "p_weight", "cost", "cllr"]),
+        cost_name=_cost_name(p_targets, c_miss, c_fa),
+        raw_cost=float(np.mean([act_dcf(table, **op) for op in operating_points])),
+        min_cost=float(np.mean([min_dcf(table, **op) for op in operating_points])),
+        p_targets=p_targets,
+        c_miss=float(c_miss),
+        c_fa=float(c_fa),
+        cross_validated=test is None,
+    )
+
+
+# ----- the threshold weighting (fig. 1) -----------------------------------------------------------------------------
+
+
+def weighting_mode(rule: BetaRule, plo: float) -> float:
+    """The LLR threshold where the effective weighting ``w(t + tau) Omega_tau(t)`` of `rule` peaks (``tau = plo``).
+
+    The weighting is unimodal (log-concave in ``t``); its maximum is found on a 1/100 grid and refined by a
+    parabola through the log-weights around it (accurate to about 1e-6). For the logarithmic rule the mode is
+    exactly ``-tau/2``; for Brier it moves most of the way towards ``-tau``; for boosting it stays at 0.
+    """
+    centre = -float(plo) / 2
+    t = centre + np.arange(-4000, 4001) / 100.0  # +-40 around the logarithmic rule's mode: covers every tau
+    with np.errstate(divide="ignore"):
+        log_weight = np.log(threshold_weighting(rule, plo, t))
+    i = int(np.clip(np.argmax(log_weight), 1, t.size - 2))
+    left, middle, right = log_weight[i - 1 : i + 2]
+    curvature = left - 2 * middle + right
+    shift = 0.5 * (left - right) / curvature if curvature < 0 else 0.0
+    return float(t[i] + shift * 0.01)

@@ -1,0 +1,335 @@
+"""Calibration figures of Brümmer & Doddington (2013), "Likelihood-ratio calibration using prior-weighted proper
+scoring rules" (Interspeech 2013):
+
+- :func:`threshold_weighting_figure` — fig. 1: the weighting a proper scoring rule, prior-weighted at ``tau``, puts
+  on LLR thresholds ``t``, ``w(t + tau) Omega_tau(t)`` normalised, with its mode and the user's Bayes threshold.
+- :func:`rule_comparison_figure` — fig. 2: the evaluation cost (Cprimary) of affine calibrations against the prior
+  weighting ``tau``, one curve per rule, the best (rule, tau) marked.
+- :func:`calibration_transform_figure` — fig. 3: each system's LLRs against the PAV-optimal LLRs of the same trials;
+  a perfectly calibrated system lies on the identity line.
+
+Before/after APE, normalised Bayes error and Bayes-error-vs-trapezium figures need nothing new: pass the raw and the
+calibrated system together to the figures of :mod:`llrcore.plots.bayes`.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from ..calibration_analysis import RuleSweep, weighting_mode
+from ..metrics import effective_plo
+from ..rates import sigmoid
+from ..rules import BetaRule, threshold_weighting
+from ._style import (
+    LINE_WIDTH,
+    REFERENCE_COLOUR,
+    as_systems,
+    decimation_indices,
+    style_figure,
+    system_colour,
+)
+
+__all__ = ["threshold_weighting_figure", "rule_comparison_figure", "calibration_transform_figure"]
+
+_SYMBOLS = ("triangle-up", "circle", "square", "diamond", "x", "pentagon", "hexagon", "cross")
+_P_TICKS = np.array([1e-4, 1e-3, 0.01, 0.1, 0.5, 0.9, 0.99])
+_THRESHOLD_LINE = dict(color="#333333", width=1.8, dash="dashdot")
+
+
+def _signed(value: float) -> str:
+    """A threshold for labels, with its sign and the minus sign typeset: ``+2.00``, ``−4.60``."""
+    value = 0.0 if abs(value) < 0.005 else value  # no "−0.00"
+    return f"{value:+.2f}".replace("-", "−")
+
+
+def _bayes_threshold(p_target, c_miss, c_fa) -> float | None:
+    """``-plo_eff`` of the operating point, or None when no operating point is given."""
+    if p_target is None:
+        return None
+    threshold = -float(effective_plo(p_target, c_miss, c_fa))
+    return threshold if np.isfinite(threshold) else None
+
+
+def _threshold_line(fig: go.Figure, threshold: float, p_target: float, c_miss: float, c_fa: float,
+                    position: str = "top right", note: str = "") -> None:
+    costs = "" if (c_miss == 1 and c_fa == 1) else f", C<sub>miss</sub> = {c_miss:g}, C<sub>fa</sub> = {c_fa:g}"
+    fig.add_vline(
+        x=threshold, line=_THRESHOLD_LINE, layer="below",
+        annotation=dict(text=f"Bayes threshold {_signed(threshold)}{note}<br>"
+                        f"(P<sub>target</sub> = {p_target:g}{costs})",
+                        font=dict(size=14, color="#222222"), bgcolor="rgba(255,255,255,0.85)", align="left"),
+        annotation_position=position,
+    )
+
+
+def _p_axis(fig: go.Figure, x_range) -> None:
+    """A second x axis on top labelled with ``P = sigmoid(x)`` for an x axis in log-odds."""
+    logit = np.log(_P_TICKS) - np.log1p(-_P_TICKS)
+    inside = (logit >= x_range[0]) & (logit <= x_range[1])
+    fig.update_layout(
+        xaxis2=dict(overlaying="x", side="top", matches="x", range=list(x_range), showgrid=False, zeroline=False,
+                    tickvals=logit[inside], ticktext=[f"{p:g}" for p in _P_TICKS[inside]],
+                    title=dict(text="P", font=dict(size=16), standoff=4), tickfont=dict(size=14)),
+    )
+    fig.add_trace(go.Scatter(x=np.array(x_range, dtype=float), y=np.array([np.nan, np.nan]), xaxis="x2",
+                             mode="lines", showlegend=False, hoverinfo="skip", meta=dict(system=None, kind="axis")))
+
+
+# ----- fig. 1: threshold weighting ----------------------------------------------------------------------------------
+
+
+def _as_rules(rules) -> dict[str, BetaRule]:
+    if isinstance(rules, BetaRule):
+        return {rules.name: rules}
+    if isinstance(rules, Mapping):
+        items = list(rules.items())
+    else:
+        items = [(rule.name, rule) for rule in rules]
+    if not items:
+        raise ValueError("Give at least one scoring rule.")
+    for name, rule in items:
+        if not isinstance(rule, BetaRule):
+            raise TypeError(f"{name!r} is a {type(rule).__name__}, not a BetaRule.")
+    return dict(items)
+
+
+def threshold_weighting_figure(
+    rules,
+    plo: float,
+    *,
+    p_target: float | None = None,
+    c_miss: float = 1.0,
+    c_fa: float = 1.0,
+    t=None,
+    highlight: str | None = None,
+) -> go.Figure:
+    """The effective weighting over LLR thresholds of prior-weighted proper scoring rules (fig. 1 of the paper).
+
+    A rule (alpha, beta) trained with prior weighting ``tau = plo`` weights the Bayes decisions at LLR threshold
+    ``t`` by ``w(t + tau) Omega_tau(t)`` with ``w(t) = sigmoid(t)^alpha sigmoid(-t)^beta / B(alpha, beta)`` and
+    ``Omega_tau(t) = sigmoid(-tau) (1 + e^{t+tau}) / (1 + e^t)`` (eqs. 7, 10); each curve is normalised to unit area
+    (:func:`~llrcore.rules.threshold_weighting`) and its mode (:func:`~llrcore.calibration_analysis.weighting_mode`)
+    marked. The logarithmic rule's mode moves only to ``-tau/2``; Brier's most of the way to ``-tau``; boosting's
+    does not move at all. The calibration is good where the weight is.
+
+    Parameters
+    ----------
+    rules : BetaRule, sequence of BetaRule or mapping of label to BetaRule
+    plo : float
+        The prior weighting ``tau`` (log-odds).
+    p_target, c_miss, c_fa : float, optional
+        The user's operating point: a vertical line at its Bayes threshold ``-plo_eff``.
+    t : array_like, optional
+        LLR thresholds to draw; default 1201 points covering the modes, ``-tau`` and the Bayes threshold +-10.
+    highlight : str, optional
+        Label of one rule to draw boldly, the others lighter (e.g. the chosen rule among the named ones).
+    """
+    rules = _as_rules(rules)
+    plo = float(plo)
+    bayes = _bayes_threshold(p_target, c_miss, c_fa)
+    modes = {name: weighting_mode(rule, plo) for name, rule in rules.items()}
+    if t is None:
+        landmarks = [0.0, -plo, *modes.values(), *([bayes] if bayes is not None else [])]
+        t = np.linspace(min(landmarks) - 10, max(landmarks) + 10, 1201)
+    t = np.sort(np.asarray(t, dtype=np.float64))
+    fig = go.Figure()
+    top = 0.0
+    for position, (name, rule) in enumerate(rules.items()):
+        colour = system_colour(position)
+        weight = threshold_weighting(rule, plo, t)
+        top = max(top, float(weight.max()))
+        mode = modes[name]
+        peak = float(threshold_weighting(rule, plo, [mode])[0])
+        label = f"{name} (α = {rule.alpha:g}, β = {rule.beta:g}): mode {_signed(mode)}"
+        faint = highlight is not None and name != highlight
+        fig.add_trace(go.Scatter(
+            x=t, y=weight, mode="lines", name=label, legendgroup=name, opacity=0.6 if faint else 1.0,
+            line=dict(color=colour, width=LINE_WIDTH - 1 if faint else LINE_WIDTH + 0.5),
+            hovertemplate=f"<b>{name}</b><br>threshold t = %{{x:.2f}}<br>weight = %{{y:.4f}}<extra></extra>",
+            meta=dict(system=name, kind="weighting", label=name, alpha=rule.alpha, beta=rule.beta),
+        ))
+        fig.add_trace(go.Scatter(
+            x=np.array([mode]), y=np.array([peak]), mode="markers", showlegend=False, legendgroup=name,
+            name=f"{name} mode",
+            marker=dict(symbol="diamond", size=15, color=colour, line=dict(color="white", width=1.5)),
+            hovertemplate=f"<b>{name}</b> mode<br>t = %{{x:.3f}}<extra></extra>",
+            meta=dict(system=name, kind="mode", label=f"{name} mode", mode=mode),
+        ))
+    # when the Bayes threshold is -tau (the weighting is at the operating point), one label says both
+    same = bayes is not None and abs(bayes + plo) < 5e-3
+    label = {} if same else dict(
+        annotation=dict(text=f"−τ = {_signed(-plo)}<br>(weighting P = {float(sigmoid(plo)):.3g})",
+                        font=dict(size=14, color=REFERENCE_COLOUR), bgcolor="rgba(255,255,255,0.85)", align="right"),
+        annotation_position="top left",
+    )
+    fig.add_vline(x=-plo, line=dict(color=REFERENCE_COLOUR, width=1.4, dash="dot"), layer="below", **label)
+    if bayes is not None:
+        _threshold_line(fig, bayes, p_target, c_miss, c_fa, note=" = −τ" if same else "")
+    style_figure(fig, f"Weighting over LLR thresholds, prior weighting τ = {_signed(plo)}", height=520)
+    fig.update_layout(hovermode="closest", margin=dict(t=110))
+    fig.update_xaxes(title_text="LLR threshold t", range=[float(t[0]), float(t[-1])])
+    fig.update_yaxes(title_text="Relative weight (unit area)", range=[0, 1.25 * top], rangemode="tozero")
+    return fig
+
+
+# ----- fig. 2: cost against prior weighting -------------------------------------------------------------------------
+
+
+def rule_comparison_figure(sweep: RuleSweep | pd.DataFrame, *, cost_name: str | None = None) -> go.Figure:
+    """Evaluation cost of affine calibration against the prior weighting, one curve per rule (fig. 2 of the paper).
+
+    Parameters
+    ----------
+    sweep : RuleSweep or DataFrame
+        From :func:`~llrcore.calibration_analysis.sweep_prior_weighting`; a DataFrame needs columns ``rule``,
+        ``plo`` and ``cost`` (``cllr`` is shown on hover when present). A :class:`RuleSweep` also draws the cost of
+        the uncalibrated scores and the minimum (PAV on the evaluation labels) as reference lines.
+    cost_name : str, optional
+        Axis label of the cost; default the sweep's (``"Cprimary"``) or ``"cost"``.
+    """
+    frame = sweep.frame if isinstance(sweep, RuleSweep) else sweep
+    missing = {"rule", "plo", "cost"} - set(frame.columns)
+    if missing:
+        raise ValueError(f"The sweep table has no column {sorted(missing)[0]!r}.")
+    if frame.empty:
+        raise ValueError("The sweep table is empty.")
+    cost_name = cost_name or (sweep.cost_name if isinstance(sweep, RuleSweep) else "cost")
+    fig = go.Figure()
+    rules = list(dict.fromkeys(frame["rule"]))
+    best = frame.loc[frame["cost"].idxmin()]
+    for position, rule in enumerate(rules):
+        part = frame[frame["rule"] == rule].sort_values("plo")
+        plo = part["plo"].to_numpy(dtype=np.float64)
+        cost = part["cost"].to_numpy(dtype=np.float64)
+        cllr = part["cllr"].to_numpy(dtype=np.float64) if "cllr" in part else np.full(plo.size, np.nan)
+        lowest = int(np.argmin(cost))
+        fig.add_trace(go.Scatter(
+            x=plo, y=cost, mode="lines+markers",
+            name=f"{rule} (lowest {cost[lowest]:.3f} at τ = {_signed(plo[lowest])})", legendgroup=rule,
+            line=dict(color=system_colour(position), width=LINE_WIDTH - 0.5),
+            marker=dict(symbol=_SYMBOLS[position % len(_SYMBOLS)], size=10, color=system_colour(position)),
+            customdata=np.column_stack([sigmoid(plo), cllr]),
+            hovertemplate=f"<b>{rule}</b><br>τ = %{{x:.2f}} (P = %{{customdata[0]:.3g}})<br>"
+            f"{cost_name} = %{{y:.4f}}<br>Cllr = %{{customdata[1]:.3f}} bits<extra></extra>",
+            meta=dict(system=rule, kind="cost", label=rule),
+        ))
+    fig.add_trace(go.Scatter(
+        x=np.array([best["plo"]]), y=np.array([best["cost"]]), mode="markers",
+        name=f"best: {best['rule']} at P = {float(sigmoid(best['plo'])):.3g} ({cost_name} {best['cost']:.3f})",
+        marker=dict(symbol="star", size=24, color="#F0C419", line=dict(color="#222222", width=1.5)),
+        hovertemplate=f"<b>best</b>: {best['rule']}<br>τ = %{{x:.2f}}<br>{cost_name} = %{{y:.4f}}<extra></extra>",
+        meta=dict(system=str(best["rule"]), kind="best", label="best"),
+    ))
+    costs = frame["cost"].to_numpy(dtype=np.float64)
+    low, high = float(costs.min()), float(costs.max())
+    if isinstance(sweep, RuleSweep):
+        low = min(low, sweep.min_cost)
+        fig.add_hline(y=sweep.min_cost, line=dict(color=REFERENCE_COLOUR, width=1.8, dash="dash"),
+                      annotation=dict(text=f"minimum with the evaluation labels (PAV): {sweep.min_cost:.3f}",
+                                      font=dict(size=14, color=REFERENCE_COLOUR)),
+                      annotation_position="bottom right")
+    span = max(high - low, 0.05 * max(high, 1e-3))
+    y_range = [max(0.0, low - 0.15 * span), high + 0.25 * span]
+    if isinstance(sweep, RuleSweep):
+        raw_text = f"scores as they are (no calibration): {sweep.raw_cost:.3f}"
+        if sweep.raw_cost <= y_range[1] + 0.5 * span:
+            y_range[1] = max(y_range[1], sweep.raw_cost + 0.1 * span)
+            fig.add_hline(y=sweep.raw_cost, line=dict(color=REFERENCE_COLOUR, width=1.8, dash="dot"),
+                          annotation=dict(text=raw_text, font=dict(size=14, color=REFERENCE_COLOUR)),
+                          annotation_position="top right")
+        else:  # far above the curves: say so rather than squash them
+            fig.add_annotation(text=f"↑ {raw_text}", xref="paper", yref="paper", x=1, y=1, xanchor="right",
+                               yanchor="top", showarrow=False, font=dict(size=14, color=REFERENCE_COLOUR),
+                               bgcolor="rgba(255,255,255,0.85)")
+    plo_all = frame["plo"].to_numpy(dtype=np.float64)
+    pad = 0.03 * max(float(np.ptp(plo_all)), 1.0)
+    x_range = [float(plo_all.min()) - pad, float(plo_all.max()) + pad]
+    style_figure(fig, f"{cost_name} of the calibrated evaluation scores against the prior weighting", height=560)
+    fig.update_layout(hovermode="closest", margin=dict(t=115), title=dict(y=0.98, yanchor="top"))
+    fig.update_xaxes(title_text="Prior weighting τ = logit(P)", range=x_range)
+    fig.update_yaxes(title_text=cost_name, range=y_range)
+    _p_axis(fig, x_range)
+    return fig
+
+
+# ----- fig. 3: LLRs against the PAV reference -----------------------------------------------------------------------
+
+
+def _pav_curve(trials, max_points: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(llr, pav_llr)`` per unique LLR where the PAV LLR is finite, decimated with the PAV block corners kept."""
+    table = trials.sorted
+    blocks = table.pav
+    last = np.append(blocks.first[1:], table.unique.size) - 1
+    y = np.repeat(blocks.llr, last - blocks.first + 1)
+    finite = np.flatnonzero(np.isfinite(y))
+    x, y = table.unique[finite], y[finite]
+    block_finite = np.isfinite(blocks.llr)
+    corners = np.searchsorted(finite, np.concatenate([blocks.first[block_finite], last[block_finite]]))
+    keep = decimation_indices(x, y, max_points, keep=corners)
+    return x[keep], y[keep]
+
+
+def calibration_transform_figure(
+    systems,
+    *,
+    p_target: float | None = None,
+    c_miss: float = 1.0,
+    c_fa: float = 1.0,
+    max_points: int = 2000,
+) -> go.Figure:
+    """Each system's LLRs against the PAV-optimal LLRs of the same trials (fig. 3 of the paper).
+
+    PAV finds, with the trials' labels, the best monotone recalibration of the LLRs: the ideal reference. A system
+    whose curve follows the identity line is calibrated; an affine calibration can only shift and scale its curve
+    along the horizontal axis, so it is good where its rule put the weight (fig. 1) and worse elsewhere. Blocks of
+    trials where PAV says +-infinity (only one class) are not drawn. Plotting raw and calibrated LLRs of the same
+    trials together shows what calibration did.
+
+    Parameters
+    ----------
+    systems : Mapping[str, Trials] or Trials
+        LLRs (e.g. the raw scores and one or more calibrations of them).
+    p_target, c_miss, c_fa : float, optional
+        The user's operating point: its Bayes threshold ``-plo_eff`` as a vertical and a horizontal line. Decisions
+        are right there when the curve passes through their crossing.
+    max_points : int
+        Vertices per curve after decimation in plot space.
+    """
+    systems = as_systems(systems)
+    bayes = _bayes_threshold(p_target, c_miss, c_fa)
+    fig = go.Figure()
+    y_values = []
+    for position, (name, trials) in enumerate(systems.items()):
+        x, y = _pav_curve(trials, max_points)
+        y_values.append(y)
+        fig.add_trace(go.Scatter(
+            x=x, y=y, mode="lines", name=name, legendgroup=name,
+            line=dict(color=system_colour(position), width=LINE_WIDTH),
+            hovertemplate=f"<b>{name}</b><br>LLR = %{{x:.3f}}<br>PAV-optimal LLR = %{{y:.3f}}<extra></extra>",
+            meta=dict(system=name, kind="pav", label=name),
+        ))
+    finite = np.concatenate(y_values)
+    if finite.size:
+        low, high = float(finite.min()), float(finite.max())
+    else:  # PAV separates the classes completely: nothing finite to draw
+        low, high = -5.0, 5.0
+    if bayes is not None:
+        low, high = min(low, bayes), max(high, bayes)
+    pad = 0.08 * max(high - low, 1.0)
+    axis = [low - pad, high + pad]
+    fig.add_trace(go.Scatter(
+        x=np.array(axis), y=np.array(axis), mode="lines", name="identity: perfectly calibrated",
+        line=dict(color="#000000", width=1.6, dash="dash"), hoverinfo="skip",
+        meta=dict(system=None, kind="identity", label="identity"),
+    ))
+    if bayes is not None:
+        _threshold_line(fig, bayes, p_target, c_miss, c_fa, position="bottom right")
+        fig.add_hline(y=bayes, line=_THRESHOLD_LINE, layer="below")
+    style_figure(fig, "LLRs against the PAV-optimal LLRs of the same trials", height=640)
+    fig.update_layout(hovermode="closest")
+    fig.update_xaxes(title_text="LLR of the system (natural log)", range=axis)
+    fig.update_yaxes(title_text="PAV-optimal LLR", range=axis, scaleanchor="x", constrain="domain")
+    return fig

@@ -1,0 +1,450 @@
+"""Calibrate: train a calibration on a development set and judge it on a separate evaluation set, or by k-fold
+cross-validation when only one set exists.
+
+The controls that choose the training and evaluation sets, the scoring rule and the operating point are also used by
+the Compare-rules page (it imports them from here); their widgets keep their values across page switches
+(``persist_state="session"``), so both pages, and Evaluate's operating point, stay in step.
+"""
+from __future__ import annotations
+
+import io
+import logging
+import re
+
+import numpy as np
+import streamlit as st
+
+import llrcore as lc
+from llrcore import plots
+from llrcore.calibration_analysis import NAMED_RULES, calibrate_and_evaluate
+from llrcore.plots.calibration import calibration_transform_figure, threshold_weighting_figure
+from pages.views import _state as state
+
+log = logging.getLogger(__name__)
+
+CROSS_VALIDATION = "Cross-validation within the training set"
+CUSTOM_RULE = "Custom (α, β)"
+RULES = {f"{rule.name} ({rule.alpha:g}, {rule.beta:g})": rule for rule in NAMED_RULES}
+METHODS = {"Affine (scoring rule)": "affine", "CMLG": "cmlg", "PAV": "pav"}
+WEIGHT_AS = ("P", "log-odds")
+DEFAULT_WEIGHT_P = 0.01
+OP_DEFAULTS = {"op_p_target": 0.01, "op_c_miss": 1.0, "op_c_fa": 1.0}  # the keys of Evaluate's operating point
+
+
+def md(text: str) -> str:
+    """A user's string (a system or file name) made literal in Streamlit markdown: no emphasis, links or LaTeX."""
+    return re.sub(r"([\\`*_{}\[\]()#+\-.!|<>~$:])", r"\\\1", str(text))
+
+
+# ----- shared controls (the Compare-rules page uses them too) ---------------------------------------------------------
+
+
+def evaluation_partner(train: str, names) -> str | None:
+    """The evaluation set that belongs to development set `train` by name: "X (dev)" -> "X (eval)", "dev" -> "eval"."""
+    swaps = [(r"\bdevelopment\b", "evaluation"), (r"\bdev\b", "eval"), (r"\btrain\b", "test")]
+    for pattern, replacement in swaps:
+        candidate = re.sub(pattern, replacement, train, flags=re.IGNORECASE)
+        if candidate != train and candidate in names:
+            return candidate
+    return None
+
+
+def _default_evaluation(train: str) -> str:
+    return evaluation_partner(train, state.systems()) or CROSS_VALIDATION
+
+
+def _on_train_change() -> None:
+    st.session_state["cal_eval"] = _default_evaluation(st.session_state["cal_train"])
+
+
+def choose_sets() -> tuple[str, str | None, int]:
+    """Training set, evaluation set (None for cross-validation) and the number of folds."""
+    loaded = state.systems()
+    names = list(loaded)
+    if st.session_state.get("cal_train") not in names:
+        development = [name for name, record in loaded.items() if record["role"] == "development"]
+        st.session_state["cal_train"] = (development or names)[0]
+    train = st.session_state["cal_train"]
+    options = [CROSS_VALIDATION] + [name for name in names if name != train]
+    if st.session_state.get("cal_eval") not in options:
+        st.session_state["cal_eval"] = _default_evaluation(train)
+    with st.container(border=True):
+        st.markdown("**Trials**")
+        st.selectbox("Train on", names, key="cal_train", on_change=_on_train_change, persist_state="session",
+                     help="The calibration is trained on these trials' target and non-target scores. "
+                     + state.ROLE_HELP)
+        evaluation = st.selectbox(
+            "Evaluate on", options, key="cal_eval", persist_state="session",
+            help="A separate evaluation set, or k-fold cross-validation: every trial is calibrated by a transform "
+            "trained on the other folds, so none is judged by a calibration that saw it.",
+        )
+        st.session_state.setdefault("cal_folds", 5)
+        folds = 5
+        if evaluation == CROSS_VALIDATION:
+            folds = st.slider("Folds", 2, 10, key="cal_folds", persist_state="session")
+            st.caption(f"{folds}-fold cross-validation of {md(train)}: honest when only one set exists.")
+        else:
+            st.caption(f"Trained on {md(train)}, judged on {md(evaluation)}: no evaluation trial is seen in "
+                       "training.")
+    return train, (None if evaluation == CROSS_VALIDATION else evaluation), int(folds)
+
+
+def _on_op_change() -> None:
+    # Evaluate shows the preset matching its numbers; let it find the match again after a change made here.
+    st.session_state.pop("op_preset", None)
+
+
+def operating_point(title: str = "Operating point", compact: bool = False) -> tuple[float, float, float]:
+    """P_target, C_miss and C_fa, shared with the Evaluate page (same keys, kept across pages).
+
+    `compact` puts P_target above the two costs, for a narrow column.
+    """
+    for key, value in OP_DEFAULTS.items():
+        st.session_state.setdefault(key, value)
+    st.markdown(f"**{title}**")
+    if compact:
+        p_column = st.container()
+        miss_column, fa_column = st.columns(2)
+    else:
+        p_column, miss_column, fa_column = st.columns(3)
+    p_target = p_column.number_input("P_target", min_value=1e-6, max_value=1 - 1e-6, step=0.001, format="%g",
+                                     key="op_p_target", on_change=_on_op_change, persist_state="session",
+                                     help="Prior probability of a target trial.")
+    c_miss = miss_column.number_input("C_miss", min_value=1e-6, step=1.0, format="%g", key="op_c_miss",
+                                      on_change=_on_op_change, persist_state="session", help="Cost of a miss.")
+    c_fa = fa_column.number_input("C_fa", min_value=1e-6, step=1.0, format="%g", key="op_c_fa",
+                                  on_change=_on_op_change, persist_state="session", help="Cost of a false alarm.")
+    plo = float(lc.effective_plo(p_target, c_miss, c_fa))
+    st.caption(f"Bayes threshold on the LLRs: **{-plo:+.3f}** (effective prior log-odds {plo:+.3f}).")
+    return float(p_target), float(c_miss), float(c_fa)
+
+
+def custom_rule(prefix: str) -> lc.BetaRule:
+    """Two number inputs for alpha and beta of a Beta-family rule."""
+    alpha_column, beta_column = st.columns(2)
+    alpha = alpha_column.number_input("α", min_value=0.05, max_value=20.0, value=1.5, step=0.25, format="%g",
+                                      key=f"{prefix}_alpha", persist_state="session",
+                                      help="Left tail of the weighting: larger puts less weight on low thresholds.")
+    beta = beta_column.number_input("β", min_value=0.05, max_value=20.0, value=1.0, step=0.25, format="%g",
+                                    key=f"{prefix}_beta", persist_state="session",
+                                    help="Right tail: larger puts less weight on high thresholds.")
+    return lc.BetaRule(alpha, beta)
+
+
+def describe_rule(rule: lc.BetaRule) -> str:
+    return f"{rule.name} (α = {rule.alpha:g}, β = {rule.beta:g})"
+
+
+# ----- this page's controls -------------------------------------------------------------------------------------------
+
+
+def _on_weight_p() -> None:
+    st.session_state["cal_weight_plo"] = float(np.log(st.session_state["cal_weight_p"])
+                                               - np.log1p(-st.session_state["cal_weight_p"]))
+
+
+def _on_weight_plo() -> None:
+    st.session_state["cal_weight_p"] = float(1 / (1 + np.exp(-st.session_state["cal_weight_plo"])))
+
+
+def prior_weighting() -> float:
+    """The prior weighting tau, entered as a probability P or as log-odds (both kept in step)."""
+    st.session_state.setdefault("cal_weight_p", DEFAULT_WEIGHT_P)
+    st.session_state.setdefault("cal_weight_plo", float(np.log(DEFAULT_WEIGHT_P) - np.log1p(-DEFAULT_WEIGHT_P)))
+    st.session_state.setdefault("cal_weight_as", WEIGHT_AS[0])
+    as_column, value_column = st.columns([2, 3], vertical_alignment="bottom")
+    weight_as = as_column.segmented_control("Prior weighting as", WEIGHT_AS, key="cal_weight_as",
+                                            persist_state="session") or WEIGHT_AS[0]
+    if weight_as == "P":
+        p = value_column.number_input(
+            "Prior weighting P", min_value=1e-6, max_value=1 - 1e-6, step=0.001, format="%g", key="cal_weight_p",
+            on_change=_on_weight_p, persist_state="session",
+            help="The synthetic target prior of the training objective (prior-weighted logistic regression's P).",
+        )
+        return float(np.log(p) - np.log1p(-p))
+    return float(value_column.number_input(
+        "Prior weighting τ = logit(P)", min_value=-20.0, max_value=20.0, step=0.5, format="%.3f",
+        key="cal_weight_plo", on_change=_on_weight_plo, persist_state="session",
+    ))
+
+
+def choose_method() -> dict:
+    """Method and its options: {"method", "rule", "plo", "cmlg_alpha"}."""
+    st.session_state.setdefault("cal_method", next(iter(METHODS)))
+    with st.container(border=True):
+        st.markdown("**Calibration**")
+        label = st.segmented_control("Method", list(METHODS), key="cal_method", persist_state="session",
+                                     label_visibility="collapsed") or next(iter(METHODS))
+        method = METHODS[label]
+        choice = {"method": method, "rule": None, "plo": 0.0, "cmlg_alpha": 0.5}
+        if method == "affine":
+            st.session_state.setdefault("cal_rule", next(iter(RULES)))
+            rule_label = st.selectbox("Proper scoring rule (α, β)", [*RULES, CUSTOM_RULE], key="cal_rule",
+                                      persist_state="session",
+                                      help="Logarithmic = prior-weighted logistic regression. Rules with larger α "
+                                      "put more weight on high thresholds (low false-alarm rates).")
+            choice["rule"] = RULES.get(rule_label) or custom_rule("cal")
+            choice["plo"] = prior_weighting()
+            st.caption("llr = a · score + b, minimising the rule's prior-weighted expected cost on the training set "
+                       "(Brümmer & Doddington, Interspeech 2013).")
+        elif method == "cmlg":
+            choice["cmlg_alpha"] = st.slider(
+                "Variance weight α", 0.0, 1.0, 0.5, step=0.05, key="cal_cmlg_alpha", persist_state="session",
+                help="Shared variance = (1 − α) · non-target variance + α · target variance.",
+            )
+            st.caption("Constrained maximum-likelihood Gaussian: the LLR of two equal-variance Gaussians fitted to the "
+                       "classes, in closed form (van Leeuwen & Brümmer, Interspeech 2013).")
+        else:
+            st.caption("Pool-adjacent-violators: the best monotone step function on the training set, interpolated "
+                       "between its steps so it stays finite on new scores.")
+    return choice
+
+
+# ----- computation (cached: a rerun for a figure tab or a download does not train again) ------------------------------
+
+
+@st.cache_resource(show_spinner=False, max_entries=32, ttl="1h")
+def calibrated(train_id: str, test_id: str | None, method: str, alpha: float | None, beta: float | None,
+               plo: float, cmlg_alpha: float, folds: int, p_target: float, c_miss: float, c_fa: float,
+               _train: lc.Trials, _test: lc.Trials | None) -> lc.CalibrationResult:
+    """``calibrate_and_evaluate`` keyed by the systems' ids (their Trials are never hashed)."""
+    rule = None if alpha is None else lc.BetaRule(alpha, beta)
+    result = calibrate_and_evaluate(_train, _test, method, rule, plo, cmlg_alpha=cmlg_alpha, folds=folds,
+                                    p_target=p_target, c_miss=c_miss, c_fa=c_fa)
+    _ = result.calibrated.sorted.pav  # sort and PAV once, here (a bare expression would be drawn: Streamlit magic)
+    return result
+
+
+def run_calibration(train: str, evaluation: str | None, folds: int, choice: dict, p_target, c_miss, c_fa):
+    loaded = state.systems()
+    rule = choice["rule"]
+    return calibrated(
+        loaded[train]["id"], None if evaluation is None else loaded[evaluation]["id"], choice["method"],
+        None if rule is None else rule.alpha, None if rule is None else rule.beta, choice["plo"],
+        choice["cmlg_alpha"], folds, p_target, c_miss, c_fa,
+        loaded[train]["trials"], None if evaluation is None else loaded[evaluation]["trials"],
+    )
+
+
+# ----- results --------------------------------------------------------------------------------------------------------
+
+
+def transform_sentence(result: lc.CalibrationResult, train: str) -> str:
+    calibrator = result.calibrator
+    trials = state.systems()[train]["trials"]
+    counts = f"{trials.tar.size:,} target and {trials.non.size:,} non-target trials of {md(train)}"
+    if result.method == "pav":
+        return (f"PAV calibration trained on {counts}: a monotone step function with "
+                f"{calibrator.llrs.size // 2} steps, LLRs from {calibrator.llrs.min():+.2f} to "
+                f"{calibrator.llrs.max():+.2f}.")
+    how = (f"the {describe_rule(result.rule)} rule with prior weighting P = {1 / (1 + np.exp(-result.plo)):.3g} "
+           f"(τ = {result.plo:+.2f})" if result.method == "affine" else "CMLG")
+    return (f"Trained with {how} on {counts}: **llr = {calibrator.scale:.4g} · score "
+            f"{'+' if calibrator.offset >= 0 else '−'} {abs(calibrator.offset):.4g}**.")
+
+
+def metric_cards(before, after) -> None:
+    cards = [
+        ("EER", 100 * before.eer, 100 * after.eer, "%", "ROCCH equal error rate: discrimination, untouched by any "
+         "monotone (e.g. affine) calibration of one set."),
+        ("actDCF", before.act_dcf, after.act_dcf, "", "Normalised actual DCF at the operating point."),
+        ("Cllr", before.cllr, after.cllr, " bits", "Cllr of the LLRs; minCllr is the floor after the best monotone "
+         "recalibration of these trials."),
+        ("Cprimary", before.cprimary, after.cprimary, "", "NIST SRE'12: mean actual DCF at P = 0.01 and 0.001."),
+    ]
+    for column, (label, old, new, unit, help_text) in zip(st.columns(len(cards)), cards):
+        change = new - old
+        unchanged = abs(change) <= 1e-9 * max(1.0, abs(old))
+        column.metric(
+            label, f"{new:.3f}{unit}", border=True, help=help_text,
+            delta="unchanged" if unchanged else f"{change:+.3f}{unit} (was {old:.3f}{unit})",
+            delta_color="off" if unchanged else "inverse", delta_arrow="off" if unchanged else "auto",
+        )
+
+
+def metrics_frame(result: lc.CalibrationResult, raw_name: str):
+    table = lc.metrics_table([result.before, result.after])
+    table.index = [f"before: {raw_name}", f"after: {result.label}"]
+    table.index.name = "system"
+    table["EER"] = 100 * table["EER"]
+    return table.rename(columns={"EER": "EER %"}).reset_index()
+
+
+def show_metrics_table(result, raw_name: str) -> None:
+    st.dataframe(
+        metrics_frame(result, raw_name), hide_index=True, width="stretch",
+        column_config={
+            **state.count_columns("targets", "non-targets"),
+            **{column: st.column_config.NumberColumn(format="%.4f")
+               for column in ("minDCF", "actDCF", "Cllr", "minCllr", "Cprimary", "minCprimary")},
+            "EER %": st.column_config.NumberColumn(format="%.2f"),
+            "calibration loss %": st.column_config.NumberColumn(format="%.1f"),
+        },
+    )
+
+
+def calibrated_file(trials: lc.Trials) -> bytes:
+    """The calibrated scores as a two-column text file ``score label`` (read back by ``lc.read_trials``)."""
+    buffer = io.BytesIO()
+    lc.write_trials(buffer, trials)
+    return buffer.getvalue()
+
+
+def added_name(result) -> str | None:
+    """The name under which this very calibration is loaded already, if it is."""
+    for name, record in state.systems().items():
+        if record["trials"] is result.calibrated:
+            return name
+    return None
+
+
+def _on_add(result: lc.CalibrationResult, raw_name: str, train: str) -> None:
+    name = state.add_system(f"{raw_name} · {result.label}", result.calibrated, "evaluation",
+                            f"calibrated: {result.label}, trained on {train}")
+    loaded = state.systems()
+    # Evaluate opens on the raw and the calibrated system side by side: the comparison a user wants next.
+    st.session_state["eval_systems_kept"] = [loaded[raw_name]["id"], loaded[name]["id"]]
+    st.session_state.pop("eval_systems", None)
+    state.flash(f"Added {md(name)} to the loaded systems.")
+
+
+def actions(result: lc.CalibrationResult, raw_name: str, train: str) -> None:
+    add_column, download_column, link_column = st.columns([2, 2, 3], vertical_alignment="center")
+    loaded_as = added_name(result)
+    add_column.button(
+        "Loaded" if loaded_as else "Add to loaded systems", key="cal_add", icon=":material/add_circle:",
+        disabled=loaded_as is not None, on_click=_on_add, args=(result, raw_name, train), width="stretch",
+        type="primary",
+        help="Add the calibrated evaluation trials as a system, to compare with the raw one on the Evaluate page.",
+    )
+    file_stem = re.sub(r"[^A-Za-z0-9_.-]+", "_", f"{raw_name} {result.label}").strip("_")
+    download_column.download_button(
+        "Calibrated scores", data=lambda: calibrated_file(result.calibrated), file_name=f"{file_stem}.txt",
+        mime="text/plain", key="cal_download", icon=":material/download:", on_click="ignore", width="stretch",
+        help="Two columns `score label`: the calibrated LLRs (natural log) of the evaluation trials.",
+    )
+    if loaded_as:
+        link_column.page_link("pages/views/evaluate.py", label=f"Compare on Evaluate: {md(raw_name)} vs {md(loaded_as)}",
+                              icon=":material/query_stats:")
+
+
+def show_figure(make, file_stem: str, caption: str) -> None:
+    """A figure (never a traceback), its caption and the CSV of its curves."""
+    try:
+        fig = make()
+    except Exception as err:  # a figure must never take the page down
+        log.exception("figure %s failed", file_stem)
+        st.error(f"This figure could not be drawn: {err}")
+        return
+    st.plotly_chart(fig, theme=None, width="stretch", key=f"chart_{file_stem}",
+                    config={"displaylogo": False,
+                            "toImageButtonOptions": {"format": "png", "filename": file_stem, "scale": 2}})
+    st.caption(caption)
+    st.download_button("Curves as CSV", plots.figure_to_frame(fig).to_csv(index=False).encode(),
+                       file_name=f"{file_stem}.csv", mime="text/csv", icon=":material/download:",
+                       key=f"download_{file_stem}", on_click="ignore")
+
+
+FIGURE_TABS = ["Calibrated vs PAV", "Threshold weighting", "APE", "Normalised Bayes error", "Bayes error vs trapezium"]
+
+
+def weighting_rules(result: lc.CalibrationResult) -> dict:
+    """The chosen rule first, then the other named rules for comparison."""
+    chosen = result.rule or lc.BetaRule.logarithmic()
+    rules = {f"{chosen.name} (chosen)" if result.rule else chosen.name: chosen}
+    rules.update({rule.name: rule for rule in NAMED_RULES if rule != chosen})
+    return rules
+
+
+def show_figures(result: lc.CalibrationResult, raw_name: str, p_target, c_miss, c_fa) -> None:
+    both = {f"before: {raw_name}": result.raw, f"after: {result.label}": result.calibrated}
+    tabs = dict(zip(FIGURE_TABS, st.tabs(FIGURE_TABS, key="cal_tab", on_change="rerun")))
+    if tabs["Calibrated vs PAV"].open:
+        with tabs["Calibrated vs PAV"]:
+            show_figure(
+                lambda: calibration_transform_figure(both, p_target=p_target, c_miss=c_miss, c_fa=c_fa),
+                "calibration_vs_pav",
+                "Each curve: the LLRs of the evaluation trials (across) against the best monotone recalibration of the "
+                "same trials, found by PAV with their labels (up). On the dashed identity line a system is perfectly "
+                "calibrated; where its curve crosses your Bayes threshold is what your decisions feel "
+                "(Brümmer & Doddington 2013, fig. 3).",
+            )
+    if tabs["Threshold weighting"].open:
+        with tabs["Threshold weighting"]:
+            if result.method != "affine":
+                st.info("CMLG and PAV are not trained with a scoring rule. The curves show where the named rules "
+                        "would put their weight at prior weighting P = 0.5.")
+            plo = result.plo if result.method == "affine" else 0.0
+            rules = weighting_rules(result)
+            show_figure(
+                lambda: threshold_weighting_figure(rules, plo, p_target=p_target, c_miss=c_miss, c_fa=c_fa,
+                                                   highlight=next(iter(rules)) if result.rule else None),
+                "threshold_weighting",
+                "How much each LLR threshold counts in the training objective (normalised; diamonds: modes). An "
+                "affine calibration is good where the weight is; put it on your Bayes threshold by choosing the rule "
+                "and the prior weighting (Brümmer & Doddington 2013, fig. 1).",
+            )
+    if tabs["APE"].open:
+        with tabs["APE"]:
+            show_figure(lambda: plots.ape_figure(both), "calibration_ape",
+                        "Bayes error rate over all priors before and after calibration: the calibration loss (the gap "
+                        "between solid and dashed) is what calibration can remove.")
+    if tabs["Normalised Bayes error"].open:
+        with tabs["Normalised Bayes error"]:
+            show_figure(
+                lambda: plots.normalised_bayes_error_figure(both, p_target=p_target, c_miss=c_miss, c_fa=c_fa),
+                "calibration_nbe", "Actual (solid) and minimum (dashed) normalised DCF at every prior, before and "
+                "after calibration.",
+            )
+    if tabs["Bayes error vs trapezium"].open:
+        with tabs["Bayes error vs trapezium"]:
+            show_figure(lambda: plots.bayes_error_trapezium_figure(both, p_target=p_target),
+                        "calibration_trapezium", "Errors per hundred trials at every prior; the minimum never exceeds "
+                        "the trapezium min(P, 1 − P, EER).")
+
+
+# ----- the page -------------------------------------------------------------------------------------------------------
+
+
+def main() -> None:
+    st.title("Calibrate")
+    st.caption("Turn scores into likelihood ratios: train a calibration on development trials, judge it on trials it "
+               "has not seen.")
+    state.show_flashes()
+    if not state.systems():
+        st.info("Nothing is loaded yet.")
+        st.page_link("pages/views/data.py", label="Load score files or demo sets on the Data page",
+                     icon=":material/upload_file:")
+        return
+
+    sets_column, method_column, op_column = st.columns([4, 4, 3], gap="medium")
+    with sets_column:
+        train, evaluation, folds = choose_sets()
+    with method_column:
+        choice = choose_method()
+    with op_column, st.container(border=True):
+        p_target, c_miss, c_fa = operating_point()
+
+    try:
+        with st.spinner("Calibrating…"):
+            result = run_calibration(train, evaluation, folds, choice, p_target, c_miss, c_fa)
+    except ValueError as err:
+        st.error(f"This calibration cannot be trained: {err}")
+        return
+
+    raw_name = train if evaluation is None else evaluation
+    st.subheader(f"{md(raw_name)}: before and after")
+    st.markdown(transform_sentence(result, train))
+    if result.cross_validated:
+        st.caption(f"The evaluation LLRs come from {result.folds} calibrations, each trained without the fold it "
+                   "calibrates; the transform above is the one trained on all trials, to apply to new scores.")
+    metric_cards(result.before, result.after)
+    show_metrics_table(result, raw_name)
+    actions(result, raw_name, train)
+
+    st.subheader("Figures")
+    show_figures(result, raw_name, p_target, c_miss, c_fa)
+
+
+if __name__ == "__main__":  # run as a page; the Compare-rules page imports the controls above without drawing this
+    main()

@@ -1,0 +1,255 @@
+"""Compare rules: evaluation Cprimary (or DCF) of affine calibrations trained with several proper scoring rules, as a
+function of the prior weighting — fig. 2 of Brümmer & Doddington (Interspeech 2013).
+
+The sweep trains one calibration per (rule, prior weighting) — times the folds under cross-validation — so it is
+kept in the session, keyed by its settings: changing a figure option or coming back to the page does not run it again.
+"""
+from __future__ import annotations
+
+import numpy as np
+import streamlit as st
+
+import llrcore as lc
+from llrcore.calibration_analysis import sweep_prior_weighting
+from llrcore.plots.calibration import rule_comparison_figure, threshold_weighting_figure
+from pages.views import _state as state
+from pages.views.calibrate import (
+    CROSS_VALIDATION,
+    CUSTOM_RULE,
+    RULES,
+    choose_sets,
+    custom_rule,
+    operating_point,
+    show_figure,
+)
+
+COSTS = ("Cprimary", "My DCF")
+AUTO_RUN_BUDGET = 1_000_000  # trials x fits (the default ASVspoof sweep: 0.5M); above this the sweep waits for a click
+KEPT_SWEEPS = 8
+
+
+# ----- controls -------------------------------------------------------------------------------------------------------
+
+
+def choose_rules() -> list[lc.BetaRule]:
+    with st.container(border=True):
+        st.markdown("**Scoring rules**")
+        st.session_state.setdefault("cmp_rules", list(RULES))
+        labels = st.multiselect("Rules", [*RULES, CUSTOM_RULE], key="cmp_rules", persist_state="session",
+                                label_visibility="collapsed", placeholder="Choose the rules to compare")
+        rules = [RULES[label] for label in labels if label in RULES]
+        if CUSTOM_RULE in labels:
+            custom = custom_rule("cmp")
+            if custom not in rules:
+                rules.append(custom)
+        st.caption("Logarithmic = logistic regression; Brier and the asymmetric (2, 1) rule weight high thresholds "
+                   "more; boosting weights every threshold alike, whatever the prior weighting.")
+    return rules
+
+
+def choose_grid() -> np.ndarray:
+    with st.container(border=True):
+        st.markdown("**Prior weightings τ**")
+        st.session_state.setdefault("cmp_range", (-8.0, 0.0))
+        st.session_state.setdefault("cmp_points", 17)
+        low, high = st.slider("Range of τ = logit(P)", -12.0, 6.0, step=0.5, key="cmp_range",
+                              persist_state="session")
+        points = st.slider("Points", 3, 41, key="cmp_points", persist_state="session")
+        grid = np.linspace(low, high, points) if high > low else np.array([low])
+        st.caption(f"P from {1 / (1 + np.exp(-grid[0])):.2g} to {1 / (1 + np.exp(-grid[-1])):.2g}.")
+    return grid
+
+
+def choose_cost() -> tuple[tuple[float, ...], float, float]:
+    """``(p_targets, c_miss, c_fa)`` of the cost to compare the calibrations by."""
+    with st.container(border=True):
+        st.markdown("**Judged by**")
+        st.session_state.setdefault("cmp_cost", COSTS[0])
+        cost = st.segmented_control("Cost", COSTS, key="cmp_cost", persist_state="session",
+                                    label_visibility="collapsed") or COSTS[0]
+        if cost == COSTS[0]:
+            st.caption("NIST SRE'12: mean actual DCF at P_target 0.01 and 0.001 (C_miss = C_fa = 1), Bayes thresholds "
+                       "at LLR +4.60 and +6.91: the low false-alarm region.")
+            return (0.01, 0.001), 1.0, 1.0
+        p_target, c_miss, c_fa = operating_point("Your operating point", compact=True)
+        return (p_target,), c_miss, c_fa
+
+
+# ----- the sweep (kept in the session; it reports progress, so it is not an st.cache function) ------------------------
+
+
+def sweep_key(train, evaluation, folds, rules, grid, cost) -> tuple:
+    loaded = state.systems()
+    return (loaded[train]["id"], None if evaluation is None else loaded[evaluation]["id"], folds,
+            tuple((rule.alpha, rule.beta) for rule in rules), tuple(np.round(grid, 9)), cost)
+
+
+def stored_sweep(key):
+    return st.session_state.setdefault("cmp_sweeps", {}).get(key)
+
+
+def run_sweep(key, train, evaluation, folds, rules, grid, cost) -> lc.RuleSweep:
+    loaded = state.systems()
+    bar = st.progress(0.0, text="Training the calibrations…")
+
+    def progress(done: int, total: int) -> None:
+        bar.progress(done / total, text=f"Training the calibrations… {done} of {total}")
+
+    p_targets, c_miss, c_fa = cost
+    sweep = sweep_prior_weighting(
+        loaded[train]["trials"], None if evaluation is None else loaded[evaluation]["trials"], rules, grid,
+        p_targets=p_targets, c_miss=c_miss, c_fa=c_fa, folds=folds, progress=progress,
+    )
+    bar.empty()
+    sweeps = st.session_state.setdefault("cmp_sweeps", {})
+    sweeps[key] = sweep
+    while len(sweeps) > KEPT_SWEEPS:
+        sweeps.pop(next(iter(sweeps)))
+    return sweep
+
+
+def work(train: str, evaluation: str | None, folds: int, n_fits: int) -> int:
+    """Trials times fits: what a sweep costs (a fit is a few passes over its training trials)."""
+    trials = state.systems()[train]["trials"]
+    return len(trials) * n_fits * (folds if evaluation is None else 1)
+
+
+# ----- results --------------------------------------------------------------------------------------------------------
+
+
+def _on_calibrate_with(rule: lc.BetaRule, plo: float, train: str, evaluation: str | None) -> None:
+    """Set the Calibrate page's controls to this (rule, prior weighting) and the same trials."""
+    label = next((label for label, named in RULES.items() if named == rule), CUSTOM_RULE)
+    st.session_state.update({
+        "cal_method": "Affine (scoring rule)", "cal_rule": label, "cal_weight_as": "log-odds",
+        "cal_weight_plo": float(plo), "cal_weight_p": float(1 / (1 + np.exp(-plo))),
+        "cal_train": train, "cal_eval": CROSS_VALIDATION if evaluation is None else evaluation,
+    })
+    if label == CUSTOM_RULE:
+        st.session_state.update({"cal_alpha": rule.alpha, "cal_beta": rule.beta})
+    st.session_state["cmp_go_calibrate"] = True
+
+
+def best_summary(sweep: lc.RuleSweep) -> None:
+    best = sweep.best
+    name = sweep.cost_name
+    st.success(
+        f"Lowest {name}: **{best['cost']:.3f}** with the **{best['rule']}** rule at prior weighting "
+        f"P = {best['p_weight']:.3g} (τ = {best['plo']:+.2f}); the scores as they are: {sweep.raw_cost:.3f}; "
+        f"the floor with the evaluation labels (PAV): {sweep.min_cost:.3f}.",
+        icon=":material/star:",
+    )
+    if (sweep.frame["cllr"] > 1).any():
+        worst = sweep.frame.loc[sweep.frame["cllr"].idxmax()]
+        st.caption(
+            f"Some calibrations are degenerate: e.g. {worst['rule']} at τ = {worst['plo']:+.1f} has Cllr "
+            f"{worst['cllr']:.3g} bits. A thin-tailed rule weighted at a very low prior looks only at the highest "
+            "training scores and can turn into a step; with few training trials there, it over-fits (the paper's "
+            "caveat: small training sets)."
+        )
+
+
+def best_per_rule(sweep: lc.RuleSweep):
+    frame = sweep.frame
+    rows = frame.loc[frame.groupby("rule", sort=False)["cost"].idxmin()]
+    table = rows[["rule", "alpha", "beta", "plo", "p_weight", "cost", "cllr"]].rename(
+        columns={"plo": "best τ", "p_weight": "best P", "cost": sweep.cost_name, "cllr": "Cllr (bits)"})
+    return table.sort_values(sweep.cost_name).reset_index(drop=True)
+
+
+def show_tables(sweep: lc.RuleSweep) -> None:
+    st.dataframe(best_per_rule(sweep), hide_index=True, width="stretch", column_config={
+        "best τ": st.column_config.NumberColumn(format="%+.2f"),
+        "best P": st.column_config.NumberColumn(format="%.3g"),
+        sweep.cost_name: st.column_config.NumberColumn(format="%.4f"),
+        "Cllr (bits)": st.column_config.NumberColumn(format="%.4f"),
+    })
+    with st.expander("Every calibration of the sweep"):
+        st.dataframe(sweep.frame, hide_index=True, width="stretch")
+        st.download_button("Sweep as CSV", sweep.frame.to_csv(index=False).encode(), file_name="rule_sweep.csv",
+                           mime="text/csv", icon=":material/download:", key="cmp_download", on_click="ignore")
+
+
+def show_weighting(sweep: lc.RuleSweep, rules) -> None:
+    taus = sorted(set(sweep.frame["plo"]))
+    if st.session_state.get("cmp_weight_tau_of") is not sweep:  # a new sweep opens on its best weighting
+        st.session_state["cmp_weight_tau_of"] = sweep
+        st.session_state["cmp_weight_tau"] = float(sweep.best["plo"])
+    tau = st.select_slider("Prior weighting τ", taus, key="cmp_weight_tau", format_func=lambda v: f"{v:+.2f}")
+    p_targets = sweep.p_targets
+    show_figure(
+        lambda: threshold_weighting_figure({rule.name: rule for rule in rules}, tau, p_target=p_targets[0],
+                                           c_miss=sweep.c_miss, c_fa=sweep.c_fa, highlight=str(sweep.best["rule"])),
+        "compare_threshold_weighting",
+        "Where each rule puts its weight over LLR thresholds at this prior weighting, against the Bayes threshold "
+        f"of P_target = {p_targets[0]:g}" + (f" (and {-float(lc.effective_plo(p_targets[1])):+.2f} for "
+                                             f"P_target = {p_targets[1]:g})" if len(p_targets) > 1 else "") + ".",
+    )
+
+
+# ----- the page -------------------------------------------------------------------------------------------------------
+
+
+def main() -> None:
+    st.title("Compare scoring rules")
+    st.caption("Which proper scoring rule and prior weighting give the best calibration where it matters? Each point "
+               "is an affine calibration trained on the training set and judged on the evaluation set "
+               "(Brümmer & Doddington, Interspeech 2013, fig. 2).")
+    if st.session_state.pop("cmp_go_calibrate", False):
+        st.switch_page("pages/views/calibrate.py")
+    if not state.systems():
+        st.info("Nothing is loaded yet.")
+        st.page_link("pages/views/data.py", label="Load score files or demo sets on the Data page",
+                     icon=":material/upload_file:")
+        return
+
+    sets_column, rules_column, grid_column, cost_column = st.columns([4, 4, 3, 3], gap="medium")
+    with sets_column:
+        train, evaluation, folds = choose_sets()
+    with rules_column:
+        rules = choose_rules()
+    with grid_column:
+        grid = choose_grid()
+    with cost_column:
+        cost = choose_cost()
+    if not rules:
+        st.info("Choose at least one scoring rule.")
+        return
+
+    key = sweep_key(train, evaluation, folds, rules, grid, cost)
+    sweep = stored_sweep(key)
+    if sweep is None:
+        n_fits = len(rules) * grid.size
+        needed = work(train, evaluation, folds, n_fits)
+        if needed > AUTO_RUN_BUDGET and not st.button(
+            f"Run the sweep: {n_fits * (folds if evaluation is None else 1):,} calibrations", key="cmp_run",
+            type="primary", icon=":material/play_arrow:",
+        ):
+            st.info("This sweep trains many calibrations on many trials (cross-validation trains one per fold) and "
+                    "takes a while: start it with the button, or use fewer points or folds.")
+            return
+        try:
+            sweep = run_sweep(key, train, evaluation, folds, rules, grid, cost)
+        except ValueError as err:
+            st.error(f"The sweep could not be run: {err}")
+            return
+
+    best_summary(sweep)
+    best = sweep.best
+    best_rule = next(rule for rule in rules if rule.name == best["rule"])
+    st.button(f"Calibrate with {best['rule']} at P = {best['p_weight']:.3g}", key="cmp_use_best",
+              icon=":material/tune:", on_click=_on_calibrate_with, args=(best_rule, float(best["plo"]), train,
+                                                                         evaluation))
+    cost_tab, weighting_tab = st.tabs([f"{sweep.cost_name} against the prior weighting", "Threshold weighting"])
+    with cost_tab:
+        show_figure(lambda: rule_comparison_figure(sweep), "rule_comparison",
+                    "Each curve: one rule; each point: an affine calibration trained with that rule and prior "
+                    "weighting on the training trials, judged on the evaluation trials. The star is the best; dashed: "
+                    "the floor any monotone calibration could reach knowing the evaluation labels.")
+        show_tables(sweep)
+    with weighting_tab:
+        show_weighting(sweep, rules)
+
+
+if __name__ == "__main__":  # run as a page
+    main()
