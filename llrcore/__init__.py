@@ -42,5 +42,27 @@ from .calibration_analysis import (
     sweep_prior_weighting,
     weighting_mode,
 )
+from .decisions import (
+    DecisionSummary,
+    FixedThresholdAnalysis,
+    bayes_decisions,
+    cross_calibrated,
+    fixed_false_alarm_threshold,
+    score_threshold_for_false_alarm_rate,
+)
+from .gaussian import (
+    GaussianComparison,
+    cllr_eer_approximation,
+    dprime_from_mu,
+    eer_from_mu,
+    gaussian_bayes_error,
+    gaussian_cllr,
+    gaussian_cllr_curve,
+    gaussian_comparison,
+    gaussian_det,
+    gaussian_llr_density,
+    mu_from_dprime,
+    mu_from_eer,
+)
 
 __version__ = "0.1.0"

@@ -63,6 +63,12 @@ PAGES = [
              "evaluation trials or by cross-validation."),
     PageSpec("pages/views/compare_rules.py", "Compare rules", ":material/compare_arrows:", "Calibration",
              "Sweep the prior weighting for several scoring rules and see which gives the lowest evaluation Cprimary."),
+    PageSpec("pages/views/bayes_decisions.py", "Bayes decisions", ":material/gavel:", "Teaching",
+             "Out of 100 trials, how many errors? Prior and cost sliders, the Bayes threshold, the trapezium bound, "
+             "and what a fixed false-alarm threshold costs."),
+    PageSpec("pages/views/gaussian_explorer.py", "Gaussian explorer", ":material/area_chart:", "Teaching",
+             "Calibrated Gaussian LLRs: EER, d', Cllr and the straight DET from one number; your scores against "
+             "the ideal after CMLG."),
 ]
 
 # ----- demo data ---------------------------------------------------------------------------------------------------

@@ -1,0 +1,462 @@
+"""Bayes decisions in plain numbers: out of 100 trials, how many errors (or what cost)?
+
+:func:`bayes_decisions` answers the question of Brümmer, Ferrer & Swart (2021) for one system at one operating
+point (prior ``P = P(target)``, costs ``C_miss``, ``C_fa``): the decisions made by thresholding the LLRs at the
+Bayes threshold ``-plo_eff``, ``plo_eff = logit(P) + log(C_miss / C_fa)``, and their expected cost per trial
+
+    actual    = P C_miss Pmiss(-plo_eff) + (1 - P) C_fa Pfa(-plo_eff)        (the scores taken as LLRs)
+    minimum   = the same with the PAV-optimal LLRs (perfect calibration, in hindsight)
+    trapezium = min(P C_miss, (1 - P) C_fa, EER (P C_miss + (1 - P) C_fa))   (the bound from the EER)
+    default   = min(P C_miss, (1 - P) C_fa)                                  (deciding without the system)
+
+With unit costs these are Bayes error rates, and ``100 *`` each is the number of errors out of 100 trials. All
+four come from :func:`~llrcore.metrics.bayes_error_rates`, so the page and the library agree to the last digit.
+
+:func:`fixed_false_alarm_threshold` makes the paper's criticism of direct score thresholding (its section 5)
+visible: a score threshold chosen on development data to give a fixed false-alarm rate, then applied to
+evaluation data at every prior, against Bayes decisions with scores calibrated on the same development data.
+
+Reference
+---------
+N. Brümmer, L. Ferrer and A. Swart, "Out of a hundred trials, how many errors does your speaker verifier make?",
+Interspeech 2021 (eqs. 7, 17, 23-25, 28-30; section 5).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from .calibration import cross_calibrate, fit_affine
+from .data import Trials
+from .metrics import _sorted, bayes_error_rates, effective_plo
+from .rates import SortedScores, sigmoid
+
+__all__ = [
+    "DecisionSummary",
+    "bayes_decisions",
+    "score_threshold_for_false_alarm_rate",
+    "FixedThresholdAnalysis",
+    "fixed_false_alarm_threshold",
+    "cross_calibrated",
+]
+
+
+def per_100(value: float) -> str:
+    """An expected count (or cost) per 100 trials, rounded for a sentence: 33, 3.3, 0.37, 0.0012."""
+    value = float(value)
+    if not np.isfinite(value):
+        return str(value)
+    if value == 0:
+        return "0"
+    value = float(f"{value:.2g}")  # two significant digits first, so 9.9999 reads 10, not 10.0
+    if value >= 10:
+        return f"{value:.0f}"
+    if value >= 1:
+        return f"{value:.1f}"
+    return f"{value:.2g}"
+
+
+def percent(p: float) -> str:
+    """A prior or rate as a short percentage: 0.01 -> '1 %', 0.0005 -> '0.05 %', 0.123456 -> '12.3 %'."""
+    return f"{100 * float(p):.3g} %"
+
+
+@dataclass(frozen=True)
+class DecisionSummary:
+    """Bayes decisions of one system at one operating point, and what they cost.
+
+    Attributes
+    ----------
+    name : str
+    p_target, c_miss, c_fa : float
+        The operating point.
+    plo_eff : float
+        Effective prior log-odds ``logit(P) + log(C_miss / C_fa)``.
+    threshold : float
+        The Bayes threshold ``-plo_eff``: a trial is accepted as a target when its LLR is at least this.
+    min_threshold : float
+        The lowest score accepted by the PAV-optimal decisions (``inf``: they reject every trial). Thresholding
+        the scores here gives the minimum cost: the best threshold in hindsight.
+    n_tar, n_non : int
+        Trials in the data.
+    miss_rate, false_alarm_rate : float
+        Pmiss and Pfa of the actual decisions (fractions of the targets / non-targets).
+    min_miss_rate, min_false_alarm_rate : float
+        The same for the PAV-optimal decisions.
+    actual, minimum, trapezium, default : float
+        Expected cost per trial (the Bayes error rate when both costs are 1) of the actual decisions, of the
+        PAV-optimal ones, the trapezium bound from the EER, and of deciding without the system.
+    eer : float
+        ROCCH-EER.
+    """
+
+    name: str
+    p_target: float
+    c_miss: float
+    c_fa: float
+    plo_eff: float
+    threshold: float
+    min_threshold: float
+    n_tar: int
+    n_non: int
+    miss_rate: float
+    false_alarm_rate: float
+    min_miss_rate: float
+    min_false_alarm_rate: float
+    actual: float
+    minimum: float
+    trapezium: float
+    default: float
+    eer: float
+
+    @property
+    def unit_costs(self) -> bool:
+        return self.c_miss == 1 and self.c_fa == 1
+
+    @property
+    def misses(self) -> int:
+        """Target trials of the data that the actual decisions reject."""
+        return int(round(self.miss_rate * self.n_tar))
+
+    @property
+    def false_alarms(self) -> int:
+        """Non-target trials of the data that the actual decisions accept."""
+        return int(round(self.false_alarm_rate * self.n_non))
+
+    @property
+    def rejects_by_default(self) -> bool:
+        """Whether deciding without the system means rejecting every trial (a miss being the cheaper mistake)."""
+        return self.p_target * self.c_miss <= (1 - self.p_target) * self.c_fa
+
+    def per_100(self) -> dict[str, float]:
+        """Out of 100 trials: expected targets, misses, false alarms, and the four costs (times 100)."""
+        p = self.p_target
+        return {
+            "targets": 100 * p,
+            "non-targets": 100 * (1 - p),
+            "misses": 100 * p * self.miss_rate,
+            "false alarms": 100 * (1 - p) * self.false_alarm_rate,
+            "min misses": 100 * p * self.min_miss_rate,
+            "min false alarms": 100 * (1 - p) * self.min_false_alarm_rate,
+            "actual": 100 * self.actual,
+            "minimum": 100 * self.minimum,
+            "trapezium": 100 * self.trapezium,
+            "default": 100 * self.default,
+        }
+
+    def sentence(self) -> str:
+        """The answer in one plain sentence: actual vs perfectly calibrated vs the EER bound vs no system.
+
+        Examples
+        --------
+        "Out of 100 trials at P(target) = 1 %, this system makes about 3.3 errors; with perfect calibration it
+        would make 3.2; the bound from its EER is 1.0; without the system (rejecting every trial), 1.0."
+        """
+        n = {key: per_100(value) for key, value in self.per_100().items()}
+        default = f"without the system ({'rejecting' if self.rejects_by_default else 'accepting'} every trial)"
+        if self.unit_costs:
+            text = (
+                f"Out of 100 trials at P(target) = {percent(self.p_target)}, this system makes about {n['actual']} "
+                f"errors; with perfect calibration it would make {n['minimum']}; the bound from its EER is "
+                f"{n['trapezium']}; {default}, {n['default']}."
+            )
+        else:
+            text = (
+                f"Out of 100 trials at P(target) = {percent(self.p_target)}, with a miss costing {self.c_miss:g} and "
+                f"a false alarm {self.c_fa:g}, this system's decisions cost about {n['actual']}; with perfect "
+                f"calibration they would cost {n['minimum']}; the bound from its EER is {n['trapezium']}; "
+                f"{default}, {n['default']}."
+            )
+        if self.actual > self.default:
+            text += " The system does worse than not using it at all: its scores are badly calibrated here."
+        return text
+
+    def decisions_sentence(self) -> str:
+        """What the threshold does: which LLRs are accepted, the misses and false alarms per 100 trials."""
+        n = self.per_100()
+        targets = f"{n['targets']:.3g}"
+        return (
+            f"It accepts a trial when its LLR is at least {self.threshold:+.2f}. Of 100 trials, {targets} "
+            f"{'is a target' if targets == '1' else 'are targets'} and {n['non-targets']:.3g} non-targets; on average "
+            f"it misses {per_100(n['misses'])} targets ({percent(self.miss_rate)} of them) and falsely accepts "
+            f"{per_100(n['false alarms'])} non-targets ({percent(self.false_alarm_rate)} of them)."
+        )
+
+    def table(self) -> pd.DataFrame:
+        """Out of 100 trials, the decisions against the truth: rows target / non-target, columns accepted /
+        rejected (expected counts)."""
+        n = self.per_100()
+        return pd.DataFrame(
+            {"accepted": [n["targets"] - n["misses"], n["false alarms"]],
+             "rejected": [n["misses"], n["non-targets"] - n["false alarms"]]},
+            index=pd.Index(["target", "non-target"], name="trial is"),
+        )
+
+
+def _table(trials, what: str) -> SortedScores:
+    """The sorted scores of a Trials (cached on it) or a SortedScores; anything else is refused in a sentence."""
+    if not isinstance(trials, (Trials, SortedScores)):
+        raise TypeError(f"Give the {what} as llrcore.Trials (e.g. Trials(tar, non)), not a {type(trials).__name__}.")
+    return _sorted(trials, None)
+
+
+def _min_threshold(table: SortedScores, plo_eff: float) -> float:
+    """Lowest score accepted by the PAV-optimal decisions at `plo_eff` (the block :meth:`min_rates` starts at)."""
+    blocks = table.pav
+    j = int(np.searchsorted(blocks.llr, -plo_eff, side="left"))
+    return float(table.unique[blocks.first[j]]) if j < blocks.first.size else np.inf
+
+
+def bayes_decisions(trials, p_target: float, c_miss: float = 1.0, c_fa: float = 1.0, *,
+                    name: str | None = None) -> DecisionSummary:
+    """Bayes decisions of LLRs at one operating point: rates, expected costs and the "out of 100" sentence.
+
+    Parameters
+    ----------
+    trials : Trials or SortedScores
+        The scores, taken as natural-log LLRs (the minimum and the EER hold for any scores).
+    p_target : float
+        Prior probability of a target, strictly between 0 and 1.
+    c_miss, c_fa : float
+        Costs of a miss and of a false alarm (positive).
+    name : str, optional
+        Default: the name of the Trials.
+
+    Returns
+    -------
+    DecisionSummary
+        Its ``actual``, ``minimum``, ``trapezium`` and ``default`` are those of
+        :func:`~llrcore.metrics.bayes_error_rates` at ``plo = logit(p_target)``.
+    """
+    if not 0 < p_target < 1:
+        raise ValueError("P(target) must be strictly between 0 and 1.")
+    table = _table(trials, "trials")
+    plo = float(np.log(p_target) - np.log1p(-p_target))
+    plo_eff = float(effective_plo(p_target, c_miss, c_fa))
+    rates = bayes_error_rates(table, plo=[plo], c_miss=c_miss, c_fa=c_fa)
+    min_miss, min_fa = table.min_rates(plo_eff)
+    if name is None:
+        name = trials.name if isinstance(trials, Trials) else ""
+    return DecisionSummary(
+        name=name,
+        p_target=float(p_target),
+        c_miss=float(c_miss),
+        c_fa=float(c_fa),
+        plo_eff=plo_eff,
+        threshold=-plo_eff,
+        min_threshold=_min_threshold(table, plo_eff),
+        n_tar=table.n_tar,
+        n_non=table.n_non,
+        miss_rate=float(table.miss_rate(-plo_eff)),
+        false_alarm_rate=float(table.false_alarm_rate(-plo_eff)),
+        min_miss_rate=float(min_miss),
+        min_false_alarm_rate=float(min_fa),
+        actual=float(rates.actual[0]),
+        minimum=float(rates.minimum[0]),
+        trapezium=float(rates.trapezium[0]),
+        default=float(rates.default[0]),
+        eer=rates.eer,
+    )
+
+
+# ----- direct score thresholding --------------------------------------------------------------------------------
+
+
+def score_threshold_for_false_alarm_rate(non, target_pfa: float) -> float:
+    """The score threshold that accepts as many non-targets as `target_pfa` allows, and no more.
+
+    With ``N`` non-target scores, ``k = floor(target_pfa N)`` of them may be accepted: the threshold lies midway
+    between the highest score that must be rejected and the next higher score, so exactly the scores above the gap
+    are accepted (``score >= threshold``) and ``Pfa = (number above) / N <= target_pfa`` (fewer when tied scores
+    straddle the gap). With no higher score, the threshold is just above the highest one.
+
+    Parameters
+    ----------
+    non : array_like
+        Non-target scores of the development data (sorted or not).
+    target_pfa : float
+        The false-alarm rate to fix, strictly between 0 and 1.
+    """
+    if not 0 < target_pfa < 1:
+        raise ValueError("The false-alarm rate to fix must be strictly between 0 and 1 (e.g. 0.01 for 1 %).")
+    non = np.asarray(non, dtype=np.float64)
+    non = non if np.all(non[:-1] <= non[1:]) else np.sort(non)
+    n = non.size
+    allowed = int(np.floor(target_pfa * n * (1 + 1e-12)))  # 0.01 * 5700 must allow 57, despite rounding
+    if allowed >= n:
+        return -np.inf
+    rejected = non[n - allowed - 1]  # the highest score that must stay below the threshold
+    above = int(np.searchsorted(non, rejected, side="right"))
+    if above == n:
+        return float(np.nextafter(rejected, np.inf))
+    return float(rejected + (non[above] - rejected) / 2)
+
+
+@dataclass(frozen=True)
+class FixedThresholdAnalysis:
+    """A score threshold fixed on development data for a false-alarm rate, and what it costs on evaluation data.
+
+    Attributes
+    ----------
+    target_pfa : float
+        The false-alarm rate fixed on the development data.
+    threshold : float
+        The score threshold (accept when ``score >= threshold``).
+    dev_false_alarm_rate, dev_miss_rate, eval_false_alarm_rate, eval_miss_rate : float
+        Its rates on the development and the evaluation data.
+    calibration : callable or None
+        The calibration trained on the development data for the Bayes decisions (None: scores taken as LLRs).
+    implied_plo : float
+        The effective prior log-odds at which the fixed threshold is the Bayes threshold of the calibrated scores:
+        ``-calibration(threshold)``. Fixing the false-alarm rate is the Bayes decision only there.
+    plo : ndarray
+        Prior log-odds ``logit(P_target)`` of the comparison (costs not folded in).
+    c_miss, c_fa : float
+    fixed, fixed_dev : ndarray
+        Expected cost per trial of the fixed threshold on the evaluation data (and on the development data):
+        ``P C_miss Pmiss(threshold) + (1 - P) C_fa Pfa(threshold)``.
+    bayes : ndarray
+        Expected cost on the evaluation data of Bayes decisions (threshold ``-plo_eff``) with the calibrated LLRs.
+    minimum, default : ndarray
+        The evaluation data's minimum (PAV) and no-system costs.
+    evaluation_scores, calibrated_scores : SortedScores
+        The evaluation scores as they are and calibrated (for :meth:`at`).
+    """
+
+    target_pfa: float
+    threshold: float
+    dev_false_alarm_rate: float
+    dev_miss_rate: float
+    eval_false_alarm_rate: float
+    eval_miss_rate: float
+    calibration: object
+    implied_plo: float
+    plo: np.ndarray
+    c_miss: float
+    c_fa: float
+    fixed: np.ndarray
+    fixed_dev: np.ndarray
+    bayes: np.ndarray
+    minimum: np.ndarray
+    default: np.ndarray
+    evaluation_scores: SortedScores = field(repr=False, compare=False)
+    calibrated_scores: SortedScores = field(repr=False, compare=False)
+
+    @property
+    def implied_p_target(self) -> float:
+        """``P_target`` at which the fixed threshold is the Bayes decision (with the analysis' costs)."""
+        return float(sigmoid(self.implied_plo - np.log(self.c_miss / self.c_fa)))
+
+    def at(self, p_target: float) -> dict[str, float]:
+        """The expected costs per trial at one prior: ``fixed``, ``fixed_dev``, ``bayes``, ``minimum``, ``default``."""
+        if not 0 < p_target < 1:
+            raise ValueError("P(target) must be strictly between 0 and 1.")
+        p = float(p_target)
+        plo = np.log(p) - np.log1p(-p)
+        bayes = bayes_error_rates(self.calibrated_scores, plo=plo, c_miss=self.c_miss, c_fa=self.c_fa)
+        reference = bayes_error_rates(self.evaluation_scores, plo=plo, c_miss=self.c_miss, c_fa=self.c_fa)
+        return {
+            "fixed": p * self.c_miss * self.eval_miss_rate + (1 - p) * self.c_fa * self.eval_false_alarm_rate,
+            "fixed_dev": p * self.c_miss * self.dev_miss_rate + (1 - p) * self.c_fa * self.dev_false_alarm_rate,
+            "bayes": float(bayes.actual[0]),
+            "minimum": float(reference.minimum[0]),
+            "default": float(reference.default[0]),
+        }
+
+    def sentence(self, p_target: float | None = None) -> str:
+        """The paper's criticism in plain words, with the costs at `p_target` when given."""
+        what = "errors" if self.c_miss == 1 and self.c_fa == 1 else "cost"
+        text = (
+            f"Fixing the false-alarm rate at {percent(self.target_pfa)} on the development data gives "
+            f"{percent(self.eval_false_alarm_rate)} false alarms and {percent(self.eval_miss_rate)} misses on the "
+            f"evaluation data; it is the Bayes decision only at P(target) ≈ {self.implied_p_target:.2g}."
+        )
+        if p_target is not None:
+            values = self.at(p_target)
+            fixed, bayes = (per_100(100 * values[key]) for key in ("fixed", "bayes"))
+            if what == "errors":
+                outcome = (f"it makes {fixed} errors per 100 evaluation trials, where Bayes decisions with calibrated "
+                           f"scores make {bayes}")
+            else:
+                outcome = (f"it costs {fixed} per 100 evaluation trials, where Bayes decisions with calibrated scores "
+                           f"cost {bayes}")
+            text += (
+                f" At P(target) = {percent(p_target)} {outcome} (the best threshold in hindsight: "
+                f"{per_100(100 * values['minimum'])}; without the system: {per_100(100 * values['default'])})."
+            )
+        return text
+
+
+def fixed_false_alarm_threshold(dev, evaluation, target_pfa: float, plo_grid=None, *, c_miss: float = 1.0,
+                                c_fa: float = 1.0, fit=fit_affine) -> FixedThresholdAnalysis:
+    """Direct score thresholding at a fixed false-alarm rate, against Bayes decisions, across priors.
+
+    The threshold is set on `dev` (:func:`score_threshold_for_false_alarm_rate`) and applied unchanged to
+    `evaluation` at every prior of `plo_grid`. The Bayes decisions use the same development data differently: a
+    calibration ``fit(dev.tar, dev.non)`` turns the evaluation scores into LLRs, thresholded at ``-plo_eff``.
+
+    Parameters
+    ----------
+    dev, evaluation : Trials
+        Development and evaluation trials of the same system.
+    target_pfa : float
+        The false-alarm rate to fix on `dev`, strictly between 0 and 1.
+    plo_grid : array_like, optional
+        Prior log-odds ``logit(P_target)``; default 201 values from -10 to 10.
+    c_miss, c_fa : float
+        Costs.
+    fit : callable or None
+        Calibration trained on `dev` (default :func:`~llrcore.calibration.fit_affine`, logistic regression);
+        None takes the scores as LLRs as they are.
+    """
+    if not (c_miss > 0 and c_fa > 0):
+        raise ValueError("The costs C_miss and C_fa must be positive.")
+    dev_table, eval_table = _table(dev, "development trials"), _table(evaluation, "evaluation trials")
+    plo = np.linspace(-10, 10, 201) if plo_grid is None else np.atleast_1d(np.asarray(plo_grid, dtype=np.float64))
+    threshold = score_threshold_for_false_alarm_rate(dev_table.non, target_pfa)
+    rates = {}
+    for part, table in (("dev", dev_table), ("eval", eval_table)):
+        rates[part] = (float(table.miss_rate(threshold)), float(table.false_alarm_rate(threshold)))
+    miss_weight, fa_weight = sigmoid(plo) * c_miss, sigmoid(-plo) * c_fa
+    if fit is None:
+        calibration, calibrated = None, eval_table
+        implied = -threshold
+    else:
+        calibration = fit(dev_table.tar, dev_table.non)
+        calibrated = SortedScores(calibration(eval_table.tar), calibration(eval_table.non))
+        implied = -float(np.asarray(calibration(np.array([threshold])))[0]) if np.isfinite(threshold) else np.inf
+    bayes = bayes_error_rates(calibrated, plo=plo, c_miss=c_miss, c_fa=c_fa)
+    reference = bayes_error_rates(eval_table, plo=plo, c_miss=c_miss, c_fa=c_fa)
+    return FixedThresholdAnalysis(
+        target_pfa=float(target_pfa),
+        threshold=threshold,
+        dev_false_alarm_rate=rates["dev"][1],
+        dev_miss_rate=rates["dev"][0],
+        eval_false_alarm_rate=rates["eval"][1],
+        eval_miss_rate=rates["eval"][0],
+        calibration=calibration,
+        implied_plo=implied,
+        plo=plo,
+        c_miss=float(c_miss),
+        c_fa=float(c_fa),
+        fixed=miss_weight * rates["eval"][0] + fa_weight * rates["eval"][1],
+        fixed_dev=miss_weight * rates["dev"][0] + fa_weight * rates["dev"][1],
+        bayes=bayes.actual,
+        minimum=reference.minimum,
+        default=reference.default,
+        evaluation_scores=eval_table,
+        calibrated_scores=calibrated,
+    )
+
+
+def cross_calibrated(trials: Trials, *, fit=fit_affine, folds: int = 5, seed: int = 0) -> Trials:
+    """The same trials with calibrated LLRs from k-fold cross-validation, named ``"<name> (calibrated)"``.
+
+    Every score is calibrated by a ``fit`` trained on the other folds
+    (:func:`~llrcore.calibration.cross_calibrate`), so a miscalibrated system can be shown next to its honestly
+    calibrated self when no separate development set exists.
+    """
+    tar, non = cross_calibrate(trials.tar, trials.non, fit, folds=folds, seed=seed)
+    return Trials(tar, non, name=f"{trials.name or 'system'} (calibrated)")

@@ -1,0 +1,292 @@
+"""Figures for teaching Bayes decisions: where the threshold falls, what it costs, and direct score thresholding.
+
+- :func:`decision_figure` — the LLR distributions of both classes with the Bayes threshold, the accept/reject
+  regions and the errors it makes shaded (misses: targets below the threshold; false alarms: non-targets above).
+- :func:`errors_per_100_figure` — "out of 100 trials": actual vs perfectly calibrated vs the EER bound vs no system.
+- :func:`fixed_threshold_figure` — a score threshold fixed for a false-alarm rate on development data, against
+  Bayes decisions, on evaluation data at every prior (Brümmer, Ferrer & Swart 2021, section 5).
+"""
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+
+from ..decisions import DecisionSummary, FixedThresholdAnalysis, bayes_decisions, per_100, percent
+from ..rates import sigmoid
+from ._style import (
+    CLASS_COLOURS,
+    LINE_WIDTH,
+    PALETTE,
+    REFERENCE_COLOUR,
+    legend_key,
+    style_figure,
+    with_alpha,
+)
+from .scores import histogram_range
+
+__all__ = ["decision_figure", "errors_per_100_figure", "fixed_threshold_figure", "prior_axis"]
+
+_THRESHOLD_COLOUR = "#222222"
+_P_TICKS = np.array([1e-4, 1e-3, 0.01, 0.1, 0.5, 0.9, 0.99, 0.999, 0.9999])
+
+
+def two_line_title(main: str, sub: str) -> str:
+    """A title with a smaller second line, so long titles fit a narrow column."""
+    return f"{main}<br><span style='font-size:15px'>{sub}</span>"
+
+
+def _operating_point(summary: DecisionSummary) -> str:
+    text = f"P(target) = {percent(summary.p_target)}"
+    if not summary.unit_costs:
+        text += f", C<sub>miss</sub> = {summary.c_miss:g}, C<sub>fa</sub> = {summary.c_fa:g}"
+    return text
+
+
+def _aligned_edges(lo: float, hi: float, bins: int, threshold: float) -> np.ndarray:
+    """Bin edges of about `bins` equal bins over ``[lo, hi]``, shifted so the threshold is an edge: then every bin
+    is either wholly accepted or wholly rejected, and the error areas are exact histogram areas."""
+    width = (hi - lo) / bins
+    if not np.isfinite(threshold):
+        return lo + width * np.arange(bins + 1)
+    first = np.floor((lo - threshold) / width)
+    last = np.ceil((hi - threshold) / width)
+    return threshold + width * np.arange(first, last + 1)
+
+
+def _step(edges: np.ndarray, density: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Vertices of a histogram outline drawn with ``line_shape="hv"``."""
+    return edges, np.concatenate([density, density[-1:]])
+
+
+def decision_figure(trials, p_target: float, c_miss: float = 1.0, c_fa: float = 1.0, *, bins: int = 80,
+                    log_density: bool = False, name: str | None = None) -> go.Figure:
+    """The two classes' LLR histograms, the Bayes threshold ``-plo_eff`` and the decisions it makes.
+
+    Left of the threshold every trial is rejected, right of it accepted; the part of the target histogram on the
+    left (misses) and of the non-target histogram on the right (false alarms) is hatched, and the legend says what
+    fraction of each class it is and how many errors per 100 trials it makes at this prior. A dashed line marks
+    the best threshold in hindsight (the PAV-optimal decisions): the gap between the two lines is miscalibration.
+
+    Parameters
+    ----------
+    trials : Trials
+        Scores taken as natural-log LLRs.
+    p_target, c_miss, c_fa : float
+        The operating point (see :func:`~llrcore.decisions.bayes_decisions`).
+    bins : int
+        About this many bins over the range of the scores.
+    log_density : bool
+        Logarithmic density axis: shows the thin tails where the errors of a good system are.
+    """
+    summary = bayes_decisions(trials, p_target, c_miss, c_fa, name=name)
+    table = trials.sorted
+    name = summary.name or "system"
+    lo, hi = histogram_range([table.tar, table.non])
+    span = hi - lo
+    threshold = summary.threshold
+    in_view = lo - 0.5 * span <= threshold <= hi + 0.5 * span
+    if in_view:  # keep both lines and a margin on screen
+        lo, hi = min(lo, threshold - 0.04 * span), max(hi, threshold + 0.04 * span)
+    edges = _aligned_edges(lo, hi, max(int(bins), 4), threshold if in_view else np.nan)
+    cut = int(np.searchsorted(edges, threshold, side="left"))  # bins [0, cut) are rejected
+    width = edges[1] - edges[0]
+    n = summary.per_100()
+
+    fig = go.Figure()
+    classes = (
+        ("target", table.tar, f"targets ({table.n_tar:,} trials)",
+         f"misses: {percent(summary.miss_rate)} of targets, {per_100(n['misses'])} per 100 trials", slice(0, cut)),
+        ("non-target", table.non, f"non-targets ({table.n_non:,} trials)",
+         f"false alarms: {percent(summary.false_alarm_rate)} of non-targets, {per_100(n['false alarms'])} per 100 "
+         "trials", slice(cut, None)),
+    )
+    peak = 0.0
+    for label, scores, legend, error_legend, errors in classes:
+        counts, _ = np.histogram(scores, bins=edges)
+        density = counts / (scores.size * width)
+        peak = max(peak, float(density.max()))
+        colour = CLASS_COLOURS[label]
+        x, y = _step(edges, density)
+        fig.add_trace(go.Scatter(
+            x=x, y=y, mode="lines", line=dict(color=colour, width=2.5, shape="hv"), fill="tozeroy",
+            fillcolor=with_alpha(colour, 0.15), name=legend,
+            hovertemplate=f"{label} LLRs from %{{x:.3g}}<br>density %{{y:.3g}}<extra></extra>",
+            meta=dict(system=name, kind=label.replace("-", "_")),
+        ))
+        part_edges = edges[errors.start: (errors.stop + 1) if errors.stop is not None else None]
+        part_density = density[errors]
+        if part_density.size:
+            x, y = _step(part_edges, part_density)
+            fig.add_trace(go.Scatter(
+                x=x, y=y, mode="lines", line=dict(color=colour, width=0, shape="hv"), fill="tozeroy",
+                fillcolor=with_alpha(colour, 0.55), fillpattern=dict(shape="/", fgcolor="white", solidity=0.3),
+                name=error_legend, hoverinfo="skip",
+                meta=dict(system=name, kind="misses" if label == "target" else "false_alarms"),
+            ))
+    # the regions and the thresholds
+    if in_view:
+        fig.add_vrect(x0=lo, x1=threshold, fillcolor="rgba(120,120,120,0.08)", line_width=0, layer="below")
+        fig.add_vline(x=threshold, line=dict(color=_THRESHOLD_COLOUR, width=3))
+        for text, anchor in (("◀ reject", "right"), ("accept ▶", "left")):
+            fig.add_annotation(
+                x=threshold, y=1.0, yref="paper", text=f"<b>{text}</b>", showarrow=False, xanchor=anchor,
+                yanchor="top", xshift=-8 if anchor == "right" else 8, font=dict(size=17, color=_THRESHOLD_COLOUR),
+            )
+    else:
+        side = "right" if threshold > hi else "left"
+        fig.add_annotation(
+            x=hi if side == "right" else lo, y=0.9, yref="paper", showarrow=False, xanchor=side,
+            text=f"Bayes threshold {threshold:+.3g} is off the chart: every trial in view is "
+                 f"{'rejected' if side == 'right' else 'accepted'}",
+            font=dict(size=15, color=_THRESHOLD_COLOUR), bgcolor="rgba(255,255,255,0.85)",
+        )
+    fig.add_trace(legend_key(f"Bayes threshold: LLR = {threshold:+.2f}",
+                             line=dict(color=_THRESHOLD_COLOUR, width=3)))
+    best = summary.min_threshold
+    if np.isfinite(best) and lo <= best <= hi:
+        fig.add_vline(x=best, line=dict(color=REFERENCE_COLOUR, width=2.2, dash="dash"))
+        fig.add_trace(legend_key(f"best threshold in hindsight (PAV): {best:+.2f}",
+                                 line=dict(color=REFERENCE_COLOUR, width=2.2, dash="dash")))
+    style_figure(fig, two_line_title(f"Where the Bayes threshold falls: {name}", f"at {_operating_point(summary)}"),
+                 height=580)
+    fig.update_xaxes(title_text="LLR (the score taken as a natural-log likelihood ratio)", range=[lo, hi])
+    if log_density:
+        fig.update_yaxes(type="log", title_text="density (log scale)", exponentformat="power")
+    else:
+        fig.update_yaxes(title_text="density (each class sums to 1)", range=[0, 1.12 * peak])
+    fig.update_layout(hovermode="closest", legend=dict(traceorder="normal"))
+    return fig
+
+
+def errors_per_100_figure(summary: DecisionSummary) -> go.Figure:
+    """Out of 100 trials: the errors (or cost) of the system, perfectly calibrated, the EER bound and no system.
+
+    The actual and the perfectly calibrated (PAV) bars are split into misses and false alarms; every bar carries
+    its total in large type. With unit costs the values are errors per 100 trials, else the cost per 100 trials.
+    """
+    n = summary.per_100()
+    unit = summary.unit_costs
+    what = "errors" if unit else "cost"
+    categories = np.array(["this<br>system", "perfectly<br>calibrated", "bound from<br>the EER",
+                           "without<br>the system"], dtype=object)
+    totals = np.array([n["actual"], n["minimum"], n["trapezium"], n["default"]])
+    stacks = (
+        ("misses" if unit else "cost of misses", CLASS_COLOURS["target"],
+         summary.c_miss * np.array([n["misses"], n["min misses"], 0.0, 0.0])),
+        ("false alarms" if unit else "cost of false alarms", CLASS_COLOURS["non-target"],
+         summary.c_fa * np.array([n["false alarms"], n["min false alarms"], 0.0, 0.0])),
+        ("bound from the EER", PALETTE[0], np.array([0.0, 0.0, n["trapezium"], 0.0])),
+        ("without the system", REFERENCE_COLOUR, np.array([0.0, 0.0, 0.0, n["default"]])),
+    )
+    fig = go.Figure()
+    for label, colour, values in stacks:
+        fig.add_trace(go.Bar(
+            x=categories, y=values, name=label, marker=dict(color=with_alpha(colour, 0.8), line=dict(width=0)),
+            showlegend=label in ("misses", "false alarms", "cost of misses", "cost of false alarms"),
+            hovertemplate=f"%{{x}}<br>{label}: %{{y:.3g}} per 100 trials<extra></extra>",
+            meta=dict(system=summary.name, kind=label.replace(" ", "_"), label=label),
+        ))
+    for category, total in zip(categories, totals):
+        fig.add_annotation(x=category, y=total, text=f"<b>{per_100(total)}</b>", showarrow=False, yanchor="bottom",
+                           font=dict(size=26, color="#111111"))
+    style_figure(fig, two_line_title("Out of 100 trials", f"at {_operating_point(summary)}"), height=490)
+    top = float(np.max(totals)) if np.max(totals) > 0 else 1.0
+    fig.update_yaxes(title_text=f"{what} per 100 trials", range=[0, 1.25 * top])
+    fig.update_xaxes(tickfont=dict(size=15), tickangle=0)
+    fig.update_layout(barmode="stack", bargap=0.35, hovermode="closest", legend_traceorder="normal")
+    return fig
+
+
+def prior_axis(fig: go.Figure, x_range) -> None:
+    """Label a prior log-odds x axis in P(target) with the log-odds beneath, for readers who think in
+    probabilities (ticks at 0.0001 ... 0.9999 inside `x_range`)."""
+    ticks = np.log(_P_TICKS) - np.log1p(-_P_TICKS)
+    inside = (ticks >= x_range[0] - 1e-9) & (ticks <= x_range[1] + 1e-9)
+    fig.update_xaxes(
+        range=list(x_range), tickvals=ticks[inside],
+        ticktext=[f"{p:g}<br><span style='font-size:12px'>({t:+.1f})</span>"
+                  for p, t in zip(_P_TICKS[inside], ticks[inside])],
+        title_text="P(target) (prior log-odds below)",
+    )
+
+
+def fixed_threshold_figure(analysis: FixedThresholdAnalysis, *, p_target: float | None = None,
+                           log_scale: bool = True) -> go.Figure:
+    """What a score threshold fixed for a false-alarm rate on development data costs on evaluation data.
+
+    Against the prior (x, in P(target) on a logit scale), the expected errors (or cost) per 100 evaluation
+    trials of: the fixed threshold (solid; thin dotted: what it costs on the development data), Bayes decisions
+    with the scores calibrated on the development data (blue), the best threshold in hindsight at every prior
+    (dashed, PAV on the evaluation data) and no system (dotted). The fixed threshold touches the Bayes curve only
+    near the prior it implicitly assumes, marked with a diamond.
+    """
+    unit = analysis.c_miss == 1 and analysis.c_fa == 1
+    what = "errors" if unit else "cost"
+    plo = analysis.plo
+    p = sigmoid(plo)
+    fixed_colour, bayes_colour = PALETTE[1], PALETTE[0]
+    fig = go.Figure()
+    curves = (
+        ("fixed", analysis.fixed, f"fixed threshold (false alarms {percent(analysis.target_pfa)} on development)",
+         dict(color=fixed_colour, width=LINE_WIDTH + 0.5)),
+        ("fixed_dev", analysis.fixed_dev, "fixed threshold, as measured on development",
+         dict(color=fixed_colour, width=1.8, dash="dot")),
+        ("bayes", analysis.bayes, "Bayes threshold, scores calibrated on development",
+         dict(color=bayes_colour, width=LINE_WIDTH)),
+        ("minimum", analysis.minimum, "best threshold in hindsight (PAV on evaluation)",
+         dict(color=bayes_colour, width=LINE_WIDTH - 0.8, dash="dash")),
+        ("default", analysis.default, "without the system", dict(color=REFERENCE_COLOUR, width=2.2, dash="dot")),
+    )
+    for kind, values, label, line in curves:
+        fig.add_trace(go.Scatter(
+            x=plo, y=100 * values, customdata=p, mode="lines", name=label, line=line,
+            hovertemplate=f"{label}<br>P(target) = %{{customdata:.3g}}<br>{what} = %{{y:.3g}} per 100 trials"
+                          "<extra></extra>",
+            meta=dict(system=None, kind=kind, label=label),
+        ))
+    implied = analysis.implied_plo - np.log(analysis.c_miss / analysis.c_fa)
+    if np.isfinite(implied) and plo[0] <= implied <= plo[-1]:
+        value = 100 * np.interp(implied, plo, analysis.fixed)
+        fig.add_trace(go.Scatter(
+            x=np.array([implied]), y=np.array([value]), mode="markers", showlegend=False,
+            name="where the fixed threshold is the Bayes decision",
+            marker=dict(symbol="diamond", size=16, color=fixed_colour, line=dict(color="white", width=1.5)),
+            hovertemplate="the fixed threshold is the Bayes decision near here<extra></extra>",
+            meta=dict(system=None, kind="implied_prior"),
+        ))
+        fig.add_annotation(
+            x=implied, y=np.log10(value) if log_scale else value, text=f"Bayes only at P(target) ≈ "
+            f"{analysis.implied_p_target:.2g}", showarrow=True, arrowhead=0, arrowcolor=fixed_colour, ax=70, ay=45,
+            font=dict(size=15, color=fixed_colour), bgcolor="rgba(255,255,255,0.9)", bordercolor=fixed_colour,
+        )
+    if p_target is not None:
+        at = analysis.at(p_target)
+        x = float(np.log(p_target) - np.log1p(-p_target))
+        fig.add_vline(x=x, line=dict(color="#333333", width=1.6, dash="dashdot"))
+        fig.add_trace(go.Scatter(
+            x=np.array([x, x]), y=100 * np.array([at["fixed"], at["bayes"]]), mode="markers", showlegend=False,
+            marker=dict(symbol="star", size=17, color=[fixed_colour, bayes_colour], line=dict(color="white",
+                                                                                           width=1.5)),
+            customdata=np.array(["fixed threshold", "Bayes threshold"], dtype=object),
+            hovertemplate=f"%{{customdata}} at P(target) = {p_target:g}<br>{what} = %{{y:.3g}} per 100 trials"
+                          "<extra></extra>",
+            meta=dict(system=None, kind="operating_point"),
+        ))
+        fig.add_annotation(
+            x=x, y=1.0, yref="paper", yanchor="bottom", showarrow=False, text=f"your prior {percent(p_target)}",
+            font=dict(size=15), bgcolor="rgba(255,255,255,0.85)",
+        )
+    style_figure(fig, two_line_title("Fixed false-alarm threshold vs Bayes decisions",
+                              "expected on the evaluation data at every prior"), height=620)
+    prior_axis(fig, (float(plo[0]), float(plo[-1])))
+    positive = np.concatenate([100 * c[1][c[1] > 0] for c in curves])
+    if log_scale and positive.size:
+        low = int(np.floor(np.log10(max(float(positive.min()), 1e-4))))
+        high = np.log10(float(positive.max()) * 1.6)
+        ticks = 10.0 ** np.arange(low, int(np.ceil(high)) + 1)
+        fig.update_yaxes(type="log", range=[low, high], tickvals=ticks, ticktext=[f"{t:g}" for t in ticks],
+                         title_text=f"{what} per 100 trials (log scale)")
+    else:
+        fig.update_yaxes(title_text=f"{what} per 100 trials", rangemode="tozero")
+    fig.update_layout(hovermode="closest", margin=dict(t=120, b=90))
+    return fig

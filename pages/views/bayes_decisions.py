@@ -1,0 +1,226 @@
+"""Bayes decisions: out of 100 trials, how many errors does the system make at your prior and costs?
+
+For teachers and for explaining a system to non-specialists (Brümmer, Ferrer & Swart, Interspeech 2021). Every
+control is bound to the address bar (``bind="query-params"``), so a link carries the exact setting; the page body is
+one fragment, so moving a slider redraws only it.
+"""
+from __future__ import annotations
+
+import html
+import logging
+
+import streamlit as st
+
+import llrcore as lc
+from llrcore import plots
+from llrcore.decisions import per_100, percent
+from llrcore.plots.decisions import decision_figure, errors_per_100_figure, fixed_threshold_figure
+from llrcore.rates import sigmoid
+from pages.views import _state as state
+
+log = logging.getLogger(__name__)
+
+PRIORS = [0.0001, 0.0002, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.03, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5,
+          0.6, 0.7, 0.8, 0.85, 0.9, 0.95, 0.97, 0.98, 0.99, 0.995, 0.998, 0.999, 0.9995, 0.9998, 0.9999]
+COSTS = [0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0]
+FALSE_ALARM_RATES = [0.0001, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2]
+VIEWS = ["Where the threshold falls", "Over all priors", "Fixed false-alarm threshold"]
+TEACHING_SYSTEM = "FVC-AUS DCA-PLDA"  # the demo set whose miscalibration the page is best at showing
+
+
+def number(value: float) -> str:
+    """Slider labels, also the values in the address bar: 0.01, 10, 0.0001."""
+    return f"{value:g}"
+
+
+def draw(make, key: str) -> None:
+    """Draw the figure ``make()`` returns (PNG button in its modebar), or say why it cannot be drawn: never a
+    traceback."""
+    try:
+        fig = make()
+    except Exception as err:
+        log.exception("figure %s failed", key)
+        st.error(f"This figure could not be drawn: {err}")
+        return
+    st.plotly_chart(fig, theme=None, width="stretch", key=key, config={
+        "displaylogo": False, "toImageButtonOptions": {"format": "png", "filename": key, "scale": 2}})
+
+
+@st.cache_resource(show_spinner="Calibrating by 5-fold cross-validation…", max_entries=8)
+def cross_calibrated(system_id: str, _trials: lc.Trials) -> lc.Trials:
+    """The system calibrated by cross-validated logistic regression, once per system (keyed by its id)."""
+    calibrated = lc.cross_calibrated(_trials)
+    _ = calibrated.sorted.pav  # sort and PAV once, under the spinner (assigned: a bare expression would be drawn)
+    return calibrated
+
+
+def default_index(names: list[str], preferred: str | None, role: str) -> int:
+    if preferred in names:
+        return names.index(preferred)
+    roles = [state.systems()[name]["role"] for name in names]
+    return roles.index(role) if role in roles else 0
+
+
+# ----- the screen --------------------------------------------------------------------------------------------------
+
+
+def controls(names: list[str]):
+    """System, prior and costs, side by side; their values live in the address bar."""
+    with st.container(border=True):
+        system_column, prior_column, miss_column, fa_column = st.columns([2.2, 3, 1.6, 1.6], gap="medium")
+        name = system_column.selectbox(
+            "System", names, index=default_index(names, TEACHING_SYSTEM, "evaluation"), key="bayes_system",
+            bind="query-params", help="Its scores are taken as natural-log likelihood ratios.",
+        )
+        p_target = prior_column.select_slider(
+            "P(target): how often a trial is a target", PRIORS, value=0.01, format_func=number, key="prior",
+            bind="query-params",
+        )
+        c_miss = miss_column.select_slider("C_miss: cost of a miss", COSTS, value=1.0, format_func=number,
+                                           key="c_miss", bind="query-params")
+        c_fa = fa_column.select_slider("C_fa: cost of a false alarm", COSTS, value=1.0, format_func=number,
+                                       key="c_fa", bind="query-params")
+        plo = float(lc.effective_plo(p_target))
+        plo_eff = float(lc.effective_plo(p_target, c_miss, c_fa))
+        costs = "" if c_miss == c_fa == 1 else f"; with these costs the effective log-odds are **{plo_eff:+.2f}**"
+        st.caption(
+            f"Prior log-odds logit({p_target:g}) = **{plo:+.2f}**{costs}. Bayes decision: accept a trial when its "
+            f"LLR is at least **{-plo_eff:+.2f}**. The address bar holds these settings: copy it to share this view."
+        )
+    return name, p_target, c_miss, c_fa
+
+
+def answer(summary: lc.DecisionSummary) -> None:
+    """The one-sentence answer, then the four numbers in large type."""
+    sentence = html.escape(summary.sentence(), quote=False)
+    st.markdown(f"<p style='font-size:1.5rem; line-height:1.45; margin:0.4rem 0 0.8rem 0'>{sentence}</p>",
+                unsafe_allow_html=True)
+    n = summary.per_100()
+    unit = "errors per 100 trials" if summary.unit_costs else "cost per 100 trials"
+    cards = (
+        ("This system", n["actual"], "The scores taken as LLRs and thresholded at the Bayes threshold."),
+        ("Perfectly calibrated", n["minimum"], "The same scores after the best monotone recalibration (PAV), "
+                                               "found in hindsight on these very trials."),
+        ("Bound from the EER", n["trapezium"], "The trapezium min(P, 1−P, EER) (with costs min(P·C_miss, "
+                                               "(1−P)·C_fa, EER·(P·C_miss + (1−P)·C_fa))): what a perfectly "
+                                               "calibrated system with this EER never exceeds."),
+        ("Without the system", n["default"], "Deciding from the prior alone: "
+                                             + ("reject every trial." if summary.rejects_by_default
+                                                else "accept every trial.")),
+    )
+    for column, (label, value, help_text) in zip(st.columns(4), cards):
+        column.metric(label, per_100(value), help=help_text, border=True, delta=unit, delta_color="off",
+                      delta_arrow="off")
+
+
+def threshold_view(trials: lc.Trials, summary: lc.DecisionSummary, p_target, c_miss, c_fa) -> None:
+    st.markdown(html.escape(summary.decisions_sentence(), quote=False))
+    left, right = st.columns([3, 2], gap="medium")
+    with left:
+        log_density = st.toggle("Logarithmic density axis", value=True, key="bayes_log_density",
+                                help="Shows the thin tails, where a good system's errors are.")
+        draw(lambda: decision_figure(trials, p_target, c_miss, c_fa, log_density=log_density), "bayes_threshold")
+        st.caption("Hatched: the errors. Targets left of the threshold are missed, non-targets right of it are "
+                   "falsely accepted. The dashed line is the best threshold in hindsight: the further it is from "
+                   "the Bayes threshold, the worse the calibration.")
+    with right:
+        st.write("")  # align with the toggle on the left
+        draw(lambda: errors_per_100_figure(summary), "bayes_per_100")
+        table = summary.table()
+        st.dataframe(table.map(lambda v: per_100(v)), width="stretch")
+        st.caption(f"Expected decisions out of 100 trials. On the data: {summary.misses:,} of {summary.n_tar:,} "
+                   f"targets missed, {summary.false_alarms:,} of {summary.n_non:,} non-targets accepted.")
+
+
+def priors_view(name: str, trials: lc.Trials, p_target: float, c_miss: float, c_fa: float) -> None:
+    record = state.systems()[name]
+    compare = st.toggle("Add the system calibrated by cross-validated logistic regression", value=True,
+                        key="bayes_add_calibrated",
+                        help="Each trial calibrated by an affine calibration trained on the other 4 of 5 folds.")
+    systems = {name: trials}
+    if compare:
+        try:
+            calibrated = cross_calibrated(record["id"], trials)
+            systems[calibrated.name] = calibrated
+        except ValueError as err:
+            st.warning(f"The system could not be calibrated: {err}")
+    p_eff = float(f"{float(sigmoid(lc.effective_plo(p_target, c_miss, c_fa))):.3g}")  # a readable label
+    draw(lambda: plots.bayes_error_trapezium_figure(systems, p_target=p_eff), "bayes_trapezium")
+    marker = f"P(target) = {p_target:g}" if c_miss == c_fa == 1 else (
+        f"the effective prior {p_eff:.3g} (P(target) = {p_target:g} with C_miss = {c_miss:g}, C_fa = {c_fa:g})")
+    st.caption(
+        f"The Bayes error rate at every prior, with {marker} marked. A perfectly calibrated system stays under its "
+        "trapezium min(P, 1−P, EER) (shaded); a miscalibrated one can rise above it, even above the dotted line of "
+        "deciding without the system."
+    )
+
+
+def fixed_threshold_view(names: list[str], p_target: float, c_miss: float, c_fa: float) -> None:
+    dev_column, eval_column, pfa_column = st.columns([2, 2, 3], gap="medium")
+    dev_name = dev_column.selectbox("Development set (sets the threshold)", names,
+                                    index=default_index(names, None, "development"), key="dev_system",
+                                    bind="query-params")
+    eval_name = eval_column.selectbox("Evaluation set (where it is used)", names,
+                                      index=default_index(names, None, "evaluation"), key="eval_system",
+                                      bind="query-params")
+    target_pfa = pfa_column.select_slider("False-alarm rate fixed on the development set", FALSE_ALARM_RATES,
+                                          value=0.01, format_func=number, key="pfa", bind="query-params")
+    if dev_name == eval_name:
+        st.warning("The threshold is judged on the very data that set it: choose another evaluation set to see "
+                   "what happens on unseen data.")
+    chosen = state.trials_by_name(names=[dev_name, eval_name])
+    try:
+        analysis = lc.fixed_false_alarm_threshold(chosen[dev_name], chosen[eval_name], target_pfa, c_miss=c_miss,
+                                                  c_fa=c_fa)
+    except ValueError as err:
+        st.error(f"The comparison could not be made: {err}")
+        return
+    sentence = html.escape(analysis.sentence(p_target), quote=False)
+    st.markdown(f"<p style='font-size:1.2rem; line-height:1.45'>{sentence}</p>", unsafe_allow_html=True)
+    rates = st.columns(4)
+    rates[0].metric("Score threshold", f"{analysis.threshold:.4g}", border=True)
+    rates[1].metric("False alarms: development → evaluation",
+                    f"{percent(analysis.dev_false_alarm_rate)} → {percent(analysis.eval_false_alarm_rate)}",
+                    border=True)
+    rates[2].metric("Misses: development → evaluation",
+                    f"{percent(analysis.dev_miss_rate)} → {percent(analysis.eval_miss_rate)}", border=True)
+    rates[3].metric("Bayes decision only at", f"P(target) ≈ {analysis.implied_p_target:.2g}", border=True,
+                    help="The prior at which this threshold equals the Bayes threshold of the scores calibrated on "
+                         "the development set.")
+    draw(lambda: fixed_threshold_figure(analysis, p_target=p_target), "bayes_fixed_threshold")
+    st.caption(
+        "A score threshold fixed for a false-alarm rate does not move with the prior, so it is right at one prior "
+        "only; and the rate fixed on the development data is not the rate on unseen data. Bayes decisions with "
+        "scores calibrated on the same development data adapt to every prior (Brümmer, Ferrer & Swart 2021, §5)."
+    )
+
+
+@st.fragment
+def page_body() -> None:
+    names = list(state.systems())
+    name, p_target, c_miss, c_fa = controls(names)
+    trials = state.trials_by_name(names=[name])[name]
+    summary = lc.bayes_decisions(trials, p_target, c_miss, c_fa, name=name)
+    answer(summary)
+    tabs = dict(zip(VIEWS, st.tabs(VIEWS, key="bayes_view", on_change="rerun", bind="query-params")))
+    if tabs[VIEWS[0]].open:
+        with tabs[VIEWS[0]]:
+            threshold_view(trials, summary, p_target, c_miss, c_fa)
+    if tabs[VIEWS[1]].open:
+        with tabs[VIEWS[1]]:
+            priors_view(name, trials, p_target, c_miss, c_fa)
+    if tabs[VIEWS[2]].open:
+        with tabs[VIEWS[2]]:
+            fixed_threshold_view(names, p_target, c_miss, c_fa)
+
+
+st.title("Bayes decisions")
+st.caption("Out of a hundred trials, how many errors does your system make? It depends on the prior and the costs "
+           "you bring, and on how well the scores are calibrated (Brümmer, Ferrer & Swart, Interspeech 2021).")
+
+if not state.systems():
+    st.info("Nothing is loaded yet.")
+    st.page_link("pages/views/data.py", label="Load score files or demo sets on the Data page",
+                 icon=":material/upload_file:")
+else:
+    page_body()
