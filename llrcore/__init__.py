@@ -64,5 +64,6 @@ from .gaussian import (
     mu_from_dprime,
     mu_from_eer,
 )
+from .report import CalibrationSummary, Report, SystemSummary, build_report
 
 __version__ = "0.1.0"

@@ -1,33 +1,73 @@
-"""The ``llrcore`` command line: batch evaluation of score files.
+"""The ``llrcore`` command line: evaluate score files, calibrate them, write a report.
 
     llrcore evaluate SCORES [SCORES ...] [--key KEY] [--p-target P] [--c-miss C] [--c-fa C] [--json | --csv]
+    llrcore calibrate DEV --apply-to SCORES -o OUT [--method affine|pav|cmlg] [--rule brier | --alpha A --beta B]
+                      [--prior P] [--key DEV_KEY]
+    llrcore report SCORES [SCORES ...] [--calibrate-on DEV] [--name NAME] -o report.html [--figures DIR]
 
-Bad input ends with one sentence on stderr saying what is wrong and where, and exit status 2; never a traceback.
+``calibrate`` writes the calibrated LLRs in the format of the file they replace: every line of a text file is kept
+(comments, header, trial ids, labels, order) with only its score replaced; an ``.npz`` score file keeps its
+arrays; a Parquet file its columns. A text or Parquet file to calibrate needs no labels (a one-column score file,
+or a Kaldi/BOSARIS ``model test score`` file, will do). Bad input ends with one sentence on stderr saying what is
+wrong and where, and exit status 2; never a traceback.
 """
 from __future__ import annotations
 
 import argparse
+import gzip
+import io
 import json
+import re
 import sys
 from pathlib import Path
 
+import numpy as np
+
 from . import __version__
-from .io import LoadError, read_trials
-from .metrics import evaluate, metrics_table
+from .data import Trials
+from .io import LoadError, read_trials, write_trials
+from .io._source import _Source, _text_bytes
+from .io.trials import _detect_separator, _is_number
+from .metrics import effective_plo, evaluate, metrics_table
+from .rules import BetaRule
 
 EXIT_BAD_INPUT = 2
+EXIT_PARTLY_DONE = 1  # e.g. the report was written but its figures could not be exported
+RULES = {"logarithmic": BetaRule.logarithmic(), "brier": BetaRule.brier(), "boosting": BetaRule.boosting(),
+         "asymmetric": BetaRule.asymmetric()}
+_SCORE_NAMES = {"score", "scores", "llr", "llrs"}
 
 
-def _load_systems(paths, key):
-    """Read every score file; a multi-system file contributes one entry per system."""
+# ----- reading ------------------------------------------------------------------------------------------------------
+
+
+def _load_systems(paths, key, sources: dict | None = None):
+    """Read every score file; a multi-system file contributes one entry per system. `sources`, when given, is
+    filled with the file name of each system."""
     systems = {}
     for path in paths:
         loaded = read_trials(path, key=key)
-        for name, trials in (loaded.items() if isinstance(loaded, dict) else [(loaded.name or Path(path).stem, loaded)]):
+        items = loaded.items() if isinstance(loaded, dict) else [(loaded.name or Path(path).stem, loaded)]
+        for name, trials in items:
             if name in systems:
                 raise ValueError(f"Two systems are named {name!r}; rename one of the files.")
             systems[name] = trials
+            if sources is not None:
+                sources[name] = Path(path).name
     return systems
+
+
+def _one_system(path, key):
+    """The trials of a file that must hold one system (a development set)."""
+    loaded = read_trials(path, key=key)
+    if isinstance(loaded, dict):
+        names = ", ".join(loaded)
+        raise ValueError(f"{Path(path).name} holds {len(loaded)} systems ({names}); calibration trains on one: "
+                         "give a file with a single system.")
+    return loaded
+
+
+# ----- evaluate -----------------------------------------------------------------------------------------------------
 
 
 def _evaluate_command(args) -> str:
@@ -45,6 +85,245 @@ def _evaluate_command(args) -> str:
     return header + table.to_string(float_format=lambda value: f"{value:.4f}")
 
 
+# ----- calibrate: scores replaced in the input's own format ---------------------------------------------------------
+
+
+def _format_llr(value: float, decimal: str) -> str:
+    """All the digits of a float (``repr`` round-trips exactly), with the file's decimal mark."""
+    text = repr(float(value))
+    return text.replace(".", ",") if decimal == "," else text
+
+
+def _number(token: str, decimal: str) -> float:
+    token = token.strip(" \t").strip('"')
+    return float(token.replace(",", ".") if decimal == "," else token)
+
+
+class _Lines:
+    """The data lines of a text score file split into fields, keeping everything needed to write them back."""
+
+    def __init__(self, src: _Source):
+        self.src = src
+        self.lines = _text_bytes(src).decode("utf-8").split("\n")
+        self.data = [i for i, line in enumerate(self.lines) if line.strip(" \t") and
+                     not line.lstrip(" \t").startswith("#")]
+        if not self.data:
+            raise src.error("the file holds no scores (only blank or comment lines).")
+        self.sep, self.decimal = _detect_separator([self.lines[i] for i in self.data[:50]])
+        self.whitespace = self.sep not in ("\t", ";", ",", "|")
+
+    def split(self, i: int) -> tuple[list[str], list[str]]:
+        """Fields of line `i` and the separators around them: ``pieces[0::2]`` fields, ``pieces[1::2]`` glue."""
+        line = self.lines[i]
+        if self.whitespace:
+            pieces = re.split(r"([ \t]+)", line)
+            return pieces
+        return [p for field in line.split(self.sep) for p in (field, self.sep)][:-1]
+
+    def score_column(self) -> tuple[int, bool]:
+        """The index of the score field and whether the first data line is a header."""
+        rows = [self.split(i)[0::2] for i in self.data]
+        rows = [[f for f in row if f != ""] if self.whitespace else row for row in rows]
+        width = len(rows[0])
+        for i, row in zip(self.data, rows):
+            if len(row) != width:
+                raise self.src.error(f"this line has {len(row)} columns but line {self.data[0] + 1} has {width}; "
+                                     "every line must have the same columns.", i + 1)
+        header = not any(_is_number(f.strip(" \t").strip('"'), self.decimal) for f in rows[0])
+        body = rows[1:] if header else rows
+        if not body:
+            raise self.src.error("the file has a header line but no scores after it.", self.data[0] + 1)
+        numeric = [j for j in range(width) if all(_is_number(r[j].strip(" \t").strip('"'), self.decimal)
+                                                   for r in body)]
+        if header:
+            named = [j for j in numeric if rows[0][j].strip(" \t").strip('"').lower() in _SCORE_NAMES]
+            if len(named) == 1:
+                return named[0], header
+        # a column of 0/1 labels is numeric too: it is not the score when another numeric column exists
+        scores = [j for j in numeric if not all(r[j].strip(" \t").strip('"') in ("0", "1") for r in body)] \
+            or numeric
+        if not scores:
+            raise self.src.error("no column holds only numbers, so there is no score to calibrate.",
+                                 self.data[1 if header else 0] + 1)
+        if len(scores) > 1 and header:
+            listed = ", ".join(repr(rows[0][j].strip(" \t").strip('"')) for j in scores)
+            raise self.src.error(f"the columns {listed} all hold numbers: calibrate writes one system's scores, so "
+                                 "give a file with one score column (or name it 'score').", self.data[0] + 1)
+        if len(scores) > 1:
+            listed = ", ".join(str(j + 1) for j in scores)
+            raise self.src.error(f"columns {listed} all hold numbers, so which one is the score is ambiguous; add a "
+                                 "header line naming the score column 'score'.", self.data[0] + 1)
+        return scores[0], header
+
+    def rewritten(self, calibrator) -> bytes:
+        column, header = self.score_column()
+        rows = self.data[1:] if header else self.data
+        pieces = [self.split(i) for i in rows]
+        positions = [self._position(p, column) for p in pieces]
+        scores = np.array([_number(p[k], self.decimal) for p, k in zip(pieces, positions)])
+        if np.isnan(scores).any():
+            row = int(np.argmax(np.isnan(scores)))
+            raise self.src.error("the score is NaN; every trial needs a number.", rows[row] + 1)
+        lines = list(self.lines)
+        for i, p, k, llr in zip(rows, pieces, positions, calibrator(scores)):
+            field = p[k]
+            stripped = field.strip(" \t")
+            p[k] = field.replace(stripped, _format_llr(llr, self.decimal), 1)  # keeps spaces around the number
+            lines[i] = "".join(p)
+        return "\n".join(lines).encode("utf-8")
+
+    def _position(self, pieces: list[str], column: int) -> int:
+        """Index in `pieces` of field number `column` (whitespace files may start with glue)."""
+        fields = [k for k in range(0, len(pieces), 2) if not (self.whitespace and pieces[k] == "")]
+        return fields[column]
+
+
+def _calibrate_npz(path, calibrator) -> bytes:
+    """An llrcore ``.npz`` score file (arrays ``tar``, ``non``, optionally ``spoof``) with every array calibrated."""
+    trials = read_trials(path, format="npz")
+    buffer = io.BytesIO()
+    write_trials(buffer, Trials(calibrator(trials.tar), calibrator(trials.non), spoof=calibrator(trials.spoof)),
+                 format="npz")
+    return buffer.getvalue()
+
+
+def _calibrate_parquet(src: _Source, calibrator) -> bytes:
+    import pandas as pd
+
+    try:
+        frame = pd.read_parquet(io.BytesIO(src.data))
+    except Exception as exc:  # pyarrow raises many kinds for damaged files
+        raise src.error(f"the file is not a readable Parquet file ({type(exc).__name__}: {exc}).") from None
+    named = [c for c in frame.columns if str(c).lower() in _SCORE_NAMES]
+    if len(named) != 1:
+        columns = ", ".join(repr(str(c)) for c in frame.columns)
+        raise src.error(f"calibrate needs exactly one score column named score, scores or llr; the columns are "
+                        f"{columns}.")
+    scores = pd.to_numeric(frame[named[0]], errors="coerce").to_numpy(dtype=np.float64)
+    if np.isnan(scores).any():
+        raise src.error(f"the score in column {str(named[0])!r} is missing or not a number.",
+                        int(np.argmax(np.isnan(scores))) + 1, unit="row")
+    frame[named[0]] = calibrator(scores)
+    buffer = io.BytesIO()
+    frame.to_parquet(buffer, index=False)
+    return buffer.getvalue()
+
+
+def calibrated_file(path, calibrator) -> bytes:
+    """The bytes of score file `path` with every score replaced by ``calibrator(score)``, in the file's format.
+
+    Text files keep every line (comments, header, ids, labels, order) and only their score field changes, written
+    with all its digits; ``.npz`` score files keep their arrays ``tar``, ``non`` and ``spoof`` in order; Parquet
+    files keep their columns. Labels are not needed in text and Parquet files.
+
+    Raises
+    ------
+    LoadError
+        When the file cannot be read or its score column cannot be told apart.
+    """
+    src = _Source.open(path)
+    if src.suffix == ".npz" or src.data[:4] == b"PK\x03\x04":
+        return _calibrate_npz(path, calibrator)
+    if src.suffix == ".parquet" or src.data[:4] == b"PAR1":
+        return _calibrate_parquet(src, calibrator)
+    return _Lines(src).rewritten(calibrator)
+
+
+def _rule(args) -> BetaRule:
+    if (args.alpha is None) != (args.beta is None):
+        raise ValueError("Give both --alpha and --beta for a custom scoring rule.")
+    if args.alpha is not None:
+        if args.rule is not None:
+            raise ValueError("Give either --rule or --alpha/--beta, not both.")
+        return BetaRule(args.alpha, args.beta)
+    return RULES[args.rule or "logarithmic"]
+
+
+def _check_output_suffix(source: Path, output: Path) -> None:
+    binary = {".npz", ".parquet"}
+    src_kind = source.suffix.lower() if source.suffix.lower() in binary else "text"
+    out_kind = output.suffix.lower() if output.suffix.lower() in binary else "text"
+    if src_kind != out_kind:
+        raise ValueError(f"The calibrated scores keep the format of {source.name} ({src_kind}); name the output "
+                         f"file accordingly, not {output.name}.")
+
+
+def _calibrate_command(args) -> str:
+    from .calibration_analysis import calibrate_and_evaluate
+    from .report import describe_calibration
+
+    rule, plo = _rule(args), float(effective_plo(args.prior))
+    _check_output_suffix(Path(args.apply_to), Path(args.output))
+    dev = _one_system(args.dev, args.key)
+    fitted = calibrate_and_evaluate(dev, dev, args.method, rule, plo, p_target=args.prior)
+    data = calibrated_file(args.apply_to, fitted.calibrator)
+    output = Path(args.output)
+    output.write_bytes(gzip.compress(data) if output.suffix.lower() == ".gz" else data)
+    transform = fitted.calibrator
+    formula = (f": llr = {transform.scale:.6g} * score {transform.offset:+.6g}" if hasattr(transform, "scale")
+               else "")
+    return (f"Calibrated {Path(args.apply_to).name} with {describe_calibration(args.method, rule, plo)}, trained on "
+            f"{Path(args.dev).name} ({dev.tar.size:,} target and {dev.non.size:,} non-target trials){formula}.\n"
+            f"On the training trials Cllr went from {fitted.before.cllr:.4f} to {fitted.after.cllr:.4f} bits.\n"
+            f"Wrote {output}.")
+
+
+# ----- report -------------------------------------------------------------------------------------------------------
+
+
+def _report_command(args):
+    from . import export
+    from .report import build_report
+
+    sources = {}
+    systems = _load_systems(args.scores, args.key, sources)
+    if args.name:
+        if len(systems) != 1:
+            raise ValueError(f"--name renames one system, but the files hold {len(systems)}.")
+        systems = {args.name: next(iter(systems.values()))}
+        sources = {args.name: next(iter(sources.values()))}
+    calibrate_on = None
+    if args.calibrate_on:
+        loaded = read_trials(args.calibrate_on, key=args.dev_key)
+        calibrate_on = loaded if not isinstance(loaded, dict) else _matching_development_sets(loaded, systems)
+    report = build_report(
+        systems, p_target=args.p_target, c_miss=args.c_miss, c_fa=args.c_fa, calibrate_on=calibrate_on,
+        calibrate=not args.no_calibration, method=args.method, rule=_rule(args),
+        calibration_prior=args.calibration_prior, sources=sources,
+        class_names=(args.target_name, args.non_target_name), title=args.title,
+        command="llrcore " + " ".join(_quote(a) for a in args.argv),
+    )
+    report.write(args.output)
+    lines = [report.summary_text(), "", f"Wrote {args.output}."]
+    if args.figures:
+        folder = Path(args.figures)
+        folder.mkdir(parents=True, exist_ok=True)
+        try:
+            for key, item in report.figures.items():
+                path = export.write_figure(item.figure, folder / f"{key}.{args.figure_format}")
+                lines.append(f"Wrote {path}.")
+        except export.ExportUnavailable as error:
+            print("\n".join(lines))
+            print(f"llrcore report: the report was written but the figures were not: {error}", file=sys.stderr)
+            return EXIT_PARTLY_DONE
+    return "\n".join(lines)
+
+
+def _matching_development_sets(loaded: dict, systems: dict) -> dict:
+    missing = [name for name in systems if name not in loaded]
+    if missing:
+        raise ValueError(f"The development file holds several systems ({', '.join(loaded)}) but none named "
+                         f"{missing[0]!r}; give one development set, or one per system with the same names.")
+    return {name: loaded[name] for name in systems}
+
+
+def _quote(argument: str) -> str:
+    return argument if re.fullmatch(r"[\w./:=+,-]+", argument) else "'" + argument.replace("'", "'\\''") + "'"
+
+
+# ----- the parser ---------------------------------------------------------------------------------------------------
+
+
 def _positive(text: str) -> float:
     value = float(text)
     if not value > 0:
@@ -59,6 +338,20 @@ def _probability(text: str) -> float:
     return value
 
 
+def _add_operating_point(parser) -> None:
+    parser.add_argument("--p-target", type=_probability, default=0.01, help="prior of a target (0.01)")
+    parser.add_argument("--c-miss", type=_positive, default=1.0, help="cost of a miss (1)")
+    parser.add_argument("--c-fa", type=_positive, default=1.0, help="cost of a false alarm (1)")
+
+
+def _add_calibration_options(parser) -> None:
+    parser.add_argument("--method", choices=("affine", "pav", "cmlg"), default="affine",
+                        help="affine (trained with a proper scoring rule), pav (monotone) or cmlg (Gaussian)")
+    parser.add_argument("--rule", choices=tuple(RULES), help="scoring rule of the affine calibration (logarithmic)")
+    parser.add_argument("--alpha", type=_positive, help="custom Beta-family rule: alpha (with --beta)")
+    parser.add_argument("--beta", type=_positive, help="custom Beta-family rule: beta (with --alpha)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="llrcore", description="Likelihood-ratio evaluation from the command line.")
     parser.add_argument("--version", action="version", version=f"llrcore {__version__}")
@@ -69,23 +362,60 @@ def build_parser() -> argparse.ArgumentParser:
     )
     evaluate_parser.add_argument("scores", nargs="+", help="score files (any format read_trials knows)")
     evaluate_parser.add_argument("--key", help="BOSARIS/Kaldi key file for 'model test score' files")
-    evaluate_parser.add_argument("--p-target", type=_probability, default=0.01, help="prior of a target (0.01)")
-    evaluate_parser.add_argument("--c-miss", type=_positive, default=1.0, help="cost of a miss (1)")
-    evaluate_parser.add_argument("--c-fa", type=_positive, default=1.0, help="cost of a false alarm (1)")
+    _add_operating_point(evaluate_parser)
     output = evaluate_parser.add_mutually_exclusive_group()
     output.add_argument("--json", action="store_true", help="print the table as JSON")
     output.add_argument("--csv", action="store_true", help="print the table as CSV")
     evaluate_parser.set_defaults(run=_evaluate_command)
+
+    calibrate_parser = commands.add_parser(
+        "calibrate", help="train a calibration on development scores and write calibrated LLRs for other scores"
+    )
+    calibrate_parser.add_argument("dev", help="development score file with labels (trains the calibration)")
+    calibrate_parser.add_argument("--apply-to", required=True, help="score file to calibrate (labels not needed)")
+    calibrate_parser.add_argument("-o", "--output", required=True, help="where to write the calibrated LLRs")
+    calibrate_parser.add_argument("--key", help="BOSARIS/Kaldi key file of the development scores")
+    calibrate_parser.add_argument("--prior", type=_probability, default=0.5,
+                                  help="P_target the affine calibration is weighted for (0.5)")
+    _add_calibration_options(calibrate_parser)
+    calibrate_parser.set_defaults(run=_calibrate_command)
+
+    report_parser = commands.add_parser("report", help="write a self-contained HTML report for non-specialists")
+    report_parser.add_argument("scores", nargs="+", help="evaluation score files")
+    report_parser.add_argument("-o", "--output", required=True, help="the HTML file to write")
+    report_parser.add_argument("--key", help="BOSARIS/Kaldi key file of the evaluation scores")
+    report_parser.add_argument("--calibrate-on", help="development scores to train the calibration on (default: "
+                               "5-fold cross-validation on the evaluation scores)")
+    report_parser.add_argument("--dev-key", help="BOSARIS/Kaldi key file of the development scores")
+    report_parser.add_argument("--no-calibration", action="store_true", help="leave out what calibration changes")
+    report_parser.add_argument("--calibration-prior", type=_probability,
+                               help="P_target the affine calibration is weighted for (default: the operating point's)")
+    report_parser.add_argument("--name", help="name of the system (one score file)")
+    report_parser.add_argument("--title", help="title of the report")
+    report_parser.add_argument("--target-name", default="target", help="word for target trials ('target')")
+    report_parser.add_argument("--non-target-name", default="non-target",
+                               help="word for non-target trials ('non-target')")
+    report_parser.add_argument("--figures", help="also export every figure into this folder (needs Chromium)")
+    report_parser.add_argument("--figure-format", choices=("png", "svg", "pdf"), default="png",
+                               help="format of the exported figures (png)")
+    _add_operating_point(report_parser)
+    _add_calibration_options(report_parser)
+    report_parser.set_defaults(run=_report_command)
     return parser
 
 
 def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
     args = build_parser().parse_args(argv)
+    args.argv = argv
     try:
-        print(args.run(args))
+        result = args.run(args)
     except (LoadError, ValueError, OSError) as error:
         print(f"llrcore {args.command}: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    if isinstance(result, int):
+        return result
+    print(result)
     return 0
 
 

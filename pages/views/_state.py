@@ -69,6 +69,8 @@ PAGES = [
     PageSpec("pages/views/gaussian_explorer.py", "Gaussian explorer", ":material/area_chart:", "Teaching",
              "Calibrated Gaussian LLRs: EER, d', Cllr and the straight DET from one number; your scores against "
              "the ideal after CMLG."),
+    PageSpec("pages/views/report.py", "Report", ":material/summarize:", "Share",
+             "A one-file HTML report for non-specialists: errors out of 100, can the scores be trusted, figures."),
 ]
 
 # ----- demo data ---------------------------------------------------------------------------------------------------
