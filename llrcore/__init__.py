@@ -64,6 +64,27 @@ from .gaussian import (
     mu_from_dprime,
     mu_from_eer,
 )
+from .multiclass import (
+    IdentificationErrors,
+    MulticlassAffine,
+    MulticlassAnalysis,
+    MulticlassScores,
+    analyse_multiclass,
+    class_prior,
+    confusion_matrix,
+    detection_analysis,
+    detection_decisions,
+    detection_llrs,
+    detection_trials,
+    fit_multiclass_affine,
+    identification_errors,
+    map_decisions,
+    multiclass_cllr,
+    pairwise_analysis,
+    pairwise_decisions,
+    read_multiclass,
+    scores_to_llrs,
+)
 from .report import CalibrationSummary, Report, SystemSummary, build_report
 
 __version__ = "0.1.0"

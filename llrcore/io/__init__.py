@@ -4,5 +4,6 @@
 """
 from ._source import LoadError
 from .trials import FORMATS, read_trials, write_trials
+from .multiclass import MULTICLASS_FORMATS, read_multiclass
 
 __all__ = ["LoadError", "read_trials", "write_trials", "FORMATS"]

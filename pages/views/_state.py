@@ -71,6 +71,9 @@ PAGES = [
              "the ideal after CMLG."),
     PageSpec("pages/views/report.py", "Report", ":material/summarize:", "Share",
              "A one-file HTML report for non-specialists: errors out of 100, can the scores be trusted, figures."),
+    PageSpec("pages/views/multiclass.py", "Multiclass", ":material/category:", "Multiclass",
+             "Language-recognition style LLR vectors: multiclass Cllr, the α·λ + γ calibration, pair-wise and "
+             "detection analyses, confusion matrix at any prior."),
 ]
 
 # ----- demo data ---------------------------------------------------------------------------------------------------
