@@ -7,7 +7,6 @@ one fragment, so moving a slider redraws only it.
 from __future__ import annotations
 
 import html
-import logging
 
 import streamlit as st
 
@@ -17,8 +16,8 @@ from llrcore.decisions import per_100, percent
 from llrcore.plots.decisions import decision_figure, errors_per_100_figure, fixed_threshold_figure
 from llrcore.rates import sigmoid
 from pages.views import _state as state
+from pages.views._figures import show_figure
 
-log = logging.getLogger(__name__)
 
 PRIORS = [0.0001, 0.0002, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.03, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5,
           0.6, 0.7, 0.8, 0.85, 0.9, 0.95, 0.97, 0.98, 0.99, 0.995, 0.998, 0.999, 0.9995, 0.9998, 0.9999]
@@ -31,19 +30,6 @@ TEACHING_SYSTEM = "FVC-AUS DCA-PLDA"  # the demo set whose miscalibration the pa
 def number(value: float) -> str:
     """Slider labels, also the values in the address bar: 0.01, 10, 0.0001."""
     return f"{value:g}"
-
-
-def draw(make, key: str) -> None:
-    """Draw the figure ``make()`` returns (PNG button in its modebar), or say why it cannot be drawn: never a
-    traceback."""
-    try:
-        fig = make()
-    except Exception as err:
-        log.exception("figure %s failed", key)
-        st.error(f"This figure could not be drawn: {err}")
-        return
-    st.plotly_chart(fig, theme=None, width="stretch", key=key, config={
-        "displaylogo": False, "toImageButtonOptions": {"format": "png", "filename": key, "scale": 2}})
 
 
 @st.cache_resource(show_spinner="Calibrating by 5-fold cross-validation…", max_entries=8)
@@ -119,13 +105,13 @@ def threshold_view(trials: lc.Trials, summary: lc.DecisionSummary, p_target, c_m
     with left:
         log_density = st.toggle("Logarithmic density axis", value=True, key="bayes_log_density",
                                 help="Shows the thin tails, where a good system's errors are.")
-        draw(lambda: decision_figure(trials, p_target, c_miss, c_fa, log_density=log_density), "bayes_threshold")
+        show_figure(lambda: decision_figure(trials, p_target, c_miss, c_fa, log_density=log_density), "bayes_threshold")
         st.caption("Hatched: the errors. Targets left of the threshold are missed, non-targets right of it are "
                    "falsely accepted. The dashed line is the best threshold in hindsight: the further it is from "
                    "the Bayes threshold, the worse the calibration.")
     with right:
         st.write("")  # align with the toggle on the left
-        draw(lambda: errors_per_100_figure(summary), "bayes_per_100")
+        show_figure(lambda: errors_per_100_figure(summary), "bayes_per_100")
         table = summary.table()
         st.dataframe(table.map(lambda v: per_100(v)), width="stretch")
         st.caption(f"Expected decisions out of 100 trials. On the data: {summary.misses:,} of {summary.n_tar:,} "
@@ -145,7 +131,7 @@ def priors_view(name: str, trials: lc.Trials, p_target: float, c_miss: float, c_
         except ValueError as err:
             st.warning(f"The system could not be calibrated: {err}")
     p_eff = float(f"{float(sigmoid(lc.effective_plo(p_target, c_miss, c_fa))):.3g}")  # a readable label
-    draw(lambda: plots.bayes_error_trapezium_figure(systems, p_target=p_eff), "bayes_trapezium")
+    show_figure(lambda: plots.bayes_error_trapezium_figure(systems, p_target=p_eff), "bayes_trapezium")
     marker = f"P(target) = {p_target:g}" if c_miss == c_fa == 1 else (
         f"the effective prior {p_eff:.3g} (P(target) = {p_target:g} with C_miss = {c_miss:g}, C_fa = {c_fa:g})")
     st.caption(
@@ -187,7 +173,7 @@ def fixed_threshold_view(names: list[str], p_target: float, c_miss: float, c_fa:
     rates[3].metric("Bayes decision only at", f"P(target) ≈ {analysis.implied_p_target:.2g}", border=True,
                     help="The prior at which this threshold equals the Bayes threshold of the scores calibrated on "
                          "the development set.")
-    draw(lambda: fixed_threshold_figure(analysis, p_target=p_target), "bayes_fixed_threshold")
+    show_figure(lambda: fixed_threshold_figure(analysis, p_target=p_target), "bayes_fixed_threshold")
     st.caption(
         "A score threshold fixed for a false-alarm rate does not move with the prior, so it is right at one prior "
         "only; and the rate fixed on the development data is not the rate on unseen data. Bayes decisions with "

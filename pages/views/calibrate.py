@@ -8,7 +8,6 @@ the Compare-rules page (it imports them from here); their widgets keep their val
 from __future__ import annotations
 
 import io
-import logging
 import re
 
 import numpy as np
@@ -19,8 +18,8 @@ from llrcore import plots
 from llrcore.calibration_analysis import NAMED_RULES, calibrate_and_evaluate
 from llrcore.plots.calibration import calibration_transform_figure, threshold_weighting_figure
 from pages.views import _state as state
+from pages.views._figures import show_figure
 
-log = logging.getLogger(__name__)
 
 CROSS_VALIDATION = "Cross-validation within the training set"
 CUSTOM_RULE = "Custom (α, β)"
@@ -326,23 +325,6 @@ def actions(result: lc.CalibrationResult, raw_name: str, train: str) -> None:
     if loaded_as:
         link_column.page_link("pages/views/evaluate.py", label=f"Compare on Evaluate: {md(raw_name)} vs {md(loaded_as)}",
                               icon=":material/query_stats:")
-
-
-def show_figure(make, file_stem: str, caption: str) -> None:
-    """A figure (never a traceback), its caption and the CSV of its curves."""
-    try:
-        fig = make()
-    except Exception as err:  # a figure must never take the page down
-        log.exception("figure %s failed", file_stem)
-        st.error(f"This figure could not be drawn: {err}")
-        return
-    st.plotly_chart(fig, theme=None, width="stretch", key=f"chart_{file_stem}",
-                    config={"displaylogo": False,
-                            "toImageButtonOptions": {"format": "png", "filename": file_stem, "scale": 2}})
-    st.caption(caption)
-    st.download_button("Curves as CSV", plots.figure_to_frame(fig).to_csv(index=False).encode(),
-                       file_name=f"{file_stem}.csv", mime="text/csv", icon=":material/download:",
-                       key=f"download_{file_stem}", on_click="ignore")
 
 
 FIGURE_TABS = ["Calibrated vs PAV", "Threshold weighting", "APE", "Normalised Bayes error", "Bayes error vs trapezium"]

@@ -5,7 +5,6 @@ its sorted scores and PAV (``trials.sorted``), so nothing is sorted or PAV-ed ag
 """
 from __future__ import annotations
 
-import logging
 
 import numpy as np
 import streamlit as st
@@ -13,8 +12,8 @@ import streamlit as st
 import llrcore as lc
 from llrcore import plots
 from pages.views import _state as state
+from pages.views._figures import show_figure
 
-log = logging.getLogger(__name__)
 
 CUSTOM = "Custom"
 PRESETS = {
@@ -162,27 +161,6 @@ def show_metrics_table(results) -> None:
     st.download_button(
         "Metrics as CSV", table.to_csv(index=False).encode(), file_name="llrcore_metrics.csv", mime="text/csv",
         icon=":material/download:", key="download_metrics",
-    )
-
-
-def show_figure(make, file_stem: str, caption: str | None = None) -> None:
-    """Draw ``make()`` (a plotly Figure) with the PNG modebar button and a CSV download of its curves."""
-    try:
-        with st.spinner("Drawing…"):
-            fig = make()
-    except Exception as err:  # a figure must never take the page down with a traceback
-        log.exception("figure %s failed", file_stem)
-        st.error(f"This figure could not be drawn: {err}")
-        return
-    st.plotly_chart(
-        fig, theme=None, width="stretch", key=f"chart_{file_stem}",
-        config={"displaylogo": False, "toImageButtonOptions": {"format": "png", "filename": file_stem, "scale": 2}},
-    )
-    if caption:
-        st.caption(caption)
-    st.download_button(
-        "Curves as CSV", plots.figure_to_frame(fig).to_csv(index=False).encode(), file_name=f"{file_stem}.csv",
-        mime="text/csv", icon=":material/download:", key=f"download_{file_stem}",
     )
 
 

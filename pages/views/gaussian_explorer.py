@@ -8,34 +8,20 @@ to the address bar, and each part is a fragment, so a slider redraws only its ow
 from __future__ import annotations
 
 import html
-import logging
 
 import streamlit as st
 
 import llrcore as lc
 from llrcore.plots.gaussian import cllr_eer_figure, gaussian_det_figure, gaussian_llr_figure
 from pages.views import _state as state
+from pages.views._figures import show_figure
 
-log = logging.getLogger(__name__)
 
 CHOICES = ["EER", "d'", "μ"]
 # slider ranges: EER 0.1-49.9 %, and the d' and mu that span about the same range of systems
 LIMITS = {"EER": (0.1, 49.9, 10.0, 0.1), "d'": (0.05, 6.0, 2.56, 0.01), "μ": (0.01, 19.0, 3.28, 0.01)}
 KEYS = {"EER": "eer", "d'": "dprime", "μ": "mu"}
 TEACHING_SYSTEM = "ASVspoof19 LA ASV (eval)"  # a well-behaved demo set: close to the ideal after CMLG
-
-
-def draw(make, key: str) -> None:
-    """Draw the figure ``make()`` returns (PNG button in its modebar), or say why it cannot be drawn: never a
-    traceback."""
-    try:
-        fig = make()
-    except Exception as err:
-        log.exception("figure %s failed", key)
-        st.error(f"This figure could not be drawn: {err}")
-        return
-    st.plotly_chart(fig, theme=None, width="stretch", key=key, config={
-        "displaylogo": False, "toImageButtonOptions": {"format": "png", "filename": key, "scale": 2}})
 
 
 def cards(items) -> None:
@@ -121,19 +107,19 @@ def explorer() -> None:
     ])
     log_density = st.toggle("Logarithmic density axis", value=False, key="gauss_log_density",
                             help="On a log axis the densities are parabolas, and their gap at LLR l is l.")
-    draw(lambda: ideal_figure("densities", mu, llr, log_density), "gaussian_densities")
+    show_figure(lambda: ideal_figure("densities", mu, llr, log_density), "gaussian_densities")
     st.caption("The LLR of the LLR is the LLR: at every LLR l, the target density is e^l times the non-target "
                "density. Only Gaussians with means ±μ and variance 2μ can do that.")
     det_column, cllr_column = st.columns([1, 1.3], gap="medium")
     with det_column:
-        draw(lambda: ideal_figure("det", mu), "gaussian_det")
+        show_figure(lambda: ideal_figure("det", mu), "gaussian_det")
         st.caption("Straight and at 45°: probit(Pmiss) = −probit(Pfa) − √(2μ). Faint lines: other EERs.")
     with cllr_column:
-        slot = st.empty()  # the figure above its toggle, so the two figures of the row start level
+        slot = st.container()  # the figure above its toggle, so the two figures of the row start level
         log_axes = st.toggle("Logarithmic axes", value=False, key="gauss_log_cllr",
                              help="For small EERs, which sit in the corner on linear axes.")
         with slot:
-            draw(lambda: ideal_figure("cllr", mu, None, log_axes), "gaussian_cllr")
+            show_figure(lambda: ideal_figure("cllr", mu, None, log_axes), "gaussian_cllr")
         st.caption("Cllr depends on the EER alone. The approximation 1 − (2·EER − 1)² stays within about 0.02 "
                    "bits of the exact value for EERs from 1 % to 49 %.")
 
@@ -171,18 +157,18 @@ def your_scores() -> None:
     ])
     log_density = st.toggle("Logarithmic density axis", value=False, key="gauss_fit_log_density")
     key = (loaded[name]["id"], float(alpha), result)
-    draw(lambda: fit_figure("densities", *key, log_density), "gaussian_fit_densities")
+    show_figure(lambda: fit_figure("densities", *key, log_density), "gaussian_fit_densities")
     det_column, cllr_column = st.columns([1, 1.3], gap="medium")
     with det_column:
-        draw(lambda: fit_figure("det", *key), "gaussian_fit_det")
+        show_figure(lambda: fit_figure("det", *key), "gaussian_fit_det")
     with cllr_column:
-        slot = st.empty()
+        slot = st.container()  # the figure above its toggle
         small = result.eer < 0.02
         # one toggle per kind of system, so a system with a small EER opens on log axes and one with a large on linear
         log_axes = st.toggle("Logarithmic axes", value=small, key=f"gauss_fit_log_cllr_{small}",
                              help="For small EERs, which sit in the corner on linear axes.")
         with slot:
-            draw(lambda: fit_figure("cllr", *key, log_axes), "gaussian_fit_cllr")
+            show_figure(lambda: fit_figure("cllr", *key, log_axes), "gaussian_fit_cllr")
     st.caption("A DET straighter and closer to 45° than the data's, and histograms that follow the dashed "
                "densities, mean the CMLG LLRs behave like calibrated Gaussian LLRs.")
 

@@ -15,9 +15,9 @@ import pandas as pd
 import streamlit as st
 
 import llrcore as lc
-from llrcore.plots import figure_to_frame
 from llrcore.plots import multiclass as multiclass_plots
 from pages.views import _state as state
+from pages.views._figures import show_figure
 
 log = logging.getLogger(__name__)
 
@@ -137,23 +137,6 @@ def upload_box() -> None:
 
 
 # ----- results -------------------------------------------------------------------------------------------------------
-
-
-def show_figure(make, stem: str, caption: str) -> None:
-    """A figure with the PNG modebar button and its data as CSV; a failing figure is a message, not a traceback."""
-    try:
-        fig = make()
-    except Exception as err:
-        log.exception("figure %s failed", stem)
-        st.error(f"This figure could not be drawn: {err}")
-        return
-    st.plotly_chart(fig, theme=None, width="stretch", key=f"mc_chart_{stem}",
-                    config={"displaylogo": False,
-                            "toImageButtonOptions": {"format": "png", "filename": stem, "scale": 2}})
-    st.caption(caption)
-    st.download_button("Figure data as CSV", figure_to_frame(fig).to_csv(index=False).encode(),
-                       file_name=f"{stem}.csv", mime="text/csv", icon=":material/download:",
-                       key=f"mc_download_{stem}", on_click="ignore")
 
 
 def summary(analysis: lc.MulticlassAnalysis) -> None:

@@ -132,7 +132,7 @@ def test_evaluate_page_operating_point_and_figures(page: Page, app_url, screensh
     snap(page, screenshots / "evaluate_p02.png")
 
     with page.expect_download() as download:
-        page.get_by_role("button", name="Curves as CSV").first.click()
+        page.get_by_role("button", name="Data as CSV").first.click()
     assert download.value.suggested_filename == "det.csv"
 
     for tab, name, charts in [("APE", "evaluate_ape", 1), ("Normalised Bayes error", "evaluate_nbe", 1),
