@@ -11,6 +11,11 @@ streamlit; the figures draw from each system's cached ``Trials.sorted`` so nothi
 - :func:`bayes_error_trapezium_figure` — Bayes error rate vs its trapezium bound ``min(P, 1-P, EER)``.
 - :func:`score_histogram_figure` — per-class score histograms (computed with numpy, small for any size).
 - :func:`figure_to_frame` — a figure's trace data as a long table, for "download the data" buttons.
+
+Families with their own inputs live in submodules (also re-exported here): :mod:`.calibration` (threshold
+weighting, rule comparison, calibrated vs PAV LLRs), :mod:`.decisions` (Bayes decisions out of 100 trials),
+:mod:`.gaussian` (calibrated Gaussian LLRs), :mod:`.multiclass` (pair-wise bar matrix, detection APE and scatter,
+confusion matrix).
 """
 from __future__ import annotations
 
@@ -18,9 +23,19 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from . import calibration, decisions, gaussian, multiclass
 from ._style import PALETTE, decimate_curve, decimation_indices, system_colour
 from .bayes import ape_figure, bayes_error_trapezium_figure, normalised_bayes_error_figure
+from .calibration import calibration_transform_figure, rule_comparison_figure, threshold_weighting_figure
+from .decisions import decision_figure, errors_per_100_figure, fixed_threshold_figure
 from .det import det_figure
+from .gaussian import cllr_eer_figure, gaussian_det_figure, gaussian_llr_figure
+from .multiclass import (
+    confusion_matrix_figure,
+    detection_ape_figure,
+    detection_scatter_figure,
+    pairwise_bar_matrix_figure,
+)
 from .scores import score_histogram_figure
 
 __all__ = [
@@ -29,6 +44,19 @@ __all__ = [
     "normalised_bayes_error_figure",
     "bayes_error_trapezium_figure",
     "score_histogram_figure",
+    "threshold_weighting_figure",
+    "rule_comparison_figure",
+    "calibration_transform_figure",
+    "decision_figure",
+    "errors_per_100_figure",
+    "fixed_threshold_figure",
+    "gaussian_llr_figure",
+    "gaussian_det_figure",
+    "cllr_eer_figure",
+    "pairwise_bar_matrix_figure",
+    "detection_ape_figure",
+    "detection_scatter_figure",
+    "confusion_matrix_figure",
     "figure_to_frame",
     "decimate_curve",
     "decimation_indices",
