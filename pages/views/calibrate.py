@@ -19,6 +19,7 @@ from llrcore.calibration_analysis import NAMED_RULES, calibrate_and_evaluate
 from llrcore.plots.calibration import calibration_transform_figure, threshold_weighting_figure
 from pages.views import _state as state
 from pages.views._figures import show_figure
+from pages.views._operating_point import operating_point
 
 
 CROSS_VALIDATION = "Cross-validation within the training set"
@@ -27,7 +28,6 @@ RULES = {f"{rule.name} ({rule.alpha:g}, {rule.beta:g})": rule for rule in NAMED_
 METHODS = {"Affine (scoring rule)": "affine", "CMLG": "cmlg", "PAV": "pav"}
 WEIGHT_AS = ("P", "log-odds")
 DEFAULT_WEIGHT_P = 0.01
-OP_DEFAULTS = {"op_p_target": 0.01, "op_c_miss": 1.0, "op_c_fa": 1.0}  # the keys of Evaluate's operating point
 
 
 def md(text: str) -> str:
@@ -86,36 +86,6 @@ def choose_sets() -> tuple[str, str | None, int]:
             st.caption(f"Trained on {md(train)}, judged on {md(evaluation)}: no evaluation trial is seen in "
                        "training.")
     return train, (None if evaluation == CROSS_VALIDATION else evaluation), int(folds)
-
-
-def _on_op_change() -> None:
-    # Evaluate shows the preset matching its numbers; let it find the match again after a change made here.
-    st.session_state.pop("op_preset", None)
-
-
-def operating_point(title: str = "Operating point", compact: bool = False) -> tuple[float, float, float]:
-    """P_target, C_miss and C_fa, shared with the Evaluate page (same keys, kept across pages).
-
-    `compact` puts P_target above the two costs, for a narrow column.
-    """
-    for key, value in OP_DEFAULTS.items():
-        st.session_state.setdefault(key, value)
-    st.markdown(f"**{title}**")
-    if compact:
-        p_column = st.container()
-        miss_column, fa_column = st.columns(2)
-    else:
-        p_column, miss_column, fa_column = st.columns(3)
-    p_target = p_column.number_input("P_target", min_value=1e-6, max_value=1 - 1e-6, step=0.001, format="%g",
-                                     key="op_p_target", on_change=_on_op_change, persist_state="session",
-                                     help="Prior probability of a target trial.")
-    c_miss = miss_column.number_input("C_miss", min_value=1e-6, step=1.0, format="%g", key="op_c_miss",
-                                      on_change=_on_op_change, persist_state="session", help="Cost of a miss.")
-    c_fa = fa_column.number_input("C_fa", min_value=1e-6, step=1.0, format="%g", key="op_c_fa",
-                                  on_change=_on_op_change, persist_state="session", help="Cost of a false alarm.")
-    plo = float(lc.effective_plo(p_target, c_miss, c_fa))
-    st.caption(f"Bayes threshold on the LLRs: **{-plo:+.3f}** (effective prior log-odds {plo:+.3f}).")
-    return float(p_target), float(c_miss), float(c_fa)
 
 
 def custom_rule(prefix: str) -> lc.BetaRule:
@@ -405,7 +375,7 @@ def main() -> None:
     with method_column:
         choice = choose_method()
     with op_column, st.container(border=True):
-        p_target, c_miss, c_fa = operating_point()
+        p_target, c_miss, c_fa = operating_point(presets=False)
 
     try:
         with st.spinner("Calibrating…"):

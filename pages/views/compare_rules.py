@@ -19,9 +19,9 @@ from pages.views.calibrate import (
     RULES,
     choose_sets,
     custom_rule,
-    operating_point,
     show_figure,
 )
+from pages.views._operating_point import operating_point
 
 COSTS = ("Cprimary", "My DCF")
 AUTO_RUN_BUDGET = 1_000_000  # trials x fits (the default ASVspoof sweep: 0.5M); above this the sweep waits for a click
@@ -71,7 +71,7 @@ def choose_cost() -> tuple[tuple[float, ...], float, float]:
             st.caption("NIST SRE'12: mean actual DCF at P_target 0.01 and 0.001 (C_miss = C_fa = 1), Bayes thresholds "
                        "at LLR +4.60 and +6.91: the low false-alarm region.")
             return (0.01, 0.001), 1.0, 1.0
-        p_target, c_miss, c_fa = operating_point("Your operating point", compact=True)
+        p_target, c_miss, c_fa = operating_point("Your operating point", presets=False, compact=True)
         return (p_target,), c_miss, c_fa
 
 

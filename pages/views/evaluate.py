@@ -5,77 +5,13 @@ its sorted scores and PAV (``trials.sorted``), so nothing is sorted or PAV-ed ag
 """
 from __future__ import annotations
 
-
-import numpy as np
 import streamlit as st
 
 import llrcore as lc
 from llrcore import plots
 from pages.views import _state as state
 from pages.views._figures import show_figure
-
-
-CUSTOM = "Custom"
-PRESETS = {
-    "NIST SRE'12 (P = 0.01; Cprimary adds 0.001)": (0.01, 1.0, 1.0),
-    "NIST SRE'10 (P = 0.001, Cmiss = 1, Cfa = 1)": (0.001, 1.0, 1.0),
-    "NIST SRE'08 (P = 0.01, Cmiss = 10, Cfa = 1)": (0.01, 10.0, 1.0),
-    "EER-like (P = 0.5, Cmiss = 1, Cfa = 1)": (0.5, 1.0, 1.0),
-}
-OP_KEYS = ("op_p_target", "op_c_miss", "op_c_fa")
-
-
-# ----- operating point ---------------------------------------------------------------------------------------------
-
-
-def _matching_preset() -> str:
-    values = tuple(float(st.session_state[key]) for key in OP_KEYS)
-    for label, preset in PRESETS.items():
-        if np.allclose(values, preset, rtol=1e-9, atol=0):
-            return label
-    return CUSTOM
-
-
-def _on_preset() -> None:
-    preset = PRESETS.get(st.session_state["op_preset"])
-    if preset is not None:
-        for key, value in zip(OP_KEYS, preset):
-            st.session_state[key] = value
-
-
-def _on_value() -> None:
-    st.session_state["op_preset"] = _matching_preset()
-
-
-def operating_point() -> tuple[float, float, float]:
-    """Preset and the three numbers; their values survive page switches (``persist_state="session"``)."""
-    first = next(iter(PRESETS.values()))
-    for key, value in zip(OP_KEYS, first):
-        st.session_state.setdefault(key, value)
-    st.session_state.setdefault("op_preset", _matching_preset())
-
-    with st.container(border=True):
-        st.markdown("**Operating point**")
-        st.selectbox("Preset", [*PRESETS, CUSTOM], key="op_preset", on_change=_on_preset, persist_state="session")
-        p_column, miss_column, fa_column = st.columns(3)
-        p_target = p_column.number_input(
-            "P_target", min_value=1e-6, max_value=1 - 1e-6, step=0.001, format="%g", key="op_p_target",
-            on_change=_on_value, persist_state="session", help="Prior probability of a target trial.",
-        )
-        c_miss = miss_column.number_input(
-            "C_miss", min_value=1e-6, step=1.0, format="%g", key="op_c_miss", on_change=_on_value,
-            persist_state="session", help="Cost of missing a target.",
-        )
-        c_fa = fa_column.number_input(
-            "C_fa", min_value=1e-6, step=1.0, format="%g", key="op_c_fa", on_change=_on_value,
-            persist_state="session", help="Cost of a false alarm.",
-        )
-        plo = float(lc.effective_plo(p_target, c_miss, c_fa))
-        st.caption(
-            f"Effective prior log-odds **{plo:+.3f}** (effective P_target {1 / (1 + np.exp(-plo)):.4g}): "
-            f"LLRs at or above **{-plo:+.3f}** are accepted as targets."
-        )
-    return float(p_target), float(c_miss), float(c_fa)
+from pages.views._operating_point import operating_point
 
 
 def choose_systems() -> list[str]:
@@ -235,7 +171,7 @@ def main() -> None:
         return
 
     op_column, systems_column = st.columns([3, 2], gap="medium")
-    with op_column:
+    with op_column, st.container(border=True):
         p_target, c_miss, c_fa = operating_point()
     with systems_column:
         selected = choose_systems()

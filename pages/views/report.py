@@ -14,6 +14,7 @@ import llrcore as lc
 from llrcore import export
 from llrcore.report import VERDICTS, format_errors
 from pages.views import _state as state
+from pages.views._operating_point import operating_point
 
 log = logging.getLogger(__name__)
 
@@ -36,20 +37,6 @@ def choose_systems() -> list[str]:
     st.session_state["report_systems"] = [n for n in st.session_state["report_systems"] if n in loaded]
     return st.multiselect("Systems in the report", list(loaded), key="report_systems",
                           placeholder="Choose the systems to report on")
-
-
-def operating_point() -> tuple[float, float, float]:
-    """P_target, C_miss, C_fa; on a first visit the Evaluate page's values, if it was opened."""
-    for key, default in (("p_target", 0.01), ("c_miss", 1.0), ("c_fa", 1.0)):
-        st.session_state.setdefault(f"report_{key}", float(st.session_state.get(f"op_{key}", default)))
-    p_column, miss_column, fa_column = st.columns(3)
-    p_target = p_column.number_input("P_target", min_value=1e-6, max_value=1 - 1e-6, step=0.001, format="%g",
-                                     key="report_p_target", help="Prior probability of a target trial.")
-    c_miss = miss_column.number_input("C_miss", min_value=1e-6, step=1.0, format="%g", key="report_c_miss",
-                                      help="Cost of missing a target.")
-    c_fa = fa_column.number_input("C_fa", min_value=1e-6, step=1.0, format="%g", key="report_c_fa",
-                                  help="Cost of a false alarm.")
-    return float(p_target), float(c_miss), float(c_fa)
 
 
 def calibration_choice() -> tuple[str, str | None, str]:
@@ -160,7 +147,7 @@ def main() -> None:
         return
     left, right = st.columns([3, 2], gap="medium")
     with left.container(border=True):
-        st.markdown("**Systems and operating point**")
+        st.markdown("**Systems**")
         selected = choose_systems()
         p_target, c_miss, c_fa = operating_point()
     with right.container(border=True):

@@ -158,3 +158,8 @@ def test_operating_point_survives_page_switch(page: Page, app_url):
     page.get_by_test_id("stSidebarNav").get_by_role("link", name="Evaluate").click()
     wait_idle(page)
     expect(page.get_by_text(re.compile(r"Effective prior log-odds \-2\.293"))).to_be_visible(timeout=30_000)
+    # one operating point for the whole app: the other pages that ask for it open on it, computed with it
+    for name in ("Calibrate", "Report"):
+        page.get_by_test_id("stSidebarNav").get_by_role("link", name=name).click()
+        wait_idle(page)
+        expect(page.get_by_text(re.compile(r"Effective prior log-odds \-2\.293"))).to_be_visible(timeout=60_000)
