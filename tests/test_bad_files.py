@@ -8,7 +8,14 @@ import pytest
 import llrcore as lc
 
 BAD = Path(__file__).parent / "data" / "bad"
-MANIFEST = [line.split("\t") for line in (BAD / "MANIFEST.tsv").read_text().splitlines()[1:]]
+
+
+def _manifest(folder: Path) -> list[list[str]]:
+    return [line.split("\t") for line in (folder / "MANIFEST.tsv").read_text().splitlines()[1:]]
+
+
+MANIFEST = _manifest(BAD)
+MULTICLASS = BAD / "multiclass"
 
 
 def _expectations(kind):
@@ -17,7 +24,7 @@ def _expectations(kind):
 
 
 def test_the_corpus_is_large_enough():
-    assert len(MANIFEST) >= 40
+    assert len(MANIFEST) + len(_manifest(MULTICLASS)) >= 40
     assert {path.name for path in BAD.iterdir()} >= {name for name, _ in MANIFEST}
 
 
@@ -52,3 +59,16 @@ def test_bad_upload_gives_the_same_error_as_the_file(name):
     with pytest.raises(lc.LoadError) as from_path:
         lc.read_trials(BAD / name)
     assert str(from_upload.value) == str(from_path.value)
+
+
+@pytest.mark.parametrize("name, expected", _manifest(MULTICLASS), ids=[name for name, _ in _manifest(MULTICLASS)])
+def test_bad_multiclass_file_gives_a_load_error_naming_file_line_and_problem(name, expected):
+    _, line, phrase = expected.split("|")
+    options = {"score_type": "log-posterior"} if "logposteriors" in name else {}
+    with pytest.raises(lc.LoadError) as caught:
+        lc.read_multiclass(MULTICLASS / name, **options)
+    message = str(caught.value)
+    assert message.startswith(name), message
+    if line != "-":
+        assert caught.value.line == int(line) and re.search(rf"\bline {line}\b", message), message
+    assert phrase.lower() in message.lower(), message
