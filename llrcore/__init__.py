@@ -86,5 +86,20 @@ from .multiclass import (
     scores_to_llrs,
 )
 from .report import CalibrationSummary, Report, SystemSummary, build_report
+from .diarization import (
+    ClusteringResult,
+    DERResult,
+    SegmentScores,
+    SimilarityMatrix,
+    cluster_similarity,
+    diarization_error_rate,
+    read_rttm,
+    read_segments,
+    read_similarity,
+    read_uem,
+    segment_scores,
+    segments_to_turns,
+    write_rttm,
+)
 
 __version__ = "0.1.0"

@@ -5,5 +5,15 @@
 from ._source import LoadError
 from .trials import FORMATS, read_trials, write_trials
 from .multiclass import MULTICLASS_FORMATS, read_multiclass
+from .diarization import (
+    read_labels,
+    read_rttm,
+    read_segments,
+    read_similarity,
+    read_uem,
+    rttm_text,
+    similarity_keys,
+    write_rttm,
+)
 
 __all__ = ["LoadError", "read_trials", "write_trials", "FORMATS"]

@@ -15,7 +15,8 @@ streamlit; the figures draw from each system's cached ``Trials.sorted`` so nothi
 Families with their own inputs live in submodules (also re-exported here): :mod:`.calibration` (threshold
 weighting, rule comparison, calibrated vs PAV LLRs), :mod:`.decisions` (Bayes decisions out of 100 trials),
 :mod:`.gaussian` (calibrated Gaussian LLRs), :mod:`.multiclass` (pair-wise bar matrix, detection APE and scatter,
-confusion matrix).
+confusion matrix), :mod:`.diarization` (reordered similarity matrix, score model, number of speakers, evidence
+bound, timeline).
 """
 from __future__ import annotations
 
@@ -23,12 +24,19 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from . import calibration, decisions, gaussian, multiclass
+from . import calibration, decisions, diarization, gaussian, multiclass
 from ._style import PALETTE, decimate_curve, decimation_indices, system_colour
 from .bayes import ape_figure, bayes_error_trapezium_figure, normalised_bayes_error_figure
 from .calibration import calibration_transform_figure, rule_comparison_figure, threshold_weighting_figure
 from .decisions import decision_figure, errors_per_100_figure, fixed_threshold_figure
 from .det import det_figure
+from .diarization import (
+    elbo_trace_figure,
+    n_speakers_figure,
+    score_distribution_figure,
+    similarity_heatmap_figure,
+    timeline_figure,
+)
 from .gaussian import cllr_eer_figure, gaussian_det_figure, gaussian_llr_figure
 from .multiclass import (
     confusion_matrix_figure,
@@ -57,6 +65,11 @@ __all__ = [
     "detection_ape_figure",
     "detection_scatter_figure",
     "confusion_matrix_figure",
+    "similarity_heatmap_figure",
+    "score_distribution_figure",
+    "n_speakers_figure",
+    "elbo_trace_figure",
+    "timeline_figure",
     "figure_to_frame",
     "decimate_curve",
     "decimation_indices",

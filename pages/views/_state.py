@@ -74,6 +74,9 @@ PAGES = [
     PageSpec("pages/views/multiclass.py", "Multiclass", ":material/category:", "Multiclass",
              "Language-recognition style LLR vectors: multiclass Cllr, the α·λ + γ calibration, pair-wise and "
              "detection analyses, confusion matrix at any prior."),
+    PageSpec("pages/views/diarization.py", "Diarization", ":material/record_voice_over:", "Diarization",
+             "Who spoke when from a similarity matrix: Bayesian block model with a CRP prior vs AHC and "
+             "spectral; DER."),
 ]
 
 # ----- demo data ---------------------------------------------------------------------------------------------------

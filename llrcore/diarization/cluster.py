@@ -1,0 +1,248 @@
+"""One call for every clustering method: :func:`cluster_similarity` and its :class:`ClusteringResult`."""
+from __future__ import annotations
+
+import dataclasses
+import time
+import warnings
+
+import numpy as np
+import pandas as pd
+
+from .baselines import (
+    ahc_labels,
+    eigengap_clusters,
+    relabel_by_appearance,
+    spectral_embedding,
+    spectral_labels,
+)
+from .gaussians import GaussianFit, ScoreMixture, fit_score_mixture
+from .matrix import SimilarityMatrix, as_similarity
+from .model import EFFECTIVE_SCORES, PRIOR_STRENGTH, BlockModelPrior, fit_block_model
+from .result import ClusteringResult
+from .scoring import optimal_mapping
+
+__all__ = ["METHODS", "DEFAULT_MAX_CLUSTERS", "ClusteringResult", "cluster_similarity", "block_gaussians",
+           "cluster_summary", "block_mean_matrix"]
+
+METHODS = ("bayes", "ahc", "spectral")
+#: Default upper bound on the number of speakers (the eigen-decomposition and the DP truncation use it).
+DEFAULT_MAX_CLUSTERS = 20
+
+
+def block_gaussians(scores: np.ndarray, labels: np.ndarray):
+    """Maximum-likelihood Gaussians of the pooled within-speaker scores and of every between-speaker block.
+
+    Pairs i < j only (the diagonal is not a comparison). Returns (within GaussianFit, between means, variances,
+    counts), the K x K matrices with a NaN diagonal.
+    """
+    labels = np.asarray(labels)
+    k = int(labels.max()) + 1 if labels.size else 0
+    onehot = np.eye(k)[labels]
+    d = scores.copy()
+    np.fill_diagonal(d, 0.0)
+    n = onehot.sum(axis=0)
+    pairs = np.outer(n, n) - onehot.T @ onehot
+    sums = onehot.T @ (d @ onehot)
+    squares = onehot.T @ ((d * d) @ onehot)
+    w_pairs = 0.5 * np.trace(pairs)
+    if w_pairs > 0:
+        w_mean = 0.5 * np.trace(sums) / w_pairs
+        within = GaussianFit(float(w_mean), float(max(0.5 * np.trace(squares) / w_pairs - w_mean**2, 0.0)),
+                             float(w_pairs))
+    else:
+        within = GaussianFit(float("nan"), float("nan"), 0.0)
+    off = ~np.eye(k, dtype=bool)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        means = np.where(off & (pairs > 0), sums / pairs, np.nan)
+        variances = np.where(off & (pairs > 0), np.maximum(squares / pairs - means**2, 0.0), np.nan)
+    return within, means, variances, np.where(off, pairs, np.nan)
+
+
+def block_mean_matrix(scores, labels) -> pd.DataFrame:
+    """K x K table of the mean score of every block (rows and columns: clusters; diagonal: pairs inside a cluster,
+    the diagonal of the matrix left out)."""
+    scores = np.asarray(scores, dtype=np.float64)
+    labels = np.asarray(labels)
+    k = int(labels.max()) + 1
+    sizes = np.bincount(labels, minlength=k)
+    onehot = np.eye(k)[labels]
+    sums = onehot.T @ (scores - np.diag(np.diag(scores))) @ onehot
+    pairs = np.outer(sizes, sizes) - np.diag(sizes)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        means = np.where(pairs > 0, sums / np.maximum(pairs, 1), np.nan)
+    return pd.DataFrame(means, index=pd.RangeIndex(k, name="cluster"), columns=[str(c) for c in range(k)])
+
+
+def cluster_summary(scores, result: ClusteringResult, *, reference=None, start=None, end=None) -> pd.DataFrame:
+    """One row per cluster: its size, speech time, mean score inside it, its closest other cluster, and (with a
+    reference) the reference speaker it is mapped to and the share of its segments that are that speaker's.
+
+    Speech time (with `start`/`end`) is the time the cluster's segments own once overlaps of consecutive windows
+    are split at their midpoints (the turns of :meth:`ClusteringResult.turns`).
+    """
+    labels = result.labels
+    k = result.n_clusters
+    sizes = np.bincount(labels, minlength=k)
+    means = block_mean_matrix(scores, labels).to_numpy()
+    table = pd.DataFrame({"cluster": np.arange(k), "segments": sizes})
+    if start is not None and end is not None:
+        turns = result.turns(start, end)
+        seconds = (turns["end"] - turns["start"]).groupby(turns["speaker"].str[3:].astype(int)).sum()
+        table["speech (s)"] = seconds.reindex(range(k), fill_value=0.0).to_numpy()
+    table["mean score within"] = np.diag(means)
+    if k > 1:
+        between = np.where(np.eye(k, dtype=bool) | np.isnan(means), -np.inf, means)
+        closest = np.argmax(between, axis=1)
+        table["closest cluster"] = closest
+        table["mean score with it"] = between[np.arange(k), closest]
+    if reference is not None:
+        reference = np.asarray(reference).astype(str)
+        mapping = optimal_mapping(labels, reference)
+        table["reference speaker"] = [mapping.get(c, "") for c in range(k)]
+        table["agreement"] = [float(np.mean(reference[labels == c] == mapping[c])) if c in mapping else 0.0
+                              for c in range(k)]
+    return table
+
+
+def _check_bounds(n: int, n_clusters, min_clusters, max_clusters) -> tuple[int, int]:
+    if n_clusters is not None:
+        n_clusters = int(n_clusters)
+        if not 1 <= n_clusters <= n:
+            raise ValueError(f"The number of speakers must be between 1 and the number of segments ({n}), "
+                             f"not {n_clusters}.")
+        return n_clusters, n_clusters
+    low = max(int(min_clusters), 1)
+    high = min(int(max_clusters) if max_clusters is not None else DEFAULT_MAX_CLUSTERS, n)
+    if low > n:
+        raise ValueError(f"At least {low} speakers were asked for, but there are only {n} segments.")
+    if low > high:
+        raise ValueError(f"The minimum number of speakers ({low}) is above the maximum ({high}).")
+    return low, high
+
+
+def cluster_similarity(S, method: str = "bayes", *, n_clusters: int | None = None, min_clusters: int = 1,
+                       max_clusters: int | None = None, effective_scores: float = EFFECTIVE_SCORES,
+                       concentration: float = 1.0, prior_strength: float = PRIOR_STRENGTH,
+                       threshold: float | None = None,
+                       min_cluster_size: int | None = None, seed: int = 0, progress=None) -> ClusteringResult:
+    """Cluster speech segments given only the matrix of their pairwise scores.
+
+    Parameters
+    ----------
+    S : SimilarityMatrix or array_like, shape (N, N)
+        Scores (higher = more alike); symmetrised with a warning if needed; NaN and inf are refused.
+    method : {"bayes", "ahc", "spectral"}
+        ``"bayes"``: the Gaussian block model with a Dirichlet-process (Chinese restaurant) prior over
+        partitions, mean-field variational inference from several initialisations (spectral with K around the
+        eigengap estimate, AHC, over-clustered AHC, one speaker), kept by the best evidence bound; see
+        :mod:`llrcore.diarization.model`. ``"ahc"``: average linkage stopped at the crossing of the two Gaussians
+        of the score mixture, clusters smaller than `min_cluster_size` dissolved. ``"spectral"``: normalised
+        spectral clustering, K by eigengap (or given).
+    n_clusters : int, optional
+        Exact number of speakers (then `min_clusters`/`max_clusters` are ignored).
+    min_clusters, max_clusters : int
+        Bounds on the number of speakers; `max_clusters` defaults to :data:`DEFAULT_MAX_CLUSTERS` and is also
+        the truncation of the Dirichlet process.
+    effective_scores : float
+        Bayes: evidence per segment; the score likelihood is tempered by ``effective_scores / (N - 1)``.
+    concentration : float
+        Bayes: alpha of the Chinese restaurant process.
+    prior_strength : float
+        Bayes: kappa0, the weight of the prior means of the Gaussians in (tempered) scores: how firmly
+        within-speaker means are held above between-speaker means.
+    threshold : float, optional
+        AHC: stop merging below this average score (default: from the score mixture).
+    min_cluster_size : int, optional
+        AHC: smaller clusters are dissolved (default 2 % of the segments, at least 2).
+    seed : int
+        k-means seeding of spectral clustering.
+    progress : callable, optional
+        Bayes: called with a :class:`~llrcore.diarization.model.Progress` (run, iteration, bound, clusters)
+        after every iteration of every run.
+
+    Returns
+    -------
+    ClusteringResult
+
+    Examples
+    --------
+    >>> S = lc.read_similarity("ES2005a_similarity.npz", key="S_llr")        # doctest: +SKIP
+    >>> result = lc.cluster_similarity(S)                                     # doctest: +SKIP
+    >>> result.n_clusters, result.n_clusters_posterior                        # doctest: +SKIP
+    """
+    began = time.perf_counter()
+    if method not in METHODS:
+        raise ValueError(f"Unknown method {method!r}; choose one of {', '.join(METHODS)}.")
+    if isinstance(S, SimilarityMatrix):
+        scores = np.asarray(S.scores)
+    else:
+        scores, note = as_similarity(S)
+        if note:
+            warnings.warn(note, UserWarning, stacklevel=2)
+    n = scores.shape[0]
+    low, high = _check_bounds(n, n_clusters, min_clusters, max_clusters)
+    if effective_scores <= 0 or concentration <= 0 or prior_strength <= 0:
+        raise ValueError("effective_scores, concentration and prior_strength must be positive.")
+    options = dict(n_clusters=n_clusters, min_clusters=low, max_clusters=high, effective_scores=effective_scores,
+                   concentration=concentration, prior_strength=prior_strength, threshold=threshold,
+                   min_cluster_size=min_cluster_size, seed=seed)
+
+    if n == 1:
+        mixture = ScoreMixture(0.5, GaussianFit(np.nan, np.nan), GaussianFit(np.nan, np.nan))
+        labels = np.zeros(1, dtype=np.int64)
+        within, means, variances, counts = block_gaussians(scores, labels)
+        return ClusteringResult(method, labels, np.ones((1, 1)), within, means, variances, counts, mixture,
+                                seconds=time.perf_counter() - began, options=options)
+
+    mixture = fit_score_mixture(scores)
+    extra: dict = {}
+    if method == "ahc":
+        labels, used = ahc_labels(scores, mixture, threshold=threshold, n_clusters=n_clusters,
+                                  min_clusters=low, max_clusters=high, min_cluster_size=min_cluster_size)
+        extra["threshold"] = used
+    else:
+        embedding = spectral_embedding(scores, mixture, min(high + 1, n))
+        extra["eigenvalues"] = embedding.eigenvalues
+        k_hat = n_clusters if n_clusters is not None else eigengap_clusters(embedding.eigenvalues, low, high)
+        if method == "spectral":
+            labels = spectral_labels(embedding, k_hat, seed=seed)
+        else:
+            inits = _initial_partitions(scores, mixture, embedding, k_hat, low, high, n_clusters,
+                                        min_cluster_size, seed)
+            prior = BlockModelPrior.from_mixture(mixture, concentration=concentration, mean_strength=prior_strength)
+            fit = fit_block_model(scores, inits, prior=prior, effective_scores=effective_scores, min_clusters=low,
+                                  max_clusters=high, progress=progress)
+            return dataclasses.replace(fit, mixture=mixture, eigenvalues=embedding.eigenvalues,
+                                       seconds=time.perf_counter() - began, options={**options, **fit.options})
+    labels = relabel_by_appearance(labels)
+    within, means, variances, counts = block_gaussians(scores, labels)
+    return ClusteringResult(method, labels, np.eye(int(labels.max()) + 1)[labels], within, means, variances, counts,
+                            mixture, seconds=time.perf_counter() - began, options=options, **extra)
+
+
+def _initial_partitions(scores, mixture, embedding, k_hat, low, high, n_clusters, min_cluster_size, seed) -> dict:
+    """Starting partitions of the block model: spectral around the eigengap K, AHC, over-clustered AHC, one speaker.
+
+    The names say where each came from (they label the runs in the result).
+    """
+    n = scores.shape[0]
+    inits: dict[str, np.ndarray] = {}
+    if n_clusters is not None:
+        ks = [n_clusters]
+    else:
+        ks = [k for k in range(k_hat - 1, k_hat + 3) if low <= k <= high]
+    if 1 in ks or (n_clusters is None and low <= 1):
+        inits["one speaker"] = np.zeros(n, dtype=np.int64)
+    for k in ks:
+        if k >= 2:
+            inits[f"spectral K={k}"] = spectral_labels(embedding, k, seed=seed)
+    if n_clusters is not None:
+        if n_clusters >= 2:
+            inits[f"AHC K={n_clusters}"] = ahc_labels(scores, mixture, n_clusters=n_clusters)[0]
+        return inits
+    ahc, _ = ahc_labels(scores, mixture, min_clusters=low, max_clusters=high, min_cluster_size=min_cluster_size)
+    inits[f"AHC (threshold) K={int(ahc.max()) + 1}"] = ahc
+    over = min(high, max(2 * k_hat + 2, low), n)
+    if over >= 2:
+        inits[f"AHC over-clustered K={over}"] = ahc_labels(scores, mixture, n_clusters=over)[0]
+    return inits

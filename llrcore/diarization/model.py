@@ -1,0 +1,543 @@
+"""Bayesian speaker partitioning of a similarity matrix: a Gaussian stochastic block model with a Dirichlet-process
+prior over partitions, fitted by mean-field variational inference (Publication I of the speaker-partitioning thesis
+chapter, ``../shared/papers/004``; block model after Mørup & Schmidt's IRM variant for community detection).
+
+The model
+---------
+Segments ``i = 1..N`` belong to speakers ``z_i``; the score ``d_ij`` of a pair ``i < j`` is Gaussian with
+parameters of its block::
+
+    d_ij | z_i = z_j = k        ~ N(mu_w, 1/lambda_w)           within one speaker: ONE pooled Gaussian
+    d_ij | z_i = l != m = z_j   ~ N(mu_lm, 1/lambda_lm)         between two speakers: a Gaussian per pair (l, m)
+    (mu, lambda)                ~ Normal-Gamma(m0, kappa0, a0, b0)  (m0 high for within, low for between)
+    z                           ~ CRP(alpha)                     = the partition of a Dirichlet process DP(alpha)
+
+The Chinese-restaurant prior (eq. 5.87 of the chapter, ``p(Z) = alpha^K Gamma(alpha)/Gamma(alpha+N) prod_k
+Gamma(|B_k|)``) is the partition distribution of a DP mixture; it is represented by its stick-breaking
+construction ``pi_k = v_k prod_{j<k} (1 - v_j)``, ``v_k ~ Beta(1, alpha)``, truncated at T components (Blei &
+Jordan 2006), so that every update is in closed form. The number of speakers is whatever the posterior uses.
+
+The soft ordering constraint of the paper (within-speaker means above between-speaker means) is the prior: the
+Normal-Gamma of the within Gaussian is centred on the upper component of a two-Gaussian fit of all the scores, the
+between ones on the lower component (:func:`~llrcore.diarization.gaussians.fit_score_mixture`).
+
+Variational inference
+---------------------
+``q(z, v, theta) = prod_i Cat(z_i | r_i) prod_k Beta(v_k) q(theta)`` with Normal-Gamma ``q(theta)``. With
+responsibilities R (N x T), the expected block statistics are matrix products: ordered-pair counts
+``R^T (11^T - I) R = n n^T - R^T R``, score sums ``R^T D R`` and sums of squares ``R^T D2 R`` (D = S with zero
+diagonal, D2 = D**2). The expected log-density of a score under a Normal-Gamma posterior (m, kappa, a, b) is
+the quadratic ``c0 + c1 d + c2 d^2`` with ``c2 = -a/(2b)``, ``c1 = (a/b) m``,
+``c0 = (psi(a) - log b - log 2 pi)/2 - (a/b) m^2/2 - 1/(2 kappa)``; so the update of all responsibilities is
+
+    log r_ik = E[log pi_k] + beta * [ ((n^T - R) C0) + (D R) C1 + (D2 R) C2 ]_ik   (+ const, then softmax)
+
+with C0, C1, C2 the T x T coefficient matrices (diagonal: the within Gaussian). The parameter updates are the
+conjugate Normal-Gamma and Beta posteriors. Updating all r_i at once is not coordinate ascent (the pair terms
+couple them), so the new responsibilities are taken as a direction and a step ``R + rho (R* - R)`` is accepted
+only if the evidence lower bound (ELBO) does not decrease (rho = 1, 1/2, 1/4, ...). The direction is an ascent
+direction (each r_i* maximises the concave bound in r_i alone), so the ELBO is monotone over iterations.
+
+Dependent scores
+----------------
+The N(N-1)/2 scores of one recording are computed from only N segments and are strongly dependent; taken as
+independent, their likelihood swamps the partition prior and any misfit of the Gaussians (for instance the drift of
+within-speaker scores over a meeting) is "explained" by more speakers. As VBx scales its acoustic likelihood
+(``Fa``), the score likelihood is tempered: multiplied by ``beta = effective_scores / (N - 1)``, so that one
+segment's N - 1 scores count as `effective_scores` independent ones. This keeps the choice of the number of
+speakers independent of the recording's length. The bound is then a bound on the tempered evidence.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy.special import betaln, digamma, gammaln, logsumexp
+
+from .gaussians import GaussianFit, ScoreMixture
+from .result import ClusteringResult
+
+__all__ = ["BlockModelPrior", "Progress", "fit_block_model", "crp_log_prior", "EFFECTIVE_SCORES",
+           "PRIOR_STRENGTH"]
+
+#: Default evidence per segment (see the module docstring), with :data:`PRIOR_STRENGTH`. Chosen on the AMI meeting
+#: ES2005a, the only real matrix at hand (so tuned on the showcase itself, as VBx's Fa/Fb are tuned on AMI): its
+#: 4 speakers are found for 5.5 <= effective_scores <= 6.5; lower values merge its smallest speaker into another,
+#: higher ones split its largest speaker into an early and a late part.
+EFFECTIVE_SCORES = 6.25
+#: Default kappa0: each prior mean weighs as much as this many tempered scores (the soft ordering constraint).
+PRIOR_STRENGTH = 10.0
+
+_LOG_2PI = float(np.log(2 * np.pi))
+
+
+# ----- Normal-Gamma and Beta algebra -------------------------------------------------------------------------------
+
+
+def _ng_posterior(n, s1, s2, m0, k0, a0, b0):
+    """Normal-Gamma posterior (m, kappa, a, b) from (weighted) count, sum and sum of squares of the scores."""
+    k = k0 + n
+    m = (k0 * m0 + s1) / k
+    a = a0 + 0.5 * n
+    b = b0 + 0.5 * np.maximum(s2 + k0 * m0**2 - k * m**2, 0.0)
+    return m, k, a, b
+
+
+def _expected_log_density_coefficients(m, k, a, b):
+    """(c0, c1, c2) with ``E_q[log N(d | mu, 1/lambda)] = c0 + c1 d + c2 d^2`` under Normal-Gamma q."""
+    precision = a / b
+    c2 = -0.5 * precision
+    c1 = precision * m
+    c0 = 0.5 * (digamma(a) - np.log(b) - _LOG_2PI) - 0.5 * precision * m**2 - 0.5 / k
+    return c0, c1, c2
+
+
+def _kl_normal_gamma(m, k, a, b, m0, k0, a0, b0):
+    """KL(NG(m, k, a, b) || NG(m0, k0, a0, b0)) with mu | lambda ~ N(m, 1/(k lambda)), lambda ~ Gamma(a, rate b)."""
+    kl_gamma = (a - a0) * digamma(a) - gammaln(a) + gammaln(a0) + a0 * (np.log(b) - np.log(b0)) + a * (b0 - b) / b
+    kl_normal = 0.5 * (k0 / k - 1.0 - np.log(k0 / k) + k0 * (a / b) * (m - m0) ** 2)
+    return kl_gamma + kl_normal
+
+
+def _kl_beta(g1, g2, a1, a2):
+    """KL(Beta(g1, g2) || Beta(a1, a2))."""
+    return (betaln(a1, a2) - betaln(g1, g2) + (g1 - a1) * digamma(g1) + (g2 - a2) * digamma(g2)
+            + (a1 - g1 + a2 - g2) * digamma(g1 + g2))
+
+
+def crp_log_prior(labels, alpha: float = 1.0) -> float:
+    """Log-probability of a partition under the Chinese restaurant process (eq. 5.87 of the thesis chapter).
+
+    ``log p(Z) = K log alpha + log Gamma(alpha) - log Gamma(alpha + N) + sum_k log Gamma(|B_k|)``.
+    """
+    _, sizes = np.unique(np.asarray(labels), return_counts=True)
+    n = int(sizes.sum())
+    return float(sizes.size * np.log(alpha) + gammaln(alpha) - gammaln(alpha + n) + gammaln(sizes).sum())
+
+
+# ----- prior -----------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class BlockModelPrior:
+    """Hyper-parameters of the block model, in the units of the scores.
+
+    Attributes
+    ----------
+    within_mean, between_mean : float
+        Prior means of the within-speaker Gaussian and of every between-speaker Gaussian (within > between: the
+        paper's soft ordering constraint).
+    variance : float
+        Prior guess of the score variance (``b0 / a0``).
+    mean_strength : float
+        kappa0: the prior of each mean weighs as much as this many (tempered) scores.
+    shape : float
+        a0 of the Gamma prior on the precisions (weak for small values).
+    concentration : float
+        alpha of the Dirichlet process / Chinese restaurant process.
+    """
+
+    within_mean: float
+    between_mean: float
+    variance: float
+    mean_strength: float = PRIOR_STRENGTH
+    shape: float = 1.0
+    concentration: float = 1.0
+
+    @classmethod
+    def from_mixture(cls, mixture: ScoreMixture, *, concentration: float = 1.0, mean_strength: float = PRIOR_STRENGTH,
+                     shape: float = 1.0) -> "BlockModelPrior":
+        """Empirical-Bayes prior: the means of the two components of the score mixture, their mean variance."""
+        variance = 0.5 * (mixture.within.variance + mixture.between.variance)
+        return cls(mixture.within.mean, mixture.between.mean, variance, mean_strength, shape, concentration)
+
+    def standardised(self, location: float, scale: float) -> tuple[tuple, tuple]:
+        """Normal-Gamma hyper-parameters (m0, kappa0, a0, b0) of the within and between Gaussians for scores
+        standardised as ``(s - location) / scale``."""
+        b0 = self.shape * self.variance / scale**2
+        within = ((self.within_mean - location) / scale, self.mean_strength, self.shape, b0)
+        between = ((self.between_mean - location) / scale, self.mean_strength, self.shape, b0)
+        return within, between
+
+
+# ----- progress ----------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Progress:
+    """What the variational iteration is doing, passed to the ``progress`` callback after every iteration.
+
+    ``run`` names the initialisation (``run_index`` of ``n_runs``, counting from 0); ``elbo`` is the bound after
+    ``iteration`` iterations of the current stage, with ``n_clusters`` clusters.
+    """
+
+    run: str
+    run_index: int
+    n_runs: int
+    iteration: int
+    elbo: float
+    n_clusters: int
+
+    @property
+    def fraction(self) -> float:
+        """A rough share of the work done: finished runs, plus a part of the current one."""
+        return min((self.run_index + min(self.iteration, 60) / 80) / max(self.n_runs, 1), 1.0)
+
+
+# ----- variational inference ---------------------------------------------------------------------------------------
+
+
+@dataclass
+class _State:
+    """Responsibilities, their products with D and D2, and the q(theta), q(v) that go with them."""
+
+    R: np.ndarray
+    DR: np.ndarray
+    D2R: np.ndarray
+    theta: tuple = ()
+    sticks: tuple = ()
+    elbo: float = -np.inf
+
+
+class _VariationalBlockModel:
+    """Mean-field VB of the block model on standardised scores (see the module docstring for the equations)."""
+
+    def __init__(self, z: np.ndarray, beta: float, within_prior: tuple, between_prior: tuple, alpha: float,
+                 log_scale: float):
+        self.D = z.copy()
+        np.fill_diagonal(self.D, 0.0)
+        self.D2 = self.D * self.D
+        self.N = z.shape[0]
+        self.beta = float(beta)
+        self.within_prior = within_prior
+        self.between_prior = between_prior
+        self.alpha = float(alpha)
+        # the bound refers to the scores in their own units: Jacobian of the standardisation, tempered like them
+        self.jacobian = -self.beta * 0.5 * self.N * (self.N - 1) * log_scale
+
+    # -- pieces ------------------------------------------------------------------------------------------------
+
+    def state(self, R: np.ndarray) -> _State:
+        return _State(R, self.D @ R, self.D2 @ R)
+
+    @staticmethod
+    def statistics(R, DR, D2R):
+        n = R.sum(axis=0)
+        pairs = np.outer(n, n) - R.T @ R  # ordered pairs (i != j) per block
+        return n, pairs, R.T @ DR, R.T @ D2R
+
+    def update_theta(self, pairs, sums, squares):
+        b = self.beta
+        within = _ng_posterior(b * 0.5 * np.trace(pairs), b * 0.5 * np.trace(sums), b * 0.5 * np.trace(squares),
+                               *self.within_prior)
+        between = _ng_posterior(b * pairs, b * sums, b * squares, *self.between_prior)
+        return within, between
+
+    def update_sticks(self, n):
+        tail = np.cumsum(n[::-1])[::-1]  # sum_{j >= k} n_j
+        return 1.0 + n[:-1], self.alpha + tail[1:]
+
+    @staticmethod
+    def expected_log_pi(g1, g2):
+        total = digamma(g1 + g2)
+        log_v, log_1mv = digamma(g1) - total, digamma(g2) - total
+        return np.concatenate([log_v, [0.0]]) + np.concatenate([[0.0], np.cumsum(log_1mv)])
+
+    @staticmethod
+    def coefficients(within, between):
+        cw = _expected_log_density_coefficients(*within)
+        cb = _expected_log_density_coefficients(*between)
+        matrices = []
+        for w, b in zip(cw, cb):
+            m = np.array(b, dtype=np.float64)
+            np.fill_diagonal(m, w)
+            matrices.append(m)
+        return matrices
+
+    def elbo(self, R, n, pairs, sums, squares, theta, sticks) -> float:
+        within, between = theta
+        c0, c1, c2 = self.coefficients(within, between)
+        expected_loglik = 0.5 * float(np.sum(c0 * pairs + c1 * sums + c2 * squares))
+        upper = np.triu_indices(R.shape[1], 1)
+        kl_theta = float(_kl_normal_gamma(*within, *self.within_prior))
+        kl_theta += float(np.sum(_kl_normal_gamma(*(p[upper] for p in between), *self.between_prior)))
+        g1, g2 = sticks
+        kl_sticks = float(np.sum(_kl_beta(g1, g2, 1.0, self.alpha))) if g1.size else 0.0
+        log_pi = self.expected_log_pi(g1, g2)
+        entropy = -float(np.sum(R * np.log(np.maximum(R, 1e-300))))
+        return (self.beta * expected_loglik + self.jacobian - kl_theta - kl_sticks + float(n @ log_pi) + entropy)
+
+    def refresh(self, st: _State) -> _State:
+        """Exact updates of q(theta) and q(v) for the current responsibilities, and the bound."""
+        n, pairs, sums, squares = self.statistics(st.R, st.DR, st.D2R)
+        st.theta = self.update_theta(pairs, sums, squares)
+        st.sticks = self.update_sticks(n)
+        st.elbo = self.elbo(st.R, n, pairs, sums, squares, st.theta, st.sticks)
+        return st
+
+    def responsibility_step(self, st: _State) -> tuple[_State, bool]:
+        """New responsibilities along the mean-field direction ``R + rho (R* - R)``; returns (state, moved).
+
+        The bound along the direction costs no N^2 work (the products with D and D2 are linear in R), so the
+        full step rho = 1 is compared with over-relaxed steps (up to 2, as far as R stays a probability) and the
+        best is taken; if none raises the bound, the step is halved until one does.
+        """
+        c0, c1, c2 = self.coefficients(*st.theta)
+        n = st.R.sum(axis=0)
+        logits = self.expected_log_pi(*st.sticks) + self.beta * ((n - st.R) @ c0 + st.DR @ c1 + st.D2R @ c2)
+        target = np.exp(logits - logsumexp(logits, axis=1, keepdims=True))
+        target_DR, target_D2R = self.D @ target, self.D2 @ target
+        step = target - st.R
+        shrinking = step < 0
+        feasible = float(np.min(st.R[shrinking] / -step[shrinking])) if shrinking.any() else np.inf
+        candidates = [1.0] + [rho for rho in (1.5, 2.0) if rho < feasible]
+
+        def state_at(rho):
+            R = st.R + rho * step
+            if rho > 1.0:
+                R = np.maximum(R, 0.0)  # round-off below zero at the feasible limit
+            DR = st.DR + rho * (target_DR - st.DR)
+            D2R = st.D2R + rho * (target_D2R - st.D2R)
+            n, pairs, sums, squares = self.statistics(R, DR, D2R)
+            return _State(R, DR, D2R, st.theta, st.sticks, self.elbo(R, n, pairs, sums, squares, st.theta, st.sticks))
+
+        best = max((state_at(rho) for rho in candidates), key=lambda candidate: candidate.elbo)
+        rho = 0.5
+        while best.elbo < st.elbo and rho >= 1.0 / 1024:
+            best = state_at(rho)
+            rho *= 0.5
+        return (best, True) if best.elbo >= st.elbo else (st, False)
+
+    def run(self, R, *, max_iter: int = 300, tol: float = 1e-7, on_iteration=None):
+        """Iterate from responsibilities R (or a state that already has their products) until the bound stops
+        rising or a cluster empties.
+
+        Returns the final state, the ELBO per iteration and whether it stopped because a cluster emptied (expected
+        size below half a segment and nobody's most probable cluster): the caller then drops it and starts a new
+        stage, rather than spending many iterations draining it.
+        """
+        st = self.refresh(R if isinstance(R, _State) else self.state(R))
+        history = [st.elbo]
+        if on_iteration is not None:
+            on_iteration(0, st)
+        for iteration in range(1, max_iter + 1):
+            st, moved = self.responsibility_step(st)
+            st = self.refresh(st)
+            history.append(st.elbo)
+            if on_iteration is not None:
+                on_iteration(iteration, st)
+            if not moved or history[-1] - history[-2] <= tol * (1.0 + abs(history[-1])):
+                break
+            if st.R.shape[1] > 1 and _has_empty_cluster(st.R):
+                return st, np.array(history), True
+        return st, np.array(history), False
+
+
+# ----- driver ------------------------------------------------------------------------------------------------------
+
+
+class _Run:
+    """One run of the variational iteration from one starting point, with its trace.
+
+    A run goes through stages: every time a cluster empties it is dropped and the iteration restarts (a new
+    stage); a merge move is a run of its own, absorbed into its parent when it is kept. The bound never decreases
+    within a stage.
+    """
+
+    def __init__(self, vb: "_VariationalBlockModel", name: str, max_iter: int, tol: float, progress,
+                 index: int = 0, n_runs: int = 1):
+        self.vb, self.name, self.max_iter, self.tol, self.progress = vb, name, max_iter, tol, progress
+        self.index, self.n_runs = index, n_runs
+        self.rows: list[tuple] = []
+        self.stage = -1
+        self.iterations = 0
+
+    def _record(self, iteration: int, st: "_State") -> None:
+        k = st.R.shape[1]
+        self.rows.append((self.name, self.stage, iteration, st.elbo, k))
+        if self.progress is not None:
+            self.progress(Progress(self.name, self.index, self.n_runs, iteration, float(st.elbo), k))
+
+    def converge(self, R) -> "_State":
+        while True:
+            self.stage += 1
+            st, history, emptied = self.vb.run(R, max_iter=self.max_iter, tol=self.tol, on_iteration=self._record)
+            self.iterations += history.size - 1
+            if not emptied and _occupied(st.R).size == st.R.shape[1]:
+                return st
+            R = _compact(st.R)
+
+    def absorb(self, other: "_Run") -> None:
+        """Append the stages of a kept merge move after this run's own."""
+        offset = self.stage + 1
+        self.rows.extend((name, stage + offset, i, elbo, k) for name, stage, i, elbo, k in other.rows)
+        self.stage += other.stage + 1
+        self.iterations += other.iterations
+
+
+def _one_hot(labels: np.ndarray, smoothing: float = 0.05) -> np.ndarray:
+    """Responsibilities from hard labels, clusters ordered by size (largest first: the stick-breaking order)."""
+    _, inverse, counts = np.unique(labels, return_inverse=True, return_counts=True)
+    order = np.argsort(-counts, kind="stable")
+    rank = np.empty_like(order)
+    rank[order] = np.arange(order.size)
+    k = order.size
+    R = np.full((labels.size, k), smoothing / k if k > 1 else 0.0)
+    R[np.arange(labels.size), rank[inverse]] += 1.0 - (smoothing if k > 1 else 0.0)
+    return R
+
+
+def _has_empty_cluster(R: np.ndarray) -> bool:
+    empty = R.sum(axis=0) < 0.5
+    if not empty.any():
+        return False
+    empty[np.unique(np.argmax(R, axis=1))] = False
+    return bool(empty.any())
+
+
+def _occupied(R: np.ndarray) -> np.ndarray:
+    """Columns that are the most probable cluster of at least one segment."""
+    return np.unique(np.argmax(R, axis=1))
+
+
+def _compact(R: np.ndarray) -> np.ndarray:
+    """Responsibilities restricted to the occupied clusters (renormalised), ordered by expected size."""
+    R = R[:, _occupied(R)]
+    R = R / R.sum(axis=1, keepdims=True)
+    return R[:, np.argsort(-R.sum(axis=0), kind="stable")]
+
+
+def _merged(st: _State, l: int, m: int) -> _State:
+    """Clusters l and m made one: the columns add up, in R and in its products with D and D2 (no N^2 work)."""
+
+    def merge(A):
+        merged = np.delete(A, m, axis=1)
+        merged[:, l if l < m else l - 1] += A[:, m]
+        return merged
+
+    R, DR, D2R = merge(st.R), merge(st.DR), merge(st.D2R)
+    order = np.argsort(-R.sum(axis=0), kind="stable")
+    return _State(R[:, order], DR[:, order], D2R[:, order])
+
+
+def _partition(R: np.ndarray) -> tuple:
+    """The hard partition of responsibilities, labels numbered by first appearance (to recognise duplicates)."""
+    hard = np.argmax(R, axis=1)
+    _, first, inverse = np.unique(hard, return_index=True, return_inverse=True)
+    rank = np.empty_like(first)
+    rank[np.argsort(first)] = np.arange(first.size)
+    return tuple(rank[inverse.reshape(-1)].tolist())
+
+
+def fit_block_model(scores: np.ndarray, initial_labels: dict, *, prior: BlockModelPrior,
+                    effective_scores: float = EFFECTIVE_SCORES, min_clusters: int = 1,
+                    max_clusters: int | None = None, merge_candidates: int = 1, max_iter: int = 300,
+                    tol: float = 1e-7, progress=None) -> ClusteringResult:
+    """Variational posterior of the block model from several initial partitions; the best bound wins.
+
+    Each run starts from one partition in `initial_labels` (name -> labels), iterates to convergence, then tries
+    merge moves: every pair of speakers merged is scored by the bound at once (parameters updated, responsibilities
+    not), the best `merge_candidates` are iterated to convergence and a merge is kept only when the re-converged
+    bound is higher; repeated until no merge is kept. Merges are not retried from a partition reached before.
+    Runs ending with fewer than `min_clusters` or more than `max_clusters` speakers are not chosen (unless none is
+    in range: then the nearest).
+
+    Parameters
+    ----------
+    scores : ndarray, shape (N, N)
+        Symmetric, finite similarity matrix.
+    initial_labels : dict of str -> array of int
+        Initial partitions (e.g. over-clustered AHC, spectral clustering with several K).
+    prior : BlockModelPrior
+    effective_scores : float
+        Evidence per segment: the likelihood is tempered by ``effective_scores / (N - 1)``.
+    progress : callable, optional
+        Called with a :class:`Progress` after every iteration.
+    """
+    scores = np.asarray(scores, dtype=np.float64)
+    n = scores.shape[0]
+    max_clusters = n if max_clusters is None else int(max_clusters)
+    beta = effective_scores / max(n - 1, 1)
+    upper = scores[np.triu_indices(n, 1)]
+    location = float(upper.mean()) if upper.size else 0.0
+    scale = float(upper.std()) if upper.size and upper.std() > 0 else 1.0
+    within_prior, between_prior = prior.standardised(location, scale)
+    vb = _VariationalBlockModel((scores - location) / scale, beta, within_prior, between_prior,
+                                prior.concentration, np.log(scale))
+
+    trace_rows, run_rows, finals, seen = [], [], [], set()
+    for index, (name, labels) in enumerate(initial_labels.items()):
+        labels = np.asarray(labels)
+        run = _Run(vb, name, max_iter, tol, progress, index, len(initial_labels))
+        st = run.converge(_one_hot(labels))
+        # merge moves, unless another start already converged to this partition (and tried them): every pair of
+        # clusters merged costs no N^2 work to score (the columns of R and its products add up); the most promising
+        # one is iterated to convergence and kept only if the bound ends higher, then the search repeats
+        improved = _partition(st.R) not in seen
+        seen.add(_partition(st.R))
+        while improved and st.R.shape[1] > max(min_clusters, 1):
+            improved = False
+            k = st.R.shape[1]
+            screened = sorted(((vb.refresh(_merged(st, l, m)).elbo, l, m) for l in range(k) for m in range(l + 1, k)),
+                              reverse=True)
+            for _, l, m in screened[:merge_candidates]:
+                trial = _Run(vb, name, max_iter, tol, progress, index, len(initial_labels))
+                merged = trial.converge(_merged(st, l, m))
+                if merged.elbo > st.elbo + tol * abs(st.elbo) and merged.R.shape[1] >= min_clusters:
+                    run.absorb(trial)
+                    st, improved = merged, True
+                    seen.add(_partition(st.R))
+                    break
+        trace_rows.extend(run.rows)
+        run_rows.append({"run": name, "initial_clusters": int(np.unique(labels).size),
+                         "n_clusters": int(st.R.shape[1]), "elbo": st.elbo, "iterations": run.iterations})
+        finals.append(st)
+
+    runs = pd.DataFrame(run_rows)
+    in_range = (runs["n_clusters"] >= min_clusters) & (runs["n_clusters"] <= max_clusters)
+    if in_range.any():
+        best = int(runs["elbo"].where(in_range).idxmax())
+    else:
+        distance = np.maximum(min_clusters - runs["n_clusters"], runs["n_clusters"] - max_clusters)
+        best = int(runs.assign(d=distance).sort_values(["d", "elbo"], ascending=[True, False]).index[0])
+    runs["chosen"] = runs.index == best
+    chosen = finals[best]
+
+    per_k = runs[in_range if in_range.any() else runs.index == best].groupby("n_clusters")["elbo"].max()
+    posterior = np.exp(per_k - per_k.max())
+    posterior = (posterior / posterior.sum()).rename("probability")
+    posterior.index.name = "n_clusters"
+
+    return _result(chosen, vb, location, scale, beta, prior, runs,
+                   pd.DataFrame(trace_rows, columns=["run", "stage", "iteration", "elbo", "n_clusters"]), posterior)
+
+
+def _result(st: _State, vb: _VariationalBlockModel, location, scale, beta, prior, runs, trace, posterior):
+    R = _compact(st.R)
+    hard = np.argmax(R, axis=1)
+    _, first = np.unique(hard, return_index=True)
+    order = np.argsort(first)  # clusters numbered by first appearance
+    R = R[:, order]
+    rank = np.empty_like(order)
+    rank[order] = np.arange(order.size)
+    labels = rank[hard]
+    final = vb.refresh(vb.state(R))  # posterior Gaussians of exactly these clusters
+    (mw, kw, aw, bw), (mb, kb, ab, bb) = final.theta
+
+    def unscale_mean(m):
+        return location + scale * m
+
+    def variance(a, b):  # E[1/lambda] for Gamma(a, b) is b / (a - 1); the mode of the variance for small a
+        return scale**2 * b / np.maximum(a - 1.0, 1e-12)
+
+    n, pairs, _, _ = vb.statistics(final.R, final.DR, final.D2R)
+    k = R.shape[1]
+    off = ~np.eye(k, dtype=bool)
+    between_means = np.where(off, unscale_mean(mb), np.nan)
+    between_variances = np.where(off, variance(ab, bb), np.nan)
+    between_counts = np.where(off, pairs, np.nan)
+    within = GaussianFit(float(unscale_mean(mw)), float(variance(aw, bw)), float(0.5 * np.trace(pairs)))
+    return ClusteringResult("bayes", labels, R, within, between_means, between_variances, between_counts,
+                            elbo=float(st.elbo), trace=trace, runs=runs, n_clusters_posterior=posterior,
+                            options={"beta": float(beta), "prior": prior})

@@ -1,0 +1,256 @@
+"""Scoring a diarization: segment-level errors with the optimal speaker mapping, and the time-based DER.
+
+Segment level (no times needed): the hypothesis clusters are mapped one-to-one onto the reference speakers so that
+the most segments (or seconds, with weights) agree (Hungarian algorithm, ``scipy.optimize.linear_sum_assignment``);
+the error is the share that disagrees. Purity (each cluster's largest reference speaker) and coverage (each
+reference speaker's largest cluster) after Cover & Thomas / pyannote.metrics, and the speaker-count error.
+
+Time level: the x-vector windows overlap (1.44 s every 0.24 s), so they are turned into speaker turns by splitting
+every overlap of consecutive windows at its midpoint and joining consecutive pieces with the same label (as VBx
+writes its RTTMs). The diarization error rate comes from ``pyannote.metrics.DiarizationErrorRate`` with an explicit
+UEM (the scored region) for every recording. `collar` is given the md-eval/dscore way, seconds on each side of a
+reference boundary (``--collar 0.25``); pyannote's own collar is the total width, so it receives ``2 * collar``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy.optimize import linear_sum_assignment
+
+from .matrix import TURN_COLUMNS
+
+__all__ = ["SegmentScores", "segment_scores", "optimal_mapping", "segments_to_turns", "labels_from_turns",
+           "DERResult", "diarization_error_rate"]
+
+
+# ----- segment level ---------------------------------------------------------------------------------------------
+
+
+def _contingency(hypothesis, reference, weights=None):
+    hyp_ids, hyp = np.unique(np.asarray(hypothesis), return_inverse=True)
+    ref_ids, ref = np.unique(np.asarray(reference).astype(str), return_inverse=True)
+    table = np.zeros((hyp_ids.size, ref_ids.size))
+    np.add.at(table, (hyp.reshape(-1), ref.reshape(-1)), 1.0 if weights is None else np.asarray(weights, float))
+    return table, hyp_ids, ref_ids
+
+
+def optimal_mapping(hypothesis, reference, weights=None) -> dict:
+    """One-to-one mapping hypothesis cluster -> reference speaker agreeing on the most segments (or weight).
+
+    Clusters left over (more clusters than speakers) map to nothing and are absent from the dict.
+    """
+    table, hyp_ids, ref_ids = _contingency(hypothesis, reference, weights)
+    rows, columns = linear_sum_assignment(table, maximize=True)
+    return {hyp_ids[r].item(): str(ref_ids[c]) for r, c in zip(rows, columns)}
+
+
+@dataclass(frozen=True)
+class SegmentScores:
+    """Segment-level scores of a clustering against per-segment reference speakers.
+
+    Attributes
+    ----------
+    error : float
+        Share of segments (or weight) whose cluster is not mapped to their reference speaker, with the optimal
+        one-to-one mapping.
+    purity, coverage : float
+        ``sum_k max_j n_kj / N`` over clusters k, and ``sum_j max_k n_kj / N`` over reference speakers j.
+    n_clusters, n_speakers : int
+    speaker_count_error : int
+        ``n_clusters - n_speakers`` (positive: too many clusters).
+    mapping : dict
+        Cluster -> reference speaker.
+    """
+
+    error: float
+    purity: float
+    coverage: float
+    n_clusters: int
+    n_speakers: int
+    mapping: dict
+
+    @property
+    def speaker_count_error(self) -> int:
+        return self.n_clusters - self.n_speakers
+
+
+def segment_scores(hypothesis, reference, weights=None) -> SegmentScores:
+    """Segment error (optimal mapping), purity, coverage and speaker counts of a clustering.
+
+    Parameters
+    ----------
+    hypothesis : array_like, shape (N,)
+        Cluster of each segment (any hashable labels).
+    reference : array_like, shape (N,)
+        Reference speaker of each segment.
+    weights : array_like, shape (N,), optional
+        Weight of each segment (e.g. its duration); default 1.
+    """
+    hypothesis = np.asarray(hypothesis).reshape(-1)
+    reference = np.asarray(reference).reshape(-1)
+    if hypothesis.size != reference.size:
+        raise ValueError(f"There are {hypothesis.size} hypothesis labels but {reference.size} reference labels.")
+    if hypothesis.size == 0:
+        raise ValueError("There are no segments to score.")
+    table, hyp_ids, ref_ids = _contingency(hypothesis, reference, weights)
+    total = table.sum()
+    rows, columns = linear_sum_assignment(table, maximize=True)
+    return SegmentScores(
+        error=float(1.0 - table[rows, columns].sum() / total),
+        purity=float(table.max(axis=1).sum() / total),
+        coverage=float(table.max(axis=0).sum() / total),
+        n_clusters=int(hyp_ids.size),
+        n_speakers=int(ref_ids.size),
+        mapping={hyp_ids[r].item(): str(ref_ids[c]) for r, c in zip(rows, columns)},
+    )
+
+
+# ----- windows to turns ------------------------------------------------------------------------------------------
+
+
+def segments_to_turns(start, end, labels, *, uri: str = "recording", channel: str = "1") -> pd.DataFrame:
+    """Speaker turns from labelled, possibly overlapping segments (sorted by start time).
+
+    Every overlap of consecutive segments is split at its midpoint; consecutive pieces with the same label that
+    touch are joined. Returns a table with columns ``uri, channel, start, end, speaker`` (speaker as str).
+    """
+    start = np.asarray(start, dtype=np.float64).reshape(-1)
+    end = np.asarray(end, dtype=np.float64).reshape(-1)
+    labels = np.asarray(labels).reshape(-1)
+    if not (start.size == end.size == labels.size):
+        raise ValueError(f"There are {start.size} start times, {end.size} end times and {labels.size} labels.")
+    if start.size == 0:
+        return pd.DataFrame({c: pd.Series(dtype=float if c in ("start", "end") else object) for c in TURN_COLUMNS})
+    order = np.argsort(start, kind="stable")
+    start, end, labels = start[order], end[order], labels[order]
+    piece_start, piece_end = start.copy(), end.copy()
+    overlap = end[:-1] > start[1:]
+    middle = 0.5 * (end[:-1] + start[1:])
+    piece_end[:-1] = np.where(overlap, middle, end[:-1])
+    piece_start[1:] = np.where(overlap, middle, start[1:])
+    piece_start = np.maximum.accumulate(piece_start)  # a window inside its predecessor keeps no time twice
+    keep = piece_end > piece_start
+    piece_start, piece_end, labels = piece_start[keep], piece_end[keep], labels[keep]
+    # a new turn starts where the label changes or the pieces do not touch
+    new = np.ones(labels.size, dtype=bool)
+    new[1:] = (labels[1:] != labels[:-1]) | (piece_start[1:] > piece_end[:-1] + 1e-9)
+    first = np.flatnonzero(new)
+    last = np.append(first[1:], labels.size) - 1
+    return pd.DataFrame({
+        "uri": uri, "channel": channel, "start": piece_start[first], "end": piece_end[last],
+        "speaker": labels[first].astype(str),
+    })
+
+
+def labels_from_turns(start, end, turns: pd.DataFrame) -> np.ndarray:
+    """Reference speaker of each segment: the speaker with the most time inside it (ties: first in sorted order).
+
+    Segments that overlap no turn get the label ``""``.
+    """
+    start = np.asarray(start, dtype=np.float64)
+    end = np.asarray(end, dtype=np.float64)
+    speakers = np.unique(turns["speaker"].astype(str).to_numpy())
+    overlap = np.zeros((start.size, speakers.size))
+    index = np.searchsorted(speakers, turns["speaker"].astype(str).to_numpy())
+    for t0, t1, k in zip(turns["start"].to_numpy(float), turns["end"].to_numpy(float), index):
+        overlap[:, k] += np.clip(np.minimum(end, t1) - np.maximum(start, t0), 0.0, None)
+    labels = speakers[np.argmax(overlap, axis=1)] if speakers.size else np.full(start.size, "")
+    return np.where(overlap.max(axis=1, initial=0.0) > 0, labels, "")
+
+
+# ----- DER -------------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DERResult:
+    """Diarization error rate, pooled over recordings (seconds summed, then divided), with its parts.
+
+    Attributes
+    ----------
+    der : float
+        ``(missed + false_alarm + confusion) / total``.
+    missed, false_alarm, confusion, total : float
+        Seconds of missed speech, false-alarm speech, speaker confusion and reference speech (scored regions).
+    per_file : pandas.DataFrame
+        The same per recording (index ``uri``).
+    collar : float
+        Seconds on each side of each reference boundary not scored (md-eval convention).
+    skip_overlap : bool
+        Whether regions where reference speakers overlap were left out.
+    """
+
+    der: float
+    missed: float
+    false_alarm: float
+    confusion: float
+    total: float
+    per_file: pd.DataFrame
+    collar: float
+    skip_overlap: bool
+
+
+def _annotation(turns: pd.DataFrame, uri: str):
+    from pyannote.core import Annotation, Segment
+
+    annotation = Annotation(uri=uri)
+    for i, (t0, t1, speaker) in enumerate(turns[["start", "end", "speaker"]].itertuples(index=False)):
+        if t1 > t0:
+            annotation[Segment(float(t0), float(t1)), i] = str(speaker)
+    return annotation
+
+
+def _timeline(regions: pd.DataFrame, uri: str):
+    from pyannote.core import Segment, Timeline
+
+    return Timeline([Segment(float(a), float(b)) for a, b in regions[["start", "end"]].itertuples(index=False)
+                     if b > a], uri=uri)
+
+
+def diarization_error_rate(reference: pd.DataFrame, hypothesis: pd.DataFrame, *, uem: pd.DataFrame | None = None,
+                           collar: float = 0.25, skip_overlap: bool = True) -> DERResult:
+    """DER of hypothesis turns against reference turns with pyannote.metrics, pooled over recordings.
+
+    Parameters
+    ----------
+    reference, hypothesis : pandas.DataFrame
+        Speaker turns (columns ``uri, start, end, speaker``, as :func:`~llrcore.read_rttm` returns); several
+        recordings may be mixed (by ``uri``). Every reference recording is scored; a recording missing from the
+        hypothesis counts as all missed speech.
+    uem : pandas.DataFrame, optional
+        Scored regions (columns ``uri, start, end``, as :func:`~llrcore.read_uem` returns). Without one, each
+        recording is scored from the earliest to the latest turn of reference and hypothesis together (what
+        pyannote.metrics would approximate with a warning).
+    collar : float
+        Seconds removed on EACH side of every reference boundary (md-eval ``-c``, dscore ``--collar``): 0.25 is
+        the usual "forgiving" setting. pyannote.metrics receives ``collar=2 * collar``.
+    skip_overlap : bool
+        Leave out regions where reference speakers overlap (md-eval ``-1``, dscore ``--ignore_overlaps``).
+    """
+    from pyannote.metrics.diarization import DiarizationErrorRate
+
+    if collar < 0:
+        raise ValueError(f"The collar must be zero or positive, not {collar}.")
+    metric = DiarizationErrorRate(collar=2.0 * collar, skip_overlap=skip_overlap)
+    rows = []
+    for uri in pd.unique(reference["uri"].astype(str)):
+        ref = reference[reference["uri"].astype(str) == uri]
+        hyp = hypothesis[hypothesis["uri"].astype(str) == uri]
+        if uem is not None:
+            regions = uem[uem["uri"].astype(str) == uri]
+            if regions.empty:
+                raise ValueError(f"The UEM has no scored region for the recording {uri!r}.")
+        else:
+            both = pd.concat([ref[["start", "end"]], hyp[["start", "end"]]])
+            regions = pd.DataFrame({"start": [both["start"].min()], "end": [both["end"].max()]})
+        parts = metric(_annotation(ref, uri), _annotation(hyp, uri), uem=_timeline(regions, uri), detailed=True)
+        rows.append({"uri": uri, "der": parts["diarization error rate"], "missed": parts["missed detection"],
+                     "false_alarm": parts["false alarm"], "confusion": parts["confusion"], "total": parts["total"]})
+    per_file = pd.DataFrame(rows).set_index("uri")
+    sums = per_file[["missed", "false_alarm", "confusion", "total"]].sum()
+    error = sums["missed"] + sums["false_alarm"] + sums["confusion"]
+    return DERResult(der=float(error / sums["total"]) if sums["total"] > 0 else float("nan"),
+                     missed=float(sums["missed"]), false_alarm=float(sums["false_alarm"]),
+                     confusion=float(sums["confusion"]), total=float(sums["total"]), per_file=per_file,
+                     collar=float(collar), skip_overlap=bool(skip_overlap))

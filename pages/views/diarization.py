@@ -1,0 +1,517 @@
+"""Diarization: who spoke when, from nothing but the matrix of pairwise scores between speech segments.
+
+The page keeps its own data, apart from the binary systems: ``st.session_state["diar_sets"]`` maps a label to
+``{"matrix": SimilarityMatrix, "source": str, "key": str, "system": turns or None}`` (the AMI meeting ES2005a on
+the first visit, then uploads); ``key`` identifies the data for the clustering cache. Clustering runs when the
+button is pressed; its results are kept per (data key, method, options) in a server-wide store (below), so going
+back to earlier settings or another session on the same data is instant.
+"""
+from __future__ import annotations
+
+import logging
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+import streamlit as st
+
+import llrcore as lc
+from llrcore.diarization import EFFECTIVE_SCORES, METHODS, block_mean_matrix, cluster_summary, similarity_keys
+from llrcore.plots import diarization as diarization_plots
+from pages.views import _state as state
+from pages.views._figures import show_figure
+
+log = logging.getLogger(__name__)
+
+DEMO_DIR = state.ASSETS / "ami_ES2005a"
+DEMO_LABEL = "AMI ES2005a (PLDA LLRs of 1,025 x-vector windows)"
+VBX_PUBLISHED_DER = 7.06  # VBx README, "Run the example": ES2005a, dscore --collar 0.25 --ignore_overlaps
+METHOD_NAMES = {"bayes": "Bayesian block model", "ahc": "AHC (average linkage)", "spectral": "Spectral"}
+EVIDENCE_STEPS = [1, 2, 3, 4, 5, 5.5, 6, 6.25, 6.5, 7, 8, 10, 12, 15, 20, 25, 30, 40, 50, 75, 100]
+MATRIX_HELP = ("NumPy `.npy` (one square array) or `.npz` (several matrices allowed; arrays `start`/`end` give the "
+               "segment times); or CSV/TSV/text with N rows of N numbers (header and name column optional).")
+
+
+# ----- data ----------------------------------------------------------------------------------------------------------
+
+
+@st.cache_resource(show_spinner=False)
+def load_demo():
+    """The ES2005a matrix with its reference RTTM and VBx's output, read once per server (shared, read-only)."""
+    matrix = lc.read_similarity(DEMO_DIR / "ES2005a_similarity.npz", reference=DEMO_DIR / "ES2005a.rttm",
+                                name="ES2005a")
+    vbx = lc.read_rttm(DEMO_DIR / "ES2005a.vbx_output_reproduced_here.rttm")
+    return matrix, vbx
+
+
+@st.cache_resource(show_spinner=False, max_entries=8, ttl="1h")
+def parse_upload(ids: tuple, key: str | None, _matrix, _segments, _reference):
+    """(SimilarityMatrix, None) or (None, a sentence), cached by the uploads' file ids and the chosen key."""
+    name = getattr(_matrix, "name", "the file")
+    try:
+        for upload in (_matrix, _segments, _reference):
+            if upload is not None:
+                upload.seek(0)
+        return lc.read_similarity(_matrix, key=key, segments=_segments, reference=_reference,
+                                  name=Path(name).stem), None
+    except ValueError as err:  # LoadError included: a sentence naming the file and the line
+        message = str(err)
+        return None, message if name in message else f"{name}: {message}"
+    except Exception as err:  # never a traceback for a user's file
+        log.exception("unexpected error reading %s", name)
+        return None, f"{name} could not be read ({type(err).__name__}: {err})."
+
+
+def data_sets() -> dict:
+    """Label -> record of the loaded matrices; the demo on a session's first visit."""
+    if "diar_sets" not in st.session_state:
+        matrix, vbx = load_demo()
+        st.session_state["diar_sets"] = {DEMO_LABEL: {"matrix": matrix, "source": "demo: ami_ES2005a",
+                                                      "key": "demo:ami_ES2005a", "system": vbx}}
+    return st.session_state["diar_sets"]
+
+
+def upload_box() -> None:
+    """Uploaders for a matrix, its segment times and a reference; a good set is added and chosen, a bad one
+    reported (what was loaded stays)."""
+    with st.expander("Upload a similarity matrix", icon=":material/upload_file:",
+                     expanded=st.session_state.get("diar_upload") is not None):
+        matrix_column, segments_column, reference_column = st.columns(3)
+        upload = matrix_column.file_uploader("Similarity matrix", type=["npy", "npz", "csv", "tsv", "txt", "gz"],
+                                             key="diar_upload", help=MATRIX_HELP)
+        segments = segments_column.file_uploader(
+            "Segment times (optional)", key="diar_segments",
+            help="Kaldi `segments` file (`<segment> <recording> <start> <end>`) or two columns `start end`, one "
+                 "line per row of the matrix. Needed for turns, the DER and the RTTM.")
+        reference = reference_column.file_uploader(
+            "Reference (optional)", key="diar_reference",
+            help="An RTTM (each segment's speaker by majority overlap; needs times) or one speaker label per line.")
+        key = None
+        if upload is not None:
+            keys = _matrix_keys(upload.file_id, upload)
+            if len(keys) > 1:
+                key = st.selectbox("Matrix in the archive", keys, key="diar_key")
+    if upload is None:
+        return
+    ids = tuple(None if f is None else f.file_id for f in (upload, segments, reference))
+    data_key = f"upload:{ids}:{key}"
+    sets = data_sets()
+    label = f"{Path(upload.name).stem}{f' ({key})' if key else ''} (upload)"
+    if sets.get(label, {}).get("key") == data_key:
+        return
+    with st.spinner(f"Reading {upload.name}…"):
+        matrix, error = parse_upload(ids, key, upload, segments, reference)
+    if error:
+        st.error(error, icon=":material/error:")
+        return
+    for note in matrix.notes:
+        st.warning(note, icon=":material/warning:")
+    sets[label] = {"matrix": matrix, "source": f"upload: {upload.name}", "key": data_key, "system": None}
+    st.session_state["diar_set"] = label
+    st.success(f"Loaded {upload.name}: {matrix.n_segments:,} segments.", icon=":material/check_circle:")
+
+
+@st.cache_resource(show_spinner=False, max_entries=8, ttl="1h")
+def _matrix_keys(file_id: str, _upload) -> list[str]:
+    try:
+        _upload.seek(0)
+        return similarity_keys(_upload)
+    except ValueError:
+        return []
+
+
+# ----- settings ------------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Settings:
+    n_clusters: int | None
+    min_clusters: int
+    max_clusters: int | None
+    effective_scores: float
+    collar: float
+    skip_overlap: bool
+
+    def options(self, method: str) -> dict:
+        """The options of `cluster_similarity` that matter for `method` (the cache key)."""
+        options = {"n_clusters": self.n_clusters, "min_clusters": self.min_clusters,
+                   "max_clusters": self.max_clusters}
+        if method == "bayes":
+            options["effective_scores"] = self.effective_scores
+        return options
+
+
+def settings(matrix) -> Settings:
+    with st.container(border=True):
+        st.markdown("**Clustering**")
+        count_column, evidence_column = st.columns([3, 2])
+        with count_column:
+            mode = st.segmented_control("Number of speakers", ["estimate", "exactly", "between"], default="estimate",
+                                        key="diar_count_mode", persist_state="session") or "estimate"
+            n = matrix.n_segments
+            n_clusters, low, high = None, 1, None
+            if mode == "exactly":
+                n_clusters = int(st.number_input("Speakers", 1, n, min(4, n), key="diar_exact",
+                                                 persist_state="session"))
+            elif mode == "between":
+                low_column, high_column = st.columns(2)
+                low = int(low_column.number_input("At least", 1, n, 1, key="diar_min", persist_state="session"))
+                high = int(high_column.number_input("At most", 1, n, min(10, n), key="diar_max",
+                                                    persist_state="session"))
+        evidence = evidence_column.select_slider(
+            "Evidence per segment (Bayes)", EVIDENCE_STEPS, value=EFFECTIVE_SCORES, key="diar_evidence",
+            persist_state="session",
+            help="How many independent scores one segment's row of scores is worth: the score likelihood is "
+                 "tempered by this / (N − 1), like VBx's Fa. Scores of overlapping windows are strongly dependent "
+                 "(default 6.25, set on x-vector windows of 1.44 s every 0.24 s); raise it for independent scores.")
+        st.markdown("**Scoring** (needs segment times and a reference RTTM)")
+        collar_column, overlap_column = st.columns(2)
+        collar = collar_column.select_slider("Collar per side (s)", [0.0, 0.1, 0.25, 0.5], value=0.25,
+                                             key="diar_collar", persist_state="session",
+                                             help="md-eval/dscore convention: 0.25 s on each side of every "
+                                                  "reference boundary is not scored (pyannote's collar 0.5).")
+        skip = overlap_column.toggle("Ignore overlapped speech", value=True, key="diar_skip_overlap",
+                                     persist_state="session", help="md-eval -1, dscore --ignore_overlaps.")
+    if high is not None and low > high:
+        st.warning(f"At least {low} but at most {high} speakers is impossible; the bounds are swapped.")
+        low, high = high, low
+    return Settings(n_clusters, low, high, float(evidence), float(collar), bool(skip))
+
+
+# ----- clustering, on demand, with progress --------------------------------------------------------------------------
+
+
+class _Store:
+    """Clustering results by (data key, method, options): a small LRU shared by the server's sessions.
+
+    Not ``st.cache_resource`` on the clustering function itself: the Bayesian model reports its progress to the page
+    while it runs, and element updates inside a cached function would be replayed on every cache hit.
+    """
+
+    def __init__(self, size: int = 24):
+        self.size, self.items, self.lock = size, OrderedDict(), threading.Lock()
+
+    def get(self, key):
+        with self.lock:
+            if key in self.items:
+                self.items.move_to_end(key)
+                return self.items[key]
+        return None
+
+    def put(self, key, value) -> None:
+        with self.lock:
+            self.items[key] = value
+            while len(self.items) > self.size:
+                self.items.popitem(last=False)
+
+
+@st.cache_resource(show_spinner=False)
+def _store() -> _Store:
+    return _Store()
+
+
+def _result_key(record: dict, method: str, settings_: Settings) -> tuple:
+    return record["key"], method, tuple(sorted(settings_.options(method).items()))
+
+
+def cached_results(record: dict, settings_: Settings) -> dict:
+    """method -> ClusteringResult of the methods already clustered with these settings."""
+    store = _store()
+    results = {m: store.get(_result_key(record, m, settings_)) for m in METHODS}
+    return {m: r for m, r in results.items() if r is not None}
+
+
+def run_clustering(record: dict, settings_: Settings) -> None:
+    """Cluster with every method not yet in the store; the Bayesian model shows its runs and bound as it goes."""
+    matrix = record["matrix"]
+    store = _store()
+    bar = st.progress(0.0, text="Clustering…")
+    try:
+        for method in ("ahc", "spectral", "bayes"):
+            key = _result_key(record, method, settings_)
+            if store.get(key) is not None:
+                continue
+            bar.progress(0.02, text=f"{METHOD_NAMES[method]}…")
+
+            def progress(event, bar=bar):
+                if event.iteration % 3 == 0:
+                    bar.progress(event.fraction, text=f"Bayesian block model — start {event.run_index + 1} of "
+                                 f"{event.n_runs} ({event.run}): iteration {event.iteration}, {event.n_clusters} "
+                                 f"speakers, evidence bound {event.elbo:,.1f}")
+
+            try:
+                result = lc.cluster_similarity(matrix, method, **settings_.options(method),
+                                               progress=progress if method == "bayes" else None)
+            except ValueError as err:
+                st.error(f"{METHOD_NAMES[method]}: {err}", icon=":material/error:")
+                continue
+            store.put(key, result)
+    finally:
+        bar.empty()
+
+
+# ----- scoring -------------------------------------------------------------------------------------------------------
+
+
+def score_row(name: str, matrix, result, turns, settings_: Settings) -> dict:
+    """One row of the comparison table: speakers, DER and its parts (with times and reference turns), segment
+    error, purity, coverage."""
+    row = {"method": name, "speakers": None if result is None else result.n_clusters}
+    if turns is not None and matrix.reference_turns is not None:
+        der = lc.diarization_error_rate(matrix.reference_turns, turns, collar=settings_.collar,
+                                        skip_overlap=settings_.skip_overlap)
+        row.update({"DER": der.der, "missed": der.missed / der.total, "false alarm": der.false_alarm / der.total,
+                    "confusion": der.confusion / der.total})
+    if result is not None and matrix.reference is not None:
+        segment = lc.segment_scores(result.labels, matrix.reference)
+        row.update({"segment error": segment.error, "purity": segment.purity, "coverage": segment.coverage})
+    if result is not None:
+        row["seconds"] = result.seconds
+    return row
+
+
+def comparison(record: dict, results: dict, settings_: Settings) -> pd.DataFrame:
+    matrix = record["matrix"]
+    rows = []
+    for method, result in results.items():
+        turns = result.turns(matrix.start, matrix.end, matrix.uri) if matrix.has_times else None
+        rows.append(score_row(METHOD_NAMES[method], matrix, result, turns, settings_))
+    if record.get("system") is not None:  # the demo: VBx's own output on the same recording
+        vbx = record["system"]
+        rows.append({**score_row("VBx (full system, its RTTM)", matrix, None, vbx, settings_),
+                     "speakers": vbx["speaker"].nunique()})
+    table = pd.DataFrame(rows)
+    numbers = [c for c in table.columns if c != "method"]
+    table[numbers] = table[numbers].astype(float)  # a missing value is NaN (a blank cell), not None
+    return table
+
+
+def show_comparison(table: pd.DataFrame, matrix) -> None:
+    percent = {c: st.column_config.NumberColumn(c, format="percent")
+               for c in ("DER", "missed", "false alarm", "confusion", "segment error", "purity", "coverage")}
+    st.dataframe(table, hide_index=True, width="stretch", column_config={
+        **percent, "seconds": st.column_config.NumberColumn("time (s)", format="%.2f"),
+        "speakers": st.column_config.NumberColumn(
+            "speakers", format="%d",
+            help=f"Reference: {matrix.n_reference_speakers}" if matrix.n_reference_speakers else None),
+    })
+    notes = []
+    if "DER" in table:
+        notes.append(f"DER with a collar of {st.session_state.get('diar_collar', 0.25):g} s per side"
+                     + (", overlapped speech ignored" if st.session_state.get("diar_skip_overlap", True) else "")
+                     + " (pyannote.metrics, md-eval convention).")
+    if any(table["method"].str.startswith("VBx")):
+        notes.append(f"VBx's published DER on ES2005a is {VBX_PUBLISHED_DER:.2f} % (collar 0.25 s, overlap "
+                     "ignored); it clusters the x-vectors themselves with a PLDA model and an HMM.")
+    if "segment error" in table:
+        notes.append("Segment error: share of windows not on their reference speaker after the best one-to-one "
+                     "mapping of clusters to speakers.")
+    st.caption(" ".join(notes))
+
+
+# ----- results -------------------------------------------------------------------------------------------------------
+
+
+def headline(record: dict, result, row: dict) -> None:
+    matrix = record["matrix"]
+    columns = st.columns(4)
+    reference = matrix.n_reference_speakers
+    posterior = result.n_clusters_posterior
+    probability = float(posterior.get(result.n_clusters, 1.0)) if posterior is not None else None
+    columns[0].metric("Speakers found", f"{result.n_clusters}", border=True,
+                      delta=(f"reference {reference}" if reference is not None else None),
+                      delta_color="off", delta_arrow="off",
+                      help="The number of speakers of the partition with the best evidence bound.")
+    shown = "—" if probability is None else ("> 0.999" if probability > 0.999 else f"{probability:.3f}")
+    columns[1].metric("Posterior of that number", shown,
+                      border=True, help="p(K | scores) from the evidence bounds of all the runs (the figure below).")
+    if "DER" in row:
+        columns[2].metric("DER", f"{100 * row['DER']:.2f} %", border=True,
+                          delta=(f"{100 * row['DER'] - VBX_PUBLISHED_DER:+.2f} vs VBx {VBX_PUBLISHED_DER} %"
+                                 if record.get("system") is not None else None),
+                          delta_color="inverse", help="Diarization error rate: missed + false alarm + confusion.")
+    else:
+        columns[2].metric("DER", "—", border=True, help="Needs segment times and a reference RTTM.")
+    if "segment error" in row:
+        columns[3].metric("Segment error", f"{100 * row['segment error']:.1f} %", border=True,
+                          delta=f"purity {100 * row['purity']:.1f} %, coverage {100 * row['coverage']:.1f} %",
+                          delta_color="off", delta_arrow="off")
+    else:
+        columns[3].metric("Segments", f"{matrix.n_segments:,}", border=True)
+
+
+FIGURE_TABS = ["Similarity matrix", "Scores and Gaussians", "Number of speakers", "Evidence bound", "Timeline"]
+
+
+def figures(record: dict, result, method: str) -> None:
+    matrix = record["matrix"]
+    tabs = dict(zip(FIGURE_TABS, st.tabs(FIGURE_TABS, key="diar_tab", on_change="rerun")))
+    if tabs["Similarity matrix"].open:
+        with tabs["Similarity matrix"]:
+            figure_column, table_column = st.columns([3, 2], gap="medium")
+            with figure_column:
+                reorder = st.toggle("Group the segments by cluster", value=True, key="diar_reorder")
+                show_figure(lambda: diarization_plots.similarity_heatmap_figure(
+                    matrix.scores, result.labels, reference=matrix.reference, reorder=reorder),
+                    f"diar_matrix_{method}",
+                    "Each pixel is the score of a pair of segments. Grouped by cluster, a good clustering shows "
+                    "bright blocks on the diagonal; the strips above give each column's cluster and, if known, its "
+                    "reference speaker in the colour of the cluster it is mapped to.")
+            with table_column:
+                cluster_table(matrix, result)
+    if tabs["Scores and Gaussians"].open:
+        with tabs["Scores and Gaussians"]:
+            show_figure(lambda: diarization_plots.score_distribution_figure(matrix.scores, result),
+                        f"diar_scores_{method}",
+                        "The block model: within-speaker scores are one Gaussian (pooled over speakers), scores "
+                        "between two speakers a Gaussian of their own (dotted, weighted by their number of pairs).")
+    if tabs["Number of speakers"].open:
+        with tabs["Number of speakers"]:
+            if result.n_clusters_posterior is None:
+                st.info(f"{METHOD_NAMES[method]} gives one answer, no posterior: choose the Bayesian block model.")
+            else:
+                show_figure(lambda: diarization_plots.n_speakers_figure(
+                    result, reference_count=matrix.n_reference_speakers), "diar_n_speakers",
+                    "p(K) ∝ exp(best evidence bound with K speakers), over the numbers some start reached; the "
+                    "Chinese-restaurant prior of the partition is inside the bound.")
+                runs = result.runs.rename(columns={"run": "start", "initial_clusters": "speakers at start",
+                                                   "n_clusters": "speakers at end", "elbo": "evidence bound"})
+                st.dataframe(runs, hide_index=True, width="stretch", column_config={
+                    "evidence bound": st.column_config.NumberColumn(format="%.2f")})
+    if tabs["Evidence bound"].open:
+        with tabs["Evidence bound"]:
+            if result.trace is None:
+                st.info(f"{METHOD_NAMES[method]} has no evidence bound: choose the Bayesian block model.")
+            else:
+                show_figure(lambda: diarization_plots.elbo_trace_figure(result), "diar_elbo",
+                            "Mean-field variational inference from each start: the bound never decreases; a new "
+                            "stage starts when a speaker empties or two are merged.")
+    if tabs["Timeline"].open:
+        with tabs["Timeline"]:
+            if not matrix.has_times:
+                st.info("Upload the segment times to see the speaker turns and download an RTTM.")
+            else:
+                turns = result.turns(matrix.start, matrix.end, matrix.uri)
+                show_figure(lambda: diarization_plots.timeline_figure(turns, matrix.reference_turns),
+                            f"diar_timeline_{method}",
+                            "Overlapping windows become turns by splitting each overlap at its midpoint. Each "
+                            "cluster is drawn in the colour of the reference speaker it is mapped to.")
+    downloads(matrix, result, method)
+
+
+def cluster_table(matrix, result) -> None:
+    st.markdown("**The clusters**")
+    table = cluster_summary(matrix.scores, result, reference=matrix.reference, start=matrix.start, end=matrix.end)
+    shown = [c for c in ("cluster", "segments", "speech (s)", "reference speaker", "agreement") if c in table]
+    st.dataframe(table[shown], hide_index=True, width="stretch", column_config={
+        "speech (s)": st.column_config.NumberColumn(format="%.1f"),
+        "reference speaker": st.column_config.TextColumn("reference", help="Optimal one-to-one mapping."),
+        "agreement": st.column_config.NumberColumn(format="percent",
+                                                   help="Share of the cluster's segments that are that speaker's."),
+    })
+    st.markdown("**Mean score of every block**")
+    means = block_mean_matrix(matrix.scores, result.labels)
+    st.dataframe(means, width="stretch",
+                 column_config={c: st.column_config.NumberColumn(format="%.3g") for c in means.columns})
+    st.caption("Rows and columns are clusters; the diagonal holds the pairs inside a cluster. The block model fits "
+               "one Gaussian to all diagonal blocks and one to each off-diagonal block: two clusters whose block "
+               "mean is close to the diagonal ones would rather be one speaker.")
+
+
+def downloads(matrix, result, method: str) -> None:
+    rttm_column, labels_column, _ = st.columns([1, 1, 3])
+    if not matrix.has_times:
+        labels_column = rttm_column
+    else:
+        rttm = lc.diarization.rttm_text(result.turns(matrix.start, matrix.end, matrix.uri))
+        rttm_column.download_button("Turns as RTTM", rttm.encode(), file_name=f"{matrix.uri}_{method}.rttm",
+                                    mime="text/plain", icon=":material/download:", key=f"diar_rttm_{method}")
+    labels = pd.DataFrame({"segment": range(matrix.n_segments), "cluster": result.labels})
+    if matrix.has_times:
+        labels.insert(1, "start", matrix.start)
+        labels.insert(2, "end", matrix.end)
+    labels_column.download_button("Labels as CSV", labels.to_csv(index=False).encode(),
+                                  file_name=f"{matrix.uri}_{method}_labels.csv", mime="text/csv",
+                                  icon=":material/download:", key=f"diar_labels_{method}")
+
+
+def preview(record: dict) -> None:
+    """Before clustering: the matrix in time order, and what to look for in it."""
+    matrix = record["matrix"]
+    figure_column, text_column = st.columns([3, 2], gap="medium")
+    with figure_column, st.spinner("Drawing…"):
+        fig = diarization_plots.similarity_heatmap_figure(
+            matrix.scores, None, reference=matrix.reference,
+            title=f"{matrix.name}: {matrix.n_segments:,} segments in time order")
+        st.plotly_chart(fig, theme=None, width="stretch", key="diar_preview", config={"displaylogo": False})
+    with text_column:
+        st.markdown("**What to look for**")
+        st.markdown(
+            "Each pixel is the score of two segments, in time order. Segments of one speaker score high with each "
+            "other wherever they are in the recording: bright squares on the diagonal and bright rectangles off it, "
+            "at the same rows and columns. Clustering reorders the segments so that each speaker's become one "
+            "square block." + (" The strip on top gives the reference speaker of each segment." if
+                               matrix.reference is not None else ""))
+        st.markdown(
+            "The **Bayesian block model** explains the matrix as blocks of Gaussian scores: one Gaussian for all "
+            "pairs of the same speaker, one per pair of speakers, and a Chinese-restaurant prior over the "
+            "partition, so the number of speakers is part of what is inferred.")
+
+
+# ----- the page ------------------------------------------------------------------------------------------------------
+
+st.title("Diarization")
+st.caption("Who spoke when, from the matrix of scores between speech segments only: a Gaussian block model of the "
+           "matrix with a Chinese-restaurant prior over partitions, fitted by variational Bayes (the number of "
+           "speakers is inferred), against average-linkage AHC and spectral clustering.")
+
+
+def main() -> None:
+    sets = data_sets()
+    upload_box()
+    labels = list(sets)
+    if st.session_state.get("diar_set") not in labels:
+        st.session_state["diar_set"] = labels[0]
+    data_column, settings_column = st.columns([2, 3], gap="medium")
+    with data_column:
+        with st.container(border=True):
+            st.markdown("**Data**")
+            label = st.selectbox("Matrix", labels, key="diar_set", label_visibility="collapsed")
+            record = sets[label]
+            matrix = record["matrix"]
+            facts = [f"{matrix.n_segments:,} segments", record["source"]]
+            if matrix.has_times:
+                facts.insert(1, f"{matrix.start.min():.0f}–{matrix.end.max():.0f} s")
+            if matrix.n_reference_speakers:
+                facts.insert(1, f"reference: {matrix.n_reference_speakers} speakers")
+            st.caption(" · ".join(facts))
+            run = st.button("Cluster", type="primary", icon=":material/play_arrow:", key="diar_run",
+                            width="stretch", help="Run the three methods (results are kept for these settings).")
+    with settings_column:
+        chosen = settings(matrix)
+    if run:
+        run_clustering(record, chosen)
+    results = cached_results(record, chosen)
+    if "bayes" not in results:
+        st.info("Press **Cluster** to find the speakers (a few seconds for a thousand segments).",
+                icon=":material/info:")
+        preview(record)
+        return
+
+    table = comparison(record, results, chosen)
+    rows = {method: row for method, row in zip(results, table.to_dict("records"))}
+    headline(record, results["bayes"], rows["bayes"])
+    st.subheader("Methods side by side")
+    show_comparison(table, matrix)
+
+    st.subheader("Figures")
+    names = {METHOD_NAMES[m]: m for m in results}
+    shown = st.segmented_control("Method", list(names), default=METHOD_NAMES["bayes"], key="diar_show",
+                                 persist_state="session") or METHOD_NAMES["bayes"]
+    method = names.get(shown, "bayes")
+    figures(record, results[method], method)
+
+
+main()

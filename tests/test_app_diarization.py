@@ -1,0 +1,143 @@
+"""The Diarization page under AppTest: the demo on the first visit, clustering on demand, the comparison, the
+figure tabs, settings that change the result, uploads (good and bad), state kept apart from the binary systems.
+
+Figures are tested as plain functions in test_plots_diarization.py; here only that they appear without errors.
+"""
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+ROOT = Path(__file__).resolve().parents[1]
+APP = str(ROOT / "app.py")
+PAGE = "pages/views/diarization.py"
+DEMO = "AMI ES2005a (PLDA LLRs of 1,025 x-vector windows)"
+
+
+def problems(at: AppTest) -> list[str]:
+    return [e.value for e in at.exception] + [e.value for e in at.error]
+
+
+def metric(at: AppTest, label: str) -> str:
+    return next(m.value for m in at.metric if m.label == label)
+
+
+@pytest.fixture(scope="module")
+def clustered() -> AppTest:
+    """The page on the demo after one press of Cluster (shared: clustering the demo takes a second or two)."""
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.run()
+    at.switch_page(PAGE).run()
+    at.button(key="diar_run").click().run()
+    assert not problems(at)
+    return at
+
+
+def test_page_opens_on_the_demo_and_waits_for_the_button():
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.run()
+    at.switch_page(PAGE).run()
+    assert not problems(at)
+    assert at.title[0].value == "Diarization"
+    assert at.selectbox(key="diar_set").value == DEMO
+    assert any("Press **Cluster**" in i.value for i in at.info)
+    assert len(at.get("plotly_chart")) == 1  # the matrix in time order
+    assert not at.metric
+    # the binary systems are untouched: the diarization data lives under its own key
+    assert "diar_sets" in at.session_state and len(at.session_state["systems"]) == 3
+
+
+def test_cluster_finds_four_speakers_and_compares_the_methods(clustered):
+    at = clustered
+    assert metric(at, "Speakers found") == "4"
+    der = float(metric(at, "DER").rstrip(" %"))
+    assert der < 7.06
+    table = at.dataframe[0].value.set_index("method")
+    assert list(table.index) == ["Bayesian block model", "AHC (average linkage)", "Spectral",
+                                 "VBx (full system, its RTTM)"]
+    assert table.loc["Bayesian block model", "speakers"] == 4
+    assert table.loc["VBx (full system, its RTTM)", "DER"] == pytest.approx(0.0706, abs=5e-5)
+    assert table.loc["Bayesian block model", "DER"] == pytest.approx(der / 100, abs=5e-5)
+    assert table["DER"].idxmin() == "Bayesian block model"
+
+
+def test_every_figure_tab_of_every_method_draws(clustered):
+    at = clustered
+    for method in ("Bayesian block model", "AHC (average linkage)", "Spectral"):
+        at.segmented_control(key="diar_show").set_value(method).run()
+        for tab in ("Similarity matrix", "Scores and Gaussians", "Number of speakers", "Evidence bound", "Timeline"):
+            at.session_state["diar_tab"] = tab
+            at.run()
+            assert not problems(at), (method, tab, problems(at))
+            charts = len(at.get("plotly_chart"))
+            if method != "Bayesian block model" and tab in ("Number of speakers", "Evidence bound"):
+                assert charts == 0 and at.info, (method, tab)
+            else:
+                assert charts == 1, (method, tab)
+    at.segmented_control(key="diar_show").set_value("Bayesian block model").run()
+    at.session_state["diar_tab"] = "Similarity matrix"
+    at.run()
+
+
+def test_results_are_kept_per_settings_and_an_exact_count_is_obeyed(clustered):
+    at = clustered
+    at.segmented_control(key="diar_count_mode").set_value("exactly").run()
+    at.number_input(key="diar_exact").set_value(3).run()
+    assert any("Press **Cluster**" in i.value for i in at.info)  # new settings: nothing computed yet
+    at.button(key="diar_run").click().run()
+    assert not problems(at)
+    assert metric(at, "Speakers found") == "3"
+    at.segmented_control(key="diar_count_mode").set_value("estimate").run()
+    assert metric(at, "Speakers found") == "4"  # back to the earlier settings: from the store, no button needed
+
+
+def test_changing_the_collar_rescores_without_reclustering(clustered):
+    at = clustered
+    before = float(metric(at, "DER").rstrip(" %"))
+    at.select_slider(key="diar_collar").set_value(0.0).run()
+    assert not problems(at)
+    after = float(metric(at, "DER").rstrip(" %"))
+    assert after > before
+    at.select_slider(key="diar_collar").set_value(0.25).run()
+
+
+def _three_speakers_csv() -> bytes:
+    rng = np.random.default_rng(3)
+    labels = np.repeat([0, 1, 2], [40, 30, 20])
+    scores = np.where(labels[:, None] == labels[None, :], 10.0, -20.0) + rng.normal(0, 4, (90, 90))
+    buffer = io.StringIO()
+    np.savetxt(buffer, np.round((scores + scores.T) / 2, 3), delimiter=",", fmt="%.3f")
+    return buffer.getvalue().encode()
+
+
+def test_upload_good_then_bad_keeps_what_was_loaded():
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.run()
+    at.switch_page(PAGE).run()
+    at.file_uploader(key="diar_upload").set_value(("three speakers.csv", _three_speakers_csv(), "text/csv")).run()
+    assert not problems(at)
+    assert at.selectbox(key="diar_set").value == "three speakers (upload)"
+    at.button(key="diar_run").click().run()
+    assert metric(at, "Speakers found") == "3"
+    assert metric(at, "DER") == "—"  # no times, no reference
+    at.file_uploader(key="diar_upload").set_value(("broken.csv", b"1,2\n3\n", "text/csv")).run()
+    assert any("broken.csv" in e.value for e in at.error)
+    assert not at.exception
+    assert at.selectbox(key="diar_set").value == "three speakers (upload)"
+    assert set(at.session_state["diar_sets"]) == {DEMO, "three speakers (upload)"}
+
+
+@pytest.mark.filterwarnings("ignore:The similarity matrix is not symmetric")  # raised in the app's thread
+def test_asymmetric_upload_is_symmetrised_with_a_warning():
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.run()
+    at.switch_page(PAGE).run()
+    skewed = b"0,1,2\n0,0,5\n2,5,0\n"
+    at.file_uploader(key="diar_upload").set_value(("skewed.csv", skewed, "text/csv")).run()
+    assert not at.exception
+    assert any("not symmetric" in w.value for w in at.warning)
+    assert at.selectbox(key="diar_set").value == "skewed (upload)"

@@ -1,0 +1,396 @@
+"""Diarization from a similarity matrix: the Bayesian block model, the AHC and spectral baselines, and the scoring.
+
+References are independent of llrcore: synthetic block matrices drawn here (known speakers), closed forms checked
+against Monte Carlo or quadrature, brute force over permutations, scikit-learn, pyannote.metrics, and published
+DER figures (the VBx README table on AMI, VBx's 7.06 % on ES2005a; see tests/data/ami/SOURCE.txt and
+assets/ami_ES2005a/SOURCE.txt).
+"""
+from __future__ import annotations
+
+import itertools
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import integrate, stats
+from scipy.special import expit
+
+import llrcore as lc
+from llrcore.diarization import model as block_model
+from llrcore.diarization.baselines import kmeans
+from llrcore.diarization.gaussians import fit_score_mixture
+
+ROOT = Path(__file__).resolve().parents[1]
+AMI = ROOT / "tests" / "data" / "ami"
+ES2005A = ROOT / "assets" / "ami_ES2005a"
+VBX_ES2005A_DER = 0.0706  # VBx README, "Run the example": ES2005a DER 7.06 (dscore --collar 0.25 --ignore_overlaps)
+
+
+# ----- synthetic block matrices ------------------------------------------------------------------------------------
+
+
+def block_matrix(sizes, seed=0, within=(15.0, 10.0), between=(-40.0, -25.0, 8.0), offset_sd=3.0):
+    """Scores of segments of speakers with the given sizes (shuffled order), drawn from a Gaussian block model with
+    per-segment offsets: ``s_ij = mu_block + sd_block * e_ij + o_i + o_j``. Returns (S, true labels)."""
+    rng = np.random.default_rng(seed)
+    labels = np.repeat(np.arange(len(sizes)), sizes)
+    rng.shuffle(labels)
+    k = len(sizes)
+    means = np.triu(rng.uniform(between[0], between[1], (k, k)), 1)
+    means = means + means.T
+    np.fill_diagonal(means, within[0])
+    sds = np.full((k, k), between[2])
+    np.fill_diagonal(sds, within[1])
+    noise = np.triu(rng.normal(size=(labels.size, labels.size)), 1)
+    noise = noise + noise.T
+    offsets = rng.normal(0.0, offset_sd, labels.size)
+    scores = means[labels][:, labels] + sds[labels][:, labels] * noise + offsets[:, None] + offsets[None, :]
+    return scores, labels
+
+
+CASES = {
+    "one speaker": [400],
+    "two speakers": [250, 150],
+    "four unbalanced": [300, 120, 60, 20],
+    "five unbalanced": [200, 150, 100, 60, 30],
+}
+
+
+@pytest.mark.parametrize("case", CASES)
+@pytest.mark.parametrize("seed", [0, 1])
+def test_bayes_finds_the_speakers_of_synthetic_block_matrices(case, seed):
+    sizes = CASES[case]
+    scores, truth = block_matrix(sizes, seed)
+    result = lc.cluster_similarity(scores, "bayes")
+    assert result.n_clusters == len(sizes)
+    assert lc.segment_scores(result.labels, truth).error <= 0.01
+    assert np.allclose(result.responsibilities.sum(axis=1), 1.0)
+    assert np.array_equal(result.labels, np.argmax(result.responsibilities, axis=1))
+    assert result.n_clusters_posterior.sum() == pytest.approx(1.0)
+    assert result.n_clusters_posterior.idxmax() == len(sizes)
+
+
+def test_bayes_with_more_evidence_per_segment_finds_seven_balanced_speakers():
+    # weaker separation: the default evidence per segment (set for overlapping x-vector windows) cannot pay for
+    # seven speakers under the CRP prior, but these synthetic scores are independent: say so and it can
+    scores, truth = block_matrix([100] * 7, 0, within=(5.0, 12.0), between=(-30.0, -15.0, 9.0))
+    result = lc.cluster_similarity(scores, "bayes", effective_scores=25)
+    assert result.n_clusters == 7
+    assert lc.segment_scores(result.labels, truth).error == 0.0
+
+
+def test_bayes_posterior_gaussians_match_the_generating_ones():
+    scores, truth = block_matrix([250, 150], 3, offset_sd=0.0)
+    result = lc.cluster_similarity(scores, "bayes")
+    same = (truth[:, None] == truth[None, :]) & ~np.eye(truth.size, dtype=bool)
+    within = scores[same]
+    assert result.within.mean == pytest.approx(within.mean(), abs=0.05)
+    assert result.within.std == pytest.approx(10.0, rel=0.03)
+    between = scores[truth[:, None] < truth[None, :]]
+    assert result.between_means[0, 1] == pytest.approx(between.mean(), abs=0.05)
+    assert np.sqrt(result.between_variances[0, 1]) == pytest.approx(8.0, rel=0.03)
+
+
+def _assert_monotone(trace: pd.DataFrame):
+    assert not trace.empty
+    for (_, _), part in trace.groupby(["run", "stage"]):
+        elbo = part.sort_values("iteration")["elbo"].to_numpy()
+        assert np.all(np.diff(elbo) >= -1e-9 * np.abs(elbo[1:])), "the evidence lower bound decreased"
+
+
+@pytest.mark.parametrize("case", ["four unbalanced", "five unbalanced"])
+def test_evidence_lower_bound_never_decreases_synthetic(case):
+    scores, _ = block_matrix(CASES[case], 5, within=(5.0, 12.0), between=(-30.0, -15.0, 9.0))
+    result = lc.cluster_similarity(scores, "bayes")
+    _assert_monotone(result.trace)
+    chosen = result.runs.loc[result.runs["chosen"]].iloc[0]
+    assert result.elbo == pytest.approx(chosen["elbo"])
+    assert result.elbo == pytest.approx(result.runs["elbo"].max())
+
+
+def test_exact_minimum_and_maximum_number_of_speakers():
+    scores, truth = block_matrix([300, 120, 60, 20], 2)
+    assert lc.cluster_similarity(scores, "bayes", n_clusters=2).n_clusters == 2
+    assert lc.cluster_similarity(scores, "bayes", n_clusters=1).n_clusters == 1
+    assert lc.cluster_similarity(scores, "bayes", max_clusters=3).n_clusters <= 3
+    assert lc.cluster_similarity(scores, "bayes", min_clusters=4).n_clusters >= 4
+    assert lc.cluster_similarity(scores, "spectral", n_clusters=3).n_clusters == 3
+    assert lc.cluster_similarity(scores, "ahc", n_clusters=5).n_clusters == 5
+    with pytest.raises(ValueError, match="minimum number of speakers"):
+        lc.cluster_similarity(scores, "bayes", min_clusters=5, max_clusters=3)
+    with pytest.raises(ValueError, match="between 1 and"):
+        lc.cluster_similarity(scores, "bayes", n_clusters=0)
+    with pytest.raises(ValueError, match="Unknown method"):
+        lc.cluster_similarity(scores, "kmeans")
+
+
+def test_tiny_matrices():
+    one = lc.cluster_similarity(np.array([[3.0]]), "bayes")
+    assert one.n_clusters == 1 and one.labels.tolist() == [0]
+    two = lc.cluster_similarity(np.array([[0.0, -20.0], [-20.0, 0.0]]), "bayes")
+    assert two.n_clusters in (1, 2) and two.labels.size == 2
+    for method in lc.diarization.METHODS:
+        assert lc.cluster_similarity(np.array([[1.0, 5.0], [5.0, 1.0]]), method).labels.size == 2
+
+
+def test_asymmetric_matrix_is_symmetrised_with_a_warning_and_nan_refused():
+    scores, _ = block_matrix([30, 20], 0)
+    skewed = scores + np.triu(np.ones_like(scores), 1)
+    with pytest.warns(UserWarning, match="not symmetric"):
+        result = lc.cluster_similarity(skewed, "ahc")
+    assert result.n_clusters == 2
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        lc.cluster_similarity(scores.astype(np.float32), "ahc")  # float32 round-off is not asymmetry
+    broken = scores.copy()
+    broken[3, 7] = np.nan
+    with pytest.raises(ValueError, match="row 4, column 8"):
+        lc.cluster_similarity(broken)
+    broken[3, 7] = np.inf
+    with pytest.raises(ValueError, match="infinite"):
+        lc.cluster_similarity(broken)
+
+
+# ----- the closed forms of the variational updates -----------------------------------------------------------------
+
+
+def test_expected_log_density_under_normal_gamma_matches_monte_carlo():
+    m, k, a, b = 0.7, 4.0, 6.0, 3.0
+    rng = np.random.default_rng(0)
+    lam = rng.gamma(a, 1.0 / b, 400_000)
+    mu = rng.normal(m, 1.0 / np.sqrt(k * lam))
+    for d in (-1.0, 0.3, 2.5):
+        monte_carlo = np.mean(stats.norm.logpdf(d, mu, 1.0 / np.sqrt(lam)))
+        c0, c1, c2 = block_model._expected_log_density_coefficients(m, k, a, b)
+        assert c0 + c1 * d + c2 * d * d == pytest.approx(monte_carlo, abs=3e-3)
+
+
+def test_kl_divergences_match_monte_carlo_and_quadrature():
+    q, p = (0.4, 12.0, 9.0, 4.0), (-0.2, 2.0, 1.5, 2.0)
+    rng = np.random.default_rng(1)
+    lam = rng.gamma(q[2], 1.0 / q[3], 400_000)
+    mu = rng.normal(q[0], 1.0 / np.sqrt(q[1] * lam))
+
+    def log_ng(mu, lam, m, k, a, b):
+        return stats.gamma.logpdf(lam, a, scale=1.0 / b) + stats.norm.logpdf(mu, m, 1.0 / np.sqrt(k * lam))
+
+    monte_carlo = np.mean(log_ng(mu, lam, *q) - log_ng(mu, lam, *p))
+    assert block_model._kl_normal_gamma(*q, *p) == pytest.approx(monte_carlo, abs=0.01)
+
+    g, prior = (3.5, 7.0), (1.0, 2.5)
+    quadrature, _ = integrate.quad(
+        lambda v: stats.beta.pdf(v, *g) * (stats.beta.logpdf(v, *g) - stats.beta.logpdf(v, *prior)), 0, 1)
+    assert block_model._kl_beta(*g, *prior) == pytest.approx(quadrature, abs=1e-8)
+
+
+def test_crp_log_prior_equals_the_product_of_seating_probabilities():
+    labels = [0, 0, 1, 0, 2, 1, 1, 0, 3]
+    alpha = 1.7
+    log_p, counts = 0.0, {}
+    for i, z in enumerate(labels):  # customer i joins a table of c w.p. c/(i+alpha), a new one w.p. alpha/(i+alpha)
+        log_p += np.log((counts[z] if z in counts else alpha) / (i + alpha))
+        counts[z] = counts.get(z, 0) + 1
+    assert block_model.crp_log_prior(labels, alpha) == pytest.approx(log_p, abs=1e-12)
+
+
+def test_score_mixture_agrees_with_sklearn_gaussian_mixture():
+    from sklearn.mixture import GaussianMixture
+
+    scores, _ = block_matrix([200, 120, 80], 4, offset_sd=0.0)
+    mixture = fit_score_mixture(scores)
+    pairs = scores[np.triu_indices(scores.shape[0], 1)].reshape(-1, 1)
+    reference = GaussianMixture(2, tol=1e-10, max_iter=1000, random_state=0).fit(pairs)
+    high = int(np.argmax(reference.means_.ravel()))
+    assert mixture.within.mean == pytest.approx(reference.means_.ravel()[high], abs=0.05)
+    assert mixture.between.mean == pytest.approx(reference.means_.ravel()[1 - high], abs=0.05)
+    assert mixture.within.variance == pytest.approx(reference.covariances_.ravel()[high], rel=0.01)
+    assert mixture.weight == pytest.approx(reference.weights_[high], abs=0.002)
+    # the threshold is where the weighted densities cross: the posterior there is one half
+    assert mixture.p_within(mixture.threshold) == pytest.approx(0.5, abs=1e-9)
+    assert mixture.between.mean < mixture.threshold < mixture.within.mean
+
+
+# ----- baselines ---------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("case", ["two speakers", "four unbalanced", "five unbalanced"])
+def test_ahc_and_spectral_baselines_on_synthetic_matrices(case):
+    from sklearn.cluster import SpectralClustering
+    from sklearn.metrics import adjusted_rand_score
+
+    sizes = CASES[case]
+    scores, truth = block_matrix(sizes, 0)
+    ahc = lc.cluster_similarity(scores, "ahc")
+    assert ahc.n_clusters == len(sizes)
+    assert lc.segment_scores(ahc.labels, truth).error == 0.0
+    assert ahc.threshold == pytest.approx(ahc.mixture.threshold)
+    spectral = lc.cluster_similarity(scores, "spectral", n_clusters=len(sizes))
+    affinity = expit(ahc.mixture.llr(scores) + np.log(ahc.mixture.weight / (1 - ahc.mixture.weight)))
+    np.fill_diagonal(affinity, 0.0)
+    peer = SpectralClustering(len(sizes), affinity="precomputed", random_state=0).fit(affinity).labels_
+    assert adjusted_rand_score(spectral.labels, peer) == 1.0
+    assert adjusted_rand_score(spectral.labels, truth) == 1.0
+
+
+def test_spectral_eigengap_counts_balanced_speakers():
+    scores, truth = block_matrix([120, 110, 100, 90], 6)
+    result = lc.cluster_similarity(scores, "spectral")
+    assert result.n_clusters == 4
+    assert lc.segment_scores(result.labels, truth).error == 0.0
+    assert result.eigenvalues[0] == pytest.approx(1.0)
+
+
+def test_ahc_dissolves_small_clusters_into_their_closest_speaker():
+    scores, truth = block_matrix([150, 100], 2)
+    outlier = 5  # a segment that scores low with everybody forms a cluster of its own under a plain cut
+    scores[outlier, :] -= 40.0
+    scores[:, outlier] -= 40.0
+    plain = lc.cluster_similarity(scores, "ahc", min_cluster_size=1)
+    assert plain.n_clusters == 3
+    result = lc.cluster_similarity(scores, "ahc")
+    assert result.n_clusters == 2
+    assert lc.segment_scores(result.labels, truth).error == 0.0
+
+
+def test_kmeans_matches_sklearn_inertia():
+    from sklearn.cluster import KMeans
+
+    rng = np.random.default_rng(3)
+    points = np.concatenate([rng.normal(c, 0.3, (60, 2)) for c in ([0, 0], [3, 0], [0, 3], [3, 3])])
+    ours = kmeans(points, 4)
+    theirs = KMeans(4, n_init=10, random_state=0).fit(points)
+    inertia = sum(((points[ours == c] - points[ours == c].mean(axis=0)) ** 2).sum() for c in range(4))
+    assert inertia == pytest.approx(theirs.inertia_, rel=1e-9)
+
+
+# ----- segment-level scoring ---------------------------------------------------------------------------------------
+
+
+def test_segment_error_equals_brute_force_over_mappings():
+    rng = np.random.default_rng(8)
+    reference = rng.choice(["A", "B", "C"], 200)
+    hypothesis = np.where(rng.random(200) < 0.8, np.searchsorted(["A", "B", "C"], reference), rng.integers(0, 4, 200))
+    weights = rng.uniform(0.1, 2.0, 200)
+    best = 0.0
+    for targets in itertools.permutations(["A", "B", "C", None], 4):  # 4 clusters onto 3 speakers (one unmapped)
+        agree = sum(w for h, r, w in zip(hypothesis, reference, weights) if targets[h] == r)
+        best = max(best, agree)
+    scores = lc.segment_scores(hypothesis, reference, weights=weights)
+    assert scores.error == pytest.approx(1.0 - best / weights.sum(), abs=1e-12)
+    assert scores.speaker_count_error == 1
+    assert len(scores.mapping) == 3
+
+
+def test_purity_and_coverage_agree_with_pyannote_metrics():
+    from pyannote.core import Annotation, Segment
+    from pyannote.metrics.diarization import DiarizationCoverage, DiarizationPurity
+
+    rng = np.random.default_rng(9)
+    reference = rng.choice(["A", "B", "C"], 150)
+    hypothesis = np.where(rng.random(150) < 0.7, np.searchsorted(["A", "B", "C"], reference), rng.integers(0, 5, 150))
+    ref, hyp = Annotation(), Annotation()
+    for i, (r, h) in enumerate(zip(reference, hypothesis)):  # one second per segment, no overlap
+        ref[Segment(i, i + 1)] = r
+        hyp[Segment(i, i + 1)] = int(h)
+    scores = lc.segment_scores(hypothesis, reference)
+    assert scores.purity == pytest.approx(DiarizationPurity()(ref, hyp), abs=1e-12)
+    assert scores.coverage == pytest.approx(DiarizationCoverage()(ref, hyp), abs=1e-12)
+
+
+# ----- windows to turns, turns to labels ---------------------------------------------------------------------------
+
+
+def test_overlapping_windows_become_turns_split_at_the_midpoints():
+    start = 0.24 * np.arange(8)
+    end = start + 1.44
+    labels = np.array([0, 0, 0, 1, 1, 0, 0, 0])
+    turns = lc.segments_to_turns(start, end, labels, uri="m")
+    # window i keeps [0.24 i + 0.6, 0.24 i + 0.84], the first from 0 and the last to its end
+    assert turns["start"].tolist() == pytest.approx([0.0, 0.24 * 3 + 0.6, 0.24 * 5 + 0.6])
+    assert turns["end"].tolist() == pytest.approx([0.24 * 2 + 0.84, 0.24 * 4 + 0.84, 0.24 * 7 + 1.44])
+    assert turns["speaker"].tolist() == ["0", "1", "0"]
+    assert (turns["uri"] == "m").all()
+    # a gap between windows (no speech) keeps two turns of the same speaker apart; unsorted input is sorted
+    gapped = lc.segments_to_turns([5.0, 0.0, 1.0], [6.0, 1.44, 2.44], ["a", "a", "a"])
+    assert gapped[["start", "end"]].to_numpy().ravel().tolist() == pytest.approx([0.0, 2.44, 5.0, 6.0])
+
+
+def test_reference_labels_by_majority_overlap():
+    turns = pd.DataFrame({"uri": "m", "channel": "1", "start": [0.0, 1.0, 1.2], "end": [1.1, 3.0, 1.4],
+                          "speaker": ["A", "B", "C"]})
+    labels = lc.diarization.labels_from_turns([0.0, 0.9, 2.0, 5.0], [1.0, 1.5, 3.0, 6.0], turns)
+    assert labels.tolist() == ["A", "B", "B", ""]
+
+
+# ----- DER against published figures -------------------------------------------------------------------------------
+
+PUBLISHED = {  # VBx README "Results" (oracle VAD), DER % ; "eval" = the test/ folder
+    ("sys_mixheadset", "dev"): (1.56, 9.68, 16.33),
+    ("sys_mixheadset", "test"): (2.10, 12.53, 18.99),
+    ("sys_beamformed", "dev"): (2.80, 10.81, 17.66),
+    ("sys_beamformed", "test"): (3.90, 14.23, 20.84),
+}
+
+
+def _ami(system: str, part: str):
+    return (lc.read_rttm(AMI / f"ref_only_words_{part}.rttm.gz"), lc.read_rttm(AMI / f"{system}_{part}.rttm.gz"),
+            lc.read_uem(AMI / f"uems_{part}.uem.gz"))
+
+
+@pytest.mark.parametrize("system, part", list(PUBLISHED))
+def test_der_reproduces_the_published_vbx_ami_table_forgiving(system, part):
+    reference, hypothesis, uem = _ami(system, part)
+    result = lc.diarization_error_rate(reference, hypothesis, uem=uem, collar=0.25, skip_overlap=True)
+    assert round(100 * result.der, 2) == PUBLISHED[(system, part)][0]
+    assert len(result.per_file) == {"dev": 18, "test": 16}[part]
+
+
+def test_der_reproduces_the_published_vbx_ami_table_fair_and_full():
+    reference, hypothesis, uem = _ami("sys_mixheadset", "dev")
+    fair = lc.diarization_error_rate(reference, hypothesis, uem=uem, collar=0.25, skip_overlap=False)
+    full = lc.diarization_error_rate(reference, hypothesis, uem=uem, collar=0.0, skip_overlap=False)
+    assert (round(100 * fair.der, 2), round(100 * full.der, 2)) == PUBLISHED[("sys_mixheadset", "dev")][1:]
+    assert full.der == pytest.approx((full.missed + full.false_alarm + full.confusion) / full.total)
+
+
+# ----- the AMI meeting ES2005a -------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def es2005a():
+    return lc.read_similarity(ES2005A / "ES2005a_similarity.npz", reference=ES2005A / "ES2005a.rttm")
+
+
+def test_der_of_the_vbx_output_on_es2005a_is_the_published_one(es2005a):
+    vbx = lc.read_rttm(ES2005A / "ES2005a.vbx_output_reproduced_here.rttm")
+    assert round(lc.diarization_error_rate(es2005a.reference_turns, vbx).der, 4) == VBX_ES2005A_DER
+
+
+@pytest.fixture(scope="module")
+def es2005a_results(es2005a):
+    results = {}
+    for method in lc.diarization.METHODS:
+        result = lc.cluster_similarity(es2005a, method)
+        hypothesis = result.turns(es2005a.start, es2005a.end, es2005a.uri)
+        results[method] = (result, lc.diarization_error_rate(es2005a.reference_turns, hypothesis).der)
+    return results
+
+
+def test_bayes_finds_the_four_speakers_of_es2005a_and_beats_vbx(es2005a, es2005a_results):
+    result, der = es2005a_results["bayes"]
+    assert es2005a.n_reference_speakers == 4
+    assert result.n_clusters == 4
+    assert der < VBX_ES2005A_DER
+    assert der < es2005a_results["ahc"][1] and der < es2005a_results["spectral"][1]
+    assert result.n_clusters_posterior.idxmax() == 4
+    _assert_monotone(result.trace)
+
+
+def test_es2005a_with_the_number_of_speakers_given(es2005a):
+    for method in ("bayes", "spectral"):
+        result = lc.cluster_similarity(es2005a, method, n_clusters=4)
+        hypothesis = result.turns(es2005a.start, es2005a.end, es2005a.uri)
+        assert result.n_clusters == 4
+        assert lc.diarization_error_rate(es2005a.reference_turns, hypothesis).der < VBX_ES2005A_DER

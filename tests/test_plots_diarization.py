@@ -1,0 +1,125 @@
+"""Figures of the diarization page as plain functions: what they draw, checked on the figure objects."""
+from __future__ import annotations
+
+import base64
+import io
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+import pytest
+
+import llrcore as lc
+from llrcore.plots import diarization as dp
+
+
+@pytest.fixture(scope="module")
+def clustered():
+    rng = np.random.default_rng(2)
+    truth = np.repeat([0, 1, 2], [30, 20, 10])
+    rng.shuffle(truth)
+    means = np.array([[10.0, -20.0, -25.0], [-20.0, 10.0, -15.0], [-25.0, -15.0, 10.0]])
+    noise = np.triu(rng.normal(0, 5, (60, 60)), 1)
+    scores = means[truth][:, truth] + noise + noise.T
+    start = 0.24 * np.arange(60)
+    matrix = lc.SimilarityMatrix(scores, start=start, end=start + 1.44, reference=np.array(list("ABC"))[truth],
+                                 uri="m")
+    return matrix, lc.cluster_similarity(matrix, "bayes"), truth
+
+
+def _image_pixels(trace) -> np.ndarray:
+    from PIL import Image
+
+    data = trace.source.split(",", 1)[1]
+    return np.asarray(Image.open(io.BytesIO(base64.b64decode(data))).convert("RGB"))
+
+
+def test_heatmap_is_reordered_by_cluster_with_boundaries(clustered):
+    matrix, result, _ = clustered
+    fig = dp.similarity_heatmap_figure(matrix.scores, result.labels, reference=matrix.reference)
+    image = next(t for t in fig.data if isinstance(t, go.Image))
+    pixels = _image_pixels(image)
+    assert pixels.shape == (60, 60, 3)
+    sizes = np.bincount(result.labels)
+    # inside the first diagonal block the colours are bright (high scores), off it dark: compare mean brightness
+    first = pixels[: sizes[0], : sizes[0]].mean()
+    off = pixels[: sizes[0], sizes[0]:].mean()
+    assert first > off + 40
+    lines = [s for s in fig.layout.shapes if s.type == "line"]
+    assert len(lines) == 2 * (result.n_clusters - 1)
+    strips = next(t for t in fig.data if isinstance(t, go.Heatmap) and t.showscale is False)
+    assert list(strips.y) == ["reference", "cluster"]
+    colourbar = next(t for t in fig.data if isinstance(t, go.Heatmap) and t.showscale)
+    assert colourbar.zmin < colourbar.zmax
+
+
+def test_heatmap_in_time_order_has_no_boundaries(clustered):
+    matrix, result, _ = clustered
+    fig = dp.similarity_heatmap_figure(matrix.scores, result.labels, reorder=False)
+    assert not [s for s in fig.layout.shapes if s.type == "line"]
+    assert "time order" in fig.layout.xaxis2.title.text
+
+
+def test_score_distribution_shows_the_fitted_gaussians(clustered):
+    matrix, result, truth = clustered
+    fig = dp.score_distribution_figure(matrix.scores, result, bins=40)
+    bars = [t for t in fig.data if isinstance(t, go.Bar)]
+    assert [b.name.split("-")[0] for b in bars] == ["within", "between"]
+    edges_width = bars[0].width[0]
+    for bar in bars:  # each histogram is a density: area 1 (all pairs inside the 0.05 %..99.95 % range or close)
+        assert np.sum(bar.y) * edges_width == pytest.approx(1.0, abs=0.01)
+    within = next(t for t in fig.data if t.name.startswith("within Gaussian"))
+    peak = within.x[np.argmax(within.y)]
+    assert peak == pytest.approx(result.within.mean, abs=0.5)
+    blocks = [t for t in fig.data if t.legendgroup == "blocks"]
+    assert len(blocks) == 3  # one per pair of the 3 clusters
+    mixture = next(t for t in fig.data if t.name.startswith("between: mixture"))
+    dx = mixture.x[1] - mixture.x[0]
+    assert np.sum(mixture.y) * dx == pytest.approx(1.0, abs=0.02)
+
+
+def test_n_speakers_figure_marks_the_choice_and_the_reference(clustered):
+    _, result, _ = clustered
+    fig = dp.n_speakers_figure(result, reference_count=3)
+    bar = fig.data[0]
+    assert list(bar.x) == list(result.n_clusters_posterior.index)
+    assert "reference" in fig.layout.xaxis.ticktext[list(bar.x).index(3)]
+    assert fig.layout.yaxis.type == "log"
+    assert all(y >= 1e-30 for y in bar.y)
+
+
+def test_elbo_trace_has_one_line_per_run_and_a_thick_chosen_one(clustered):
+    _, result, _ = clustered
+    fig = dp.elbo_trace_figure(result)
+    assert len(fig.data) == len(result.runs)
+    widths = {t.name: t.line.width for t in fig.data}
+    chosen = [name for name in widths if name.endswith("(chosen)")]
+    assert len(chosen) == 1 and widths[chosen[0]] == max(widths.values())
+    for trace in fig.data:
+        assert len(trace.y) == (result.trace["run"] == trace.name.split(" →")[0]).sum()
+
+
+def test_timeline_maps_cluster_colours_to_reference_speakers(clustered):
+    matrix, result, _ = clustered
+    hypothesis = result.turns(matrix.start, matrix.end, "m")
+    reference = lc.segments_to_turns(matrix.start, matrix.end, matrix.reference, uri="m")
+    fig = dp.timeline_figure(hypothesis, reference)
+    colour = {t.name: t.marker.color for t in fig.data}
+    for name in colour:
+        if name.startswith("hyp") and "→" in name:
+            speaker = name.split("→ ")[1]
+            assert colour[name] == colour[f"ref {speaker}"]
+    total = sum(float(np.sum(t.x)) for t in fig.data if t.name.startswith("hyp"))
+    assert total == pytest.approx(matrix.end[-1] - matrix.start[0])
+    only = dp.timeline_figure(hypothesis)
+    assert all(t.name.startswith("hyp") for t in only.data)
+
+
+def test_figures_survive_one_cluster():
+    scores = np.full((5, 5), 3.0)
+    result = lc.cluster_similarity(scores, "bayes", n_clusters=1)
+    assert isinstance(dp.similarity_heatmap_figure(scores, result.labels), go.Figure)
+    assert isinstance(dp.score_distribution_figure(scores, result), go.Figure)
+    assert isinstance(dp.n_speakers_figure(result), go.Figure)
+    turns = pd.DataFrame({"uri": "m", "channel": "1", "start": [0.0], "end": [2.0], "speaker": ["spk0"]})
+    assert isinstance(dp.timeline_figure(turns, turns), go.Figure)
