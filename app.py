@@ -1,8 +1,8 @@
 """llrcore workbench: the Streamlit entry point.
 
 Run with ``streamlit run app.py``. This script sets the page config, loads the demo data on a session's first run,
-draws the sidebar summary and hands over to the page chosen in the navigation. Pages live in ``pages/views/`` and
-are listed in ``pages/views/_state.py`` (``PAGES``).
+draws the sidebar summary and hands over to the page chosen in the navigation. Pages live in ``app_pages/`` and
+are listed in ``app_pages/_state.py`` (``PAGES``).
 """
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from pages.views import _state as state
+from app_pages import _state as state
 
 ROOT = Path(__file__).resolve().parent
 

@@ -33,13 +33,13 @@ def npz_bytes(n_tar: int, n_non: int) -> bytes:
 def run(n_tar: int, n_non: int, repeats: int) -> dict:
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=600)
     at.run()
-    at.switch_page("pages/views/data.py").run()
+    at.switch_page("app_pages/data.py").run()
     at.file_uploader(key="score_uploads").set_value(("big.npz", npz_bytes(n_tar, n_non), "application/octet-stream"))
     start = time.perf_counter()
     at.run()
     upload_seconds = time.perf_counter() - start
     assert not at.exception, [e.value for e in at.exception]
-    at.switch_page("pages/views/evaluate.py")
+    at.switch_page("app_pages/evaluate.py")
     at.session_state["eval_systems"] = ["big"]
     start = time.perf_counter()
     at.run()

@@ -13,7 +13,7 @@ from streamlit.testing.v1 import AppTest
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
-PAGES = ["pages/views/home.py", "pages/views/data.py", "pages/views/evaluate.py"]
+PAGES = ["app_pages/home.py", "app_pages/data.py", "app_pages/evaluate.py"]
 DEMO_NAMES = ["ASVspoof19 LA ASV (dev)", "ASVspoof19 LA ASV (eval)", "FVC-AUS DCA-PLDA"]
 
 
@@ -63,20 +63,20 @@ def test_every_page_renders_on_demo_data(at, page):
 
 def test_home_links_every_page_and_lists_systems(at):
     links = {link.proto.page for link in at.get("page_link")}
-    assert {"pages/views/data.py", "pages/views/evaluate.py"} <= {str(p) for p in links} or len(links) >= 2
+    assert {"app_pages/data.py", "app_pages/evaluate.py"} <= {str(p) for p in links} or len(links) >= 2
     table = at.dataframe[0].value
     assert list(table["system"]) == DEMO_NAMES
 
 
 def test_data_table_says_whether_scores_look_like_llrs(at):
-    at.switch_page("pages/views/data.py").run()
+    at.switch_page("app_pages/data.py").run()
     table = at.dataframe[0].value.set_index("system")
     assert table.loc["FVC-AUS DCA-PLDA", "looks like LLRs?"].startswith("LLR-like but miscalibrated")
     assert table.loc["ASVspoof19 LA ASV (eval)", "spoof"] == 63882
 
 
 def test_scores_far_from_llrs_are_called_so(at):
-    at.switch_page("pages/views/data.py").run()
+    at.switch_page("app_pages/data.py").run()
     shifted = "\n".join(f"{float(s.split()[0]) + 40:.5f} {s.split()[1]}" for s in two_column_file().decode().split("\n")
                         if s)
     at.file_uploader(key="score_uploads").set_value(("shifted.txt", shifted.encode(), "text/plain")).run()
@@ -86,7 +86,7 @@ def test_scores_far_from_llrs_are_called_so(at):
 
 
 def test_upload_of_a_good_file_adds_a_system(at):
-    at.switch_page("pages/views/data.py").run()
+    at.switch_page("app_pages/data.py").run()
     at.file_uploader(key="score_uploads").set_value(("my system.txt", two_column_file(), "text/plain")).run()
     assert not exceptions(at) and not errors(at)
     systems = at.session_state["systems"]
@@ -101,14 +101,14 @@ def test_upload_of_a_good_file_adds_a_system(at):
 
 
 def test_upload_as_development_set(at):
-    at.switch_page("pages/views/data.py").run()
+    at.switch_page("app_pages/data.py").run()
     at.segmented_control(key="upload_role").set_value("development").run()
     at.file_uploader(key="score_uploads").set_value(("dev.txt", two_column_file(1), "text/plain")).run()
     assert at.session_state["systems"]["dev"]["role"] == "development"
 
 
 def test_upload_of_a_bad_file_shows_the_reason_and_keeps_the_data(at):
-    at.switch_page("pages/views/data.py").run()
+    at.switch_page("app_pages/data.py").run()
     bad = b"0.5 target\n1.2 nontarget\nnot-a-number target\n"
     at.file_uploader(key="score_uploads").set_value(("broken scores.txt", bad, "text/plain")).run()
     assert not exceptions(at)
@@ -119,7 +119,7 @@ def test_upload_of_a_bad_file_shows_the_reason_and_keeps_the_data(at):
 
 
 def test_kaldi_score_file_needs_and_uses_the_key_file(at):
-    at.switch_page("pages/views/data.py").run()
+    at.switch_page("app_pages/data.py").run()
     rng = np.random.default_rng(5)
     pairs = [(f"m{i}", f"t{j}") for i in range(20) for j in range(20)]
     is_target = [i == j for i in range(20) for j in range(20)]
@@ -138,7 +138,7 @@ def test_kaldi_score_file_needs_and_uses_the_key_file(at):
 
 
 def test_good_and_bad_files_uploaded_together(at):
-    at.switch_page("pages/views/data.py").run()
+    at.switch_page("app_pages/data.py").run()
     at.file_uploader(key="score_uploads").set_value(
         [("good.txt", two_column_file(2), "text/plain"), ("empty.txt", b"", "text/plain")]
     ).run()
@@ -148,17 +148,17 @@ def test_good_and_bad_files_uploaded_together(at):
 
 
 def test_uploaded_system_survives_page_switches(at):
-    at.switch_page("pages/views/data.py").run()
+    at.switch_page("app_pages/data.py").run()
     at.file_uploader(key="score_uploads").set_value(("kept.txt", two_column_file(3), "text/plain")).run()
-    at.switch_page("pages/views/evaluate.py").run()
+    at.switch_page("app_pages/evaluate.py").run()
     assert not exceptions(at)
-    at.switch_page("pages/views/home.py").run()
+    at.switch_page("app_pages/home.py").run()
     assert "kept" in list(at.dataframe[0].value["system"])
     assert "kept" in at.session_state["systems"]
 
 
 def test_rename_change_role_and_remove(at):
-    at.switch_page("pages/views/data.py").run()
+    at.switch_page("app_pages/data.py").run()
     fvc_id = at.session_state["systems"]["FVC-AUS DCA-PLDA"]["id"]
     at.text_input(key=f"name_{fvc_id}").set_value("DCA-PLDA").run()
     assert "DCA-PLDA" in at.session_state["systems"] and "FVC-AUS DCA-PLDA" not in at.session_state["systems"]
@@ -182,13 +182,13 @@ def metrics(at: AppTest):
 
 
 def test_evaluate_defaults_to_evaluation_sets(at):
-    at.switch_page("pages/views/evaluate.py").run()
+    at.switch_page("app_pages/evaluate.py").run()
     assert at.multiselect(key="eval_systems").value == DEMO_NAMES[1:]
     assert list(metrics(at).index) == DEMO_NAMES[1:]
 
 
 def test_changing_p_target_changes_the_metrics_table(at):
-    at.switch_page("pages/views/evaluate.py").run()
+    at.switch_page("app_pages/evaluate.py").run()
     before = metrics(at)
     at.number_input(key="op_p_target").set_value(0.2).run()
     assert not exceptions(at)
@@ -201,7 +201,7 @@ def test_changing_p_target_changes_the_metrics_table(at):
 
 
 def test_changing_the_operating_point_does_not_sort_or_pav_again(at):
-    at.switch_page("pages/views/evaluate.py").run()
+    at.switch_page("app_pages/evaluate.py").run()
     trials = at.session_state["systems"]["FVC-AUS DCA-PLDA"]["trials"]
     table = trials.sorted
     assert "pav" in table.__dict__  # computed once, when the system was loaded
@@ -213,27 +213,27 @@ def test_changing_the_operating_point_does_not_sort_or_pav_again(at):
 
 
 def test_preset_sets_the_operating_point_and_it_survives_page_switches(at):
-    at.switch_page("pages/views/evaluate.py").run()
+    at.switch_page("app_pages/evaluate.py").run()
     at.selectbox(key="op_preset").set_value("NIST SRE'08 (P = 0.01, Cmiss = 10, Cfa = 1)").run()
     assert (at.number_input(key="op_p_target").value, at.number_input(key="op_c_miss").value) == (0.01, 10.0)
     assert "-2.293" in " ".join(c.value for c in at.caption)  # logit(0.01) + log(10)
-    at.switch_page("pages/views/data.py").run()
-    at.switch_page("pages/views/evaluate.py").run()
+    at.switch_page("app_pages/data.py").run()
+    at.switch_page("app_pages/evaluate.py").run()
     assert at.number_input(key="op_c_miss").value == 10.0
     assert at.selectbox(key="op_preset").value.startswith("NIST SRE'08")
 
 
 def test_system_selection_survives_page_switches(at):
-    at.switch_page("pages/views/evaluate.py").run()
+    at.switch_page("app_pages/evaluate.py").run()
     at.multiselect(key="eval_systems").set_value([DEMO_NAMES[0]]).run()
     assert list(metrics(at).index) == [DEMO_NAMES[0]]
-    at.switch_page("pages/views/home.py").run()
-    at.switch_page("pages/views/evaluate.py").run()
+    at.switch_page("app_pages/home.py").run()
+    at.switch_page("app_pages/evaluate.py").run()
     assert at.multiselect(key="eval_systems").value == [DEMO_NAMES[0]]
 
 
 def test_every_figure_tab_draws_without_error(at):
-    at.switch_page("pages/views/evaluate.py").run()
+    at.switch_page("app_pages/evaluate.py").run()
     tab_labels = ["DET", "APE", "Normalised Bayes error", "Bayes error vs trapezium", "Score distributions"]
     for label in tab_labels:
         at.session_state["eval_tab"] = label
@@ -246,7 +246,7 @@ def test_every_figure_tab_draws_without_error(at):
 def test_metrics_match_the_library(at):
     import llrcore as lc
 
-    at.switch_page("pages/views/evaluate.py").run()
+    at.switch_page("app_pages/evaluate.py").run()
     table = metrics(at)
     trials = at.session_state["systems"]["FVC-AUS DCA-PLDA"]["trials"]
     expected = lc.evaluate(trials.tar, trials.non, p_target=0.01)

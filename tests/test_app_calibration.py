@@ -16,8 +16,8 @@ import llrcore as lc
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
-CALIBRATE = "pages/views/calibrate.py"
-COMPARE = "pages/views/compare_rules.py"
+CALIBRATE = "app_pages/calibrate.py"
+COMPARE = "app_pages/compare_rules.py"
 ASV_DEV, ASV_EVAL, FVC = "ASVspoof19 LA ASV (dev)", "ASVspoof19 LA ASV (eval)", "FVC-AUS DCA-PLDA"
 LOGIT_001 = float(np.log(0.01 / 0.99))
 
@@ -152,7 +152,7 @@ def test_adding_the_calibrated_system_puts_it_next_to_the_raw_one_on_evaluate(at
     assert list(systems)[-1] == name and systems[name]["role"] == "evaluation"
     assert any(s.value.startswith("Added ") and "calibrated \\(Brier" in s.value for s in at.success)  # escaped
     assert at.button(key="cal_add").disabled  # the same calibration is not added twice
-    at.switch_page("pages/views/evaluate.py").run()
+    at.switch_page("app_pages/evaluate.py").run()
     assert not problems(at)
     assert at.multiselect(key="eval_systems").value == [ASV_EVAL, name]
     table = at.dataframe[0].value.set_index("system")
@@ -160,7 +160,7 @@ def test_adding_the_calibrated_system_puts_it_next_to_the_raw_one_on_evaluate(at
                                          LOGIT_001)
     assert table.loc[name, "Cllr"] == pytest.approx(expected.after.cllr)
     assert table.loc[name, "EER %"] == pytest.approx(table.loc[ASV_EVAL, "EER %"])
-    at.switch_page("pages/views/home.py").run()
+    at.switch_page("app_pages/home.py").run()
     assert name in list(at.dataframe[0].value["system"])
 
 
@@ -170,7 +170,7 @@ def test_operating_point_is_shared_with_evaluate(at):
     assert before_after(at)[1]["actDCF"] == pytest.approx(
         lc.calibrate_and_evaluate(trials(at, ASV_DEV), trials(at, ASV_EVAL), "affine", lc.BetaRule.logarithmic(),
                                   LOGIT_001, p_target=0.2).after.act_dcf)
-    at.switch_page("pages/views/evaluate.py").run()
+    at.switch_page("app_pages/evaluate.py").run()
     assert not problems(at)
     assert at.number_input(key="op_p_target").value == 0.2
     assert at.selectbox(key="op_preset").value == "Custom"
@@ -181,7 +181,7 @@ def test_calibrated_scores_file_reads_back(monkeypatch):
     import io
 
     monkeypatch.syspath_prepend(str(ROOT))
-    from pages.views.calibrate import calibrated_file  # importing the page does not draw it
+    from app_pages.calibrate import calibrated_file  # importing the page does not draw it
 
     trials = lc.Trials([1.5, 2.25], [-0.5, 0.125, -3.0], name="x")
     back = lc.read_trials(io.BytesIO(calibrated_file(trials)))
@@ -190,7 +190,7 @@ def test_calibrated_scores_file_reads_back(monkeypatch):
 
 
 def test_bad_training_data_gives_a_sentence_not_a_traceback(at):
-    at.switch_page("pages/views/data.py").run()
+    at.switch_page("app_pages/data.py").run()
     separable = b"3.0 target\n4.0 target\n5.0 target\n-1.0 nontarget\n0.0 nontarget\n1.0 nontarget\n"
     at.file_uploader(key="score_uploads").set_value(("separable.txt", separable, "text/plain")).run()
     assert "separable" in at.session_state["systems"]

@@ -14,7 +14,7 @@ from streamlit.testing.v1 import AppTest
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
-PAGE = "pages/views/diarization.py"
+PAGE = "app_pages/diarization.py"
 DEMO = "AMI ES2005a (PLDA LLRs of 1,025 x-vector windows)"
 
 

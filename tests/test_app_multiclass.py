@@ -11,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
-PAGE = "pages/views/multiclass.py"
+PAGE = "app_pages/multiclass.py"
 IEMOCAP = "IEMOCAP speech emotion (4 classes)"
 CIFAR = "CIFAR-10 images (10 classes)"
 DATA = Path(__file__).parent / "data" / "multiclass"
@@ -77,7 +77,7 @@ def test_second_demo_and_the_choice_survives_a_page_switch(at):
     at.selectbox(key="mc_set").set_value(CIFAR).run()
     assert metrics(at)["Multiclass Cllr"] == f"{flat_cllr('cifar10_resnet-20', False):.3f} bits"
     assert metrics(at)["Useless system"] == f"{np.log2(10):.3f} bits"
-    at.switch_page("pages/views/evaluate.py").run()
+    at.switch_page("app_pages/evaluate.py").run()
     at.switch_page(PAGE).run()
     assert at.selectbox(key="mc_set").value == CIFAR
 

@@ -11,7 +11,7 @@ import llrcore as lc
 from llrcore.report import format_errors
 
 ROOT = Path(__file__).resolve().parents[1]
-PAGE = "pages/views/report.py"
+PAGE = "app_pages/report.py"
 EVAL_NAMES = ["ASVspoof19 LA ASV (eval)", "FVC-AUS DCA-PLDA"]
 
 
@@ -63,12 +63,12 @@ def test_p_target_changes_the_numbers(at):
 def test_operating_point_comes_from_the_evaluate_page():
     app = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
     app.run()
-    app.switch_page("pages/views/evaluate.py").run()
+    app.switch_page("app_pages/evaluate.py").run()
     app.number_input(key="op_p_target").set_value(0.05).run()
     app.session_state["report_calibration"] = "No calibration"
     # By way of Home: AppTest's direct switch between two pages that share a widget runs the new page once with
     # the widget's default (a browser keeps the value; tests/e2e/test_browser.py checks it there).
-    app.switch_page("pages/views/home.py").run()
+    app.switch_page("app_pages/home.py").run()
     app.switch_page(PAGE).run()
     assert app.number_input(key="op_p_target").value == 0.05
     assert metric_values(app)["No system"] == ["5", "5"]

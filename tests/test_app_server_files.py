@@ -16,7 +16,7 @@ def data_page(monkeypatch, folder) -> AppTest:
         monkeypatch.setenv("LLRCORE_DATA_DIR", str(folder))
     at = AppTest.from_file(APP, default_timeout=60)
     at.run()
-    at.switch_page("pages/views/data.py").run()
+    at.switch_page("app_pages/data.py").run()
     assert not at.exception
     return at
 

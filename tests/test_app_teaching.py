@@ -20,8 +20,8 @@ from llrcore.decisions import per_100
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
-BAYES = "pages/views/bayes_decisions.py"
-GAUSS = "pages/views/gaussian_explorer.py"
+BAYES = "app_pages/bayes_decisions.py"
+GAUSS = "app_pages/gaussian_explorer.py"
 FVC = "FVC-AUS DCA-PLDA"
 ASV_EVAL = "ASVspoof19 LA ASV (eval)"
 

@@ -12,8 +12,8 @@ import streamlit as st
 import llrcore as lc
 from llrcore.calibration_analysis import sweep_prior_weighting
 from llrcore.plots.calibration import rule_comparison_figure, threshold_weighting_figure
-from pages.views import _state as state
-from pages.views.calibrate import (
+from app_pages import _state as state
+from app_pages.calibrate import (
     CROSS_VALIDATION,
     CUSTOM_RULE,
     RULES,
@@ -21,7 +21,7 @@ from pages.views.calibrate import (
     custom_rule,
     show_figure,
 )
-from pages.views._operating_point import operating_point
+from app_pages._operating_point import operating_point
 
 COSTS = ("Cprimary", "My DCF")
 AUTO_RUN_BUDGET = 1_000_000  # trials x fits (the default ASVspoof sweep: 0.5M); above this the sweep waits for a click
@@ -196,10 +196,10 @@ def main() -> None:
                "is an affine calibration trained on the training set and judged on the evaluation set "
                "(Brümmer & Doddington, Interspeech 2013, fig. 2).")
     if st.session_state.pop("cmp_go_calibrate", False):
-        st.switch_page("pages/views/calibrate.py")
+        st.switch_page("app_pages/calibrate.py")
     if not state.systems():
         st.info("Nothing is loaded yet.")
-        st.page_link("pages/views/data.py", label="Load score files or demo sets on the Data page",
+        st.page_link("app_pages/data.py", label="Load score files or demo sets on the Data page",
                      icon=":material/upload_file:")
         return
 

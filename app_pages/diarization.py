@@ -20,8 +20,8 @@ import streamlit as st
 import llrcore as lc
 from llrcore.diarization import EFFECTIVE_SCORES, METHODS, block_mean_matrix, cluster_summary, similarity_keys
 from llrcore.plots import diarization as diarization_plots
-from pages.views import _state as state
-from pages.views._figures import show_figure
+from app_pages import _state as state
+from app_pages._figures import show_figure
 
 log = logging.getLogger(__name__)
 

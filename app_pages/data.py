@@ -6,7 +6,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from pages.views import _state as state
+from app_pages import _state as state
 
 FORMATS_HELP = (
     "Accepted: two columns `score label` (label target/nontarget, 1/0, true/false); ASVspoof ASV files "

@@ -9,9 +9,9 @@ import streamlit as st
 
 import llrcore as lc
 from llrcore import plots
-from pages.views import _state as state
-from pages.views._figures import show_figure
-from pages.views._operating_point import operating_point
+from app_pages import _state as state
+from app_pages._figures import show_figure
+from app_pages._operating_point import operating_point
 
 
 def choose_systems() -> list[str]:
@@ -166,7 +166,7 @@ def main() -> None:
     loaded = state.systems()
     if not loaded:
         st.info("Nothing is loaded yet.")
-        st.page_link("pages/views/data.py", label="Load score files or demo sets on the Data page",
+        st.page_link("app_pages/data.py", label="Load score files or demo sets on the Data page",
                      icon=":material/upload_file:")
         return
 

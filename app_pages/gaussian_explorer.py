@@ -13,8 +13,8 @@ import streamlit as st
 
 import llrcore as lc
 from llrcore.plots.gaussian import cllr_eer_figure, gaussian_det_figure, gaussian_llr_figure
-from pages.views import _state as state
-from pages.views._figures import show_figure
+from app_pages import _state as state
+from app_pages._figures import show_figure
 
 
 CHOICES = ["EER", "d'", "μ"]

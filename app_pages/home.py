@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from pages.views import _state as state
+from app_pages import _state as state
 
 st.title("llrcore workbench")
 intro, numbers = st.columns([3, 2], gap="large")
@@ -39,7 +39,7 @@ for row_start in range(0, len(others), per_row):
 st.subheader("Loaded systems")
 if not loaded:
     st.info("Nothing is loaded. Add score files or the demo sets on the Data page.")
-    st.page_link("pages/views/data.py", label="Go to Data", icon=":material/upload_file:")
+    st.page_link("app_pages/data.py", label="Go to Data", icon=":material/upload_file:")
 else:
     summary = state.summary_frame()
     st.dataframe(

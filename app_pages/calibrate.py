@@ -17,9 +17,9 @@ import llrcore as lc
 from llrcore import plots
 from llrcore.calibration_analysis import NAMED_RULES, calibrate_and_evaluate
 from llrcore.plots.calibration import calibration_transform_figure, threshold_weighting_figure
-from pages.views import _state as state
-from pages.views._figures import show_figure
-from pages.views._operating_point import operating_point
+from app_pages import _state as state
+from app_pages._figures import show_figure
+from app_pages._operating_point import operating_point
 
 
 CROSS_VALIDATION = "Cross-validation within the training set"
@@ -293,7 +293,7 @@ def actions(result: lc.CalibrationResult, raw_name: str, train: str) -> None:
         help="Two columns `score label`: the calibrated LLRs (natural log) of the evaluation trials.",
     )
     if loaded_as:
-        link_column.page_link("pages/views/evaluate.py", label=f"Compare on Evaluate: {md(raw_name)} vs {md(loaded_as)}",
+        link_column.page_link("app_pages/evaluate.py", label=f"Compare on Evaluate: {md(raw_name)} vs {md(loaded_as)}",
                               icon=":material/query_stats:")
 
 
@@ -365,7 +365,7 @@ def main() -> None:
     state.show_flashes()
     if not state.systems():
         st.info("Nothing is loaded yet.")
-        st.page_link("pages/views/data.py", label="Load score files or demo sets on the Data page",
+        st.page_link("app_pages/data.py", label="Load score files or demo sets on the Data page",
                      icon=":material/upload_file:")
         return
 

@@ -15,8 +15,8 @@ from llrcore import plots
 from llrcore.decisions import per_100, percent
 from llrcore.plots.decisions import decision_figure, errors_per_100_figure, fixed_threshold_figure
 from llrcore.rates import sigmoid
-from pages.views import _state as state
-from pages.views._figures import show_figure
+from app_pages import _state as state
+from app_pages._figures import show_figure
 
 
 PRIORS = [0.0001, 0.0002, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.03, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5,
@@ -206,7 +206,7 @@ st.caption("Out of a hundred trials, how many errors does your system make? It d
 
 if not state.systems():
     st.info("Nothing is loaded yet.")
-    st.page_link("pages/views/data.py", label="Load score files or demo sets on the Data page",
+    st.page_link("app_pages/data.py", label="Load score files or demo sets on the Data page",
                  icon=":material/upload_file:")
 else:
     page_body()

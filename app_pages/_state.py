@@ -24,7 +24,7 @@ import streamlit as st
 
 import llrcore as lc
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 ASSETS = ROOT / "assets"
 ROLES = ("evaluation", "development")
 ROLE_HELP = "Development sets train calibration; evaluation sets are only scored."
@@ -52,29 +52,29 @@ class PageSpec:
 
 
 PAGES = [
-    PageSpec("pages/views/home.py", "Home", ":material/home:", "Workbench",
+    PageSpec("app_pages/home.py", "Home", ":material/home:", "Workbench",
              "What the workbench is for and what is loaded.", default=True),
-    PageSpec("pages/views/data.py", "Data", ":material/upload_file:", "Workbench",
+    PageSpec("app_pages/data.py", "Data", ":material/upload_file:", "Workbench",
              "Upload score files or pick demo sets; name them and mark them for development or evaluation."),
-    PageSpec("pages/views/evaluate.py", "Evaluate", ":material/query_stats:", "Workbench",
+    PageSpec("app_pages/evaluate.py", "Evaluate", ":material/query_stats:", "Workbench",
              "EER, minDCF, actDCF, Cllr and Cprimary at an operating point; DET, APE and Bayes error plots."),
-    PageSpec("pages/views/calibrate.py", "Calibrate", ":material/tune:", "Calibration",
+    PageSpec("app_pages/calibrate.py", "Calibrate", ":material/tune:", "Calibration",
              "Train affine (any proper scoring rule), CMLG or PAV calibration on development trials; judge it on "
              "evaluation trials or by cross-validation."),
-    PageSpec("pages/views/compare_rules.py", "Compare rules", ":material/compare_arrows:", "Calibration",
+    PageSpec("app_pages/compare_rules.py", "Compare rules", ":material/compare_arrows:", "Calibration",
              "Sweep the prior weighting for several scoring rules and see which gives the lowest evaluation Cprimary."),
-    PageSpec("pages/views/bayes_decisions.py", "Bayes decisions", ":material/gavel:", "Teaching",
+    PageSpec("app_pages/bayes_decisions.py", "Bayes decisions", ":material/gavel:", "Teaching",
              "Out of 100 trials, how many errors? Prior and cost sliders, the Bayes threshold, the trapezium bound, "
              "and what a fixed false-alarm threshold costs."),
-    PageSpec("pages/views/gaussian_explorer.py", "Gaussian explorer", ":material/area_chart:", "Teaching",
+    PageSpec("app_pages/gaussian_explorer.py", "Gaussian explorer", ":material/area_chart:", "Teaching",
              "Calibrated Gaussian LLRs: EER, d', Cllr and the straight DET from one number; your scores against "
              "the ideal after CMLG."),
-    PageSpec("pages/views/report.py", "Report", ":material/summarize:", "Share",
+    PageSpec("app_pages/report.py", "Report", ":material/summarize:", "Share",
              "A one-file HTML report for non-specialists: errors out of 100, can the scores be trusted, figures."),
-    PageSpec("pages/views/multiclass.py", "Multiclass", ":material/category:", "Multiclass",
+    PageSpec("app_pages/multiclass.py", "Multiclass", ":material/category:", "Multiclass",
              "Language-recognition style LLR vectors: multiclass Cllr, the α·λ + γ calibration, pair-wise and "
              "detection analyses, confusion matrix at any prior."),
-    PageSpec("pages/views/diarization.py", "Diarization", ":material/record_voice_over:", "Diarization",
+    PageSpec("app_pages/diarization.py", "Diarization", ":material/record_voice_over:", "Diarization",
              "Who spoke when from a similarity matrix: Bayesian block model with a CRP prior vs AHC and "
              "spectral; DER."),
 ]

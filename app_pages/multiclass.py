@@ -16,8 +16,8 @@ import streamlit as st
 
 import llrcore as lc
 from llrcore.plots import multiclass as multiclass_plots
-from pages.views import _state as state
-from pages.views._figures import show_figure
+from app_pages import _state as state
+from app_pages._figures import show_figure
 
 log = logging.getLogger(__name__)
 

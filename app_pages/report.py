@@ -13,8 +13,8 @@ import streamlit as st
 import llrcore as lc
 from llrcore import export
 from llrcore.report import VERDICTS, format_errors
-from pages.views import _state as state
-from pages.views._operating_point import operating_point
+from app_pages import _state as state
+from app_pages._operating_point import operating_point
 
 log = logging.getLogger(__name__)
 
@@ -142,7 +142,7 @@ st.caption("A report for people who are not specialists: how many errors, whethe
 def main() -> None:
     if not state.systems():
         st.info("Nothing is loaded yet.")
-        st.page_link("pages/views/data.py", label="Load score files or demo sets on the Data page",
+        st.page_link("app_pages/data.py", label="Load score files or demo sets on the Data page",
                      icon=":material/upload_file:")
         return
     left, right = st.columns([3, 2], gap="medium")
