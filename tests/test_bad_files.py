@@ -16,6 +16,7 @@ def _manifest(folder: Path) -> list[list[str]]:
 
 MANIFEST = _manifest(BAD)
 MULTICLASS = BAD / "multiclass"
+DIARIZATION = BAD / "diarization"
 
 
 def _expectations(kind):
@@ -24,7 +25,7 @@ def _expectations(kind):
 
 
 def test_the_corpus_is_large_enough():
-    assert len(MANIFEST) + len(_manifest(MULTICLASS)) >= 40
+    assert len(MANIFEST) + len(_manifest(MULTICLASS)) + len(_manifest(DIARIZATION)) >= 40
     assert {path.name for path in BAD.iterdir()} >= {name for name, _ in MANIFEST}
 
 
@@ -67,6 +68,23 @@ def test_bad_multiclass_file_gives_a_load_error_naming_file_line_and_problem(nam
     options = {"score_type": "log-posterior"} if "logposteriors" in name else {}
     with pytest.raises(lc.LoadError) as caught:
         lc.read_multiclass(MULTICLASS / name, **options)
+    message = str(caught.value)
+    assert message.startswith(name), message
+    if line != "-":
+        assert caught.value.line == int(line) and re.search(rf"\bline {line}\b", message), message
+    assert phrase.lower() in message.lower(), message
+
+
+@pytest.mark.parametrize("name, expected", _manifest(DIARIZATION), ids=[name for name, _ in _manifest(DIARIZATION)])
+def test_bad_similarity_and_rttm_files(name, expected):
+    kind, line, phrase = expected.split("|")
+    read = lc.read_rttm if name.endswith(".rttm") else lc.read_similarity
+    if kind == "warning":
+        with pytest.warns(UserWarning, match=phrase):
+            read(DIARIZATION / name)
+        return
+    with pytest.raises(lc.LoadError) as caught:
+        read(DIARIZATION / name)
     message = str(caught.value)
     assert message.startswith(name), message
     if line != "-":
