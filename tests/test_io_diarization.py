@@ -60,7 +60,7 @@ def test_npz_with_times_reference_and_several_matrices(tmp_path, matrix):
 
 
 def test_pickled_arrays_are_refused_never_loaded(tmp_path):
-    np.save(tmp_path / "objects.npy", np.array([{"a": 1}, None], dtype=object), allow_pickle=True)
+    np.save(tmp_path / "objects.npy", np.array([{"a": 1}, None], dtype=object))  # np.save pickles objects
     with pytest.raises(lc.LoadError, match="objects.npy"):
         lc.read_similarity(tmp_path / "objects.npy")
     np.savez(tmp_path / "objects.npz", scores=np.array([[1, 2], [2, None]], dtype=object))

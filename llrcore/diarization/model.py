@@ -1,6 +1,7 @@
 """Bayesian speaker partitioning of a similarity matrix: a Gaussian stochastic block model with a Dirichlet-process
-prior over partitions, fitted by mean-field variational inference (Publication I of the speaker-partitioning thesis
-chapter, ``../shared/papers/004``; block model after Mørup & Schmidt's IRM variant for community detection).
+prior over partitions, fitted by mean-field variational inference (Publication I of a PhD thesis chapter on speaker
+partitioning: discriminative PLDA, multi-task PSVM and speaker diarization; block model after Mørup & Schmidt's IRM
+variant for community detection).
 
 The model
 ---------
