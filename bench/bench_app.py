@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 from streamlit.testing.v1 import AppTest
+from _results import write_section
 
 ROOT = Path(__file__).resolve().parents[1]
 SECTION = "## App: operating-point change"
@@ -56,14 +57,6 @@ def run(n_tar: int, n_non: int, repeats: int) -> dict:
     return dict(upload=upload_seconds, first=first_seconds, reruns=times)
 
 
-def write_section(text: str) -> None:
-    path = ROOT / "bench" / "RESULTS.md"
-    old = path.read_text() if path.exists() else "# Benchmark results\n"
-    head, _, rest = old.partition(SECTION)
-    tail = rest[rest.find("\n## "):] if "\n## " in rest else ""
-    path.write_text(head.rstrip() + "\n\n" + text.rstrip() + "\n" + tail)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n-tar", type=int, default=100_000)
@@ -88,7 +81,7 @@ Goal: a rerun after an operating-point change well under a second — nothing is
 (the Trials objects keep their `SortedScores`); only look-ups at the new threshold and the figures are redone.
 """
     print(text)
-    write_section(text)
+    write_section(SECTION, text)
 
 
 if __name__ == "__main__":

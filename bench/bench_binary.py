@@ -50,6 +50,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from _results import write_section
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -715,19 +716,6 @@ def render(records: dict, profile: dict | None, info: dict, size: tuple[int, int
     return "\n".join(out) + "\n"
 
 
-def write_section(text: str) -> None:
-    """Replace this benchmark's section of bench/RESULTS.md, keeping the other sections."""
-    old = RESULTS.read_text() if RESULTS.exists() else "# Benchmark results\n\n"
-    lines = old.splitlines(keepends=True)
-    start = next((i for i, line in enumerate(lines) if line.rstrip() == HEADING), None)
-    if start is None:
-        new = old.rstrip("\n") + "\n\n" + text
-    else:
-        end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")), len(lines))
-        new = "".join(lines[:start]) + text + ("\n" + "".join(lines[end:]) if end < len(lines) else "")
-    RESULTS.write_text(new)
-
-
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--size", choices=sorted(SIZES), default="full",
@@ -784,7 +772,7 @@ def main(argv=None) -> None:
     print()
     print(text)
     if not args.no_write and (args.size == "full" or args.write):
-        write_section(text)
+        write_section(HEADING, text)
         print(f"written to {RESULTS.relative_to(ROOT)}")
 
 

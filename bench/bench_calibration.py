@@ -16,19 +16,11 @@ from pathlib import Path
 import numpy as np
 
 import llrcore as lc
+from _results import best_time, write_section
 
 ROOT = Path(__file__).resolve().parents[1]
 SECTION = "## Calibration: fit_affine (1M target + 10M non-target)"
 SIZES = {"full": (1_000_000, 10_000_000), "small": (100_000, 1_000_000)}
-
-
-def best_of(function, repeats: int) -> tuple[float, object]:
-    times, result = [], None
-    for _ in range(repeats):
-        start = time.perf_counter()
-        result = function()
-        times.append(time.perf_counter() - start)
-    return min(times), result
 
 
 def sklearn_fit(tar, non, plo):
@@ -44,14 +36,6 @@ def sklearn_fit(tar, non, plo):
     return lc.Affine(scale=float(model.coef_[0, 0]), offset=float(model.intercept_[0] - plo))
 
 
-def write_section(text: str) -> None:
-    path = ROOT / "bench" / "RESULTS.md"
-    old = path.read_text() if path.exists() else "# Benchmark results\n"
-    head, _, rest = old.partition(SECTION)
-    tail = rest[rest.find("\n## "):] if "\n## " in rest else ""
-    path.write_text(head.rstrip() + "\n\n" + text.rstrip() + "\n" + tail)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size", choices=SIZES, default="full")
@@ -63,12 +47,12 @@ def main() -> None:
     tar = 0.4 * rng.normal(mu, np.sqrt(2 * mu), n_tar) + 3
     non = 0.4 * rng.normal(-mu, np.sqrt(2 * mu), n_non) + 3
     plo = float(lc.effective_plo(0.01))
-    cllr_time, _ = best_of(lambda: lc.cllr(tar, non), 3)
+    cllr_time, _, _ = best_time(lambda: lc.cllr(tar, non), 3)
     rows, fits = [], {}
     for rule in (lc.BetaRule.logarithmic(), lc.BetaRule.brier()):
-        fit_time, fits[rule.name] = best_of(lambda: lc.fit_affine(tar, non, rule, plo), 3)
+        fit_time, _, fits[rule.name] = best_time(lambda: lc.fit_affine(tar, non, rule, plo), 3)
         rows.append((f"llrcore.fit_affine ({rule.name}, P_target = 0.01)", fit_time, fit_time / cllr_time))
-    sklearn_time, fits["sklearn"] = best_of(lambda: sklearn_fit(tar, non, plo), 1)
+    sklearn_time, _, fits["sklearn"] = best_time(lambda: sklearn_fit(tar, non, plo), 1)
     rows.append(("scikit-learn LogisticRegression (lbfgs, prior weights)", sklearn_time, sklearn_time / cllr_time))
     ours, theirs = fits["logarithmic"], fits["sklearn"]
     agreement = max(abs(ours.scale / theirs.scale - 1), abs(ours.offset - theirs.offset))
@@ -90,7 +74,7 @@ scale {ours.scale:.6f} (expected 2 mu / (0.4 * 2 mu) = 2.5), offset {ours.offset
 """
     print(text)
     if args.size == "full":
-        write_section(text)
+        write_section(SECTION, text)
 
 
 if __name__ == "__main__":

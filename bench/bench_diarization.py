@@ -38,6 +38,7 @@ from scipy.spatial.distance import squareform
 from scipy.special import expit
 
 import llrcore as lc
+from _results import best_time, write_section
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -63,15 +64,6 @@ def block_matrix(sizes, seed: int = SEED) -> tuple[np.ndarray, np.ndarray]:
     offsets = rng.normal(0.0, 3.0, labels.size)
     scores = means[labels][:, labels] + sds[labels][:, labels] * (noise + noise.T)
     return scores + offsets[:, None] + offsets[None, :], labels
-
-
-def best_time(function, reps: int):
-    times, result = [], None
-    for _ in range(reps):
-        start = time.perf_counter()
-        result = function()
-        times.append(time.perf_counter() - start)
-    return min(times), times, result
 
 
 def sklearn_spectral(scores: np.ndarray, k: int) -> np.ndarray:
@@ -205,19 +197,6 @@ def section(n: int, reps: int, synthetic, real) -> str:
     return "\n".join(out) + "\n"
 
 
-def write_section(text: str) -> None:
-    """Replace this benchmark's section of bench/RESULTS.md, keeping the other sections (read just before)."""
-    old = RESULTS.read_text() if RESULTS.exists() else "# Benchmark results\n\n"
-    lines = old.splitlines(keepends=True)
-    start = next((i for i, line in enumerate(lines) if line.rstrip() == SECTION), None)
-    if start is None:
-        new = old.rstrip("\n") + "\n\n" + text
-    else:
-        end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")), len(lines))
-        new = "".join(lines[:start]) + text + ("\n" + "".join(lines[end:]) if end < len(lines) else "")
-    RESULTS.write_text(new)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--n", type=int, default=sum(SIZES), help="segments (sizes scaled; 2000 writes RESULTS)")
@@ -238,7 +217,7 @@ def main() -> None:
     if args.no_write or n != sum(SIZES):
         print(text)
     else:
-        write_section(text)
+        write_section(SECTION, text)
         print(f"written to {RESULTS.relative_to(ROOT)}")
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from _results import write_section
 
 ROOT = Path(__file__).resolve().parents[1]
 SECTION = "## Reading a 20M-row score file"
@@ -60,14 +61,6 @@ def measure(reader: str, path: Path) -> dict:
     return json.loads(output.strip().splitlines()[-1])
 
 
-def write_section(text: str) -> None:
-    path = ROOT / "bench" / "RESULTS.md"
-    old = path.read_text() if path.exists() else "# Benchmark results\n"
-    head, _, rest = old.partition(SECTION)
-    tail = rest[rest.find("\n## "):] if "\n## " in rest else ""
-    path.write_text(head.rstrip() + "\n\n" + text.rstrip() + "\n" + tail)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=20_000_000)
@@ -95,7 +88,7 @@ Goal: read_trials within 2x of the pandas reader of the same file (it also valid
 Trials: float64 target and non-target arrays).
 """
     print(text)
-    write_section(text)
+    write_section(SECTION, text)
 
 
 if __name__ == "__main__":

@@ -27,7 +27,6 @@ import os
 import platform
 import time
 import tracemalloc
-from pathlib import Path
 
 import numpy as np
 import scipy
@@ -35,8 +34,8 @@ from scipy import optimize
 from scipy.special import log_softmax
 
 import llrcore as lc
+from _results import best_time, write_section
 
-RESULTS = Path(__file__).resolve().parent / "RESULTS.md"
 SECTION = "## Multiclass (1M trials x 20 classes)"
 SEED = 20240602
 SCALE = 2.5
@@ -72,29 +71,12 @@ def peer_fit(llrs: np.ndarray, labels: np.ndarray) -> tuple[float, np.ndarray, i
     return result.x[0], np.append(result.x[1:], 0.0), result.nit
 
 
-def best_time(function, reps: int) -> tuple[float, list[float], object]:
-    times, result = [], None
-    for _ in range(reps):
-        start = time.perf_counter()
-        result = function()
-        times.append(time.perf_counter() - start)
-    return min(times), times, result
-
-
 def extra_memory_mib(function) -> float:
     tracemalloc.start()
     function()
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     return peak / 2**20
-
-
-def write_section(text: str) -> None:
-    """Replace this benchmark's section of bench/RESULTS.md, keeping every other section (read just before)."""
-    old = RESULTS.read_text() if RESULTS.exists() else "# Benchmark results\n"
-    head, found, rest = old.partition(SECTION)
-    tail = rest[rest.find("\n## "):] if found and "\n## " in rest else ""
-    RESULTS.write_text(head.rstrip() + "\n\n" + text.rstrip() + "\n" + tail)
 
 
 def main() -> None:
@@ -154,7 +136,7 @@ optimum to machine precision; L-BFGS-B stops at its default tolerance). The fit 
 """
     print(text)
     if not args.no_write:
-        write_section(text)
+        write_section(SECTION, text)
 
 
 if __name__ == "__main__":
