@@ -36,7 +36,7 @@ def as_scores(values, what: str) -> np.ndarray:
     return scores
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # arrays inside: equality and hash are identity
 class Trials:
     """Scores of binary trials: targets (H1, same source) and non-targets (H2, different sources).
 

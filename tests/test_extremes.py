@@ -93,3 +93,12 @@ def test_huge_scores_calibrate_like_their_scaled_copies():
     small, huge = lc.fit_affine(tar, non), lc.fit_affine(tar * 1e280, non * 1e280)
     assert huge.scale * 1e280 == pytest.approx(small.scale, rel=1e-12)
     assert huge.offset == pytest.approx(small.offset, rel=1e-12)
+
+
+def test_data_objects_compare_and_hash_by_identity():
+    """They hold arrays: the generated field-wise == would raise 'truth value of an array is ambiguous'."""
+    first, second = lc.Trials([1.0], [0.0]), lc.Trials([1.0], [0.0])
+    assert first == first and first != second
+    assert len({first, second}) == 2
+    matrix = lc.SimilarityMatrix(np.array([[1.0, 0.0], [0.0, 1.0]]))
+    assert matrix == matrix and len({matrix}) == 1

@@ -68,7 +68,7 @@ def _optional_times(values, n: int, what: str) -> np.ndarray | None:
     return times
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # arrays inside: equality and hash are identity
 class SimilarityMatrix:
     """Pairwise scores between the N speech segments of one recording, with optional times and reference.
 
