@@ -28,13 +28,13 @@ def show_figure(make, stem: str, caption: str | None = None) -> None:
         "displaylogo": False, "toImageButtonOptions": {"format": "png", "filename": stem, "scale": 2}})
     if caption:
         st.caption(caption)
-    csv_column, svg_column, _ = st.columns([1, 1, 3])
-    csv_column.download_button(
+    buttons = st.container(horizontal=True, wrap=True)  # as wide as their labels, even in a narrow column
+    buttons.download_button(
         "Data as CSV", lambda: plots.figure_to_frame(fig).to_csv(index=False).encode(), file_name=f"{stem}.csv",
         mime="text/csv", icon=":material/download:", key=f"{stem}_csv", on_click="ignore",
     )
     problem = export.export_problem()
-    svg_column.download_button(
+    buttons.download_button(
         "Figure as SVG", lambda: export.figure_to_image(fig, "svg"), file_name=f"{stem}.svg", mime="image/svg+xml",
         icon=":material/image:", key=f"{stem}_svg", on_click="ignore", disabled=problem is not None,
         help=problem or "Vector graphics for papers and slides (drawn by the system's Chromium).",
