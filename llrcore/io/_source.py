@@ -8,6 +8,7 @@ clean UTF-8 bytes, refusing binary data with the line where it starts.
 from __future__ import annotations
 
 import gzip
+import io
 import os
 import zlib
 from pathlib import Path
@@ -159,3 +160,33 @@ def _scan_lines(src: _Source, data: bytes, limit: int, what: str) -> bool:
 def _too_long(src: _Source, length: int, line: int, limit: int, what: str):
     raise src.error(f"this line is {length:,} characters long; {what} has lines of at most {limit:,} characters. "
                     "Is this the right file?", line)
+
+
+def _is_pickle_refusal(exc: ValueError) -> bool:
+    return "pickle" in str(exc).lower() or "object" in str(exc).lower()
+
+
+def _load_numpy(src: _Source, what: str = "NumPy file"):
+    """``np.load`` of the input's bytes, never unpickling: an ``NpzFile`` or an array, or a LoadError saying why not."""
+    try:
+        return np.load(io.BytesIO(src.data), allow_pickle=False)
+    except ValueError as exc:
+        if _is_pickle_refusal(exc):
+            raise src.error("the array holds Python objects (pickled data), which are never loaded for safety; "
+                            "save plain numbers.") from None
+        raise src.error(f"the file is not a readable {what} ({exc}).") from None
+    except Exception as exc:  # zipfile, zlib and numpy raise many kinds for damaged files
+        raise src.error(f"the file is not a readable {what} ({type(exc).__name__}: {exc}).") from None
+
+
+def _npz_array(src: _Source, archive, key: str, hint: str = "") -> np.ndarray:
+    """Array `key` of an open ``.npz`` archive; a LoadError, never an unpickling, for object arrays or damage."""
+    try:
+        return archive[key]
+    except ValueError as exc:
+        if _is_pickle_refusal(exc):
+            raise src.error(f"the array {key!r} holds Python objects (pickled data), which are never loaded for "
+                            f"safety; save plain numbers{hint}.") from None
+        raise src.error(f"the array {key!r} cannot be read ({exc}).") from None
+    except Exception as exc:
+        raise src.error(f"the array {key!r} cannot be read ({type(exc).__name__}: {exc}).") from None

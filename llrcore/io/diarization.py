@@ -36,7 +36,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ._source import _Source, _text_bytes
+from ._source import _load_numpy, _npz_array, _Source, _text_bytes
 
 __all__ = ["read_similarity", "similarity_keys", "read_segments", "read_rttm", "rttm_text", "write_rttm",
            "read_uem", "read_labels"]
@@ -81,24 +81,6 @@ def _number(src: _Source, text: str, line: int, what: str) -> float:
 # ----- similarity matrices -----------------------------------------------------------------------------------------
 
 
-def _load_npz(src: _Source):
-    try:
-        loaded = np.load(io.BytesIO(src.data), allow_pickle=False)
-    except Exception as exc:  # zipfile, zlib and numpy raise many kinds for damaged files
-        raise src.error(f"the file is not a readable NumPy file ({type(exc).__name__}: {exc}).") from None
-    return loaded
-
-
-def _array(src: _Source, archive, key: str) -> np.ndarray:
-    try:
-        return archive[key]
-    except ValueError as exc:
-        if "pickle" in str(exc).lower() or "object" in str(exc).lower():
-            raise src.error(f"the array {key!r} holds Python objects (pickled data), which are never loaded for "
-                            "safety; save plain numbers.") from None
-        raise src.error(f"the array {key!r} cannot be read ({exc}).") from None
-
-
 def _square_keys(src: _Source, archive) -> list[str]:
     keys = []
     for key in archive.files:
@@ -116,13 +98,13 @@ def similarity_keys(source) -> list[str]:
     src = _open(source)
     if not src.data.startswith(b"PK"):
         return []
-    with _load_npz(src) as archive:
+    with _load_numpy(src) as archive:
         return _square_keys(src, archive)
 
 
 def _matrix_from_numpy(src: _Source, key: str | None) -> tuple[np.ndarray, dict]:
     """The matrix (and times/labels found beside it) of a .npy or .npz file."""
-    loaded = _load_npz(src)
+    loaded = _load_numpy(src)
     if isinstance(loaded, np.ndarray):
         if key is not None:
             raise src.error(f"a .npy file holds one array; there is no array named {key!r} to choose.")
@@ -145,14 +127,14 @@ def _matrix_from_numpy(src: _Source, key: str | None) -> tuple[np.ndarray, dict]
                 raise src.error(f"the archive holds several matrices ({', '.join(square)}); choose one with key=.")
         elif key not in found:
             raise src.error(f"the archive has no array named {key!r} (it holds {', '.join(found)}).")
-        matrix = _array(src, archive, key)
+        matrix = _npz_array(src, archive, key)
         extras = {}
         for name in _TIME_KEYS:
             if name in found:
-                extras[name] = np.asarray(_array(src, archive, name), dtype=np.float64).reshape(-1)
+                extras[name] = np.asarray(_npz_array(src, archive, name), dtype=np.float64).reshape(-1)
         for name in _REFERENCE_KEYS:
             if name in found:
-                labels = _array(src, archive, name)
+                labels = _npz_array(src, archive, name)
                 extras["reference"] = labels.astype(str).reshape(-1)
                 break
         extras["key"] = key

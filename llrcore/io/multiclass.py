@@ -39,7 +39,7 @@ import io
 import numpy as np
 import pandas as pd
 
-from ._source import LoadError, _Source, _text_bytes
+from ._source import LoadError, _load_numpy, _npz_array, _Source, _text_bytes
 from .trials import _clean_name, _is_number, _Text
 
 __all__ = ["read_multiclass", "MULTICLASS_FORMATS"]
@@ -211,19 +211,10 @@ def _read_parquet(src: _Source, label_column):
         lambda row: {"line": row + 1, "unit": "row"}
 
 
+_CLASS_NAMES_HINT = " (and class names as a string array)"
+
+
 # ----- NumPy ---------------------------------------------------------------------------------------------------------
-
-
-def _array(src: _Source, archive, key: str) -> np.ndarray:
-    try:
-        return archive[key]
-    except ValueError as exc:
-        if "pickle" in str(exc).lower() or "object" in str(exc).lower():
-            raise src.error(f"the array {key!r} holds Python objects (pickled data), which are never loaded for "
-                            "safety; save plain numbers (and class names as a string array).") from None
-        raise src.error(f"the array {key!r} cannot be read ({exc}).") from None
-    except Exception as exc:
-        raise src.error(f"the array {key!r} cannot be read ({type(exc).__name__}: {exc}).") from None
 
 
 def _score_matrix(src: _Source, array: np.ndarray, what: str) -> np.ndarray:
@@ -235,10 +226,7 @@ def _score_matrix(src: _Source, array: np.ndarray, what: str) -> np.ndarray:
 
 
 def _read_npz(src: _Source, labels):
-    try:
-        archive = np.load(io.BytesIO(src.data), allow_pickle=False)
-    except Exception as exc:  # zipfile, zlib and numpy raise many kinds for damaged files
-        raise src.error(f"the file is not a readable .npz archive ({type(exc).__name__}: {exc}).") from None
+    archive = _load_numpy(src, ".npz archive")
     if not isinstance(archive, np.lib.npyio.NpzFile):
         raise src.error("the file holds a single array, not an .npz archive of scores and labels.")
     with archive:
@@ -250,16 +238,16 @@ def _read_npz(src: _Source, labels):
         if score_key is None:
             raise src.error(f"a multiclass .npz file needs a score matrix named 'scores' (or 'llrs', 'logits', "
                             f"'log_posteriors'); it holds {listed}.")
-        matrix = _score_matrix(src, _array(src, archive, score_key), f"array {score_key!r}")
+        matrix = _score_matrix(src, _npz_array(src, archive, score_key, _CLASS_NAMES_HINT), f"array {score_key!r}")
         if label_key is not None and labels is not None:
             raise src.error(f"the file has its own labels (array {label_key!r}); do not give labels= as well.")
         if label_key is None and labels is None:
             raise src.error(f"a multiclass .npz file needs the labels in an array named 'labels' (or 'targets', "
                             f"'y'); it holds {listed}.")
-        label_values = _array(src, archive, label_key) if label_key else _labels_from(labels, src)
+        label_values = _npz_array(src, archive, label_key, _CLASS_NAMES_HINT) if label_key else _labels_from(labels, src)
         names = None
         if class_key is not None:
-            class_array = _array(src, archive, class_key)
+            class_array = _npz_array(src, archive, class_key, _CLASS_NAMES_HINT)
             if class_array.ndim != 1 or class_array.dtype.kind not in "USiu":
                 raise src.error(f"the array {class_key!r} must be a flat list of class names.")
             names = [str(c) for c in class_array]
@@ -270,16 +258,7 @@ def _read_npz(src: _Source, labels):
 
 
 def _read_npy(src: _Source) -> np.ndarray:
-    try:
-        array = np.load(io.BytesIO(src.data), allow_pickle=False)
-    except ValueError as exc:
-        if "pickle" in str(exc).lower() or "object" in str(exc).lower():
-            raise src.error("the array holds Python objects (pickled data), which are never loaded for safety; "
-                            "save plain numbers.") from None
-        raise src.error(f"the file is not a readable .npy array ({exc}).") from None
-    except Exception as exc:
-        raise src.error(f"the file is not a readable .npy array ({type(exc).__name__}: {exc}).") from None
-    return _score_matrix(src, np.asarray(array), "score matrix")
+    return _score_matrix(src, np.asarray(_load_numpy(src, ".npy array")), "score matrix")
 
 
 def _labels_from(labels, src: _Source) -> pd.Series:
@@ -288,11 +267,7 @@ def _labels_from(labels, src: _Source) -> pd.Series:
         return pd.Series(np.asarray(labels).reshape(-1))
     label_src = _Source.open(labels)
     if label_src.data[:6] == b"\x93NUMPY":
-        try:
-            array = np.load(io.BytesIO(label_src.data), allow_pickle=False)
-        except Exception as exc:
-            raise label_src.error(f"the labels are not a readable .npy array ({type(exc).__name__}: {exc}).") \
-                from None
+        array = _load_numpy(label_src, ".npy array of labels")
         if array.ndim != 1:
             raise label_src.error(f"the labels have shape {array.shape}; a flat list of class numbers is needed.")
         return pd.Series(array)

@@ -74,7 +74,7 @@ import numpy as np
 import pandas as pd
 
 from ..data import Trials
-from ._source import LoadError, _scan_lines, _Source, _text_bytes
+from ._source import LoadError, _load_numpy, _npz_array, _scan_lines, _Source, _text_bytes
 
 __all__ = ["LoadError", "read_trials", "write_trials", "FORMATS"]
 
@@ -772,10 +772,7 @@ def _parquet_scores(src: _Source, column: pd.Series, what: str) -> np.ndarray:
 
 
 def _read_npz(src: _Source, name: str) -> Trials:
-    try:
-        archive = np.load(io.BytesIO(src.data), allow_pickle=False)
-    except Exception as exc:  # zipfile, zlib and numpy raise many kinds for damaged files
-        raise src.error(f"the file is not a readable .npz archive ({type(exc).__name__}: {exc}).") from None
+    archive = _load_numpy(src, ".npz archive")
     if not isinstance(archive, np.lib.npyio.NpzFile):
         raise src.error("the file holds a single array; save the target and non-target scores together with "
                         "np.savez(path, tar=tar, non=non).")
@@ -789,15 +786,7 @@ def _read_npz(src: _Source, name: str) -> Trials:
         for what in ("tar", "non", "spoof"):
             if what not in found:
                 continue
-            try:
-                array = archive[what]
-            except ValueError as exc:
-                if "pickle" in str(exc).lower() or "object" in str(exc).lower():
-                    raise src.error(f"the array {what!r} holds Python objects (pickled data), which are never loaded "
-                                    "for safety; save plain numbers.") from None
-                raise src.error(f"the array {what!r} cannot be read ({exc}).") from None
-            except Exception as exc:
-                raise src.error(f"the array {what!r} cannot be read ({type(exc).__name__}: {exc}).") from None
+            array = _npz_array(src, archive, what)
             if array.dtype.kind not in "fiub":
                 raise src.error(f"the array {what!r} holds {array.dtype} values, not numbers.")
             if array.ndim > 1:
