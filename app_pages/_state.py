@@ -146,6 +146,20 @@ def _read_with_optional_key(upload, key_upload):
             raise (with_key if "key" in str(without_key).lower() else without_key) from None
 
 
+def read_user_file(name: str, read):
+    """``(read(), None)``, or ``(None, a sentence naming the file)`` whatever goes wrong: never a traceback."""
+    try:
+        return read(), None
+    except lc.LoadError as err:  # already a sentence naming the file and the line
+        return None, str(err)
+    except ValueError as err:  # a validation error (e.g. no target trials) may not name the file yet
+        message = str(err)
+        return None, message if name in message else f"{name}: {message}"
+    except Exception as err:  # never a traceback for a user's file
+        log.exception("unexpected error reading %s", name)
+        return None, f"{name} could not be read ({type(err).__name__}: {err})."
+
+
 @st.cache_resource(show_spinner=False, max_entries=16, ttl="1h")
 def parse_upload(file_id: str, key_id: str | None, _upload, _key_upload) -> Parsed:
     """Read an uploaded score file (and optional key file) once, cached by the uploads' ``file_id``.
@@ -155,16 +169,9 @@ def parse_upload(file_id: str, key_id: str | None, _upload, _key_upload) -> Pars
     every rerun.
     """
     name = getattr(_upload, "name", "the file")
-    try:
-        loaded = _read_with_optional_key(_upload, _key_upload)
-    except lc.LoadError as err:
-        return Parsed(error=str(err))
-    except ValueError as err:  # Trials validation (e.g. no targets): a sentence, but maybe without the file name
-        message = str(err)
-        return Parsed(error=message if name in message else f"{name}: {message}")
-    except Exception as err:  # never a traceback for a user's file
-        log.exception("unexpected error reading %s", name)
-        return Parsed(error=f"{name} could not be read ({type(err).__name__}: {err}).")
+    loaded, error = read_user_file(name, lambda: _read_with_optional_key(_upload, _key_upload))
+    if error:
+        return Parsed(error=error)
     stem = Path(name).stem
     if isinstance(loaded, dict):
         systems = {str(key) if len(loaded) > 1 else stem: trials for key, trials in loaded.items()}

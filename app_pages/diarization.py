@@ -8,7 +8,6 @@ back to earlier settings or another session on the same data is instant.
 """
 from __future__ import annotations
 
-import logging
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -23,7 +22,6 @@ from llrcore.plots import diarization as diarization_plots
 from app_pages import _state as state
 from app_pages._figures import show_figure
 
-log = logging.getLogger(__name__)
 
 DEMO_DIR = state.ASSETS / "ami_ES2005a"
 DEMO_LABEL = "AMI ES2005a (PLDA LLRs of 1,025 x-vector windows)"
@@ -50,18 +48,11 @@ def load_demo():
 def parse_upload(ids: tuple, key: str | None, _matrix, _segments, _reference):
     """(SimilarityMatrix, None) or (None, a sentence), cached by the uploads' file ids and the chosen key."""
     name = getattr(_matrix, "name", "the file")
-    try:
-        for upload in (_matrix, _segments, _reference):
-            if upload is not None:
-                upload.seek(0)
-        return lc.read_similarity(_matrix, key=key, segments=_segments, reference=_reference,
-                                  name=Path(name).stem), None
-    except ValueError as err:  # LoadError included: a sentence naming the file and the line
-        message = str(err)
-        return None, message if name in message else f"{name}: {message}"
-    except Exception as err:  # never a traceback for a user's file
-        log.exception("unexpected error reading %s", name)
-        return None, f"{name} could not be read ({type(err).__name__}: {err})."
+    for upload in (_matrix, _segments, _reference):
+        if upload is not None:
+            upload.seek(0)
+    return state.read_user_file(name, lambda: lc.read_similarity(
+        _matrix, key=key, segments=_segments, reference=_reference, name=Path(name).stem))
 
 
 def data_sets() -> dict:

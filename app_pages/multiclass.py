@@ -6,7 +6,6 @@ The page keeps its own data, apart from the binary systems: ``st.session_state["
 """
 from __future__ import annotations
 
-import logging
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,7 +18,6 @@ from llrcore.plots import multiclass as multiclass_plots
 from app_pages import _state as state
 from app_pages._figures import show_figure
 
-log = logging.getLogger(__name__)
 
 DEMO_DIR = state.ASSETS / "multiclass"
 SCORE_TYPES = {"LLRs (log-likelihoods)": "llr", "logits": "logit", "log-posteriors": "log-posterior"}
@@ -72,17 +70,9 @@ def load_demo(index: int) -> lc.MulticlassScores:
 def parse_upload(file_id: str, score_type: str, training_prior: str | None, _upload):
     """(MulticlassScores, None) or (None, a sentence for the user), cached by the upload's file id and options."""
     name = getattr(_upload, "name", "the file")
-    try:
-        _upload.seek(0)
-        scores = lc.read_multiclass(_upload, score_type=score_type, training_prior=training_prior,
-                                    name=Path(name).stem)
-    except ValueError as err:  # LoadError included: a sentence naming the file and the line
-        message = str(err)
-        return None, message if name in message else f"{name}: {message}"
-    except Exception as err:  # never a traceback for a user's file
-        log.exception("unexpected error reading %s", name)
-        return None, f"{name} could not be read ({type(err).__name__}: {err})."
-    return scores, None
+    _upload.seek(0)
+    return state.read_user_file(name, lambda: lc.read_multiclass(
+        _upload, score_type=score_type, training_prior=training_prior, name=Path(name).stem))
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)

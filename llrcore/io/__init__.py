@@ -1,10 +1,10 @@
 """Readers and writers for the file formats of the workbench; every problem is a :class:`LoadError`.
 
 - :mod:`~llrcore.io.trials` — binary trials: two-column, multi-system, BOSARIS/Kaldi, ASVspoof, Parquet, npz.
+- :mod:`~llrcore.io.multiclass` — multiclass score matrices with labels: tables, npz/npy, Parquet.
+- :mod:`~llrcore.io.diarization` — similarity matrices, Kaldi segments, per-segment labels, RTTM and UEM.
 """
 from ._source import LoadError
-from .trials import FORMATS, read_trials, write_trials
-from .multiclass import MULTICLASS_FORMATS, read_multiclass
 from .diarization import (
     read_labels,
     read_rttm,
@@ -15,5 +15,22 @@ from .diarization import (
     similarity_keys,
     write_rttm,
 )
+from .multiclass import MULTICLASS_FORMATS, read_multiclass
+from .trials import FORMATS, read_trials, write_trials
 
-__all__ = ["LoadError", "read_trials", "write_trials", "FORMATS"]
+__all__ = [
+    "LoadError",
+    "FORMATS",
+    "read_trials",
+    "write_trials",
+    "MULTICLASS_FORMATS",
+    "read_multiclass",
+    "read_similarity",
+    "similarity_keys",
+    "read_segments",
+    "read_labels",
+    "read_rttm",
+    "rttm_text",
+    "write_rttm",
+    "read_uem",
+]
