@@ -3,20 +3,12 @@ results, the calibrated scores download, and the figures draw. Screenshots go to
 """
 from __future__ import annotations
 
-import os
 import re
-import shutil
 
 import pytest
+from playwright.sync_api import Page, expect
 
-if shutil.which("chromium") is None:
-    if os.environ.get("LLRCORE_REQUIRE_BROWSER"):  # CI sets it: a missing browser must fail, not hide the pages
-        raise RuntimeError("LLRCORE_REQUIRE_BROWSER is set but Debian's chromium is not installed.")
-    pytest.skip("Debian's chromium is not installed (apt-get install -y chromium)", allow_module_level=True)
-
-from playwright.sync_api import Page, expect  # noqa: E402
-
-from test_browser import no_exception, open_page, snap, wait_for_charts, wait_idle  # noqa: E402
+from test_browser import no_exception, open_page, snap, wait_for_charts, wait_idle
 
 pytestmark = pytest.mark.e2e
 

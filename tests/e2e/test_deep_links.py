@@ -7,18 +7,10 @@ below is its first request.
 """
 from __future__ import annotations
 
-import os
 import re
-import shutil
 
 import pytest
-
-if shutil.which("chromium") is None:
-    if os.environ.get("LLRCORE_REQUIRE_BROWSER"):
-        raise RuntimeError("LLRCORE_REQUIRE_BROWSER is set but Debian's chromium is not installed.")
-    pytest.skip("Debian's chromium is not installed (apt-get install -y chromium)", allow_module_level=True)
-
-from playwright.sync_api import Page, expect  # noqa: E402
+from playwright.sync_api import Page, expect
 
 pytestmark = pytest.mark.e2e
 

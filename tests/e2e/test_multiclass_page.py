@@ -4,20 +4,12 @@ Screenshots go to ``tests/e2e/screenshots/multiclass_*.png`` for a human to look
 """
 from __future__ import annotations
 
-import os
 import re
-import shutil
 
 import numpy as np
 import pytest
-
-if shutil.which("chromium") is None:
-    if os.environ.get("LLRCORE_REQUIRE_BROWSER"):
-        raise RuntimeError("LLRCORE_REQUIRE_BROWSER is set but Debian's chromium is not installed.")
-    pytest.skip("Debian's chromium is not installed (apt-get install -y chromium)", allow_module_level=True)
-
-from playwright.sync_api import Page, expect  # noqa: E402
-from test_browser import no_exception, open_page, snap, wait_for_charts, wait_idle  # noqa: E402
+from playwright.sync_api import Page, expect
+from test_browser import no_exception, open_page, snap, wait_for_charts, wait_idle
 
 pytestmark = pytest.mark.e2e
 

@@ -7,24 +7,16 @@ text without running it, and the page must hand out the same report and the figu
 from __future__ import annotations
 
 import io
-import os
 import re
-import shutil
 import zipfile
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import Browser, Page, expect
 
-if shutil.which("chromium") is None:
-    if os.environ.get("LLRCORE_REQUIRE_BROWSER"):  # CI sets it: a missing browser must fail, not hide the pages
-        raise RuntimeError("LLRCORE_REQUIRE_BROWSER is set but Debian's chromium is not installed.")
-    pytest.skip("Debian's chromium is not installed (apt-get install -y chromium)", allow_module_level=True)
+from test_browser import no_exception, open_page, snap, wait_idle
 
-from playwright.sync_api import Browser, Page, expect  # noqa: E402
-
-from test_browser import no_exception, open_page, snap, wait_idle  # noqa: E402
-
-import llrcore as lc  # noqa: E402
+import llrcore as lc
 
 pytestmark = pytest.mark.e2e
 
