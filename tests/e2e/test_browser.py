@@ -26,9 +26,11 @@ def wait_idle(page: Page, timeout: float = 60_000) -> None:
 
 
 def open_page(page: Page, url: str) -> None:
+    """Open a page by its address, as a shared link does (also as a fresh server's first request)."""
     page.goto(url)
     page.wait_for_selector(IDLE, timeout=60_000)
     expect(page.get_by_test_id("stMainBlockContainer")).to_be_visible()
+    expect(page.get_by_text("Page not found")).to_have_count(0)
 
 
 def wait_for_charts(page: Page, count: int = 1) -> None:

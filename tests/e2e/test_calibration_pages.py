@@ -13,13 +13,6 @@ from test_browser import no_exception, open_page, snap, wait_for_charts, wait_id
 pytestmark = pytest.mark.e2e
 
 
-def open_deep(page: Page, app_url: str, path: str) -> None:
-    """Open a page by its URL. On a server that has not yet run any session, Streamlit 1.67 answers a first deep link
-    with a "Page not found" dialog (it ran before st.navigation registered the pages); the home page first avoids it."""
-    open_page(page, app_url)
-    open_page(page, f"{app_url}/{path}")
-
-
 def no_error(page: Page) -> None:
     expect(page.get_by_test_id("stAlertContentError")).to_have_count(0)
     expect(page.get_by_role("dialog")).to_have_count(0)
@@ -27,7 +20,7 @@ def no_error(page: Page) -> None:
 
 
 def test_calibrate_page(page: Page, app_url, screenshots, tmp_path):
-    open_deep(page, app_url, "calibrate")
+    open_page(page, f"{app_url}/calibrate")
     expect(page.get_by_role("heading", name="Calibrate")).to_be_visible()
     wait_for_charts(page)
     expect(page.get_by_text(re.compile(r"logarithmic \(α = 1, β = 1\) rule with prior weighting P = 0\.01"))
@@ -75,7 +68,7 @@ def test_calibrate_page(page: Page, app_url, screenshots, tmp_path):
 
 
 def test_calibrate_fvc_by_cross_validation(page: Page, app_url, screenshots):
-    open_deep(page, app_url, "calibrate")
+    open_page(page, f"{app_url}/calibrate")
     page.get_by_role("combobox", name="Train on").click()
     page.get_by_role("option", name="FVC-AUS DCA-PLDA").click()
     wait_idle(page)
@@ -87,7 +80,7 @@ def test_calibrate_fvc_by_cross_validation(page: Page, app_url, screenshots):
 
 
 def test_compare_rules_page(page: Page, app_url, screenshots):
-    open_deep(page, app_url, "compare_rules")
+    open_page(page, f"{app_url}/compare_rules")
     expect(page.get_by_role("heading", name="Compare scoring rules")).to_be_visible()
     wait_for_charts(page)
     expect(page.get_by_text(re.compile(r"Lowest Cprimary"))).to_be_visible()

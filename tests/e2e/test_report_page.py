@@ -78,7 +78,6 @@ def test_report_opens_offline_and_draws_every_figure(browser: Browser, report_fi
 
 
 def test_report_page_in_the_app(page: Page, browser: Browser, app_url, screenshots, tmp_path):
-    open_page(page, app_url)
     open_page(page, f"{app_url}/report")
     expect(page.get_by_role("heading", name="Report", exact=True)).to_be_visible()
     expect(page.get_by_test_id("stMetric").first).to_be_visible(timeout=60_000)

@@ -13,17 +13,6 @@ from test_browser import no_exception, open_page, snap, wait_for_charts, wait_id
 pytestmark = pytest.mark.e2e
 
 
-_warmed: set[str] = set()
-
-
-def open_teaching(page: Page, app_url: str, path: str) -> None:
-    """Open a page of the app; the very first request to a fresh server goes to the home page, because Streamlit
-    answers a deep link that arrives before any session has built the navigation with a "Page not found" dialog
-    (over a correctly drawn page)."""
-    if app_url not in _warmed:
-        open_page(page, app_url)
-        _warmed.add(app_url)
-    open_page(page, f"{app_url}{path}")
 
 
 def sentence(page: Page):
@@ -40,7 +29,7 @@ def move(page: Page, name: str, key: str, presses: int = 1) -> None:
 
 
 def test_bayes_decisions_sliders_answer_and_share(page: Page, app_url, screenshots):
-    open_teaching(page, app_url, "/bayes_decisions")
+    open_page(page, f"{app_url}/bayes_decisions")
     wait_for_charts(page, 2)
     expect(sentence(page)).to_contain_text("P(target) = 1 %, this system makes about 0.37 errors")
     no_exception(page)
@@ -69,7 +58,7 @@ def test_bayes_decisions_sliders_answer_and_share(page: Page, app_url, screensho
 
 
 def test_bayes_decisions_link_restores_the_setting(page: Page, app_url, screenshots):
-    open_teaching(page, app_url, "/bayes_decisions?prior=0.1&c_miss=10&bayes_system=ASVspoof19+LA+ASV+%28eval%29")
+    open_page(page, f"{app_url}/bayes_decisions?prior=0.1&c_miss=10&bayes_system=ASVspoof19+LA+ASV+%28eval%29")
     wait_for_charts(page, 2)
     expect(sentence(page)).to_contain_text("P(target) = 10 %, with a miss costing 10 and a false alarm 1")
     expect(page.get_by_role("combobox", name="System")).to_have_value("ASVspoof19 LA ASV (eval)")
@@ -78,7 +67,7 @@ def test_bayes_decisions_link_restores_the_setting(page: Page, app_url, screensh
 
 
 def test_gaussian_explorer(page: Page, app_url, screenshots):
-    open_teaching(page, app_url, "/gaussian_explorer")
+    open_page(page, f"{app_url}/gaussian_explorer")
     wait_for_charts(page, 6)
     metric = page.get_by_test_id("stMetricValue")
     expect(metric.first).to_have_text("10 %")
@@ -96,7 +85,7 @@ def test_gaussian_explorer(page: Page, app_url, screenshots):
     no_exception(page)
     snap(page, screenshots / "gaussian_explorer_mu.png")
 
-    open_teaching(page, app_url, "/gaussian_explorer?gauss_system=FVC-AUS+DCA-PLDA")
+    open_page(page, f"{app_url}/gaussian_explorer?gauss_system=FVC-AUS+DCA-PLDA")
     wait_for_charts(page, 6)
     expect(page.locator("p").filter(has_text=re.compile(r"^FVC-AUS DCA-PLDA: after CMLG calibration"))).to_be_visible()
     no_exception(page)
