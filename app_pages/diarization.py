@@ -1,7 +1,7 @@
 """Diarization: who spoke when, from nothing but the matrix of pairwise scores between speech segments.
 
 The page keeps its own data, apart from the binary systems: ``st.session_state["diar_sets"]`` maps a label to
-``{"matrix": SimilarityMatrix, "source": str, "key": str, "system": turns or None}`` (the AMI meeting ES2005a on
+``{"matrix": SimilarityMatrix, "source": str, "key": str, "system": turns or None}`` (the demo recordings on
 the first visit, then uploads); ``key`` identifies the data for the clustering cache. Clustering runs when the
 button is pressed; its results are kept per (data key, method, options) in a server-wide store (below), so going
 back to earlier settings or another session on the same data is instant.
@@ -23,8 +23,14 @@ from app_pages import _state as state
 from app_pages._figures import show_figure
 
 
-DEMO_DIR = state.ASSETS / "ami_ES2005a"
-DEMO_LABEL = "AMI ES2005a (PLDA LLRs of 1,025 x-vector windows)"
+#: label -> (folder in assets/, recording name, matrix, reference RTTM, a full system's RTTM on it or None)
+DEMOS = {
+    "AMI ES2005a (PLDA LLRs of 1,025 x-vector windows)":
+        ("ami_ES2005a", "ES2005a", "ES2005a_similarity.npz", "ES2005a.rttm",
+         "ES2005a.vbx_output_reproduced_here.rttm"),
+    "pyannote sample (cosines of 74 d-vector windows)":
+        ("pyannote_sample", "sample", "sample_similarity.npz", "sample.rttm", None),
+}
 VBX_PUBLISHED_DER = 7.06  # VBx README, "Run the example": ES2005a, dscore --collar 0.25 --ignore_overlaps
 METHOD_NAMES = {"bayes": "Bayesian block model", "ahc": "AHC (average linkage)", "spectral": "Spectral"}
 EVIDENCE_STEPS = [1, 2, 3, 4, 5, 5.5, 6, 6.25, 6.5, 7, 8, 10, 12, 15, 20, 25, 30, 40, 50, 75, 100]
@@ -36,12 +42,13 @@ MATRIX_HELP = ("NumPy `.npy` (one square array) or `.npz` (several matrices allo
 
 
 @st.cache_resource(show_spinner=False)
-def load_demo():
-    """The ES2005a matrix with its reference RTTM and VBx's output, read once per server (shared, read-only)."""
-    matrix = lc.read_similarity(DEMO_DIR / "ES2005a_similarity.npz", reference=DEMO_DIR / "ES2005a.rttm",
-                                name="ES2005a")
-    vbx = lc.read_rttm(DEMO_DIR / "ES2005a.vbx_output_reproduced_here.rttm")
-    return matrix, vbx
+def load_demo(folder: str, name: str, matrix_file: str, reference_file: str, system_file: str | None):
+    """A demo matrix with its reference and, where there is one, a full system's output; read once per server
+    (shared, read-only)."""
+    directory = state.ASSETS / folder
+    matrix = lc.read_similarity(directory / matrix_file, reference=directory / reference_file, name=name)
+    system = lc.read_rttm(directory / system_file) if system_file else None
+    return matrix, system
 
 
 @st.cache_resource(show_spinner=False, max_entries=8, ttl="1h")
@@ -58,9 +65,12 @@ def parse_upload(ids: tuple, key: str | None, _matrix, _segments, _reference):
 def data_sets() -> dict:
     """Label -> record of the loaded matrices; the demo on a session's first visit."""
     if "diar_sets" not in st.session_state:
-        matrix, vbx = load_demo()
-        st.session_state["diar_sets"] = {DEMO_LABEL: {"matrix": matrix, "source": "demo: ami_ES2005a",
-                                                      "key": "demo:ami_ES2005a", "system": vbx}}
+        sets = {}
+        for label, files in DEMOS.items():
+            matrix, system = load_demo(*files)
+            sets[label] = {"matrix": matrix, "source": f"demo: {files[0]}", "key": f"demo:{files[0]}",
+                           "system": system}
+        st.session_state["diar_sets"] = sets
     return st.session_state["diar_sets"]
 
 

@@ -16,6 +16,7 @@ ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
 PAGE = "app_pages/diarization.py"
 DEMO = "AMI ES2005a (PLDA LLRs of 1,025 x-vector windows)"
+SECOND_DEMO = "pyannote sample (cosines of 74 d-vector windows)"
 
 
 def problems(at: AppTest) -> list[str]:
@@ -114,6 +115,19 @@ def _three_speakers_csv() -> bytes:
     return buffer.getvalue().encode()
 
 
+def test_second_demo_is_a_two_speaker_recording_scored_with_cosines():
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.run()
+    at.switch_page(PAGE).run()
+    at.selectbox(key="diar_set").select(SECOND_DEMO).run()
+    at.button(key="diar_run").click().run()
+    assert not problems(at)
+    assert metric(at, "Speakers found") == "2"
+    assert float(metric(at, "DER").rstrip(" %")) < 5.0
+    methods = list(at.dataframe[0].value["method"])
+    assert not any(m.startswith("VBx") for m in methods)  # VBx's output belongs to the other recording
+
+
 def test_upload_good_then_bad_keeps_what_was_loaded():
     at = AppTest.from_file(APP, default_timeout=60)
     at.run()
@@ -128,7 +142,7 @@ def test_upload_good_then_bad_keeps_what_was_loaded():
     assert any("broken.csv" in e.value for e in at.error)
     assert not at.exception
     assert at.selectbox(key="diar_set").value == "three speakers (upload)"
-    assert set(at.session_state["diar_sets"]) == {DEMO, "three speakers (upload)"}
+    assert set(at.session_state["diar_sets"]) == {DEMO, SECOND_DEMO, "three speakers (upload)"}
 
 
 @pytest.mark.filterwarnings("ignore:The similarity matrix is not symmetric")  # raised in the app's thread

@@ -25,6 +25,7 @@ from llrcore.diarization.gaussians import fit_score_mixture
 ROOT = Path(__file__).resolve().parents[1]
 AMI = ROOT / "tests" / "data" / "ami"
 ES2005A = ROOT / "assets" / "ami_ES2005a"
+PYANNOTE_SAMPLE = ROOT / "assets" / "pyannote_sample"
 VBX_ES2005A_DER = 0.0706  # VBx README, "Run the example": ES2005a DER 7.06 (dscore --collar 0.25 --ignore_overlaps)
 
 
@@ -394,3 +395,31 @@ def test_es2005a_with_the_number_of_speakers_given(es2005a):
         hypothesis = result.turns(es2005a.start, es2005a.end, es2005a.uri)
         assert result.n_clusters == 4
         assert lc.diarization_error_rate(es2005a.reference_turns, hypothesis).der < VBX_ES2005A_DER
+
+
+# ----- a second real recording, held out: pyannote's sample scored with Resemblyzer d-vectors ----------------------
+
+
+@pytest.fixture(scope="module")
+def pyannote_sample():
+    return lc.read_similarity(PYANNOTE_SAMPLE / "sample_similarity.npz", reference=PYANNOTE_SAMPLE / "sample.rttm")
+
+
+def test_bayes_finds_the_two_speakers_of_a_held_out_recording(pyannote_sample):
+    """Another recording, embedder and score type (cosines, not PLDA LLRs) than the ES2005a matrix on which the
+    defaults were chosen: the two speakers are found with nothing set, and the DER is a small fraction of one
+    speaker's for everything."""
+    sample = pyannote_sample
+    assert sample.n_reference_speakers == 2 and sample.n_segments == 74
+    result = lc.cluster_similarity(sample, "bayes")
+    assert result.n_clusters == 2
+    assert result.n_clusters_posterior.idxmax() == 2
+    _assert_monotone(result.trace)
+    segment = lc.segment_scores(result.labels, sample.reference)
+    assert segment.error < 0.1
+    der = lc.diarization_error_rate(sample.reference_turns, result.turns(sample.start, sample.end, sample.uri)).der
+    one = lc.cluster_similarity(sample, "bayes", n_clusters=1)
+    one_speaker_der = lc.diarization_error_rate(sample.reference_turns,
+                                                one.turns(sample.start, sample.end, sample.uri)).der
+    assert one_speaker_der > 0.4  # the shorter speaker's share of the speech
+    assert der < 0.05

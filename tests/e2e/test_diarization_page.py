@@ -89,3 +89,22 @@ def test_upload_a_matrix_and_a_bad_file(page: Page, app_url, screenshots, tmp_pa
     expect(page.get_by_test_id("stMetric").filter(has_text="Speakers found")).to_contain_text("3")  # still there
     no_exception(page)
     snap(page, screenshots / "diarization_bad_upload.png")
+
+
+def test_second_demo_two_speakers_from_cosines(page: Page, app_url, screenshots):
+    open_diarization(page, app_url)
+    page.locator(".st-key-diar_set").get_by_role("combobox").click()
+    page.get_by_role("option", name=re.compile("pyannote sample")).click()
+    wait_idle(page)
+    expect(page.get_by_text("demo: pyannote_sample", exact=False)).to_contain_text("74 segments")
+    page.get_by_role("button", name="Cluster").click()
+    wait_idle(page)
+    expect(page.get_by_test_id("stMetric").filter(has_text="Speakers found")).to_contain_text("2", timeout=60_000)
+    wait_for_charts(page)
+    no_exception(page)
+    snap(page, screenshots / "diarization_pyannote_sample.png")
+    page.get_by_role("tab", name="Timeline", exact=True).click()
+    wait_idle(page)
+    wait_for_charts(page)
+    no_exception(page)
+    snap(page, screenshots / "diarization_pyannote_sample_timeline.png")
