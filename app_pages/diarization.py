@@ -149,8 +149,12 @@ def settings(matrix) -> Settings:
         st.markdown("**Clustering**")
         count_column, evidence_column = st.columns([3, 2])
         with count_column:
-            mode = st.segmented_control("Number of speakers", ["estimate", "exactly", "between"], default="estimate",
-                                        key="diar_count_mode", persist_state="session") or "estimate"
+            mode = st.segmented_control(
+                "Number of speakers", ["estimate", "exactly", "between"], default="estimate",
+                key="diar_count_mode", persist_state="session",
+                help="Estimated, the model learns what scores between different speakers look like from the speakers "
+                     "present: with one or two speakers whose voices drift over the recording it can find too many. "
+                     "Give the number, or bounds, when you know them.") or "estimate"
             n = matrix.n_segments
             n_clusters, low, high = None, 1, None
             if mode == "exactly":
