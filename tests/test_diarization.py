@@ -401,9 +401,10 @@ def test_es2005a_with_the_number_of_speakers_given(es2005a):
 def test_es2005a_one_speaker_at_a_time_is_one_speaker():
     """Each reference speaker's windows alone: today split in 2 to 4 clusters.
 
-    With one speaker there are no between-speaker scores to learn "different" from, and the within-speaker scores
-    drift over the meeting (MEO020 scores 15-20 with itself within a minute, -13 a few minutes apart), so the block
-    model explains the drift by more speakers. Strict: when this passes, the README's limit must go.
+    With one speaker there are no between-speaker scores to learn "different" from, so smaller differences become
+    speakers: windows overlapping another person's speech, the overlapping windows of one utterance, the drift of a
+    voice over the meeting (MEO020 scores 15-20 with itself within a minute, -13 a few minutes apart). Strict: when
+    this passes, the README's limit must go.
     """
     es2005a = lc.read_similarity(ES2005A / "ES2005a_similarity.npz", reference=ES2005A / "ES2005a.rttm")
     scores, reference = np.asarray(es2005a.scores), np.asarray(es2005a.reference)
