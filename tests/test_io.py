@@ -612,3 +612,27 @@ def test_well_formed_text_reads_back_exactly(case):
     t = read_trials(named(data, "x.txt"))
     np.testing.assert_array_equal(t.tar, scores[labels])
     np.testing.assert_array_equal(t.non, scores[~labels])
+
+
+@pytest.mark.parametrize("name", ["two_column.csv", "two_column_commented.txt", "two_column_label_first.tsv",
+                                  "kaldi_one_file.txt", "asvspoof.txt"])
+def test_rescore_file_reads_back_as_the_transformed_scores(tmp_path, name):
+    source = FORMATS / name
+    original = lc.read_trials(source)
+    rewritten = tmp_path / name
+    rewritten.write_bytes(lc.rescore_file(source, lambda scores: 3.0 - 2.0 * scores))
+    back = lc.read_trials(rewritten)
+    for part in ("tar", "non", "spoof"):
+        before, after = getattr(original, part), getattr(back, part)
+        if before is None:
+            assert after is None
+        else:
+            np.testing.assert_array_equal(after, 3.0 - 2.0 * before)
+
+
+def test_rescore_file_npz_keeps_its_arrays(tmp_path):
+    source = tmp_path / "scores.npz"
+    np.savez(source, tar=np.array([1.5, 2.0]), non=np.array([-1.0, 0.25, 0.0]))
+    with np.load(io.BytesIO(lc.rescore_file(source, np.negative)), allow_pickle=False) as after:
+        np.testing.assert_array_equal(after["tar"], [-1.5, -2.0])
+        np.testing.assert_array_equal(after["non"], [1.0, -0.25, -0.0])

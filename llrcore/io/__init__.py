@@ -3,6 +3,7 @@
 - :mod:`~llrcore.io.trials` — binary trials: two-column, multi-system, BOSARIS/Kaldi, ASVspoof, Parquet, npz.
 - :mod:`~llrcore.io.multiclass` — multiclass score matrices with labels: tables, npz/npy, Parquet.
 - :mod:`~llrcore.io.diarization` — similarity matrices, Kaldi segments, per-segment labels, RTTM and UEM.
+- :mod:`~llrcore.io.rescore` — a score file rewritten with new scores (e.g. calibrated), in its own format.
 """
 from ._source import LoadError
 from .diarization import (
@@ -16,6 +17,7 @@ from .diarization import (
     write_rttm,
 )
 from .multiclass import MULTICLASS_FORMATS, read_multiclass
+from .rescore import rescore_file
 from .trials import FORMATS, read_trials, write_trials
 
 __all__ = [
@@ -23,6 +25,7 @@ __all__ = [
     "FORMATS",
     "read_trials",
     "write_trials",
+    "rescore_file",
     "MULTICLASS_FORMATS",
     "read_multiclass",
     "read_similarity",
