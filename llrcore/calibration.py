@@ -11,7 +11,8 @@
 The affine objective has two parameters (``d + 1`` for fusion), so it is minimised by a trust-region Newton method
 with its exact gradient and Hessian (scipy's ``trust-exact``): it converges to machine precision in a handful of
 iterations. On large sets a fit on an evenly strided subsample gives the starting point and the full data only
-polishes it, so a fit costs a few passes over the data.
+polishes it, so a fit costs a few passes over the data. A fit may also start from a nearby calibration (``start=``,
+e.g. the one at a neighbouring prior weighting), which saves most of the passes of a sweep over prior weightings.
 """
 from __future__ import annotations
 
@@ -28,6 +29,9 @@ __all__ = ["Affine", "Fusion", "PAVCalibrator", "fit_affine", "fit_fusion", "fit
 
 _SUBSAMPLE_ABOVE = 200_000  # trials; below this the full data is used from the start
 _HUGE = 1e100  # scores beyond this are scaled before fitting
+# Newton steps from a caller's start stop once a step is this small relative to the parameters (what remains is of the
+# order of its square): the polish's usual 1e-5 assumes a trust region that already ended much closer.
+_WARM_STEP = 1e-8
 
 
 @dataclass(frozen=True)
@@ -105,6 +109,10 @@ class _Objective:
         """Raw parameters (weights..., offset) from standardised ones."""
         return self.standardisation @ phi
 
+    def standardised(self, theta) -> np.ndarray:
+        """Standardised parameters from raw ones (weights..., offset)."""
+        return np.linalg.solve(self.standardisation, theta)
+
     def _llrs(self, columns, theta):
         x = theta[0] * columns[0] + (theta[-1] + self.plo)
         for weight, column in zip(theta[1:-1], columns[1:]):
@@ -177,11 +185,12 @@ def _trust_region(objective: _Objective, start) -> np.ndarray:
     return result.x
 
 
-def _newton_polish(objective: _Objective, start, iterations: int = 8) -> np.ndarray:
-    """Newton steps from a nearby start; falls back to the trust region if a step does not shrink the gradient.
+def _newton(objective: _Objective, start, iterations: int = 8, small_step: float = 1e-5) -> tuple[np.ndarray, bool]:
+    """Newton steps from a nearby start, until one is smaller than `small_step` times the parameters' size.
 
     Near the optimum the Hessian is positive definite and Newton converges quadratically, so from a subsample's
     optimum two or three steps reach machine precision, each one pass over the data and no objective values.
+    Returns the last point and whether the steps converged; they give up when a step does not shrink the gradient.
     """
     phi = start
     gradient, hessian = objective.derivatives(phi)
@@ -190,13 +199,21 @@ def _newton_polish(objective: _Objective, start, iterations: int = 8) -> np.ndar
             step = -np.linalg.solve(hessian, gradient)
         except np.linalg.LinAlgError:
             break
-        if np.all(np.linalg.eigvalsh(hessian) > 0) and np.abs(step).max() < 1e-5 * (1 + np.abs(phi).max()):
-            return phi + step  # quadratic convergence: what remains after this step is of the order of step**2
+        if not np.all(np.isfinite(phi + step)):  # a (near-)singular Hessian far from the optimum
+            break
+        if np.all(np.linalg.eigvalsh(hessian) > 0) and np.abs(step).max() < small_step * (1 + np.abs(phi).max()):
+            return phi + step, True  # quadratic convergence: what remains after this step is of the order of step**2
         new_gradient, new_hessian = objective.derivatives(phi + step)
         if not np.linalg.norm(new_gradient) < np.linalg.norm(gradient):
             break
         phi, gradient, hessian = phi + step, new_gradient, new_hessian
-    return _trust_region(objective, phi)
+    return phi, False
+
+
+def _newton_polish(objective: _Objective, start, iterations: int = 8) -> np.ndarray:
+    """Newton steps from a nearby start (:func:`_newton`); the trust region takes over if they do not converge."""
+    phi, converged = _newton(objective, start, iterations)
+    return phi if converged else _trust_region(objective, phi)
 
 
 def _start(objective: _Objective, tar_columns, non_columns) -> np.ndarray:
@@ -211,16 +228,30 @@ def _start(objective: _Objective, tar_columns, non_columns) -> np.ndarray:
     except ValueError:  # a system without spread: no Gaussian estimate
         return zero
     raw = np.array([g.scale for g in gaussian] + [sum(g.offset for g in gaussian)]) / len(gaussian)
-    phi = np.linalg.solve(objective.standardisation, raw)
+    phi = objective.standardised(raw)
     return phi if objective.value(phi) < objective.value(zero) else zero
 
 
-def _fit_standardised(tar_columns, non_columns, rule: BetaRule, plo: float, regularisation: float):
+def _is_convex(rule: BetaRule) -> bool:
+    """Whether the objective of `rule` is convex in the fusion parameters, so that its minimum is unique.
+
+    The second derivative of ``C(q|H1)`` in the log-odds is ``f(x) ((1 - alpha)(1 - q) + beta q)`` (``f > 0``),
+    non-negative for every ``q`` exactly when ``alpha <= 1``; symmetrically ``C(q|H2)`` needs ``beta <= 1``. Brier's
+    bounded costs, for one, make flat plateaus at large scales, with local minima of their own.
+    """
+    return rule.alpha <= 1 and rule.beta <= 1
+
+
+def _fit_standardised(tar_columns, non_columns, rule: BetaRule, plo: float, regularisation: float, start=None):
     """Minimise the objective: logistic regression first (convex: a safe start), then `rule` from there.
 
     The trust region can stop a little short of the optimum (scipy gives up once it no longer predicts its own
-    improvement, around a gradient of 1e-9), so Newton steps finish the job to machine precision.
+    improvement, around a gradient of 1e-9), so Newton steps finish the job to machine precision. A `start` (raw
+    parameters) near the optimum replaces the first stage when Newton steps from it converge (:func:`_fit_from`).
     """
+    fitted = None if start is None else _fit_from(tar_columns, non_columns, rule, plo, regularisation, start)
+    if fitted is not None:
+        return fitted
     logarithmic = BetaRule.logarithmic()
     objective = _Objective(tar_columns, non_columns, logarithmic, plo, regularisation)
     phi = _trust_region(objective, _start(objective, tar_columns, non_columns))
@@ -230,8 +261,28 @@ def _fit_standardised(tar_columns, non_columns, rule: BetaRule, plo: float, regu
     return objective, _newton_polish(objective, phi)
 
 
+def _fit_from(tar_columns, non_columns, rule: BetaRule, plo: float, regularisation: float, start):
+    """Minimise the objective by Newton steps from `start` (raw parameters), or None if they do not converge.
+
+    Where they converge the gradient vanishes and the Hessian is positive definite: on a convex objective that is its
+    only minimum. A non-convex one can have several local minima, and its search must start where the fit from
+    scratch starts, so Newton steps from `start` find logistic regression's optimum (convex) and the trust region
+    goes on from there. Far from the optimum (e.g. on a plateau of a bounded rule) Newton steps stall, and the
+    trust region could crawl for hundreds of iterations: the caller then fits from scratch.
+    """
+    first = rule if _is_convex(rule) else BetaRule.logarithmic()
+    objective = _Objective(tar_columns, non_columns, first, plo, regularisation)
+    phi, converged = _newton(objective, objective.standardised(start), small_step=_WARM_STEP)
+    if not converged:
+        return None
+    if first != rule:
+        objective = _Objective(tar_columns, non_columns, rule, plo, regularisation)
+        phi = _newton_polish(objective, _trust_region(objective, phi))
+    return objective, phi
+
+
 def fit_fusion(systems_tar, systems_non, rule: BetaRule | None = None, plo: float = 0.0, *,
-               regularisation: float = 0.0) -> Fusion:
+               regularisation: float = 0.0, start: Fusion | None = None) -> Fusion:
     """Linear fusion of K systems trained with a prior-weighted proper scoring rule.
 
     Minimises ``E(w, b) = P mean_tar C(sigmoid(s w + b + tau) | H1) + (1-P) mean_non C(sigmoid(s w + b + tau) | H2)``
@@ -249,6 +300,13 @@ def fit_fusion(systems_tar, systems_non, rule: BetaRule | None = None, plo: floa
         ``lambda >= 0`` of a penalty ``lambda/2 |w_std|^2`` on the weights of the standardised scores (each system
         scaled to unit spread; the offset is not penalised), as FoCal's regularised fusion. It keeps the weights
         finite when several systems together separate the training classes; 1e-3 to 1e-2 is a mild choice.
+    start : Fusion, optional
+        A fusion near the optimum to start from, e.g. the one trained at a neighbouring `plo`: it saves most of the
+        work and does not change the result beyond round-off. A rule with ``alpha, beta <= 1`` (logarithmic,
+        boosting) has a convex objective, whose only minimum is searched from `start`. The others' objectives can
+        have several local minima, and their search always continues from logistic regression's optimum, as without
+        `start`: for them `start` should be near that (logistic regression's fusion at a neighbouring `plo`). A
+        start from which Newton steps do not converge is ignored.
 
     Raises
     ------
@@ -261,14 +319,16 @@ def fit_fusion(systems_tar, systems_non, rule: BetaRule | None = None, plo: floa
         raise ValueError(f"The target scores have {len(tar_columns)} systems but the non-target scores {len(non_columns)}.")
     if not (np.isfinite(regularisation) and regularisation >= 0):
         raise ValueError("The regularisation must be a non-negative number.")
+    theta = None if start is None else _start_parameters(start, len(tar_columns))
     if regularisation == 0:
         _refuse_separable(tar_columns, non_columns)
     magnitude = np.array([max(np.abs(t).max(), np.abs(u).max()) for t, u in zip(tar_columns, non_columns)])
     if (magnitude > _HUGE).any():
         # Squares of such scores overflow in the Hessian: fit on scaled copies, then scale the weights back.
         divisor = np.where(magnitude > _HUGE, magnitude, 1.0)
+        scaled_start = None if theta is None else Fusion(weights=theta[:-1] * divisor, offset=theta[-1])
         fusion = fit_fusion([t / d for t, d in zip(tar_columns, divisor)], [u / d for u, d in zip(non_columns, divisor)],
-                            rule, plo, regularisation=regularisation)
+                            rule, plo, regularisation=regularisation, start=scaled_start)
         return Fusion(weights=fusion.weights / divisor, offset=fusion.offset)
     n = tar_columns[0].size + non_columns[0].size
     if n > _SUBSAMPLE_ABOVE:
@@ -276,12 +336,12 @@ def fit_fusion(systems_tar, systems_non, rule: BetaRule | None = None, plo: floa
         tar_step = max(1, tar_columns[0].size * 4 // _SUBSAMPLE_ABOVE)
         non_step = max(1, non_columns[0].size * 4 // _SUBSAMPLE_ABOVE)
         subsample, phi = _fit_standardised(
-            [c[::tar_step] for c in tar_columns], [c[::non_step] for c in non_columns], rule, plo, regularisation
+            [c[::tar_step] for c in tar_columns], [c[::non_step] for c in non_columns], rule, plo, regularisation, theta
         )
         objective = _Objective(tar_columns, non_columns, rule, plo, regularisation)
-        phi = _newton_polish(objective, np.linalg.solve(objective.standardisation, subsample.raw(phi)))
+        phi = _newton_polish(objective, objective.standardised(subsample.raw(phi)))
     else:
-        objective, phi = _fit_standardised(tar_columns, non_columns, rule, plo, regularisation)
+        objective, phi = _fit_standardised(tar_columns, non_columns, rule, plo, regularisation, theta)
     theta = objective.raw(phi)
     if not np.all(np.isfinite(theta)):
         raise ValueError("Calibration did not converge to finite parameters.")
@@ -295,6 +355,14 @@ def fit_fusion(systems_tar, systems_non, rule: BetaRule | None = None, plo: floa
             "weights would grow without bound. Use some regularisation, fuse fewer systems, or train on more trials."
         )
     return fusion
+
+
+def _start_parameters(start: Fusion, systems: int) -> np.ndarray:
+    """The raw parameters (weights..., offset) of a start fusion, checked against the number of systems."""
+    theta = np.append(np.asarray(start.weights, dtype=np.float64).ravel(), start.offset)
+    if theta.size != systems + 1 or not np.all(np.isfinite(theta)):
+        raise ValueError(f"The start must be a finite fusion of {systems} system(s).")
+    return theta
 
 
 def _columns(scores, what: str) -> list[np.ndarray]:
@@ -318,15 +386,44 @@ def _refuse_separable(tar_columns, non_columns):
         )
 
 
-def fit_affine(tar, non, rule: BetaRule | None = None, plo: float = 0.0) -> Affine:
+def fit_affine(tar, non, rule: BetaRule | None = None, plo: float = 0.0, *, start: Affine | None = None) -> Affine:
     """Affine calibration ``llr = scale * score + offset`` minimising a prior-weighted proper scoring rule.
 
     For the logarithmic rule this is prior-weighted logistic regression: with target weight ``P / N_tar`` and
     non-target weight ``(1-P) / N_non``, ``P = sigmoid(plo)``, the logistic intercept is ``offset + plo``.
-    See :func:`fit_fusion` for the objective.
+    See :func:`fit_fusion` for the objective and for `start`, a calibration near the optimum (e.g. the one at a
+    neighbouring `plo`) that makes the fit faster without changing it.
     """
-    fusion = fit_fusion(as_scores(tar, "target scores"), as_scores(non, "non-target scores"), rule, plo)
+    fusion_start = None if start is None else Fusion(weights=np.array([start.scale]), offset=start.offset)
+    fusion = fit_fusion(as_scores(tar, "target scores"), as_scores(non, "non-target scores"), rule, plo,
+                        start=fusion_start)
     return Affine(scale=float(fusion.weights[0]), offset=fusion.offset)
+
+
+class _WarmFits:
+    """:func:`fit_affine` on one training set for many rules and prior weightings, each fit started from a nearby one.
+
+    A sweep over prior weightings moves the optimum smoothly, so a convex rule starts from its own fit at the previous
+    weighting; the others start from logistic regression's fit at the same weighting (see :func:`fit_fusion`'s
+    `start`), itself found from its fit at the previous one. Each fit equals ``fit_affine(tar, non, rule, plo)``.
+    """
+
+    def __init__(self, tar, non):
+        self.tar, self.non = as_scores(tar, "target scores"), as_scores(non, "non-target scores")
+        self._last: dict[BetaRule, Affine] = {}  # each rule's latest fit
+        self._logistic: dict[float, Affine] = {}  # logistic regression's fit at each prior weighting
+
+    def __call__(self, rule: BetaRule, plo: float) -> Affine:
+        logarithmic = BetaRule.logarithmic()
+        if _is_convex(rule):
+            start = self._last.get(rule, self._logistic.get(plo))
+        else:
+            start = self._logistic[plo] if plo in self._logistic else self(logarithmic, plo)
+        affine = fit_affine(self.tar, self.non, rule, plo, start=start)
+        self._last[rule] = affine
+        if rule == logarithmic:
+            self._logistic[plo] = affine
+        return affine
 
 
 def fit_cmlg(tar, non, alpha: float = 0.5) -> Affine:
@@ -403,17 +500,31 @@ def cross_calibrate(tar, non, fit=fit_affine, *, folds: int = 5, tar_groups=None
         Seed of the fold assignment, so results are reproducible.
     """
     tar, non = as_scores(tar, "target scores"), as_scores(non, "non-target scores")
+    test_folds = _test_folds(tar.size, non.size, folds, tar_groups, non_groups, seed)
+    calibrators = [fit(tar[~tar_test], non[~non_test], **fit_options) for tar_test, non_test in test_folds]
+    return _apply_by_fold(tar, non, test_folds, calibrators)
+
+
+def _test_folds(n_tar: int, n_non: int, folds: int, tar_groups=None, non_groups=None,
+                seed: int = 0) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Masks of the target and non-target trials of each non-empty fold of :func:`cross_calibrate`."""
     if folds < 2:
         raise ValueError("Cross-validation needs at least 2 folds.")
-    rng = np.random.default_rng(seed)
-    tar_fold, non_fold = _folds(tar.size, non.size, folds, tar_groups, non_groups, rng)
-    tar_llr, non_llr = np.empty_like(tar), np.empty_like(non)
+    tar_fold, non_fold = _folds(n_tar, n_non, folds, tar_groups, non_groups, np.random.default_rng(seed))
+    test_folds = []
     for fold in range(folds):
         tar_test, non_test = tar_fold == fold, non_fold == fold
         if not (tar_test.any() or non_test.any()):
             continue
         if tar_test.all() or non_test.all():
             raise ValueError(f"Fold {fold + 1} holds every trial of one class; use fewer folds or more groups.")
-        calibrator = fit(tar[~tar_test], non[~non_test], **fit_options)
+        test_folds.append((tar_test, non_test))
+    return test_folds
+
+
+def _apply_by_fold(tar: np.ndarray, non: np.ndarray, test_folds, calibrators) -> tuple[np.ndarray, np.ndarray]:
+    """The LLRs of every trial from the calibrator of its fold (trained without it)."""
+    tar_llr, non_llr = np.empty_like(tar), np.empty_like(non)
+    for (tar_test, non_test), calibrator in zip(test_folds, calibrators):
         tar_llr[tar_test], non_llr[non_test] = calibrator(tar[tar_test]), calibrator(non[non_test])
     return tar_llr, non_llr

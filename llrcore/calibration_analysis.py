@@ -28,7 +28,17 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .calibration import Affine, PAVCalibrator, cross_calibrate, fit_affine, fit_cmlg, fit_pav
+from .calibration import (
+    Affine,
+    PAVCalibrator,
+    _apply_by_fold,
+    _test_folds,
+    _WarmFits,
+    cross_calibrate,
+    fit_affine,
+    fit_cmlg,
+    fit_pav,
+)
 from .data import Trials
 from .metrics import SRE12_P_TARGETS, BinaryMetrics, _normalised, act_dcf, effective_plo, evaluate, min_dcf
 from .rates import SortedScores, cllr_bits, sigmoid
@@ -287,6 +297,8 @@ def sweep_prior_weighting(
     and the mean normalised actual DCF of the calibrated `test` LLRs over `p_targets` is recorded. With the defaults
     this is NIST SRE'12 Cprimary (``P_target`` 0.01 and 0.001, unit costs), whose Bayes thresholds sit at LLR 4.6
     and 6.9: rules that put more weight there (Brier, the asymmetric (2, 1) rule) can beat logistic regression.
+    Each calibration is :func:`~llrcore.calibration.fit_affine`'s, started from a nearby one (its ``start``): the
+    sweep costs a fraction of as many independent fits, with the same results.
 
     Parameters
     ----------
@@ -316,15 +328,21 @@ def sweep_prior_weighting(
     plo_eff = effective_plo(np.asarray(p_targets), c_miss, c_fa)
     evaluated = train if test is None else test
     table = evaluated.sorted
+    # The fits of one training set (one per fold) differ only in rule and tau: each starts from a nearby one.
+    if test is None:
+        test_folds = _test_folds(train.tar.size, train.non.size, folds, seed=seed)
+        fits = [_WarmFits(train.tar[~tar_test], train.non[~non_test]) for tar_test, non_test in test_folds]
+    else:
+        fits = [_WarmFits(train.tar, train.non)]
     rows, total = [], len(rules) * grid.size
     for rule in rules:
         for tau in grid:
+            affines = [fit(rule, float(tau)) for fit in fits]
             if test is None:
-                tar_llr, non_llr = cross_calibrate(train.tar, train.non, fit_affine, folds=folds, seed=seed,
-                                                   rule=rule, plo=float(tau))
+                tar_llr, non_llr = _apply_by_fold(train.tar, train.non, test_folds, affines)
                 cost = _mean_act_dcf(SortedScores(tar_llr, non_llr), plo_eff)
             else:
-                affine = fit_affine(train.tar, train.non, rule, float(tau))
+                affine = affines[0]
                 tar_llr, non_llr = affine(test.tar), affine(test.non)
                 cost = (_mean_act_dcf(table, plo_eff, affine) if affine.scale > 0
                         else _mean_act_dcf(SortedScores(tar_llr, non_llr), plo_eff))

@@ -493,3 +493,92 @@ def test_public_api_exports_calibration_and_rules():
     lc.fit_pav (and fit_fusion) are reachable from the package."""
     for name in ("BetaRule", "objective", "threshold_weighting", "fit_affine", "fit_cmlg", "fit_pav", "fit_fusion"):
         assert hasattr(lc, name), name
+
+
+# ----- 14. warm starts (start=) --------------------------------------------------------------------------------------
+
+ALL_RULES, ALL_IDS = [BetaRule.logarithmic(), *OTHER_RULES], ["logarithmic", *OTHER_IDS]
+
+
+def count_passes(patch) -> list:
+    """Record each pass of the objective over the data (a value, or a gradient and Hessian)."""
+    passes = []
+    for name in ("value", "derivatives"):
+        method = getattr(calibration._Objective, name)
+        patch.setattr(calibration._Objective, name,
+                      lambda self, phi, method=method, name=name: passes.append(name) or method(self, phi))
+    return passes
+
+
+@pytest.mark.parametrize("rule", ALL_RULES, ids=ALL_IDS)
+def test_a_start_at_a_neighbouring_prior_gives_the_fit_from_scratch(asv_dev, rule):
+    """From the same rule's or logistic regression's fit at the neighbouring weighting, the fit is the one from
+    scratch: a convex rule (alpha, beta <= 1) has one minimum, the others still search from logistic regression's."""
+    tar, non = asv_dev
+    cold = fit_affine(tar, non, rule, plo=-3.0)
+    for start in (fit_affine(tar, non, rule, plo=-2.5), fit_affine(tar, non, plo=-2.5)):
+        warm = fit_affine(tar, non, rule, plo=-3.0, start=start)
+        assert warm.scale == pytest.approx(cold.scale, rel=1e-9)
+        assert warm.offset == pytest.approx(cold.offset, rel=1e-9)
+
+
+@pytest.mark.parametrize("rule", [BetaRule.logarithmic(), BetaRule.boosting()], ids=["logarithmic", "boosting"])
+def test_a_start_saves_most_passes_of_a_convex_fit(asv_dev, rule):
+    tar, non = asv_dev
+    start = fit_affine(tar, non, rule, plo=-2.5)
+    with pytest.MonkeyPatch.context() as patch:
+        passes = count_passes(patch)
+        fit_affine(tar, non, rule, plo=-3.0)
+        cold = len(passes)
+        fit_affine(tar, non, rule, plo=-3.0, start=start)
+        warm = len(passes) - cold
+    assert warm <= 5 and warm <= cold / 3, (warm, cold)
+
+
+@pytest.mark.parametrize("start", [Affine(500.0, -9000.0), Affine(-2.0, 1.0), Affine(0.0, 0.0)],
+                         ids=["step-like", "reversed", "zero"])
+@pytest.mark.parametrize("rule", [BetaRule.logarithmic(), BetaRule.brier()], ids=["logarithmic", "Brier"])
+def test_a_far_start_does_not_change_the_fit(asv_dev, rule, start):
+    """Newton steps from a start far from the optimum (a plateau, the wrong sign) do not converge: the fit is then
+    made from scratch, never left where a crawling search stopped."""
+    tar, non = asv_dev
+    cold, warm = fit_affine(tar, non, rule, plo=-3.0), fit_affine(tar, non, rule, plo=-3.0, start=start)
+    assert warm.scale == pytest.approx(cold.scale, rel=1e-9)
+    assert warm.offset == pytest.approx(cold.offset, rel=1e-9)
+
+
+@pytest.mark.parametrize("rule", ["logarithmic", "Brier"])
+def test_a_start_on_large_data_gives_the_fit_from_scratch(large_trials, large_fits, rule):
+    tar, non = large_trials
+    start = fit_affine(tar, non, plo=-0.5)
+    warm = fit_affine(tar, non, BetaRule.logarithmic() if rule == "logarithmic" else BetaRule.brier(), plo=-1.0,
+                      start=start)
+    assert warm.scale == pytest.approx(large_fits[rule, "subsampled"].scale, rel=1e-9)
+    assert warm.offset == pytest.approx(large_fits[rule, "subsampled"].offset, rel=1e-9)
+
+
+def test_a_start_on_huge_scores_gives_the_fit_from_scratch(synthetic):
+    """Scores beyond 1e100 are fitted on scaled copies: the start is scaled with them."""
+    tar, non = (scores * 1e120 for scores in synthetic)
+    cold = fit_affine(tar, non, plo=-1.0)
+    warm = fit_affine(tar, non, plo=-1.0, start=fit_affine(tar, non, plo=-0.5))
+    assert warm.scale == pytest.approx(cold.scale, rel=1e-9)
+    assert warm.offset == pytest.approx(cold.offset, rel=1e-9)
+
+
+@pytest.mark.parametrize("columns, regularisation", [([1, 2, 3], 0.0), ([0, 1, 2, 3], 1e-2)])
+def test_fusion_from_a_start_equals_the_fusion_from_scratch(cm_systems, columns, regularisation):
+    tar, non = (scores[:, columns] for scores in cm_systems["dev"])
+    cold = fit_fusion(tar, non, plo=-2.0, regularisation=regularisation)
+    start = fit_fusion(tar, non, plo=-1.5, regularisation=regularisation)
+    warm = fit_fusion(tar, non, plo=-2.0, regularisation=regularisation, start=start)
+    np.testing.assert_allclose(warm.weights, cold.weights, rtol=1e-9)
+    assert warm.offset == pytest.approx(cold.offset, rel=1e-9)
+
+
+def test_a_start_of_the_wrong_shape_is_refused(cm_systems):
+    tar, non = cm_systems["dev"]
+    with pytest.raises(ValueError, match="start must be a finite fusion of 3 system"):
+        fit_fusion(tar[:, 1:], non[:, 1:], start=Fusion(weights=np.ones(2), offset=0.0))
+    with pytest.raises(ValueError, match="start must be a finite fusion of 1 system"):
+        fit_affine(tar[:, 1], non[:, 1], start=Affine(np.nan, 0.0))
