@@ -121,8 +121,8 @@ class _Objective:
 
     def value(self, phi) -> float:
         theta = self.raw(phi)
-        target_cost = self.rule.costs(self._llrs(self.tar, theta))[0].sum()
-        non_cost = self.rule.costs(self._llrs(self.non, theta))[1].sum()
+        target_cost = self.rule.target_cost(self._llrs(self.tar, theta)).sum()
+        non_cost = self.rule.non_cost(self._llrs(self.non, theta)).sum()
         penalty = self.regularisation / 2 * (phi[:-1] @ phi[:-1])
         return float(self.tar_weight * target_cost + self.non_weight * non_cost + penalty)
 

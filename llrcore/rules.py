@@ -102,16 +102,26 @@ class BetaRule:
         """Canonical costs ``(C(q|H1), C(q|H2))`` of posterior log-odds ``x`` (``q = sigmoid(x)``).
 
         Finite for finite ``x``; at ``x = -inf`` the target cost is ``inf`` when ``alpha <= 1`` and a finite
-        constant otherwise (symmetrically for the non-target cost at ``+inf``).
+        constant otherwise (symmetrically for the non-target cost at ``+inf``). A trial needs only the cost of its
+        own class: :meth:`target_cost` and :meth:`non_cost` compute one side each.
         """
         x = np.asarray(x, dtype=np.float64)
+        return self.target_cost(x), self.non_cost(x)
+
+    def target_cost(self, x) -> np.ndarray:
+        """``C(q|H1)`` alone (the first of :meth:`costs`), for target trials' log-odds ``x``."""
+        x = np.asarray(x, dtype=np.float64)
         closed_form = _CLOSED_FORMS.get((self.alpha, self.beta))
-        if closed_form is not None:
-            return closed_form(x)
-        return self._target_cost(x), self._mirror._target_cost(-x)
+        return closed_form[0](x) if closed_form is not None else self._general_target_cost(x)
+
+    def non_cost(self, x) -> np.ndarray:
+        """``C(q|H2)`` alone (the second of :meth:`costs`), for non-target trials' log-odds ``x``."""
+        x = np.asarray(x, dtype=np.float64)
+        closed_form = _CLOSED_FORMS.get((self.alpha, self.beta))
+        return closed_form[1](x) if closed_form is not None else self._mirror._general_target_cost(-x)
 
     def target_derivatives(self, x) -> tuple[np.ndarray, np.ndarray]:
-        """First and second derivatives of ``C(q|H1)`` with respect to ``x``.
+        """First and second derivatives of :meth:`target_cost`, ``C(q|H1)``, with respect to ``x``.
 
         ``d/dx C(q|H1) = -f(x)`` with ``f(x) = q^(alpha-1) (1-q)^beta / B``, and
         ``d2/dx2 C(q|H1) = -f(x) ((alpha - 1)(1 - q) - beta q)``.
@@ -124,7 +134,7 @@ class BetaRule:
         return slope, slope * ((self.alpha - 1) * one_minus_q - self.beta * q)
 
     def non_derivatives(self, x) -> tuple[np.ndarray, np.ndarray]:
-        """First and second derivatives of ``C(q|H2)`` with respect to ``x`` (the mirror rule's target side)."""
+        """First and second derivatives of :meth:`non_cost`, ``C(q|H2)``: the mirror rule's target side at ``-x``."""
         slope, curvature = self._mirror.target_derivatives(-np.asarray(x, dtype=np.float64))
         return -slope, curvature
 
@@ -138,7 +148,7 @@ class BetaRule:
         """``log f(t)`` with ``f(t) = w(t) (1 + e^-t) = sigmoid(t)^(alpha-1) sigmoid(-t)^beta / B``."""
         return -(self.alpha - 1) * softplus(-t) - self.beta * softplus(t) - special.betaln(self.alpha, self.beta)
 
-    def _target_cost(self, x):
+    def _general_target_cost(self, x):
         """``C(q|H1) = int_x^inf f(t) dt`` for any (alpha, beta)."""
         if self.alpha > 1:
             # int_q^1 c^(alpha-2) (1-c)^(beta-1) dc = B(alpha-1, beta) I_{1-q}(beta, alpha-1)
@@ -159,8 +169,9 @@ class BetaRule:
         Each grid interval is integrated by Gauss-Legendre quadrature of ``f`` itself and the pieces are summed
         from the right, so every tabulated cost is a sum of positive terms (no cancellation, full relative
         precision even where the cost is 1e-40). ``log C`` is smooth with known slope ``-f / C``, so a cubic Hermite
-        interpolant on the 1/128 grid is accurate to about 1e-11 and costs a few vector operations. Beyond ``|t| = 40`` one sigmoid factor is 1 to double precision, so ``f(t)`` is ``e^{(alpha-1) t} / B`` on
-        the left and ``e^{-beta t} / B`` on the right, whose integrals have closed forms.
+        interpolant on the 1/128 grid is accurate to about 1e-11 and costs a few vector operations. Beyond
+        ``|t| = 40`` one sigmoid factor is 1 to double precision, so ``f(t)`` is ``e^{(alpha-1) t} / B`` on the left
+        and ``e^{-beta t} / B`` on the right, whose integrals have closed forms.
         """
         limit, log_beta = _TABLE_LIMIT, special.betaln(self.alpha, self.beta)
         grid = np.arange(-limit, limit + _TABLE_STEP / 2, _TABLE_STEP)
@@ -186,7 +197,8 @@ class BetaRule:
                 left_extra = (-limit - beyond) / np.exp(log_beta)
             else:
                 with np.errstate(over="ignore"):
-                    left_extra = (np.exp(-left_power * limit) - np.exp(left_power * beyond)) / (left_power * np.exp(log_beta))
+                    left_extra = np.exp(-left_power * limit) - np.exp(left_power * beyond)
+                    left_extra /= left_power * np.exp(log_beta)
             return np.where(left, table[0] + left_extra, cost)
 
         return target_cost
@@ -215,34 +227,41 @@ def _hermite(values, slopes, position):
     )
 
 
-def _logarithmic(x):
-    return softplus(-x), softplus(x)
-
-
-def _brier(x):
-    return 3 * sigmoid(-x) ** 2, 3 * sigmoid(x) ** 2
-
-
-def _boosting(x):
+def _boosting_non(x):
+    """``(2/pi) sqrt(q/(1-q)) = (2/pi) e^(x/2)``, ``inf`` (without a warning) beyond ``x`` of about 1419."""
     with np.errstate(over="ignore"):
-        return (2 / np.pi) * np.exp(-x / 2), (2 / np.pi) * np.exp(x / 2)
+        return (2 / np.pi) * np.exp(x / 2)
 
 
-def _asymmetric(x):
-    # C(q|H2) = 2 (-ln(1-q) - q) = 2 (ln(1 + u) - u / (1 + u)) with u = e^x: the two terms cancel for x << 0.
-    non_cost = np.where(x < -1e-2, _log1p_minus_fraction(np.exp(np.minimum(x, 0))), softplus(x) - sigmoid(x))
-    return 2 * sigmoid(-x), 2 * non_cost
+def _asymmetric_non(x):
+    """``C(q|H2) = 2 (-ln(1-q) - q) = 2 (ln(1 + u) - u / (1 + u))`` with ``u = e^x``.
+
+    The second form avoids the cancellation of the first for ``x << 0``. Each form is evaluated only on the
+    log-odds it serves: the softplus and sigmoid of the first cost more than all the rest, and non-target log-odds
+    are nearly all on the second form's side.
+    """
+    cost = np.empty_like(x)
+    low = x < -1e-2
+    cost[low] = _log1p_minus_fraction(np.exp(x[low]))
+    high = ~low
+    cost[high] = softplus(x[high]) - sigmoid(x[high])
+    return 2 * cost
 
 
 def _log1p_minus_fraction(u):
     """``log(1 + u) - u / (1 + u)`` for ``0 <= u < 1`` without cancellation (a series for small u)."""
-    u = np.asarray(u, dtype=np.float64)
-    small = u < 1e-3
-    series = u**2 / 2 - 2 * u**3 / 3 + 3 * u**4 / 4 - 4 * u**5 / 5
-    return np.where(small, series, np.log1p(u) - u / (1 + u))
+    # u^2/2 - 2u^3/3 + 3u^4/4 - 4u^5/5 in Horner form: a few multiplications where powers would call pow().
+    series = u * u * (0.5 + u * (-2 / 3 + u * (0.75 - 0.8 * u)))
+    return np.where(u < 1e-3, series, np.log1p(u) - u / (1 + u))
 
 
-_CLOSED_FORMS = {(1.0, 1.0): _logarithmic, (2.0, 2.0): _brier, (0.5, 0.5): _boosting, (2.0, 1.0): _asymmetric}
+# (target cost, non-target cost) of the named rules, each a function of the posterior log-odds x.
+_CLOSED_FORMS = {
+    (1.0, 1.0): (lambda x: softplus(-x), softplus),
+    (2.0, 2.0): (lambda x: 3 * sigmoid(-x) ** 2, lambda x: 3 * sigmoid(x) ** 2),
+    (0.5, 0.5): (lambda x: _boosting_non(-x), _boosting_non),
+    (2.0, 1.0): (lambda x: 2 * sigmoid(-x), _asymmetric_non),
+}
 _NAMES = {(1.0, 1.0): "logarithmic", (2.0, 2.0): "Brier", (0.5, 0.5): "boosting", (2.0, 1.0): "asymmetric"}
 
 
@@ -255,8 +274,8 @@ def objective(tar_llr, non_llr, rule: BetaRule, plo: float = 0.0) -> float:
     from .data import as_scores
 
     tar_llr, non_llr = as_scores(tar_llr, "target LLRs"), as_scores(non_llr, "non-target LLRs")
-    target_cost = rule.costs(tar_llr + plo)[0].mean()
-    non_cost = rule.costs(non_llr + plo)[1].mean()
+    target_cost = rule.target_cost(tar_llr + plo).mean()
+    non_cost = rule.non_cost(non_llr + plo).mean()
     return float(sigmoid(plo) * target_cost + sigmoid(-plo) * non_cost)
 
 

@@ -259,6 +259,36 @@ def test_target_slope_is_minus_weight_times_odds_factor(alpha, beta):
                                rtol=1e-12)
 
 
+# Both sides of the asymmetric non-target cost's switches of form (x = -0.01 and e^x = 1e-3) and of the table's edges.
+X_SIDES = np.sort(np.concatenate([X_GRID, [-8.0, np.log(1e-3) - 1e-9, np.log(1e-3) + 1e-9, -0.0100001, -0.0099999]]))
+
+
+@pytest.mark.parametrize("alpha,beta", ALL_RULES, ids=RULE_IDS)
+def test_per_side_costs_and_derivatives_equal_references(alpha, beta):
+    """target_cost and non_cost (the calibration objective calls each on one class's trials) against quadrature of
+    the canonical definition, and target_derivatives / non_derivatives against central differences of these
+    per-side costs; costs() is the two of them together, also at infinite and extreme LLRs."""
+    rule = BetaRule(alpha, beta)
+    target, non = rule.target_cost(X_SIDES), rule.non_cost(X_SIDES)
+    expected = np.array([canonical_costs(alpha, beta, x) for x in X_SIDES])
+    np.testing.assert_allclose(target, expected[:, 0], rtol=1e-9, atol=0)
+    np.testing.assert_allclose(non, expected[:, 1], rtol=1e-9, atol=0)
+    x_all = np.concatenate([X_SIDES, [-np.inf, -1e6, -1e3, 1e3, 1e6, np.inf]])
+    both = rule.costs(x_all)
+    assert np.array_equal(both[0], rule.target_cost(x_all)) and np.array_equal(both[1], rule.non_cost(x_all))
+
+    x = np.array([-15.0, -7.3, np.log(1e-3), -2.0, -0.5, -0.01, 0.0, 0.3, 1.7, 4.0, 9.5, 15.0])
+    h = 1e-5
+    for side, cost, derivatives in (("target", rule.target_cost, rule.target_derivatives),
+                                    ("non", rule.non_cost, rule.non_derivatives)):
+        slope, curvature = derivatives(x)
+        fd_slope = (cost(x + h) - cost(x - h)) / (2 * h)
+        # a cost accurate to ~1e-11 relative (the tables) gives a difference quotient accurate to ~1e-6 * cost
+        assert np.all(np.abs(fd_slope - slope) <= 1e-6 * (np.abs(slope) + cost(x))), side
+        fd_curvature = (derivatives(x + h)[0] - derivatives(x - h)[0]) / (2 * h)
+        assert np.all(np.abs(fd_curvature - curvature) <= 1e-6 * np.abs(curvature) + 1e-8 * np.abs(slope)), side
+
+
 @pytest.mark.parametrize("alpha,beta", ALL_RULES, ids=RULE_IDS)
 def test_weight_is_a_density(alpha, beta):
     rule = BetaRule(alpha, beta)
