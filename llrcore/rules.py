@@ -249,10 +249,21 @@ def _asymmetric_non(x):
 
 
 def _log1p_minus_fraction(u):
-    """``log(1 + u) - u / (1 + u)`` for ``0 <= u < 1`` without cancellation (a series for small u)."""
-    # u^2/2 - 2u^3/3 + 3u^4/4 - 4u^5/5 in Horner form: a few multiplications where powers would call pow().
-    series = u * u * (0.5 + u * (-2 / 3 + u * (0.75 - 0.8 * u)))
-    return np.where(u < 1e-3, series, np.log1p(u) - u / (1 + u))
+    """``log(1 + u) - u / (1 + u)`` for ``0 <= u < 1``, to a few units in the last place.
+
+    The difference cancels for small u (its value is about u^2/2). With ``y = u / (2 + u)`` (so
+    ``log(1 + u) = 2 atanh(y)``) it is ``2 y^2 / (1 + y) + 2 sum_{k >= 0} y^(2k+3) / (2k+3)``: positive terms only,
+    no cancellation, and ``y < 1/3`` makes 18 terms exhaust double precision.
+    """
+    y = u / (2 + u)
+    z = y * y
+    series = np.zeros_like(y)
+    for k in range(_ATANH_TERMS - 1, -1, -1):
+        series = series * z + 1 / (2 * k + 3)
+    return 2 * z / (1 + y) + 2 * y * z * series
+
+
+_ATANH_TERMS = 18  # (1/3)^(2 * 18) = 7e-18: the first term left out is below double precision
 
 
 # (target cost, non-target cost) of the named rules, each a function of the posterior log-odds x.

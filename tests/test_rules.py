@@ -209,6 +209,21 @@ def test_boosting_is_scaled_square_root_odds():
     np.testing.assert_allclose(non, (2 / np.pi) * np.sqrt(q / one_minus_q), rtol=1e-12)
 
 
+def test_asymmetric_non_target_cost_to_the_last_digits():
+    """``2 (ln(1 + e^x) - e^x / (1 + e^x))`` in 500-digit decimal arithmetic: the closed form cancels to ~u^2/2,
+    so any loss of digits shows; a few units in the last place are all that may differ."""
+    from decimal import Decimal, localcontext
+
+    x = np.concatenate([-np.geomspace(350, 1e-3, 400), np.linspace(-1, 30, 63)])  # values above the subnormals
+    got = BetaRule.asymmetric().non_cost(x)
+    with localcontext() as context:
+        context.prec = 500
+        for value, cost in zip(x, got):
+            u = Decimal(float(value)).exp()
+            reference = 2 * ((1 + u).ln() - u / (1 + u))
+            assert abs(Decimal(float(cost)) - reference) <= Decimal("1e-15") * reference, value
+
+
 def test_asymmetric_closed_form():
     x = np.array([-5.0, -1.3, 0.0, 0.4, 2.2, 7.0])
     q = expit(x)
