@@ -218,7 +218,7 @@ Audio and reference
   sample.wav: 30 s, 16 kHz mono, 2 speakers (speaker90, speaker91); sha256 {sha256(args.wav)}
   sample.rttm: sha256 {sha256(args.rttm)}
   The audio itself is NOT stored in the project, only the matrix and the RTTM: nothing in the project reads
-  ../shared, the wheel or the network.
+  the audio, the wheel or the network.
 
 Embeddings
   Resemblyzer {version('resemblyzer')} (Apache-2.0, Copyright 2019 Resemble AI), its pretrained VoiceEncoder
