@@ -7,9 +7,9 @@
 
 ``calibrate`` writes the calibrated LLRs in the format of the file they replace (:func:`llrcore.io.rescore_file`):
 every line of a text file is kept (comments, header, trial ids, labels, order) with only its score replaced; an
-``.npz`` score file keeps its arrays; a Parquet file its columns. A text or Parquet file to calibrate needs no labels (a one-column score file,
-or a Kaldi/BOSARIS ``model test score`` file, will do). Bad input ends with one sentence on stderr saying what is
-wrong and where, and exit status 2; never a traceback.
+``.npz`` score file keeps its arrays; a Parquet file its columns. A text or Parquet file to calibrate needs no
+labels (a one-column score file, or a Kaldi/BOSARIS ``model test score`` file, will do). Bad input ends with one
+sentence on stderr saying what is wrong and where, and exit status 2; never a traceback.
 """
 from __future__ import annotations
 
