@@ -1,7 +1,11 @@
 """The operating point (P_target, C_miss, C_fa), one for the whole app: every page that asks for it shares it.
 
-The values live in ``st.session_state`` under ``op_p_target``, ``op_c_miss``, ``op_c_fa`` (kept across page
-switches); ``op_preset`` names the NIST preset they match, or "Custom".
+The one source of truth is an :class:`llrcore.OperatingPoint` in ``st.session_state["operating_point"]``, filled in
+once per session. The widgets (keys ``op_preset``, ``op_p_target``, ``op_c_miss``, ``op_c_fa``) are only its view:
+before they are drawn their state is set from it, and their ``on_change`` callbacks write it back. A widget's own
+state cannot carry the value across pages: Streamlit deletes the state of widgets a page does not draw, and the
+pages draw these widgets in different layouts (the preset box on some pages only), so a page switch used to bring
+them back at their minimum, 1e-6, while the preset box still showed a NIST preset.
 """
 from __future__ import annotations
 
@@ -10,20 +14,27 @@ import streamlit as st
 
 import llrcore as lc
 
+STATE_KEY = "operating_point"
 CUSTOM = "Custom"
 PRESETS = {
-    "NIST SRE'12 (P = 0.01; Cprimary adds 0.001)": (0.01, 1.0, 1.0),
-    "NIST SRE'10 (P = 0.001, Cmiss = 1, Cfa = 1)": (0.001, 1.0, 1.0),
-    "NIST SRE'08 (P = 0.01, Cmiss = 10, Cfa = 1)": (0.01, 10.0, 1.0),
-    "EER-like (P = 0.5, Cmiss = 1, Cfa = 1)": (0.5, 1.0, 1.0),
+    "NIST SRE'12 (P = 0.01; Cprimary adds 0.001)": lc.OperatingPoint.sre12(),
+    "NIST SRE'10 (P = 0.001, Cmiss = 1, Cfa = 1)": lc.OperatingPoint.sre10(),
+    "NIST SRE'08 (P = 0.01, Cmiss = 10, Cfa = 1)": lc.OperatingPoint.sre08(),
+    "EER-like (P = 0.5, Cmiss = 1, Cfa = 1)": lc.OperatingPoint.equal_error(),
 }
-KEYS = ("op_p_target", "op_c_miss", "op_c_fa")
+DEFAULT = next(iter(PRESETS.values()))
+FIELDS = {"op_p_target": "p_target", "op_c_miss": "c_miss", "op_c_fa": "c_fa"}
 
 
-def _matching_preset() -> str:
-    values = tuple(float(st.session_state[key]) for key in KEYS)
+def current() -> lc.OperatingPoint:
+    """The app's operating point (the default preset until someone changes it)."""
+    return st.session_state.setdefault(STATE_KEY, DEFAULT)
+
+
+def _preset_of(op: lc.OperatingPoint) -> str:
+    values = (op.p_target, op.c_miss, op.c_fa)
     for label, preset in PRESETS.items():
-        if np.allclose(values, preset, rtol=1e-9, atol=0):
+        if np.allclose(values, (preset.p_target, preset.c_miss, preset.c_fa), rtol=1e-9, atol=0):
             return label
     return CUSTOM
 
@@ -31,46 +42,42 @@ def _matching_preset() -> str:
 def _on_preset() -> None:
     preset = PRESETS.get(st.session_state["op_preset"])
     if preset is not None:
-        for key, value in zip(KEYS, preset):
-            st.session_state[key] = value
+        st.session_state[STATE_KEY] = preset
 
 
 def _on_value() -> None:
-    st.session_state["op_preset"] = _matching_preset()
+    values = {field: st.session_state[key] for key, field in FIELDS.items() if key in st.session_state}
+    st.session_state[STATE_KEY] = lc.OperatingPoint(**{**vars(current()), **values})
 
 
 def operating_point(title: str = "Operating point", *, presets: bool = True, compact: bool = False) \
         -> tuple[float, float, float]:
-    """Draw the operating-point controls and return ``(p_target, c_miss, c_fa)``.
+    """Draw the operating-point controls and return ``(p_target, c_miss, c_fa)`` of the app's operating point.
 
     `presets` adds the NIST preset box; `compact` puts P_target above the two costs, for a narrow column.
     """
-    for key, value in zip(KEYS, next(iter(PRESETS.values()))):
-        st.session_state.setdefault(key, value)
-    st.session_state.setdefault("op_preset", _matching_preset())
+    op = current()
+    for key, field in FIELDS.items():  # the widgets show the one operating point, whatever they held before
+        st.session_state[key] = getattr(op, field)
+    st.session_state["op_preset"] = _preset_of(op)
     st.markdown(f"**{title}**")
     if presets:
-        st.selectbox("Preset", [*PRESETS, CUSTOM], key="op_preset", on_change=_on_preset, persist_state="session")
+        st.selectbox("Preset", [*PRESETS, CUSTOM], key="op_preset", on_change=_on_preset)
     if compact:
         p_column = st.container()
         miss_column, fa_column = st.columns(2)
     else:
         p_column, miss_column, fa_column = st.columns(3)
-    p_target = p_column.number_input(
+    p_column.number_input(
         "P_target", min_value=1e-6, max_value=1 - 1e-6, step=0.001, format="%g", key="op_p_target",
-        on_change=_on_value, persist_state="session", help="Prior probability of a target trial.",
+        on_change=_on_value, help="Prior probability of a target trial.",
     )
-    c_miss = miss_column.number_input(
-        "C_miss", min_value=1e-6, step=1.0, format="%g", key="op_c_miss", on_change=_on_value,
-        persist_state="session", help="Cost of missing a target.",
-    )
-    c_fa = fa_column.number_input(
-        "C_fa", min_value=1e-6, step=1.0, format="%g", key="op_c_fa", on_change=_on_value,
-        persist_state="session", help="Cost of a false alarm.",
-    )
-    plo = float(lc.effective_plo(p_target, c_miss, c_fa))
+    miss_column.number_input("C_miss", min_value=1e-6, step=1.0, format="%g", key="op_c_miss", on_change=_on_value,
+                             help="Cost of missing a target.")
+    fa_column.number_input("C_fa", min_value=1e-6, step=1.0, format="%g", key="op_c_fa", on_change=_on_value,
+                           help="Cost of a false alarm.")
     st.caption(
-        f"Effective prior log-odds **{plo:+.3f}** (effective P_target {lc.rates.sigmoid(plo):.4g}): "
-        f"LLRs at or above **{-plo:+.3f}** are accepted as targets."
+        f"Effective prior log-odds **{op.plo_eff:+.3f}** (effective P_target {op.p_eff:.4g}): "
+        f"LLRs at or above **{op.threshold:+.3f}** are accepted as targets."
     )
-    return float(p_target), float(c_miss), float(c_fa)
+    return op.p_target, op.c_miss, op.c_fa

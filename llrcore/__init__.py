@@ -33,6 +33,7 @@ from .metrics import (
     pav_llrs,
 )
 from .io import LoadError, read_trials, rescore_file, write_trials
+from .operating_point import OperatingPoint
 from .rates import SortedScores
 from .rules import BetaRule, objective, threshold_weighting
 from .calibration_analysis import (
