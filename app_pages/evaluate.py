@@ -62,7 +62,7 @@ def metric_cards(results) -> None:
                 cllr_col.metric(
                     "Cllr", f"{result.cllr:.3f} bits",
                     delta=f"{result.calibration_loss_percent:.0f} % calibration loss",
-                    delta_color="inverse" if result.calibration_loss_percent >= 10 else "off",
+                    delta_color="off" if result.llr_verdict.good else "inverse",
                     delta_arrow="off",
                     help="Cllr of the scores taken as LLRs; calibration loss = (Cllr - minCllr) / Cllr.",
                 )
@@ -73,6 +73,7 @@ def metrics_frame(results):
     table["EER"] = 100.0 * table["EER"]
     table = table.rename(columns={"EER": "EER %"})
     table.insert(0, "role", [state.systems()[r.name]["role"] for r in results])
+    table["as LLRs"] = [r.llr_verdict.verdict for r in results]
     return table.reset_index()
 
 
@@ -92,6 +93,7 @@ def show_metrics_table(results) -> None:
             "calibration loss %": st.column_config.NumberColumn(format="%.1f"),
             "Cprimary": st.column_config.NumberColumn(format="%.4f", help="Mean actual DCF at P = 0.01 and 0.001."),
             "minCprimary": st.column_config.NumberColumn(format="%.4f"),
+            "as LLRs": st.column_config.TextColumn(help=f"Can the scores be used as likelihood ratios as they are? {lc.VERDICT_RULE.capitalize()}."),
         },
     )
     st.download_button(

@@ -36,6 +36,7 @@ from .io import LoadError, read_trials, rescore_file, write_trials
 from .operating_point import OperatingPoint
 from .rates import SortedScores
 from .rules import BetaRule, objective, threshold_weighting
+from .words import VERDICT_RULE, VERDICTS, LLRVerdict, llr_verdict
 from .calibration_analysis import (
     CalibrationResult,
     RuleSweep,

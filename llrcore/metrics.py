@@ -22,6 +22,7 @@ import pandas as pd
 
 from .data import Trials, as_scores
 from .rates import SortedScores, cllr_bits, sigmoid
+from .words import LLRVerdict, calibration_loss_percent, llr_verdict
 
 __all__ = [
     "effective_plo",
@@ -283,9 +284,12 @@ class BinaryMetrics:
     def calibration_loss_percent(self) -> float:
         """Calibration loss as a percentage of Cllr: 0 for a perfectly calibrated system, 100 when Cllr is
         infinite (minCllr is always finite)."""
-        if np.isinf(self.cllr):
-            return 100.0
-        return 100.0 * self.calibration_loss / self.cllr if self.cllr > 0 else 0.0
+        return calibration_loss_percent(self.cllr, self.min_cllr)
+
+    @property
+    def llr_verdict(self) -> LLRVerdict:
+        """Can these scores be used as likelihood ratios as they are? (:func:`~llrcore.words.llr_verdict`)"""
+        return llr_verdict(self.cllr, self.min_cllr)
 
 
 def evaluate(tar_llr, non_llr=None, *, p_target=0.01, c_miss=1.0, c_fa=1.0, name="") -> BinaryMetrics:

@@ -8,8 +8,8 @@ any browser, years from now.
 The summary answers, per system, the questions of Brümmer, Ferrer & Swart (2021): out of 100 trials at your prior,
 how many errors does the system make (its Bayes error rate, times 100), how many would it make with perfect
 calibration (the minimum Bayes error rate, PAV/ROCCH) and how many without it (deciding from the prior alone,
-``min(P, 1 - P)``)? Then whether its scores can be read as likelihood ratios (from the calibration loss
-``Cllr - minCllr``) and what a calibration trained on development data (or cross-validated) changes.
+``min(P, 1 - P)``)? Then whether its scores can be read as likelihood ratios (:func:`~llrcore.words.llr_verdict`, the one
+verdict the app and the command line give too) and what a calibration trained on development data (or cross-validated) changes.
 
 With costs other than 1 the errors are counted at the effective prior
 ``P_eff = sigmoid(logit(P_target) + log(C_miss / C_fa))``, the prior whose error-minimising decisions are the
@@ -41,6 +41,7 @@ from .data import Trials
 from .metrics import BinaryMetrics, bayes_error_rates, effective_plo, evaluate, metrics_table
 from .rates import sigmoid
 from .rules import BetaRule
+from .words import VERDICTS
 
 __all__ = [
     "Report",
@@ -52,12 +53,6 @@ __all__ = [
     "VERDICTS",
 ]
 
-#: The three answers to "can its scores be trusted as likelihood ratios?"
-VERDICTS = ("good", "needs recalibration", "not usable as likelihood ratios")
-#: "good" calibration: at most this share of Cllr is calibration loss ...
-GOOD_LOSS_PERCENT = 10.0
-#: ... and at the operating point at most this many times the errors of perfect calibration (plus 0.005 per 100).
-GOOD_EXCESS = 1.25
 CROSS_VALIDATION_FOLDS = 5
 
 
@@ -308,15 +303,6 @@ def _errors_per_100(trials: Trials, plo_eff: float) -> tuple[float, float, float
     return 100 * float(rates.actual[0]), 100 * float(rates.minimum[0]), 100 * float(rates.default[0])
 
 
-def _verdict(metrics: BinaryMetrics, errors: float, min_errors: float) -> str:
-    """good / needs recalibration / not usable, from Cllr, the calibration loss and the operating point."""
-    if not np.isfinite(metrics.cllr) or metrics.cllr >= 1.0:
-        return VERDICTS[2]
-    if metrics.calibration_loss_percent <= GOOD_LOSS_PERCENT and errors <= GOOD_EXCESS * min_errors + 0.005:
-        return VERDICTS[0]
-    return VERDICTS[1]
-
-
 def _direction(trials: Trials, class_names: tuple[str, str]) -> str:
     """How the LLRs are off, from a logistic-regression recalibration ``a * llr + b`` of the LLRs themselves:
     ``a < 1`` means too extreme (overstating the evidence), ``a > 1`` too cautious; ``b`` a lean to one side."""
@@ -408,7 +394,7 @@ def _summarise(name, trials, source, op, class_names, calibration, problem=None)
     p_target, c_miss, c_fa, plo_eff = op
     metrics = evaluate(trials.sorted, p_target=p_target, c_miss=c_miss, c_fa=c_fa, name=name)
     errors, min_errors, default_errors = _errors_per_100(trials, plo_eff)
-    verdict = _verdict(metrics, errors, min_errors)
+    verdict = metrics.llr_verdict.verdict
     paragraphs = {
         "tested": _tested(name, trials, source, class_names),
         "errors": _errors_sentence(op, class_names, errors, min_errors, default_errors),
