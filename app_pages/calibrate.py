@@ -212,6 +212,14 @@ def transform_sentence(result: lc.CalibrationResult, train: str) -> str:
             f"{'+' if calibrator.offset >= 0 else '−'} {abs(calibrator.offset):.4g}**.")
 
 
+def show_problems(result: lc.CalibrationResult) -> None:
+    """A degenerate fit is shown (it is the objective's honest optimum) under a warning that says what is wrong."""
+    if result.degenerate:
+        st.warning("**This calibration is degenerate.**\n\n" + "\n".join(f"- {problem}" for problem in result.problems)
+                   + "\n\nTry the logarithmic rule, a prior weighting closer to 0.5, or more training trials.",
+                   icon=":material/warning:")
+
+
 def metric_cards(before, after) -> None:
     cards = [
         ("EER", 100 * before.eer, 100 * after.eer, "%", "ROCCH equal error rate: discrimination, untouched by any "
@@ -390,6 +398,7 @@ def main() -> None:
     if result.cross_validated:
         st.caption(f"The evaluation LLRs come from {result.folds} calibrations, each trained without the fold it "
                    "calibrates; the transform above is the one trained on all trials, to apply to new scores.")
+    show_problems(result)
     metric_cards(result.before, result.after)
     show_metrics_table(result, raw_name)
     actions(result, raw_name, train)

@@ -41,6 +41,7 @@ from .calibration_analysis import (
     CalibrationResult,
     RuleSweep,
     calibrate_and_evaluate,
+    calibration_problems,
     sweep_prior_weighting,
     weighting_mode,
 )

@@ -51,6 +51,8 @@ __all__ = [
     "CalibrationResult",
     "calibrate_and_evaluate",
     "calibration_label",
+    "calibration_problems",
+    "STEP_SCALE_RATIO",
     "RuleSweep",
     "sweep_prior_weighting",
     "weighting_mode",
@@ -106,6 +108,9 @@ class CalibrationResult:
         Metrics of ``raw`` (scores taken as LLRs) and of ``calibrated`` at the chosen operating point.
     train_name : str
         Name of the training set.
+    problems : tuple of str
+        Sentences saying why this calibration is degenerate (:func:`calibration_problems`); empty when it is not.
+        The result is kept either way: a degenerate fit is the honest optimum of its objective.
     """
 
     method: str
@@ -118,10 +123,16 @@ class CalibrationResult:
     before: BinaryMetrics
     after: BinaryMetrics
     train_name: str
+    problems: tuple[str, ...] = ()
 
     @property
     def cross_validated(self) -> bool:
         return self.folds is not None
+
+    @property
+    def degenerate(self) -> bool:
+        """Whether :attr:`problems` found anything wrong with this calibration."""
+        return bool(self.problems)
 
     @property
     def label(self) -> str:
@@ -202,6 +213,7 @@ def calibrate_and_evaluate(
     spoof = calibrator(raw.spoof) if raw.spoof.size else raw.spoof
     calibrated = Trials(tar_llr, non_llr, name=name, spoof=spoof)
     operating_point = dict(p_target=p_target, c_miss=c_miss, c_fa=c_fa)
+    after = evaluate(calibrated.sorted, name=name, **operating_point)
     return CalibrationResult(
         method=method,
         rule=options.get("rule"),
@@ -211,9 +223,71 @@ def calibrate_and_evaluate(
         raw=raw,
         calibrated=calibrated,
         before=evaluate(raw.sorted, name=raw.name, **operating_point),
-        after=evaluate(calibrated.sorted, name=name, **operating_point),
+        after=after,
         train_name=train.name,
+        problems=calibration_problems(calibrator, train, after.cllr, rule=options.get("rule")),
     )
+
+
+#: An affine calibration whose scale is this many times that of the closed-form Gaussian one is close to a step.
+STEP_SCALE_RATIO = 10.0
+
+
+def calibration_problems(calibrator, train: Trials, evaluation_cllr: float | None = None, *,
+                         rule: BetaRule | None = None) -> tuple[str, ...]:
+    """Why a trained calibration is degenerate, in sentences for the user; empty when nothing is wrong.
+
+    Three signs, each measured, and one cause:
+
+    - a **diverging scale**: an affine calibration whose scale is more than :data:`STEP_SCALE_RATIO` times that of
+      the closed-form Gaussian calibration of the same training trials (:func:`~llrcore.calibration.fit_cmlg`) is
+      close to a step function: it calls most trials certain. (Sensible fits of any rule stay within a factor of
+      about 2 of it on the demo sets; the degenerate ones are hundreds of times steeper.)
+    - **Cllr above 1 bit on the training trials**: the calibrated LLRs do worse than no system (LLR 0) on the very
+      trials they were trained on;
+    - **Cllr above 1 bit on the evaluation trials** (`evaluation_cllr`);
+    - and, when any of these shows, a **thin-tailed rule**: with ``alpha > 1`` a target with an arbitrarily low LLR
+      costs the objective at most ``(alpha + beta - 1) / (alpha - 1)`` (:attr:`~llrcore.BetaRule.max_target_cost`;
+      symmetrically ``beta > 1`` for non-targets), so the fit can make a few trials certain and wrong.
+
+    Brümmer & Doddington (2013) warn that rules with thin tails, weighted for low priors, look only at few training
+    trials; these checks say when that happened.
+    """
+    problems = []
+    if isinstance(calibrator, Affine):
+        try:
+            gaussian = fit_cmlg(train.tar, train.non).scale
+        except ValueError:  # no spread in a class: no Gaussian reference
+            gaussian = np.nan
+        if np.isfinite(gaussian) and abs(calibrator.scale) > STEP_SCALE_RATIO * abs(gaussian):
+            problems.append(
+                f"The calibration is close to a step function: its scale {calibrator.scale:.3g} is "
+                f"{abs(calibrator.scale / gaussian):.0f} times that of the Gaussian (CMLG) calibration of the same "
+                "training trials, so it calls most trials certain."
+            )
+    train_cllr = cllr_bits(calibrator(train.tar), calibrator(train.non))
+    if not train_cllr < 1.0:
+        problems.append(f"On its own training trials the calibrated LLRs have Cllr {train_cllr:.3g} bits: worse than "
+                        "no system at all (1 bit).")
+    if evaluation_cllr is not None and not evaluation_cllr < 1.0:
+        problems.append(f"On the evaluation trials Cllr is {evaluation_cllr:.3g} bits: worse than no system at all "
+                        "(1 bit).")
+    if problems and rule is not None:
+        problems += _thin_tails(rule)
+    return tuple(problems)
+
+
+def _thin_tails(rule: BetaRule) -> list[str]:
+    sentences = []
+    for tail, value, bound, trials, side in (("α", rule.alpha, rule.max_target_cost, "target", "low"),
+                                             ("β", rule.beta, rule.max_non_cost, "non-target", "high")):
+        if np.isfinite(bound):
+            sentences.append(
+                f"The rule ({rule.alpha:g}, {rule.beta:g}) has a thin tail ({tail} = {value:g} > 1): a {trials} trial "
+                f"given an extremely {side} LLR costs it at most {bound:.3g}, so the fit may make some trials certain "
+                "and wrong. The logarithmic rule (1, 1) has no such limit."
+            )
+    return sentences
 
 
 # ----- the prior-weighting sweep (fig. 2) ---------------------------------------------------------------------------

@@ -120,6 +120,21 @@ class BetaRule:
         closed_form = _CLOSED_FORMS.get((self.alpha, self.beta))
         return closed_form[1](x) if closed_form is not None else self._mirror._general_target_cost(-x)
 
+    @property
+    def max_target_cost(self) -> float:
+        """The most a target trial can cost, ``C(0|H1) = B(alpha - 1, beta) / B(alpha, beta) = (alpha + beta - 1) /
+        (alpha - 1)`` when ``alpha > 1``, else ``inf``.
+
+        A bounded cost (a thin left tail) means that a target given an LLR of -1000 costs hardly more than one given
+        -10: a fit can then trade a few certain-and-wrong LLRs for sharper ones elsewhere and end in a step function.
+        """
+        return (self.alpha + self.beta - 1) / (self.alpha - 1) if self.alpha > 1 else np.inf
+
+    @property
+    def max_non_cost(self) -> float:
+        """The most a non-target trial can cost, ``(alpha + beta - 1) / (beta - 1)`` when ``beta > 1``, else ``inf``."""
+        return self._mirror.max_target_cost
+
     def target_derivatives(self, x) -> tuple[np.ndarray, np.ndarray]:
         """First and second derivatives of :meth:`target_cost`, ``C(q|H1)``, with respect to ``x``.
 

@@ -201,6 +201,26 @@ def test_bad_training_data_gives_a_sentence_not_a_traceback(at):
     assert not at.dataframe  # no stale results under the message
 
 
+def test_a_degenerate_fit_is_kept_and_said_in_words(at):
+    calibrate_page(at)
+    at.selectbox(key="cal_rule").set_value("Custom (α, β)").run()
+    at.number_input(key="cal_alpha").set_value(3.0).run()
+    at.number_input(key="cal_beta").set_value(0.5).run()
+    assert not problems(at)
+    expected = lc.calibrate_and_evaluate(trials(at, ASV_DEV), trials(at, ASV_EVAL), "affine", lc.BetaRule(3, 0.5),
+                                         LOGIT_001)
+    assert expected.after.cllr > 100  # hundreds of bits: the user's report
+    (warning,) = [w.value for w in at.warning if "degenerate" in w.value]
+    assert "step function" in warning and f"{expected.after.cllr:.3g} bits" in warning
+    assert "thin tail" in warning
+    assert before_after(at)[1]["Cllr"] == pytest.approx(expected.after.cllr)  # the result is kept
+
+
+def test_a_sound_fit_has_no_warning(at):
+    calibrate_page(at)
+    assert not [w.value for w in at.warning if "degenerate" in w.value]
+
+
 # ----- Compare rules ---------------------------------------------------------------------------------------------
 
 

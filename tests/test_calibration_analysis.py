@@ -9,6 +9,8 @@ References (no expected value below is an output of llrcore):
 - Ferrer & Ramos (TMLR 2025), table 2, FVCAUS XvPLDA: after cross-validated affine calibration the cross-entropy
   divided by the prior entropy is 0.008 (raw: Cllr 0.1256 bits, assets/fvcaus_plda/SOURCE.txt);
 - the CMLG closed form of DESIGN.md (van Leeuwen & Brümmer 2013) in numpy;
+- the degenerate fits a user reported (ASVspoof 2019 LA dev to eval, P = 0.01, rules (3, 0.5) and (4, 1): scales in
+  the hundreds, evaluation Cllr in the hundreds of bits), Cllr by its formula and the CMLG scale by its closed form;
 - the mode of the logarithmic rule's weighting, ``-tau/2`` exactly (the derivative of
   ``log sigmoid(t + tau) + log sigmoid(-t)`` vanishes there), and a numpy argmax / root of the derivative of the
   weighting formula of DESIGN.md for the other rules.
@@ -293,3 +295,58 @@ def test_mode_matches_a_numpy_argmax_of_the_formula(alpha, beta, tau):
     t = np.arange(-20, 20, 1e-4)
     expected = t[np.argmax(weighting_formula(alpha, beta, tau, t))]
     assert weighting_mode(lc.BetaRule(alpha, beta), tau) == pytest.approx(expected, abs=2e-4)
+
+
+# ----- degenerate fits said in words ---------------------------------------------------------------------------------
+
+ASV = ROOT / "assets" / "asvspoof2019_la"
+
+
+@pytest.fixture(scope="module")
+def asv_dev_eval():
+    return (lc.read_trials(ASV / "ASVspoof2019.LA.asv.dev.gi.trl.scores.txt"),
+            lc.read_trials(ASV / "ASVspoof2019.LA.asv.eval.gi.trl.scores.txt"))
+
+
+def cmlg_scale(tar, non, alpha=0.5):
+    return (tar.mean() - non.mean()) / ((1 - alpha) * non.var() + alpha * tar.var())
+
+
+def cllr_formula(tar, non):
+    return (np.mean(np.logaddexp(0, -tar)) + np.mean(np.logaddexp(0, non))) / (2 * np.log(2))
+
+
+@pytest.mark.parametrize("alpha, beta", [(3.0, 0.5), (4.0, 1.0)])
+def test_the_users_degenerate_fits_are_named_with_their_numbers(asv_dev_eval, alpha, beta):
+    dev, ev = asv_dev_eval
+    result = calibrate_and_evaluate(dev, ev, "affine", lc.BetaRule(alpha, beta), LOGIT_001)
+    scale = result.calibrator.scale
+    assert scale > 100 * cmlg_scale(dev.tar, dev.non)  # a near-step: the report's "scale ≈ 300"
+    train_cllr = cllr_formula(result.calibrator(dev.tar), result.calibrator(dev.non))
+    eval_cllr = cllr_formula(result.calibrated.tar, result.calibrated.non)
+    assert eval_cllr > 100
+    assert result.degenerate
+    step, train, evaluation, tail = result.problems
+    assert "step function" in step and f"{scale / cmlg_scale(dev.tar, dev.non):.0f} times" in step
+    assert f"Cllr {train_cllr:.3g} bits" in train and "training" in train
+    assert f"Cllr is {eval_cllr:.3g} bits" in evaluation
+    assert f"at most {(alpha + beta - 1) / (alpha - 1):.3g}" in tail  # B(alpha-1, beta) / B(alpha, beta)
+    # kept, not replaced: the numbers are those of the fit
+    assert result.after.cllr == pytest.approx(eval_cllr, rel=1e-12)
+
+
+@pytest.mark.parametrize("rule", NAMED_RULES, ids=lambda rule: rule.name)
+@pytest.mark.parametrize("p_weight", [0.5, 0.01])
+def test_sound_fits_have_no_problems(asv_dev_eval, rule, p_weight):
+    dev, ev = asv_dev_eval
+    result = calibrate_and_evaluate(dev, ev, "affine", rule, float(np.log(p_weight / (1 - p_weight))))
+    assert result.problems == ()
+
+
+@pytest.mark.parametrize("method", ["cmlg", "pav"])
+def test_other_methods_are_judged_by_cllr_only(asv_dev_eval, method):
+    dev, ev = asv_dev_eval
+    assert calibrate_and_evaluate(dev, ev, method).problems == ()
+    shifted = lc.Trials(ev.tar - 60, ev.non - 60, name="shifted")  # calibrated on dev, used where scores moved
+    problems = calibrate_and_evaluate(dev, shifted, method).problems
+    assert len(problems) == 1 and "evaluation trials" in problems[0]

@@ -482,3 +482,14 @@ def test_weighting_modes(plo):
     assert abs(brier_mode + plo) < 0.7
     assert abs(brier_mode + plo) < abs(brier_mode + plo / 2)
     assert min(-plo / 2, -plo) < brier_mode < max(-plo / 2, -plo)
+
+
+@pytest.mark.parametrize("alpha,beta", ALL_RULES, ids=RULE_IDS)
+def test_the_most_a_trial_can_cost_is_the_cost_of_certainty_on_the_wrong_side(alpha, beta):
+    rule = BetaRule(alpha, beta)
+    target_bound = special.beta(alpha - 1, beta) / special.beta(alpha, beta) if alpha > 1 else np.inf
+    non_bound = special.beta(alpha, beta - 1) / special.beta(alpha, beta) if beta > 1 else np.inf
+    assert rule.max_target_cost == pytest.approx(target_bound, rel=1e-12)
+    assert rule.max_non_cost == pytest.approx(non_bound, rel=1e-12)
+    assert rule.max_target_cost == pytest.approx(float(rule.target_cost(-np.inf)), rel=1e-9)
+    assert rule.max_non_cost == pytest.approx(float(rule.non_cost(np.inf)), rel=1e-9)
