@@ -38,14 +38,26 @@ def md(text: str) -> str:
 # ----- shared controls (the Compare-rules page uses them too) ---------------------------------------------------------
 
 
+PARTNER_WORDS = (("development", "evaluation"), ("dev", "eval"), ("train", "test"), ("trn", "tst"))
+
+
 def evaluation_partner(train: str, names) -> str | None:
-    """The evaluation set that belongs to development set `train` by name: "X (dev)" -> "X (eval)", "dev" -> "eval"."""
-    swaps = [(r"\bdevelopment\b", "evaluation"), (r"\bdev\b", "eval"), (r"\btrain\b", "test")]
-    for pattern, replacement in swaps:
-        candidate = re.sub(pattern, replacement, train, flags=re.IGNORECASE)
+    """The evaluation set that belongs to development set `train` by name: "X (dev)" -> "X (eval)",
+    "myspk_dev" -> "myspk_eval", "DEV.scores" -> "EVAL.scores".
+
+    A word counts when no letter touches it (so "_dev", "-dev" and "dev2" do, "device" does not); its case is kept.
+    """
+    for development, evaluation in PARTNER_WORDS:
+        candidate = re.sub(rf"(?<![^\W\d_]){development}(?![^\W\d_])",
+                           lambda match: _same_case(evaluation, match.group(0)), train, flags=re.IGNORECASE)
         if candidate != train and candidate in names:
             return candidate
     return None
+
+
+def _same_case(word: str, like: str) -> str:
+    """`word` in the case of `like`: upper case, capitalised or lower case."""
+    return word.upper() if like.isupper() else word.capitalize() if like[0].isupper() else word
 
 
 def _default_evaluation(train: str) -> str:

@@ -201,6 +201,37 @@ def test_bad_training_data_gives_a_sentence_not_a_traceback(at):
     assert not at.dataframe  # no stale results under the message
 
 
+@pytest.mark.parametrize("train, names, partner", [
+    ("myspk_dev", ["myspk_dev", "myspk_eval"], "myspk_eval"),  # "_" used to count as part of the word
+    ("X (dev)", ["X (dev)", "X (eval)"], "X (eval)"),
+    ("X (Dev)", ["X (Dev)", "X (Eval)"], "X (Eval)"),
+    ("DEV.scores", ["DEV.scores", "EVAL.scores"], "EVAL.scores"),
+    ("sys-development", ["sys-development", "sys-evaluation"], "sys-evaluation"),
+    ("plda_train", ["plda_train", "plda_test"], "plda_test"),
+    ("dev2", ["dev2", "eval2"], "eval2"),
+    ("device_dev", ["device_dev", "device_eval", "evalice_eval"], "device_eval"),  # only the word "dev" swaps
+    ("mydev", ["mydev", "myeval"], None),  # a letter touches it: not the word
+    ("X (dev)", ["X (dev)"], None),
+])
+def test_evaluation_partner_by_name(train, names, partner):
+    from app_pages.calibrate import evaluation_partner
+
+    assert evaluation_partner(train, names) == partner
+
+
+def test_underscored_dev_and_eval_uploads_are_paired(at):
+    at.switch_page("app_pages/data.py").run()
+    rng = np.random.default_rng(9)
+    for name, role in (("myspk_dev", "development"), ("myspk_eval", "evaluation")):
+        text = "".join(f"{rng.normal(2):.4f} target\n" for _ in range(50)) + "".join(
+            f"{rng.normal(-2):.4f} nontarget\n" for _ in range(200))
+        at.segmented_control(key="upload_role").set_value(role).run()
+        at.file_uploader(key="score_uploads").set_value((f"{name}.txt", text.encode(), "text/plain")).run()
+    calibrate_page(at)
+    at.selectbox(key="cal_train").set_value("myspk_dev").run()
+    assert at.selectbox(key="cal_eval").value == "myspk_eval"
+
+
 def test_a_degenerate_fit_is_kept_and_said_in_words(at):
     calibrate_page(at)
     at.selectbox(key="cal_rule").set_value("Custom (α, β)").run()
