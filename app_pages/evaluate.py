@@ -45,7 +45,7 @@ def choose_systems() -> list[str]:
 
 
 def metric_cards(results) -> None:
-    per_row = min(len(results), 3)
+    per_row = min(len(results), 2)  # three numbers and their deltas need half the page to stay on one line
     for start in range(0, len(results), per_row):
         columns = st.columns(per_row)
         for column, result in zip(columns, results[start:start + per_row]):

@@ -1,0 +1,48 @@
+"""No text cut off with an ellipsis on any page at 1600 px, with the three demo systems chosen where a page takes several.
+
+A metric card that shows "0.288…" for 0.288 bits, or "69 % calibrat…", hides the number or its meaning. The check
+asks the browser for every visible element of the main area whose text overflows a box that ends in an ellipsis;
+there must be none. A screenshot of each page goes to ``tests/e2e/screenshots/`` for a person to look at.
+"""
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from test_browser import no_exception, open_page, snap, wait_idle
+
+pytestmark = pytest.mark.e2e
+
+CLIPPED = """() => [...document.querySelectorAll('[data-testid=stMain] *')].filter(e => {
+  const style = getComputedStyle(e);
+  return style.textOverflow === 'ellipsis' && e.textContent.trim() !== '' && e.offsetParent !== null
+      && e.scrollWidth > e.clientWidth + 1;
+}).map(e => e.textContent.trim().slice(0, 80))"""
+PAGES = ["", "data", "evaluate", "calibrate", "compare_rules", "bayes_decisions", "gaussian_explorer", "report",
+         "multiclass", "diarization"]
+
+
+def clipped_texts(page: Page) -> list[str]:
+    return page.evaluate(CLIPPED)
+
+
+def add_development_set(page: Page, label: str) -> None:
+    """Add the demo development set to the multiselect `label`, which starts with the two evaluation sets."""
+    page.get_by_role("combobox", name=label).click()
+    page.get_by_role("option", name="ASVspoof19 LA ASV (dev)", exact=True).click()
+    wait_idle(page)
+    page.keyboard.press("Escape")
+
+
+@pytest.mark.parametrize("path", PAGES)
+def test_no_text_is_cut_off(page: Page, app_url, screenshots, path):
+    open_page(page, f"{app_url}/{path}")
+    if path == "evaluate":
+        add_development_set(page, "Systems to show")
+        expect(page.get_by_test_id("stMetric")).to_have_count(9)  # three systems, three cards each
+    if path == "report":
+        add_development_set(page, "Systems in the report")
+    page.wait_for_timeout(1000)
+    no_exception(page)
+    assert clipped_texts(page) == []
+    snap(page, screenshots / f"layout_{path or 'home'}.png")
