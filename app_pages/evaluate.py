@@ -72,7 +72,6 @@ def metrics_frame(results):
     table = lc.metrics_table(results)
     table["EER"] = 100.0 * table["EER"]
     table = table.rename(columns={"EER": "EER %"})
-    table.insert(0, "role", [state.systems()[r.name]["role"] for r in results])
     table["as LLRs"] = [r.llr_verdict.verdict for r in results]
     return table.reset_index()
 
