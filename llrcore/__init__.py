@@ -32,7 +32,7 @@ from .metrics import (
     min_dcf,
     pav_llrs,
 )
-from .io import LoadError, read_trials, rescore_file, write_trials
+from .io import LoadError, LoadWarning, read_trials, rescore_file, write_trials
 from .operating_point import OperatingPoint
 from .rates import SortedScores
 from .rules import BetaRule, objective, threshold_weighting

@@ -42,6 +42,14 @@ def test_bad_file_gives_a_load_error_naming_file_line_and_problem(name, line, ph
     assert "Traceback" not in message and len(message) < 600
 
 
+@pytest.mark.parametrize("name", [name for name, expected in MANIFEST if expected.startswith("error")])
+def test_only_a_score_file_without_its_key_is_marked_as_needing_one(name):
+    """Front ends turn ``needs_key`` into their own instruction (a key box, --key, key=); the sentence has none."""
+    with pytest.raises(lc.LoadError) as caught:
+        lc.read_trials(BAD / name)
+    assert caught.value.needs_key == (name == "kaldi_scores_without_key.txt")
+
+
 @pytest.mark.parametrize("name, n_tar, n_non", _expectations("ok"))
 def test_odd_but_valid_file_loads(name, n_tar, n_non):
     trials = lc.read_trials(BAD / name)

@@ -2,13 +2,16 @@
 the line and the offending value.
 
 Example files live in tests/data/formats/ (made by hand); the real ASVspoof 2019 LA ASV scores in
-tests/data/asvspoof2019_la/ (see its SOURCE.txt). Other files are written into ``tmp_path`` by the tests.
+tests/data/asvspoof2019_la/ (see its SOURCE.txt). Other files are written into ``tmp_path`` by the tests; for a key
+covering part of a score file the expected trials, counts and first lines are computed from the sets of (model, test)
+pairs the test wrote, not by the reader.
 """
 from __future__ import annotations
 
 import gzip
 import io
 import pickle
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -60,6 +63,7 @@ def trials() -> Trials:
 def test_public_api_is_exported():
     assert lc.read_trials is read_trials and lc.write_trials is write_trials and lc.LoadError is LoadError
     assert issubclass(LoadError, ValueError)
+    assert lc.LoadWarning is lc.io.LoadWarning and issubclass(lc.LoadWarning, UserWarning)
 
 
 def test_two_column_csv_with_header_and_label_spellings():
@@ -434,7 +438,7 @@ ERRORS = [
     ("score,label\n0.5,\"target\n-1,non\n", 2, ["quotation mark"]),
     ("m1 t1 0.5 target\nm1 t2 -1 nontarget\nm1 t1 2 target\n", 3, ["'m1 t1'", "first on line 1"]),
     ("1 2 3\n4 5 6\n", 1, ["no column of labels"]),
-    ("m1 t1 0.5\nm1 t2 -1\n", 1, ["key="]),
+    ("m1 t1 0.5\nm1 t2 -1\n", 1, ["Kaldi/BOSARIS score file", "needs its key (trials) file"]),
     ("label sysA sysA\ntarget 1 2\nnon 3 4\n", 1, ["'sysA'"]),
     ("1 0.5 target\n2 -1 non\n", 1, ["ambiguous", "header"]),
 ]
@@ -458,18 +462,156 @@ def test_errors_for_explicit_formats():
     check(load_error("bonafide target 1\nA01 spoof x\n", format="asvspoof"), "'x'", line=2)
 
 
-def test_kaldi_pairs_missing_from_the_key():
+def warning_messages(record) -> list[str]:
+    """The LoadWarnings caught by ``pytest.warns``, as sentences; nothing else may have been warned."""
+    assert all(issubclass(w.category, lc.LoadWarning) for w in record), [str(w.message) for w in record]
+    return [str(w.message) for w in record]
+
+
+def test_kaldi_pairs_missing_from_the_key_are_left_out_with_a_warning():
     scores = named("m1 t1 0.5\nm1 t2 -1\nm2 t1 2\nm2 t2 3\n", "scores.txt")
-    key = named("m2 t1 target\nm1 t1 target\n", "trials.txt")
-    error = pytest.raises(LoadError, read_trials, scores, key=key).value
-    check(error, "2 scored trials", "trials.txt", "'m1 t2'", "line 2")
+    key = named("m2 t1 target\nm1 t1 nontarget\n", "trials.txt")
+    with pytest.warns(lc.LoadWarning) as record:
+        t = read_trials(scores, key=key)
+    assert (t.tar.tolist(), t.non.tolist()) == ([2.0], [0.5])
+    assert warning_messages(record) == ["scores.txt: 2 of 4 scored trials are not in the key trials.txt and were left "
+                                        "out; the first is 'm1 t2' on line 2."]
 
 
-def test_kaldi_key_pairs_without_a_score():
+def test_kaldi_key_pairs_without_a_score_are_counted_with_a_warning():
     scores = named("m1 t1 0.5\nm1 t2 -1\n", "scores.txt")
     key = named("m1 t2 nontarget\nm9 t9 target\nm1 t1 target\n", "trials.txt")
+    with pytest.warns(lc.LoadWarning) as record:
+        t = read_trials(scores, key=key)
+    assert (t.tar.tolist(), t.non.tolist()) == ([0.5], [-1.0])
+    assert warning_messages(record) == ["trials.txt: 1 of the 3 trials of the key has no score in scores.txt "
+                                        "(targets: 1 of 2, non-targets: 0 of 1): 'm9 t9' on line 2."]
+
+
+def partial_key_files(tmp_path, scored_models: int, keyed_models: int, n_tests: int, extra_key_models: int = 0,
+                      seed: int = 0):
+    """A score file of models m0..m{scored_models-1} x tests, shuffled, and a key of models
+    m0..m{keyed_models-1} (plus `extra_key_models` models with no score), model i's targets being tests j with
+    j % 10 == i % 10. Returns the paths and what the join must give, computed from these sets."""
+    rng = np.random.default_rng(seed)
+    scored = [(f"m{i}", f"t{j}") for i in range(scored_models) for j in range(n_tests)]
+    scored = [scored[k] for k in rng.permutation(len(scored))]
+    score_of = {pair: float(np.round(rng.normal(), 6)) for pair in scored}
+    keyed = [(f"m{i}", f"t{j}") for i in range(keyed_models + extra_key_models) for j in range(n_tests)]
+    keyed = [keyed[k] for k in rng.permutation(len(keyed))]
+    is_target = {(m, t): int(m[1:]) % 10 == int(t[1:]) % 10 for m, t in keyed}
+    (tmp_path / "scores.txt").write_text("".join(f"{m} {t} {score_of[m, t]!r}\n" for m, t in scored))
+    (tmp_path / "key.txt").write_text("".join(f"{m} {t} {'target' if is_target[m, t] else 'nontarget'}\n"
+                                              for m, t in keyed))
+    both = [pair for pair in scored if pair in is_target]
+    expected = {
+        "tar": sorted(score_of[p] for p in both if is_target[p]),
+        "non": sorted(score_of[p] for p in both if not is_target[p]),
+        "left_out": [(k + 1, pair) for k, pair in enumerate(scored) if pair not in is_target],
+        "unscored": [(k + 1, pair, is_target[pair]) for k, pair in enumerate(keyed) if pair not in score_of],
+        "key_targets": sum(is_target.values()),
+        "key_size": len(keyed),
+    }
+    return tmp_path / "scores.txt", tmp_path / "key.txt", expected
+
+
+def test_a_per_condition_key_reads_its_trials_and_counts_the_rest(tmp_path):
+    # 100 models x 100 tests scored, the key covers 58 models: 4,200 of the 10,000 scored trials are left out
+    scores, key, expected = partial_key_files(tmp_path, scored_models=100, keyed_models=58, n_tests=100)
+    assert len(expected["left_out"]) == 4200
+    with pytest.warns(lc.LoadWarning) as record:
+        t = lc.read_trials(scores, key=key)
+    assert sorted(t.tar.tolist()) == expected["tar"] and sorted(t.non.tolist()) == expected["non"]
+    assert t.tar.size + t.non.size == 5800
+    line, (m, test) = expected["left_out"][0]
+    assert warning_messages(record) == [f"scores.txt: 4,200 of 10,000 scored trials are not in the key key.txt and "
+                                        f"were left out; the first is '{m} {test}' on line {line}."]
+
+
+def test_key_trials_without_a_score_are_counted_by_class_as_bosaris_does(tmp_path):
+    # 30 models scored, the key has those and 5 more: 5 x 40 = 200 key trials without a score
+    scores, key, expected = partial_key_files(tmp_path, scored_models=30, keyed_models=30, n_tests=40,
+                                              extra_key_models=5)
+    unscored = expected["unscored"]
+    tar_missing = sum(tar for *_, tar in unscored)
+    assert len(unscored) == 200 and tar_missing == 5 * 4  # each model's targets: 4 of the 40 tests
+    with pytest.warns(lc.LoadWarning) as record:
+        t = lc.read_trials(scores, key=key)
+    assert (t.tar.size, t.non.size) == (30 * 4, 30 * 36)
+    line, (m, test), _ = unscored[0]
+    n_non = expected["key_size"] - expected["key_targets"]
+    assert warning_messages(record) == [
+        f"key.txt: 200 of the 1,400 trials of the key have no score in scores.txt (targets: {tar_missing} of "
+        f"{expected['key_targets']}, non-targets: {200 - tar_missing:,} of {n_non:,}); the first is '{m} {test}' on "
+        f"line {line}."]
+
+
+def test_trials_missing_both_ways_give_two_warnings(tmp_path):
+    # models m0..m19 scored, m0..m11 and m20..m22 keyed: 8 x 10 scored trials out, 3 x 10 key trials unscored
+    scores, key, expected = partial_key_files(tmp_path, scored_models=20, keyed_models=12, n_tests=10)
+    key.write_text(key.read_text() + "".join(f"m{i} t{j} nontarget\n" for i in range(20, 23) for j in range(10)))
+    with pytest.warns(lc.LoadWarning) as record:
+        t = lc.read_trials(scores, key=key)
+    assert sorted(t.tar.tolist()) == expected["tar"] and sorted(t.non.tolist()) == expected["non"]
+    first, second = warning_messages(record)
+    assert first.startswith("scores.txt: 80 of 200 scored trials are not in the key key.txt and were left out;")
+    assert second == ("key.txt: 30 of the 150 trials of the key have no score in scores.txt (targets: 0 of 12, "
+                      "non-targets: 30 of 138); the first is 'm20 t0' on line 121.")
+
+
+def test_the_warning_points_at_the_callers_line(tmp_path):
+    scores, key, _ = partial_key_files(tmp_path, scored_models=3, keyed_models=2, n_tests=10)
+    with pytest.warns(lc.LoadWarning) as record:
+        lc.read_trials(scores, key=key)
+    assert record[0].filename == __file__
+
+
+def test_on_warning_collects_the_warnings_instead_of_warning(tmp_path):
+    scores, key, _ = partial_key_files(tmp_path, scored_models=3, keyed_models=2, n_tests=10)
+    collected = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # nothing may go through the warnings machinery
+        t = lc.read_trials(scores, key=key, on_warning=collected.append)
+    assert t.tar.size + t.non.size == 20
+    assert [type(w) for w in collected] == [lc.LoadWarning]
+    assert collected[0].path == str(scores) and str(collected[0]).startswith("scores.txt: 10 of 30 scored trials")
+
+
+def test_a_key_with_no_trial_of_the_score_file_is_an_error():
+    scores = named("m1 t1 0.5\nm1 t2 -1\n", "scores.txt")
+    key = named("x1 y1 target\nx1 y2 nontarget\n", "trials.txt")
     error = pytest.raises(LoadError, read_trials, scores, key=key).value
-    check(error, "1 trial of the key", "'m9 t9'", "line 2", name="trials.txt")
+    check(error, "none of its 2 scored trials is in the key trials.txt", "'m1 t1' on line 1", "'x1 y1' on line 1")
+
+
+@pytest.mark.parametrize("key_text, missing", [("m1 t1 target\nm9 t9 nontarget\n", "non-target"),
+                                               ("m1 t2 nontarget\nm9 t9 target\nm8 t8 target\n", "target")])
+def test_a_key_leaving_one_class_is_an_error(key_text, missing):
+    scores = named("m1 t1 0.5\nm1 t2 -1\nm2 t2 3\n", "scores.txt")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # an error, not a warning followed by an error
+        error = pytest.raises(LoadError, read_trials, scores, key=named(key_text, "trials.txt")).value
+    n_missing = key_text.count(f" {missing.replace('-', '')}\n")
+    check(error, f"none of the {n_missing} {missing} trial", "of the key trials.txt has a score in this file",
+          "1 of its 3 scored trials is in the key", "both target and non-target trials are needed")
+
+
+def test_a_score_file_without_its_key_says_it_needs_one_in_any_front_ends_words():
+    for error in (load_error("m1 t1 0.5\nm1 t2 -1\n"), load_error("m1 t1 0.5\n", format="kaldi")):
+        assert error.needs_key, str(error)
+        assert "key (trials) file" in error.reason and "=" not in error.reason
+        assert pickle.loads(pickle.dumps(error)).needs_key
+    for content in ("0.5\n1.5\n", "m1 t1 target\nm1 t2 nontarget\n", "1 0.5 target\n2 -1 non\n"):
+        error = load_error(content)
+        assert not error.needs_key and "=" not in error.reason, str(error)
+
+
+def test_loadwarning_attributes_and_pickling():
+    warning = lc.LoadWarning("3 of 9 scored trials are not in the key k.txt and were left out.", "/data/s.txt")
+    assert isinstance(warning, UserWarning)
+    assert str(warning) == "s.txt: 3 of 9 scored trials are not in the key k.txt and were left out."
+    copy = pickle.loads(pickle.dumps(warning))
+    assert (copy.path, copy.reason, str(copy)) == (warning.path, warning.reason, str(warning))
 
 
 def test_kaldi_duplicates_and_bad_key_labels():

@@ -1,11 +1,12 @@
-"""Readers and writers for the file formats of the workbench; every problem is a :class:`LoadError`.
+"""Readers and writers for the file formats of the workbench; every problem is a :class:`LoadError`, and a part of a
+file left out (trials of a score file that are not in its key) is a :class:`LoadWarning`.
 
 - :mod:`~llrcore.io.trials` — binary trials: two-column, multi-system, BOSARIS/Kaldi, ASVspoof, Parquet, npz.
 - :mod:`~llrcore.io.multiclass` — multiclass score matrices with labels: tables, npz/npy, Parquet.
 - :mod:`~llrcore.io.diarization` — similarity matrices, Kaldi segments, per-segment labels, RTTM and UEM.
 - :mod:`~llrcore.io.rescore` — a score file rewritten with new scores (e.g. calibrated), in its own format.
 """
-from ._source import LoadError
+from ._source import LoadError, LoadWarning
 from .diarization import (
     read_labels,
     read_rttm,
@@ -22,6 +23,7 @@ from .trials import FORMATS, read_trials, write_trials
 
 __all__ = [
     "LoadError",
+    "LoadWarning",
     "FORMATS",
     "read_trials",
     "write_trials",

@@ -1,9 +1,10 @@
-"""Reading the bytes of an input (a path or an uploaded file-like) and the error every reader raises.
+"""Reading the bytes of an input (a path or an uploaded file-like), and the error and warning every reader raises.
 
 Shared by the readers of every format: :class:`LoadError` names the file, the line and the problem in a sentence;
-:class:`_Source` holds the bytes of one input (gzip undone) and the name to use in messages; :func:`_text_bytes`
-turns text in the encodings people save (UTF-8 with or without BOM, UTF-16 with BOM, Windows line ends) into
-clean UTF-8 bytes, refusing binary data with the line where it starts.
+:class:`LoadWarning` says which part of a readable file was left out; :class:`_Source` holds the bytes of one input
+(gzip undone) and the name to use in messages; :func:`_text_bytes` turns text in the encodings people save (UTF-8
+with or without BOM, UTF-16 with BOM, Windows line ends) into clean UTF-8 bytes, refusing binary data with the line
+where it starts.
 """
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["LoadError"]
+__all__ = ["LoadError", "LoadWarning"]
 
 
 class LoadError(ValueError):
@@ -28,20 +29,57 @@ class LoadError(ValueError):
     line : int or None
         The 1-based line number in the file (a row number for Parquet), None when no line applies.
     reason : str
-        The problem, as a sentence.
+        The problem, as a sentence. It never says how to give a file in one front end (a Python keyword, a command
+        line option, a box on a page): each front end adds its own instruction, guided by the attributes below.
+    needs_key : bool
+        True when the file is a Kaldi/BOSARIS score file ``model test score`` that can only be read with its key
+        (trials) file: ``key=`` in :func:`~llrcore.read_trials`, ``--key`` on the command line, the key box in the app.
     """
 
-    def __init__(self, reason: str, path: str | None = None, line: int | None = None, unit: str = "line"):
+    def __init__(self, reason: str, path: str | None = None, line: int | None = None, unit: str = "line", *,
+                 needs_key: bool = False):
         self.reason = reason
         self.path = path
         self.line = line
         self.unit = unit
-        name = Path(path).name if path else "the input"
-        where = f", {unit} {line}" if line is not None else ""
-        super().__init__(f"{name}{where}: {reason}")
+        self.needs_key = needs_key
+        super().__init__(f"{_display_name(path)}{f', {unit} {line}' if line is not None else ''}: {reason}")
 
     def __reduce__(self):
-        return (type(self), (self.reason, self.path, self.line, self.unit))
+        return (_rebuild, (type(self), self.reason, self.path, self.line, self.unit, self.needs_key))
+
+
+def _rebuild(cls, reason, path, line, unit, needs_key):
+    return cls(reason, path, line, unit, needs_key=needs_key)
+
+
+class LoadWarning(UserWarning):
+    """A file was read, but part of it was left out; the message says which file, how much and why.
+
+    For example a Kaldi/BOSARIS score file read with a key that covers only some of its trials (the usual
+    per-condition key): the trials in both files are kept, and one warning counts the scored trials left out,
+    another the trials of the key that have no score.
+
+    Attributes
+    ----------
+    path : str or None
+        The file the warning is about (or the ``.name`` of the file-like object), None when unknown.
+    reason : str
+        What was left out, as a sentence.
+    """
+
+    def __init__(self, reason: str, path: str | None = None):
+        self.reason = reason
+        self.path = path
+        super().__init__(f"{_display_name(path)}: {reason}")
+
+    def __reduce__(self):
+        return (type(self), (self.reason, self.path))
+
+
+def _display_name(path: str | None) -> str:
+    """The file's name as messages show it (no folders)."""
+    return Path(path).name if path else "the input"
 
 
 class _Source:
@@ -98,8 +136,17 @@ class _Source:
                     from None
         return cls(data, path)
 
-    def error(self, reason: str, line: int | None = None, unit: str = "line") -> LoadError:
-        return LoadError(reason, self.path, None if line is None else int(line), unit)
+    @property
+    def name(self) -> str:
+        """The file's name as messages show it."""
+        return _display_name(self.path)
+
+    def error(self, reason: str, line: int | None = None, unit: str = "line", *, needs_key: bool = False) \
+            -> LoadError:
+        return LoadError(reason, self.path, None if line is None else int(line), unit, needs_key=needs_key)
+
+    def warning(self, reason: str) -> LoadWarning:
+        return LoadWarning(reason, self.path)
 
 
 def _text_bytes(src: _Source) -> bytes:

@@ -33,8 +33,11 @@ Formats (``format="auto"`` recognises them all)
        spk017 utt_0042 -1.25        (scores)
        spk017 utt_0042 nontarget    (key)
 
-   or the one-file form with four columns ``model test score label``. A pair scored twice, a scored pair
-   missing from the key and a key pair without a score are errors.
+   or the one-file form with four columns ``model test score label``. The trials in both files are read: a key
+   may cover only part of the score file (the usual key of one condition) and may hold trials without a score,
+   as in BOSARIS; each is counted in a :class:`LoadWarning` naming the first such trial and its line. A pair
+   scored twice (or twice in the key) is an error, and so is a key that leaves no trial, or no target or no
+   non-target trial.
 
 3. **ASVspoof ASV scores** (``format="asvspoof"``): ``<bonafide|attack-id> <target|nontarget|spoof> <score>``;
    target, non-target and spoof trials are kept apart::
@@ -67,16 +70,16 @@ from __future__ import annotations
 import csv
 import io
 import re
-from collections.abc import Mapping
-from pathlib import Path
+import warnings
+from collections.abc import Callable, Mapping
 
 import numpy as np
 import pandas as pd
 
 from ..data import Trials
-from ._source import LoadError, _load_numpy, _npz_array, _scan_lines, _Source, _text_bytes
+from ._source import LoadError, LoadWarning, _load_numpy, _npz_array, _scan_lines, _Source, _text_bytes
 
-__all__ = ["LoadError", "read_trials", "write_trials", "FORMATS"]
+__all__ = ["LoadError", "LoadWarning", "read_trials", "write_trials", "FORMATS"]
 
 #: The values ``format=`` accepts in :func:`read_trials` (``"auto"`` detects them).
 FORMATS = ("auto", "two-column", "kaldi", "asvspoof", "parquet", "npz")
@@ -114,7 +117,8 @@ _WHITESPACE = r"\s+"
 # public functions
 
 
-def read_trials(source, format: str = "auto", *, key=None, name: str | None = None) -> Trials | dict[str, Trials]:
+def read_trials(source, format: str = "auto", *, key=None, name: str | None = None,
+                on_warning: Callable[[LoadWarning], object] | None = None) -> Trials | dict[str, Trials]:
     """Read binary trials from a score file.
 
     Parameters
@@ -127,9 +131,14 @@ def read_trials(source, format: str = "auto", *, key=None, name: str | None = No
         The file's format (see the module documentation); ``"auto"`` detects it from the name and the content.
     key : str, os.PathLike or file-like, optional
         The key (trials) file ``model test target|nontarget`` for a Kaldi/BOSARIS score file ``model test score``.
+        The trials found in both files are read; the others are left out with a :class:`LoadWarning`.
     name : str, optional
         Name of the returned Trials; by default the file's stem (``scores`` for ``scores.txt``). Files holding
         several systems are named after the systems and ignore it.
+    on_warning : callable, optional
+        Called with each :class:`LoadWarning` instead of issuing it with :func:`warnings.warn`. A server reading
+        files for several users at once collects each user's warnings this way (``warnings.catch_warnings``
+        changes process-wide state and is not thread-safe).
 
     Returns
     -------
@@ -139,7 +148,15 @@ def read_trials(source, format: str = "auto", *, key=None, name: str | None = No
     Raises
     ------
     LoadError
-        For any problem with the file(s), naming the file, the line and the problem.
+        For any problem with the file(s), naming the file, the line and the problem. Its ``needs_key`` is True
+        for a Kaldi/BOSARIS score file given without its key.
+
+    Warns
+    -----
+    LoadWarning
+        When a key covers only part of the score file ("4,200 of 10,000 scored trials are not in the key
+        key.txt and were left out; ...") and when trials of the key have no score; BOSARIS likewise evaluates
+        the trials of the key that were scored and counts the missing ones.
     """
     fmt = _FORMAT_ALIASES.get(str(format).lower())
     if fmt is None:
@@ -154,7 +171,13 @@ def read_trials(source, format: str = "auto", *, key=None, name: str | None = No
     if fmt == "npz":
         return _read_npz(src, src.stem if name is None else name)
     if fmt == "kaldi" and key is not None:
-        return _read_kaldi_pair(src, _Source.open(key), src.stem if name is None else name)
+        trials, notes = _read_kaldi_pair(src, _Source.open(key), src.stem if name is None else name)
+        for note in notes:
+            if on_warning is None:
+                warnings.warn(note, stacklevel=2)
+            else:
+                on_warning(note)
+        return trials
     return _read_text(src, fmt, name)
 
 
@@ -499,9 +522,9 @@ def _read_text(src: _Source, fmt: str, name: str | None) -> Trials | dict[str, T
 
     if fmt == "kaldi":
         if ncols != 4:
-            raise src.error(f"a Kaldi/BOSARIS file needs 4 columns 'model test score label' (or 3 columns "
-                            f"'model test score' and a key file given as key=), but this line has {ncols}.",
-                            reference)
+            raise src.error(f"a Kaldi/BOSARIS file needs 4 columns 'model test score label', or 3 columns "
+                            f"'model test score' and its key (trials) file; this line has {ncols}.", reference,
+                            needs_key=ncols == 3)
         layout = dict(label=3, scores=[2], ids=[0, 1], system=None)
     elif fmt == "asvspoof":
         if ncols != 3:
@@ -570,8 +593,7 @@ def _header_plausible(header: list[str], layout: dict) -> bool:
 def _infer_layout(src, header, rows, ncols, reference, number) -> dict:
     """Which column holds the labels, which the scores, which a system name; the rest (ids) are ignored."""
     if ncols < 2:
-        raise src.error("each line has only one column; a score and a label are needed on every line (or use "
-                        "key= with a Kaldi/BOSARIS score file).", reference)
+        raise src.error("each line has only one column; a score and a label are needed on every line.", reference)
     names = [h.lower() for h in header] if header else [""] * ncols
     columns = [[row[j] for row in rows] for j in range(ncols)]
     # a column is numeric when most of its first values are numbers (a bad value is then reported precisely)
@@ -592,7 +614,8 @@ def _infer_layout(src, header, rows, ncols, reference, number) -> dict:
         else:
             if ncols == 3 and numeric == [False, False, True]:
                 raise src.error("no column of labels: this looks like a Kaldi/BOSARIS score file "
-                                "'model test score'; give its key (trials) file as key=.", reference)
+                                "'model test score'; it needs its key (trials) file 'model test target|nontarget'.",
+                                reference, needs_key=True)
             raise src.error(f"no column of labels found; accepted labels are {_ACCEPTED}.", reference)
     named_scores = [j for j in range(ncols) if names[j] in _SCORE_NAMES and j not in (label, system)]
     if named_scores:
@@ -600,9 +623,10 @@ def _infer_layout(src, header, rows, ncols, reference, number) -> dict:
     else:
         scores = [j for j in range(ncols) if numeric[j] and j not in (label, system)]
     if not scores:
-        if ncols == 3 and names == [""] * 3 and label == 2 and not numeric[0] and not numeric[1]:
-            raise src.error("no column of scores: this looks like a Kaldi/BOSARIS key file; read the score file and "
-                            "give this file as key=.", reference)
+        if ncols == 3 and label == 2 and not numeric[0] and not numeric[1]:
+            # a key's first line has no number either, so it passed for a header: the sentence is about the file
+            raise src.error("no column of scores: this looks like a Kaldi/BOSARIS key (trials) file "
+                            "'model test target|nontarget'; give it as the key of its score file 'model test score'.")
         raise src.error("no column of scores (numbers) found; each line needs a score and a label.", reference)
     if system is not None and len(scores) > 1:
         raise src.error(f"with a '{header[system]}' column there must be one score column (name it 'score').",
@@ -610,8 +634,8 @@ def _infer_layout(src, header, rows, ncols, reference, number) -> dict:
     if len(scores) > 1 and header is None:
         listed = ", ".join(str(j + 1) for j in scores)
         raise src.error(f"columns {listed} all hold numbers, so which one is the score is ambiguous; add a header "
-                        "line naming the score column 'score' (or one name per system), or use format='kaldi' for "
-                        "'model test score label' files.", reference)
+                        "line naming the score column 'score' (or one name per system; 'model test score label' for "
+                        "a Kaldi/BOSARIS file).", reference)
     ids = [j for j in range(ncols) if j not in scores and j not in (label, system)]
     return dict(label=label, scores=scores, ids=ids, system=system)
 
@@ -661,29 +685,69 @@ def _read_key_or_scores(src: _Source, is_key: bool):
     return frame[0], frame[1], values, lines
 
 
-def _read_kaldi_pair(src: _Source, key_src: _Source, name: str) -> Trials:
+def _read_kaldi_pair(src: _Source, key_src: _Source, name: str) -> tuple[Trials, list[LoadWarning]]:
+    """The trials of a score file that are in its key, and a LoadWarning for each file's trials the other lacks.
+
+    BOSARIS evaluates the trials of the key that have a score and counts the others ("3 of 100 targets missing",
+    ``Scores.align_with_ndx``); scores of trials outside the key are not used. Here both are counted, with the
+    first such trial and its line, so that a key of one condition reads a score file of several. Trials in one file
+    only are no error unless nothing, or only one class, is left.
+    """
     models, tests, scores, lines = _read_key_or_scores(src, is_key=False)
     key_models, key_tests, labels, key_lines = _read_key_or_scores(key_src, is_key=True)
     model_ids, key_model_ids = _shared_codes(models, key_models)
     test_ids, key_test_ids = _shared_codes(tests, key_tests)
     width = int(max(test_ids.max(initial=0), key_test_ids.max(initial=0))) + 1
     where = pd.Index(key_model_ids * width + key_test_ids).get_indexer(model_ids * width + test_ids)
-    missing = where < 0
-    if missing.any():
-        row = int(np.argmax(missing))
-        count = int(missing.sum())
-        key_name = Path(key_src.path).name if key_src.path else "the key"
-        raise src.error(f"{count} scored trial{'s are' if count > 1 else ' is'} not in the key {key_name}; the "
-                        f"first is '{models.iloc[row]} {tests.iloc[row]}' on line {int(lines[row])}.")
-    used = np.zeros(len(key_models), bool)
-    used[where] = True
-    if not used.all():
-        row = int(np.argmin(used))
-        count = int((~used).sum())
-        raise key_src.error(f"{count} trial{'s' if count > 1 else ''} of the key {'have' if count > 1 else 'has'} no "
-                            f"score in {Path(src.path).name if src.path else 'the score file'}; the first is "
-                            f"'{key_models.iloc[row]} {key_tests.iloc[row]}' on line {int(key_lines[row])}.")
-    return _trials(src, scores, labels[where], name)
+    in_key = where >= 0
+    scored = np.zeros(len(key_models), bool)
+    scored[where[in_key]] = True
+    key_name = key_src.name if key_src.path else "file"  # "the key trials.txt", or "the key file"
+    row, key_row = int(np.argmin(in_key)), int(np.argmin(scored))  # the first trial missing from the other file
+    trial = f"'{models.iloc[row]} {tests.iloc[row]}' on line {int(lines[row])}"
+    key_trial = f"'{key_models.iloc[key_row]} {key_tests.iloc[key_row]}' on line {int(key_lines[key_row])}"
+    if not in_key.any():
+        raise src.error(f"none of its {_count(len(in_key), 'scored trial')} is in the key {key_name}: no (model, test) "
+                        f"pair is in both files. Is it the key of this score file? The first scored trial is {trial}; "
+                        f"the key's first is {key_trial}.")
+    kept = labels[where[in_key]]
+    _refuse_a_missing_class(src, key_name, labels, kept, len(in_key))
+    notes = []
+    if not in_key.all():
+        out = int((~in_key).sum())
+        notes.append(src.warning(
+            f"{out:,} of {len(in_key):,} scored trials {'is' if out == 1 else 'are'} not in the key {key_name} and "
+            f"{'was' if out == 1 else 'were'} left out{_first(out, trial)}"))
+    if not scored.all():
+        unscored = int((~scored).sum())
+        by_class = ", ".join(f"{word}: {int(((labels == code) & ~scored).sum()):,} of {int((labels == code).sum()):,}"
+                             for code, word in ((TARGET, "targets"), (NONTARGET, "non-targets"), (SPOOF, "spoof"))
+                             if (labels == code).any())
+        notes.append(key_src.warning(
+            f"{unscored:,} of the {len(scored):,} trials of the key {'has' if unscored == 1 else 'have'} no score in "
+            f"{src.name if src.path else 'the score file'} ({by_class}){_first(unscored, key_trial)}"))
+    return _trials(src, scores[in_key], kept, name), notes
+
+
+def _count(n: int, noun: str) -> str:
+    """``1 trial``, ``2 trials``, ``4,200 trials``."""
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"
+
+
+def _first(count: int, trial: str) -> str:
+    """The end of a sentence that counted `count` trials: the one, or the first one, with its line."""
+    return f": {trial}." if count == 1 else f"; the first is {trial}."
+
+
+def _refuse_a_missing_class(src: _Source, key_name: str, labels: np.ndarray, kept: np.ndarray, n_scored: int):
+    """LoadError when the key has target and non-target trials but those with a score are all of one class."""
+    for code, word in ((TARGET, "target"), (NONTARGET, "non-target")):
+        in_key = int((labels == code).sum())
+        if in_key and not (kept == code).any():
+            raise src.error(f"none of the {_count(in_key, word + ' trial')} of the key {key_name} has a score in this "
+                            f"file ({kept.size:,} of its {_count(n_scored, 'scored trial')} "
+                            f"{'is' if kept.size == 1 else 'are'} in the key); both target and non-target trials are "
+                            "needed.")
 
 
 def _shared_codes(a: pd.Series, b: pd.Series) -> tuple[np.ndarray, np.ndarray]:
