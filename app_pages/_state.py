@@ -118,60 +118,50 @@ def load_demo(path: str, name: str) -> lc.Trials:
 
 @dataclass(frozen=True)
 class Parsed:
-    """The outcome of reading one uploaded file: systems (name -> Trials) or a sentence for the user."""
+    """The outcome of reading one uploaded file: systems (name -> Trials) or a sentence for the user.
+
+    ``needs_key`` marks a Kaldi/BOSARIS score file ``model test score`` read without its key: the page asks for that
+    file's key. ``warnings`` are sentences about trials left out (a key covering part of the score file), to show
+    beside the success.
+    """
 
     systems: dict | None = None
     error: str | None = None
+    needs_key: bool = False
+    warnings: tuple[str, ...] = ()
 
 
-def _read_with_optional_key(upload, key_upload):
-    """``read_trials`` of an upload, using the uploaded key file only for score files that need one.
-
-    The key file sits in its own uploader and applies only to BOSARIS/Kaldi score files ``model test score``; every
-    other format carries its labels (and ``read_trials`` reads any file as Kaldi when given a key). So the file is
-    read without the key first and, if that fails, with it; when both fail the reader's first complaint is shown,
-    unless it was that a key is missing.
-    """
-    upload.seek(0)
-    try:
-        return lc.read_trials(upload)
-    except lc.LoadError as without_key:
-        if key_upload is None:
-            raise
-        upload.seek(0)
-        key_upload.seek(0)
-        try:
-            return lc.read_trials(upload, key=key_upload)
-        except ValueError as with_key:
-            raise (with_key if "key" in str(without_key).lower() else without_key) from None
+def _user_message(name: str, err: Exception) -> str:
+    """The sentence a user sees for an exception raised while reading the file `name` (call it in ``except``)."""
+    if isinstance(err, lc.LoadError):  # already a sentence naming the file and the line
+        return str(err)
+    if isinstance(err, ValueError):  # a validation error (e.g. no target trials) may not name the file yet
+        message = str(err)
+        return message if name in message else f"{name}: {message}"
+    log.exception("unexpected error reading %s", name)  # never a traceback for a user's file
+    return f"{name} could not be read ({type(err).__name__}: {err})."
 
 
 def read_user_file(name: str, read):
     """``(read(), None)``, or ``(None, a sentence naming the file)`` whatever goes wrong: never a traceback."""
     try:
         return read(), None
-    except lc.LoadError as err:  # already a sentence naming the file and the line
-        return None, str(err)
-    except ValueError as err:  # a validation error (e.g. no target trials) may not name the file yet
-        message = str(err)
-        return None, message if name in message else f"{name}: {message}"
-    except Exception as err:  # never a traceback for a user's file
-        log.exception("unexpected error reading %s", name)
-        return None, f"{name} could not be read ({type(err).__name__}: {err})."
+    except Exception as err:
+        return None, _user_message(name, err)
 
 
-@st.cache_resource(show_spinner=False, max_entries=16, ttl="1h")
-def parse_upload(file_id: str, key_id: str | None, _upload, _key_upload) -> Parsed:
-    """Read an uploaded score file (and optional key file) once, cached by the uploads' ``file_id``.
+def read_upload(upload, key_upload=None) -> Parsed:
+    """Read a score file (with its key file, for a Kaldi/BOSARIS score file ``model test score``) into systems.
 
-    The payloads are ``_underscored`` so Streamlit does not hash megabytes of bytes; the file ids identify them.
-    Errors are returned (and so cached) rather than raised: a bad file is reported without being parsed again on
-    every rerun.
+    The LoadWarnings of the reader (trials in only one of the two files) are collected through ``on_warning``, not
+    ``warnings.catch_warnings``: sessions run in threads, and the warnings filters are shared by all of them.
     """
-    name = getattr(_upload, "name", "the file")
-    loaded, error = read_user_file(name, lambda: _read_with_optional_key(_upload, _key_upload))
-    if error:
-        return Parsed(error=error)
+    name = getattr(upload, "name", "the file")
+    notes = []
+    try:
+        loaded = lc.read_trials(upload, key=key_upload, on_warning=notes.append)
+    except Exception as err:
+        return Parsed(error=_user_message(name, err), needs_key=isinstance(err, lc.LoadError) and err.needs_key)
     stem = Path(name).stem
     if isinstance(loaded, dict):
         systems = {str(key) if len(loaded) > 1 else stem: trials for key, trials in loaded.items()}
@@ -179,7 +169,18 @@ def parse_upload(file_id: str, key_id: str | None, _upload, _key_upload) -> Pars
         systems = {stem: loaded}
     for trials in systems.values():
         trials.sorted.pav  # noqa: B018 - sort and PAV now, under the upload spinner
-    return Parsed(systems=systems)
+    return Parsed(systems=systems, warnings=tuple(str(note) for note in notes))
+
+
+@st.cache_resource(show_spinner=False, max_entries=16, ttl="1h")
+def parse_upload(file_id: str, key_id: str | None, _upload, _key_upload) -> Parsed:
+    """:func:`read_upload` once per uploaded score file and key file, cached by their ``file_id``.
+
+    The payloads are ``_underscored`` so Streamlit does not hash megabytes of bytes; the file ids identify them.
+    Errors are returned (and so cached) rather than raised: a bad file is reported without being parsed again on
+    every rerun.
+    """
+    return read_upload(_upload, _key_upload)
 
 
 # ----- the loaded systems ------------------------------------------------------------------------------------------

@@ -10,8 +10,14 @@ from app_pages import _state as state
 
 FORMATS_HELP = (
     "Accepted: two columns `score label` (label target/nontarget, 1/0, true/false); ASVspoof ASV files "
-    "(`source target|nontarget|spoof score`, spoof trials kept apart); BOSARIS/Kaldi score files with a key file; "
-    "Parquet; NumPy `.npz` with arrays `tar` and `non`."
+    "(`source target|nontarget|spoof score`, spoof trials kept apart); BOSARIS/Kaldi score files `model test score` "
+    "(a box for the file's key appears under it) or `model test score label`; Parquet; NumPy `.npz` with arrays `tar` "
+    "and `non`."
+)
+KEY_HELP = (
+    "The key (trials) file of this score file: lines `model test target|nontarget` (Kaldi: `enroll test "
+    "target|nontarget`). It may cover only part of the score file, e.g. one condition: the trials in only one of the "
+    "two files are left out, and counted."
 )
 
 
@@ -58,14 +64,35 @@ def _on_add_demo(index: int) -> None:
     state.flash(f"Added demo set {name}.")
 
 
-def _add_parsed(parsed, source: str, file_name: str, role: str, hint: str = "") -> bool:
-    """Add the systems of a parsed file, or show its error; True when something was added."""
+def _add_parsed(parsed, source: str, file_name: str, role: str, hint: str = "", where=st) -> bool:
+    """Add the systems of a parsed file and say so (with what was left out of it), or show its error; True when
+    something was added. `where` is the container to write in."""
     if parsed.error:
-        st.error(parsed.error + hint, icon=":material/error:")
+        where.error(parsed.error + hint, icon=":material/error:")
         return False
     added = [state.add_system(name, trials, role, source) for name, trials in parsed.systems.items()]
-    st.success(f"Added {', '.join(added)} from {file_name} as {role}.", icon=":material/check_circle:")
+    where.success(f"Added {', '.join(added)} from {file_name} as {role}.", icon=":material/check_circle:")
+    for note in parsed.warnings:
+        where.warning(note, icon=":material/warning:")
     return True
+
+
+def _load_upload(upload, role: str) -> bool:
+    """Read an uploaded score file and add its systems; True when added. A score file that needs its key gets its own
+    key box, under the sentence saying so, and is read with that key once it is given."""
+    with st.spinner(f"Reading {upload.name}…"):
+        parsed = state.parse_upload(upload.file_id, None, upload, None)
+    if not parsed.needs_key:
+        return _add_parsed(parsed, f"upload: {upload.name}", upload.name, role)
+    with st.container(border=True):
+        outcome = st.container()  # above the key box: the key is asked for, or what reading with it gave
+        key_upload = st.file_uploader(f"Key file for {upload.name}", key=f"key_for_{upload.file_id}", help=KEY_HELP)
+    if key_upload is None:
+        outcome.error(parsed.error + "  \nAdd its key file in the box below.", icon=":material/key:")
+        return False
+    with st.spinner(f"Reading {upload.name} with the key {key_upload.name}…"):
+        parsed = state.parse_upload(upload.file_id, key_upload.file_id, upload, key_upload)
+    return _add_parsed(parsed, f"upload: {upload.name} with key {key_upload.name}", upload.name, role, where=outcome)
 
 
 def _server_folder() -> Path | None:
@@ -93,14 +120,37 @@ def _server_file_loader(folder: Path, role: str) -> None:
         if not files:
             st.caption("The folder holds no files.")
             return
-        choice = st.selectbox("File", files, format_func=lambda path: str(path.relative_to(folder)),
-                              key="server_file")
+
+        def relative(path: Path | None) -> str:
+            return "none" if path is None else str(path.relative_to(folder))
+
+        choice = st.selectbox("File", files, format_func=relative, key="server_file")
+        key_choice = st.selectbox("Its key file, if it is a BOSARIS/Kaldi score file `model test score`",
+                                  [None, *files], format_func=relative, key="server_key_file", help=KEY_HELP)
         if st.button("Load this file", key="load_server_file", icon=":material/upload_file:"):
-            status = choice.stat()
-            with open(choice, "rb") as handle, st.spinner(f"Reading {choice.name}…"):
-                parsed = state.parse_upload(f"server:{choice}:{status.st_mtime_ns}:{status.st_size}", None, handle,
-                                            None)
-            _add_parsed(parsed, f"server: {choice.relative_to(folder)}", choice.name, role)
+            with st.spinner(f"Reading {choice.name}…"):
+                parsed = _parse_server_file(choice)
+                keyed = parsed.needs_key and key_choice is not None
+                if keyed:
+                    parsed = _parse_server_file(choice, key_choice)
+            hint = "  \nChoose its key file in the box above and load it again." if parsed.needs_key else ""
+            source = f"server: {relative(choice)}" + (f" with key {relative(key_choice)}" if keyed else "")
+            _add_parsed(parsed, source, choice.name, role, hint)
+
+
+def _server_file_id(path: Path) -> str:
+    """Identifies a server file's content for the cache: path, modification time and size."""
+    status = path.stat()
+    return f"server:{path}:{status.st_mtime_ns}:{status.st_size}"
+
+
+def _parse_server_file(path: Path, key_path: Path | None = None):
+    """:func:`state.parse_upload` of a file in the server folder, and of its key file if given."""
+    with open(path, "rb") as handle:
+        if key_path is None:
+            return state.parse_upload(_server_file_id(path), None, handle, None)
+        with open(key_path, "rb") as key_handle:
+            return state.parse_upload(_server_file_id(path), _server_file_id(key_path), handle, key_handle)
 
 
 SERVER_FOLDER_VARIABLE = "LLRCORE_DATA_DIR"
@@ -114,18 +164,11 @@ upload_column, demo_column = st.columns([3, 2], gap="large")
 
 with upload_column:
     st.subheader("Upload score files")
-    files_column, key_column = st.columns([3, 2])
-    uploads = files_column.file_uploader(
+    uploads = st.file_uploader(
         "Score files (one system per file, or a multi-system file)",
         accept_multiple_files=True,
         key="score_uploads",
         help=FORMATS_HELP,
-    )
-    key_upload = key_column.file_uploader(
-        "Key file (BOSARIS/Kaldi trials), optional",
-        key="key_upload",
-        help="Only needed for score files without labels: lines `model test target|nontarget` (Kaldi: `enroll test "
-        "target|nontarget`).",
     )
     new_role = st.segmented_control(
         "Role of uploaded files",
@@ -138,15 +181,7 @@ with upload_column:
 
     handled = st.session_state.setdefault("handled_uploads", set())
     for upload in uploads or []:
-        if upload.file_id in handled:
-            continue
-        key_id = key_upload.file_id if key_upload is not None else None
-        with st.spinner(f"Reading {upload.name}…"):
-            parsed = state.parse_upload(upload.file_id, key_id, upload, key_upload)
-        hint = ""
-        if key_upload is None and parsed.error and "key" in parsed.error.lower():
-            hint = "  \nIf it is a BOSARIS/Kaldi score file, upload its key file in the *Key file* box."
-        if _add_parsed(parsed, f"upload: {upload.name}", upload.name, new_role, hint):
+        if upload.file_id not in handled and _load_upload(upload, new_role):
             handled.add(upload.file_id)
 
     if SERVER_FOLDER is not None:

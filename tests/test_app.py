@@ -1,9 +1,11 @@
 """The Streamlit app's flow under AppTest: pages render on the demo data, uploads, state across pages, controls.
 
-Figures are tested as plain functions in the plots tests; here only that they appear without an error.
+Figures are tested as plain functions in the plots tests; here only that they appear without an error. Trial counts
+of uploaded files come from how the test wrote them (Kaldi/BOSARIS files: models x tests, the key's share known).
 """
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -15,6 +17,8 @@ ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
 PAGES = ["app_pages/home.py", "app_pages/data.py", "app_pages/evaluate.py"]
 DEMO_NAMES = ["ASVspoof19 LA ASV (dev)", "ASVspoof19 LA ASV (eval)", "FVC-AUS DCA-PLDA"]
+BAD = ROOT / "tests" / "data" / "bad"
+BAD_MANIFEST = [line.split("\t") for line in (BAD / "MANIFEST.tsv").read_text().splitlines()[1:]]
 
 
 def two_column_file(seed: int = 0, n_tar: int = 200, n_non: int = 2000) -> bytes:
@@ -118,23 +122,111 @@ def test_upload_of_a_bad_file_shows_the_reason_and_keeps_the_data(at):
     assert list(at.dataframe[0].value["system"]) == DEMO_NAMES
 
 
-def test_kaldi_score_file_needs_and_uses_the_key_file(at):
+def kaldi_files(prefix: str, scored_models: int, keyed_models: int, n_tests: int = 20, seed: int = 0):
+    """A Kaldi/BOSARIS score file of `scored_models` models x `n_tests` tests and a key of the first `keyed_models`
+    models; model i's targets are the tests j with j % 10 == i % 10 (so n_tests / 10 targets per model)."""
+    rng = np.random.default_rng(seed)
+    pairs = [(i, j) for i in range(scored_models) for j in range(n_tests)]
+    scores = "".join(f"{prefix}{i} u{j} {rng.normal(3 if i % 10 == j % 10 else -3):.4f}\n" for i, j in pairs)
+    key = "".join(f"{prefix}{i} u{j} {'target' if i % 10 == j % 10 else 'nontarget'}\n" for i, j in pairs
+                  if i < keyed_models)
+    return scores.encode(), key.encode()
+
+
+def key_box(at: AppTest, file_name: str):
+    """The key uploader shown for one score file."""
+    (box,) = [u for u in at.file_uploader if u.label == f"Key file for {file_name}"]
+    return box
+
+
+def test_kaldi_score_file_asks_for_its_own_key_and_uses_it(at):
     at.switch_page("app_pages/data.py").run()
-    rng = np.random.default_rng(5)
-    pairs = [(f"m{i}", f"t{j}") for i in range(20) for j in range(20)]
-    is_target = [i == j for i in range(20) for j in range(20)]
-    scores = "".join(f"{m} {t} {rng.normal(3 if tar else -3):.4f}\n" for (m, t), tar in zip(pairs, is_target))
-    key = "".join(f"{m} {t} {'target' if tar else 'nontarget'}\n" for (m, t), tar in zip(pairs, is_target))
-    at.file_uploader(key="score_uploads").set_value(("plda.scores", scores.encode(), "text/plain")).run()
-    assert errors(at) and "plda.scores" in errors(at)[0] and "Key file" in errors(at)[0]
+    scores, key = kaldi_files("m", scored_models=20, keyed_models=20)
+    at.file_uploader(key="score_uploads").set_value(("plda.scores", scores, "text/plain")).run()
+    (error,) = errors(at)
+    assert error.startswith("plda.scores") and "needs its key" in error and "Add its key file in the box below" in error
     assert "plda" not in at.session_state["systems"]
-    at.file_uploader(key="key_upload").set_value(("trials.key", key.encode(), "text/plain")).run()
-    assert not errors(at) and not exceptions(at)
+    key_box(at, "plda.scores").set_value(("trials.key", key, "text/plain")).run()
+    assert not errors(at) and not exceptions(at) and not at.warning  # the key covers every scored trial
     trials = at.session_state["systems"]["plda"]["trials"]
-    assert (trials.tar.size, trials.non.size) == (20, 380)
-    # a key file left in its box does not stop a plain two-column file from loading
+    assert (trials.tar.size, trials.non.size) == (20 * 2, 20 * 18)
+    assert at.session_state["systems"]["plda"]["source"] == "upload: plda.scores with key trials.key"
+    # loaded, the file needs no key box any more; a plain two-column file never had one
     at.file_uploader(key="score_uploads").set_value(("plain.txt", two_column_file(4), "text/plain")).run()
     assert not errors(at) and "plain" in at.session_state["systems"]
+    assert [u.label for u in at.file_uploader if u.label.startswith("Key file")] == []
+
+
+def test_a_dev_and_an_eval_score_file_load_with_their_own_keys(at):
+    at.switch_page("app_pages/data.py").run()
+    dev_scores, dev_key = kaldi_files("d", scored_models=10, keyed_models=10, seed=1)
+    eval_scores, eval_key = kaldi_files("e", scored_models=15, keyed_models=12, seed=2)  # 3 x 20 trials not keyed
+    at.file_uploader(key="score_uploads").set_value([("dev.scores", dev_scores, "text/plain"),
+                                                     ("eval.scores", eval_scores, "text/plain")]).run()
+    assert len(errors(at)) == 2
+    key_box(at, "dev.scores").set_value(("dev.key", dev_key, "text/plain")).run()
+    key_box(at, "eval.scores").set_value(("eval.key", eval_key, "text/plain")).run()
+    assert not exceptions(at) and not errors(at)
+    systems = at.session_state["systems"]
+    assert list(systems) == [*DEMO_NAMES, "dev", "eval"]
+    assert (systems["dev"]["trials"].tar.size, systems["dev"]["trials"].non.size) == (10 * 2, 10 * 18)
+    assert (systems["eval"]["trials"].tar.size, systems["eval"]["trials"].non.size) == (12 * 2, 12 * 18)
+    assert any("Added eval from eval.scores" in s.value for s in at.success)
+    (warning,) = [w.value for w in at.warning]
+    assert warning.startswith("eval.scores: 60 of 300 scored trials are not in the key eval.key and were left out; "
+                              f"the first is 'e12 u0' on line {12 * 20 + 1}.")
+
+
+def test_a_bad_key_is_reported_under_its_score_file_and_nothing_is_lost(at):
+    at.switch_page("app_pages/data.py").run()
+    scores, _ = kaldi_files("m", scored_models=5, keyed_models=5)
+    at.file_uploader(key="score_uploads").set_value(("plda.scores", scores, "text/plain")).run()
+    key_box(at, "plda.scores").set_value(("wrong.key", b"x1 y1 target\nx1 y2 nontarget\n", "text/plain")).run()
+    assert not exceptions(at)
+    (error,) = errors(at)
+    assert error.startswith("plda.scores: none of its 100 scored trials is in the key wrong.key")
+    assert list(at.session_state["systems"]) == DEMO_NAMES
+    assert key_box(at, "plda.scores")  # still there, for the right key
+
+
+def test_a_server_score_file_is_read_with_the_key_chosen_for_it(monkeypatch, tmp_path):
+    scores, key = kaldi_files("s", scored_models=10, keyed_models=8)
+    (tmp_path / "sre.scores").write_bytes(scores)
+    (tmp_path / "sre.key").write_bytes(key)
+    monkeypatch.setenv("LLRCORE_DATA_DIR", str(tmp_path))
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.run()
+    at.switch_page("app_pages/data.py").run()
+    at.selectbox(key="server_file").set_value(tmp_path / "sre.scores").run()
+    at.button(key="load_server_file").click().run()
+    (error,) = errors(at)
+    assert "needs its key" in error and "Choose its key file in the box above" in error
+    at.selectbox(key="server_key_file").set_value(tmp_path / "sre.key").run()
+    at.button(key="load_server_file").click().run()
+    assert not errors(at) and not exceptions(at)
+    trials = at.session_state["systems"]["sre"]["trials"]
+    assert (trials.tar.size, trials.non.size) == (8 * 2, 8 * 18)
+    assert [w.value.split(";")[0] for w in at.warning] == ["sre.scores: 40 of 200 scored trials are not in the key "
+                                                           "sre.key and were left out"]
+
+
+# Spellings of the Python API that mean nothing to someone using the app (the app says "add its key file", the
+# command line "--key").
+API_SPELLINGS = re.compile(r"\b(?:key|format|labels|name|score_type|on_warning)\s*=|read_trials|read_multiclass|"
+                           r"write_trials|LoadError|Traceback|llrcore")
+
+
+def test_every_bad_file_is_reported_in_the_apps_words(at):
+    at.switch_page("app_pages/data.py").run()
+    bad = [name for name, expected in BAD_MANIFEST if expected.startswith("error")]
+    at.file_uploader(key="score_uploads").set_value(
+        [(name, (BAD / name).read_bytes(), "application/octet-stream") for name in bad]).run()
+    assert not exceptions(at)
+    shown = errors(at)
+    assert sorted(message.split(":")[0].split(",")[0] for message in shown) == sorted(bad)
+    for message in shown:
+        assert not API_SPELLINGS.search(message), message
+    assert list(at.session_state["systems"]) == DEMO_NAMES
 
 
 def test_good_and_bad_files_uploaded_together(at):
