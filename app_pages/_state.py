@@ -34,6 +34,11 @@ def count_columns(*names: str) -> dict:
     """Column formats for trial counts (thousands separators), for st.dataframe's column_config."""
     return {name: st.column_config.NumberColumn(format="localized") for name in names}
 
+
+#: The "as LLRs" column of every table of systems: the library's one verdict, its rule in the help.
+VERDICT_COLUMN = st.column_config.TextColumn(
+    help=f"Can the scores be used as likelihood ratios as they are? {lc.VERDICT_RULE.capitalize()}.")
+
 log = logging.getLogger(__name__)
 
 
@@ -186,8 +191,6 @@ def parse_upload(file_id: str, key_id: str | None, _upload, _key_upload) -> Pars
 # ----- the loaded systems ------------------------------------------------------------------------------------------
 
 
-
-
 def _summary(trials: lc.Trials) -> dict:
     """Numbers of the Data table, computed once per system (they do not depend on the operating point)."""
     table = trials.sorted
@@ -202,28 +205,8 @@ def _summary(trials: lc.Trials) -> dict:
         "max score": float(hi),
         "Cllr": cllr,
         "minCllr": min_cllr,
-        "looks like LLRs?": llr_verdict(table.tar, table.non, cllr, min_cllr),
+        "as LLRs": lc.llr_verdict(cllr, min_cllr).verdict,
     }
-
-
-def llr_verdict(tar_sorted: np.ndarray, non_sorted: np.ndarray, cllr: float, min_cllr: float) -> str:
-    """A plain-language guess whether sorted scores can be used as (natural-log) LLRs as they are.
-
-    App-side heuristic (not in llrcore): LLRs put most targets above 0 and most non-targets below 0 (the two
-    medians straddle the threshold 0), and, taken as LLRs, they must be worth something: Cllr below 1 bit, the cost
-    of a system that always says LLR = 0. A large share of calibration loss (Cllr - minCllr) means "LLR-like but
-    miscalibrated".
-    """
-    tar_median = float(np.median(tar_sorted))
-    non_median = float(np.median(non_sorted))
-    if not np.isfinite(cllr) or cllr >= 1.0:
-        return f"no: taken as LLRs they do worse than no system (Cllr {cllr:.3g} bits ≥ 1)"
-    if not (tar_median > 0 > non_median):
-        return "no: targets and non-targets are not on either side of 0"
-    loss = 100.0 * (cllr - min_cllr) / cllr if cllr > 0 else 0.0
-    if loss > 50.0:
-        return f"LLR-like but miscalibrated ({loss:.0f} % of Cllr is calibration loss)"
-    return f"yes (Cllr {cllr:.3f} bits, {loss:.0f} % calibration loss)"
 
 
 def _unique_name(name: str, taken) -> str:
@@ -313,7 +296,7 @@ def summary_frame(names=None):
             continue
         rows.append({"system": name, "role": record["role"], **record["summary"], "source": record["source"]})
     columns = ["system", "role", "targets", "non-targets", "spoof", "min score", "max score", "Cllr", "minCllr",
-               "looks like LLRs?", "source"]
+               "as LLRs", "source"]
     return pd.DataFrame(rows, columns=columns)
 
 

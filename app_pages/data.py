@@ -211,7 +211,7 @@ if not loaded:
     st.info("Nothing is loaded: upload a score file or add a demo set.")
 else:
     st.dataframe(
-        state.summary_frame(),
+        state.summary_frame().drop(columns="source"),  # each system's source is under its name below
         hide_index=True,
         width="stretch",
         column_config={
@@ -222,10 +222,7 @@ else:
                                                   help="The scores taken as natural-log LLRs."),
             "minCllr": st.column_config.NumberColumn("minCllr (bits)", format="%.3f",
                                                      help="After the best monotone calibration (PAV)."),
-            "looks like LLRs?": st.column_config.TextColumn(
-                width="large",
-                help="A heuristic: LLRs put targets above 0 and non-targets below, and have Cllr < 1 bit.",
-            ),
+            "as LLRs": state.VERDICT_COLUMN,
         },
     )
 

@@ -92,7 +92,7 @@ def show_metrics_table(results) -> None:
             "calibration loss %": st.column_config.NumberColumn(format="%.1f"),
             "Cprimary": st.column_config.NumberColumn(format="%.4f", help="Mean actual DCF at P = 0.01 and 0.001."),
             "minCprimary": st.column_config.NumberColumn(format="%.4f"),
-            "as LLRs": st.column_config.TextColumn(help=f"Can the scores be used as likelihood ratios as they are? {lc.VERDICT_RULE.capitalize()}."),
+            "as LLRs": state.VERDICT_COLUMN,
         },
     )
     st.download_button(

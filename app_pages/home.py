@@ -43,11 +43,12 @@ if not loaded:
 else:
     summary = state.summary_frame()
     st.dataframe(
-        summary[["system", "role", "targets", "non-targets", "spoof", "looks like LLRs?", "source"]],
+        summary[["system", "role", "targets", "non-targets", "spoof", "as LLRs", "source"]],
         hide_index=True,
         width="stretch",
         column_config={
             **state.count_columns("targets", "non-targets", "spoof"),
+            "as LLRs": state.VERDICT_COLUMN,
         },
     )
     if any(record["source"].startswith("demo:") for record in loaded.values()):

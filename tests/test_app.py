@@ -13,6 +13,8 @@ import pytest
 
 from streamlit.testing.v1 import AppTest
 
+import llrcore as lc
+
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
 PAGES = ["app_pages/home.py", "app_pages/data.py", "app_pages/evaluate.py"]
@@ -75,7 +77,9 @@ def test_home_links_every_page_and_lists_systems(at):
 def test_data_table_says_whether_scores_look_like_llrs(at):
     at.switch_page("app_pages/data.py").run()
     table = at.dataframe[0].value.set_index("system")
-    assert table.loc["FVC-AUS DCA-PLDA", "looks like LLRs?"].startswith("LLR-like but miscalibrated")
+    fvc = at.session_state["systems"]["FVC-AUS DCA-PLDA"]["trials"]
+    assert table.loc["FVC-AUS DCA-PLDA", "as LLRs"] == lc.llr_verdict(lc.cllr(fvc), lc.min_cllr(fvc)).verdict
+    assert table.loc["FVC-AUS DCA-PLDA", "as LLRs"] == "needs recalibration"  # 98 % of its Cllr is calibration loss
     assert table.loc["ASVspoof19 LA ASV (eval)", "spoof"] == 63882
 
 
@@ -85,8 +89,29 @@ def test_scores_far_from_llrs_are_called_so(at):
                         if s)
     at.file_uploader(key="score_uploads").set_value(("shifted.txt", shifted.encode(), "text/plain")).run()
     table = at.dataframe[0].value.set_index("system")
-    assert table.loc["shifted", "looks like LLRs?"].startswith("no")
-    assert table.loc["FVC-AUS DCA-PLDA", "looks like LLRs?"].startswith("LLR-like")
+    assert table.loc["shifted", "as LLRs"] == "not usable as likelihood ratios"
+    assert table.loc["FVC-AUS DCA-PLDA", "as LLRs"] == "needs recalibration"
+
+
+def test_data_evaluate_and_report_give_one_verdict_at_thirty_percent_calibration_loss(at):
+    """The user's case: at 30 % calibration loss the Data page said "yes" and the Report "needs recalibration"."""
+    rng = np.random.default_rng(3)
+    tar, non = 2.5 * rng.normal(2, 2, 3000), 2.5 * rng.normal(-2, 2, 30000)  # overconfident Gaussian LLRs
+    assert 20 < lc.evaluate(tar, non).calibration_loss_percent < 40
+    text = "".join(f"{s:.6f} target\n" for s in tar) + "".join(f"{s:.6f} nontarget\n" for s in non)
+    at.switch_page("app_pages/data.py").run()
+    at.file_uploader(key="score_uploads").set_value(("thirty.txt", text.encode(), "text/plain")).run()
+    trials = at.session_state["systems"]["thirty"]["trials"]
+    expected = lc.llr_verdict(lc.cllr(trials), lc.min_cllr(trials)).verdict
+    assert expected == "needs recalibration"
+    assert at.dataframe[0].value.set_index("system").loc["thirty", "as LLRs"] == expected
+    at.switch_page("app_pages/evaluate.py").run()
+    at.multiselect(key="eval_systems").set_value(["thirty"]).run()
+    assert at.dataframe[0].value.set_index("system").loc["thirty", "as LLRs"] == expected
+    at.switch_page("app_pages/report.py").run()
+    at.multiselect(key="report_systems").set_value(["thirty"]).run()
+    badges = [m.value for m in at.markdown if "-badge[" in m.value]
+    assert len(badges) == 1 and badges[0].endswith(f" {expected.capitalize()}]")
 
 
 def test_upload_of_a_good_file_adds_a_system(at):

@@ -2,7 +2,7 @@
 
 A metric card that shows "0.288…" for 0.288 bits, or "69 % calibrat…", hides the number or its meaning. The check
 asks the browser for every visible element of the main area whose text overflows a box that ends in an ellipsis;
-there must be none. A screenshot of each page goes to ``tests/e2e/screenshots/`` for a person to look at.
+there must be none; and no table may be wider than the page (its last columns would hide behind a scroll bar). A screenshot of each page goes to ``tests/e2e/screenshots/`` for a person to look at.
 """
 from __future__ import annotations
 
@@ -18,6 +18,9 @@ CLIPPED = """() => [...document.querySelectorAll('[data-testid=stMain] *')].filt
   return style.textOverflow === 'ellipsis' && e.textContent.trim() !== '' && e.offsetParent !== null
       && e.scrollWidth > e.clientWidth + 1;
 }).map(e => e.textContent.trim().slice(0, 80))"""
+# A table wider than the page hides its last columns behind a horizontal scroll bar.
+OVERFLOWING_TABLES = """() => [...document.querySelectorAll('[data-testid=stDataFrame] .dvn-scroller')]
+  .filter(e => e.scrollWidth > e.clientWidth + 1).map(e => [e.scrollWidth, e.clientWidth])"""
 PAGES = ["", "data", "evaluate", "calibrate", "compare_rules", "bayes_decisions", "gaussian_explorer", "report",
          "multiclass", "diarization"]
 
@@ -45,4 +48,5 @@ def test_no_text_is_cut_off(page: Page, app_url, screenshots, path):
     page.wait_for_timeout(1000)
     no_exception(page)
     assert clipped_texts(page) == []
+    assert page.evaluate(OVERFLOWING_TABLES) == []
     snap(page, screenshots / f"layout_{path or 'home'}.png")
