@@ -2,7 +2,9 @@
 
 The figures are tested as plain functions returning plotly figures: the data of their traces are compared with
 the library's metrics (EER, minDCF, actDCF, Cllr, Bayes error rates, trapezium), decimation is checked on its own,
-and a 1M-score DET must serialise to well under a megabyte.
+and a 1M-score DET must serialise to well under a megabyte. DET markers at a rate of 0 or 1 are checked against
+rates counted by hand on tiny synthetic sets (and with numpy on the FVC-AUS demo scores); the APE axes against the
+maxima of the library's Bayes error curves.
 """
 from __future__ import annotations
 
@@ -33,6 +35,8 @@ from llrcore.plots._style import as_systems
 from llrcore.rates import SortedScores, sigmoid
 
 ASV_DEV = Path(__file__).parent / "data" / "asvspoof2019_la" / "ASVspoof2019.LA.asv.dev.gi.trl.scores.txt"
+ASSETS = Path(__file__).parents[1] / "assets"
+MARKERS = ("eer", "min_dcf", "act_dcf")
 
 
 # ----- fixtures ------------------------------------------------------------------------------------------------
@@ -187,6 +191,118 @@ def test_det_of_a_million_scores_is_small(two_systems):
     assert len(score_histogram_figure(big).to_json()) < 100_000
 
 
+# ----- DET markers at rates of 0 or 1 ------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def fvc() -> lc.Trials:
+    return lc.read_trials(ASSETS / "fvcaus_plda" / "fvcaus_plda.npz")
+
+
+@pytest.fixture(scope="module")
+def demo_systems(fvc, asvspoof_eval, asvspoof_dev) -> dict[str, lc.Trials]:
+    """The app's three demo sets and a small Gaussian upload, under the app's long names."""
+    rng = np.random.default_rng(7)
+    return {
+        "ASVspoof19 LA ASV (eval)": lc.Trials(asvspoof_eval["target"], asvspoof_eval["nontarget"]),
+        "FVC-AUS DCA-PLDA": fvc,
+        "ASVspoof19 LA ASV (dev)": lc.Trials(asvspoof_dev["target"], asvspoof_dev["nontarget"]),
+        "browser upload": lc.Trials(rng.normal(3, np.sqrt(6), 300), rng.normal(-3, np.sqrt(6), 3000)),
+    }
+
+
+SEPARATED = lc.Trials([1.0, 2.0, 3.0], [-3.0, -2.0, -1.0], name="separated")
+ONE_HIGH_NON = lc.Trials([0.5, 2.0, 3.0, 4.0], [-3.0, -2.0, -1.0, 1.0], name="one high non-target")
+# (trials, operating point, kind, hand-counted (Pfa, Pmiss) of that marker, the note the figure must give)
+EDGE_CASES = [
+    # threshold 0: every target accepted, every non-target rejected; the EER and the best point are (0, 0) too
+    (SEPARATED, dict(p_target=0.5), "act_dcf", (0.0, 0.0), "Pfa = 0 and Pmiss = 0"),
+    (SEPARATED, dict(p_target=0.5), "eer", (0.0, 0.0), "Pfa = 0 and Pmiss = 0"),
+    (SEPARATED, dict(p_target=0.5), "min_dcf", (0.0, 0.0), "Pfa = 0 and Pmiss = 0"),
+    # threshold logit(0.9999) = +9.21, above every score: every trial rejected
+    (SEPARATED, dict(p_target=1e-4), "act_dcf", (0.0, 1.0), "Pfa = 0 and Pmiss = 1"),
+    # threshold -(logit(0.01) + ln 1e4) = -4.62, below every score: every trial accepted
+    (SEPARATED, dict(p_target=0.01, c_miss=1e4), "act_dcf", (1.0, 0.0), "Pfa = 1 and Pmiss = 0"),
+    # threshold 0: no target below it, one non-target (1.0) of four above it
+    (ONE_HIGH_NON, dict(p_target=0.5), "act_dcf", (0.25, 0.0), "Pmiss = 0"),
+]
+
+
+def _markers(fig: go.Figure) -> list:
+    return [t for t in fig.data if isinstance(t.meta, dict) and t.meta.get("kind") in MARKERS]
+
+
+def _inside(value: float, axis_range) -> bool:
+    return axis_range[0] - 1e-12 <= value <= axis_range[1] + 1e-12
+
+
+def _assert_markers_drawn_inside_and_pinned_ones_marked(fig: go.Figure) -> None:
+    x_range, y_range = fig.layout.xaxis.range, fig.layout.yaxis.range
+    notes = " ".join(a.text or "" for a in fig.layout.annotations)
+    for marker in _markers(fig):
+        pfa, pmiss = (float(v) for v in marker.customdata[0][:2])
+        assert _inside(marker.x[0], x_range) and _inside(marker.y[0], y_range), marker.name
+        off_axes = not (_inside(ndtri(pfa), x_range) and _inside(ndtri(pmiss), y_range))
+        assert bool(marker.meta.get("pinned")) == off_axes, marker.name
+        assert marker.marker.symbol.endswith("-open") == off_axes, marker.name
+        if off_axes:
+            assert marker.meta["pinned"] in notes, marker.name
+            assert marker.cliponaxis is False  # the whole symbol shows on the axis line
+
+
+def _assert_legend_keys_are_the_symbols_drawn(fig: go.Figure) -> None:
+    keys = {t.marker.symbol for t in fig.data if isinstance(t.meta, dict) and t.meta.get("kind") == "legend_key"
+            and t.mode == "markers"}
+    assert keys == {t.marker.symbol for t in _markers(fig)}
+
+
+@pytest.mark.parametrize("trials, operating_point, kind, rates, note", EDGE_CASES,
+                         ids=[f"{c[0].name}-{c[2]}-{c[4]}" for c in EDGE_CASES])
+def test_det_marker_at_a_rate_of_0_or_1_is_pinned_inside_the_axes_with_a_note(trials, operating_point, kind,
+                                                                               rates, note):
+    fig = det_figure(trials, **operating_point)
+    marker = _one(fig, kind, trials.name)
+    assert tuple(marker.customdata[0][:2]) == rates  # the true rates stay in the data (CSV downloads read them)
+    _assert_markers_drawn_inside_and_pinned_ones_marked(fig)
+    assert marker.meta.get("pinned") == f"{note} at this threshold"
+    assert any(note in (a.text or "") for a in fig.layout.annotations)
+    assert note in marker.hovertemplate
+    _assert_legend_keys_are_the_symbols_drawn(fig)
+
+
+def test_det_axes_reach_an_eer_below_one_over_n():
+    """Hand-made ROC: from (Pfa, Pmiss) = (0, 1/4) to (1/4, 0) the hull is a straight segment (the point (1/4, 1/4)
+    lies above it), which crosses Pfa = Pmiss at 1/8, below the smallest rate of a count (1/4): the axes reach it."""
+    fig = det_figure(ONE_HIGH_NON)
+    eer = _one(fig, "eer", ONE_HIGH_NON.name)
+    assert eer.customdata[0][2] == pytest.approx(1 / 8)
+    assert not eer.meta.get("pinned") and eer.marker.symbol == "circle"
+    assert eer.x[0] == pytest.approx(ndtri(1 / 8)) and eer.y[0] == pytest.approx(ndtri(1 / 8))
+    _assert_markers_drawn_inside_and_pinned_ones_marked(fig)
+
+
+def test_fvc_actdcf_star_is_drawn_at_the_bottom_edge(fvc):
+    """No FVC-AUS target scores below the Bayes threshold of P_target = 0.01, so Pmiss = 0 there."""
+    threshold = -np.log(0.01 / 0.99)
+    assert np.mean(fvc.tar < threshold) == 0.0 and np.mean(fvc.non >= threshold) > 0
+    fig = det_figure({"FVC": fvc}, p_target=0.01)
+    star = _one(fig, "act_dcf", "FVC")
+    assert star.marker.symbol == "star-open"
+    assert star.y[0] == pytest.approx(fig.layout.yaxis.range[0])
+    assert star.x[0] == pytest.approx(ndtri(np.mean(fvc.non >= threshold)))
+    assert any("actDCF: Pmiss = 0 at this threshold" == a.text for a in fig.layout.annotations)
+    _assert_legend_keys_are_the_symbols_drawn(fig)
+
+
+@pytest.mark.parametrize("operating_point", [dict(p_target=0.01), dict(p_target=0.5), dict(p_target=1e-4),
+                                             dict(p_target=0.01, c_miss=1e3), dict(p_target=0.2, c_fa=50.0), {}])
+def test_every_det_marker_is_inside_the_axes_and_every_legend_symbol_is_drawn(demo_systems, operating_point):
+    for systems in (demo_systems, {"FVC-AUS DCA-PLDA": demo_systems["FVC-AUS DCA-PLDA"]}, SEPARATED, ONE_HIGH_NON):
+        fig = det_figure(systems, **operating_point)
+        _assert_markers_drawn_inside_and_pinned_ones_marked(fig)
+        _assert_legend_keys_are_the_symbols_drawn(fig)
+
+
 # ----- decimation ----------------------------------------------------------------------------------------------
 
 
@@ -281,6 +397,65 @@ def test_ape_area_is_cllr(asv):
     fig = ape_figure(asv, plo=plo)
     area = np.trapezoid(_one(fig, "actual", "ASV dev").y, plo)
     assert area / (2 * np.log(2)) == pytest.approx(lc.cllr(asv), rel=2e-3)
+
+
+def _ape_panel_curves(fig: go.Figure) -> list:
+    return [t for t in fig.data if isinstance(t.meta, dict) and t.meta.get("kind") in ("actual", "minimum")]
+
+
+def test_ape_zoomed_axis_holds_every_system_curve_and_cuts_the_no_system_peak(demo_systems):
+    for systems in (demo_systems, dict(list(demo_systems.items())[:3])):
+        fig = ape_figure(systems)  # the default axis is the zoomed one
+        top = fig.layout.yaxis.range[1]
+        for trials in systems.values():
+            rates = lc.bayes_error_rates(trials)
+            assert max(rates.actual.max(), rates.minimum.max()) <= top
+        assert top < 0.2  # the demo systems err at most about 12 %: well below the 50 % of "no system"
+        assert any("peaks at 50 %" in (a.text or "").replace("<br>", " ") for a in fig.layout.annotations)
+        assert fig.layout.yaxis.range == ape_figure(systems, y_axis="zoom").layout.yaxis.range
+
+
+def test_ape_full_axis_shows_the_no_system_peak(two_systems):
+    fig = ape_figure(two_systems, y_axis="full")
+    assert fig.layout.yaxis.range[0] == 0 and fig.layout.yaxis.range[1] >= 0.5
+    assert not [a for a in fig.layout.annotations if "peaks at" in (a.text or "")]
+
+
+def test_ape_log_axis_draws_no_zero_and_keeps_the_true_rates():
+    """Separated scores have a Bayes error of exactly 0 at the priors where the threshold falls between the classes:
+    those points become gaps on the log axis, and the data keep the zeros."""
+    plo = np.linspace(-10, 10, 201)
+    rates = lc.bayes_error_rates(SEPARATED, plo=plo)
+    assert np.any(rates.actual == 0) and np.any(rates.minimum == 0)
+    fig = ape_figure(SEPARATED, plo=plo, y_axis="log")
+    assert fig.layout.yaxis.type == "log"
+    for trace in _ape_panel_curves(fig) + [_one(fig, "default")]:
+        y = np.asarray(trace.y, dtype=float)
+        drawn = y[np.isfinite(y)]
+        assert np.all(drawn > 0), trace.name
+        assert np.all(np.log10(drawn) >= fig.layout.yaxis.range[0]), trace.name
+    actual = _one(fig, "actual", "separated")
+    errors = np.asarray(actual.customdata, dtype=float)[:, 1]
+    np.testing.assert_allclose(errors, 100 * rates.actual)
+    assert np.all(np.isnan(np.asarray(actual.y, dtype=float)[rates.actual == 0]))
+    assert "errors_per_100" in figure_to_frame(fig).columns
+    assert any("Gaps" in (a.text or "") for a in fig.layout.annotations)
+
+
+def test_ape_refuses_an_unknown_axis(two_systems):
+    with pytest.raises(ValueError, match="zoom"):
+        ape_figure(two_systems, y_axis="linear")
+
+
+def test_ape_bar_names_wrap_on_lines_and_stay_level(demo_systems):
+    fig = ape_figure(demo_systems)
+    labels = list(fig.layout.xaxis2.ticktext)
+    assert fig.layout.xaxis2.tickangle == 0
+    for name, label in zip(demo_systems, labels):
+        assert label.replace("<br>", " ") == name
+        for line in label.split("<br>"):  # short lines, unless one word is longer
+            assert len(line) <= 7 or " " not in line, label
+    assert labels[0].count("<br>") >= 2  # "ASVspoof19 LA ASV (eval)" on three lines
 
 
 def test_normalised_bayes_error_figure(two_systems):

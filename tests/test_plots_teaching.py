@@ -2,7 +2,9 @@
 
 The data of the traces are checked against references written out here (error areas of the histograms counted
 from the scores, scipy's normal density, ``x + y = -sqrt(2 mu)`` on probit axes, the exact Cllr by quadrature in
-the tests of llrcore.gaussian) and against the library's numbers the page shows.
+the tests of llrcore.gaussian) and against the library's numbers the page shows. The legend of the bar chart is
+checked against the colours of the bars actually drawn, the guide labels of the Gaussian DET against percentages
+written out by hand.
 """
 from __future__ import annotations
 
@@ -77,6 +79,36 @@ def test_errors_per_100_figure_shows_the_library_numbers(asv):
         np.testing.assert_allclose(stacked[:2], 100 * np.array([rates.actual[0], rates.minimum[0]]), rtol=1e-12)
         unit = "errors" if c_miss == 1 else "cost"
         assert fig.layout.yaxis.title.text == f"{unit} per 100 trials"
+
+
+def _bar_look(bar) -> tuple:
+    pattern = bar.marker.pattern.shape if bar.marker.pattern else None
+    return bar.marker.color, pattern or ""
+
+
+@pytest.mark.parametrize("p, c_miss", [(0.01, 1.0), (0.05, 10.0), (0.5, 1.0)])
+def test_every_bar_colour_of_the_errors_per_100_figure_is_in_the_legend(asv, p, c_miss):
+    fig = errors_per_100_figure(lc.bayes_decisions(asv, p, c_miss))
+    bars = [t for t in fig.data if t.type == "bar"]
+    drawn = {_bar_look(b) for b in bars if np.any(np.asarray(b.y) > 0)}
+    named = {_bar_look(b) for b in bars if b.showlegend is not False}
+    assert drawn == named
+    assert len(drawn) == 4  # misses, false alarms, the EER bound, no system
+    assert all(b.name for b in bars if b.showlegend is not False)
+
+
+def test_errors_per_100_legend_leaves_out_a_part_of_zero_height():
+    perfect = lc.Trials([5.0, 6.0, 7.0], [-5.0, -6.0, -7.0], name="perfect")  # no error at all at P = 0.5
+    fig = errors_per_100_figure(lc.bayes_decisions(perfect, 0.5))
+    named = {b.name for b in fig.data if b.type == "bar" and b.showlegend is not False}
+    assert named == {"without the system"}
+
+
+def test_gaussian_det_guide_labels_follow_one_percent_format():
+    fig = gaussian_det_figure(lc.mu_from_eer(0.3))  # no reference EER is within 25 % of 30 %: all are labelled
+    labels = sorted(a.text for a in fig.layout.annotations if a.text.endswith("%"))
+    assert labels == sorted(["0.1 %", "1 %", "5 %", "10 %", "20 %", "40 %"])
+    assert "EER 30 %" in fig.layout.title.text
 
 
 def test_fixed_threshold_figure_draws_the_analysis(asv_dev, asv):

@@ -25,8 +25,8 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from . import calibration, decisions, diarization, gaussian, multiclass
-from ._style import PALETTE, decimate_curve, decimation_indices, system_colour
-from .bayes import ape_figure, bayes_error_trapezium_figure, normalised_bayes_error_figure
+from ._style import PALETTE, decimate_curve, decimation_indices, format_percent, system_colour
+from .bayes import APE_Y_AXES, ape_figure, bayes_error_trapezium_figure, normalised_bayes_error_figure
 from .calibration import calibration_transform_figure, rule_comparison_figure, threshold_weighting_figure
 from .decisions import decision_figure, errors_per_100_figure, fixed_threshold_figure
 from .det import det_figure
@@ -49,6 +49,7 @@ from .scores import score_histogram_figure
 __all__ = [
     "det_figure",
     "ape_figure",
+    "APE_Y_AXES",
     "normalised_bayes_error_figure",
     "bayes_error_trapezium_figure",
     "score_histogram_figure",
@@ -74,6 +75,7 @@ __all__ = [
     "decimate_curve",
     "decimation_indices",
     "system_colour",
+    "format_percent",
     "PALETTE",
 ]
 

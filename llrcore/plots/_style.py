@@ -6,6 +6,7 @@ the colour is chosen by the system's position in the ``systems`` mapping.
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -24,6 +25,8 @@ __all__ = [
     "decimation_indices",
     "decimate_curve",
     "format_percent",
+    "wrap_label",
+    "legend_label",
     "legend_key",
 ]
 
@@ -64,15 +67,61 @@ def with_alpha(colour: str, alpha: float) -> str:
 
 
 def format_percent(p: float) -> str:
-    """A probability as a short percentage for labels: 0.0253 -> '2.53 %', 0.0001 -> '0.01 %'."""
+    """A probability as a percentage for labels, by one rule: three significant digits, trailing zeros dropped.
+
+    ``0.0253 -> '2.53 %'``, ``0.1 -> '10 %'``, ``0.001 -> '0.1 %'``, ``0.000975 -> '0.0975 %'``, ``0 -> '0 %'``,
+    ``1 -> '100 %'``. Never in exponent notation (``1e-7 -> '0.00001 %'``), and a rate below 100 % never shows as
+    ``'100 %'`` (``0.99999 -> '99.999 %'``): digits are added until it differs from 100. Otherwise the same as
+    :func:`llrcore.decisions.percent` (``%.3g``), so the app's sentences and its figure labels agree.
+    """
     value = 100.0 * float(p)
     if not np.isfinite(value):
         return f"{value} %"
-    if value == 0 or value >= 10:
-        return f"{value:.1f} %"
-    if value >= 1:
-        return f"{value:.2f} %"
-    return f"{value:.2g} %"
+    digits = 3
+    text = np.format_float_positional(value, precision=digits, unique=False, fractional=False, trim="-")
+    while float(text) == 100 and value != 100 and digits < 17:
+        digits += 1
+        text = np.format_float_positional(value, precision=digits, unique=False, fractional=False, trim="-")
+    return f"{text} %"
+
+
+def _visible_length(text: str) -> int:
+    """Characters a label shows (HTML tags such as ``<sub>`` take no room)."""
+    return len(re.sub(r"<[^>]*>", "", text))
+
+
+def wrap_label(text: str, width: int = 40) -> str:
+    """`text` broken with ``<br>`` at spaces into lines of at most about `width` visible characters.
+
+    For legend entries and category labels that would otherwise run out of a figure. Existing ``<br>`` are kept;
+    a word longer than `width` stays whole; a ``%`` stays with its number and ``P = 0.01`` stays on one line.
+    """
+    lines = []
+    for paragraph in text.split("<br>"):
+        units: list[str] = []
+        for token in paragraph.split(" "):
+            if units and (token.startswith("%") or token == "=" or units[-1].endswith(" =")):
+                units[-1] += " " + token
+            elif token:
+                units.append(token)
+        line = ""
+        for unit in units:
+            if line and _visible_length(line) + 1 + _visible_length(unit) > width:
+                lines.append(line)
+                line = unit
+            else:
+                line = f"{line} {unit}" if line else unit
+        lines.append(line)
+    return "<br>".join(lines)
+
+
+def legend_label(name: str, details: str, width: int = 48) -> str:
+    """A system's legend entry ``"name (details)"``, on two or more lines when longer than `width` characters:
+    the name, then the numbers, so that three or four systems with long names wrap instead of leaving the figure."""
+    label = f"{name} ({details})"
+    if _visible_length(label) <= width:
+        return label
+    return f"{wrap_label(name, width)}<br>{wrap_label(f'({details})', width)}"
 
 
 def as_systems(systems) -> dict[str, Trials]:

@@ -27,12 +27,15 @@ from ._style import (
     as_systems,
     format_percent,
     legend_key,
+    legend_label,
     style_figure,
     system_colour,
     with_alpha,
+    wrap_label,
 )
 
-__all__ = ["ape_figure", "normalised_bayes_error_figure", "bayes_error_trapezium_figure", "DEFAULT_PLO"]
+__all__ = ["ape_figure", "normalised_bayes_error_figure", "bayes_error_trapezium_figure", "DEFAULT_PLO",
+           "APE_Y_AXES"]
 
 #: The default grid of prior log-odds (P_target from 4.5e-5 to 1 - 4.5e-5).
 DEFAULT_PLO = np.linspace(-10.0, 10.0, 201)
@@ -59,35 +62,25 @@ def _bits(value: float) -> str:
     return f"{value:.3f}" if np.isfinite(value) else "∞"
 
 
-def _wrap(name: str, width: int = 12) -> str:
-    """A category label broken into lines of about `width` characters (for bar charts with long names)."""
-    lines, line = [], ""
-    for word in name.split():
-        if line and len(line) + 1 + len(word) > width:
-            lines.append(line)
-            line = word
-        else:
-            line = f"{line} {word}".strip()
-    lines.append(line)
-    return "<br>".join(lines)
-
-
-def _system_curves(fig, name, colour, x, curves, label, hover_x, hover_y, **rowcol):
+def _system_curves(fig, name, colour, x, curves, label, hover_x, hover_y, *, drawn=None, columns=None, **rowcol):
     """The actual (solid, in the legend as `label`) and minimum (dashed) curves of one system.
 
     `curves` is ``[(kind, values), ...]``; only the first is shown in the legend, the shared line-style key
     explains the others. ``meta["label"]`` names each trace plainly (``"<system> <kind>"``) for data tables.
+    `drawn` maps the values to what is plotted (e.g. zeros to gaps on a log axis); ``customdata`` keeps
+    ``[P_target, 100 * value]`` of the true values, named by `columns` in ``meta`` for data tables.
     """
     styles = {"actual": ("solid", LINE_WIDTH), "minimum": ("dash", LINE_WIDTH - 0.5)}
     for i, (kind, values) in enumerate(curves):
         dash, width = styles[kind]
         fig.add_trace(
             go.Scatter(
-                x=x, y=values, customdata=_plo_customdata(x, 100 * values), mode="lines",
+                x=x, y=values if drawn is None else drawn(values), customdata=_plo_customdata(x, 100 * values),
+                mode="lines",
                 name=label if i == 0 else f"{name} {kind}", showlegend=i == 0, legendgroup=name,
                 line=dict(color=colour, width=width, dash=dash),
                 hovertemplate=f"<b>{name}</b> {kind}<br>{hover_x}{hover_y}<extra></extra>",
-                meta=dict(system=name, kind=kind, label=f"{name} {kind}"),
+                meta=dict(system=name, kind=kind, label=f"{name} {kind}", **({"columns": columns} if columns else {})),
             ),
             **rowcol,
         )
@@ -110,7 +103,47 @@ def _operating_point_line(fig, plo_eff, text, **rowcol):
 # ----- APE -----------------------------------------------------------------------------------------------------
 
 
-def ape_figure(systems, *, plo=None) -> go.Figure:
+#: The choices of :func:`ape_figure`'s error-rate axis, the default first.
+APE_Y_AXES = ("zoom", "full", "log")
+
+
+def _positive_or_gap(values: np.ndarray) -> np.ndarray:
+    """The values with zeros (and anything not positive) as gaps: a log axis has no place for them."""
+    return np.where(values > 0, values, np.nan)
+
+
+def _ape_error_axis(fig: go.Figure, y_axis: str, system_values: list[np.ndarray], default: np.ndarray) -> None:
+    """The APE panel's error-rate axis: the full 0-50 %, zoomed on the systems' curves, or logarithmic."""
+    values = np.concatenate(system_values) if system_values else np.zeros(1)
+    values = values[np.isfinite(values)]
+    peak = float(default.max())
+    if y_axis == "log":
+        positive = np.concatenate([values[values > 0], default[default > 0]])
+        low = max(float(positive.min()) if positive.size else 1e-4, 1e-7)
+        decades = 10.0 ** np.arange(np.floor(np.log10(low)), 1)
+        fig.update_yaxes(type="log", range=[np.log10(low / 1.5), np.log10(max(0.6, 1.2 * peak))],
+                         tickvals=decades, ticktext=[format_percent(v) for v in decades],
+                         title_text="Bayes error rate (%, log scale)", row=1, col=1)
+        if np.any(values <= 0):
+            _panel_note(fig, "Gaps: a Bayes error of 0 has no place on a log axis")
+        return
+    top = 1.05 * peak
+    if y_axis == "zoom":
+        top = min(top, max(1.15 * float(values.max()) if values.size else 0.0, 0.005))
+        if top < peak:
+            _panel_note(fig, f"Zoomed on the systems: the no-system curve (dotted) peaks at {format_percent(peak)}, "
+                             "above the axis")
+    fig.update_yaxes(title_text="Bayes error rate (%)", tickformat=".3~%", range=[0, top], row=1, col=1)
+
+
+def _panel_note(fig: go.Figure, text: str) -> None:
+    """A note in the top left corner of the APE panel (where the curves, near 0 at low priors, leave room)."""
+    fig.add_annotation(text=wrap_label(text, 34), xref="x domain", yref="y domain", x=0.01, y=0.99, xanchor="left",
+                       yanchor="top", showarrow=False, align="left", font=dict(size=13, color=REFERENCE_COLOUR),
+                       bgcolor="rgba(255,255,255,0.85)")
+
+
+def ape_figure(systems, *, plo=None, y_axis: str = "zoom") -> go.Figure:
     """Applied-probability-of-error (APE) curves and Cllr bars (as in BOSARIS / FoCal).
 
     Left: Bayes error rate against the prior log-odds, per system the actual rate of the scores taken as LLRs
@@ -124,13 +157,25 @@ def ape_figure(systems, *, plo=None) -> go.Figure:
     systems : Mapping[str, Trials] or Trials
     plo : array_like, optional
         Prior log-odds grid; default :data:`DEFAULT_PLO`.
+    y_axis : {"zoom", "full", "log"}
+        The error-rate axis (:data:`APE_Y_AXES`). ``"zoom"`` (default) runs from 0 to a little above the highest
+        system curve: a useful system errs a few percent at most, and on the full axis its curves lie flat in the
+        bottom tenth; the axis stays linear, so areas still compare as Cllr does, and the no-system curve is drawn
+        up to where it leaves the axis, with a note giving its peak. ``"full"`` runs to the no-system peak of
+        50 % (for teaching: how far below "no system" the systems are). ``"log"`` shows both, but areas no
+        longer read as Cllr; a Bayes error of 0 (separable scores at some priors) is left as a gap, with a note.
+        The hover text and ``customdata`` keep the true rates in every case.
     """
+    if y_axis not in APE_Y_AXES:
+        raise ValueError(f"The APE error axis is one of {', '.join(map(repr, APE_Y_AXES))}, not {y_axis!r}.")
     systems = as_systems(systems)
     grid = _grid(plo)
+    wide = len(systems) >= 3  # more room for the bars and their names
     fig = make_subplots(
-        rows=1, cols=2, column_widths=[0.7, 0.3], horizontal_spacing=0.12,
+        rows=1, cols=2, column_widths=[0.62, 0.38] if wide else [0.7, 0.3], horizontal_spacing=0.1 if wide else 0.12,
         subplot_titles=("Bayes error rate", "Cllr = minCllr + calibration loss"),
     )
+    drawn = _positive_or_gap if y_axis == "log" else None
     default = np.minimum(sigmoid(grid), sigmoid(-grid))
     fig.add_trace(
         go.Scatter(
@@ -141,15 +186,17 @@ def ape_figure(systems, *, plo=None) -> go.Figure:
         ),
         row=1, col=1,
     )
-    names, cllrs, min_cllrs = [], [], []
+    names, cllrs, min_cllrs, curves = [], [], [], []
     for position, (name, trials) in enumerate(systems.items()):
         rates = bayes_error_rates(trials, plo=grid)
         names.append(name)
         cllrs.append(trials.sorted.cllr())
         min_cllrs.append(trials.sorted.min_cllr())
+        curves += [rates.actual, rates.minimum]
         _system_curves(
             fig, name, system_colour(position), grid, [("actual", rates.actual), ("minimum", rates.minimum)],
-            f"{name} (Cllr {_bits(cllrs[-1])} bits)", _HOVER_X, _HOVER_RATE, row=1, col=1,
+            legend_label(name, f"Cllr {_bits(cllrs[-1])} bits"), _HOVER_X, _HOVER_RATE, drawn=drawn,
+            columns=["p_target", "errors_per_100"], row=1, col=1,
         )
     _line_key(fig, [("solid: actual (scores as LLRs)", "solid", 2.5), ("dashed: minimum (PAV)", "dash", 2.5)],
               row=1, col=1)
@@ -199,9 +246,11 @@ def ape_figure(systems, *, plo=None) -> go.Figure:
     style_figure(fig, "Applied probability of error (APE) and Cllr", height=560)
     fig.update_layout(barmode="stack", bargap=0.35, hovermode="closest", legend_traceorder="grouped")
     fig.update_xaxes(title_text=_PLO_TITLE, row=1, col=1)
-    fig.update_yaxes(title_text="Bayes error rate (%)", tickformat=".3~%", rangemode="tozero", row=1, col=1)
-    labels = [_wrap(n, max(5, 36 // len(names))) for n in names]
-    fig.update_xaxes(tickvals=names_arr, ticktext=labels, tickangle=0 if len(names) <= 3 else None, row=1, col=2)
+    _ape_error_axis(fig, y_axis, curves, default)
+    # names on several lines, never turned on their side: about 30 characters a line shared by the bars
+    labels = [wrap_label(n, max(6, 30 // len(names))) for n in names]
+    fig.update_xaxes(tickvals=names_arr, ticktext=labels, tickangle=0, tickfont=dict(size=13 if wide else 15),
+                     row=1, col=2)
     fig.update_yaxes(title_text="Cllr (bits)", range=[0, top], row=1, col=2)
     fig.update_annotations(font_size=17, selector=dict(text="Bayes error rate"))
     fig.update_annotations(font_size=17, selector=dict(text="Cllr = minCllr + calibration loss"))
@@ -259,7 +308,7 @@ def normalised_bayes_error_figure(
                 [act_dcf(trials, p_target=p_target, c_miss=c_miss, c_fa=c_fa),
                  min_dcf(trials, p_target=p_target, c_miss=c_miss, c_fa=c_fa)]
             )
-            label = f"{name} (actDCF {values[0]:.3f}, minDCF {values[1]:.3f})"
+            label = legend_label(name, f"actDCF {values[0]:.3f}, minDCF {values[1]:.3f}")
         _system_curves(
             fig, name, colour, grid,
             [("actual", rates.normalised_actual), ("minimum", rates.normalised_minimum)],
@@ -356,11 +405,12 @@ def bayes_error_trapezium_figure(
                 meta=dict(system=name, kind="trapezium", eer=eer, label=f"{name} trapezium"),
             )
         )
-        label = f"{name} (EER {format_percent(eer)})"
+        details = f"EER {format_percent(eer)}"
         at = None
         if plo_user is not None and np.isfinite(plo_user):
             at = bayes_error_rates(trials, plo=[plo_user])
-            label = f"{name} (EER {format_percent(eer)}; {100 * at.actual[0]:.3g} errors / 100 at P = {p_target:g})"
+            details += f"; {100 * at.actual[0]:.3g} errors / 100 at P = {p_target:g}"
+        label = legend_label(name, details)
         _system_curves(
             fig, name, colour, grid, [("actual", rates.actual), ("minimum", rates.minimum)], label, hover_x,
             _HOVER_RATE,
@@ -420,7 +470,7 @@ def bayes_error_trapezium_figure(
         tick_values = 10.0 ** np.arange(exponent_lo, 1)
         fig.update_yaxes(
             type="log", range=[exponent_lo, top], title_text="Bayes error rate (%, log scale)",
-            tickvals=tick_values, ticktext=[f"{100 * v:.6g} %" for v in tick_values],
+            tickvals=tick_values, ticktext=[format_percent(v) for v in tick_values],
         )
     else:
         # zoom on the trapezium: the default min(P, 1-P) rises to 50 % and would flatten everything else

@@ -163,6 +163,7 @@ def errors_per_100_figure(summary: DecisionSummary) -> go.Figure:
 
     The actual and the perfectly calibrated (PAV) bars are split into misses and false alarms; every bar carries
     its total in large type. With unit costs the values are errors per 100 trials, else the cost per 100 trials.
+    Every colour drawn has a legend entry (and only those: a part of zero height is left out of the legend).
     """
     n = summary.per_100()
     unit = summary.unit_costs
@@ -182,7 +183,7 @@ def errors_per_100_figure(summary: DecisionSummary) -> go.Figure:
     for label, colour, values in stacks:
         fig.add_trace(go.Bar(
             x=categories, y=values, name=label, marker=dict(color=with_alpha(colour, 0.8), line=dict(width=0)),
-            showlegend=label in ("misses", "false alarms", "cost of misses", "cost of false alarms"),
+            showlegend=bool(np.any(values > 0)),  # every colour drawn is named, none that is not
             hovertemplate=f"%{{x}}<br>{label}: %{{y:.3g}} per 100 trials<extra></extra>",
             meta=dict(system=summary.name, kind=label.replace(" ", "_"), label=label),
         ))

@@ -21,6 +21,7 @@ from ._style import (
     decimation_indices,
     format_percent,
     legend_key,
+    legend_label,
     style_figure,
     system_colour,
     with_alpha,
@@ -45,9 +46,9 @@ def probit(p):
     return ndtri(np.asarray(p, dtype=np.float64))
 
 
-def _lower_limit(n_max: int) -> float:
-    """Largest tick value at or below ``1 / n_max`` (the smallest non-zero rate), but not below 0.0001 %."""
-    smallest = max(1.0 / max(n_max, 1), _LOWEST)
+def _lower_limit(smallest: float) -> float:
+    """Largest tick value at or below `smallest` (the smallest non-zero rate to show), but not below 0.0001 %."""
+    smallest = max(smallest, _LOWEST)
     candidates = DET_TICKS[DET_TICKS <= smallest * (1 + 1e-9)]
     return float(candidates[-1]) if candidates.size else float(DET_TICKS[0])
 
@@ -122,21 +123,96 @@ def _curve_trace(pfa, pmiss, keep, clip, span, *, name, colour, group, kind, wid
     )
 
 
-def _point_trace(pfa, pmiss, extra, clip, *, name, colour, group, kind, symbol, size, hover, columns):
-    x = probit(np.clip([pfa], clip, 1 - clip))
-    y = probit(np.clip([pmiss], clip, 1 - clip))
+def _operating_points(table, plo_eff: float | None) -> list[tuple[str, str, float, float, float]]:
+    """``(kind, title, pfa, pmiss, normalised cost)`` of the minimum-DCF point (the ROCCH vertex chosen at
+    `plo_eff`) and the actual-DCF point (the scores thresholded at ``-plo_eff``); none without an operating point."""
+    if plo_eff is None:
+        return []
+    p_eff = float(sigmoid(plo_eff))
+    norm = min(p_eff, 1 - p_eff)
+    min_miss, min_fa = (float(v) for v in table.min_rates(plo_eff))
+    act_miss, act_fa = float(table.miss_rate(-plo_eff)), float(table.false_alarm_rate(-plo_eff))
+    points = []
+    for kind, title, miss, fa in (("min_dcf", "minDCF", min_miss, min_fa), ("act_dcf", "actDCF", act_miss, act_fa)):
+        cost = (p_eff * miss + (1 - p_eff) * fa) / norm if norm > 0 else 0.0
+        points.append((kind, title, fa, miss, cost))
+    return points
+
+
+def _edge(rate: float, axis_range) -> tuple[float, str | None]:
+    """Where a marker at `rate` is drawn on an axis spanning `axis_range` (probits): at ``probit(rate)``, or pinned
+    at the nearer edge when that is outside (a rate of 0 or 1 has no probit). Returns the position and ``"low"``,
+    ``"high"`` or None (not pinned)."""
+    position = float(probit(rate))
+    if position < axis_range[0]:
+        return float(axis_range[0]), "low"
+    if position > axis_range[1]:
+        return float(axis_range[1]), "high"
+    return position, None
+
+
+def _off_axis_text(what: str, rate: float, side: str) -> str:
+    """``"Pmiss = 0"``, ``"Pfa = 1"``, or the rate and the side of the axis it is off."""
+    if rate in (0.0, 1.0):
+        return f"{what} = {rate:g}"
+    return f"{what} = {format_percent(rate)}, {'below' if side == 'low' else 'above'} the axis"
+
+
+def _point_trace(pfa, pmiss, extra, x_range, y_range, *, name, colour, group, kind, symbol, size, hover, columns):
+    """One operating-point marker; pinned at the edge of the axes with an open symbol when a rate is off them.
+
+    ``customdata`` keeps the true rates (also 0 or 1), ``meta["pinned"]`` the note saying which rate is off the
+    axes (None when the marker sits at its rates).
+    """
+    x, x_side = _edge(pfa, x_range)
+    y, y_side = _edge(pmiss, y_range)
+    off = [_off_axis_text(what, rate, side) for what, rate, side in (("Pfa", pfa, x_side), ("Pmiss", pmiss, y_side))
+           if side is not None]
+    note = " and ".join(off) + " at this threshold" if off else None
+    marker = dict(symbol=symbol, size=size, color=colour, line=dict(color="white", width=1.5))
+    if note:
+        marker = dict(symbol=f"{symbol}-open", size=size + 2, color=colour, line=dict(color=colour, width=3))
+        hover += f"<br><i>drawn at the edge of the axes: {note}</i>"
     return go.Scatter(
-        x=x,
-        y=y,
+        x=np.array([x]),
+        y=np.array([y]),
         customdata=np.array([[pfa, pmiss, *extra]], dtype=np.float64),
         mode="markers",
         name=name,
         legendgroup=group,
         showlegend=False,  # the system's curve names the values; one shared key explains the symbols
-        marker=dict(symbol=symbol, size=size, color=colour, line=dict(color="white", width=1.5)),
+        marker=marker,
+        cliponaxis=False,  # a pinned marker sits on the axis line: draw all of it
         hovertemplate=f"<b>{group}</b><br>{hover}<extra></extra>",
-        meta=dict(system=group, kind=kind, columns=["false_alarm_rate", "miss_rate", *columns]),
+        meta=dict(system=group, kind=kind, columns=["false_alarm_rate", "miss_rate", *columns], pinned=note,
+                  sides=(x_side, y_side)),
     )
+
+
+def _pinned_notes(fig: go.Figure, titles: dict[str, str], x_range, y_range) -> None:
+    """One note per place where markers are pinned at the edge, saying which rate is 0 or 1 there, with an arrow
+    from inside the plot (in the system's colour; grey when several systems share the place)."""
+    places: dict[tuple, list] = {}
+    for trace in fig.data:
+        meta = trace.meta if isinstance(trace.meta, dict) else {}
+        if meta.get("pinned"):
+            key = (float(trace.x[0]), float(trace.y[0]), meta["pinned"], tuple(meta["sides"]))
+            places.setdefault(key, []).append(trace)
+    per_edge: dict[tuple, int] = {}
+    for (x, y, note, (x_side, y_side)), traces in places.items():
+        kinds = ", ".join(dict.fromkeys(titles[t.meta["kind"]] for t in traces))
+        colours = {t.marker.color for t in traces}
+        colour = colours.pop() if len(colours) == 1 else REFERENCE_COLOUR
+        stack = per_edge[(x_side, y_side)] = per_edge.get((x_side, y_side), -1) + 1  # notes on one edge: stacked
+        # the text sits inside the plot, away from the edge(s) the marker is pinned to; along a free edge it goes
+        # towards the middle of the plot
+        right = {"low": 1, "high": -1}.get(x_side, 1 if x < sum(x_range) / 2 else -1)
+        up = {"low": 1, "high": -1}.get(y_side, 1 if y < sum(y_range) / 2 else -1)
+        fig.add_annotation(
+            x=x, y=y, text=f"{kinds}: {note}", showarrow=True, arrowhead=2, arrowsize=1, arrowwidth=1.5,
+            arrowcolor=colour, ax=30 * right, ay=-(34 + 26 * stack) * up, xanchor="left" if right > 0 else "right",
+            font=dict(size=13, color=colour), bgcolor="rgba(255,255,255,0.85)",
+        )
 
 
 def det_figure(
@@ -175,41 +251,38 @@ def det_figure(
         Traces carry ``meta={"system", "kind", "columns"}``; kinds are ``"det"``, ``"det_steps"``, ``"eer"``,
         ``"min_dcf"``, ``"act_dcf"``, ``"rule_of_30"``. The x and y data are probits; ``customdata`` holds the
         rates as fractions (and the normalised cost for the DCF markers).
+
+    Notes
+    -----
+    A rate of 0 or 1 has no probit (``-inf``, ``+inf``): an EER, minDCF or actDCF marker with such a rate (or one
+    beyond the axes' 0.0001 %...99 % limits) is pinned at the edge of the axes, drawn as the open version of its
+    symbol, with a note saying which rate it is ("Pmiss = 0 at this threshold") and ``meta["pinned"]`` holding
+    that note; its ``customdata`` keeps the true rates. The symbol key lists only the looks that are drawn.
     """
     systems = as_systems(systems)
     if not (rocch or steps):
         rocch = True
     tables = {name: trials.sorted for name, trials in systems.items()}
     eers = {name: table.eer() for name, table in tables.items()}
-    lo_x = _lower_limit(max(t.n_non for t in tables.values()))
-    lo_y = _lower_limit(max(t.n_tar for t in tables.values()))
     plo_eff = None if p_target is None else float(effective_plo(p_target, c_miss, c_fa))
-    marker_rates = [0.0]
-    if plo_eff is not None:
-        for table in tables.values():
-            marker_rates += [float(v) for v in table.min_rates(plo_eff)]
-            marker_rates += [float(table.miss_rate(-plo_eff)), float(table.false_alarm_rate(-plo_eff))]
-    hi = _upper_limit(max(eers.values()), max(r for r in marker_rates if r < 1.0))
+    dcf_points = {name: _operating_points(table, plo_eff) for name, table in tables.items()}
+    # the axes reach the smallest non-zero rate of a curve (1 / N) or a marker (a ROCCH EER can be below 1 / N)
+    fa_rates = [*eers.values(), *(p[2] for points in dcf_points.values() for p in points)]
+    miss_rates = [*eers.values(), *(p[3] for points in dcf_points.values() for p in points)]
+    lo_x = _lower_limit(min([1 / max(t.n_non for t in tables.values())] + [r for r in fa_rates if r > 0]))
+    lo_y = _lower_limit(min([1 / max(t.n_tar for t in tables.values())] + [r for r in miss_rates if r > 0]))
+    hi = _upper_limit(max(eers.values()), max([r for r in fa_rates + miss_rates if r < 1.0], default=0.0))
     clip = min(lo_x, lo_y) / 4  # zero rates land just outside the axes, so the curve runs off the edge
     span = float(probit(hi) - probit(min(lo_x, lo_y)))
+    x_range = [float(probit(lo_x)), float(probit(hi))]
+    y_range = [float(probit(lo_y)), float(probit(hi))]
 
     fig = go.Figure()
-    p_eff = None if plo_eff is None else float(sigmoid(plo_eff))
     for position, (name, table) in enumerate(tables.items()):
         colour = system_colour(position)
         eer = eers[name]
-        points = []  # (kind, title, pfa, pmiss, cost, symbol) of the operating points
-        if plo_eff is not None:
-            norm = min(p_eff, 1 - p_eff)
-            min_miss, min_fa = (float(v) for v in table.min_rates(plo_eff))
-            act_miss, act_fa = float(table.miss_rate(-plo_eff)), float(table.false_alarm_rate(-plo_eff))
-            for kind, title, miss, fa in (
-                ("min_dcf", "minDCF", min_miss, min_fa),
-                ("act_dcf", "actDCF", act_miss, act_fa),
-            ):
-                cost = (p_eff * miss + (1 - p_eff) * fa) / norm if norm > 0 else 0.0
-                points.append((kind, title, fa, miss, cost, _SYMBOLS[kind]))
-        label = f"{name} (EER {format_percent(eer)}" + "".join(f", {p[1]} {p[4]:.3f}" for p in points) + ")"
+        points = dcf_points[name]
+        label = legend_label(name, f"EER {format_percent(eer)}" + "".join(f", {p[1]} {p[4]:.3f}" for p in points))
         if steps:
             pfa, pmiss = table.det_steps()
             keep = np.concatenate([table.pav.first, [pfa.size - 1]])
@@ -229,17 +302,18 @@ def det_figure(
             )
         fig.add_trace(
             _point_trace(
-                eer, eer, [eer], clip, name=f"{name}: EER", colour=colour, group=name, kind="eer",
+                eer, eer, [eer], x_range, y_range, name=f"{name}: EER", colour=colour, group=name, kind="eer",
                 symbol=_SYMBOLS["eer"], size=13, hover="EER = %{customdata[2]:.3~%}", columns=["eer"],
             )
         )
         operating = "" if p_target is None else (
             f"P<sub>target</sub> = {p_target:g}, C<sub>miss</sub> = {c_miss:g}, C<sub>fa</sub> = {c_fa:g}"
         )
-        for kind, title, fa, miss, cost, symbol in points:
+        for kind, title, fa, miss, cost in points:
+            symbol = _SYMBOLS[kind]
             fig.add_trace(
                 _point_trace(
-                    fa, miss, [cost], clip, name=f"{name}: {title} {cost:.3f}", colour=colour, group=name,
+                    fa, miss, [cost], x_range, y_range, name=f"{name}: {title} {cost:.3f}", colour=colour, group=name,
                     kind=kind, symbol=symbol, size=17 if symbol == "star" else 15,
                     hover=f"{title} = %{{customdata[2]:.4f}} (normalised)<br>{operating}<br>{_HOVER_RATES}",
                     columns=[kind],
@@ -260,12 +334,21 @@ def det_figure(
                     meta=dict(system=name, kind="rule_of_30"),
                 )
             )
-    # one key for the symbols and line styles shared by all systems
-    keys = [("eer", "EER")]
-    if plo_eff is not None:
-        keys += [("min_dcf", "minDCF (best threshold)"), ("act_dcf", "actDCF (scores as LLRs)")]
-    for kind, text in keys:
-        fig.add_trace(legend_key(text, marker=dict(symbol=_SYMBOLS[kind], size=13, color=REFERENCE_COLOUR)))
+    # one key for the symbols and line styles shared by all systems: only for symbols that are drawn
+    titles = {"eer": "EER", "min_dcf": "minDCF", "act_dcf": "actDCF"}
+    keys = {"eer": "EER", "min_dcf": "minDCF (best threshold)", "act_dcf": "actDCF (scores as LLRs)"}
+    markers = [t for t in fig.data if isinstance(t.meta, dict) and t.meta.get("kind") in keys]
+    for kind, text in keys.items():
+        looks = {bool(t.meta["pinned"]) for t in markers if t.meta["kind"] == kind}
+        if False in looks:
+            fig.add_trace(legend_key(text, marker=dict(symbol=_SYMBOLS[kind], size=13, color=REFERENCE_COLOUR)))
+        if True in looks:
+            fig.add_trace(legend_key(
+                f"{titles[kind]} drawn at the edge: its rate (e.g. 0 or 1) is off the axes",
+                marker=dict(symbol=f"{_SYMBOLS[kind]}-open", size=13, color=REFERENCE_COLOUR,
+                            line=dict(color=REFERENCE_COLOUR, width=2.5)),
+            ))
+    _pinned_notes(fig, titles, x_range, y_range)
     if steps and rocch:
         fig.add_trace(legend_key("thin: step DET", line=dict(color=REFERENCE_COLOUR, width=1.5)))
     if rule_of_30:
@@ -273,8 +356,6 @@ def det_figure(
 
     x_ticks, x_labels = _ticks(lo_x, hi)
     y_ticks, y_labels = _ticks(lo_y, hi, char_width=0.0, padding=0.05)  # stacked labels need only height
-    x_range = [float(probit(lo_x)), float(probit(hi))]
-    y_range = [float(probit(lo_y)), float(probit(hi))]
     low = min(x_range[0], y_range[0])
     fig.add_shape(
         type="line", x0=low, y0=low, x1=x_range[1], y1=y_range[1], layer="below",

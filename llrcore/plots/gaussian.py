@@ -248,14 +248,14 @@ def cllr_eer_figure(eer: float | None = None, *, comparison: GaussianComparison 
     fig = go.Figure()
     fig.add_trace(go.Scatter(
         x=100 * grid, y=exact, mode="lines", name="exact (quadrature)", line=dict(color=PALETTE[0], width=LINE_WIDTH),
-        hovertemplate="EER %{x:.3g} %<br>Cllr %{y:.4f} bits<extra></extra>",
+        hovertemplate="EER %{x:.3~g} %<br>Cllr %{y:.4f} bits<extra></extra>",
         meta=dict(system=None, kind="exact", label="exact"),
     ))
     fig.add_trace(go.Scatter(
         x=100 * grid, y=approx, mode="lines", name=f"approximation 1 − (2·EER − 1)² (off by ≤ {worst:.3f} bits "
         "for EER 1–49 %)", line=dict(color=PALETTE[1], width=LINE_WIDTH - 0.5, dash="dash"),
         fill="tonexty", fillcolor=with_alpha(PALETTE[1], 0.15),
-        hovertemplate="EER %{x:.3g} %<br>approximation %{y:.4f} bits<extra></extra>",
+        hovertemplate="EER %{x:.3~g} %<br>approximation %{y:.4f} bits<extra></extra>",
         meta=dict(system=None, kind="approximation", label="approximation"),
     ))
     if eer is not None:
@@ -264,7 +264,7 @@ def cllr_eer_figure(eer: float | None = None, *, comparison: GaussianComparison 
         fig.add_trace(go.Scatter(
             x=np.array([100 * eer, 100 * eer]), y=np.array([value, guess]), mode="markers", showlegend=False,
             marker=dict(size=13, color=[PALETTE[0], PALETTE[1]], line=dict(color="white", width=1.5)),
-            hovertemplate="EER %{x:.3g} %: %{y:.4f} bits<extra></extra>", meta=dict(system=None, kind="marker"),
+            hovertemplate="EER %{x:.3~g} %: %{y:.4f} bits<extra></extra>", meta=dict(system=None, kind="marker"),
         ))
         # bottom right, under the rising curve, where nothing else is drawn on either kind of axes
         fig.add_annotation(
@@ -281,7 +281,7 @@ def cllr_eer_figure(eer: float | None = None, *, comparison: GaussianComparison 
                 x=np.array([100 * comparison.eer]), y=np.array([value]), mode="markers",
                 name=f"{name}: {label} {value:.3f} bits", marker=dict(symbol=symbol, size=17, color=PALETTE[3],
                                                                      line=dict(color="white", width=1.5)),
-                hovertemplate=f"{name}<br>EER %{{x:.3g}} %<br>{label} %{{y:.4f}} bits<extra></extra>",
+                hovertemplate=f"{name}<br>EER %{{x:.3~g}} %<br>{label} %{{y:.4f}} bits<extra></extra>",
                 meta=dict(system=name, kind=symbol),
             ))
     style_figure(fig, two_line_title("Cllr against EER", "of calibrated Gaussian LLRs: it depends on the EER alone"),
