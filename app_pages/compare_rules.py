@@ -10,7 +10,7 @@ import numpy as np
 import streamlit as st
 
 import llrcore as lc
-from llrcore.calibration_analysis import sweep_prior_weighting
+from llrcore.calibration_analysis import SRE12_P_TARGETS, sweep_prior_weighting
 from llrcore.plots.calibration import rule_comparison_figure, threshold_weighting_figure
 from app_pages import _state as state
 from app_pages.calibrate import (
@@ -24,6 +24,11 @@ from app_pages.calibrate import (
 from app_pages._operating_point import operating_point
 
 COSTS = ("Cprimary", "My DCF")
+RULES_CAPTION = (
+    "Logarithmic = logistic regression: its weight over LLR thresholds peaks halfway to −τ; Brier and the "
+    "asymmetric (2, 1) rule peak near −τ; boosting's weight is a bell around threshold 0, whatever the prior "
+    "weighting τ."
+)
 AUTO_RUN_BUDGET = 1_000_000  # trials x fits (the default ASVspoof sweep: 0.5M); above this the sweep waits for a click
 KEPT_SWEEPS = 8
 
@@ -42,8 +47,7 @@ def choose_rules() -> list[lc.BetaRule]:
             custom = custom_rule("cmp")
             if custom not in rules:
                 rules.append(custom)
-        st.caption("Logarithmic = logistic regression; Brier and the asymmetric (2, 1) rule weight high thresholds "
-                   "more; boosting weights every threshold alike, whatever the prior weighting.")
+        st.caption(RULES_CAPTION)
     return rules
 
 
@@ -60,6 +64,26 @@ def choose_grid() -> np.ndarray:
     return grid
 
 
+def _thresholds_text(p_targets, c_miss: float = 1.0, c_fa: float = 1.0) -> str:
+    """``"+4.60 (P_target = 0.01) and +6.91 (P_target = 0.001)"``: the Bayes thresholds the weighting figure draws."""
+    costs = "" if c_miss == c_fa == 1 else f", C_miss = {c_miss:g}, C_fa = {c_fa:g}"
+    parts = [f"{-float(lc.effective_plo(p, c_miss, c_fa)):+.2f} (P_target = {p:g}{costs})" for p in p_targets]
+    return " and ".join(parts)
+
+
+def cprimary_caption(p_targets) -> str:
+    """What Cprimary is, with the Bayes thresholds of its priors (those the Threshold weighting tab draws)."""
+    return (f"NIST SRE'12: the mean actual DCF at {len(p_targets)} operating points (C_miss = C_fa = 1), Bayes "
+            f"thresholds at LLR {_thresholds_text(p_targets)}: the low false-alarm region. The Threshold weighting "
+            "tab draws them.")
+
+
+def weighting_caption(p_targets, c_miss: float, c_fa: float) -> str:
+    """The caption of the threshold-weighting figure drawn with these `p_targets` and costs."""
+    return ("Where each rule puts its weight over LLR thresholds at this prior weighting, against the Bayes "
+            f"threshold{'s' if len(p_targets) > 1 else ''} {_thresholds_text(p_targets, c_miss, c_fa)}.")
+
+
 def choose_cost() -> tuple[tuple[float, ...], float, float]:
     """``(p_targets, c_miss, c_fa)`` of the cost to compare the calibrations by."""
     with st.container(border=True):
@@ -68,9 +92,8 @@ def choose_cost() -> tuple[tuple[float, ...], float, float]:
         cost = st.segmented_control("Cost", COSTS, key="cmp_cost", persist_state="session",
                                     label_visibility="collapsed") or COSTS[0]
         if cost == COSTS[0]:
-            st.caption("NIST SRE'12: mean actual DCF at P_target 0.01 and 0.001 (C_miss = C_fa = 1), Bayes thresholds "
-                       "at LLR +4.60 and +6.91: the low false-alarm region.")
-            return (0.01, 0.001), 1.0, 1.0
+            st.caption(cprimary_caption(SRE12_P_TARGETS))
+            return SRE12_P_TARGETS, 1.0, 1.0
         p_target, c_miss, c_fa = operating_point("Your operating point", presets=False, compact=True)
         return (p_target,), c_miss, c_fa
 
@@ -176,14 +199,11 @@ def show_weighting(sweep: lc.RuleSweep, rules) -> None:
         st.session_state["cmp_weight_tau_of"] = sweep
         st.session_state["cmp_weight_tau"] = float(sweep.best["plo"])
     tau = st.select_slider("Prior weighting τ", taus, key="cmp_weight_tau", format_func=lambda v: f"{v:+.2f}")
-    p_targets = sweep.p_targets
+    p_targets = tuple(sweep.p_targets)
     show_figure(
-        lambda: threshold_weighting_figure({rule.name: rule for rule in rules}, tau, p_target=p_targets[0],
+        lambda: threshold_weighting_figure({rule.name: rule for rule in rules}, tau, p_target=p_targets,
                                            c_miss=sweep.c_miss, c_fa=sweep.c_fa, highlight=str(sweep.best["rule"])),
-        "compare_threshold_weighting",
-        "Where each rule puts its weight over LLR thresholds at this prior weighting, against the Bayes threshold "
-        f"of P_target = {p_targets[0]:g}" + (f" (and {-float(lc.effective_plo(p_targets[1])):+.2f} for "
-                                             f"P_target = {p_targets[1]:g})" if len(p_targets) > 1 else "") + ".",
+        "compare_threshold_weighting", weighting_caption(p_targets, sweep.c_miss, sweep.c_fa),
     )
 
 

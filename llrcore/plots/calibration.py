@@ -13,7 +13,7 @@ calibrated system together to the figures of :mod:`llrcore.plots.bayes`.
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -26,6 +26,7 @@ from ..rules import BetaRule, threshold_weighting
 from ._style import (
     LINE_WIDTH,
     REFERENCE_COLOUR,
+    _visible_length,
     as_systems,
     decimation_indices,
     style_figure,
@@ -53,16 +54,42 @@ def _bayes_threshold(p_target, c_miss, c_fa) -> float | None:
     return threshold if np.isfinite(threshold) else None
 
 
-def _threshold_line(fig: go.Figure, threshold: float, p_target: float, c_miss: float, c_fa: float,
-                    position: str = "top right", note: str = "") -> None:
+def _threshold_text(threshold: float, p_target: float, c_miss: float, c_fa: float, note: str = "") -> str:
     costs = "" if (c_miss == 1 and c_fa == 1) else f", C<sub>miss</sub> = {c_miss:g}, C<sub>fa</sub> = {c_fa:g}"
+    return f"Bayes threshold {_signed(threshold)}{note}<br>(P<sub>target</sub> = {p_target:g}{costs})"
+
+
+def _threshold_line(fig: go.Figure, threshold: float, p_target: float, c_miss: float, c_fa: float,
+                    position: str = "top right") -> None:
     fig.add_vline(
         x=threshold, line=_THRESHOLD_LINE, layer="below",
-        annotation=dict(text=f"Bayes threshold {_signed(threshold)}{note}<br>"
-                        f"(P<sub>target</sub> = {p_target:g}{costs})",
+        annotation=dict(text=_threshold_text(threshold, p_target, c_miss, c_fa),
                         font=dict(size=14, color="#222222"), bgcolor="rgba(255,255,255,0.85)", align="left"),
         annotation_position=position,
     )
+
+
+def _line_labels(fig: go.Figure, labels: list[tuple[float, str, str]], x_range) -> int:
+    """Labels ``(x, text, colour)`` of vertical lines along the top of the plot, in rows so that none overlaps.
+
+    A label goes right of its line, or left of it near the right end of the axis; its width is estimated from its
+    longest line at about 7.5 px a character on a plot at least 800 px wide (the app's). Returns the number of rows.
+    """
+    plot_px = 800.0
+    span = float(x_range[1] - x_range[0])
+    ends: list[float] = []  # the right end (in x) of the last label of each row
+    for x, text, colour in sorted(labels):
+        longest = max(_visible_length(line) for line in text.split("<br>"))
+        width = (longest * 7.5 + 12) / plot_px * span
+        left, right = (x, x + width) if x + width <= x_range[1] else (x - width, x)
+        row = next((i for i, end in enumerate(ends) if end < left), len(ends))
+        ends[row:row + 1] = [right]
+        fig.add_annotation(
+            x=x, y=1, yref="paper", yanchor="top", yshift=-44 * row, text=text, showarrow=False, align="left",
+            xanchor="left" if left == x else "right", xshift=4 if left == x else -4,
+            font=dict(size=14, color=colour), bgcolor="rgba(255,255,255,0.85)",
+        )
+    return len(ends)
 
 
 def _p_axis(fig: go.Figure, x_range) -> None:
@@ -100,7 +127,7 @@ def threshold_weighting_figure(
     rules,
     plo: float,
     *,
-    p_target: float | None = None,
+    p_target: float | Sequence[float] | None = None,
     c_miss: float = 1.0,
     c_fa: float = 1.0,
     t=None,
@@ -120,19 +147,23 @@ def threshold_weighting_figure(
     rules : BetaRule, sequence of BetaRule or mapping of label to BetaRule
     plo : float
         The prior weighting ``tau`` (log-odds).
-    p_target, c_miss, c_fa : float, optional
-        The user's operating point: a vertical line at its Bayes threshold ``-plo_eff``.
+    p_target : float or sequence of float, optional
+        The user's operating point(s): a vertical line at each Bayes threshold ``-plo_eff`` (several for a cost
+        defined at several priors, such as Cprimary at 0.01 and 0.001).
+    c_miss, c_fa : float, optional
+        The costs of the operating point(s).
     t : array_like, optional
-        LLR thresholds to draw; default 1201 points covering the modes, ``-tau`` and the Bayes threshold +-10.
+        LLR thresholds to draw; default 1201 points covering the modes, ``-tau`` and the Bayes thresholds +-10.
     highlight : str, optional
         Label of one rule to draw boldly, the others lighter (e.g. the chosen rule among the named ones).
     """
     rules = _as_rules(rules)
     plo = float(plo)
-    bayes = _bayes_threshold(p_target, c_miss, c_fa)
+    p_targets = [] if p_target is None else [float(p) for p in np.atleast_1d(p_target)]
+    bayes = {p: b for p in p_targets if (b := _bayes_threshold(p, c_miss, c_fa)) is not None}
     modes = {name: weighting_mode(rule, plo) for name, rule in rules.items()}
     if t is None:
-        landmarks = [0.0, -plo, *modes.values(), *([bayes] if bayes is not None else [])]
+        landmarks = [0.0, -plo, *modes.values(), *bayes.values()]
         t = np.linspace(min(landmarks) - 10, max(landmarks) + 10, 1201)
     t = np.sort(np.asarray(t, dtype=np.float64))
     fig = go.Figure()
@@ -158,20 +189,22 @@ def threshold_weighting_figure(
             hovertemplate=f"<b>{name}</b> mode<br>t = %{{x:.3f}}<extra></extra>",
             meta=dict(system=name, kind="mode", label=f"{name} mode", mode=mode),
         ))
-    # when the Bayes threshold is -tau (the weighting is at the operating point), one label says both
-    same = bayes is not None and abs(bayes + plo) < 5e-3
-    label = {} if same else dict(
-        annotation=dict(text=f"−τ = {_signed(-plo)}<br>(weighting P = {float(sigmoid(plo)):.3g})",
-                        font=dict(size=14, color=REFERENCE_COLOUR), bgcolor="rgba(255,255,255,0.85)", align="right"),
-        annotation_position="top left",
-    )
-    fig.add_vline(x=-plo, line=dict(color=REFERENCE_COLOUR, width=1.4, dash="dot"), layer="below", **label)
-    if bayes is not None:
-        _threshold_line(fig, bayes, p_target, c_miss, c_fa, note=" = −τ" if same else "")
+    # when a Bayes threshold is -tau (the weighting is at the operating point), one label says both
+    same = [p for p, threshold in bayes.items() if abs(threshold + plo) < 5e-3]
+    labels = [] if same else [(-plo, f"−τ = {_signed(-plo)}<br>(weighting P = {float(sigmoid(plo)):.3g})",
+                               REFERENCE_COLOUR)]
+    fig.add_vline(x=-plo, line=dict(color=REFERENCE_COLOUR, width=1.4, dash="dot"), layer="below")
+    for p, threshold in bayes.items():
+        fig.add_vline(x=threshold, line=_THRESHOLD_LINE, layer="below")
+        labels.append((threshold, _threshold_text(threshold, p, c_miss, c_fa, " = −τ" if p in same else ""),
+                       "#222222"))
+    rows = _line_labels(fig, labels, (float(t[0]), float(t[-1])))
     style_figure(fig, f"Weighting over LLR thresholds, prior weighting τ = {_signed(plo)}", height=520)
     fig.update_layout(hovermode="closest", margin=dict(t=110))
     fig.update_xaxes(title_text="LLR threshold t", range=[float(t[0]), float(t[-1])])
-    fig.update_yaxes(title_text="Relative weight (unit area)", range=[0, 1.25 * top], rangemode="tozero")
+    # room above the curves for the rows of labels
+    fig.update_yaxes(title_text="Relative weight (unit area)", range=[0, (1.25 + 0.2 * (rows - 1)) * top],
+                     rangemode="tozero")
     return fig
 
 
