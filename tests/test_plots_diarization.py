@@ -1,8 +1,14 @@
-"""Figures of the diarization page as plain functions: what they draw, checked on the figure objects."""
+"""Figures of the diarization page as plain functions: what they draw, checked on the figure objects.
+
+The evidence-bound axis is checked against the bound values of the clustering result's own trace table (AMI
+ES2005a demo and a result whose "one speaker" run is moved thousands of nats down by hand).
+"""
 from __future__ import annotations
 
 import base64
+import dataclasses
 import io
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -11,6 +17,8 @@ import pytest
 
 import llrcore as lc
 from llrcore.plots import diarization as dp
+
+AMI = Path(__file__).parents[1] / "assets" / "ami_ES2005a" / "ES2005a_similarity.npz"
 
 
 @pytest.fixture(scope="module")
@@ -97,6 +105,63 @@ def test_elbo_trace_has_one_line_per_run_and_a_thick_chosen_one(clustered):
     assert len(chosen) == 1 and widths[chosen[0]] == max(widths.values())
     for trace in fig.data:
         assert len(trace.y) == (result.trace["run"] == trace.name.split(" →")[0]).sum()
+
+
+def _assert_every_run_on_the_axis_or_noted(fig, result) -> None:
+    """Every run's finite bound values lie within the y range, or the run is marked off-scale with a note."""
+    low, high = fig.layout.yaxis.range
+    notes = " ".join(a.text or "" for a in fig.layout.annotations)
+    runs = [t for t in fig.data if (t.meta or {}).get("kind") == "run"]
+    assert [t.meta["run"] for t in runs] == list(result.runs["run"])
+    for trace in runs:
+        y = np.asarray(trace.y, dtype=float)
+        y = y[np.isfinite(y)]
+        assert np.all(y <= high), trace.name
+        final = result.trace.loc[result.trace["run"] == trace.meta["run"], "elbo"].iloc[-1]
+        if np.all(y >= low):
+            assert trace.meta["off_scale"] is False, trace.name
+        elif final < low:  # the whole end of the run is out of sight: its value is in the note, ▼ on the edge
+            assert f"{final:,.1f}" in trace.meta["off_scale"] and trace.meta["off_scale"] in notes
+            assert "below the axis" in trace.name
+        else:  # only the first iterations of its climb
+            assert trace.meta["off_scale"] and "start below the axis" in notes
+
+
+@pytest.fixture(scope="module")
+def ami_result():
+    return lc.cluster_similarity(lc.read_similarity(AMI), "bayes")
+
+
+def test_elbo_axis_shows_where_every_ami_run_ends(ami_result):
+    fig = dp.elbo_trace_figure(ami_result)
+    finals = ami_result.trace.groupby("run", sort=False)["elbo"].last()
+    low, high = fig.layout.yaxis.range
+    assert low <= finals.min() and finals.max() <= high  # "one speaker" (-13,847) is on the axis
+    _assert_every_run_on_the_axis_or_noted(fig, ami_result)
+
+
+def test_elbo_run_ending_far_below_is_pinned_with_a_note(clustered):
+    _, result, _ = clustered
+    trace = result.trace.copy()
+    trace.loc[trace["run"] == "one speaker", "elbo"] -= 5000.0
+    far = dataclasses.replace(result, trace=trace)
+    fig = dp.elbo_trace_figure(far)
+    final = trace.loc[trace["run"] == "one speaker", "elbo"].iloc[-1]
+    assert final < fig.layout.yaxis.range[0]
+    (pinned,) = [t for t in fig.data if t.meta["run"] == "one speaker"]
+    assert pinned.meta["off_scale"]
+    assert any(a.text == "▼" and a.y == fig.layout.yaxis.range[0] for a in fig.layout.annotations)
+    _assert_every_run_on_the_axis_or_noted(fig, far)
+    _assert_every_run_on_the_axis_or_noted(dp.elbo_trace_figure(result), result)
+
+
+def test_similarity_matrix_fills_its_figure(clustered):
+    """No square-cell constraint: it shrank the matrix to the column's width and left a blank band under it."""
+    matrix, result, _ = clustered
+    for labels in (result.labels, None):
+        fig = dp.similarity_heatmap_figure(matrix.scores, labels, reference=matrix.reference)
+        assert fig.layout.yaxis2.scaleanchor is False
+        assert fig.layout.yaxis2.constrain is None and fig.layout.xaxis2.constrain is None
 
 
 def test_timeline_maps_cluster_colours_to_reference_speakers(clustered):

@@ -16,13 +16,15 @@ from plotly.subplots import make_subplots
 from ..diarization.result import ClusteringResult
 from ..diarization.gaussians import GaussianFit
 from ..diarization.scoring import optimal_mapping
-from ._style import CLASS_COLOURS, PALETTE, style_figure, with_alpha
+from ._style import CLASS_COLOURS, PALETTE, style_figure, with_alpha, wrap_label
 
 __all__ = ["speaker_colours", "similarity_heatmap_figure", "score_distribution_figure",
            "n_speakers_figure", "elbo_trace_figure", "timeline_figure", "cluster_order"]
 
 #: Colours of speakers beyond the palette's (which keeps blue/vermillion/green... for the first ones).
 _EXTRA = ("#7F7F7F", "#BCBD22", "#17BECF", "#9467BD", "#8C564B", "#E377C2", "#AEC7E8", "#FFBB78")
+#: Height of the similarity-matrix figure (px); the matrix fills it, whatever the width.
+MATRIX_HEIGHT = 640
 WITHIN_COLOUR = CLASS_COLOURS["target"]
 BETWEEN_COLOUR = CLASS_COLOURS["non-target"]
 
@@ -78,6 +80,12 @@ def similarity_heatmap_figure(scores, labels, *, reference=None, reorder: bool =
     clip : float
         The colour scale spans the ``clip`` and ``1 - clip`` quantiles (a few huge self-similarities of
         overlapping windows would otherwise wash out the blocks).
+
+    Notes
+    -----
+    The matrix fills the figure (:data:`MATRIX_HEIGHT` px high, as wide as its column): its cells are square only
+    in a column about 650 px wide. Forcing square cells would shrink the matrix to the narrower side and leave a
+    blank band under it (or beside it, out of line with the strips above).
     """
     scores = np.asarray(scores, dtype=np.float64)
     clustered = labels is not None
@@ -135,10 +143,11 @@ def similarity_heatmap_figure(scores, labels, *, reference=None, reorder: bool =
     fig.update_xaxes(showticklabels=False, row=1, col=1, showgrid=False)
     fig.update_yaxes(row=1, col=1, showgrid=False, tickfont=dict(size=13))
     fig.update_xaxes(title_text="segments" + (" (grouped by cluster)" if reorder else " (time order)"), row=2, col=1,
-                     showgrid=False, constrain="domain")
-    fig.update_yaxes(showticklabels=False, row=2, col=1, showgrid=False, scaleanchor="x2", constrain="domain",
-                     constraintoward="top")
-    style_figure(fig, title or f"Similarity matrix, {k} cluster{'s' if k != 1 else ''}", height=720,
+                     showgrid=False)
+    # no square-cell constraint: in a column narrower than the figure is tall it would shrink the matrix to the
+    # width and leave a blank band under it; at this height the cells are square in a column about 650 px wide
+    fig.update_yaxes(showticklabels=False, row=2, col=1, showgrid=False, scaleanchor=False)
+    style_figure(fig, title or f"Similarity matrix, {k} cluster{'s' if k != 1 else ''}", height=MATRIX_HEIGHT,
                  legend_below=False)
     fig.update_layout(showlegend=False, margin=dict(l=95, r=30, t=70, b=50))
     return fig
@@ -244,40 +253,76 @@ def n_speakers_figure(result: ClusteringResult, *, reference_count: int | None =
     return fig
 
 
+def _elbo_range(finals: list[float]) -> tuple[float, float]:
+    """The zoomed range of the evidence bound: down to every run's final bound, unless one ended so far below the
+    others that showing it would flatten the climbs that matter (then it is pinned at the bottom, with a note)."""
+    best = max(finals)
+    spread = best - float(np.median(finals))
+    reach = max(10.0 * spread, 0.25 * abs(best), 50.0)  # how far below the best a final bound is still drawn
+    lowest = min([f for f in finals if best - f <= reach], default=best)
+    span = max(1.15 * (best - lowest), 1.5 * spread, 0.02 * abs(best), 10.0)
+    return best - span, best + 0.08 * span
+
+
 def elbo_trace_figure(result: ClusteringResult, *, zoom: bool = True) -> go.Figure:
     """The evidence lower bound at every iteration of every run (one line per initialisation).
 
     Stages of a run (after a cluster emptied or a merge was kept) follow each other on the iteration axis; the
-    chosen run is drawn thick. With `zoom`, the axis shows the last part of the climb (the first iterations of a
-    bad start can be thousands of nats below).
+    chosen run is drawn thick. With `zoom`, the axis shows where the runs end (every run's final bound, unless one
+    ended so far below the others that it would flatten them) and the last part of the climbs: the first iterations
+    of a bad start can be thousands of nats below. What the zoom leaves out is said: a run whose final bound is
+    below the axis gets a triangle (▼) on the bottom edge at its last iteration, and a note gives its value; a note
+    says when the first iterations of some runs start below the axis. Each run's trace carries ``meta["run"]`` and
+    ``meta["off_scale"]`` (False, or what the note says about it).
     """
     trace = result.trace
     fig = go.Figure()
     if trace is None or trace.empty:
         return style_figure(fig, "Evidence lower bound per iteration", height=420)
     chosen = result.runs.loc[result.runs["chosen"], "run"].iloc[0]
-    finals = []
-    for i, (name, part) in enumerate(trace.groupby("run", sort=False)):
-        part = part.reset_index(drop=True)
+    parts = [(name, part.reset_index(drop=True)) for name, part in trace.groupby("run", sort=False)]
+    finals = [float(part["elbo"].iloc[-1]) for _, part in parts]
+    low, high = _elbo_range(finals) if zoom else (-np.inf, np.inf)
+    below, climbs = [], []
+    for i, (name, part) in enumerate(parts):
         x = np.arange(len(part))
+        y = part["elbo"].to_numpy()
+        colour = PALETTE[i % len(PALETTE)]
         is_chosen = name == chosen
         k = int(result.runs.loc[result.runs["run"] == name, "n_clusters"].iloc[0])
+        ends_below = finals[i] < low
+        off_scale = False
+        if ends_below:
+            off_scale = f"{name}: ends at {finals[i]:,.1f} nats, {max(finals) - finals[i]:,.1f} below the best"
+            below.append(off_scale)
+        elif np.any(y < low):
+            off_scale = "first iterations below the axis"
+            climbs.append(name)
         fig.add_trace(go.Scatter(
-            x=x, y=part["elbo"].to_numpy(), mode="lines", name=f"{name} → {k} speaker{'s' if k != 1 else ''}"
-            + (" (chosen)" if is_chosen else ""),
-            line=dict(color=PALETTE[i % len(PALETTE)], width=4 if is_chosen else 2),
+            x=x, y=y, mode="lines", name=f"{name} → {k} speaker{'s' if k != 1 else ''}"
+            + (" (chosen)" if is_chosen else "") + (" ▼ below the axis" if ends_below else ""),
+            line=dict(color=colour, width=4 if is_chosen else 2), legendgroup=name,
             customdata=np.stack([part["stage"].to_numpy(), part["n_clusters"].to_numpy()], axis=1),
             hovertemplate="iteration %{x}<br>stage %{customdata[0]}, %{customdata[1]} clusters<br>"
-                          "ELBO %{y:.6g}<extra></extra>"))
-        finals.append(part["elbo"].iloc[-1])
-    if zoom and len(finals):
-        best = max(finals)
-        spread = best - np.median(finals)
-        span = max(spread * 1.5, 0.02 * abs(best), 10.0)
-        fig.update_yaxes(range=[best - span, best + 0.08 * span])
+                          "ELBO %{y:.6g}<extra></extra>",
+            meta=dict(kind="run", run=name, off_scale=off_scale)))
+        if ends_below:  # where the run ended, on the bottom edge: the line itself is out of sight
+            fig.add_annotation(x=x[-1], y=low, yanchor="bottom", text="▼", showarrow=False,
+                               font=dict(size=18, color=colour), hovertext=off_scale)
+    notes = [f"▼ {text}" for text in below]
+    if climbs:
+        notes.append(f"The first iterations of {len(climbs)} run{'s' if len(climbs) != 1 else ''} start below the "
+                     "axis")
     fig.update_xaxes(title_text="iteration")
     fig.update_yaxes(title_text="evidence lower bound (nats)")
     style_figure(fig, "Evidence lower bound per iteration", height=480)
+    if zoom:
+        fig.update_yaxes(range=[low, high])
+    if notes:  # above the plot, where no line can hide them
+        text = "<br>".join(wrap_label(note, 100) for note in notes)
+        fig.add_annotation(text=text, xref="paper", yref="paper", x=0, y=1, xanchor="left", yanchor="bottom",
+                           yshift=6, showarrow=False, align="left", font=dict(size=13, color="#444444"))
+        fig.update_layout(margin=dict(t=80 + 18 * (text.count("<br>") + 1)))
     return fig
 
 
