@@ -101,6 +101,7 @@ def show_metrics_table(results) -> None:
     )
 
 
+APE_AXIS_LABELS = {"zoom": "Zoomed on the systems", "full": "Full 0–50 %", "log": "Logarithmic"}
 FIGURE_TABS = ["DET", "APE", "Normalised Bayes error", "Bayes error vs trapezium", "Score distributions"]
 
 
@@ -121,12 +122,19 @@ def show_figures(chosen, p_target: float, c_miss: float, c_fa: float) -> None:
                                          steps=steps, rule_of_30=rule_of_30),
                 "det",
                 "Miss against false-alarm rate on probit axes. Circles: EER; diamonds: minimum DCF at the operating "
-                "point; stars: the actual DCF of the scores used as LLRs.",
+                "point; stars: the actual DCF of the scores used as LLRs. An open symbol on the edge: a rate of 0 or "
+                "1, which probit axes cannot show.",
             )
     if tabs["APE"].open:
         with tabs["APE"]:
+            axis_column, _ = st.columns([2, 3])
+            y_axis = axis_column.segmented_control(
+                "Error axis", plots.APE_Y_AXES, format_func=APE_AXIS_LABELS.get, default=plots.APE_Y_AXES[0],
+                key="ape_axis", help="Zoomed: the systems' curves fill the figure (areas still read as Cllr). Full: "
+                "0 to 50 %, with the peak of no system. Logarithmic: small errors made visible.",
+            ) or plots.APE_Y_AXES[0]
             show_figure(
-                lambda: plots.ape_figure(chosen), "ape",
+                lambda: plots.ape_figure(chosen, y_axis=y_axis), "ape",
                 "Applied probability of error over all priors: the area under the actual curve is Cllr, under the "
                 "minimum curve minCllr; the bars split Cllr into discrimination and calibration loss.",
             )

@@ -360,6 +360,24 @@ def test_every_figure_tab_draws_without_error(at):
         assert len(at.get("plotly_chart")) >= 1, label
 
 
+@pytest.mark.parametrize("axis, expected_type", [("zoom", "linear"), ("full", "linear"), ("log", "log")])
+def test_ape_error_axis_is_chosen_on_the_page(at, axis, expected_type):
+    import json
+
+    at.switch_page("app_pages/evaluate.py").run()
+    at.session_state["eval_tab"] = "APE"
+    at.run()
+    at.segmented_control(key="ape_axis").set_value(axis).run()
+    assert not exceptions(at) and not errors(at)
+    layout = json.loads(at.get("plotly_chart")[0].proto.spec)["layout"]
+    assert layout["yaxis"].get("type", "linear") == expected_type
+    top = layout["yaxis"]["range"][1]
+    if axis == "zoom":  # the demo systems' curves stay under 10 %, far below no system's 50 %
+        assert top < 0.2
+    if axis == "full":
+        assert top >= 0.5
+
+
 def test_metrics_match_the_library(at):
     import llrcore as lc
 
