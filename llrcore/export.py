@@ -5,6 +5,15 @@ started on first use (``kaleido.start_sync_server()``) and serves every later fi
 of a second. Where no Chromium-family browser is installed, or it cannot start, :class:`ExportUnavailable` says so
 in a sentence; nothing else in llrcore needs a browser (the HTML report draws its figures in the reader's browser).
 
+An exported image is trimmed to what is drawn, with :data:`MARGIN` CSS pixels of background on every side. Plotly
+lays a figure out on a fixed canvas (the figure's height and :data:`DEFAULT_WIDTH`) and leaves the rest blank: a
+square DET is centred in that width with hundreds of blank pixels on either side, and a legend anchored to the
+canvas's bottom edge touches it. The blank is measured on the drawn pixels, the one thing every family of figure
+has in common, and cut away: from the PNG itself; for SVG and PDF, from a PNG of the same canvas, whose box becomes
+the SVG's ``viewBox``, and the PDF is that SVG printed on a page of its size (Chromium's own print of a wide figure
+would also cut off its bottom few pixels). The three formats show the same region. Give both ``width`` and
+``height`` for an image of exactly that size instead.
+
 Examples
 --------
 >>> from llrcore import export
@@ -15,6 +24,7 @@ True
 """
 from __future__ import annotations
 
+import base64
 import io
 import os
 import re
@@ -25,9 +35,12 @@ from pathlib import Path
 
 import plotly.graph_objects as go
 
+from . import _trim
+
 __all__ = [
     "ExportUnavailable",
     "EXPORT_FORMATS",
+    "MARGIN",
     "find_browser",
     "export_problem",
     "figure_to_image",
@@ -39,6 +52,9 @@ __all__ = [
 #: The static formats offered (kaleido also writes jpeg and webp; these are the ones for papers and slides).
 EXPORT_FORMATS = ("png", "svg", "pdf")
 DEFAULT_WIDTH = 1100  # pixels; figures set their own height (style_figure), kaleido's default width is 700
+#: Background left around the drawing of a trimmed image, in CSS pixels (times ``scale`` in a PNG): clear of the
+#: figure's frame lines and legend border, and under 1 % of the width a figure is drawn at.
+MARGIN = 10
 _TIMEOUT = 120.0  # seconds for one figure, browser start included
 _INSTALL_HINT = ("install Chromium (Debian/Ubuntu: apt-get install chromium) or Google Chrome, or point the "
                  "BROWSER_PATH environment variable at one")
@@ -152,14 +168,19 @@ def figure_to_image(fig: go.Figure, format: str = "png", *, width: int | None = 
                     scale: float = 2.0) -> bytes:
     """The figure as PNG, SVG or PDF bytes, drawn by kaleido in the persistent export server.
 
+    The image is trimmed to what is drawn, with :data:`MARGIN` CSS pixels of background on every side (see the
+    module documentation), unless both `width` and `height` are given.
+
     Parameters
     ----------
     fig : plotly.graph_objects.Figure
     format : {"png", "svg", "pdf"}
     width, height : int, optional
-        Size in CSS pixels; default the figure's own (``layout.width``/``height``), else 1100 x 600.
+        Size in CSS pixels of the canvas the figure is drawn on; default the figure's own (``layout.width`` and
+        ``height``), else 1100 x 600. Given both, the image has exactly that size and is not trimmed.
     scale : float
-        Pixel density of PNG images (2 = sharp on a projector and in print); vector formats ignore it.
+        Pixel density of PNG images (2 = sharp on a projector and in print); vector formats keep it as their
+        nominal size, as kaleido does.
 
     Raises
     ------
@@ -176,8 +197,48 @@ def figure_to_image(fig: go.Figure, format: str = "png", *, width: int | None = 
         raise ExportUnavailable(problem)
     opts = dict(format=format, scale=scale,
                 width=width or fig.layout.width or DEFAULT_WIDTH, height=height or fig.layout.height or 600)
+    exact = width is not None and height is not None
     with _lock:
-        return _call_server(fig, opts)
+        if format == "png":
+            png = _call_server(fig, opts)
+            return png if exact else _trim.trim_png(png, round(MARGIN * scale))
+        view = (0, 0, opts["width"], opts["height"]) if exact else _drawn_view(fig, opts)
+        svg = _trim.svg_view(_call_server(fig, {**opts, "format": "svg"}), view, scale)
+        return svg if format == "svg" else _svg_to_pdf(svg, view[2:], scale)
+
+
+# ----- trimming: the drawn region of a PNG, and the same region of an SVG or a PDF -----------------------------------
+
+
+def _drawn_view(fig: go.Figure, opts: dict) -> tuple[int, int, int, int]:
+    """``(x, y, width, height)`` in CSS pixels of what the figure draws on its canvas, with :data:`MARGIN` pixels
+    around it (measured on a PNG of the canvas at scale 1); the whole canvas if nothing is drawn."""
+    found = _trim.drawn_box(_call_server(fig, {**opts, "format": "png", "scale": 1}))
+    if found is None:
+        return 0, 0, opts["width"], opts["height"]
+    left, top, right, bottom = found[1]
+    return left - MARGIN, top - MARGIN, right - left + 2 * MARGIN, bottom - top + 2 * MARGIN
+
+
+def _svg_to_pdf(svg: bytes, size: tuple[int, int], scale: float) -> bytes:
+    """A one-page PDF of `svg` (`size` CSS pixels), drawn by Chromium as vectors, on a page of exactly that size.
+
+    Chromium prints a canvas shrunk to the width of the page's printable area (inside margins of its own) and cuts
+    off what then overflows at the bottom: a wide figure printed as it is loses its bottom few pixels, a legend's
+    frame for one. So the SVG is placed at the top of a canvas at least as tall as it is wide, which never
+    overflows, and the page is then cut to the SVG's rectangle.
+    """
+    width, height = size
+    page_height = max(height, width)
+    holder = go.Figure(layout=dict(
+        width=width, height=page_height, margin=dict(l=0, r=0, t=0, b=0, pad=0), template="none",
+        paper_bgcolor="white", plot_bgcolor="white", xaxis=dict(visible=False), yaxis=dict(visible=False),
+        images=[dict(source="data:image/svg+xml;base64," + base64.b64encode(svg).decode("ascii"), xref="paper",
+                     yref="paper", x=0, y=1, sizex=1, sizey=height / page_height, xanchor="left", yanchor="top",
+                     sizing="stretch", layer="above")],
+    ))
+    pdf = _call_server(holder, dict(format="pdf", scale=scale, width=width, height=page_height))
+    return _trim.crop_pdf(pdf, (width, page_height), (0, 0, width, height))
 
 
 def write_figure(fig: go.Figure, path, *, format: str | None = None, **options) -> Path:

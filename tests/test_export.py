@@ -1,21 +1,33 @@
-"""Static export through kaleido: real images from one persistent server, and a sentence where it cannot work."""
+"""Static export through kaleido: real images from one persistent server, and a sentence where it cannot work.
+
+Independent references: the white borders are counted on the pixels Pillow decodes; poppler's ``pdftoppm`` draws
+the PDFs (it is skipped where poppler is not installed; CI installs it).
+"""
 from __future__ import annotations
 
 import io
 import os
+import re
 import shutil
 import subprocess
 import sys
 import zipfile
+from pathlib import Path
 
 import numpy as np
 import pytest
+from PIL import Image
 
 import llrcore as lc
 from llrcore import export
 
 HAVE_BROWSER = shutil.which("chromium") is not None or bool(os.environ.get("BROWSER_PATH"))
 needs_browser = pytest.mark.skipif(not HAVE_BROWSER, reason="no Chromium to draw with (apt-get install chromium)")
+ASV_EVAL = Path(__file__).parent / "data" / "asvspoof2019_la" / "ASVspoof2019.LA.asv.eval.gi.trl.scores.txt"
+# The blank border allowed around a trimmed figure, in CSS pixels: small (about 1 % of the 1100 pixels a figure is
+# drawn across) yet clear of the figure's frame lines and legend border; the four sides may differ by the one
+# pixel a line's antialiasing takes, at the image's scale.
+SMALL_BORDER = 12
 
 
 @pytest.fixture(scope="module")
@@ -88,3 +100,68 @@ def test_a_browser_that_dies_on_start_is_reported_not_waited_for(tmp_path):
                             env={**os.environ, "BROWSER_PATH": shutil.which("false") or "/bin/false"})
     assert "did not start" in result.stdout and "install Chromium" in result.stdout
     assert "Traceback" not in result.stderr
+
+
+# ----- trimmed to what is drawn ---------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def asv_figures():
+    trials = lc.read_trials(ASV_EVAL)
+    return {"DET": lc.plots.det_figure(trials, p_target=0.01), "APE": lc.plots.ape_figure(trials)}
+
+
+def _pixels(png: bytes) -> np.ndarray:
+    image = Image.open(io.BytesIO(png))
+    return np.asarray(image.convert("RGB"))
+
+
+def _white_borders(pixels: np.ndarray) -> tuple[int, int, int, int]:
+    """How many all-white columns and rows the image has on its left, top, right and bottom."""
+    blank = np.all(pixels == 255, axis=2)
+    rows, columns = np.flatnonzero(~blank.all(axis=1)), np.flatnonzero(~blank.all(axis=0))
+    height, width = blank.shape
+    return int(columns[0]), int(rows[0]), int(width - 1 - columns[-1]), int(height - 1 - rows[-1])
+
+
+@needs_browser
+@pytest.mark.parametrize("name", ["DET", "APE"])
+def test_exported_png_has_a_small_even_white_border(asv_figures, name):
+    borders = _white_borders(_pixels(export.figure_to_image(asv_figures[name], "png")))  # scale 2
+    assert max(borders) <= 2 * SMALL_BORDER, borders
+    assert max(borders) - min(borders) <= 2, borders
+
+
+@needs_browser
+def test_every_report_figure_is_exported_with_a_small_even_border():
+    rng = np.random.default_rng(3)
+    report = lc.build_report({"toy": lc.Trials(rng.normal(2, 1, 200), rng.normal(-2, 1, 2000))}, p_target=0.01)
+    for key, item in report.figures.items():
+        borders = _white_borders(_pixels(export.figure_to_image(item.figure, "png", scale=1)))
+        assert max(borders) <= SMALL_BORDER and max(borders) - min(borders) <= 1, (key, borders)
+
+
+@needs_browser
+def test_svg_shows_the_region_of_the_png(asv_figures):
+    png = _pixels(export.figure_to_image(asv_figures["DET"], "png", scale=1))
+    svg = export.figure_to_image(asv_figures["DET"], "svg", scale=1).decode()
+    root = re.search(r"<svg\b[^>]*>", svg).group()
+    size = [float(re.search(rf'\s{attribute}="([^"]*)"', root).group(1)) for attribute in ("width", "height")]
+    view = [float(v) for v in re.search(r'viewBox="([^"]*)"', root).group(1).split()]
+    assert size == view[2:] and abs(size[0] - png.shape[1]) <= 1 and abs(size[1] - png.shape[0]) <= 1
+    assert size[0] < 0.75 * export.DEFAULT_WIDTH  # the square DET's blank sides are cut away, as in the PNG
+
+
+@needs_browser
+@pytest.mark.skipif(shutil.which("pdftoppm") is None, reason="draws PDFs with poppler: apt-get install poppler-utils")
+@pytest.mark.parametrize("name", ["DET", "APE"])
+def test_pdf_page_is_the_png_with_nothing_cut_off(asv_figures, name, tmp_path):
+    """Chromium prints a wide figure shrunk to the page's width and cuts off its bottom; the PDF must not."""
+    png = _pixels(export.figure_to_image(asv_figures[name], "png", scale=1))
+    (tmp_path / "figure.pdf").write_bytes(export.figure_to_image(asv_figures[name], "pdf", scale=1))
+    subprocess.run(["pdftoppm", "-png", "-singlefile", "-scale-to-x", str(png.shape[1]), "-scale-to-y", "-1",
+                    str(tmp_path / "figure.pdf"), str(tmp_path / "page")], check=True)
+    page = _pixels((tmp_path / "page.png").read_bytes())
+    assert abs(page.shape[0] - png.shape[0]) <= 2  # the same proportions
+    borders = _white_borders(page)
+    assert max(borders) <= SMALL_BORDER and max(borders) - min(borders) <= 2, borders
