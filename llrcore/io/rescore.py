@@ -1,13 +1,15 @@
 """Rewrite a score file with new scores, keeping everything else: what ``llrcore calibrate`` writes.
 
 A text file keeps every line (comments, header, trial ids, labels, order) with only its score field replaced,
-written with all its digits and the file's own decimal mark; an llrcore ``.npz`` file keeps its arrays ``tar``,
-``non`` and ``spoof``; a Parquet file keeps its columns and rows. The score column is found as the reader finds it.
+written in the file's own decimal mark and with the precision of the score it replaces (:func:`rescore_file`);
+an llrcore ``.npz`` file keeps its arrays ``tar``, ``non`` and ``spoof``; a Parquet file keeps its columns and
+rows. The score column is found as the reader finds it.
 """
 from __future__ import annotations
 
 import io
 import re
+from decimal import Decimal, InvalidOperation
 
 import numpy as np
 
@@ -18,15 +20,79 @@ from .trials import _SCORE_NAMES, _detect_separator, _is_number, read_trials, wr
 __all__ = ["rescore_file"]
 
 
-def _format_llr(value: float, decimal: str) -> str:
-    """All the digits of a float (``repr`` round-trips exactly), with the file's decimal mark."""
-    text = repr(float(value))
+#: A decimal of up to this many significant digits reads back as a float that writes back the same (C's DBL_DIG),
+#: so different ones stay different; a score that needs more is written with all its digits (``repr``).
+_EXACT_DIGITS = 15
+_EXPONENT = re.compile(r"[\d.][eE]")
+
+
+def _plain(token: str, decimal: str) -> str:
+    """A number as written in the file, without quotes or spaces and with a decimal point."""
+    token = token.strip(" \t").strip('"')
+    return token.replace(",", ".") if decimal == "," else token
+
+
+def _significant_digits(token: str) -> int:
+    """Significant digits of a number as written: those of its mantissa, trailing zeros included (``-3.07561``: 6,
+    ``2.50``: 3, ``0.0750``: 3, ``1e-3``: 1), the decimals of a zero (``0.000``: 3); 0 for ``inf`` and ``nan``."""
+    try:
+        value = Decimal(token)
+    except InvalidOperation:
+        return 0
+    if not value.is_finite():
+        return 0
+    return len(value.as_tuple().digits) if value else max(1, -value.as_tuple().exponent)
+
+
+def _digits_to_tell_apart(values: np.ndarray) -> np.ndarray:
+    """For sorted, different, finite `values`: the fewest significant digits with which each, rounded, stays within
+    half the gap to its nearest neighbour, so that no two become equal and none changes places.
+
+    Rounding ``|v|`` in ``[10^e, 10^(e+1))`` to ``d`` significant digits moves it by at most ``10^(e-d+1) / 2``;
+    that is below half the gap ``h`` when ``d > e + 1 - log10(2 h)``.
+    """
+    gaps = np.diff(values)
+    half = np.minimum(np.r_[np.inf, gaps], np.r_[gaps, np.inf]) / 2
+    with np.errstate(divide="ignore", invalid="ignore"):
+        needed = np.floor(np.floor(np.log10(np.abs(values))) + 1 - np.log10(2 * half)) + 1
+    needed[values == 0] = 1  # zero is written exactly
+    return np.clip(needed, 1, _EXACT_DIGITS + 1).astype(int)  # a lone value: -inf, one digit will do
+
+
+def _written_digits(llrs: np.ndarray, tokens: list[str], digits) -> np.ndarray:
+    """Significant digits to write each new score with (0: all of them, ``repr``); see :func:`rescore_file`."""
+    if digits is None:
+        return np.zeros(llrs.size, int)
+    wanted = np.array([_significant_digits(t) for t in tokens]) if digits == "input" else np.full(llrs.size, digits)
+    finite = np.isfinite(llrs)
+    values, value_of_line = np.unique(llrs[finite], return_inverse=True)
+    most = np.zeros(values.size, int)  # equal new scores are written alike, with the most digits any of them asks
+    np.maximum.at(most, value_of_line, wanted[finite])
+    per_value = np.maximum(most, _digits_to_tell_apart(values))
+    out = np.zeros(llrs.size, int)  # inf and nan: repr writes them as the reader reads them
+    out[finite] = np.where(per_value > _EXACT_DIGITS, 0, per_value)[value_of_line]
+    return out
+
+
+def _format_llr(value: float, digits: int, exponent: bool, decimal: str) -> str:
+    """`value` with `digits` significant digits, trailing zeros kept (0: all its digits), with the file's decimal
+    mark. Positional like ``-2.53781``, unless the score it replaced had an exponent or the last digit kept lies
+    left of the units (5000 to 1 digit is ``5e+03``: ``5000`` would claim 4)."""
+    if digits == 0 or not np.isfinite(value):
+        text = repr(float(value))
+    else:
+        text = format(float(value), f".{digits - 1}e")  # correctly rounded from the float's exact value
+        if not exponent and int(text.split("e")[1]) < digits:
+            text = format(Decimal(text), "f")
     return text.replace(".", ",") if decimal == "," else text
 
 
-def _number(token: str, decimal: str) -> float:
-    token = token.strip(" \t").strip('"')
-    return float(token.replace(",", ".") if decimal == "," else token)
+def _check_digits(digits) -> None:
+    if digits is None or digits == "input":
+        return
+    if isinstance(digits, bool) or not isinstance(digits, (int, np.integer)) or digits < 1:
+        raise ValueError(f"digits is 'input' (as many significant digits as the score replaced), a number of "
+                         f"significant digits of at least 1, or None (all the digits), not {digits!r}.")
 
 
 class _Lines:
@@ -85,20 +151,23 @@ class _Lines:
                                  "header line naming the score column 'score'.", self.data[0] + 1)
         return scores[0], header
 
-    def rewritten(self, transform) -> bytes:
+    def rewritten(self, transform, digits) -> bytes:
         column, header = self.score_column()
         rows = self.data[1:] if header else self.data
         pieces = [self.split(i) for i in rows]
         positions = [self._position(p, column) for p in pieces]
-        scores = np.array([_number(p[k], self.decimal) for p, k in zip(pieces, positions)])
+        tokens = [_plain(p[k], self.decimal) for p, k in zip(pieces, positions)]
+        scores = np.array([float(t) for t in tokens])
         if np.isnan(scores).any():
             row = int(np.argmax(np.isnan(scores)))
             raise self.src.error("the score is NaN; every trial needs a number.", rows[row] + 1)
+        llrs = np.asarray(transform(scores), dtype=np.float64)
         lines = list(self.lines)
-        for i, p, k, llr in zip(rows, pieces, positions, transform(scores)):
+        for i, p, k, token, llr, d in zip(rows, pieces, positions, tokens, llrs, _written_digits(llrs, tokens, digits)):
             field = p[k]
             stripped = field.strip(" \t")
-            p[k] = field.replace(stripped, _format_llr(llr, self.decimal), 1)  # keeps spaces around the number
+            new = _format_llr(llr, d, bool(_EXPONENT.search(token)), self.decimal)
+            p[k] = field.replace(stripped, new, 1)  # keeps spaces around the number
             lines[i] = "".join(p)
         return "\n".join(lines).encode("utf-8")
 
@@ -139,23 +208,41 @@ def _rescore_parquet(src: _Source, transform) -> bytes:
     return buffer.getvalue()
 
 
-def rescore_file(path, transform) -> bytes:
+def rescore_file(path, transform, *, digits: str | int | None = "input") -> bytes:
     """The bytes of score file `path` with every score replaced by ``transform(score)``, in the file's format.
 
     `transform` maps an array of scores to an array of new scores, e.g. a fitted calibration's ``calibrator``.
 
-    Text files keep every line (comments, header, ids, labels, order) and only their score field changes, written
-    with all its digits; ``.npz`` score files keep their arrays ``tar``, ``non`` and ``spoof`` in order; Parquet
-    files keep their columns. Labels are not needed in text and Parquet files.
+    Text files keep every line (comments, header, ids, labels, order) and only their score field changes; ``.npz``
+    score files keep their arrays ``tar``, ``non`` and ``spoof`` in order; Parquet files keep their columns. Labels
+    are not needed in text and Parquet files.
+
+    Parameters
+    ----------
+    path : str, os.PathLike or file-like
+    transform : callable
+        Array of scores -> array of new scores, in the same order.
+    digits : "input", int or None
+        Significant digits of each new score in a text file. ``"input"`` (default): as many as the score it
+        replaces had, line by line, trailing zeros included (``-3.07561`` has 6, ``2.50`` has 3, the decimals of a
+        zero count: ``0.000`` has 3), so a file written with 6 digits comes back with 6; an int: that many on every
+        line; None: all the digits of the float (``repr``, which reads back exactly). Either way a new score gets
+        more digits where fewer would make two different new scores equal or swap their order (all of them past
+        15 significant digits), so the file ranks the trials exactly as the new scores do: the EER, minimum DCF
+        and DET of the file are those of the new scores. A score written with an exponent (``1.5e-3``) is
+        replaced by one with an exponent. ``.npz`` and Parquet files always hold the full float64 values.
 
     Raises
     ------
     LoadError
         When the file cannot be read or its score column cannot be told apart.
+    ValueError
+        When `digits` is none of the above.
     """
+    _check_digits(digits)
     src = _Source.open(path)
     if src.suffix == ".npz" or src.data[:4] == b"PK\x03\x04":
         return _rescore_npz(path, transform)
     if src.suffix == ".parquet" or src.data[:4] == b"PAR1":
         return _rescore_parquet(src, transform)
-    return _Lines(src).rewritten(transform)
+    return _Lines(src).rewritten(transform, digits)
