@@ -252,11 +252,10 @@ def metric_cards(before, after) -> None:
 
 
 def metrics_frame(result: lc.CalibrationResult, raw_name: str):
-    table = lc.metrics_table([result.before, result.after])
+    table = lc.metrics_table([result.before, result.after], eer_percent=True)
     table.index = [f"before: {raw_name}", f"after: {result.label}"]
     table.index.name = "system"
-    table["EER"] = 100 * table["EER"]
-    return table.rename(columns={"EER": "EER %"}).reset_index()
+    return table.reset_index()
 
 
 def show_metrics_table(result, raw_name: str) -> None:

@@ -69,11 +69,7 @@ def metric_cards(results) -> None:
 
 
 def metrics_frame(results):
-    table = lc.metrics_table(results)
-    table["EER"] = 100.0 * table["EER"]
-    table = table.rename(columns={"EER": "EER %"})
-    table["as LLRs"] = [r.llr_verdict.verdict for r in results]
-    return table.reset_index()
+    return lc.metrics_table(results, eer_percent=True, verdict=True).reset_index()
 
 
 def show_metrics_table(results) -> None:

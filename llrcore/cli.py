@@ -2,14 +2,24 @@
 
     llrcore evaluate SCORES [SCORES ...] [--key KEY] [--p-target P] [--c-miss C] [--c-fa C] [--json | --csv]
     llrcore calibrate DEV --apply-to SCORES -o OUT [--method affine|pav|cmlg] [--rule brier | --alpha A --beta B]
-                      [--prior P] [--key DEV_KEY]
+                      [--prior P] [--key DEV_KEY] [--digits input|all|N]
     llrcore report SCORES [SCORES ...] [--calibrate-on DEV] [--name NAME] -o report.html [--figures DIR]
 
+``evaluate`` prints the metrics in the units of the app's Evaluate page: the EER in percent (column ``EER %``),
+Cllr and minCllr in bits, minDCF, actDCF, Cprimary and minCprimary normalised (1 is the cost of deciding without
+the system), the calibration loss in percent of Cllr. The text table says so in its header; ``--csv`` and ``--json``
+have the same columns in the same units (the CSV is the app's "Metrics as CSV") with every digit.
+
 ``calibrate`` writes the calibrated LLRs in the format of the file they replace (:func:`llrcore.io.rescore_file`):
-every line of a text file is kept (comments, header, trial ids, labels, order) with only its score replaced; an
-``.npz`` score file keeps its arrays; a Parquet file its columns. A text or Parquet file to calibrate needs no
-labels (a one-column score file, or a Kaldi/BOSARIS ``model test score`` file, will do). Bad input ends with one
-sentence on stderr saying what is wrong and where, and exit status 2; never a traceback.
+every line of a text file is kept (comments, header, trial ids, labels, order) with only its score replaced, with
+as many significant digits as the score it replaces (more where fewer would tie or reorder two trials;
+``--digits`` chooses otherwise); an ``.npz`` score file keeps its arrays; a Parquet file its columns, both with
+full float64 values. A text or Parquet file to calibrate needs no labels (a one-column score file, or a
+Kaldi/BOSARIS ``model test score`` file, will do).
+
+Bad input ends with one sentence on stderr saying what is wrong and where, and exit status 2; never a traceback.
+Warnings met on the way (part of a score file left out by its key, a degenerate calibration) are printed on
+stderr, one line each, ``llrcore <command>: warning: <sentence>``, and do not change the exit status.
 """
 from __future__ import annotations
 
@@ -18,18 +28,24 @@ import gzip
 import json
 import re
 import sys
+import warnings
 from pathlib import Path
-
 
 from . import __version__
 from .io import LoadError, read_trials, rescore_file
 from .metrics import effective_plo, evaluate, metrics_table
 from .rules import BetaRule
+from .words import VERDICT_RULE
 
 EXIT_BAD_INPUT = 2
 EXIT_PARTLY_DONE = 1  # e.g. the report was written but its figures could not be exported
 RULES = {"logarithmic": BetaRule.logarithmic(), "brier": BetaRule.brier(), "boosting": BetaRule.boosting(),
          "asymmetric": BetaRule.asymmetric()}
+#: The units of the columns of ``llrcore evaluate``, said in its header and its --help.
+UNITS = ("EER in %; Cllr and minCllr in bits; calibration loss in % of Cllr; minDCF, actDCF, Cprimary and "
+         f"minCprimary normalised (1 = no better than deciding without the system); as LLRs: {VERDICT_RULE}.")
+#: How the text table prints a column, as the app's Evaluate page shows it; other numbers with 4 decimals, counts whole.
+TEXT_FORMATS = {"EER %": "{:.2f}", "calibration loss %": "{:.1f}"}
 
 
 # ----- reading ------------------------------------------------------------------------------------------------------
@@ -66,17 +82,19 @@ def _one_system(path, key):
 
 def _evaluate_command(args) -> str:
     systems = _load_systems(args.scores, args.key)
-    results = [
+    table = metrics_table([
         evaluate(trials.sorted, p_target=args.p_target, c_miss=args.c_miss, c_fa=args.c_fa, name=name)
         for name, trials in systems.items()
-    ]
-    table = metrics_table(results)
+    ], eer_percent=True, verdict=True)
     if args.json:  # json.dumps writes floats exactly (pandas' to_json rounds to 10 digits)
         return json.dumps(table.to_dict(orient="index"), indent=2, default=float)
     if args.csv:
         return table.to_csv()
-    header = f"Operating point: P_target={args.p_target:g}, C_miss={args.c_miss:g}, C_fa={args.c_fa:g}\n"
-    return header + table.to_string(float_format=lambda value: f"{value:.4f}")
+    header = (f"Operating point: P_target={args.p_target:g}, C_miss={args.c_miss:g}, C_fa={args.c_fa:g}\n"
+              f"Units: {UNITS}\n")
+    formatters = {column: TEXT_FORMATS.get(column, "{:.4f}").format for column in table.columns
+                  if table[column].dtype.kind == "f"}
+    return header + table.to_string(formatters=formatters)
 
 
 # ----- calibrate: scores replaced in the input's own format ---------------------------------------------------------
@@ -102,14 +120,17 @@ def _check_output_suffix(source: Path, output: Path) -> None:
 
 
 def _calibrate_command(args) -> str:
-    from .calibration_analysis import calibrate_and_evaluate
+    from .calibration_analysis import calibrate_and_evaluate, calibration_problems
     from .report import describe_calibration
 
     rule, plo = _rule(args), float(effective_plo(args.prior))
     _check_output_suffix(Path(args.apply_to), Path(args.output))
     dev = _one_system(args.dev, args.key)
     fitted = calibrate_and_evaluate(dev, dev, args.method, rule, plo, p_target=args.prior)
-    data = rescore_file(args.apply_to, fitted.calibrator)
+    # judged on the training trials alone (fitted.problems would report them a second time as evaluation trials)
+    for problem in calibration_problems(fitted.calibrator, dev, rule=rule if args.method == "affine" else None):
+        warnings.warn(problem, stacklevel=1)
+    data = rescore_file(args.apply_to, fitted.calibrator, digits=args.digits)
     output = Path(args.output)
     output.write_bytes(gzip.compress(data) if output.suffix.lower() == ".gz" else data)
     transform = fitted.calibrator
@@ -147,6 +168,9 @@ def _report_command(args):
         command="llrcore " + " ".join(_quote(a) for a in args.argv),
     )
     report.write(args.output)
+    for summary in report.summaries:
+        for problem in summary.calibration.problems if summary.calibration else ():
+            warnings.warn(f"{summary.name}: {problem}", stacklevel=1)
     lines = [report.summary_text(), "", f"Wrote {args.output}."]
     if args.figures:
         folder = Path(args.figures)
@@ -191,6 +215,14 @@ def _probability(text: str) -> float:
     return value
 
 
+def _digits(text: str) -> str | int | None:
+    if text in ("input", "all"):
+        return None if text == "all" else text
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"{text} is not 'input', 'all' or a number of digits of at least 1")
+    return int(text)
+
+
 def _add_operating_point(parser) -> None:
     parser.add_argument("--p-target", type=_probability, default=0.01, help="prior of a target (0.01)")
     parser.add_argument("--c-miss", type=_positive, default=1.0, help="cost of a miss (1)")
@@ -211,7 +243,9 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
 
     evaluate_parser = commands.add_parser(
-        "evaluate", help="print EER, minDCF, actDCF, Cllr, minCllr and Cprimary for score files"
+        "evaluate", help="print EER, minDCF, actDCF, Cllr, minCllr and Cprimary for score files",
+        description=f"Print a metrics table of score files, one row per system. {UNITS} --csv and --json give the "
+                    "same columns in the same units, with every digit.",
     )
     evaluate_parser.add_argument("scores", nargs="+", help="score files (any format read_trials knows)")
     evaluate_parser.add_argument("--key", help="BOSARIS/Kaldi key file for 'model test score' files")
@@ -230,6 +264,11 @@ def build_parser() -> argparse.ArgumentParser:
     calibrate_parser.add_argument("--key", help="BOSARIS/Kaldi key file of the development scores")
     calibrate_parser.add_argument("--prior", type=_probability, default=0.5,
                                   help="P_target the affine calibration is weighted for (0.5)")
+    calibrate_parser.add_argument(
+        "--digits", type=_digits, default="input", metavar="input|all|N",
+        help="significant digits of each calibrated score in a text file: 'input' as many as the score it replaces "
+             "(default), 'all' every digit of the float, or N; more where fewer would tie or reorder two trials",
+    )
     _add_calibration_options(calibrate_parser)
     calibrate_parser.set_defaults(run=_calibrate_command)
 
@@ -261,15 +300,29 @@ def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     args = build_parser().parse_args(argv)
     args.argv = argv
-    try:
-        result = args.run(args)
-    except (LoadError, ValueError, OSError) as error:
-        print(f"llrcore {args.command}: {error}", file=sys.stderr)
+    with warnings.catch_warnings(record=True) as caught:
+        try:
+            result = args.run(args)
+        except (LoadError, ValueError, OSError) as error:
+            result = error
+    for warning in caught:  # as Python's filters let them through, but one line each and no source line
+        print(f"llrcore {args.command}: warning: {' '.join(str(warning.message).split())}", file=sys.stderr)
+    if isinstance(result, Exception):
+        print(f"llrcore {args.command}: {_with_instruction(result, args)}", file=sys.stderr)
         return EXIT_BAD_INPUT
     if isinstance(result, int):
         return result
     print(result)
     return 0
+
+
+def _with_instruction(error: Exception, args) -> str:
+    """The error's sentence, and for a score file that needs its key the option that gives it."""
+    if not (isinstance(error, LoadError) and error.needs_key):
+        return str(error)
+    development = getattr(args, "calibrate_on", None)
+    option = "--dev-key" if development and error.path and Path(error.path) == Path(development) else "--key"
+    return f"{error} Give it with {option} KEY_FILE."
 
 
 if __name__ == "__main__":

@@ -326,8 +326,18 @@ METRIC_COLUMNS = {
 }
 
 
-def metrics_table(results) -> pd.DataFrame:
+def metrics_table(results, *, eer_percent: bool = False, verdict: bool = False) -> pd.DataFrame:
     """A table with one row per :class:`BinaryMetrics`, indexed by system name, columns named as in papers.
+
+    Parameters
+    ----------
+    results : iterable of BinaryMetrics
+    eer_percent : bool
+        The EER in percent, in a column ``EER %`` (as the app and the command line show it), instead of a fraction
+        in ``EER``.
+    verdict : bool
+        Add a column ``as LLRs``: whether the scores can be used as likelihood ratios as they are
+        (:func:`~llrcore.words.llr_verdict`).
 
     Raises
     ------
@@ -342,4 +352,9 @@ def metrics_table(results) -> pd.DataFrame:
     rows = {r.name: {label: getattr(r, attribute) for attribute, label in METRIC_COLUMNS.items()} for r in results}
     table = pd.DataFrame.from_dict(rows, orient="index")
     table.index.name = "system"
+    if eer_percent:
+        table["EER"] = 100.0 * table["EER"]
+        table = table.rename(columns={"EER": "EER %"})
+    if verdict:
+        table["as LLRs"] = [r.llr_verdict.verdict for r in results]
     return table

@@ -141,6 +141,8 @@ class CalibrationSummary:
         Every metric of the calibrated LLRs at the operating point.
     errors_per_100, min_errors_per_100 : float
         100 times the actual and minimum Bayes error rates of the calibrated LLRs at the effective prior.
+    problems : tuple of str
+        Why the calibration is degenerate (:func:`~llrcore.calibration_analysis.calibration_problems`), if it is.
     """
 
     description: str
@@ -150,6 +152,7 @@ class CalibrationSummary:
     metrics: BinaryMetrics
     errors_per_100: float
     min_errors_per_100: float
+    problems: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -342,7 +345,8 @@ def _calibrate(name, trials, calibrate_on, method, rule, plo, op) -> Calibration
                       f"and {calibrate_on.non.size:,} non-target trials")
     errors, min_errors, _ = _errors_per_100(calibrated, plo_eff)
     return CalibrationSummary(describe_calibration(method, rule, plo), trained_on, result.cross_validated,
-                              calibrated, replace(result.after, name=calibrated.name), errors, min_errors)
+                              calibrated, replace(result.after, name=calibrated.name), errors, min_errors,
+                              result.problems)
 
 
 def _tested(name, trials, source, class_names) -> tuple:
@@ -408,6 +412,9 @@ def _summarise(name, trials, source, op, class_names, calibration, problem=None)
             f"and its overall cost (Cllr) {moves} from {_bits(metrics.cllr)} to ",
             _Bold(_bits(calibration.metrics.cllr)), " bits.",
         )
+        if calibration.problems:
+            paragraphs["calibration"] += (" ", _Bold("This calibration is degenerate:"), " ",
+                                          " ".join(calibration.problems))
     elif problem:
         paragraphs["calibration"] = ("Calibration could not be trained: ", problem)
     return SystemSummary(name, source, trials, metrics, errors, min_errors, default_errors, verdict, calibration,
