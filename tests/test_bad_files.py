@@ -98,3 +98,43 @@ def test_bad_similarity_and_rttm_files(name, expected):
     if line != "-":
         assert caught.value.line == int(line) and re.search(rf"\bline {line}\b", message), message
     assert phrase.lower() in message.lower(), message
+
+
+# The words of the Python API (keywords, function names) never appear in a message: the app and the command line show
+# the same sentences, and each adds its own instruction.
+API_SPELLINGS = re.compile(r"\b(?:key|format|labels|classes|segments|reference|name|score_type)\s*=|read_trials|"
+                           r"read_multiclass|read_similarity|LoadError")
+
+
+def _message(read, path, **options) -> str:
+    with pytest.raises(lc.LoadError) as caught:
+        read(path, **options)
+    return str(caught.value)
+
+
+@pytest.mark.parametrize("folder, read", [(BAD, lc.read_trials), (MULTICLASS, lc.read_multiclass),
+                                          (DIARIZATION, None)], ids=["trials", "multiclass", "diarization"])
+def test_no_message_of_the_corpus_speaks_the_python_api(folder, read):
+    for name, expected in _manifest(folder):
+        if expected.startswith("error"):
+            reader = read or (lc.read_rttm if name.endswith(".rttm") else lc.read_similarity)
+            options = {"score_type": "log-posterior"} if "logposteriors" in name else {}
+            message = _message(reader, folder / name, **options)
+            assert not API_SPELLINGS.search(message), message
+
+
+def test_messages_about_what_else_a_file_needs_name_no_keyword(tmp_path):
+    import numpy as np
+
+    matrix = np.eye(3)
+    np.savez(tmp_path / "two.npz", a=matrix, b=matrix)
+    np.save(tmp_path / "scores.npy", np.zeros((4, 3)))
+    (tmp_path / "ref.rttm").write_text("SPEAKER rec 1 0.00 1.00 <NA> <NA> spk1 <NA> <NA>\n")
+    np.save(tmp_path / "square.npy", matrix)
+    messages = [
+        _message(lc.read_similarity, tmp_path / "two.npz"),  # which matrix
+        _message(lc.read_multiclass, tmp_path / "scores.npy"),  # where are the labels
+        _message(lc.read_similarity, tmp_path / "square.npy", reference=tmp_path / "ref.rttm"),  # segment times
+    ]
+    for message in messages:
+        assert not API_SPELLINGS.search(message), message

@@ -124,7 +124,8 @@ def _matrix_from_numpy(src: _Source, key: str | None) -> tuple[np.ndarray, dict]
             elif preferred:
                 key = preferred[0]
             else:
-                raise src.error(f"the archive holds several matrices ({', '.join(square)}); choose one with key=.")
+                raise src.error(f"the archive holds several square matrices ({', '.join(square)}) and none of the names "
+                                f"{', '.join(repr(k) for k in _PREFERRED_KEYS)}; keep one, or name the one to use so.")
         elif key not in found:
             raise src.error(f"the archive has no array named {key!r} (it holds {', '.join(found)}).")
         matrix = _npz_array(src, archive, key)
@@ -272,7 +273,7 @@ def read_similarity(source, *, key: str | None = None, segments=None, reference=
         matrix, extras = _matrix_from_numpy(src, key)
     else:
         if key is not None:
-            raise src.error(f"key={key!r} only applies to .npz archives.")
+            raise src.error(f"an array name ({key!r}) only applies to .npz archives.")
         matrix, extras = _matrix_from_text(src), {}
     if matrix.ndim != 2 or matrix.shape[0] != matrix.shape[1]:
         raise src.error(f"the matrix has shape {matrix.shape}; a similarity matrix is square (N x N).")
@@ -311,8 +312,8 @@ def read_similarity(source, *, key: str | None = None, segments=None, reference=
             if recording is None:
                 recording = str(turns["uri"].iloc[0])
             if start is None:
-                raise ref_src.error("an RTTM reference needs the segment times (give segments=, or start/end arrays "
-                                    "in the .npz) to find each segment's speaker.")
+                raise ref_src.error("an RTTM reference needs the segment times (a segments file, or arrays 'start' "
+                                    "and 'end' in the .npz) to find each segment's speaker.")
             labels = labels_from_turns(start, end, turns)
         else:
             labels = read_labels(ref_src)

@@ -97,17 +97,17 @@ def read_multiclass(source, *, labels=None, score_type: str = "llr", training_pr
     elif fmt == "npy":
         matrix, names, where = _read_npy(src), None, _element_rows
         if labels is None:
-            raise src.error("a .npy file holds only the score matrix; give the labels too (labels=array or file), "
-                            "or save both with np.savez(path, scores=scores, labels=labels).")
+            raise src.error("a .npy file holds only the score matrix; give the labels too (a file of one label per row), "
+                            "or save both in one .npz archive, with arrays named 'scores' and 'labels'.")
         label_values = _labels_from(labels, src)
     else:
         if labels is not None:
-            raise src.error("this file has its own label column; labels= is only for .npy and .npz score files.")
+            raise src.error("this file has its own label column; separate labels are only read for .npy and .npz score files.")
         matrix, label_values, names, where = _read_table(src, fmt, label_column)
     if classes is not None:
         names = [str(c) for c in classes]
         if len(names) != matrix.shape[1]:
-            raise src.error(f"classes= gives {len(names)} names but the file has {matrix.shape[1]} score columns.")
+            raise src.error(f"{len(names)} class names were given but the file has {matrix.shape[1]} score columns.")
     names = names or [str(i) for i in range(matrix.shape[1])]
     label_index = _label_indices(src, label_values, names, where)
     return _multiclass_scores(src, matrix, label_index, names, where, score_type, training_prior,
@@ -240,7 +240,7 @@ def _read_npz(src: _Source, labels):
                             f"'log_posteriors'); it holds {listed}.")
         matrix = _score_matrix(src, _npz_array(src, archive, score_key, _CLASS_NAMES_HINT), f"array {score_key!r}")
         if label_key is not None and labels is not None:
-            raise src.error(f"the file has its own labels (array {label_key!r}); do not give labels= as well.")
+            raise src.error(f"the file has its own labels (array {label_key!r}); separate labels cannot be given as well.")
         if label_key is None and labels is None:
             raise src.error(f"a multiclass .npz file needs the labels in an array named 'labels' (or 'targets', "
                             f"'y'); it holds {listed}.")
