@@ -19,7 +19,6 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
 import streamlit as st
 
 import llrcore as lc

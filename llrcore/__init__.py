@@ -15,7 +15,7 @@ from .calibration import (
     fit_fusion,
     fit_pav,
 )
-from .data import Trials
+from .data.trials import Trials
 from .metrics import (
     BayesErrorRates,
     BinaryMetrics,
@@ -33,7 +33,7 @@ from .metrics import (
     pav_llrs,
 )
 from .io import LoadError, LoadWarning, read_trials, rescore_file, write_trials
-from .operating_point import OperatingPoint
+from .prior import OperatingPoint, as_operating_point, logit, sigmoid
 from .rates import SortedScores
 from .rules import BetaRule, objective, threshold_weighting
 from .words import VERDICT_RULE, VERDICTS, LLRVerdict, llr_verdict

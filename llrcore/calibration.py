@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import optimize
 
-from .data import as_scores
+from .data.checks import as_scores
 from .rates import SortedScores, sigmoid
 from .rules import BetaRule
 

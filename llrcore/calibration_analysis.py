@@ -39,7 +39,7 @@ from .calibration import (
     fit_cmlg,
     fit_pav,
 )
-from .data import Trials
+from .data.trials import Trials
 from .metrics import SRE12_P_TARGETS, BinaryMetrics, _normalised, act_dcf, effective_plo, evaluate, min_dcf
 from .rates import SortedScores, cllr_bits, sigmoid
 from .rules import BetaRule, threshold_weighting

@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from .calibration import cross_calibrate, fit_affine
-from .data import Trials
+from .data.trials import Trials
 from .metrics import _sorted, bayes_error_rates, effective_plo
 from .rates import SortedScores, sigmoid
 

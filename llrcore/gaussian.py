@@ -34,7 +34,7 @@ from scipy import integrate
 from scipy.special import ndtr, ndtri
 
 from .calibration import Affine, fit_cmlg
-from .data import Trials
+from .data.trials import Trials
 from .rates import sigmoid, softplus
 
 __all__ = [

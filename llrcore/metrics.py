@@ -20,8 +20,10 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .data import Trials, as_scores
-from .rates import SortedScores, cllr_bits, sigmoid
+from .data.checks import as_scores
+from .data.trials import Trials
+from .prior import effective_plo, sigmoid
+from .rates import SortedScores, cllr_bits
 from .words import LLRVerdict, calibration_loss_percent, llr_verdict
 
 __all__ = [
@@ -48,23 +50,6 @@ def _sorted(tar, non) -> SortedScores:
     if isinstance(tar, Trials):
         return tar.sorted
     return tar if isinstance(tar, SortedScores) else SortedScores(tar, non)
-
-
-def effective_plo(p_target, c_miss=1.0, c_fa=1.0) -> np.ndarray:
-    """Effective prior log-odds ``logit(P_target) + log(C_miss / C_fa)``; the Bayes LLR threshold is its negative.
-
-    Raises
-    ------
-    ValueError
-        If a prior is outside [0, 1] or a cost is not positive.
-    """
-    p_target = np.asarray(p_target, dtype=np.float64)
-    if np.any((p_target < 0) | (p_target > 1)) or np.any(np.isnan(p_target)):
-        raise ValueError("P_target must be between 0 and 1.")
-    if not (c_miss > 0 and c_fa > 0):
-        raise ValueError("The costs C_miss and C_fa must be positive.")
-    with np.errstate(divide="ignore"):
-        return np.log(p_target) - np.log1p(-p_target) + np.log(c_miss / c_fa)
 
 
 def _normalised(bayes_error, plo_eff):

@@ -33,7 +33,7 @@ import numpy as np
 import pandas as pd
 
 from .calibration import _newton_polish, _trust_region
-from .data import Trials
+from .data.trials import Trials
 from .rates import SortedScores, cllr_bits
 
 __all__ = [

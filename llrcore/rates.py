@@ -25,14 +25,10 @@ from functools import cached_property
 import numpy as np
 from scipy.optimize import isotonic_regression
 
-from .data import as_scores
+from .data.checks import as_scores
+from .prior import sigmoid
 
 __all__ = ["SortedScores", "PAVBlocks", "sigmoid", "softplus", "softplus_bits", "cllr_bits"]
-
-
-def sigmoid(x):
-    """Logistic function ``1 / (1 + exp(-x))``, exact at +-inf and without overflow warnings."""
-    return np.exp(-np.logaddexp(0.0, -np.asarray(x, dtype=np.float64)))
 
 
 def softplus(x):

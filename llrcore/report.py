@@ -37,7 +37,7 @@ import plotly.graph_objects as go
 
 from .calibration import fit_affine
 from .calibration_analysis import METHODS, calibrate_and_evaluate
-from .data import Trials
+from .data.trials import Trials, as_systems
 from .metrics import BinaryMetrics, bayes_error_rates, effective_plo, evaluate, metrics_table
 from .rates import sigmoid
 from .rules import BetaRule
@@ -421,12 +421,6 @@ def _summarise(name, trials, source, op, class_names, calibration, problem=None)
                          paragraphs)
 
 
-def _as_systems(systems) -> dict[str, Trials]:
-    from .plots._style import as_systems
-
-    return as_systems(systems)
-
-
 def _development_set(calibrate_on, name: str):
     """The development Trials for system `name` (one set for all, or one per system), None for cross-validation."""
     if calibrate_on is None or isinstance(calibrate_on, Trials):
@@ -487,7 +481,7 @@ def build_report(
         For a bad operating point or calibration choice; a calibration that cannot be trained on some data (scores
         that do not overlap, infinite scores) is reported in that system's summary instead.
     """
-    systems = _as_systems(systems)
+    systems = as_systems(systems)
     plo_eff = float(effective_plo(p_target, c_miss, c_fa))
     if not (0 < p_target < 1):
         raise ValueError("P_target must be strictly between 0 and 1.")

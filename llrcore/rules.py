@@ -297,7 +297,7 @@ def objective(tar_llr, non_llr, rule: BetaRule, plo: float = 0.0) -> float:
     ``E = P mean_tar C(sigmoid(l + tau) | H1) + (1 - P) mean_non C(sigmoid(l + tau) | H2)`` with ``tau = plo`` and
     ``P = sigmoid(tau)``. For the logarithmic rule at ``plo = 0``, ``E = Cllr ln 2``.
     """
-    from .data import as_scores
+    from .data.checks import as_scores
 
     tar_llr, non_llr = as_scores(tar_llr, "target LLRs"), as_scores(non_llr, "non-target LLRs")
     target_cost = rule.target_cost(tar_llr + plo).mean()

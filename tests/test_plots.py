@@ -31,7 +31,7 @@ from llrcore.plots import (
     score_histogram_figure,
     system_colour,
 )
-from llrcore.plots._style import as_systems
+from llrcore.data.trials import as_systems
 from llrcore.rates import SortedScores, sigmoid
 
 ASV_DEV = Path(__file__).parent / "data" / "asvspoof2019_la" / "ASVspoof2019.LA.asv.dev.gi.trl.scores.txt"

@@ -13,7 +13,7 @@ from decimal import Decimal, InvalidOperation
 
 import numpy as np
 
-from ..data import Trials
+from ..data.trials import Trials
 from ._source import _Source, _text_bytes
 from .trials import _SCORE_NAMES, _detect_separator, _is_number, read_trials, write_trials
 

@@ -76,7 +76,7 @@ from collections.abc import Callable, Mapping
 import numpy as np
 import pandas as pd
 
-from ..data import Trials
+from ..data.trials import Trials
 from ._source import LoadError, LoadWarning, _load_numpy, _npz_array, _scan_lines, _Source, _text_bytes
 
 __all__ = ["LoadError", "LoadWarning", "read_trials", "write_trials", "FORMATS"]

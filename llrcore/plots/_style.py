@@ -7,12 +7,10 @@ the colour is chosen by the system's position in the ``systems`` mapping.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
 
 import numpy as np
 import plotly.graph_objects as go
 
-from ..data import Trials
 
 __all__ = [
     "PALETTE",
@@ -20,7 +18,6 @@ __all__ = [
     "REFERENCE_COLOUR",
     "system_colour",
     "with_alpha",
-    "as_systems",
     "style_figure",
     "decimation_indices",
     "decimate_curve",
@@ -122,43 +119,6 @@ def legend_label(name: str, details: str, width: int = 48) -> str:
     if _visible_length(label) <= width:
         return label
     return f"{wrap_label(name, width)}<br>{wrap_label(f'({details})', width)}"
-
-
-def as_systems(systems) -> dict[str, Trials]:
-    """Normalise the `systems` argument of every figure function to an ordered ``{name: Trials}``.
-
-    Accepts a mapping ``name -> Trials`` (or ``name -> (tar, non)``), a single :class:`~llrcore.data.Trials`
-    (named by its ``.name``), or a sequence of ``Trials`` (named by their ``.name``, made unique).
-
-    Raises
-    ------
-    ValueError
-        When there is no system.
-    TypeError
-        When a value is not trials.
-    """
-    if isinstance(systems, Trials):
-        items = [(systems.name, systems)]
-    elif isinstance(systems, Mapping):
-        items = list(systems.items())
-    elif isinstance(systems, Sequence) and not isinstance(systems, (str, bytes)):
-        items = [(getattr(t, "name", ""), t) for t in systems]
-    else:
-        raise TypeError("Give the systems as a Trials object or a mapping from system name to Trials.")
-    if not items:
-        raise ValueError("There is no system to plot: give at least one set of trials.")
-    result: dict[str, Trials] = {}
-    for position, (name, trials) in enumerate(items):
-        if isinstance(trials, tuple) and len(trials) == 2:
-            trials = Trials(trials[0], trials[1], name=str(name))
-        if not isinstance(trials, Trials):
-            raise TypeError(f"System {name!r} is a {type(trials).__name__}, not a Trials object.")
-        name = str(name) if str(name) else (f"system {position + 1}" if len(items) > 1 else "system")
-        unique, k = name, 2
-        while unique in result:
-            unique, k = f"{name} ({k})", k + 1
-        result[unique] = trials
-    return result
 
 
 def legend_key(name: str, **style) -> go.Scatter:

@@ -21,10 +21,10 @@ from plotly.subplots import make_subplots
 
 from ..metrics import act_dcf, bayes_error_rates, effective_plo, min_dcf
 from ..rates import sigmoid
+from ..data.trials import as_systems
 from ._style import (
     LINE_WIDTH,
     REFERENCE_COLOUR,
-    as_systems,
     format_percent,
     legend_key,
     legend_label,

@@ -23,11 +23,11 @@ from ..calibration_analysis import RuleSweep, weighting_mode
 from ..metrics import effective_plo
 from ..rates import sigmoid
 from ..rules import BetaRule, threshold_weighting
+from ..data.trials import as_systems
 from ._style import (
     LINE_WIDTH,
     REFERENCE_COLOUR,
     _visible_length,
-    as_systems,
     decimation_indices,
     style_figure,
     system_colour,

@@ -14,10 +14,10 @@ from scipy.special import ndtr, ndtri
 
 from ..metrics import effective_plo
 from ..rates import sigmoid
+from ..data.trials import as_systems
 from ._style import (
     LINE_WIDTH,
     REFERENCE_COLOUR,
-    as_systems,
     decimation_indices,
     format_percent,
     legend_key,

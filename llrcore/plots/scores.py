@@ -9,7 +9,8 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from ._style import CLASS_COLOURS, as_systems, style_figure, system_colour, with_alpha
+from ..data.trials import as_systems
+from ._style import CLASS_COLOURS, style_figure, system_colour, with_alpha
 
 __all__ = ["score_histogram_figure", "histogram_range"]
 

@@ -1,8 +1,10 @@
-"""The operating point of a detection application: a prior and two costs, in one frozen object.
+"""Priors and the operating point of a detection application: log-odds, the effective prior, and the costs.
 
 A Bayes decision for a binary trial with LLR ``l`` accepts the target hypothesis when ``l >= -plo_eff``, where the
 effective prior log-odds ``plo_eff = logit(P_target) + log(C_miss / C_fa)`` folds the prior and the costs into one
-number (Brümmer & du Preez, CSL 2006). Every metric that takes ``p_target, c_miss, c_fa`` means one of these.
+number (Brümmer & du Preez, CSL 2006). :class:`OperatingPoint` holds ``P_target, C_miss, C_fa`` as one frozen object;
+every function of llrcore that takes ``p_target, c_miss, c_fa`` also takes an OperatingPoint in place of
+``p_target`` (:func:`as_operating_point`).
 
 The NIST speaker recognition evaluations fixed their operating points in their evaluation plans: SRE 2008
 (``P_target = 0.01, C_miss = 10, C_fa = 1``), SRE 2010 core condition (``0.001, 1, 1``) and SRE 2012, whose primary
@@ -20,10 +22,41 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from .metrics import effective_plo
-from .rates import sigmoid
+import numpy as np
+from scipy import special
 
-__all__ = ["OperatingPoint"]
+__all__ = ["logit", "sigmoid", "effective_plo", "OperatingPoint", "as_operating_point"]
+
+
+def logit(p):
+    """Log-odds ``log(p / (1 - p))``, correctly rounded (scipy's ``logit``); ``-inf`` at 0 and ``inf`` at 1."""
+    return special.logit(np.asarray(p, dtype=np.float64))
+
+
+def sigmoid(x):
+    """Logistic function ``1 / (1 + exp(-x))``, exact at +-inf and without overflow warnings."""
+    return np.exp(-np.logaddexp(0.0, -np.asarray(x, dtype=np.float64)))
+
+
+def effective_plo(p_target, c_miss=1.0, c_fa=1.0) -> np.ndarray:
+    """Effective prior log-odds ``logit(P_target) + log(C_miss / C_fa)``; the Bayes LLR threshold is its negative.
+
+    `p_target` may be an array of priors, or an :class:`OperatingPoint` (its costs are then used).
+
+    Raises
+    ------
+    ValueError
+        If a prior is outside [0, 1] or a cost is not positive.
+    """
+    if isinstance(p_target, OperatingPoint):
+        p_target, c_miss, c_fa = p_target.p_target, p_target.c_miss, p_target.c_fa
+    p_target = np.asarray(p_target, dtype=np.float64)
+    if np.any((p_target < 0) | (p_target > 1)) or np.any(np.isnan(p_target)):
+        raise ValueError("P_target must be between 0 and 1.")
+    if not (c_miss > 0 and c_fa > 0):
+        raise ValueError("The costs C_miss and C_fa must be positive.")
+    with np.errstate(divide="ignore"):
+        return logit(p_target) + np.log(c_miss / c_fa)
 
 
 @dataclass(frozen=True)
@@ -64,7 +97,7 @@ class OperatingPoint:
     @property
     def plo(self) -> float:
         """Prior log-odds ``logit(P_target)``."""
-        return float(effective_plo(self.p_target))
+        return float(logit(self.p_target))
 
     @property
     def plo_eff(self) -> float:
@@ -108,3 +141,13 @@ class OperatingPoint:
     def equal_error(cls) -> "OperatingPoint":
         """``P_target = 0.5`` with unit costs: the Bayes error there never exceeds the EER."""
         return cls(0.5, 1.0, 1.0)
+
+
+def as_operating_point(p_target, c_miss: float = 1.0, c_fa: float = 1.0) -> OperatingPoint:
+    """An :class:`OperatingPoint` from either the loose ``p_target, c_miss, c_fa`` or an OperatingPoint given as
+    `p_target` (whose costs then stand; costs given as well must agree with them)."""
+    if isinstance(p_target, OperatingPoint):
+        if (c_miss, c_fa) not in ((1.0, 1.0), (p_target.c_miss, p_target.c_fa)):
+            raise ValueError("Give the costs either in the OperatingPoint or as c_miss and c_fa, not both.")
+        return p_target
+    return OperatingPoint(p_target, c_miss, c_fa)

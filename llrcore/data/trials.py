@@ -1,39 +1,19 @@
-"""Validated data objects: the only way trials enter the library.
+"""Binary trials: the scores of target and non-target trials of one system, validated once.
 
-Every analysis takes these (or plain arrays that are validated the same way), so checks for NaN, empty classes
-and wrong shapes live here once.
+Every binary analysis takes a :class:`Trials` (or two arrays validated the same way, :func:`~llrcore.data.checks.
+as_scores`); :func:`as_systems` turns the ``systems`` argument of figures and reports into ``{name: Trials}``.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
 
-__all__ = ["Trials", "as_scores"]
+from .checks import as_scores
 
-
-def as_scores(values, what: str) -> np.ndarray:
-    """Return `values` as a 1-D float64 array, refusing NaN and empty input.
-
-    ``+inf`` and ``-inf`` are valid LLRs (certainty) and are kept.
-
-    Raises
-    ------
-    ValueError
-        With a sentence naming `what` when the values are empty, not numbers, not 1-D or contain NaN.
-    """
-    try:
-        scores = np.atleast_1d(np.asarray(values, dtype=np.float64))
-    except (TypeError, ValueError):
-        raise ValueError(f"The {what} must be numbers.") from None
-    if scores.ndim != 1:
-        raise ValueError(f"The {what} must be a flat list of numbers, not a {scores.ndim}-D array.")
-    if scores.size == 0:
-        raise ValueError(f"There are no {what}: at least one is needed.")
-    if np.isnan(scores).any():
-        raise ValueError(f"The {what} contain {int(np.isnan(scores).sum())} missing values (NaN).")
-    return scores
+__all__ = ["Trials", "as_systems"]
 
 
 @dataclass(frozen=True, eq=False)  # arrays inside: equality and hash are identity
@@ -88,7 +68,7 @@ class Trials:
     def sorted(self):
         """The :class:`~llrcore.rates.SortedScores` of these trials, built on first use and kept: one sort and
         one PAV serve every metric and figure of this system."""
-        from .rates import SortedScores  # rates imports this module
+        from ..rates import SortedScores  # the analysis layer: imported when first needed, so data stays below it
 
         return SortedScores(self.tar, self.non)
 
@@ -98,3 +78,40 @@ class Trials:
     def __repr__(self) -> str:
         spoof = f", spoof={self.spoof.size}" if self.spoof.size else ""
         return f"Trials(name={self.name!r}, tar={self.tar.size}, non={self.non.size}{spoof})"
+
+
+def as_systems(systems) -> dict[str, Trials]:
+    """Normalise the `systems` argument of every figure function to an ordered ``{name: Trials}``.
+
+    Accepts a mapping ``name -> Trials`` (or ``name -> (tar, non)``), a single :class:`~llrcore.data.Trials`
+    (named by its ``.name``), or a sequence of ``Trials`` (named by their ``.name``, made unique).
+
+    Raises
+    ------
+    ValueError
+        When there is no system.
+    TypeError
+        When a value is not trials.
+    """
+    if isinstance(systems, Trials):
+        items = [(systems.name, systems)]
+    elif isinstance(systems, Mapping):
+        items = list(systems.items())
+    elif isinstance(systems, Sequence) and not isinstance(systems, (str, bytes)):
+        items = [(getattr(t, "name", ""), t) for t in systems]
+    else:
+        raise TypeError("Give the systems as a Trials object or a mapping from system name to Trials.")
+    if not items:
+        raise ValueError("There is no system to plot: give at least one set of trials.")
+    result: dict[str, Trials] = {}
+    for position, (name, trials) in enumerate(items):
+        if isinstance(trials, tuple) and len(trials) == 2:
+            trials = Trials(trials[0], trials[1], name=str(name))
+        if not isinstance(trials, Trials):
+            raise TypeError(f"System {name!r} is a {type(trials).__name__}, not a Trials object.")
+        name = str(name) if str(name) else (f"system {position + 1}" if len(items) > 1 else "system")
+        unique, k = name, 2
+        while unique in result:
+            unique, k = f"{name} ({k})", k + 1
+        result[unique] = trials
+    return result

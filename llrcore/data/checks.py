@@ -1,0 +1,32 @@
+"""Checks every score array passes on its way into the library: numbers, flat, not empty, no NaN.
+
+``+inf`` and ``-inf`` are valid LLRs (certainty) and pass.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["as_scores"]
+
+
+def as_scores(values, what: str) -> np.ndarray:
+    """Return `values` as a 1-D float64 array, refusing NaN and empty input.
+
+    ``+inf`` and ``-inf`` are valid LLRs (certainty) and are kept.
+
+    Raises
+    ------
+    ValueError
+        With a sentence naming `what` when the values are empty, not numbers, not 1-D or contain NaN.
+    """
+    try:
+        scores = np.atleast_1d(np.asarray(values, dtype=np.float64))
+    except (TypeError, ValueError):
+        raise ValueError(f"The {what} must be numbers.") from None
+    if scores.ndim != 1:
+        raise ValueError(f"The {what} must be a flat list of numbers, not a {scores.ndim}-D array.")
+    if scores.size == 0:
+        raise ValueError(f"There are no {what}: at least one is needed.")
+    if np.isnan(scores).any():
+        raise ValueError(f"The {what} contain {int(np.isnan(scores).sum())} missing values (NaN).")
+    return scores
