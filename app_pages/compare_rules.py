@@ -13,14 +13,8 @@ import llrcore as lc
 from llrcore.calibration_analysis import SRE12_P_TARGETS, sweep_prior_weighting
 from llrcore.plots.calibration import rule_comparison_figure, threshold_weighting_figure
 from app_pages import _state as state
-from app_pages.calibrate import (
-    CROSS_VALIDATION,
-    CUSTOM_RULE,
-    RULES,
-    choose_sets,
-    custom_rule,
-    show_figure,
-)
+from app_pages._calibration_controls import CROSS_VALIDATION, CUSTOM_RULE, RULES, choose_sets, custom_rule
+from app_pages._figures import show_figure
 from app_pages._operating_point import operating_point
 
 COSTS = ("Cprimary", "My DCF")

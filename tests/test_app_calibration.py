@@ -214,7 +214,7 @@ def test_bad_training_data_gives_a_sentence_not_a_traceback(at):
     ("X (dev)", ["X (dev)"], None),
 ])
 def test_evaluation_partner_by_name(train, names, partner):
-    from app_pages.calibrate import evaluation_partner
+    from app_pages._calibration_controls import evaluation_partner
 
     assert evaluation_partner(train, names) == partner
 

@@ -1,0 +1,101 @@
+"""Calibration controls shared by the Calibrate and Compare-rules pages: which trials train and which judge a
+calibration, and a custom rule of the Beta family.
+
+Their widgets keep their values across page switches (``persist_state="session"``), so the two pages stay in step.
+"""
+from __future__ import annotations
+
+import re
+
+import streamlit as st
+
+import llrcore as lc
+from llrcore.calibration_analysis import NAMED_RULES
+from app_pages import _state as state
+
+CROSS_VALIDATION = "Cross-validation within the training set"
+CUSTOM_RULE = "Custom (α, β)"
+RULES = {f"{rule.name} ({rule.alpha:g}, {rule.beta:g})": rule for rule in NAMED_RULES}
+
+
+def md(text: str) -> str:
+    """A user's string (a system or file name) made literal in Streamlit markdown: no emphasis, links or LaTeX."""
+    return re.sub(r"([\\`*_{}\[\]()#+\-.!|<>~$:])", r"\\\1", str(text))
+
+
+PARTNER_WORDS = (("development", "evaluation"), ("dev", "eval"), ("train", "test"), ("trn", "tst"))
+
+
+def evaluation_partner(train: str, names) -> str | None:
+    """The evaluation set that belongs to development set `train` by name: "X (dev)" -> "X (eval)",
+    "myspk_dev" -> "myspk_eval", "DEV.scores" -> "EVAL.scores".
+
+    A word counts when no letter touches it (so "_dev", "-dev" and "dev2" do, "device" does not); its case is kept.
+    """
+    for development, evaluation in PARTNER_WORDS:
+        candidate = re.sub(rf"(?<![^\W\d_]){development}(?![^\W\d_])",
+                           lambda match: _same_case(evaluation, match.group(0)), train, flags=re.IGNORECASE)
+        if candidate != train and candidate in names:
+            return candidate
+    return None
+
+
+def _same_case(word: str, like: str) -> str:
+    """`word` in the case of `like`: upper case, capitalised or lower case."""
+    return word.upper() if like.isupper() else word.capitalize() if like[0].isupper() else word
+
+
+def _default_evaluation(train: str) -> str:
+    return evaluation_partner(train, state.systems()) or CROSS_VALIDATION
+
+
+def _on_train_change() -> None:
+    st.session_state["cal_eval"] = _default_evaluation(st.session_state["cal_train"])
+
+
+def choose_sets() -> tuple[str, str | None, int]:
+    """Training set, evaluation set (None for cross-validation) and the number of folds."""
+    loaded = state.systems()
+    names = list(loaded)
+    if st.session_state.get("cal_train") not in names:
+        development = [name for name, record in loaded.items() if record["role"] == "development"]
+        st.session_state["cal_train"] = (development or names)[0]
+    train = st.session_state["cal_train"]
+    options = [CROSS_VALIDATION] + [name for name in names if name != train]
+    if st.session_state.get("cal_eval") not in options:
+        st.session_state["cal_eval"] = _default_evaluation(train)
+    with st.container(border=True):
+        st.markdown("**Trials**")
+        st.selectbox("Train on", names, key="cal_train", on_change=_on_train_change, persist_state="session",
+                     help="The calibration is trained on these trials' target and non-target scores. "
+                     + state.ROLE_HELP)
+        evaluation = st.selectbox(
+            "Evaluate on", options, key="cal_eval", persist_state="session",
+            help="A separate evaluation set, or k-fold cross-validation: every trial is calibrated by a transform "
+            "trained on the other folds, so none is judged by a calibration that saw it.",
+        )
+        st.session_state.setdefault("cal_folds", 5)
+        folds = 5
+        if evaluation == CROSS_VALIDATION:
+            folds = st.slider("Folds", 2, 10, key="cal_folds", persist_state="session")
+            st.caption(f"{folds}-fold cross-validation of {md(train)}: honest when only one set exists.")
+        else:
+            st.caption(f"Trained on {md(train)}, judged on {md(evaluation)}: no evaluation trial is seen in "
+                       "training.")
+    return train, (None if evaluation == CROSS_VALIDATION else evaluation), int(folds)
+
+
+def custom_rule(prefix: str) -> lc.BetaRule:
+    """Two number inputs for alpha and beta of a Beta-family rule."""
+    alpha_column, beta_column = st.columns(2)
+    alpha = alpha_column.number_input("α", min_value=0.05, max_value=20.0, value=1.5, step=0.25, format="%g",
+                                      key=f"{prefix}_alpha", persist_state="session",
+                                      help="Left tail of the weighting: larger puts less weight on low thresholds.")
+    beta = beta_column.number_input("β", min_value=0.05, max_value=20.0, value=1.0, step=0.25, format="%g",
+                                    key=f"{prefix}_beta", persist_state="session",
+                                    help="Right tail: larger puts less weight on high thresholds.")
+    return lc.BetaRule(alpha, beta)
+
+
+def describe_rule(rule: lc.BetaRule) -> str:
+    return f"{rule.name} (α = {rule.alpha:g}, β = {rule.beta:g})"
