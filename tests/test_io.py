@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import llrcore as lc
-from llrcore.data import Trials
+from llrcore.data.trials import Trials
 from llrcore.io import LoadError, read_trials, write_trials
 
 DATA = Path(__file__).parent / "data"
