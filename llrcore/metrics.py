@@ -22,7 +22,7 @@ import pandas as pd
 
 from .data.checks import as_scores
 from .data.trials import Trials
-from .prior import effective_plo, sigmoid
+from .prior import OperatingPoint, as_operating_point, effective_plo, sigmoid
 from .rates import SortedScores, cllr_bits
 from .words import LLRVerdict, calibration_loss_percent, llr_verdict
 
@@ -81,7 +81,7 @@ def min_dcf(tar, non=None, p_target=0.01, c_miss=1.0, c_fa=1.0) -> float:
     """Minimum normalised detection cost over all thresholds (on the ROCCH).
 
     ``minDCF = min_t [P C_miss Pmiss(t) + (1-P) C_fa Pfa(t)] / min(P C_miss, (1-P) C_fa)``.
-    Scores need not be LLRs.
+    Scores need not be LLRs. `p_target` may be an :class:`~llrcore.prior.OperatingPoint` (with its costs).
     """
     plo = effective_plo(p_target, c_miss, c_fa)
     return float(_normalised(_sorted(tar, non).min_bayes_error(plo), plo))
@@ -91,6 +91,7 @@ def act_dcf(tar_llr, non_llr=None, p_target=0.01, c_miss=1.0, c_fa=1.0) -> float
     """Actual normalised detection cost of LLRs thresholded at the Bayes threshold ``-plo_eff``.
 
     ``actDCF = [P C_miss Pmiss(-plo_eff) + (1-P) C_fa Pfa(-plo_eff)] / min(P C_miss, (1-P) C_fa)``.
+    `p_target` may be an :class:`~llrcore.prior.OperatingPoint` (with its costs).
     """
     plo = effective_plo(p_target, c_miss, c_fa)
     return float(_normalised(_sorted(tar_llr, non_llr).actual_bayes_error(plo), plo))
@@ -272,24 +273,33 @@ class BinaryMetrics:
         return calibration_loss_percent(self.cllr, self.min_cllr)
 
     @property
+    def operating_point(self) -> OperatingPoint:
+        """The operating point of the DCFs."""
+        return OperatingPoint(self.p_target, self.c_miss, self.c_fa)
+
+    @property
     def llr_verdict(self) -> LLRVerdict:
         """Can these scores be used as likelihood ratios as they are? (:func:`~llrcore.words.llr_verdict`)"""
         return llr_verdict(self.cllr, self.min_cllr)
 
 
 def evaluate(tar_llr, non_llr=None, *, p_target=0.01, c_miss=1.0, c_fa=1.0, name="") -> BinaryMetrics:
-    """Every metric of :class:`BinaryMetrics` for scores taken as LLRs, sorting once and running PAV once."""
+    """Every metric of :class:`BinaryMetrics` for scores taken as LLRs, sorting once and running PAV once.
+
+    `p_target` may be an :class:`~llrcore.prior.OperatingPoint` (then it brings its costs).
+    """
     table = _sorted(tar_llr, non_llr)
+    op = as_operating_point(p_target, c_miss, c_fa)
     return BinaryMetrics(
         name=name,
         n_tar=table.n_tar,
         n_non=table.n_non,
-        p_target=float(p_target),
-        c_miss=float(c_miss),
-        c_fa=float(c_fa),
+        p_target=op.p_target,
+        c_miss=op.c_miss,
+        c_fa=op.c_fa,
         eer=table.eer(),
-        min_dcf=min_dcf(table, p_target=p_target, c_miss=c_miss, c_fa=c_fa),
-        act_dcf=act_dcf(table, p_target=p_target, c_miss=c_miss, c_fa=c_fa),
+        min_dcf=min_dcf(table, p_target=op),
+        act_dcf=act_dcf(table, p_target=op),
         cllr=table.cllr(),
         min_cllr=table.min_cllr(),
         cprimary=cprimary(table),

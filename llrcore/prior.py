@@ -49,7 +49,8 @@ def effective_plo(p_target, c_miss=1.0, c_fa=1.0) -> np.ndarray:
         If a prior is outside [0, 1] or a cost is not positive.
     """
     if isinstance(p_target, OperatingPoint):
-        p_target, c_miss, c_fa = p_target.p_target, p_target.c_miss, p_target.c_fa
+        op = as_operating_point(p_target, c_miss, c_fa)
+        p_target, c_miss, c_fa = op.p_target, op.c_miss, op.c_fa
     p_target = np.asarray(p_target, dtype=np.float64)
     if np.any((p_target < 0) | (p_target > 1)) or np.any(np.isnan(p_target)):
         raise ValueError("P_target must be between 0 and 1.")

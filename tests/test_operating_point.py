@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 
 import llrcore as lc
@@ -45,3 +46,16 @@ def test_it_is_frozen_and_describes_itself():
     with pytest.raises(AttributeError):
         op.p_target = 0.5
     assert op.describe() == "P_target = 0.01, C_miss = 10, C_fa = 1"
+
+
+def test_metrics_take_an_operating_point_in_place_of_the_loose_keywords():
+    rng = np.random.default_rng(1)
+    tar, non = rng.normal(2, 2, 500), rng.normal(-2, 2, 5000)
+    op = lc.OperatingPoint(0.01, c_miss=10, c_fa=2)
+    assert lc.min_dcf(tar, non, op) == lc.min_dcf(tar, non, p_target=0.01, c_miss=10, c_fa=2)
+    assert lc.act_dcf(tar, non, op) == lc.act_dcf(tar, non, p_target=0.01, c_miss=10, c_fa=2)
+    assert lc.effective_plo(op) == op.plo_eff
+    by_op, loose = lc.evaluate(tar, non, p_target=op), lc.evaluate(tar, non, p_target=0.01, c_miss=10, c_fa=2)
+    assert by_op == loose and by_op.operating_point == op
+    with pytest.raises(ValueError, match="not both"):
+        lc.min_dcf(tar, non, op, c_miss=3)
