@@ -2,7 +2,7 @@
 
 Run with ``streamlit run app.py``. This script sets the page config, loads the demo data on a session's first run,
 draws the sidebar summary and hands over to the page chosen in the navigation. Pages live in ``app_pages/`` and
-are listed in ``app_pages/_state.py`` (``PAGES``).
+are listed in ``app_pages/_pages.py`` (``PAGES``).
 """
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ from pathlib import Path
 
 import streamlit as st
 
-from app_pages import _state as state
+from app_pages._loaded import SYSTEMS
+from app_pages._pages import PAGES
 
 ROOT = Path(__file__).resolve().parent
 
@@ -19,10 +20,12 @@ st.logo(str(ROOT / "assets" / "logo.svg"), size="large", icon_image=str(ROOT / "
 
 st.html(f"<style>{(ROOT / 'assets' / 'style.css').read_text()}</style>")
 
-state.init_session()
+if SYSTEMS.key not in st.session_state:  # a session's first run: the demo systems, so every page works at once
+    with st.spinner("Loading the demo data…"):
+        SYSTEMS.sets()
 
 sections: dict[str, list] = {}
-for spec in state.PAGES:
+for spec in PAGES:
     sections.setdefault(spec.section, []).append(
         st.Page(spec.path, title=spec.title, icon=spec.icon, default=spec.default)
     )
@@ -33,8 +36,8 @@ summary_slot = st.sidebar.empty()
 try:
     page.run()
 finally:
-    loaded = state.systems()
-    roles = [record["role"] for record in loaded.values()]
+    loaded = SYSTEMS.sets()
+    roles = [system.role for system in loaded.values()]
     summary_slot.caption(
         f"**{len(loaded)}** system{'s' if len(loaded) != 1 else ''} loaded — "
         f"{roles.count('evaluation')} evaluation, {roles.count('development')} development"

@@ -11,7 +11,8 @@ import streamlit as st
 
 import llrcore as lc
 from llrcore.calibration_analysis import NAMED_RULES
-from app_pages import _state as state
+from app_pages._loaded import SYSTEMS
+from app_pages._registry import ROLE_HELP
 
 CROSS_VALIDATION = "Cross-validation within the training set"
 CUSTOM_RULE = "Custom (α, β)"
@@ -46,7 +47,7 @@ def _same_case(word: str, like: str) -> str:
 
 
 def _default_evaluation(train: str) -> str:
-    return evaluation_partner(train, state.systems()) or CROSS_VALIDATION
+    return evaluation_partner(train, SYSTEMS.sets()) or CROSS_VALIDATION
 
 
 def _on_train_change() -> None:
@@ -55,10 +56,10 @@ def _on_train_change() -> None:
 
 def choose_sets() -> tuple[str, str | None, int]:
     """Training set, evaluation set (None for cross-validation) and the number of folds."""
-    loaded = state.systems()
+    loaded = SYSTEMS.sets()
     names = list(loaded)
     if st.session_state.get("cal_train") not in names:
-        development = [name for name, record in loaded.items() if record["role"] == "development"]
+        development = [name for name, system in loaded.items() if system.role == "development"]
         st.session_state["cal_train"] = (development or names)[0]
     train = st.session_state["cal_train"]
     options = [CROSS_VALIDATION] + [name for name in names if name != train]
@@ -68,7 +69,7 @@ def choose_sets() -> tuple[str, str | None, int]:
         st.markdown("**Trials**")
         st.selectbox("Train on", names, key="cal_train", on_change=_on_train_change, persist_state="session",
                      help="The calibration is trained on these trials' target and non-target scores. "
-                     + state.ROLE_HELP)
+                     + ROLE_HELP)
         evaluation = st.selectbox(
             "Evaluate on", options, key="cal_eval", persist_state="session",
             help="A separate evaluation set, or k-fold cross-validation: every trial is calibrated by a transform "

@@ -15,7 +15,7 @@ from llrcore import plots
 from llrcore.decisions import per_100, percent
 from llrcore.plots.decisions import decision_figure, errors_per_100_figure, fixed_threshold_figure
 from llrcore.rates import sigmoid
-from app_pages import _state as state
+from app_pages._loaded import SYSTEMS, trials_by_name
 from app_pages._figures import show_figure
 
 
@@ -43,7 +43,7 @@ def cross_calibrated(system_id: str, _trials: lc.Trials) -> lc.Trials:
 def default_index(names: list[str], preferred: str | None, role: str) -> int:
     if preferred in names:
         return names.index(preferred)
-    roles = [state.systems()[name]["role"] for name in names]
+    roles = [SYSTEMS.sets()[name].role for name in names]
     return roles.index(role) if role in roles else 0
 
 
@@ -119,14 +119,14 @@ def threshold_view(trials: lc.Trials, summary: lc.DecisionSummary, p_target, c_m
 
 
 def priors_view(name: str, trials: lc.Trials, p_target: float, c_miss: float, c_fa: float) -> None:
-    record = state.systems()[name]
+    system = SYSTEMS.sets()[name]
     compare = st.toggle("Add the system calibrated by cross-validated logistic regression", value=True,
                         key="bayes_add_calibrated",
                         help="Each trial calibrated by an affine calibration trained on the other 4 of 5 folds.")
     systems = {name: trials}
     if compare:
         try:
-            calibrated = cross_calibrated(record["id"], trials)
+            calibrated = cross_calibrated(system.id, trials)
             systems[calibrated.name] = calibrated
         except ValueError as err:
             st.warning(f"The system could not be calibrated: {err}")
@@ -154,7 +154,7 @@ def fixed_threshold_view(names: list[str], p_target: float, c_miss: float, c_fa:
     if dev_name == eval_name:
         st.warning("The threshold is judged on the very data that set it: choose another evaluation set to see "
                    "what happens on unseen data.")
-    chosen = state.trials_by_name(names=[dev_name, eval_name])
+    chosen = trials_by_name(names=[dev_name, eval_name])
     try:
         analysis = lc.fixed_false_alarm_threshold(chosen[dev_name], chosen[eval_name], target_pfa, c_miss=c_miss,
                                                   c_fa=c_fa)
@@ -183,9 +183,9 @@ def fixed_threshold_view(names: list[str], p_target: float, c_miss: float, c_fa:
 
 @st.fragment
 def page_body() -> None:
-    names = list(state.systems())
+    names = list(SYSTEMS.sets())
     name, p_target, c_miss, c_fa = controls(names)
-    trials = state.trials_by_name(names=[name])[name]
+    trials = trials_by_name(names=[name])[name]
     summary = lc.bayes_decisions(trials, p_target, c_miss, c_fa, name=name)
     answer(summary)
     tabs = dict(zip(VIEWS, st.tabs(VIEWS, key="bayes_view", on_change="rerun", bind="query-params")))
@@ -204,7 +204,7 @@ st.title("Bayes decisions")
 st.caption("Out of a hundred trials, how many errors does your system make? It depends on the prior and the costs "
            "you bring, and on how well the scores are calibrated (Brümmer, Ferrer & Swart, Interspeech 2021).")
 
-if not state.systems():
+if not SYSTEMS.sets():
     st.info("Nothing is loaded yet.")
     st.page_link("app_pages/data.py", label="Load score files or demo sets on the Data page",
                  icon=":material/upload_file:")

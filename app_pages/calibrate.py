@@ -17,7 +17,10 @@ import llrcore as lc
 from llrcore import plots
 from llrcore.calibration_analysis import NAMED_RULES, calibrate_and_evaluate
 from llrcore.plots.calibration import calibration_transform_figure, threshold_weighting_figure
-from app_pages import _state as state
+from app_pages._loaded import SYSTEMS
+from app_pages._messages import flash, show_flashes
+from app_pages._registry import LoadedSystem
+from app_pages._tables import count_columns
 from app_pages._calibration_controls import CUSTOM_RULE, RULES, choose_sets, custom_rule, describe_rule, md
 from app_pages._figures import show_figure
 from app_pages._operating_point import operating_point
@@ -109,13 +112,13 @@ def calibrated(train_id: str, test_id: str | None, method: str, alpha: float | N
 
 
 def run_calibration(train: str, evaluation: str | None, folds: int, choice: dict, p_target, c_miss, c_fa):
-    loaded = state.systems()
+    loaded = SYSTEMS.sets()
     rule = choice["rule"]
     return calibrated(
-        loaded[train]["id"], None if evaluation is None else loaded[evaluation]["id"], choice["method"],
+        loaded[train].id, None if evaluation is None else loaded[evaluation].id, choice["method"],
         None if rule is None else rule.alpha, None if rule is None else rule.beta, choice["plo"],
         choice["cmlg_alpha"], folds, p_target, c_miss, c_fa,
-        loaded[train]["trials"], None if evaluation is None else loaded[evaluation]["trials"],
+        loaded[train].trials, None if evaluation is None else loaded[evaluation].trials,
     )
 
 
@@ -124,7 +127,7 @@ def run_calibration(train: str, evaluation: str | None, folds: int, choice: dict
 
 def transform_sentence(result: lc.CalibrationResult, train: str) -> str:
     calibrator = result.calibrator
-    trials = state.systems()[train]["trials"]
+    trials = SYSTEMS.sets()[train].trials
     counts = f"{trials.tar.size:,} target and {trials.non.size:,} non-target trials of {md(train)}"
     if result.method == "pav":
         return (f"PAV calibration trained on {counts}: a monotone step function with "
@@ -174,7 +177,7 @@ def show_metrics_table(result, raw_name: str) -> None:
     st.dataframe(
         metrics_frame(result, raw_name), hide_index=True, width="stretch",
         column_config={
-            **state.count_columns("targets", "non-targets"),
+            **count_columns("targets", "non-targets"),
             **{column: st.column_config.NumberColumn(format="%.4f")
                for column in ("minDCF", "actDCF", "Cllr", "minCllr", "Cprimary", "minCprimary")},
             "EER %": st.column_config.NumberColumn(format="%.2f"),
@@ -190,27 +193,19 @@ def calibrated_file(trials: lc.Trials) -> bytes:
     return buffer.getvalue()
 
 
-def added_name(result) -> str | None:
-    """The name under which this very calibration is loaded already, if it is."""
-    for name, record in state.systems().items():
-        if record["trials"] is result.calibrated:
-            return name
-    return None
-
-
 def _on_add(result: lc.CalibrationResult, raw_name: str, train: str) -> None:
-    name = state.add_system(f"{raw_name} · {result.label}", result.calibrated, "evaluation",
-                            f"calibrated: {result.label}, trained on {train}")
-    loaded = state.systems()
+    name = SYSTEMS.add(f"{raw_name} · {result.label}",
+                       LoadedSystem(result.calibrated, f"calibrated: {result.label}, trained on {train}"))
+    loaded = SYSTEMS.sets()
     # Evaluate opens on the raw and the calibrated system side by side: the comparison a user wants next.
-    st.session_state["eval_systems_kept"] = [loaded[raw_name]["id"], loaded[name]["id"]]
+    st.session_state["eval_systems_kept"] = [loaded[raw_name].id, loaded[name].id]
     st.session_state.pop("eval_systems", None)
-    state.flash(f"Added {md(name)} to the loaded systems.")
+    flash(f"Added {md(name)} to the loaded systems.")
 
 
 def actions(result: lc.CalibrationResult, raw_name: str, train: str) -> None:
     add_column, download_column, link_column = st.columns([2, 2, 3], vertical_alignment="center")
-    loaded_as = added_name(result)
+    loaded_as = SYSTEMS.label_of(result.calibrated)  # this very calibration is loaded already
     add_column.button(
         "Loaded" if loaded_as else "Add to loaded systems", key="cal_add", icon=":material/add_circle:",
         disabled=loaded_as is not None, on_click=_on_add, args=(result, raw_name, train), width="stretch",
@@ -293,8 +288,8 @@ def main() -> None:
     st.title("Calibrate")
     st.caption("Turn scores into likelihood ratios: train a calibration on development trials, judge it on trials it "
                "has not seen.")
-    state.show_flashes()
-    if not state.systems():
+    show_flashes()
+    if not SYSTEMS.sets():
         st.info("Nothing is loaded yet.")
         st.page_link("app_pages/data.py", label="Load score files or demo sets on the Data page",
                      icon=":material/upload_file:")

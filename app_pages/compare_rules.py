@@ -12,7 +12,7 @@ import streamlit as st
 import llrcore as lc
 from llrcore.calibration_analysis import SRE12_P_TARGETS, sweep_prior_weighting
 from llrcore.plots.calibration import rule_comparison_figure, threshold_weighting_figure
-from app_pages import _state as state
+from app_pages._loaded import SYSTEMS
 from app_pages._calibration_controls import CROSS_VALIDATION, CUSTOM_RULE, RULES, choose_sets, custom_rule
 from app_pages._figures import show_figure
 from app_pages._operating_point import operating_point
@@ -96,8 +96,8 @@ def choose_cost() -> tuple[tuple[float, ...], float, float]:
 
 
 def sweep_key(train, evaluation, folds, rules, grid, cost) -> tuple:
-    loaded = state.systems()
-    return (loaded[train]["id"], None if evaluation is None else loaded[evaluation]["id"], folds,
+    loaded = SYSTEMS.sets()
+    return (loaded[train].id, None if evaluation is None else loaded[evaluation].id, folds,
             tuple((rule.alpha, rule.beta) for rule in rules), tuple(np.round(grid, 9)), cost)
 
 
@@ -106,7 +106,7 @@ def stored_sweep(key):
 
 
 def run_sweep(key, train, evaluation, folds, rules, grid, cost) -> lc.RuleSweep:
-    loaded = state.systems()
+    loaded = SYSTEMS.sets()
     bar = st.progress(0.0, text="Training the calibrations…")
 
     def progress(done: int, total: int) -> None:
@@ -114,7 +114,7 @@ def run_sweep(key, train, evaluation, folds, rules, grid, cost) -> lc.RuleSweep:
 
     p_targets, c_miss, c_fa = cost
     sweep = sweep_prior_weighting(
-        loaded[train]["trials"], None if evaluation is None else loaded[evaluation]["trials"], rules, grid,
+        loaded[train].trials, None if evaluation is None else loaded[evaluation].trials, rules, grid,
         p_targets=p_targets, c_miss=c_miss, c_fa=c_fa, folds=folds, progress=progress,
     )
     bar.empty()
@@ -127,7 +127,7 @@ def run_sweep(key, train, evaluation, folds, rules, grid, cost) -> lc.RuleSweep:
 
 def work(train: str, evaluation: str | None, folds: int, n_fits: int) -> int:
     """Trials times fits: what a sweep costs (a fit is a few passes over its training trials)."""
-    trials = state.systems()[train]["trials"]
+    trials = SYSTEMS.sets()[train].trials
     return len(trials) * n_fits * (folds if evaluation is None else 1)
 
 
@@ -211,7 +211,7 @@ def main() -> None:
                "(Brümmer & Doddington, Interspeech 2013, fig. 2).")
     if st.session_state.pop("cmp_go_calibrate", False):
         st.switch_page("app_pages/calibrate.py")
-    if not state.systems():
+    if not SYSTEMS.sets():
         st.info("Nothing is loaded yet.")
         st.page_link("app_pages/data.py", label="Load score files or demo sets on the Data page",
                      icon=":material/upload_file:")

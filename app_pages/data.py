@@ -6,7 +6,12 @@ from pathlib import Path
 
 import streamlit as st
 
-from app_pages import _state as state
+from app_pages._uploads import parse_upload
+from app_pages._demos import DEMO_SETS, demo_source, system_demo
+from app_pages._loaded import SYSTEMS
+from app_pages._messages import flash, show_flashes
+from app_pages._registry import ROLE_HELP, ROLES, LoadedSystem
+from app_pages._tables import VERDICT_COLUMN, count_columns, summary_frame
 
 FORMATS_HELP = (
     "Accepted: two columns `score label` (label target/nontarget, 1/0, true/false); ASVspoof ASV files "
@@ -21,47 +26,40 @@ KEY_HELP = (
 )
 
 
-def _record_by_id(system_id: str):
-    for name, record in state.systems().items():
-        if record["id"] == system_id:
-            return name, record
-    return None, None
-
-
 def _on_rename(system_id: str) -> None:
-    old, _ = _record_by_id(system_id)
+    old, _ = SYSTEMS.by_id(system_id)
     if old is None:
         return
     new = st.session_state[f"name_{system_id}"]
-    problem = state.rename_system(old, new)
+    problem = SYSTEMS.rename(old, new)
     if problem:
         st.session_state[f"name_{system_id}"] = old
-        state.flash(problem, "warning")
+        flash(problem, "warning")
 
 
 def _on_role(system_id: str) -> None:
-    name, record = _record_by_id(system_id)
+    name, system = SYSTEMS.by_id(system_id)
     role = st.session_state[f"role_{system_id}"]
     if name is None:
         return
     if role is None:  # segmented control clicked off: keep the role it had
-        st.session_state[f"role_{system_id}"] = record["role"]
+        st.session_state[f"role_{system_id}"] = system.role
         return
-    state.set_role(name, role)
+    system.role = role
 
 
 def _on_remove(system_id: str) -> None:
-    name, _ = _record_by_id(system_id)
+    name, _ = SYSTEMS.by_id(system_id)
     if name is not None:
-        state.remove_system(name)
-        state.flash(f"Removed {name}.", "info")
+        SYSTEMS.remove(name)
+        flash(f"Removed {name}.", "info")
 
 
 def _on_add_demo(index: int) -> None:
-    demo = state.DEMO_SETS[index]
+    demo = DEMO_SETS[index]
     with st.spinner(f"Loading {demo.name}…"):
-        name = state.add_demo(demo)
-    state.flash(f"Added demo set {name}.")
+        name = SYSTEMS.add(demo.name, system_demo(demo))
+    flash(f"Added demo set {name}.")
 
 
 def _add_parsed(parsed, source: str, file_name: str, role: str, hint: str = "", where=st) -> bool:
@@ -70,7 +68,7 @@ def _add_parsed(parsed, source: str, file_name: str, role: str, hint: str = "", 
     if parsed.error:
         where.error(parsed.error + hint, icon=":material/error:")
         return False
-    added = [state.add_system(name, trials, role, source) for name, trials in parsed.systems.items()]
+    added = [SYSTEMS.add(name, LoadedSystem(trials, source, role)) for name, trials in parsed.systems.items()]
     where.success(f"Added {', '.join(added)} from {file_name} as {role}.", icon=":material/check_circle:")
     for note in parsed.warnings:
         where.warning(note, icon=":material/warning:")
@@ -81,7 +79,7 @@ def _load_upload(upload, role: str) -> bool:
     """Read an uploaded score file and add its systems; True when added. A score file that needs its key gets its own
     key box, under the sentence saying so, and is read with that key once it is given."""
     with st.spinner(f"Reading {upload.name}…"):
-        parsed = state.parse_upload(upload.file_id, None, upload, None)
+        parsed = parse_upload(upload.file_id, None, upload, None)
     if not parsed.needs_key:
         return _add_parsed(parsed, f"upload: {upload.name}", upload.name, role)
     with st.container(border=True):
@@ -91,7 +89,7 @@ def _load_upload(upload, role: str) -> bool:
         outcome.error(parsed.error + "  \nAdd its key file in the box below.", icon=":material/key:")
         return False
     with st.spinner(f"Reading {upload.name} with the key {key_upload.name}…"):
-        parsed = state.parse_upload(upload.file_id, key_upload.file_id, upload, key_upload)
+        parsed = parse_upload(upload.file_id, key_upload.file_id, upload, key_upload)
     return _add_parsed(parsed, f"upload: {upload.name} with key {key_upload.name}", upload.name, role, where=outcome)
 
 
@@ -145,12 +143,12 @@ def _server_file_id(path: Path) -> str:
 
 
 def _parse_server_file(path: Path, key_path: Path | None = None):
-    """:func:`state.parse_upload` of a file in the server folder, and of its key file if given."""
+    """:func:`~app_pages._uploads.parse_upload` of a file in the server folder, and of its key file if given."""
     with open(path, "rb") as handle:
         if key_path is None:
-            return state.parse_upload(_server_file_id(path), None, handle, None)
+            return parse_upload(_server_file_id(path), None, handle, None)
         with open(key_path, "rb") as key_handle:
-            return state.parse_upload(_server_file_id(path), _server_file_id(key_path), handle, key_handle)
+            return parse_upload(_server_file_id(path), _server_file_id(key_path), handle, key_handle)
 
 
 SERVER_FOLDER_VARIABLE = "LLRCORE_DATA_DIR"
@@ -158,7 +156,7 @@ SERVER_FOLDER = _server_folder()
 
 st.title("Data")
 st.caption("Score files in, systems out: every other page works on the systems listed below.")
-state.show_flashes()
+show_flashes()
 
 upload_column, demo_column = st.columns([3, 2], gap="large")
 
@@ -172,11 +170,11 @@ with upload_column:
     )
     new_role = st.segmented_control(
         "Role of uploaded files",
-        state.ROLES,
+        ROLES,
         default="evaluation",
         key="upload_role",
         persist_state="session",
-        help=state.ROLE_HELP,
+        help=ROLE_HELP,
     ) or "evaluation"
 
     handled = st.session_state.setdefault("handled_uploads", set())
@@ -189,13 +187,13 @@ with upload_column:
 
 with demo_column:
     st.subheader("Demo sets")
-    loaded_sources = state.loaded_demo_paths()
-    for index, demo in enumerate(state.DEMO_SETS):
+    loaded_sources = {system.source for system in SYSTEMS.sets().values()}
+    for index, demo in enumerate(DEMO_SETS):
         with st.container(border=True):
             text, button = st.columns([4, 1], vertical_alignment="center")
             text.markdown(f"**{demo.name}** · {demo.role}")
             text.caption(demo.about)
-            is_loaded = state.demo_source(demo) in loaded_sources
+            is_loaded = demo_source(demo) in loaded_sources
             button.button(
                 "Loaded" if is_loaded else "Add",
                 key=f"demo_{index}",
@@ -206,46 +204,46 @@ with demo_column:
             )
 
 st.subheader("Loaded systems")
-loaded = state.systems()
+loaded = SYSTEMS.sets()
 if not loaded:
     st.info("Nothing is loaded: upload a score file or add a demo set.")
 else:
     st.dataframe(
-        state.summary_frame().drop(columns="source"),  # each system's source is under its name below
+        summary_frame().drop(columns="source"),  # each system's source is under its name below
         hide_index=True,
         width="stretch",
         column_config={
-            **state.count_columns("targets", "non-targets", "spoof"),
+            **count_columns("targets", "non-targets", "spoof"),
             "min score": st.column_config.NumberColumn(format="%.3g"),
             "max score": st.column_config.NumberColumn(format="%.3g"),
             "Cllr": st.column_config.NumberColumn("Cllr (bits)", format="%.3f",
                                                   help="The scores taken as natural-log LLRs."),
             "minCllr": st.column_config.NumberColumn("minCllr (bits)", format="%.3f",
                                                      help="After the best monotone calibration (PAV)."),
-            "as LLRs": state.VERDICT_COLUMN,
+            "as LLRs": VERDICT_COLUMN,
         },
     )
 
     st.markdown("**Rename, change the role or remove**")
-    for name, record in loaded.items():
-        system_id = record["id"]
+    for name, system in loaded.items():
+        system_id = system.id
         name_column, role_column, count_column, remove_column = st.columns([4, 3, 4, 1], vertical_alignment="center")
         # Widget values are seeded through session state (not value=/default=), so callbacks may reset them.
         st.session_state.setdefault(f"name_{system_id}", name)
-        st.session_state.setdefault(f"role_{system_id}", record["role"])
+        st.session_state.setdefault(f"role_{system_id}", system.role)
         name_column.text_input(
             "System name", key=f"name_{system_id}", label_visibility="collapsed",
             on_change=_on_rename, args=(system_id,),
         )
         role_column.segmented_control(
-            "Role", state.ROLES, key=f"role_{system_id}", label_visibility="collapsed",
+            "Role", ROLES, key=f"role_{system_id}", label_visibility="collapsed",
             on_change=_on_role, args=(system_id,),
         )
-        summary = record["summary"]
+        summary = system.summary
         count_column.caption(
             f"{summary['targets']:,} target · {summary['non-targets']:,} non-target"
             + (f" · {summary['spoof']:,} spoof" if summary["spoof"] else "")
-            + f"  \n{record['source']}"
+            + f"  \n{system.source}"
         )
         remove_column.button(
             ":material/delete:", key=f"remove_{system_id}", help=f"Remove {name}",

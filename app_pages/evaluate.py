@@ -9,22 +9,23 @@ import streamlit as st
 
 import llrcore as lc
 from llrcore import plots
-from app_pages import _state as state
+from app_pages._loaded import SYSTEMS, trials_by_name
+from app_pages._tables import VERDICT_COLUMN, count_columns
 from app_pages._figures import show_figure
 from app_pages._operating_point import operating_point
 
 
 def choose_systems() -> list[str]:
     """Multiselect of the loaded systems; default the evaluation sets; the choice survives page switches."""
-    loaded = state.systems()
+    loaded = SYSTEMS.sets()
     options = list(loaded)
-    ids = {name: record["id"] for name, record in loaded.items()}
+    ids = {name: system.id for name, system in loaded.items()}
     if "eval_systems" in st.session_state:  # the widget is alive: drop systems removed meanwhile
         st.session_state["eval_systems"] = [n for n in st.session_state["eval_systems"] if n in options]
     else:
         kept = st.session_state.get("eval_systems_kept")
         if kept is None:
-            default = [n for n, r in loaded.items() if r["role"] == "evaluation"] or options
+            default = [n for n, r in loaded.items() if r.role == "evaluation"] or options
         else:
             default = [n for n in options if ids[n] in kept]
         st.session_state["eval_systems"] = default
@@ -34,7 +35,7 @@ def choose_systems() -> list[str]:
             "Systems to show", options, key="eval_systems", label_visibility="collapsed",
             placeholder="Choose systems to evaluate",
         )
-        roles = [loaded[name]["role"] for name in selected]
+        roles = [loaded[name].role for name in selected]
         st.caption(f"{roles.count('evaluation')} evaluation and {roles.count('development')} development "
                    f"set{'s' if roles.count('development') != 1 else ''} chosen, of {len(options)} loaded.")
     st.session_state["eval_systems_kept"] = [ids[n] for n in selected]
@@ -79,7 +80,7 @@ def show_metrics_table(results) -> None:
         width="stretch",
         hide_index=True,
         column_config={
-            **state.count_columns("targets", "non-targets"),
+            **count_columns("targets", "non-targets"),
             "EER %": st.column_config.NumberColumn(format="%.2f"),
             "minDCF": st.column_config.NumberColumn(format="%.4f"),
             "actDCF": st.column_config.NumberColumn(format="%.4f"),
@@ -88,7 +89,7 @@ def show_metrics_table(results) -> None:
             "calibration loss %": st.column_config.NumberColumn(format="%.1f"),
             "Cprimary": st.column_config.NumberColumn(format="%.4f", help="Mean actual DCF at P = 0.01 and 0.001."),
             "minCprimary": st.column_config.NumberColumn(format="%.4f"),
-            "as LLRs": state.VERDICT_COLUMN,
+            "as LLRs": VERDICT_COLUMN,
         },
     )
     st.download_button(
@@ -168,7 +169,7 @@ st.caption("Discrimination (minimum costs, EER, DET) against calibration (actual
 
 
 def main() -> None:
-    loaded = state.systems()
+    loaded = SYSTEMS.sets()
     if not loaded:
         st.info("Nothing is loaded yet.")
         st.page_link("app_pages/data.py", label="Load score files or demo sets on the Data page",
@@ -185,7 +186,7 @@ def main() -> None:
         st.info("Choose at least one system above.")
         return
 
-    chosen = state.trials_by_name(names=selected)
+    chosen = trials_by_name(names=selected)
     chosen = {name: chosen[name] for name in selected}
     with st.spinner("Computing metrics…"):
         results = [lc.evaluate(trials.sorted, p_target=p_target, c_miss=c_miss, c_fa=c_fa, name=name)

@@ -14,7 +14,7 @@ import streamlit as st
 import llrcore as lc
 from llrcore.plots import format_percent
 from llrcore.plots.gaussian import cllr_eer_figure, gaussian_det_figure, gaussian_llr_figure
-from app_pages import _state as state
+from app_pages._loaded import SYSTEMS, trials_by_name
 from app_pages._figures import show_figure
 
 
@@ -130,16 +130,16 @@ def explorer() -> None:
 
 @st.fragment
 def your_scores() -> None:
-    loaded = state.systems()
+    loaded = SYSTEMS.sets()
     names = list(loaded)
     system_column, alpha_column = st.columns([2, 3], gap="medium")
     index = names.index(TEACHING_SYSTEM) if TEACHING_SYSTEM in names else 0
     name = system_column.selectbox("System", names, index=index, key="gauss_system", bind="query-params")
     alpha = alpha_column.slider("CMLG α: weight of the target variance in the shared variance", 0.0, 1.0, 0.5,
                                 step=0.05, key="alpha", bind="query-params")
-    trials = state.trials_by_name(names=[name])[name]
+    trials = trials_by_name(names=[name])[name]
     try:
-        result = comparison(loaded[name]["id"], float(alpha), trials)
+        result = comparison(loaded[name].id, float(alpha), trials)
     except ValueError as err:
         st.error(f"{name} cannot be fitted with CMLG: {err}")
         return
@@ -157,7 +157,7 @@ def your_scores() -> None:
                                                                "can do."),
     ])
     log_density = st.toggle("Logarithmic density axis", value=False, key="gauss_fit_log_density")
-    key = (loaded[name]["id"], float(alpha), result)
+    key = (loaded[name].id, float(alpha), result)
     show_figure(lambda: fit_figure("densities", *key, log_density), "gaussian_fit_densities")
     det_column, cllr_column = st.columns([1, 1.3], gap="medium")
     with det_column:
@@ -179,7 +179,7 @@ st.caption("If calibrated LLRs are Gaussian, one number fixes everything: the tw
            "Cllr (van Leeuwen & Brümmer, Interspeech 2013).")
 explorer()
 st.subheader("Your scores against the ideal")
-if not state.systems():
+if not SYSTEMS.sets():
     st.info("Load score files or demo sets on the Data page to compare them with the ideal.")
 else:
     your_scores()

@@ -3,7 +3,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app_pages import _state as state
+from app_pages._loaded import SYSTEMS
+from app_pages._pages import PAGES
+from app_pages._tables import VERDICT_COLUMN, count_columns, summary_frame
 
 st.title("llrcore workbench")
 intro, numbers = st.columns([3, 2], gap="large")
@@ -17,9 +19,9 @@ with intro:
         "in a notebook or a script."
     )
 with numbers:
-    loaded = state.systems()
-    roles = [record["role"] for record in loaded.values()]
-    trials = sum(len(record["trials"]) for record in loaded.values())
+    loaded = SYSTEMS.sets()
+    roles = [system.role for system in loaded.values()]
+    trials = sum(len(system.trials) for system in loaded.values())
     systems_card, evaluation_card, development_card = st.columns(3)
     systems_card.metric("Systems", len(loaded), border=True)
     evaluation_card.metric("Evaluation", roles.count("evaluation"), border=True)
@@ -27,7 +29,7 @@ with numbers:
     st.caption(f"{trials:,} target and non-target trials loaded.")
 
 st.subheader("Pages")
-others = [spec for spec in state.PAGES if not spec.default]
+others = [spec for spec in PAGES if not spec.default]
 per_row = 3
 for row_start in range(0, len(others), per_row):
     columns = st.columns(per_row)
@@ -41,17 +43,17 @@ if not loaded:
     st.info("Nothing is loaded. Add score files or the demo sets on the Data page.")
     st.page_link("app_pages/data.py", label="Go to Data", icon=":material/upload_file:")
 else:
-    summary = state.summary_frame()
+    summary = summary_frame()
     st.dataframe(
         summary[["system", "role", "targets", "non-targets", "spoof", "as LLRs", "source"]],
         hide_index=True,
         width="stretch",
         column_config={
-            **state.count_columns("targets", "non-targets", "spoof"),
-            "as LLRs": state.VERDICT_COLUMN,
+            **count_columns("targets", "non-targets", "spoof"),
+            "as LLRs": VERDICT_COLUMN,
         },
     )
-    if any(record["source"].startswith("demo:") for record in loaded.values()):
+    if any(system.source.startswith("demo:") for system in loaded.values()):
         st.caption(
             "Demo sets: ASVspoof 2019 LA organisers' ASV scores (ODC-By 1.0) and DCA-PLDA scores on FVC Australian "
             "English from Ferrer's expected_cost repository (MIT); provenance in `assets/*/SOURCE.txt`."

@@ -1,12 +1,11 @@
 """Multiclass: calibration analysis of language-recognition style LLR vectors (Brümmer & van Leeuwen, 2006).
 
-The page keeps its own data, apart from the binary systems: ``st.session_state["mc_sets"]`` maps a label to
-``{"scores": MulticlassScores, "source": str, "key": str}`` (the two demo sets on the first visit, then uploads).
-``key`` identifies the data (demo path, or upload file id + options) for the cached analysis.
+The page keeps its own data, apart from the binary systems: the registry ``SCORE_SETS`` (app_pages/_loaded.py) of
+``LoadedScores`` (the two demo sets on the first visit, then uploads); a set's ``id`` identifies its data (demo path,
+or upload file id + options) for the cached analysis.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -15,11 +14,13 @@ import streamlit as st
 
 import llrcore as lc
 from llrcore.plots import multiclass as multiclass_plots
-from app_pages import _state as state
+from app_pages._demos import MULTICLASS_DEMOS
+from app_pages._loaded import SCORE_SETS
+from app_pages._registry import LoadedScores
+from app_pages._uploads import read_user_file
 from app_pages._figures import show_figure
 
 
-DEMO_DIR = state.ASSETS / "multiclass"
 SCORE_TYPES = {"LLRs (log-likelihoods)": "llr", "logits": "logit", "log-posteriors": "log-posterior"}
 TRAINING_PRIORS = {"flat": "flat", "class frequencies of the file": "empirical"}
 PRIORS = ("flat", "class frequencies", "custom")
@@ -29,41 +30,7 @@ UPLOAD_HELP = (
 )
 
 
-@dataclass(frozen=True)
-class MulticlassDemo:
-    name: str
-    folder: str
-    score_type: str
-    training_prior: str
-    classes: tuple
-    about: str
-
-
-DEMOS = [
-    MulticlassDemo(
-        "IEMOCAP speech emotion (4 classes)", "iemocap_wav2vec_pt", "log-posterior", "empirical",
-        ("anger", "happiness", "neutral", "sadness"),
-        "wav2vec 2.0 emotion recogniser on IEMOCAP (5 folds, 5,473 utterances); log-posteriors made LLRs with the "
-        "class frequencies as training prior.",
-    ),
-    MulticlassDemo(
-        "CIFAR-10 images (10 classes)", "cifar10_resnet-20", "logit", "flat",
-        ("airplane", "automobile", "bird", "cat", "deer", "dog", "frog", "horse", "ship", "truck"),
-        "ResNet-20 logits on the 10,000 CIFAR-10 test images (balanced training: logits are LLRs up to a constant).",
-    ),
-]
-
-
 # ----- data ----------------------------------------------------------------------------------------------------------
-
-
-@st.cache_resource(show_spinner=False)
-def load_demo(index: int) -> lc.MulticlassScores:
-    """A demo set, read once per server through the public reader (shared read-only by all sessions)."""
-    demo = DEMOS[index]
-    folder = DEMO_DIR / demo.folder
-    return lc.read_multiclass(folder / "scores.npy", labels=folder / "targets.npy", score_type=demo.score_type,
-                              training_prior=demo.training_prior, classes=demo.classes, name=demo.name)
 
 
 @st.cache_resource(show_spinner=False, max_entries=8, ttl="1h")
@@ -71,7 +38,7 @@ def parse_upload(file_id: str, score_type: str, training_prior: str | None, _upl
     """(MulticlassScores, None) or (None, a sentence for the user), cached by the upload's file id and options."""
     name = getattr(_upload, "name", "the file")
     _upload.seek(0)
-    return state.read_user_file(name, lambda: lc.read_multiclass(
+    return read_user_file(name, lambda: lc.read_multiclass(
         _upload, score_type=score_type, training_prior=training_prior, name=Path(name).stem))
 
 
@@ -82,16 +49,6 @@ def analyse(key: str, _scores: lc.MulticlassScores):
         return lc.analyse_multiclass(_scores), None
     except ValueError as err:
         return None, str(err)
-
-
-def data_sets() -> dict:
-    """Label -> record of the loaded multiclass sets; the demos on a session's first visit."""
-    if "mc_sets" not in st.session_state:
-        st.session_state["mc_sets"] = {
-            demo.name: {"scores": load_demo(i), "source": f"demo: {demo.folder}", "key": f"demo:{demo.folder}"}
-            for i, demo in enumerate(DEMOS)
-        }
-    return st.session_state["mc_sets"]
 
 
 def upload_box() -> None:
@@ -111,16 +68,15 @@ def upload_box() -> None:
         return
     training_prior = None if kind == "llr" else TRAINING_PRIORS[training]
     key = f"upload:{upload.file_id}:{kind}:{training_prior}"
-    sets = data_sets()
     label = f"{Path(upload.name).stem} (upload)"
-    if sets.get(label, {}).get("key") == key:
+    if getattr(SCORE_SETS.sets().get(label), "id", None) == key:
         return
     with st.spinner(f"Reading {upload.name}…"):
         scores, error = parse_upload(upload.file_id, kind, training_prior, upload)
     if error:
         st.error(error, icon=":material/error:")
         return
-    sets[label] = {"scores": scores, "source": f"upload: {upload.name}", "key": key}
+    SCORE_SETS.put(label, LoadedScores(scores, f"upload: {upload.name}", key))
     st.session_state["mc_set"] = label
     st.success(f"Loaded {upload.name}: {len(scores):,} trials of {scores.n_classes} classes.",
                icon=":material/check_circle:")
@@ -249,20 +205,20 @@ TABS = ["Pair-wise", "Detection", "Decisions"]
 
 
 def main() -> None:
-    sets = data_sets()
+    sets = SCORE_SETS.sets()
     choose_column, upload_column = st.columns([2, 3], gap="medium")
     with upload_column:
         upload_box()
     with choose_column:
         label = st.selectbox("Data set", list(sets), key="mc_set", persist_state="session")
-        record = sets[label]
-        scores = record["scores"]
+        loaded = sets[label]
+        scores = loaded.scores
         counts = ", ".join(f"{c} {k:,}" for c, k in zip(scores.classes, scores.counts))
-        about = next((d.about for d in DEMOS if d.name == label), record["source"])
+        about = next((d.about for d in MULTICLASS_DEMOS if d.name == label), loaded.source)
         st.caption(f"{len(scores):,} trials of {scores.n_classes} classes ({counts}). {about}")
 
     with st.spinner("Calibrating and analysing…"):
-        analysis, error = analyse(record["key"], scores)
+        analysis, error = analyse(loaded.id, scores)
     if error:
         st.error(error, icon=":material/error:")
         return

@@ -13,7 +13,7 @@ import streamlit as st
 import llrcore as lc
 from llrcore import export
 from llrcore.report import VERDICTS, format_errors
-from app_pages import _state as state
+from app_pages._loaded import SYSTEMS
 from app_pages._operating_point import operating_point
 
 log = logging.getLogger(__name__)
@@ -31,8 +31,8 @@ FIGURE_FORMATS = {"png": "PNG (slides)", "svg": "SVG (vector)", "pdf": "PDF (pri
 
 
 def choose_systems() -> list[str]:
-    loaded = state.systems()
-    evaluation = [name for name, record in loaded.items() if record["role"] == "evaluation"]
+    loaded = SYSTEMS.sets()
+    evaluation = [name for name, system in loaded.items() if system.role == "evaluation"]
     st.session_state.setdefault("report_systems", evaluation or list(loaded))
     st.session_state["report_systems"] = [n for n in st.session_state["report_systems"] if n in loaded]
     return st.multiselect("Systems in the report", list(loaded), key="report_systems",
@@ -41,7 +41,7 @@ def choose_systems() -> list[str]:
 
 def calibration_choice() -> tuple[str, str | None, str]:
     """How calibration is judged: (mode, development set name or None, method)."""
-    development = [name for name, record in state.systems().items() if record["role"] == "development"]
+    development = [name for name, system in SYSTEMS.sets().items() if system.role == "development"]
     modes = [CROSS_VALIDATION, DEVELOPMENT, NO_CALIBRATION] if development else [CROSS_VALIDATION, NO_CALIBRATION]
     mode = st.radio("What calibration changes", modes, key="report_calibration", horizontal=True,
                     help="Cross-validation calibrates each trial with a transform trained on the other folds.")
@@ -68,16 +68,16 @@ def cached_report(key: tuple, _systems: dict, _dev, options: dict) -> lc.Report:
 
 
 def make_report(selected: list[str], p_target, c_miss, c_fa, mode, dev_name, method, title, classes) -> lc.Report:
-    loaded = state.systems()
-    systems = {name: loaded[name]["trials"] for name in selected}
-    dev = loaded[dev_name]["trials"] if mode == DEVELOPMENT and dev_name in loaded else None
+    loaded = SYSTEMS.sets()
+    systems = {name: loaded[name].trials for name in selected}
+    dev = loaded[dev_name].trials if mode == DEVELOPMENT and dev_name in loaded else None
     if dev is not None:  # the report names the development set as the user named it
         dev = lc.Trials(dev.tar, dev.non, name=dev_name, spoof=dev.spoof)
     options = dict(p_target=p_target, c_miss=c_miss, c_fa=c_fa, calibrate=mode != NO_CALIBRATION, method=method,
-                   sources={name: loaded[name]["source"] for name in selected}, title=title or None,
+                   sources={name: loaded[name].source for name in selected}, title=title or None,
                    class_names=classes)
     key = (tuple((name, id(trials)) for name, trials in systems.items()), dev_name if dev is not None else None,
-           id(loaded[dev_name]["trials"]) if dev is not None else None)
+           id(loaded[dev_name].trials) if dev is not None else None)
     frozen = tuple(sorted((k, repr(v)) for k, v in options.items()))
     return cached_report(key + frozen, systems, dev, options)
 
@@ -140,7 +140,7 @@ st.caption("A report for people who are not specialists: how many errors, whethe
 
 
 def main() -> None:
-    if not state.systems():
+    if not SYSTEMS.sets():
         st.info("Nothing is loaded yet.")
         st.page_link("app_pages/data.py", label="Load score files or demo sets on the Data page",
                      icon=":material/upload_file:")

@@ -51,11 +51,11 @@ def at() -> AppTest:
 
 def test_demo_data_is_loaded_on_first_visit(at):
     assert list(at.session_state["systems"]) == DEMO_NAMES
-    roles = {name: record["role"] for name, record in at.session_state["systems"].items()}
+    roles = {name: record.role for name, record in at.session_state["systems"].items()}
     assert roles == {DEMO_NAMES[0]: "development", DEMO_NAMES[1]: "evaluation", DEMO_NAMES[2]: "evaluation"}
-    fvc = at.session_state["systems"]["FVC-AUS DCA-PLDA"]["trials"]
+    fvc = at.session_state["systems"]["FVC-AUS DCA-PLDA"].trials
     assert (fvc.tar.size, fvc.non.size) == (1964, 112108)
-    asv = at.session_state["systems"]["ASVspoof19 LA ASV (eval)"]["trials"]
+    asv = at.session_state["systems"]["ASVspoof19 LA ASV (eval)"].trials
     assert (asv.tar.size, asv.non.size, asv.spoof.size) == (5370, 33327, 63882)
 
 
@@ -77,7 +77,7 @@ def test_home_links_every_page_and_lists_systems(at):
 def test_data_table_says_whether_scores_look_like_llrs(at):
     at.switch_page("app_pages/data.py").run()
     table = at.dataframe[0].value.set_index("system")
-    fvc = at.session_state["systems"]["FVC-AUS DCA-PLDA"]["trials"]
+    fvc = at.session_state["systems"]["FVC-AUS DCA-PLDA"].trials
     assert table.loc["FVC-AUS DCA-PLDA", "as LLRs"] == lc.llr_verdict(lc.cllr(fvc), lc.min_cllr(fvc)).verdict
     assert table.loc["FVC-AUS DCA-PLDA", "as LLRs"] == "needs recalibration"  # 98 % of its Cllr is calibration loss
     assert table.loc["ASVspoof19 LA ASV (eval)", "spoof"] == 63882
@@ -101,7 +101,7 @@ def test_data_evaluate_and_report_give_one_verdict_at_thirty_percent_calibration
     text = "".join(f"{s:.6f} target\n" for s in tar) + "".join(f"{s:.6f} nontarget\n" for s in non)
     at.switch_page("app_pages/data.py").run()
     at.file_uploader(key="score_uploads").set_value(("thirty.txt", text.encode(), "text/plain")).run()
-    trials = at.session_state["systems"]["thirty"]["trials"]
+    trials = at.session_state["systems"]["thirty"].trials
     expected = lc.llr_verdict(lc.cllr(trials), lc.min_cllr(trials)).verdict
     assert expected == "needs recalibration"
     assert at.dataframe[0].value.set_index("system").loc["thirty", "as LLRs"] == expected
@@ -120,8 +120,8 @@ def test_upload_of_a_good_file_adds_a_system(at):
     assert not exceptions(at) and not errors(at)
     systems = at.session_state["systems"]
     assert list(systems) == [*DEMO_NAMES, "my system"]
-    assert systems["my system"]["role"] == "evaluation"
-    assert (systems["my system"]["trials"].tar.size, systems["my system"]["trials"].non.size) == (200, 2000)
+    assert systems["my system"].role == "evaluation"
+    assert (systems["my system"].trials.tar.size, systems["my system"].trials.non.size) == (200, 2000)
     assert any("my system" in s.value for s in at.success)
     assert "my system" in list(at.dataframe[0].value["system"])
     # a rerun does not add it twice
@@ -133,7 +133,7 @@ def test_upload_as_development_set(at):
     at.switch_page("app_pages/data.py").run()
     at.segmented_control(key="upload_role").set_value("development").run()
     at.file_uploader(key="score_uploads").set_value(("dev.txt", two_column_file(1), "text/plain")).run()
-    assert at.session_state["systems"]["dev"]["role"] == "development"
+    assert at.session_state["systems"]["dev"].role == "development"
 
 
 def test_upload_of_a_bad_file_shows_the_reason_and_keeps_the_data(at):
@@ -173,9 +173,9 @@ def test_kaldi_score_file_asks_for_its_own_key_and_uses_it(at):
     assert "plda" not in at.session_state["systems"]
     key_box(at, "plda.scores").set_value(("trials.key", key, "text/plain")).run()
     assert not errors(at) and not exceptions(at) and not at.warning  # the key covers every scored trial
-    trials = at.session_state["systems"]["plda"]["trials"]
+    trials = at.session_state["systems"]["plda"].trials
     assert (trials.tar.size, trials.non.size) == (20 * 2, 20 * 18)
-    assert at.session_state["systems"]["plda"]["source"] == "upload: plda.scores with key trials.key"
+    assert at.session_state["systems"]["plda"].source == "upload: plda.scores with key trials.key"
     # loaded, the file needs no key box any more; a plain two-column file never had one
     at.file_uploader(key="score_uploads").set_value(("plain.txt", two_column_file(4), "text/plain")).run()
     assert not errors(at) and "plain" in at.session_state["systems"]
@@ -194,8 +194,8 @@ def test_a_dev_and_an_eval_score_file_load_with_their_own_keys(at):
     assert not exceptions(at) and not errors(at)
     systems = at.session_state["systems"]
     assert list(systems) == [*DEMO_NAMES, "dev", "eval"]
-    assert (systems["dev"]["trials"].tar.size, systems["dev"]["trials"].non.size) == (10 * 2, 10 * 18)
-    assert (systems["eval"]["trials"].tar.size, systems["eval"]["trials"].non.size) == (12 * 2, 12 * 18)
+    assert (systems["dev"].trials.tar.size, systems["dev"].trials.non.size) == (10 * 2, 10 * 18)
+    assert (systems["eval"].trials.tar.size, systems["eval"].trials.non.size) == (12 * 2, 12 * 18)
     assert any("Added eval from eval.scores" in s.value for s in at.success)
     (warning,) = [w.value for w in at.warning]
     assert warning.startswith("eval.scores: 60 of 300 scored trials are not in the key eval.key and were left out; "
@@ -229,7 +229,7 @@ def test_a_server_score_file_is_read_with_the_key_chosen_for_it(monkeypatch, tmp
     at.selectbox(key="server_key_file").set_value(tmp_path / "sre.key").run()
     at.button(key="load_server_file").click().run()
     assert not errors(at) and not exceptions(at)
-    trials = at.session_state["systems"]["sre"]["trials"]
+    trials = at.session_state["systems"]["sre"].trials
     assert (trials.tar.size, trials.non.size) == (8 * 2, 8 * 18)
     assert [w.value.split(";")[0] for w in at.warning] == ["sre.scores: 40 of 200 scored trials are not in the key "
                                                            "sre.key and were left out"]
@@ -276,7 +276,7 @@ def test_uploaded_system_survives_page_switches(at):
 
 def test_rename_change_role_and_remove(at):
     at.switch_page("app_pages/data.py").run()
-    fvc_id = at.session_state["systems"]["FVC-AUS DCA-PLDA"]["id"]
+    fvc_id = at.session_state["systems"]["FVC-AUS DCA-PLDA"].id
     at.text_input(key=f"name_{fvc_id}").set_value("DCA-PLDA").run()
     assert "DCA-PLDA" in at.session_state["systems"] and "FVC-AUS DCA-PLDA" not in at.session_state["systems"]
     assert list(at.session_state["systems"])[2] == "DCA-PLDA"  # order kept
@@ -285,7 +285,7 @@ def test_rename_change_role_and_remove(at):
     assert "DCA-PLDA" in at.session_state["systems"]
     assert at.warning and "already" in at.warning[0].value
     at.segmented_control(key=f"role_{fvc_id}").set_value("development").run()
-    assert at.session_state["systems"]["DCA-PLDA"]["role"] == "development"
+    assert at.session_state["systems"]["DCA-PLDA"].role == "development"
     at.button(key=f"remove_{fvc_id}").click().run()
     assert list(at.session_state["systems"]) == DEMO_NAMES[:2]
     assert not exceptions(at)
@@ -319,13 +319,13 @@ def test_changing_p_target_changes_the_metrics_table(at):
 
 def test_changing_the_operating_point_does_not_sort_or_pav_again(at):
     at.switch_page("app_pages/evaluate.py").run()
-    trials = at.session_state["systems"]["FVC-AUS DCA-PLDA"]["trials"]
+    trials = at.session_state["systems"]["FVC-AUS DCA-PLDA"].trials
     table = trials.sorted
     assert "pav" in table.__dict__  # computed once, when the system was loaded
     pav = table.pav
     at.number_input(key="op_p_target").set_value(0.3).run()
     at.number_input(key="op_c_miss").set_value(5.0).run()
-    assert at.session_state["systems"]["FVC-AUS DCA-PLDA"]["trials"] is trials
+    assert at.session_state["systems"]["FVC-AUS DCA-PLDA"].trials is trials
     assert trials.sorted is table and table.pav is pav
 
 
@@ -383,7 +383,7 @@ def test_metrics_match_the_library(at):
 
     at.switch_page("app_pages/evaluate.py").run()
     table = metrics(at)
-    trials = at.session_state["systems"]["FVC-AUS DCA-PLDA"]["trials"]
+    trials = at.session_state["systems"]["FVC-AUS DCA-PLDA"].trials
     expected = lc.evaluate(trials.tar, trials.non, p_target=0.01)
     assert table.loc["FVC-AUS DCA-PLDA", "Cllr"] == pytest.approx(expected.cllr)
     assert table.loc["FVC-AUS DCA-PLDA", "EER %"] == pytest.approx(100 * expected.eer)

@@ -40,7 +40,7 @@ def calibrate_page(at: AppTest) -> AppTest:
 
 
 def trials(at: AppTest, name: str) -> lc.Trials:
-    return at.session_state["systems"][name]["trials"]
+    return at.session_state["systems"][name].trials
 
 
 def before_after(at: AppTest):
@@ -149,7 +149,7 @@ def test_adding_the_calibrated_system_puts_it_next_to_the_raw_one_on_evaluate(at
     assert not problems(at)
     name = f"{ASV_EVAL} · calibrated (Brier, P=0.01)"
     systems = at.session_state["systems"]
-    assert list(systems)[-1] == name and systems[name]["role"] == "evaluation"
+    assert list(systems)[-1] == name and systems[name].role == "evaluation"
     assert any(s.value.startswith("Added ") and "calibrated \\(Brier" in s.value for s in at.success)  # escaped
     assert at.button(key="cal_add").disabled  # the same calibration is not added twice
     at.switch_page("app_pages/evaluate.py").run()

@@ -97,7 +97,7 @@ def test_good_upload_is_added_and_chosen_and_a_bad_one_changes_nothing(at):
     at.file_uploader(key="mc_upload").set_value(("my lre.csv", csv_upload(), "text/csv")).run()
     assert not at.exception and not errors(at)
     assert at.selectbox(key="mc_set").value == "my lre (upload)"
-    scores = at.session_state["mc_sets"]["my lre (upload)"]["scores"]
+    scores = at.session_state["mc_sets"]["my lre (upload)"].scores
     assert scores.classes == ("eng", "hin", "man") and len(scores) == 600
     assert metrics(at)["Useless system"] == f"{np.log2(3):.3f} bits"
 

@@ -8,6 +8,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import llrcore as lc
+from app_pages._registry import LoadedSystem
 from llrcore.report import format_errors
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -43,7 +44,7 @@ def test_opens_on_the_evaluation_sets_with_the_library_numbers(at):
     assert not at.error
     assert at.multiselect(key="report_systems").value == EVAL_NAMES
     systems = at.session_state["systems"]
-    expected = [format_errors(errors_per_100(systems[name]["trials"], 0.01)) for name in EVAL_NAMES]
+    expected = [format_errors(errors_per_100(systems[name].trials, 0.01)) for name in EVAL_NAMES]
     assert metric_values(at)["Errors per 100"] == expected
     assert metric_values(at)["No system"] == ["1", "1"]
     text = " ".join(m.value for m in at.markdown)
@@ -55,7 +56,7 @@ def test_p_target_changes_the_numbers(at):
     at.radio(key="report_calibration").set_value("No calibration").run()  # (calibration is tested below)
     at.number_input(key="op_p_target").set_value(0.2).run()
     assert not at.exception and not at.error
-    trials = at.session_state["systems"][EVAL_NAMES[1]]["trials"]
+    trials = at.session_state["systems"][EVAL_NAMES[1]].trials
     assert metric_values(at)["Errors per 100"][1] == format_errors(errors_per_100(trials, 0.2))
     assert metric_values(at)["No system"] == ["20", "20"]
 
@@ -103,7 +104,7 @@ def test_a_hostile_system_name_is_escaped_in_the_summary(at):
     rng = np.random.default_rng(0)
     trials = lc.Trials(rng.normal(2, 2, 200), rng.normal(-2, 2, 2000))
     records = at.session_state["systems"]
-    records["<b>x</b> **y**"] = {**records[EVAL_NAMES[1]], "trials": trials, "id": "hostile", "source": "upload"}
+    records["<b>x</b> **y**"] = LoadedSystem(trials, "upload", id="hostile")
     at.multiselect(key="report_systems").set_value(["<b>x</b> **y**"]).run()
     assert not at.exception
     tested = next(m.value for m in at.markdown if "was tested on" in m.value)

@@ -46,9 +46,9 @@ def test_a_server_file_loads_as_a_system(monkeypatch, server_folder):
     at.selectbox(key="server_file").set_value(server_folder / "site A" / "big system.txt").run()
     at.button(key="load_server_file").click().run()
     assert not at.exception and not at.error
-    trials = at.session_state["systems"]["big system"]["trials"]
+    trials = at.session_state["systems"]["big system"].trials
     assert (trials.tar.size, trials.non.size) == (2, 2)
-    assert at.session_state["systems"]["big system"]["source"] == "server: site A/big system.txt"
+    assert at.session_state["systems"]["big system"].source == "server: site A/big system.txt"
 
 
 def test_a_bad_server_file_gives_the_readers_sentence_and_keeps_the_data(monkeypatch, server_folder):

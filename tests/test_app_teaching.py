@@ -62,7 +62,7 @@ def test_bayes_page_opens_on_the_miscalibrated_demo_with_the_library_numbers():
     assert at.selectbox(key="bayes_system").value == FVC
     assert (at.select_slider(key="prior").value, at.select_slider(key="c_miss").value,
             at.select_slider(key="c_fa").value) == (0.01, 1.0, 1.0)
-    fvc = at.session_state["systems"][FVC]["trials"]
+    fvc = at.session_state["systems"][FVC].trials
     rates = lc.bayes_error_rates(fvc, plo=[np.log(0.01 / 0.99)])
     shown = metrics(at)
     assert shown["This system"] == per_100(100 * rates.actual[0])
@@ -88,7 +88,7 @@ def test_every_bayes_control_changes_the_sentence_and_the_figures():
             assert after_charts[chart] != before_charts[chart], (key, chart)
     before_text, before_charts = sentences(at)[0], charts(at)
     at.selectbox(key="bayes_system").set_value(ASV_EVAL).run()
-    trials = at.session_state["systems"][ASV_EVAL]["trials"]
+    trials = at.session_state["systems"][ASV_EVAL].trials
     assert sentences(at)[0] == lc.bayes_decisions(trials, 0.1, 10.0, 5.0).sentence() != before_text
     assert charts(at)["bayes_threshold"] != before_charts["bayes_threshold"]
 
@@ -197,7 +197,7 @@ def test_a_link_opens_the_explorer_at_a_given_mu():
 def test_fit_section_follows_the_system_and_alpha():
     at = open_page(GAUSS)
     assert at.selectbox(key="gauss_system").value == ASV_EVAL
-    trials = at.session_state["systems"][ASV_EVAL]["trials"]
+    trials = at.session_state["systems"][ASV_EVAL].trials
     assert sentences(at)[0] == lc.gaussian_comparison(trials).sentence()
     before_text, before = sentences(at)[0], charts(at)
     at.slider(key="alpha").set_value(0.9).run()

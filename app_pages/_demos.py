@@ -1,0 +1,107 @@
+"""The demo data a session starts with (real, public score files in assets/, each with its SOURCE.txt), read once per
+server by cached loaders and shared read-only by every session: binary systems, multiclass score sets.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import streamlit as st
+
+import llrcore as lc
+from app_pages._registry import LoadedScores, LoadedSystem
+
+ASSETS = Path(__file__).resolve().parents[1] / "assets"
+
+
+# ----- binary systems ----------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DemoSet:
+    name: str
+    role: str
+    path: Path
+    about: str
+
+
+DEMO_SETS = [
+    DemoSet("ASVspoof19 LA ASV (dev)", "development",
+            ASSETS / "asvspoof2019_la" / "ASVspoof2019.LA.asv.dev.gi.trl.scores.txt",
+            "ASVspoof 2019 LA organisers' speaker-verification scores, development part; spoofing attacks are "
+            "kept apart from the non-targets."),
+    DemoSet("ASVspoof19 LA ASV (eval)", "evaluation",
+            ASSETS / "asvspoof2019_la" / "ASVspoof2019.LA.asv.eval.gi.trl.scores.txt",
+            "The same system on the ASVspoof 2019 LA evaluation part."),
+    DemoSet("FVC-AUS DCA-PLDA", "evaluation",
+            ASSETS / "fvcaus_plda" / "fvcaus_plda.npz",
+            "DCA-PLDA log posterior ratios on forensic voice comparison trials (Australian English): "
+            "excellent discrimination, strongly miscalibrated."),
+]
+
+
+@st.cache_resource(show_spinner=False)
+def load_demo(path: str, name: str) -> lc.Trials:
+    """Read a demo set once per server (shared by all sessions; read-only) and pre-compute its sort and PAV."""
+    trials = lc.read_trials(path, name=name)
+    trials.sorted.pav  # noqa: B018 - warm the cache: the first Evaluate visit is then instant
+    return trials
+
+
+def demo_source(demo: DemoSet) -> str:
+    return f"demo: {demo.path.relative_to(ASSETS)}"
+
+
+def system_demo(demo: DemoSet) -> LoadedSystem:
+    return LoadedSystem(load_demo(str(demo.path), demo.name), demo_source(demo), demo.role)
+
+
+def demo_systems() -> dict[str, LoadedSystem]:
+    """The binary systems of a session's first visit."""
+    return {demo.name: system_demo(demo) for demo in DEMO_SETS}
+
+
+# ----- multiclass score sets ---------------------------------------------------------------------------------------
+
+
+MULTICLASS_DIR = ASSETS / "multiclass"
+
+
+@dataclass(frozen=True)
+class MulticlassDemo:
+    name: str
+    folder: str
+    score_type: str
+    training_prior: str
+    classes: tuple
+    about: str
+
+
+MULTICLASS_DEMOS = [
+    MulticlassDemo(
+        "IEMOCAP speech emotion (4 classes)", "iemocap_wav2vec_pt", "log-posterior", "empirical",
+        ("anger", "happiness", "neutral", "sadness"),
+        "wav2vec 2.0 emotion recogniser on IEMOCAP (5 folds, 5,473 utterances); log-posteriors made LLRs with the "
+        "class frequencies as training prior.",
+    ),
+    MulticlassDemo(
+        "CIFAR-10 images (10 classes)", "cifar10_resnet-20", "logit", "flat",
+        ("airplane", "automobile", "bird", "cat", "deer", "dog", "frog", "horse", "ship", "truck"),
+        "ResNet-20 logits on the 10,000 CIFAR-10 test images (balanced training: logits are LLRs up to a constant).",
+    ),
+]
+
+
+@st.cache_resource(show_spinner=False)
+def load_multiclass_demo(index: int) -> lc.MulticlassScores:
+    """A demo set, read once per server through the public reader (shared read-only by all sessions)."""
+    demo = MULTICLASS_DEMOS[index]
+    folder = MULTICLASS_DIR / demo.folder
+    return lc.read_multiclass(folder / "scores.npy", labels=folder / "targets.npy", score_type=demo.score_type,
+                              training_prior=demo.training_prior, classes=demo.classes, name=demo.name)
+
+
+def demo_score_sets() -> dict[str, LoadedScores]:
+    """The multiclass score sets of a session's first visit."""
+    return {demo.name: LoadedScores(load_multiclass_demo(i), f"demo: {demo.folder}", f"demo:{demo.folder}")
+            for i, demo in enumerate(MULTICLASS_DEMOS)}
