@@ -47,9 +47,18 @@ SRE12_P_TARGETS = (0.01, 0.001)
 
 
 def _sorted(tar, non) -> SortedScores:
-    if isinstance(tar, Trials):
-        return tar.sorted
-    return tar if isinstance(tar, SortedScores) else SortedScores(tar, non)
+    if isinstance(tar, (Trials, SortedScores)):
+        if non is not None:
+            raise TypeError(f"A {type(tar).__name__} holds both classes: give it alone, not with a second set of "
+                            f"scores ({type(non).__name__}); the operating point goes in p_target=.")
+        return tar.sorted if isinstance(tar, Trials) else tar
+    return SortedScores(tar, non)
+
+
+def _operating_point_second(non, p_target):
+    """``f(trials, op)``: an OperatingPoint given where the non-target scores go after a Trials is the operating
+    point. Returns ``(non, p_target)``."""
+    return (None, non) if isinstance(non, OperatingPoint) else (non, p_target)
 
 
 def _normalised(bayes_error, plo_eff):
@@ -81,8 +90,10 @@ def min_dcf(tar, non=None, p_target=0.01, c_miss=1.0, c_fa=1.0) -> float:
     """Minimum normalised detection cost over all thresholds (on the ROCCH).
 
     ``minDCF = min_t [P C_miss Pmiss(t) + (1-P) C_fa Pfa(t)] / min(P C_miss, (1-P) C_fa)``.
-    Scores need not be LLRs. `p_target` may be an :class:`~llrcore.prior.OperatingPoint` (with its costs).
+    Scores need not be LLRs. `p_target` may be an :class:`~llrcore.prior.OperatingPoint` (with its costs), also
+    given second after a Trials: ``min_dcf(trials, op)``.
     """
+    non, p_target = _operating_point_second(non, p_target)
     plo = effective_plo(p_target, c_miss, c_fa)
     return float(_normalised(_sorted(tar, non).min_bayes_error(plo), plo))
 
@@ -91,8 +102,10 @@ def act_dcf(tar_llr, non_llr=None, p_target=0.01, c_miss=1.0, c_fa=1.0) -> float
     """Actual normalised detection cost of LLRs thresholded at the Bayes threshold ``-plo_eff``.
 
     ``actDCF = [P C_miss Pmiss(-plo_eff) + (1-P) C_fa Pfa(-plo_eff)] / min(P C_miss, (1-P) C_fa)``.
-    `p_target` may be an :class:`~llrcore.prior.OperatingPoint` (with its costs).
+    `p_target` may be an :class:`~llrcore.prior.OperatingPoint` (with its costs), also given second after a Trials:
+    ``act_dcf(trials, op)``.
     """
+    non_llr, p_target = _operating_point_second(non_llr, p_target)
     plo = effective_plo(p_target, c_miss, c_fa)
     return float(_normalised(_sorted(tar_llr, non_llr).actual_bayes_error(plo), plo))
 

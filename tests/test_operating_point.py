@@ -59,3 +59,12 @@ def test_metrics_take_an_operating_point_in_place_of_the_loose_keywords():
     assert by_op == loose and by_op.operating_point == op
     with pytest.raises(ValueError, match="not both"):
         lc.min_dcf(tar, non, op, c_miss=3)
+
+
+def test_an_operating_point_second_after_trials_is_the_operating_point_and_scores_twice_are_refused():
+    trials = lc.Trials(np.array([1.0, 2.0, 3.0]), np.array([-1.0, 0.5, 2.5]))
+    op = lc.OperatingPoint(0.2, c_miss=3)
+    assert lc.act_dcf(trials, op) == lc.act_dcf(trials.tar, trials.non, p_target=0.2, c_miss=3)
+    assert lc.min_dcf(trials, op) == lc.min_dcf(trials.tar, trials.non, p_target=0.2, c_miss=3)
+    with pytest.raises(TypeError, match="holds both classes"):  # it used to ignore the second argument
+        lc.min_dcf(trials, 0.01)
