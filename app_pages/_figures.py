@@ -13,10 +13,12 @@ from llrcore import export, plots
 log = logging.getLogger(__name__)
 
 
-def show_figure(make, stem: str, caption: str | None = None) -> None:
+def show_figure(make, stem: str, caption: str | None = None, *, data=None) -> None:
     """Draw ``make()`` (a plotly Figure) under the key `stem`, then its caption and the download buttons.
 
-    A figure that cannot be drawn becomes one sentence on the page (and a log entry), never a traceback.
+    `data` makes the table behind the CSV button: the result the figure draws (e.g. ``curves.to_frame``); without
+    it the table is read from the figure's traces. A figure that cannot be drawn becomes one sentence on the page
+    (and a log entry), never a traceback.
     """
     try:
         fig = make()
@@ -30,7 +32,8 @@ def show_figure(make, stem: str, caption: str | None = None) -> None:
         st.caption(caption)
     buttons = st.container(horizontal=True, wrap=True)  # as wide as their labels, even in a narrow column
     buttons.download_button(
-        "Data as CSV", lambda: plots.figure_to_frame(fig).to_csv(index=False).encode(), file_name=f"{stem}.csv",
+        "Data as CSV", lambda: (data() if data else plots.figure_to_frame(fig)).to_csv(index=False).encode(),
+        file_name=f"{stem}.csv",
         mime="text/csv", icon=":material/download:", key=f"{stem}_csv", on_click="ignore",
     )
     problem = export.export_problem()

@@ -237,6 +237,8 @@ def weighting_rules(result: lc.CalibrationResult) -> dict:
 def show_figures(result: lc.CalibrationResult, raw_name: str, p_target, c_miss, c_fa) -> None:
     both = {f"before: {raw_name}": result.raw, f"after: {result.label}": result.calibrated}
     tabs = dict(zip(FIGURE_TABS, st.tabs(FIGURE_TABS, key="cal_tab", on_change="rerun")))
+    if any(tabs[name].open for name in FIGURE_TABS[2:]):  # the three Bayes-error figures draw the same curves
+        bayes = lc.bayes_error_curves(both, p_target=lc.OperatingPoint(p_target, c_miss, c_fa))
     if tabs["Calibrated vs PAV"].open:
         with tabs["Calibrated vs PAV"]:
             show_figure(
@@ -264,21 +266,21 @@ def show_figures(result: lc.CalibrationResult, raw_name: str, p_target, c_miss, 
             )
     if tabs["APE"].open:
         with tabs["APE"]:
-            show_figure(lambda: plots.ape_figure(both), "calibration_ape",
+            show_figure(lambda: plots.ape_figure(bayes), "calibration_ape",
                         "Bayes error rate over all priors before and after calibration: the calibration loss (the gap "
-                        "between solid and dashed) is what calibration can remove.")
+                        "between solid and dashed) is what calibration can remove.", data=bayes.to_frame)
     if tabs["Normalised Bayes error"].open:
         with tabs["Normalised Bayes error"]:
             show_figure(
-                lambda: plots.normalised_bayes_error_figure(both, p_target=p_target, c_miss=c_miss, c_fa=c_fa),
-                "calibration_nbe", "Actual (solid) and minimum (dashed) normalised DCF at every prior, before and "
-                "after calibration.",
+                lambda: plots.normalised_bayes_error_figure(bayes), "calibration_nbe",
+                "Actual (solid) and minimum (dashed) normalised DCF at every prior, before and after calibration.",
+                data=bayes.to_frame,
             )
     if tabs["Bayes error vs trapezium"].open:
         with tabs["Bayes error vs trapezium"]:
-            show_figure(lambda: plots.bayes_error_trapezium_figure(both, p_target=p_target),
-                        "calibration_trapezium", "Errors per hundred trials at every prior; the minimum never exceeds "
-                        "the trapezium min(P, 1 − P, EER).")
+            show_figure(lambda: plots.bayes_error_trapezium_figure(bayes), "calibration_trapezium",
+                        "Errors per hundred trials at every prior; the minimum never exceeds the trapezium "
+                        "min(P, 1 − P, EER).", data=bayes.to_frame)
 
 
 # ----- the page -------------------------------------------------------------------------------------------------------

@@ -105,6 +105,9 @@ FIGURE_TABS = ["DET", "APE", "Normalised Bayes error", "Bayes error vs trapezium
 def show_figures(chosen, p_target: float, c_miss: float, c_fa: float) -> None:
     """One figure per tab, full width; only the open tab is drawn (the tabs rerun the page when switched)."""
     tabs = dict(zip(FIGURE_TABS, st.tabs(FIGURE_TABS, key="eval_tab", on_change="rerun")))
+    op = lc.OperatingPoint(p_target, c_miss, c_fa)
+    if any(tabs[name].open for name in FIGURE_TABS[1:4]):  # the three Bayes-error figures draw the same curves
+        bayes = lc.bayes_error_curves(chosen, p_target=op)
     if tabs["DET"].open:
         with tabs["DET"]:
             rocch_column, steps_column, rule_column, _ = st.columns([1, 1, 1, 2])
@@ -114,13 +117,14 @@ def show_figures(chosen, p_target: float, c_miss: float, c_fa: float) -> None:
                                         help="The empirical curve through every threshold.")
             rule_of_30 = rule_column.toggle("Rule of 30", value=False, key="det_rule30",
                                             help="Mark where fewer than 30 errors make the rates unreliable.")
+            det = lc.det_curves(chosen, p_target=op)
             show_figure(
-                lambda: plots.det_figure(chosen, p_target=p_target, c_miss=c_miss, c_fa=c_fa, rocch=rocch,
-                                         steps=steps, rule_of_30=rule_of_30),
+                lambda: plots.det_figure(det, rocch=rocch, steps=steps, rule_of_30=rule_of_30),
                 "det",
                 "Miss against false-alarm rate on probit axes. Circles: EER; diamonds: minimum DCF at the operating "
                 "point; stars: the actual DCF of the scores used as LLRs. An open symbol on the edge: a rate of 0 or "
                 "1, which probit axes cannot show.",
+                data=lambda: det.to_frame(steps=steps),
             )
     if tabs["APE"].open:
         with tabs["APE"]:
@@ -131,27 +135,28 @@ def show_figures(chosen, p_target: float, c_miss: float, c_fa: float) -> None:
                 "0 to 50 %, with the peak of no system. Logarithmic: small errors made visible.",
             ) or plots.APE_Y_AXES[0]
             show_figure(
-                lambda: plots.ape_figure(chosen, y_axis=y_axis), "ape",
+                lambda: plots.ape_figure(bayes, y_axis=y_axis), "ape",
                 "Applied probability of error over all priors: the area under the actual curve is Cllr, under the "
                 "minimum curve minCllr; the bars split Cllr into discrimination and calibration loss.",
+                data=bayes.to_frame,
             )
     if tabs["Normalised Bayes error"].open:
         with tabs["Normalised Bayes error"]:
             show_figure(
-                lambda: plots.normalised_bayes_error_figure(chosen, c_miss=c_miss, c_fa=c_fa, p_target=p_target),
-                "normalised_bayes_error",
+                lambda: plots.normalised_bayes_error_figure(bayes), "normalised_bayes_error",
                 "Bayes error divided by that of no system (1 = useless): actual and minimum DCF at every prior; "
                 "the gap is what calibration loses there.",
+                data=bayes.to_frame,
             )
     if tabs["Bayes error vs trapezium"].open:
         with tabs["Bayes error vs trapezium"]:
             log_column, _ = st.columns([1, 4])
             log_scale = log_column.toggle("Logarithmic error axis", value=True, key="trap_log")
             show_figure(
-                lambda: plots.bayes_error_trapezium_figure(chosen, p_target=p_target, log_scale=log_scale),
-                "bayes_error_trapezium",
+                lambda: plots.bayes_error_trapezium_figure(bayes, log_scale=log_scale), "bayes_error_trapezium",
                 "Out of a hundred trials, how many errors? The minimum Bayes error never exceeds the trapezium "
                 "min(P, 1-P, EER) (Brümmer, Ferrer & Swart, Interspeech 2021).",
+                data=bayes.to_frame,
             )
     if tabs["Score distributions"].open:
         with tabs["Score distributions"]:

@@ -15,6 +15,7 @@ from .calibration import (
     fit_fusion,
     fit_pav,
 )
+from .curves import BayesErrorCurve, CurveSet, DETCurve, bayes_error_curves, det_curves
 from .data.trials import Trials
 from .metrics import (
     BayesErrorRates,

@@ -19,9 +19,8 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from ..metrics import act_dcf, bayes_error_rates, effective_plo, min_dcf
-from ..rates import sigmoid
-from ..data.trials import as_systems
+from ..curves import DEFAULT_PLO, CurveSet, bayes_error_curves
+from ..prior import logit, sigmoid
 from ._style import (
     LINE_WIDTH,
     REFERENCE_COLOUR,
@@ -37,19 +36,10 @@ from ._style import (
 __all__ = ["ape_figure", "normalised_bayes_error_figure", "bayes_error_trapezium_figure", "DEFAULT_PLO",
            "APE_Y_AXES"]
 
-#: The default grid of prior log-odds (P_target from 4.5e-5 to 1 - 4.5e-5).
-DEFAULT_PLO = np.linspace(-10.0, 10.0, 201)
 _PLO_TITLE = "Prior log-odds logit(P<sub>target</sub>)"
 _HOVER_X = "logit P = %{x:.2f} (P<sub>target</sub> = %{customdata[0]:.3g})<br>"
 _HOVER_RATE = "error rate = %{y:.3~%} (%{customdata[1]:.3g} errors per 100 trials)"
 _P_TICKS = np.array([1e-3, 0.01, 0.1, 0.5, 0.9, 0.99, 0.999])
-
-
-def _grid(plo) -> np.ndarray:
-    grid = DEFAULT_PLO if plo is None else np.atleast_1d(np.asarray(plo, dtype=np.float64))
-    if grid.ndim != 1 or grid.size < 2 or not np.all(np.isfinite(grid)):
-        raise ValueError("The prior log-odds must be at least two finite numbers.")
-    return np.sort(grid)
 
 
 def _plo_customdata(plo, *columns):
@@ -154,7 +144,7 @@ def ape_figure(systems, *, plo=None, y_axis: str = "zoom") -> go.Figure:
 
     Parameters
     ----------
-    systems : Mapping[str, Trials] or Trials
+    systems : Mapping[str, Trials], Trials, or the CurveSet of :func:`llrcore.bayes_error_curves`
     plo : array_like, optional
         Prior log-odds grid; default :data:`DEFAULT_PLO`.
     y_axis : {"zoom", "full", "log"}
@@ -168,93 +158,71 @@ def ape_figure(systems, *, plo=None, y_axis: str = "zoom") -> go.Figure:
     """
     if y_axis not in APE_Y_AXES:
         raise ValueError(f"The APE error axis is one of {', '.join(map(repr, APE_Y_AXES))}, not {y_axis!r}.")
-    systems = as_systems(systems)
-    grid = _grid(plo)
-    wide = len(systems) >= 3  # more room for the bars and their names
+    curves = _curves(systems, plo)
+    wide = len(curves) >= 3  # more room for the bars and their names
     fig = make_subplots(
         rows=1, cols=2, column_widths=[0.62, 0.38] if wide else [0.7, 0.3], horizontal_spacing=0.1 if wide else 0.12,
         subplot_titles=("Bayes error rate", "Cllr = minCllr + calibration loss"),
     )
-    drawn = _positive_or_gap if y_axis == "log" else None
+    grid = next(iter(curves.values())).rates.plo
     default = np.minimum(sigmoid(grid), sigmoid(-grid))
-    fig.add_trace(
-        go.Scatter(
-            x=grid, y=default, customdata=_plo_customdata(grid), mode="lines", name="dotted: no system, min(P, 1−P)",
-            line=dict(color=REFERENCE_COLOUR, width=2.2, dash="dot"),
-            hovertemplate=f"no system<br>{_HOVER_X}error rate = %{{y:.3~%}}<extra></extra>",
-            meta=dict(system=None, kind="default", label="no system (default)"),
-        ),
-        row=1, col=1,
-    )
-    names, cllrs, min_cllrs, curves = [], [], [], []
-    for position, (name, trials) in enumerate(systems.items()):
-        rates = bayes_error_rates(trials, plo=grid)
-        names.append(name)
-        cllrs.append(trials.sorted.cllr())
-        min_cllrs.append(trials.sorted.min_cllr())
-        curves += [rates.actual, rates.minimum]
-        _system_curves(
-            fig, name, system_colour(position), grid, [("actual", rates.actual), ("minimum", rates.minimum)],
-            legend_label(name, f"Cllr {_bits(cllrs[-1])} bits"), _HOVER_X, _HOVER_RATE, drawn=drawn,
-            columns=["p_target", "errors_per_100"], row=1, col=1,
-        )
+    fig.add_trace(_default_trace(grid, default, "dotted: no system, min(P, 1−P)"), row=1, col=1)
+    drawn = _positive_or_gap if y_axis == "log" else None
+    for position, curve in enumerate(curves.values()):
+        _system_curves(fig, curve.name, system_colour(position), grid,
+                       [("actual", curve.rates.actual), ("minimum", curve.rates.minimum)],
+                       legend_label(curve.name, f"Cllr {_bits(curve.cllr)} bits"), _HOVER_X, _HOVER_RATE,
+                       drawn=drawn, columns=["p_target", "errors_per_100"], row=1, col=1)
     _line_key(fig, [("solid: actual (scores as LLRs)", "solid", 2.5), ("dashed: minimum (PAV)", "dash", 2.5)],
               row=1, col=1)
-
-    names_arr = np.array(names, dtype=object)
-    cllr_arr, min_arr = np.array(cllrs), np.array(min_cllrs)
-    finite = cllr_arr[np.isfinite(cllr_arr)]
-    top = max(1.1, 1.18 * float(finite.max()) if finite.size else 1.1)
-    with np.errstate(invalid="ignore"):
-        loss = cllr_arr - min_arr
-        loss_pct = np.where(cllr_arr > 0, 100 * loss / cllr_arr, 0.0)
-    # an infinite Cllr (an LLR of -inf for a target or +inf for a non-target) is drawn up to the top, marked ∞
-    loss_drawn = np.where(np.isfinite(loss), loss, np.maximum(0.9 * top - min_arr, 0.0))
-    colours = [system_colour(i) for i in range(len(names))]
-    bar_data = np.column_stack([cllr_arr, min_arr, loss, loss_pct])
-    bar_hover = (
-        "<b>%{x}</b><br>Cllr = %{customdata[0]:.3f} bits<br>minCllr = %{customdata[1]:.3f} bits<br>"
-        "calibration loss = %{customdata[2]:.3f} bits (%{customdata[3]:.0f} %)<extra></extra>"
-    )
-    fig.add_trace(
-        go.Bar(
-            x=names_arr, y=min_arr, name="minCllr (discrimination)", marker=dict(color=colours, line=dict(width=0)),
-            customdata=bar_data, hovertemplate=bar_hover, legendgroup="bars", legendgrouptitle_text=None,
-            meta=dict(system=None, kind="min_cllr"),
-        ),
-        row=1, col=2,
-    )
-    fig.add_trace(
-        go.Bar(
-            x=names_arr, y=loss_drawn, name="calibration loss",
-            marker=dict(color=[with_alpha(c, 0.35) for c in colours], line=dict(color=colours, width=2),
-                        # an explicit background: by default the pattern takes the per-bar colours, which
-                        # plotly.js cannot use there ("Invalid color specifier" in the browser console)
-                        pattern=dict(shape="/", fgcolor=colours, bgcolor="rgba(0,0,0,0)", size=10, solidity=0.25)),
-            customdata=bar_data, hovertemplate=bar_hover, legendgroup="bars",
-            text=[_bits(c) for c in cllr_arr],
-            textposition="outside", textfont=dict(size=15), textangle=0, cliponaxis=False,
-            meta=dict(system=None, kind="calibration_loss"),
-        ),
-        row=1, col=2,
-    )
-    fig.add_hline(
-        y=1.0, line=dict(color=REFERENCE_COLOUR, width=1.5, dash="dot"), row=1, col=2,
-        annotation=dict(text="1 bit: no information", font=dict(size=13, color=REFERENCE_COLOUR)),
-        annotation_position="top left",
-    )
+    top = _cllr_bars(fig, list(curves.values()), wide)
     style_figure(fig, "Applied probability of error (APE) and Cllr", height=560)
     fig.update_layout(barmode="stack", bargap=0.35, hovermode="closest", legend_traceorder="grouped")
     fig.update_xaxes(title_text=_PLO_TITLE, row=1, col=1)
-    _ape_error_axis(fig, y_axis, curves, default)
+    _ape_error_axis(fig, y_axis, [v for c in curves.values() for v in (c.rates.actual, c.rates.minimum)], default)
+    fig.update_yaxes(title_text="Cllr (bits)", range=[0, top], row=1, col=2)
+    for subtitle in ("Bayes error rate", "Cllr = minCllr + calibration loss"):
+        fig.update_annotations(font_size=17, selector=dict(text=subtitle))
+    return fig
+
+
+def _cllr_bars(fig: go.Figure, curves: list, wide: bool) -> float:
+    """The APE figure's right panel: per system a bar of minCllr topped by the calibration loss (its height is
+    Cllr), the 1-bit line of no information; returns the top of its axis."""
+    names = np.array([c.name for c in curves], dtype=object)
+    cllr, minimum = np.array([c.cllr for c in curves]), np.array([c.min_cllr for c in curves])
+    finite = cllr[np.isfinite(cllr)]
+    top = max(1.1, 1.18 * float(finite.max()) if finite.size else 1.1)
+    with np.errstate(invalid="ignore"):
+        loss = cllr - minimum
+        loss_percent = np.where(cllr > 0, 100 * loss / cllr, 0.0)
+    # an infinite Cllr (an LLR of -inf for a target or +inf for a non-target) is drawn up to the top, marked ∞
+    loss_drawn = np.where(np.isfinite(loss), loss, np.maximum(0.9 * top - minimum, 0.0))
+    colours = [system_colour(i) for i in range(len(curves))]
+    data = np.column_stack([cllr, minimum, loss, loss_percent])
+    hover = ("<b>%{x}</b><br>Cllr = %{customdata[0]:.3f} bits<br>minCllr = %{customdata[1]:.3f} bits<br>"
+             "calibration loss = %{customdata[2]:.3f} bits (%{customdata[3]:.0f} %)<extra></extra>")
+    fig.add_trace(go.Bar(x=names, y=minimum, name="minCllr (discrimination)",
+                         marker=dict(color=colours, line=dict(width=0)), customdata=data, hovertemplate=hover,
+                         legendgroup="bars", meta=dict(system=None, kind="min_cllr")), row=1, col=2)
+    fig.add_trace(go.Bar(
+        x=names, y=loss_drawn, name="calibration loss",
+        marker=dict(color=[with_alpha(c, 0.35) for c in colours], line=dict(color=colours, width=2),
+                    # an explicit background: by default the pattern takes the per-bar colours, which plotly.js
+                    # cannot use there ("Invalid color specifier" in the browser console)
+                    pattern=dict(shape="/", fgcolor=colours, bgcolor="rgba(0,0,0,0)", size=10, solidity=0.25)),
+        customdata=data, hovertemplate=hover, legendgroup="bars", text=[_bits(c) for c in cllr],
+        textposition="outside", textfont=dict(size=15), textangle=0, cliponaxis=False,
+        meta=dict(system=None, kind="calibration_loss"),
+    ), row=1, col=2)
+    fig.add_hline(y=1.0, line=dict(color=REFERENCE_COLOUR, width=1.5, dash="dot"), row=1, col=2,
+                  annotation=dict(text="1 bit: no information", font=dict(size=13, color=REFERENCE_COLOUR)),
+                  annotation_position="top left")
     # names on several lines, never turned on their side: about 30 characters a line shared by the bars
     labels = [wrap_label(n, max(6, 30 // len(names))) for n in names]
-    fig.update_xaxes(tickvals=names_arr, ticktext=labels, tickangle=0, tickfont=dict(size=13 if wide else 15),
+    fig.update_xaxes(tickvals=names, ticktext=labels, tickangle=0, tickfont=dict(size=13 if wide else 15),
                      row=1, col=2)
-    fig.update_yaxes(title_text="Cllr (bits)", range=[0, top], row=1, col=2)
-    fig.update_annotations(font_size=17, selector=dict(text="Bayes error rate"))
-    fig.update_annotations(font_size=17, selector=dict(text="Cllr = minCllr + calibration loss"))
-    return fig
+    return top
 
 
 # ----- normalised Bayes error ----------------------------------------------------------------------------------
@@ -276,7 +244,8 @@ def normalised_bayes_error_figure(
 
     Parameters
     ----------
-    systems : Mapping[str, Trials] or Trials
+    systems : Mapping[str, Trials], Trials, or the CurveSet of :func:`llrcore.bayes_error_curves`
+        (computed at the operating point; then `p_target`, `c_miss` and `c_fa` are those of the curves)
     plo : array_like, optional
         Grid of effective prior log-odds; default :data:`DEFAULT_PLO`.
     c_miss, c_fa, p_target : float, optional
@@ -284,53 +253,31 @@ def normalised_bayes_error_figure(
         ``plo_eff = effective_plo(p_target, c_miss, c_fa)`` with each system's actDCF and minDCF marked (the costs
         only move this point: the curves are the same for every cost).
     """
-    systems = as_systems(systems)
-    grid = _grid(plo)
-    plo_eff = None if p_target is None else float(effective_plo(p_target, c_miss, c_fa))
-    fig = go.Figure()
+    curves = _curves(systems, plo, p_target, c_miss, c_fa)
+    grid = next(iter(curves.values())).rates.plo
+    op = next(iter(curves.values())).operating_point
     x_lo, x_hi = float(grid[0]), float(grid[-1])
-    if plo_eff is not None and np.isfinite(plo_eff):
-        x_lo, x_hi = min(x_lo, plo_eff - 0.5), max(x_hi, plo_eff + 0.5)
-    fig.add_trace(
-        go.Scatter(
-            x=np.array([x_lo, x_hi]), y=np.array([1.0, 1.0]), mode="lines", name="dotted: no system (= 1)",
-            line=dict(color=REFERENCE_COLOUR, width=2.2, dash="dot"), hoverinfo="skip",
-            meta=dict(system=None, kind="default", label="no system (default)"),
-        )
-    )
+    if op is not None and np.isfinite(op.plo_eff):
+        x_lo, x_hi = min(x_lo, op.plo_eff - 0.5), max(x_hi, op.plo_eff + 0.5)
+    fig = go.Figure()
+    fig.add_trace(go.Scatter(
+        x=np.array([x_lo, x_hi]), y=np.array([1.0, 1.0]), mode="lines", name="dotted: no system (= 1)",
+        line=dict(color=REFERENCE_COLOUR, width=2.2, dash="dot"), hoverinfo="skip",
+        meta=dict(system=None, kind="default", label="no system (default)"),
+    ))
     hover_x = "logit P<sub>eff</sub> = %{x:.2f} (P<sub>eff</sub> = %{customdata[0]:.3g})<br>"
-    for position, (name, trials) in enumerate(systems.items()):
+    for position, curve in enumerate(curves.values()):
         colour = system_colour(position)
-        rates = bayes_error_rates(trials, plo=grid)
-        label = name
-        if plo_eff is not None:
-            values = np.array(
-                [act_dcf(trials, p_target=p_target, c_miss=c_miss, c_fa=c_fa),
-                 min_dcf(trials, p_target=p_target, c_miss=c_miss, c_fa=c_fa)]
-            )
-            label = legend_label(name, f"actDCF {values[0]:.3f}, minDCF {values[1]:.3f}")
-        _system_curves(
-            fig, name, colour, grid,
-            [("actual", rates.normalised_actual), ("minimum", rates.normalised_minimum)],
-            label, hover_x, "normalised error = %{y:.3f}",
-        )
-        if plo_eff is not None:
-            fig.add_trace(
-                go.Scatter(
-                    x=np.array([plo_eff, plo_eff]), y=values, mode="markers", showlegend=False,
-                    name=f"{name}: actDCF {values[0]:.3f}, minDCF {values[1]:.3f}", legendgroup=name,
-                    customdata=np.array([["actDCF"], ["minDCF"]], dtype=object),
-                    marker=dict(symbol=["star", "diamond"], size=[17, 15], color=colour,
-                                line=dict(color="white", width=1.5)),
-                    hovertemplate=f"<b>{name}</b><br>%{{customdata[0]}} = %{{y:.4f}}<br>"
-                    f"P<sub>target</sub> = {p_target:g}, C<sub>miss</sub> = {c_miss:g}, C<sub>fa</sub> = {c_fa:g}"
-                    "<extra></extra>",
-                    meta=dict(system=name, kind="operating_point"),
-                )
-            )
+        label = curve.name if op is None else legend_label(
+            curve.name, f"actDCF {curve.act_dcf:.3f}, minDCF {curve.min_dcf:.3f}")
+        _system_curves(fig, curve.name, colour, grid,
+                       [("actual", curve.rates.normalised_actual), ("minimum", curve.rates.normalised_minimum)],
+                       label, hover_x, "normalised error = %{y:.3f}")
+        if op is not None:
+            fig.add_trace(_dcf_markers(curve, colour))
     _line_key(fig, [("solid: actual (actDCF)", "solid", 2.5), ("dashed: minimum (minDCF)", "dash", 2.5)])
-    if plo_eff is not None:
-        _operating_point_line(fig, plo_eff, f"P<sub>target</sub> = {p_target:g}")
+    if op is not None:
+        _operating_point_line(fig, op.plo_eff, f"P<sub>target</sub> = {op.p_target:g}")
     style_figure(fig, "Normalised Bayes error (actual and minimum DCF at every prior)", height=560)
     fig.update_layout(hovermode="closest")
     fig.update_xaxes(title_text="Effective prior log-odds logit(P<sub>eff</sub>)", range=[x_lo, x_hi])
@@ -338,16 +285,21 @@ def normalised_bayes_error_figure(
     return fig
 
 
+def _dcf_markers(curve, colour: str) -> go.Scatter:
+    """A system's actDCF (star) and minDCF (diamond) at its operating point's effective prior log-odds."""
+    op, values = curve.operating_point, np.array([curve.act_dcf, curve.min_dcf])
+    return go.Scatter(
+        x=np.array([op.plo_eff, op.plo_eff]), y=values, mode="markers", showlegend=False,
+        name=f"{curve.name}: actDCF {values[0]:.3f}, minDCF {values[1]:.3f}", legendgroup=curve.name,
+        customdata=np.array([["actDCF"], ["minDCF"]], dtype=object),
+        marker=dict(symbol=["star", "diamond"], size=[17, 15], color=colour, line=dict(color="white", width=1.5)),
+        hovertemplate=f"<b>{curve.name}</b><br>%{{customdata[0]}} = %{{y:.4f}}<br>P<sub>target</sub> = "
+                      f"{op.p_target:g}, C<sub>miss</sub> = {op.c_miss:g}, C<sub>fa</sub> = {op.c_fa:g}<extra></extra>",
+        meta=dict(system=curve.name, kind="operating_point"),
+    )
+
+
 # ----- Bayes error vs trapezium ----------------------------------------------------------------------------------
-
-
-def _trapezium_grid(grid: np.ndarray, eer: float) -> np.ndarray:
-    """The grid with the trapezium's corners ``logit(EER)`` and ``logit(1 - EER)`` added, so they are drawn sharp."""
-    if 0 < eer < 0.5:
-        corner = float(np.log(eer) - np.log1p(-eer))
-        extra = np.array([corner, -corner])
-        grid = np.union1d(grid, extra[(extra > grid[0]) & (extra < grid[-1])])
-    return grid
 
 
 def bayes_error_trapezium_figure(
@@ -362,7 +314,8 @@ def bayes_error_trapezium_figure(
 
     Parameters
     ----------
-    systems : Mapping[str, Trials] or Trials
+    systems : Mapping[str, Trials], Trials, or the CurveSet of :func:`llrcore.bayes_error_curves`
+        (computed at the operating point; then `p_target` is that of the curves)
     plo : array_like, optional
         Prior log-odds grid; default :data:`DEFAULT_PLO`.
     p_target : float, optional
@@ -370,111 +323,102 @@ def bayes_error_trapezium_figure(
     log_scale : bool
         Logarithmic error-rate axis (the paper's choice; zeros are then not drawn).
     """
-    systems = as_systems(systems)
-    grid = _grid(plo)
-    fig = go.Figure()
+    curves = _curves(systems, plo, p_target)
+    grid = next(iter(curves.values())).rates.plo
+    op = next(iter(curves.values())).operating_point
     default = np.minimum(sigmoid(grid), sigmoid(-grid))
-    hover_x = _HOVER_X
-    fig.add_trace(
-        go.Scatter(
-            x=grid, y=default, customdata=_plo_customdata(grid), mode="lines",
-            name="dotted: prior alone, min(P, 1−P)",
-            line=dict(color=REFERENCE_COLOUR, width=2.2, dash="dot"),
-            hovertemplate=f"no system<br>{hover_x}error rate = %{{y:.3~%}}<extra></extra>",
-            meta=dict(system=None, kind="default", label="no system (default)"),
-        )
-    )
-    plo_user = None if p_target is None else float(effective_plo(p_target))
-    positive = [default[default > 0]]
-    system_max = 0.0  # the largest error rate of any system curve (for the linear axis)
-    for position, (name, trials) in enumerate(systems.items()):
-        colour = system_colour(position)
-        rates = bayes_error_rates(trials, plo=grid)
-        eer = rates.eer
-        t_grid = _trapezium_grid(grid, eer)
-        trapezium = np.minimum(np.minimum(sigmoid(t_grid), sigmoid(-t_grid)), eer)
-        fig.add_trace(
-            go.Scatter(
-                x=t_grid, y=trapezium, customdata=_plo_customdata(t_grid), mode="lines",
-                name=f"{name} trapezium: min(P, 1−P, EER = {format_percent(eer)})", legendgroup=name,
-                showlegend=False,
-                line=dict(color=colour, width=1.6, dash="dashdot"), fill="tozeroy",
-                fillcolor=with_alpha(colour, 0.10),
-                hovertemplate=f"<b>{name}</b> trapezium bound<br>{hover_x}"
-                "min(P, 1−P, EER) = %{y:.3~%}<extra></extra>",
-                meta=dict(system=name, kind="trapezium", eer=eer, label=f"{name} trapezium"),
-            )
-        )
-        details = f"EER {format_percent(eer)}"
-        at = None
-        if plo_user is not None and np.isfinite(plo_user):
-            at = bayes_error_rates(trials, plo=[plo_user])
-            details += f"; {100 * at.actual[0]:.3g} errors / 100 at P = {p_target:g}"
-        label = legend_label(name, details)
-        _system_curves(
-            fig, name, colour, grid, [("actual", rates.actual), ("minimum", rates.minimum)], label, hover_x,
-            _HOVER_RATE,
-        )
-        for values in (rates.actual, rates.minimum):
-            positive.append(values[values > 0])
-            system_max = max(system_max, float(np.max(values)))
-        if at is not None:
-            values = np.array([at.actual[0], at.minimum[0]])
-            fig.add_trace(
-                go.Scatter(
-                    x=np.array([plo_user, plo_user]), y=values, mode="markers", showlegend=False,
-                    name=f"{name} at P = {p_target:g}: {100 * values[0]:.3g} errors per 100 trials",
-                    legendgroup=name, customdata=np.array([["actual", 100 * values[0]], ["minimum", 100 * values[1]]],
-                                                          dtype=object),
-                    marker=dict(symbol=["star", "diamond"], size=[17, 15], color=colour,
-                                line=dict(color="white", width=1.5)),
-                    hovertemplate=f"<b>{name}</b> %{{customdata[0]}} at P<sub>target</sub> = {p_target:g}<br>"
-                    "error rate = %{y:.3~%} (%{customdata[1]:.3g} errors per 100 trials)<extra></extra>",
-                    meta=dict(system=name, kind="operating_point"),
-                )
-            )
+    fig = go.Figure()
+    fig.add_trace(_default_trace(grid, default, "dotted: prior alone, min(P, 1−P)"))
+    for position, curve in enumerate(curves.values()):
+        _trapezium_system(fig, curve, system_colour(position))
     fig.add_trace(legend_key("dash-dot, shaded: trapezium min(P, 1−P, EER)", mode="lines", fill="tozeroy",
                              fillcolor="rgba(85,85,85,0.15)", line=dict(color=REFERENCE_COLOUR, width=1.6,
                                                                         dash="dashdot")))
     _line_key(fig, [("solid: actual (scores as LLRs)", "solid", 2.5), ("dashed: minimum (PAV)", "dash", 2.5)])
-    if plo_user is not None and np.isfinite(plo_user):
-        _operating_point_line(fig, plo_user, f"your prior P<sub>target</sub> = {p_target:g}")
+    if op is not None and np.isfinite(op.plo):
+        _operating_point_line(fig, op.plo, f"your prior P<sub>target</sub> = {op.p_target:g}")
+    style_figure(fig, "Bayes error rate and its trapezium bound", height=640)
+    _prior_axes(fig, grid)
+    _trapezium_error_axis(fig, list(curves.values()), default, log_scale)
+    return fig
 
-    title = "Bayes error rate and its trapezium bound"
-    style_figure(fig, title, height=640)
+
+def _trapezium_system(fig: go.Figure, curve, colour: str) -> None:
+    """One system: its trapezium (shaded), its actual and minimum curves, and its errors at the user's prior."""
+    name, eer = curve.name, curve.eer
+    t_grid, trapezium = curve.trapezium_curve()
+    fig.add_trace(go.Scatter(
+        x=t_grid, y=trapezium, customdata=_plo_customdata(t_grid), mode="lines",
+        name=f"{name} trapezium: min(P, 1−P, EER = {format_percent(eer)})", legendgroup=name, showlegend=False,
+        line=dict(color=colour, width=1.6, dash="dashdot"), fill="tozeroy", fillcolor=with_alpha(colour, 0.10),
+        hovertemplate=f"<b>{name}</b> trapezium bound<br>{_HOVER_X}min(P, 1−P, EER) = %{{y:.3~%}}<extra></extra>",
+        meta=dict(system=name, kind="trapezium", eer=eer, label=f"{name} trapezium"),
+    ))
+    details, at = f"EER {format_percent(eer)}", curve.at_prior
+    if at is not None:
+        details += f"; {100 * at.actual[0]:.3g} errors / 100 at P = {curve.operating_point.p_target:g}"
+    _system_curves(fig, name, colour, curve.rates.plo, [("actual", curve.rates.actual),
+                                                        ("minimum", curve.rates.minimum)],
+                   legend_label(name, details), _HOVER_X, _HOVER_RATE)
+    if at is not None:
+        p_target, values = curve.operating_point.p_target, np.array([at.actual[0], at.minimum[0]])
+        fig.add_trace(go.Scatter(
+            x=np.array([at.plo[0], at.plo[0]]), y=values, mode="markers", showlegend=False,
+            name=f"{name} at P = {p_target:g}: {100 * values[0]:.3g} errors per 100 trials", legendgroup=name,
+            customdata=np.array([["actual", 100 * values[0]], ["minimum", 100 * values[1]]], dtype=object),
+            marker=dict(symbol=["star", "diamond"], size=[17, 15], color=colour, line=dict(color="white", width=1.5)),
+            hovertemplate=f"<b>{name}</b> %{{customdata[0]}} at P<sub>target</sub> = {p_target:g}<br>"
+                          "error rate = %{y:.3~%} (%{customdata[1]:.3g} errors per 100 trials)<extra></extra>",
+            meta=dict(system=name, kind="operating_point"),
+        ))
+
+
+def _prior_axes(fig: go.Figure, grid: np.ndarray) -> None:
+    """``logit(P_target)`` below and ``P_target`` on top of the trapezium figure, as in the paper."""
     x_range = [float(grid[0]), float(grid[-1])]
-    p_ticks = _P_TICKS[(np.log(_P_TICKS) - np.log1p(-_P_TICKS) >= x_range[0] - 1e-9)
-                       & (np.log(_P_TICKS) - np.log1p(-_P_TICKS) <= x_range[1] + 1e-9)]
+    ticks = _P_TICKS[(logit(_P_TICKS) >= x_range[0] - 1e-9) & (logit(_P_TICKS) <= x_range[1] + 1e-9)]
     fig.update_xaxes(title_text=_PLO_TITLE, range=x_range)
     fig.update_layout(
-        hovermode="closest",
-        margin=dict(t=115),
-        title=dict(y=0.98, yanchor="top"),
-        xaxis2=dict(
-            overlaying="x", side="top", matches="x", range=x_range, showgrid=False, zeroline=False,
-            tickvals=np.log(p_ticks) - np.log1p(-p_ticks), ticktext=[f"{p:g}" for p in p_ticks],
-            title=dict(text="P<sub>target</sub>", font=dict(size=16), standoff=4), tickfont=dict(size=14),
-        ),
+        hovermode="closest", margin=dict(t=115), title=dict(y=0.98, yanchor="top"),
+        xaxis2=dict(overlaying="x", side="top", matches="x", range=x_range, showgrid=False, zeroline=False,
+                    tickvals=logit(ticks), ticktext=[f"{p:g}" for p in ticks],
+                    title=dict(text="P<sub>target</sub>", font=dict(size=16), standoff=4), tickfont=dict(size=14)),
     )
     # an invisible trace on the top axis so plotly draws it
-    fig.add_trace(
-        go.Scatter(x=np.array(x_range), y=np.array([np.nan, np.nan]), xaxis="x2", mode="lines", showlegend=False,
-                   hoverinfo="skip", meta=dict(system=None, kind="axis")),
-    )
-    values = np.concatenate(positive)
+    fig.add_trace(go.Scatter(x=np.array(x_range), y=np.array([np.nan, np.nan]), xaxis="x2", mode="lines",
+                             showlegend=False, hoverinfo="skip", meta=dict(system=None, kind="axis")))
+
+
+def _trapezium_error_axis(fig: go.Figure, curves: list, default: np.ndarray, log_scale: bool) -> None:
+    """A log axis over every positive rate drawn (the paper's), or a linear one zoomed on the trapezia."""
+    rates = [values for c in curves for values in (c.rates.actual, c.rates.minimum)]
     if log_scale:
+        values = np.concatenate([default[default > 0]] + [v[v > 0] for v in rates])
         low = max(float(values.min()) / 2 if values.size else 1e-5, 1e-7)
         exponent_lo = int(np.floor(np.log10(low)))
-        high = float(values.max()) if values.size else 0.5
-        top = np.log10(min(max(high * 1.6, 0.6), 1.15))
+        top = np.log10(min(max((float(values.max()) if values.size else 0.5) * 1.6, 0.6), 1.15))
         tick_values = 10.0 ** np.arange(exponent_lo, 1)
-        fig.update_yaxes(
-            type="log", range=[exponent_lo, top], title_text="Bayes error rate (%, log scale)",
-            tickvals=tick_values, ticktext=[format_percent(v) for v in tick_values],
-        )
-    else:
-        # zoom on the trapezium: the default min(P, 1-P) rises to 50 % and would flatten everything else
-        max_eer = max(float(t.meta["eer"]) for t in fig.data if isinstance(t.meta, dict) and "eer" in t.meta)
-        top = min(0.55, max(2.5 * max_eer, 1.15 * system_max, 0.01))
-        fig.update_yaxes(title_text="Bayes error rate (%)", tickformat=".3~%", range=[0, top])
-    return fig
+        fig.update_yaxes(type="log", range=[exponent_lo, top], title_text="Bayes error rate (%, log scale)",
+                         tickvals=tick_values, ticktext=[format_percent(v) for v in tick_values])
+        return
+    # zoom on the trapezium: the default min(P, 1-P) rises to 50 % and would flatten everything else
+    system_max = max(float(np.max(v)) for v in rates)
+    top = min(0.55, max(2.5 * max(c.eer for c in curves), 1.15 * system_max, 0.01))
+    fig.update_yaxes(title_text="Bayes error rate (%)", tickformat=".3~%", range=[0, top])
+
+
+def _curves(systems, plo=None, p_target=None, c_miss: float = 1.0, c_fa: float = 1.0) -> CurveSet:
+    """The Bayes error curves a figure draws: given, or computed from the systems."""
+    if isinstance(systems, CurveSet):
+        return systems
+    return bayes_error_curves(systems, plo, p_target, c_miss, c_fa)
+
+
+def _default_trace(grid: np.ndarray, default: np.ndarray, name: str) -> go.Scatter:
+    """The error rate of deciding from the prior alone, ``min(P, 1 - P)``, dotted."""
+    return go.Scatter(
+        x=grid, y=default, customdata=_plo_customdata(grid), mode="lines", name=name,
+        line=dict(color=REFERENCE_COLOUR, width=2.2, dash="dot"),
+        hovertemplate=f"no system<br>{_HOVER_X}error rate = %{{y:.3~%}}<extra></extra>",
+        meta=dict(system=None, kind="default", label="no system (default)"),
+    )

@@ -8,13 +8,14 @@ CSL 2006); its straight ROC segments are bent by the probit warping, so they are
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import plotly.graph_objects as go
 from scipy.special import ndtr, ndtri
 
-from ..metrics import effective_plo
-from ..rates import sigmoid
-from ..data.trials import as_systems
+
+from ..curves import MARKER_TITLES, CurveSet, DETCurve, DETMarker, det_curves
 from ._style import (
     LINE_WIDTH,
     REFERENCE_COLOUR,
@@ -123,22 +124,6 @@ def _curve_trace(pfa, pmiss, keep, clip, span, *, name, colour, group, kind, wid
     )
 
 
-def _operating_points(table, plo_eff: float | None) -> list[tuple[str, str, float, float, float]]:
-    """``(kind, title, pfa, pmiss, normalised cost)`` of the minimum-DCF point (the ROCCH vertex chosen at
-    `plo_eff`) and the actual-DCF point (the scores thresholded at ``-plo_eff``); none without an operating point."""
-    if plo_eff is None:
-        return []
-    p_eff = float(sigmoid(plo_eff))
-    norm = min(p_eff, 1 - p_eff)
-    min_miss, min_fa = (float(v) for v in table.min_rates(plo_eff))
-    act_miss, act_fa = float(table.miss_rate(-plo_eff)), float(table.false_alarm_rate(-plo_eff))
-    points = []
-    for kind, title, miss, fa in (("min_dcf", "minDCF", min_miss, min_fa), ("act_dcf", "actDCF", act_miss, act_fa)):
-        cost = (p_eff * miss + (1 - p_eff) * fa) / norm if norm > 0 else 0.0
-        points.append((kind, title, fa, miss, cost))
-    return points
-
-
 def _edge(rate: float, axis_range) -> tuple[float, str | None]:
     """Where a marker at `rate` is drawn on an axis spanning `axis_range` (probits): at ``probit(rate)``, or pinned
     at the nearer edge when that is outside (a rate of 0 or 1 has no probit). Returns the position and ``"low"``,
@@ -229,8 +214,9 @@ def det_figure(
 
     Parameters
     ----------
-    systems : Mapping[str, Trials] or Trials
-        The systems to overlay; a system keeps its colour (by position) in every figure.
+    systems : Mapping[str, Trials], Trials, or the CurveSet of :func:`llrcore.det_curves`
+        The systems to overlay (a system keeps its colour, by position, in every figure), or their DET curves
+        computed already; then `p_target`, `c_miss` and `c_fa` are those the curves were computed at.
     p_target, c_miss, c_fa : float, optional
         An operating point. When `p_target` is given, each system gets two more markers: the minimum-DCF point
         (the ROCCH vertex chosen by :meth:`~llrcore.rates.SortedScores.min_rates` at ``plo_eff``) and the
@@ -259,83 +245,119 @@ def det_figure(
     symbol, with a note saying which rate it is ("Pmiss = 0 at this threshold") and ``meta["pinned"]`` holding
     that note; its ``customdata`` keeps the true rates. The symbol key lists only the looks that are drawn.
     """
-    systems = as_systems(systems)
-    if not (rocch or steps):
-        rocch = True
-    tables = {name: trials.sorted for name, trials in systems.items()}
-    eers = {name: table.eer() for name, table in tables.items()}
-    plo_eff = None if p_target is None else float(effective_plo(p_target, c_miss, c_fa))
-    dcf_points = {name: _operating_points(table, plo_eff) for name, table in tables.items()}
-    # the axes reach the smallest non-zero rate of a curve (1 / N) or a marker (a ROCCH EER can be below 1 / N)
-    fa_rates = [*eers.values(), *(p[2] for points in dcf_points.values() for p in points)]
-    miss_rates = [*eers.values(), *(p[3] for points in dcf_points.values() for p in points)]
-    lo_x = _lower_limit(min([1 / max(t.n_non for t in tables.values())] + [r for r in fa_rates if r > 0]))
-    lo_y = _lower_limit(min([1 / max(t.n_tar for t in tables.values())] + [r for r in miss_rates if r > 0]))
-    hi = _upper_limit(max(eers.values()), max([r for r in fa_rates + miss_rates if r < 1.0], default=0.0))
-    clip = min(lo_x, lo_y) / 4  # zero rates land just outside the axes, so the curve runs off the edge
-    span = float(probit(hi) - probit(min(lo_x, lo_y)))
-    x_range = [float(probit(lo_x)), float(probit(hi))]
-    y_range = [float(probit(lo_y)), float(probit(hi))]
-
+    curves = systems if isinstance(systems, CurveSet) else det_curves(systems, p_target, c_miss, c_fa)
+    axes = _Axes.fit(curves.values())
     fig = go.Figure()
-    for position, (name, table) in enumerate(tables.items()):
-        colour = system_colour(position)
-        eer = eers[name]
-        points = dcf_points[name]
-        label = legend_label(name, f"EER {format_percent(eer)}" + "".join(f", {p[1]} {p[4]:.3f}" for p in points))
-        if steps:
-            pfa, pmiss = table.det_steps()
-            keep = np.concatenate([table.pav.first, [pfa.size - 1]])
-            fig.add_trace(
-                _curve_trace(
-                    pfa, pmiss, keep, clip, span, name=f"{name} steps" if rocch else label, colour=colour,
-                    group=name, kind="det_steps", width=1.5 if rocch else LINE_WIDTH,
-                    opacity=0.55 if rocch else 1.0, showlegend=not rocch,
-                )
-            )
-        if rocch:
-            v_pfa, v_pmiss = table.rocch()
-            pfa, pmiss, vertices = _rocch_curve(v_pfa, v_pmiss, clip)
-            fig.add_trace(
-                _curve_trace(pfa, pmiss, vertices, clip, span, name=label, colour=colour, group=name, kind="det",
-                             width=LINE_WIDTH)
-            )
-        fig.add_trace(
-            _point_trace(
-                eer, eer, [eer], x_range, y_range, name=f"{name}: EER", colour=colour, group=name, kind="eer",
-                symbol=_SYMBOLS["eer"], size=13, hover="EER = %{customdata[2]:.3~%}", columns=["eer"],
-            )
-        )
-        operating = "" if p_target is None else (
-            f"P<sub>target</sub> = {p_target:g}, C<sub>miss</sub> = {c_miss:g}, C<sub>fa</sub> = {c_fa:g}"
-        )
-        for kind, title, fa, miss, cost in points:
-            symbol = _SYMBOLS[kind]
-            fig.add_trace(
-                _point_trace(
-                    fa, miss, [cost], x_range, y_range, name=f"{name}: {title} {cost:.3f}", colour=colour, group=name,
-                    kind=kind, symbol=symbol, size=17 if symbol == "star" else 15,
-                    hover=f"{title} = %{{customdata[2]:.4f}} (normalised)<br>{operating}<br>{_HOVER_RATES}",
-                    columns=[kind],
-                )
-            )
-        if rule_of_30:
-            r_miss = min(30.0 / table.n_tar, 1.0)
-            r_fa = min(30.0 / table.n_non, 1.0)
-            a, b = probit(clip), probit(1 - clip)
-            x = np.array([a, b, np.nan, probit(r_fa), probit(r_fa)])
-            y = np.array([probit(r_miss), probit(r_miss), np.nan, a, b])
-            fig.add_trace(
-                go.Scatter(
-                    x=x, y=y, mode="lines", name=f"{name}: 30 errors", legendgroup=name, showlegend=False,
-                    line=dict(color=with_alpha(colour, 0.8), width=1.8, dash="dot"),
-                    hovertemplate=(f"<b>{name}</b><br>rule of 30: Pmiss = 30/{table.n_tar} = {format_percent(r_miss)}"
-                                   f", Pfa = 30/{table.n_non} = {format_percent(r_fa)}<extra></extra>"),
-                    meta=dict(system=name, kind="rule_of_30"),
-                )
-            )
-    # one key for the symbols and line styles shared by all systems: only for symbols that are drawn
-    titles = {"eer": "EER", "min_dcf": "minDCF", "act_dcf": "actDCF"}
+    for position, curve in enumerate(curves.values()):
+        _draw_system(fig, curve, system_colour(position), axes, rocch=rocch or not steps, steps=steps,
+                     rule_of_30=rule_of_30)
+    _symbol_key(fig)
+    _pinned_notes(fig, MARKER_TITLES, axes.x_range, axes.y_range)
+    if steps and (rocch or not steps):
+        fig.add_trace(legend_key("thin: step DET", line=dict(color=REFERENCE_COLOUR, width=1.5)))
+    if rule_of_30:
+        fig.add_trace(legend_key("30 errors (rule of 30)", line=dict(color=REFERENCE_COLOUR, width=1.8, dash="dot")))
+    op = next(iter(curves.values())).operating_point if curves else None
+    title = ("DET curve" if len(curves) == 1 else "DET curves") + (
+        "" if op is None else f" (operating point P<sub>target</sub> = {op.p_target:g})")
+    _style_axes(fig, axes, title)
+    return fig
+
+
+@dataclass(frozen=True)
+class _Axes:
+    """The probit axes of a DET: from the smallest non-zero rate to show (1 / N, or a marker's) to 50 % or more."""
+
+    lo_x: float
+    lo_y: float
+    hi: float
+
+    @classmethod
+    def fit(cls, curves) -> "_Axes":
+        curves = list(curves)
+        markers = [m for curve in curves for m in curve.markers]
+        fa = [m.false_alarm_rate for m in markers]
+        miss = [m.miss_rate for m in markers]
+        # the axes reach the smallest non-zero rate of a curve (1 / N) or a marker (a ROCCH EER can be below 1 / N)
+        lo_x = _lower_limit(min([1 / max(c.n_non for c in curves)] + [r for r in fa if r > 0]))
+        lo_y = _lower_limit(min([1 / max(c.n_tar for c in curves)] + [r for r in miss if r > 0]))
+        hi = _upper_limit(max(c.eer for c in curves), max([r for r in fa + miss if r < 1.0], default=0.0))
+        return cls(lo_x, lo_y, hi)
+
+    @property
+    def clip(self) -> float:
+        """Where rates of 0 land: just outside the axes, so that a curve runs off the edge."""
+        return min(self.lo_x, self.lo_y) / 4
+
+    @property
+    def span(self) -> float:
+        return float(probit(self.hi) - probit(min(self.lo_x, self.lo_y)))
+
+    @property
+    def x_range(self) -> list[float]:
+        return [float(probit(self.lo_x)), float(probit(self.hi))]
+
+    @property
+    def y_range(self) -> list[float]:
+        return [float(probit(self.lo_y)), float(probit(self.hi))]
+
+
+def _draw_system(fig: go.Figure, curve: DETCurve, colour: str, axes: _Axes, *, rocch: bool, steps: bool,
+                 rule_of_30: bool) -> None:
+    """One system: its curve(s), its markers and, if asked, its rule-of-30 lines."""
+    name = curve.name
+    label = legend_label(name, f"EER {format_percent(curve.eer)}" + "".join(
+        f", {m.title} {m.cost:.3f}" for m in curve.markers if m.kind != "eer"))
+    if steps:
+        pfa, pmiss = curve.steps
+        keep = np.concatenate([curve.table.pav.first, [pfa.size - 1]])
+        fig.add_trace(_curve_trace(pfa, pmiss, keep, axes.clip, axes.span, name=f"{name} steps" if rocch else label,
+                                   colour=colour, group=name, kind="det_steps", width=1.5 if rocch else LINE_WIDTH,
+                                   opacity=0.55 if rocch else 1.0, showlegend=not rocch))
+    if rocch:
+        pfa, pmiss, vertices = _rocch_curve(*curve.rocch, axes.clip)
+        fig.add_trace(_curve_trace(pfa, pmiss, vertices, axes.clip, axes.span, name=label, colour=colour, group=name,
+                                   kind="det", width=LINE_WIDTH))
+    for marker in curve.markers:
+        fig.add_trace(_marker_trace(marker, curve, colour, axes))
+    if rule_of_30:
+        fig.add_trace(_rule_of_30_trace(curve, colour, axes))
+
+
+def _marker_trace(marker: DETMarker, curve: DETCurve, colour: str, axes: _Axes) -> go.Scatter:
+    if marker.kind == "eer":
+        return _point_trace(marker.false_alarm_rate, marker.miss_rate, [marker.cost], axes.x_range, axes.y_range,
+                            name=f"{curve.name}: EER", colour=colour, group=curve.name, kind="eer",
+                            symbol=_SYMBOLS["eer"], size=13, hover="EER = %{customdata[2]:.3~%}", columns=["eer"])
+    op = curve.operating_point
+    operating = f"P<sub>target</sub> = {op.p_target:g}, C<sub>miss</sub> = {op.c_miss:g}, C<sub>fa</sub> = {op.c_fa:g}"
+    symbol = _SYMBOLS[marker.kind]
+    return _point_trace(
+        marker.false_alarm_rate, marker.miss_rate, [marker.cost], axes.x_range, axes.y_range,
+        name=f"{curve.name}: {marker.title} {marker.cost:.3f}", colour=colour, group=curve.name, kind=marker.kind,
+        symbol=symbol, size=17 if symbol == "star" else 15,
+        hover=f"{marker.title} = %{{customdata[2]:.4f}} (normalised)<br>{operating}<br>{_HOVER_RATES}",
+        columns=[marker.kind],
+    )
+
+
+def _rule_of_30_trace(curve: DETCurve, colour: str, axes: _Axes) -> go.Scatter:
+    """Dotted lines where 30 errors are made: ``Pmiss = 30 / N_tar`` and ``Pfa = 30 / N_non``."""
+    r_miss, r_fa = min(30.0 / curve.n_tar, 1.0), min(30.0 / curve.n_non, 1.0)
+    a, b = probit(axes.clip), probit(1 - axes.clip)
+    return go.Scatter(
+        x=np.array([a, b, np.nan, probit(r_fa), probit(r_fa)]),
+        y=np.array([probit(r_miss), probit(r_miss), np.nan, a, b]),
+        mode="lines", name=f"{curve.name}: 30 errors", legendgroup=curve.name, showlegend=False,
+        line=dict(color=with_alpha(colour, 0.8), width=1.8, dash="dot"),
+        hovertemplate=(f"<b>{curve.name}</b><br>rule of 30: Pmiss = 30/{curve.n_tar} = {format_percent(r_miss)}"
+                       f", Pfa = 30/{curve.n_non} = {format_percent(r_fa)}<extra></extra>"),
+        meta=dict(system=curve.name, kind="rule_of_30"),
+    )
+
+
+def _symbol_key(fig: go.Figure) -> None:
+    """One key for the symbols shared by all systems: only for the looks that are drawn."""
     keys = {"eer": "EER", "min_dcf": "minDCF (best threshold)", "act_dcf": "actDCF (scores as LLRs)"}
     markers = [t for t in fig.data if isinstance(t.meta, dict) and t.meta.get("kind") in keys]
     for kind, text in keys.items():
@@ -344,38 +366,25 @@ def det_figure(
             fig.add_trace(legend_key(text, marker=dict(symbol=_SYMBOLS[kind], size=13, color=REFERENCE_COLOUR)))
         if True in looks:
             fig.add_trace(legend_key(
-                f"{titles[kind]} drawn at the edge: its rate (e.g. 0 or 1) is off the axes",
+                f"{MARKER_TITLES[kind]} drawn at the edge: its rate (e.g. 0 or 1) is off the axes",
                 marker=dict(symbol=f"{_SYMBOLS[kind]}-open", size=13, color=REFERENCE_COLOUR,
                             line=dict(color=REFERENCE_COLOUR, width=2.5)),
             ))
-    _pinned_notes(fig, titles, x_range, y_range)
-    if steps and rocch:
-        fig.add_trace(legend_key("thin: step DET", line=dict(color=REFERENCE_COLOUR, width=1.5)))
-    if rule_of_30:
-        fig.add_trace(legend_key("30 errors (rule of 30)", line=dict(color=REFERENCE_COLOUR, width=1.8, dash="dot")))
 
-    x_ticks, x_labels = _ticks(lo_x, hi)
-    y_ticks, y_labels = _ticks(lo_y, hi, char_width=0.0, padding=0.05)  # stacked labels need only height
+
+def _style_axes(fig: go.Figure, axes: _Axes, title: str) -> None:
+    """Square probit axes labelled in %, the Pmiss = Pfa diagonal, the title."""
+    x_range, y_range = axes.x_range, axes.y_range
+    x_ticks, x_labels = _ticks(axes.lo_x, axes.hi)
+    y_ticks, y_labels = _ticks(axes.lo_y, axes.hi, char_width=0.0, padding=0.05)  # stacked labels need only height
     low = min(x_range[0], y_range[0])
-    fig.add_shape(
-        type="line", x0=low, y0=low, x1=x_range[1], y1=y_range[1], layer="below",
-        line=dict(color=REFERENCE_COLOUR, width=1.2, dash="dash"),
-    )
-    fig.add_annotation(
-        x=x_range[1], y=y_range[1], text="Pmiss = Pfa", showarrow=False, xanchor="right", yanchor="top",
-        textangle=-45, font=dict(color=REFERENCE_COLOUR, size=13), xshift=-30, yshift=-6,
-    )
-    title = "DET curve" if len(tables) == 1 else "DET curves"
-    if plo_eff is not None:
-        title += f" (operating point P<sub>target</sub> = {p_target:g})"
+    fig.add_shape(type="line", x0=low, y0=low, x1=x_range[1], y1=y_range[1], layer="below",
+                  line=dict(color=REFERENCE_COLOUR, width=1.2, dash="dash"))
+    fig.add_annotation(x=x_range[1], y=y_range[1], text="Pmiss = Pfa", showarrow=False, xanchor="right",
+                       yanchor="top", textangle=-45, font=dict(color=REFERENCE_COLOUR, size=13), xshift=-30, yshift=-6)
     style_figure(fig, title, height=680)
-    fig.update_xaxes(
-        title_text="False-alarm rate (%)", range=x_range, tickvals=x_ticks, ticktext=x_labels, constrain="domain",
-        tickangle=0,
-    )
-    fig.update_yaxes(
-        title_text="Miss rate (%)", range=y_range, tickvals=y_ticks, ticktext=y_labels, scaleanchor="x",
-        scaleratio=1, constrain="domain", tickangle=0,
-    )
+    fig.update_xaxes(title_text="False-alarm rate (%)", range=x_range, tickvals=x_ticks, ticktext=x_labels,
+                     constrain="domain", tickangle=0)
+    fig.update_yaxes(title_text="Miss rate (%)", range=y_range, tickvals=y_ticks, ticktext=y_labels,
+                     scaleanchor="x", scaleratio=1, constrain="domain", tickangle=0)
     fig.update_layout(hovermode="closest")
-    return fig

@@ -6,12 +6,18 @@ from __future__ import annotations
 
 import re
 
+from pathlib import Path
+
 import numpy as np
+import pandas as pd
 import pytest
 from playwright.sync_api import Page, expect
 
+import llrcore as lc
+
 pytestmark = pytest.mark.e2e
 
+ASSETS = Path(__file__).resolve().parents[2] / "assets"
 IDLE = "[data-testid=stApp][data-test-script-state=notRunning]"
 RUNNING = "[data-testid=stApp][data-test-script-state=running]"
 
@@ -128,6 +134,12 @@ def test_evaluate_page_operating_point_and_figures(page: Page, app_url, screensh
     with page.expect_download() as download:
         page.get_by_role("button", name="Data as CSV").first.click()
     assert download.value.suggested_filename == "det.csv"
+    # the table of the DET result, not of the plot's traces: rates as fractions and each marker's cost
+    table = pd.read_csv(download.value.path())
+    assert list(table.columns) == ["system", "kind", "false_alarm_rate", "miss_rate", "cost"]
+    asv = lc.read_trials(ASSETS / "asvspoof2019_la" / "ASVspoof2019.LA.asv.eval.gi.trl.scores.txt")
+    act = table[(table.system == "ASVspoof19 LA ASV (eval)") & (table.kind == "act_dcf")]
+    assert act.cost.item() == pytest.approx(lc.act_dcf(asv, p_target=0.2), rel=1e-12)
 
     for tab, name, charts in [("APE", "evaluate_ape", 1), ("Normalised Bayes error", "evaluate_nbe", 1),
                               ("Bayes error vs trapezium", "evaluate_trapezium", 1),
