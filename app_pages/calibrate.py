@@ -241,13 +241,15 @@ def show_figures(result: lc.CalibrationResult, raw_name: str, p_target, c_miss, 
         bayes = lc.bayes_error_curves(both, p_target=lc.OperatingPoint(p_target, c_miss, c_fa))
     if tabs["Calibrated vs PAV"].open:
         with tabs["Calibrated vs PAV"]:
+            transforms = lc.pav_transforms(both)
             show_figure(
-                lambda: calibration_transform_figure(both, p_target=p_target, c_miss=c_miss, c_fa=c_fa),
+                lambda: calibration_transform_figure(transforms, p_target=p_target, c_miss=c_miss, c_fa=c_fa),
                 "calibration_vs_pav",
                 "Each curve: the LLRs of the evaluation trials (across) against the best monotone recalibration of the "
                 "same trials, found by PAV with their labels (up). On the dashed identity line a system is perfectly "
                 "calibrated; where its curve crosses your Bayes threshold is what your decisions feel "
                 "(Brümmer & Doddington 2013, fig. 3).",
+                data=transforms.to_frame,
             )
     if tabs["Threshold weighting"].open:
         with tabs["Threshold weighting"]:

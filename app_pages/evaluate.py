@@ -163,8 +163,9 @@ def show_figures(chosen, p_target: float, c_miss: float, c_fa: float) -> None:
             bins_column, spoof_column, _ = st.columns([2, 1, 2], vertical_alignment="bottom")
             bins = bins_column.slider("Bins", 20, 200, 80, step=10, key="hist_bins")
             spoof = spoof_column.toggle("Include spoof trials", value=True, key="hist_spoof")
-            show_figure(lambda: plots.score_histogram_figure(chosen, bins=bins, include_spoof=spoof),
-                        "score_histograms")
+            histograms = lc.score_histograms(chosen, bins=bins, include_spoof=spoof)
+            show_figure(lambda: plots.score_histogram_figure(histograms), "score_histograms",
+                        data=histograms.to_frame)
 
 
 # ----- the page ----------------------------------------------------------------------------------------------------

@@ -15,7 +15,16 @@ from .calibration import (
     fit_fusion,
     fit_pav,
 )
-from .curves import BayesErrorCurve, CurveSet, DETCurve, bayes_error_curves, det_curves
+from .curves import (
+    BayesErrorCurve,
+    CurveSet,
+    DETCurve,
+    PAVTransform,
+    bayes_error_curves,
+    det_curves,
+    pav_transforms,
+)
+from .histograms import ScoreHistograms, score_histograms
 from .data.trials import Trials
 from .metrics import (
     BayesErrorRates,

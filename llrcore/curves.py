@@ -11,6 +11,8 @@ something read back out of the plot.
 - :class:`BayesErrorCurve` — actual, minimum and default Bayes error rates over prior log-odds with the trapezium
   bound (:func:`~llrcore.bayes_error_rates`), Cllr and minCllr (the APE plot's bars), and at an operating point the
   actual and minimum DCF and error rates.
+- :class:`PAVTransform` — each LLR against the PAV-optimal LLR of the same trials (fig. 3 of Brümmer & Doddington,
+  Interspeech 2013): on the identity line a system is perfectly calibrated.
 
 References
 ----------
@@ -32,8 +34,8 @@ from .metrics import BayesErrorRates, act_dcf, bayes_error_rates, min_dcf
 from .prior import OperatingPoint, as_operating_point, logit, sigmoid
 from .rates import SortedScores
 
-__all__ = ["DEFAULT_PLO", "DETMarker", "DETCurve", "BayesErrorCurve", "CurveSet", "det_curves",
-           "bayes_error_curves"]
+__all__ = ["DEFAULT_PLO", "DETMarker", "DETCurve", "BayesErrorCurve", "PAVTransform", "CurveSet", "det_curves",
+           "bayes_error_curves", "pav_transforms"]
 
 #: The default grid of prior log-odds (P_target from 4.5e-5 to 1 - 4.5e-5).
 DEFAULT_PLO = np.linspace(-10.0, 10.0, 201)
@@ -235,3 +237,37 @@ def bayes_error_curves(systems, plo=None, p_target=None, c_miss: float = 1.0, c_
     grid, op = _grid(plo), _operating_point(p_target, c_miss, c_fa)
     return CurveSet({name: _bayes_error_curve(name, trials.sorted, grid, op)
                      for name, trials in as_systems(systems).items()})
+
+
+# ----- LLRs against their PAV-optimal values ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class PAVTransform:
+    """A system's unique LLRs and the PAV-optimal LLR of each (where it is finite: a block of one class only has
+    an infinite optimal LLR), and the positions of the PAV blocks' first and last scores among them (``corners``:
+    a drawing keeps them, so the steps stay sharp)."""
+
+    name: str
+    llr: np.ndarray
+    pav_llr: np.ndarray
+    corners: np.ndarray = field(repr=False)
+
+    def to_frame(self) -> pd.DataFrame:
+        return pd.DataFrame({"system": self.name, "llr": self.llr, "pav_llr": self.pav_llr})
+
+
+def _pav_transform(name: str, table: SortedScores) -> PAVTransform:
+    blocks = table.pav
+    last = np.append(blocks.first[1:], table.unique.size) - 1
+    pav = np.repeat(blocks.llr, last - blocks.first + 1)
+    finite = np.flatnonzero(np.isfinite(pav))
+    block_finite = np.isfinite(blocks.llr)
+    corners = np.searchsorted(finite, np.concatenate([blocks.first[block_finite], last[block_finite]]))
+    return PAVTransform(name, table.unique[finite], pav[finite], corners)
+
+
+def pav_transforms(systems) -> CurveSet:
+    """Each system's LLRs against the best monotone recalibration of the same trials, found by PAV with their
+    labels (:class:`PAVTransform`)."""
+    return CurveSet({name: _pav_transform(name, trials.sorted) for name, trials in as_systems(systems).items()})

@@ -103,3 +103,29 @@ def test_figures_draw_the_curves_they_are_given(systems):
         assert draw(bayes).to_json() == draw(systems, **({} if draw is lc.plots.ape_figure else
                                                             {"p_target": 0.01, **({"c_miss": 10} if draw is
                                                              lc.plots.normalised_bayes_error_figure else {})})).to_json()
+
+
+def test_score_histograms_count_every_trial_in_range(systems):
+    histograms = lc.score_histograms(systems, bins=50)
+    asv = histograms["ASV"]
+    assert set(asv.counts) == {"target", "non-target", "spoof"}
+    trials = systems["ASV"]
+    for label, scores in (("target", trials.tar), ("non-target", trials.non), ("spoof", trials.spoof)):
+        inside = (scores >= asv.edges[0]) & (scores <= asv.edges[-1])
+        assert asv.counts[label].sum() == inside.sum() and asv.n_trials[label] == scores.size
+        np.testing.assert_allclose(asv.density(label).sum() * (asv.edges[1] - asv.edges[0]), inside.mean())
+    frame = histograms.to_frame()
+    assert list(frame.columns) == ["system", "class", "bin_start", "bin_end", "count", "density"]
+    assert len(frame) == 50 * (3 + 2)
+    assert set(lc.score_histograms(systems, include_spoof=False)["ASV"].counts) == {"target", "non-target"}
+
+
+def test_pav_transform_is_the_pav_llr_of_each_score(systems):
+    (transform,) = lc.pav_transforms({"FVC": systems["FVC"]}).values()
+    trials = systems["FVC"]
+    tar_pav, non_pav = lc.pav_llrs(trials)
+    by_score = dict(zip(np.concatenate([trials.tar, trials.non]), np.concatenate([tar_pav, non_pav])))
+    expected = np.array([by_score[s] for s in transform.llr])
+    np.testing.assert_array_equal(transform.pav_llr, expected)
+    assert np.all(np.isfinite(transform.pav_llr)) and np.all(np.diff(transform.llr) > 0)
+    assert np.all(np.diff(transform.pav_llr) >= 0)  # monotone

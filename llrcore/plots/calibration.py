@@ -23,7 +23,7 @@ from ..calibration_analysis import RuleSweep, weighting_mode
 from ..metrics import effective_plo
 from ..rates import sigmoid
 from ..rules import BetaRule, threshold_weighting
-from ..data.trials import as_systems
+from ..curves import CurveSet, pav_transforms
 from ._style import (
     LINE_WIDTH,
     REFERENCE_COLOUR,
@@ -291,20 +291,6 @@ def rule_comparison_figure(sweep: RuleSweep | pd.DataFrame, *, cost_name: str | 
 # ----- fig. 3: LLRs against the PAV reference -----------------------------------------------------------------------
 
 
-def _pav_curve(trials, max_points: int) -> tuple[np.ndarray, np.ndarray]:
-    """``(llr, pav_llr)`` per unique LLR where the PAV LLR is finite, decimated with the PAV block corners kept."""
-    table = trials.sorted
-    blocks = table.pav
-    last = np.append(blocks.first[1:], table.unique.size) - 1
-    y = np.repeat(blocks.llr, last - blocks.first + 1)
-    finite = np.flatnonzero(np.isfinite(y))
-    x, y = table.unique[finite], y[finite]
-    block_finite = np.isfinite(blocks.llr)
-    corners = np.searchsorted(finite, np.concatenate([blocks.first[block_finite], last[block_finite]]))
-    keep = decimation_indices(x, y, max_points, keep=corners)
-    return x[keep], y[keep]
-
-
 def calibration_transform_figure(
     systems,
     *,
@@ -323,7 +309,7 @@ def calibration_transform_figure(
 
     Parameters
     ----------
-    systems : Mapping[str, Trials] or Trials
+    systems : Mapping[str, Trials], Trials, or the CurveSet of :func:`llrcore.curves.pav_transforms`
         LLRs (e.g. the raw scores and one or more calibrations of them).
     p_target, c_miss, c_fa : float, optional
         The user's operating point: its Bayes threshold ``-plo_eff`` as a vertical and a horizontal line. Decisions
@@ -331,12 +317,13 @@ def calibration_transform_figure(
     max_points : int
         Vertices per curve after decimation in plot space.
     """
-    systems = as_systems(systems)
+    transforms = systems if isinstance(systems, CurveSet) else pav_transforms(systems)
     bayes = _bayes_threshold(p_target, c_miss, c_fa)
     fig = go.Figure()
     y_values = []
-    for position, (name, trials) in enumerate(systems.items()):
-        x, y = _pav_curve(trials, max_points)
+    for position, (name, transform) in enumerate(transforms.items()):
+        keep = decimation_indices(transform.llr, transform.pav_llr, max_points, keep=transform.corners)
+        x, y = transform.llr[keep], transform.pav_llr[keep]
         y_values.append(y)
         fig.add_trace(go.Scatter(
             x=x, y=y, mode="lines", name=name, legendgroup=name,

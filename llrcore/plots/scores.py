@@ -1,7 +1,7 @@
 """Score histograms per class (target, non-target and, for ASVspoof files, spoof), one panel per system.
 
-Histograms are computed here with :func:`numpy.histogram` on the sorted scores, so a figure carries only the bin
-counts (a few hundred numbers), never the scores themselves: 10 million scores make the same small figure.
+The histograms are results of the library (:func:`llrcore.histograms.score_histograms`): a figure carries only the
+bin counts (a few hundred numbers), never the scores themselves, so 10 million scores make the same small figure.
 """
 from __future__ import annotations
 
@@ -9,34 +9,11 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from ..data.trials import as_systems
+from ..curves import CurveSet
+from ..histograms import histogram_range, score_histograms
 from ._style import CLASS_COLOURS, style_figure, system_colour, with_alpha
 
 __all__ = ["score_histogram_figure", "histogram_range"]
-
-
-def _quantile_sorted(values: np.ndarray, q: float) -> float:
-    """Quantile of an already sorted array (nearest rank, no copy)."""
-    return float(values[min(int(q * (values.size - 1) + 0.5), values.size - 1)])
-
-
-def histogram_range(classes: list[np.ndarray], tail: float = 5e-4) -> tuple[float, float]:
-    """Common bin range of several sorted score arrays: their finite extremes, unless far-out outliers would
-    squash the histograms, in which case the ``tail``/``1 - tail`` quantiles of each class (with a margin)."""
-    finite = [c[np.isfinite(c)] for c in classes]
-    finite = [c for c in finite if c.size]
-    if not finite:
-        return -1.0, 1.0
-    lo = min(float(c[0]) for c in finite)
-    hi = max(float(c[-1]) for c in finite)
-    q_lo = min(_quantile_sorted(c, tail) for c in finite)
-    q_hi = max(_quantile_sorted(c, 1 - tail) for c in finite)
-    core = q_hi - q_lo
-    if core > 0 and hi - lo > 3 * core:
-        lo, hi = q_lo - 0.05 * core, q_hi + 0.05 * core
-    if hi <= lo:
-        lo, hi = lo - 0.5, hi + 0.5
-    return lo, hi
 
 
 def _step_xy(edges: np.ndarray, density: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -53,32 +30,25 @@ def score_histogram_figure(systems, *, bins: int = 80, include_spoof: bool = Tru
 
     Parameters
     ----------
-    systems : Mapping[str, Trials] or Trials
+    systems : Mapping[str, Trials], Trials, or the CurveSet of :func:`llrcore.histograms.score_histograms`
+        (then `bins` and `include_spoof` are those it was computed with)
     bins : int
         Number of bins over the common range of the classes (outliers beyond the 0.05 % tails are left out of
         the range when they would squash the histograms).
     include_spoof : bool
         Also draw the spoof scores of systems that have them (``Trials.spoof``).
     """
-    systems = as_systems(systems)
-    bins = max(int(bins), 1)
-    n = len(systems)
+    histograms = systems if isinstance(systems, CurveSet) else score_histograms(
+        systems, bins=bins, include_spoof=include_spoof)
+    n = len(histograms)
     fig = make_subplots(
-        rows=n, cols=1, subplot_titles=[f"<b>{name}</b>" for name in systems], vertical_spacing=min(0.12, 0.3 / n),
+        rows=n, cols=1, subplot_titles=[f"<b>{name}</b>" for name in histograms], vertical_spacing=min(0.12, 0.3 / n),
     )
-    for row, (name, trials) in enumerate(systems.items(), start=1):
-        table = trials.sorted
-        classes = {"target": table.tar, "non-target": table.non}
-        if include_spoof and trials.spoof.size:
-            classes["spoof"] = np.sort(trials.spoof)
-        lo, hi = histogram_range(list(classes.values()))
-        edges = np.linspace(lo, hi, bins + 1)
-        width = edges[1] - edges[0]
-        for label, scores in classes.items():
-            counts, _ = np.histogram(scores, bins=edges)
-            density = counts / (scores.size * width)
-            x, y = _step_xy(edges, density)
-            shown = int(counts.sum())
+    for row, histogram in enumerate(histograms.values(), start=1):
+        edges = histogram.edges
+        for label, counts in histogram.counts.items():
+            x, y = _step_xy(edges, histogram.density(label))
+            total, shown = histogram.n_trials[label], int(counts.sum())
             colour = CLASS_COLOURS[label]
             fig.add_trace(
                 go.Scatter(
@@ -87,12 +57,12 @@ def score_histogram_figure(systems, *, bins: int = 80, include_spoof: bool = Tru
                     legendgroup=label, showlegend=row == 1,
                     customdata=np.column_stack([x, np.concatenate([edges[1:], edges[-1:]]),
                                                 np.concatenate([counts, counts[-1:]])]),
-                    hovertemplate=f"<b>{name}</b> {label}<br>scores %{{customdata[0]:.4g}} to %{{customdata[1]:.4g}}"
-                    "<br>density = %{y:.4g}<br>%{customdata[2]:,} trials<extra>"
-                    f"{scores.size:,} {label} trials" + (f", {scores.size - shown:,} outside" if shown < scores.size
-                                                          else "") + "</extra>",
-                    meta=dict(system=name, kind=label.replace("-", "_"), columns=["bin_start", "bin_end", "count"],
-                              n_trials=int(scores.size)),
+                    hovertemplate=f"<b>{histogram.name}</b> {label}<br>scores %{{customdata[0]:.4g}} to "
+                    "%{customdata[1]:.4g}<br>density = %{y:.4g}<br>%{customdata[2]:,} trials<extra>"
+                    f"{total:,} {label} trials" + (f", {total - shown:,} outside" if shown < total else "")
+                    + "</extra>",
+                    meta=dict(system=histogram.name, kind=label.replace("-", "_"),
+                              columns=["bin_start", "bin_end", "count"], n_trials=total),
                 ),
                 row=row, col=1,
             )

@@ -1,0 +1,86 @@
+"""Score histograms per class as results: bin edges and counts of target, non-target and spoof scores.
+
+A histogram is a few hundred numbers whatever the number of trials, computed with :func:`numpy.histogram` on the
+sorted scores; :func:`llrcore.plots.score_histogram_figure` draws them and the table a user downloads is theirs.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from .curves import CurveSet
+from .data.trials import as_systems
+
+__all__ = ["ScoreHistograms", "score_histograms", "histogram_range"]
+
+
+def _quantile_sorted(values: np.ndarray, q: float) -> float:
+    """Quantile of an already sorted array (nearest rank, no copy)."""
+    return float(values[min(int(q * (values.size - 1) + 0.5), values.size - 1)])
+
+
+def histogram_range(classes: list[np.ndarray], tail: float = 5e-4) -> tuple[float, float]:
+    """Common bin range of several sorted score arrays: their finite extremes, unless far-out outliers would
+    squash the histograms, in which case the ``tail``/``1 - tail`` quantiles of each class (with a margin)."""
+    finite = [c[np.isfinite(c)] for c in classes]
+    finite = [c for c in finite if c.size]
+    if not finite:
+        return -1.0, 1.0
+    lo = min(float(c[0]) for c in finite)
+    hi = max(float(c[-1]) for c in finite)
+    q_lo = min(_quantile_sorted(c, tail) for c in finite)
+    q_hi = max(_quantile_sorted(c, 1 - tail) for c in finite)
+    core = q_hi - q_lo
+    if core > 0 and hi - lo > 3 * core:
+        lo, hi = q_lo - 0.05 * core, q_hi + 0.05 * core
+    if hi <= lo:
+        lo, hi = lo - 0.5, hi + 0.5
+    return lo, hi
+
+
+@dataclass(frozen=True, eq=False)
+class ScoreHistograms:
+    """One system's histograms over common bin `edges`: ``counts[class]`` per bin, ``n_trials[class]`` in all.
+
+    Classes are ``"target"``, ``"non-target"`` and, for ASVspoof files, ``"spoof"``. Trials outside the bins (far
+    outliers left out of the range) are counted in ``n_trials`` but in no bin.
+    """
+
+    name: str
+    edges: np.ndarray
+    counts: dict
+    n_trials: dict
+
+    def density(self, label: str) -> np.ndarray:
+        """Counts per trial of the class and per score unit: the area over the bins is at most 1."""
+        return self.counts[label] / (self.n_trials[label] * np.diff(self.edges))
+
+    def to_frame(self) -> pd.DataFrame:
+        """Rows ``system, class, bin_start, bin_end, count, density``."""
+        return pd.concat([pd.DataFrame({"system": self.name, "class": label, "bin_start": self.edges[:-1],
+                                        "bin_end": self.edges[1:], "count": counts, "density": self.density(label)})
+                          for label, counts in self.counts.items()], ignore_index=True)
+
+
+def score_histograms(systems, *, bins: int = 80, include_spoof: bool = True) -> CurveSet:
+    """The per-class histograms of each system over a range common to its classes (:func:`histogram_range`).
+
+    Returns
+    -------
+    CurveSet
+        ``name -> ScoreHistograms``.
+    """
+    bins = max(int(bins), 1)
+    out = CurveSet()
+    for name, trials in as_systems(systems).items():
+        table = trials.sorted
+        classes = {"target": table.tar, "non-target": table.non}
+        if include_spoof and trials.spoof.size:
+            classes["spoof"] = np.sort(trials.spoof)
+        edges = np.linspace(*histogram_range(list(classes.values())), bins + 1)
+        out[name] = ScoreHistograms(name, edges, {label: np.histogram(scores, bins=edges)[0]
+                                                  for label, scores in classes.items()},
+                                    {label: int(scores.size) for label, scores in classes.items()})
+    return out
