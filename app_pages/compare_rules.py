@@ -259,7 +259,8 @@ def main() -> None:
         show_figure(lambda: rule_comparison_figure(sweep), "rule_comparison",
                     "Each curve: one rule; each point: an affine calibration trained with that rule and prior "
                     "weighting on the training trials, judged on the evaluation trials. The star is the best; dashed: "
-                    "the floor any monotone calibration could reach knowing the evaluation labels.")
+                    "the floor any monotone calibration could reach knowing the evaluation labels.",
+                    data=lambda: sweep.frame)
         show_tables(sweep)
     with weighting_tab:
         show_weighting(sweep, rules)
