@@ -1,5 +1,6 @@
 """The demo data a session starts with (real, public score files in assets/, each with its SOURCE.txt), read once per
-server by cached loaders and shared read-only by every session: binary systems, multiclass score sets.
+server by cached loaders and shared read-only by every session: binary systems, multiclass score sets, similarity
+matrices of recordings.
 """
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from pathlib import Path
 import streamlit as st
 
 import llrcore as lc
-from app_pages._registry import LoadedScores, LoadedSystem
+from app_pages._registry import LoadedMatrix, LoadedScores, LoadedSystem
 
 ASSETS = Path(__file__).resolve().parents[1] / "assets"
 
@@ -105,3 +106,35 @@ def demo_score_sets() -> dict[str, LoadedScores]:
     """The multiclass score sets of a session's first visit."""
     return {demo.name: LoadedScores(load_multiclass_demo(i), f"demo: {demo.folder}", f"demo:{demo.folder}")
             for i, demo in enumerate(MULTICLASS_DEMOS)}
+
+
+# ----- similarity matrices of recordings ---------------------------------------------------------------------------
+
+
+#: label -> (folder in assets/, recording name, matrix, reference RTTM, a full system's RTTM on it or None)
+MATRIX_DEMOS = {
+    "AMI ES2005a (PLDA LLRs of 1,025 x-vector windows)":
+        ("ami_ES2005a", "ES2005a", "ES2005a_similarity.npz", "ES2005a.rttm",
+         "ES2005a.vbx_output_reproduced_here.rttm"),
+    "pyannote sample (cosines of 74 d-vector windows)":
+        ("pyannote_sample", "sample", "sample_similarity.npz", "sample.rttm", None),
+}
+
+
+@st.cache_resource(show_spinner=False)
+def load_matrix_demo(folder: str, name: str, matrix_file: str, reference_file: str, system_file: str | None):
+    """A demo matrix with its reference and, where there is one, a full system's output; read once per server
+    (shared, read-only)."""
+    directory = ASSETS / folder
+    matrix = lc.read_similarity(directory / matrix_file, reference=directory / reference_file, name=name)
+    system = lc.read_rttm(directory / system_file) if system_file else None
+    return matrix, system
+
+
+def demo_matrices() -> dict[str, LoadedMatrix]:
+    """The similarity matrices of a session's first visit."""
+    sets = {}
+    for label, files in MATRIX_DEMOS.items():
+        matrix, system = load_matrix_demo(*files)
+        sets[label] = LoadedMatrix(matrix, f"demo: {files[0]}", f"demo:{files[0]}", system)
+    return sets

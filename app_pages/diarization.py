@@ -1,8 +1,8 @@
 """Diarization: who spoke when, from nothing but the matrix of pairwise scores between speech segments.
 
-The page keeps its own data, apart from the binary systems: ``st.session_state["diar_sets"]`` maps a label to
-``{"matrix": SimilarityMatrix, "source": str, "key": str, "system": turns or None}`` (the demo recordings on
-the first visit, then uploads); ``key`` identifies the data for the clustering cache. Clustering runs when the
+The page keeps its own data, apart from the binary systems: the registry ``MATRICES`` (app_pages/_loaded.py) of
+``LoadedMatrix`` (the demo recordings on the first visit, then uploads); a set's ``id`` identifies its data for the
+clustering cache. Clustering runs when the
 button is pressed; its results are kept per (data key, method, options) in a server-wide store (below), so going
 back to earlier settings or another session on the same data is instant.
 """
@@ -17,20 +17,14 @@ import pandas as pd
 import streamlit as st
 
 import llrcore as lc
-from llrcore.diarization import EFFECTIVE_SCORES, METHODS, block_mean_matrix, cluster_summary, similarity_keys
+from llrcore.diarization import EFFECTIVE_SCORES, METHODS, block_mean_matrix, cluster_summary
 from llrcore.plots import diarization as diarization_plots
-from app_pages import _state as state
 from app_pages._figures import show_figure
+from app_pages._loaded import MATRICES
+from app_pages._registry import LoadedMatrix
+from app_pages._uploads import read_user_file
 
 
-#: label -> (folder in assets/, recording name, matrix, reference RTTM, a full system's RTTM on it or None)
-DEMOS = {
-    "AMI ES2005a (PLDA LLRs of 1,025 x-vector windows)":
-        ("ami_ES2005a", "ES2005a", "ES2005a_similarity.npz", "ES2005a.rttm",
-         "ES2005a.vbx_output_reproduced_here.rttm"),
-    "pyannote sample (cosines of 74 d-vector windows)":
-        ("pyannote_sample", "sample", "sample_similarity.npz", "sample.rttm", None),
-}
 VBX_PUBLISHED_DER = 7.06  # VBx README, "Run the example": ES2005a, dscore --collar 0.25 --ignore_overlaps
 METHOD_NAMES = {"bayes": "Bayesian block model", "ahc": "AHC (average linkage)", "spectral": "Spectral"}
 EVIDENCE_STEPS = [1, 2, 3, 4, 5, 5.5, 6, 6.25, 6.5, 7, 8, 10, 12, 15, 20, 25, 30, 40, 50, 75, 100]
@@ -41,16 +35,6 @@ MATRIX_HELP = ("NumPy `.npy` (one square array) or `.npz` (several matrices allo
 # ----- data ----------------------------------------------------------------------------------------------------------
 
 
-@st.cache_resource(show_spinner=False)
-def load_demo(folder: str, name: str, matrix_file: str, reference_file: str, system_file: str | None):
-    """A demo matrix with its reference and, where there is one, a full system's output; read once per server
-    (shared, read-only)."""
-    directory = state.ASSETS / folder
-    matrix = lc.read_similarity(directory / matrix_file, reference=directory / reference_file, name=name)
-    system = lc.read_rttm(directory / system_file) if system_file else None
-    return matrix, system
-
-
 @st.cache_resource(show_spinner=False, max_entries=8, ttl="1h")
 def parse_upload(ids: tuple, key: str | None, _matrix, _segments, _reference):
     """(SimilarityMatrix, None) or (None, a sentence), cached by the uploads' file ids and the chosen key."""
@@ -58,20 +42,8 @@ def parse_upload(ids: tuple, key: str | None, _matrix, _segments, _reference):
     for upload in (_matrix, _segments, _reference):
         if upload is not None:
             upload.seek(0)
-    return state.read_user_file(name, lambda: lc.read_similarity(
+    return read_user_file(name, lambda: lc.read_similarity(
         _matrix, key=key, segments=_segments, reference=_reference, name=Path(name).stem))
-
-
-def data_sets() -> dict:
-    """Label -> record of the loaded matrices; the demo on a session's first visit."""
-    if "diar_sets" not in st.session_state:
-        sets = {}
-        for label, files in DEMOS.items():
-            matrix, system = load_demo(*files)
-            sets[label] = {"matrix": matrix, "source": f"demo: {files[0]}", "key": f"demo:{files[0]}",
-                           "system": system}
-        st.session_state["diar_sets"] = sets
-    return st.session_state["diar_sets"]
 
 
 def upload_box() -> None:
@@ -98,9 +70,8 @@ def upload_box() -> None:
         return
     ids = tuple(None if f is None else f.file_id for f in (upload, segments, reference))
     data_key = f"upload:{ids}:{key}"
-    sets = data_sets()
     label = f"{Path(upload.name).stem}{f' ({key})' if key else ''} (upload)"
-    if sets.get(label, {}).get("key") == data_key:
+    if getattr(MATRICES.sets().get(label), "id", None) == data_key:
         return
     with st.spinner(f"Reading {upload.name}…"):
         matrix, error = parse_upload(ids, key, upload, segments, reference)
@@ -109,7 +80,7 @@ def upload_box() -> None:
         return
     for note in matrix.notes:
         st.warning(note, icon=":material/warning:")
-    sets[label] = {"matrix": matrix, "source": f"upload: {upload.name}", "key": data_key, "system": None}
+    MATRICES.put(label, LoadedMatrix(matrix, f"upload: {upload.name}", data_key))
     st.session_state["diar_set"] = label
     st.success(f"Loaded {upload.name}: {matrix.n_segments:,} segments.", icon=":material/check_circle:")
 
@@ -118,7 +89,7 @@ def upload_box() -> None:
 def _matrix_keys(file_id: str, _upload) -> list[str]:
     try:
         _upload.seek(0)
-        return similarity_keys(_upload)
+        return lc.similarity_keys(_upload)
     except ValueError:
         return []
 
@@ -217,20 +188,20 @@ def _store() -> _Store:
     return _Store()
 
 
-def _result_key(record: dict, method: str, settings_: Settings) -> tuple:
-    return record["key"], method, tuple(sorted(settings_.options(method).items()))
+def _result_key(loaded: LoadedMatrix, method: str, settings_: Settings) -> tuple:
+    return loaded.id, method, tuple(sorted(settings_.options(method).items()))
 
 
-def cached_results(record: dict, settings_: Settings) -> dict:
+def cached_results(record: LoadedMatrix, settings_: Settings) -> dict:
     """method -> ClusteringResult of the methods already clustered with these settings."""
     store = _store()
     results = {m: store.get(_result_key(record, m, settings_)) for m in METHODS}
     return {m: r for m, r in results.items() if r is not None}
 
 
-def run_clustering(record: dict, settings_: Settings) -> None:
+def run_clustering(record: LoadedMatrix, settings_: Settings) -> None:
     """Cluster with every method not yet in the store; the Bayesian model shows its runs and bound as it goes."""
-    matrix = record["matrix"]
+    matrix = record.matrix
     store = _store()
     bar = st.progress(0.0, text="Clustering…")
     try:
@@ -260,37 +231,13 @@ def run_clustering(record: dict, settings_: Settings) -> None:
 # ----- scoring -------------------------------------------------------------------------------------------------------
 
 
-def score_row(name: str, matrix, result, turns, settings_: Settings) -> dict:
-    """One row of the comparison table: speakers, DER and its parts (with times and reference turns), segment
-    error, purity, coverage."""
-    row = {"method": name, "speakers": None if result is None else result.n_clusters}
-    if turns is not None and matrix.reference_turns is not None:
-        der = lc.diarization_error_rate(matrix.reference_turns, turns, collar=settings_.collar,
-                                        skip_overlap=settings_.skip_overlap)
-        row.update({"DER": der.der, "missed": der.missed / der.total, "false alarm": der.false_alarm / der.total,
-                    "confusion": der.confusion / der.total})
-    if result is not None and matrix.reference is not None:
-        segment = lc.segment_scores(result.labels, matrix.reference)
-        row.update({"segment error": segment.error, "purity": segment.purity, "coverage": segment.coverage})
-    if result is not None:
-        row["seconds"] = result.seconds
-    return row
-
-
-def comparison(record: dict, results: dict, settings_: Settings) -> pd.DataFrame:
-    matrix = record["matrix"]
-    rows = []
-    for method, result in results.items():
-        turns = result.turns(matrix.start, matrix.end, matrix.uri) if matrix.has_times else None
-        rows.append(score_row(METHOD_NAMES[method], matrix, result, turns, settings_))
-    if record.get("system") is not None:  # the demo: VBx's own output on the same recording
-        vbx = record["system"]
-        rows.append({**score_row("VBx (full system, its RTTM)", matrix, None, vbx, settings_),
-                     "speakers": vbx["speaker"].nunique()})
-    table = pd.DataFrame(rows)
-    numbers = [c for c in table.columns if c != "method"]
-    table[numbers] = table[numbers].astype(float)  # a missing value is NaN (a blank cell), not None
-    return table
+def comparison(record: LoadedMatrix, results: dict, settings_: Settings) -> pd.DataFrame:
+    """The methods side by side (lc.compare_methods), with the published full system's RTTM where there is one."""
+    outputs = {METHOD_NAMES[method]: result for method, result in results.items()}
+    if record.system is not None:  # the demo: VBx's own output on the same recording
+        outputs["VBx (full system, its RTTM)"] = record.system
+    return lc.compare_methods(record.matrix, outputs, collar=settings_.collar,
+                              skip_overlap=settings_.skip_overlap).to_frame()
 
 
 def show_comparison(table: pd.DataFrame, matrix) -> None:
@@ -303,14 +250,14 @@ def show_comparison(table: pd.DataFrame, matrix) -> None:
             help=f"Reference: {matrix.n_reference_speakers}" if matrix.n_reference_speakers else None),
     })
     notes = []
-    if "DER" in table:
+    if table["DER"].notna().any():
         notes.append(f"DER with a collar of {st.session_state.get('diar_collar', 0.25):g} s per side"
                      + (", overlapped speech ignored" if st.session_state.get("diar_skip_overlap", True) else "")
                      + " (pyannote.metrics, md-eval convention).")
     if any(table["method"].str.startswith("VBx")):
         notes.append(f"VBx's published DER on ES2005a is {VBX_PUBLISHED_DER:.2f} % (collar 0.25 s, overlap "
                      "ignored); it clusters the x-vectors themselves with a PLDA model and an HMM.")
-    if "segment error" in table:
+    if table["segment error"].notna().any():
         notes.append("Segment error: share of windows not on their reference speaker after the best one-to-one "
                      "mapping of clusters to speakers.")
     st.caption(" ".join(notes))
@@ -319,8 +266,8 @@ def show_comparison(table: pd.DataFrame, matrix) -> None:
 # ----- results -------------------------------------------------------------------------------------------------------
 
 
-def headline(record: dict, result, row: dict) -> None:
-    matrix = record["matrix"]
+def headline(record: LoadedMatrix, result, row: dict) -> None:
+    matrix = record.matrix
     columns = st.columns(4)
     reference = matrix.n_reference_speakers
     posterior = result.n_clusters_posterior
@@ -332,14 +279,14 @@ def headline(record: dict, result, row: dict) -> None:
     shown = "—" if probability is None else ("> 0.999" if probability > 0.999 else f"{probability:.3f}")
     columns[1].metric("Posterior of that number", shown,
                       border=True, help="p(K | scores) from the evidence bounds of all the runs (the figure below).")
-    if "DER" in row:
+    if pd.notna(row["DER"]):
         columns[2].metric("DER", f"{100 * row['DER']:.2f} %", border=True,
                           delta=(f"{100 * row['DER'] - VBX_PUBLISHED_DER:+.2f} vs VBx {VBX_PUBLISHED_DER} %"
-                                 if record.get("system") is not None else None),
+                                 if record.system is not None else None),
                           delta_color="inverse", help="Diarization error rate: missed + false alarm + confusion.")
     else:
         columns[2].metric("DER", "—", border=True, help="Needs segment times and a reference RTTM.")
-    if "segment error" in row:
+    if pd.notna(row["segment error"]):
         columns[3].metric("Segment error", f"{100 * row['segment error']:.1f} %", border=True,
                           delta=f"purity {100 * row['purity']:.1f} %, coverage {100 * row['coverage']:.1f} %",
                           delta_color="off", delta_arrow="off")
@@ -350,8 +297,8 @@ def headline(record: dict, result, row: dict) -> None:
 FIGURE_TABS = ["Similarity matrix", "Scores and Gaussians", "Number of speakers", "Evidence bound", "Timeline"]
 
 
-def figures(record: dict, result, method: str) -> None:
-    matrix = record["matrix"]
+def figures(record: LoadedMatrix, result, method: str) -> None:
+    matrix = record.matrix
     tabs = dict(zip(FIGURE_TABS, st.tabs(FIGURE_TABS, key="diar_tab", on_change="rerun")))
     if tabs["Similarity matrix"].open:
         with tabs["Similarity matrix"]:
@@ -430,7 +377,7 @@ def downloads(matrix, result, method: str) -> None:
     if not matrix.has_times:
         labels_column = rttm_column
     else:
-        rttm = lc.diarization.rttm_text(result.turns(matrix.start, matrix.end, matrix.uri))
+        rttm = lc.rttm_text(result.turns(matrix.start, matrix.end, matrix.uri))
         rttm_column.download_button("Turns as RTTM", rttm.encode(), file_name=f"{matrix.uri}_{method}.rttm",
                                     mime="text/plain", icon=":material/download:", key=f"diar_rttm_{method}")
     labels = pd.DataFrame({"segment": range(matrix.n_segments), "cluster": result.labels})
@@ -442,9 +389,9 @@ def downloads(matrix, result, method: str) -> None:
                                   icon=":material/download:", key=f"diar_labels_{method}")
 
 
-def preview(record: dict) -> None:
+def preview(record: LoadedMatrix) -> None:
     """Before clustering: the matrix in time order, and what to look for in it."""
-    matrix = record["matrix"]
+    matrix = record.matrix
     figure_column, text_column = st.columns([3, 2], gap="medium")
     with figure_column, st.spinner("Drawing…"):
         fig = diarization_plots.similarity_heatmap_figure(
@@ -474,7 +421,7 @@ st.caption("Who spoke when, from the matrix of scores between speech segments on
 
 
 def main() -> None:
-    sets = data_sets()
+    sets = MATRICES.sets()
     upload_box()
     labels = list(sets)
     if st.session_state.get("diar_set") not in labels:
@@ -485,8 +432,8 @@ def main() -> None:
             st.markdown("**Data**")
             label = st.selectbox("Matrix", labels, key="diar_set", label_visibility="collapsed")
             record = sets[label]
-            matrix = record["matrix"]
-            facts = [f"{matrix.n_segments:,} segments", record["source"]]
+            matrix = record.matrix
+            facts = [f"{matrix.n_segments:,} segments", record.source]
             if matrix.has_times:
                 facts.insert(1, f"{matrix.start.min():.0f}–{matrix.end.max():.0f} s")
             if matrix.n_reference_speakers:

@@ -95,31 +95,26 @@ def contenders(scores: np.ndarray, k_true: int) -> list[tuple[str, str, object]]
     ]
 
 
-def labels_of(result) -> np.ndarray:
-    return result.labels if isinstance(result, lc.ClusteringResult) else np.asarray(result)
-
-
 def measure(scores, truth, reps: int, matrix=None) -> tuple[float, list[dict]]:
+    """Time every contender (best of `reps`) and score what it found with lc.compare_methods, as the app does."""
     eigh_time, eigh_times, _ = best_time(lambda: np.linalg.eigh(scores), reps)
+    matrix = matrix if matrix is not None else lc.SimilarityMatrix(scores, reference=truth)
     rows = []
-    k_true = int(np.unique(truth).size)
-    for name, told, function in contenders(scores, k_true):
+    for name, told, function in contenders(scores, int(np.unique(truth).size)):
         seconds, times, result = best_time(function, reps)
-        labels = labels_of(result)
-        segment = lc.segment_scores(labels, truth)
+        (scored,) = lc.compare_methods(matrix, {name: result}).rows
         row = {"tool": name, "told": told, "seconds": seconds, "times": times, "x_eigh": seconds / eigh_time,
-               "speakers": segment.n_clusters, "segment_error": segment.error, "purity": segment.purity,
-               "coverage": segment.coverage}
-        if matrix is not None:
-            turns = lc.segments_to_turns(matrix.start, matrix.end, labels, uri=matrix.uri)
-            row["der"] = lc.diarization_error_rate(matrix.reference_turns, turns).der
+               "speakers": int(scored["speakers"]), "segment_error": scored["segment error"],
+               "purity": scored["purity"], "coverage": scored["coverage"]}
+        if matrix.reference_turns is not None:
+            row["der"] = scored["DER"]
         if isinstance(result, lc.ClusteringResult) and result.runs is not None:
             row["runs"] = len(result.runs)
             row["iterations"] = int(result.runs["iterations"].sum())
         rows.append(row)
-        print(f"{name:28s} {seconds:7.3f} s ({seconds / eigh_time:5.2f} x eigh)  K={segment.n_clusters}  "
-              f"segment error {100 * segment.error:5.2f} %" + (f"  DER {100 * row['der']:5.2f} %" if "der" in row
-                                                              else ""))
+        print(f"{name:28s} {seconds:7.3f} s ({seconds / eigh_time:5.2f} x eigh)  K={row['speakers']}  "
+              f"segment error {100 * row['segment_error']:5.2f} %" + (f"  DER {100 * row['der']:5.2f} %" if "der"
+                                                                     in row else ""))
     print(f"{'numpy.linalg.eigh':28s} {eigh_time:7.3f} s")
     return eigh_time, rows
 

@@ -99,19 +99,26 @@ from .multiclass import (
     scores_to_llrs,
 )
 from .report import CalibrationSummary, Report, SystemSummary, build_report
+from .data.similarity import SimilarityMatrix
 from .diarization import (
     ClusteringResult,
     DERResult,
+    MethodComparison,
     SegmentScores,
-    SimilarityMatrix,
     cluster_similarity,
+    compare_methods,
     diarization_error_rate,
+    segment_scores,
+    segments_to_turns,
+)
+from .io.diarization import (
+    read_labels,
     read_rttm,
     read_segments,
     read_similarity,
     read_uem,
-    segment_scores,
-    segments_to_turns,
+    rttm_text,
+    similarity_keys,
     write_rttm,
 )
 

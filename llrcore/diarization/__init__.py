@@ -1,6 +1,5 @@
 """Speaker diarization from a similarity matrix: cluster segments given only their pairwise scores, and score it.
 
-- :mod:`~llrcore.diarization.matrix` — :class:`SimilarityMatrix`, the validated input.
 - :mod:`~llrcore.diarization.model` — the Bayesian Gaussian block model with a Dirichlet-process prior (Publication I
   of the thesis chapter ``papers/004``), mean-field variational inference.
 - :mod:`~llrcore.diarization.baselines` — average-linkage AHC and spectral clustering.
@@ -10,19 +9,13 @@
   DER through pyannote.metrics.
 - :mod:`~llrcore.diarization.gaussians` — the two-Gaussian mixture of the scores, Gaussian fits.
 
-The readers (``read_similarity``, ``read_rttm``, ``write_rttm``, ``read_uem``, ``read_segments``) live in
-:mod:`llrcore.io.diarization` and are re-exported here.
+- :mod:`~llrcore.diarization.compare` — :func:`compare_methods`, several clusterings of one matrix side by side.
+
+The input, :class:`~llrcore.data.similarity.SimilarityMatrix`, is in the data layer (``llrcore/data/similarity.py``);
+the readers (``read_similarity``, ``read_rttm``, ``write_rttm``, ...) are in :mod:`llrcore.io.diarization`, and
+``llrcore`` gathers both: this package imports no reader.
 """
-from ..io.diarization import (
-    read_labels,
-    read_rttm,
-    read_segments,
-    read_similarity,
-    read_uem,
-    rttm_text,
-    similarity_keys,
-    write_rttm,
-)
+from ..data.similarity import TURN_COLUMNS, SimilarityMatrix, labels_from_turns
 from .cluster import (
     DEFAULT_MAX_CLUSTERS,
     METHODS,
@@ -31,15 +24,14 @@ from .cluster import (
     cluster_similarity,
     cluster_summary,
 )
+from .compare import COMPARISON_COLUMNS, MethodComparison, compare_methods
 from .gaussians import GaussianFit, ScoreMixture, fit_score_mixture
-from .matrix import TURN_COLUMNS, SimilarityMatrix
 from .result import ClusteringResult
 from .model import EFFECTIVE_SCORES, PRIOR_STRENGTH, BlockModelPrior, Progress, crp_log_prior
 from .scoring import (
     DERResult,
     SegmentScores,
     diarization_error_rate,
-    labels_from_turns,
     optimal_mapping,
     segment_scores,
     segments_to_turns,
@@ -50,6 +42,6 @@ __all__ = [
     "EFFECTIVE_SCORES", "PRIOR_STRENGTH", "BlockModelPrior", "Progress", "crp_log_prior", "block_gaussians",
     "block_mean_matrix", "cluster_summary", "GaussianFit", "ScoreMixture",
     "fit_score_mixture", "SegmentScores", "segment_scores", "optimal_mapping", "segments_to_turns",
-    "labels_from_turns", "DERResult", "diarization_error_rate", "read_similarity", "read_rttm", "write_rttm",
-    "rttm_text", "read_uem", "read_segments", "read_labels", "similarity_keys",
+    "labels_from_turns", "DERResult", "diarization_error_rate", "compare_methods", "MethodComparison",
+    "COMPARISON_COLUMNS",
 ]

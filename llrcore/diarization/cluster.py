@@ -16,7 +16,7 @@ from .baselines import (
     spectral_labels,
 )
 from .gaussians import GaussianFit, ScoreMixture, fit_score_mixture
-from .matrix import SimilarityMatrix, as_similarity
+from ..data.similarity import SimilarityMatrix, as_similarity
 from .model import EFFECTIVE_SCORES, PRIOR_STRENGTH, BlockModelPrior, fit_block_model
 from .result import ClusteringResult
 from .scoring import optimal_mapping

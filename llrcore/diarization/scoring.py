@@ -19,9 +19,9 @@ import numpy as np
 import pandas as pd
 from scipy.optimize import linear_sum_assignment
 
-from .matrix import TURN_COLUMNS
+from ..data.similarity import TURN_COLUMNS
 
-__all__ = ["SegmentScores", "segment_scores", "optimal_mapping", "segments_to_turns", "labels_from_turns",
+__all__ = ["SegmentScores", "segment_scores", "optimal_mapping", "segments_to_turns",
            "DERResult", "diarization_error_rate"]
 
 
@@ -142,22 +142,6 @@ def segments_to_turns(start, end, labels, *, uri: str = "recording", channel: st
         "uri": uri, "channel": channel, "start": piece_start[first], "end": piece_end[last],
         "speaker": labels[first].astype(str),
     })
-
-
-def labels_from_turns(start, end, turns: pd.DataFrame) -> np.ndarray:
-    """Reference speaker of each segment: the speaker with the most time inside it (ties: first in sorted order).
-
-    Segments that overlap no turn get the label ``""``.
-    """
-    start = np.asarray(start, dtype=np.float64)
-    end = np.asarray(end, dtype=np.float64)
-    speakers = np.unique(turns["speaker"].astype(str).to_numpy())
-    overlap = np.zeros((start.size, speakers.size))
-    index = np.searchsorted(speakers, turns["speaker"].astype(str).to_numpy())
-    for t0, t1, k in zip(turns["start"].to_numpy(float), turns["end"].to_numpy(float), index):
-        overlap[:, k] += np.clip(np.minimum(end, t1) - np.maximum(start, t0), 0.0, None)
-    labels = speakers[np.argmax(overlap, axis=1)] if speakers.size else np.full(start.size, "")
-    return np.where(overlap.max(axis=1, initial=0.0) > 0, labels, "")
 
 
 # ----- DER -------------------------------------------------------------------------------------------------------

@@ -36,6 +36,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..data.similarity import SimilarityMatrix, labels_from_turns
 from ._source import _load_numpy, _npz_array, _Source, _text_bytes
 
 __all__ = ["read_similarity", "similarity_keys", "read_segments", "read_rttm", "rttm_text", "write_rttm",
@@ -264,9 +265,6 @@ def read_similarity(source, *, key: str | None = None, segments=None, reference=
     LoadError
         Unreadable file, not square, NaN or infinite values (row and column named), counts that do not match.
     """
-    # imported here: llrcore.diarization re-exports this module's readers, so a top-level import would be circular
-    from ..diarization.matrix import SimilarityMatrix
-    from ..diarization.scoring import labels_from_turns
 
     src = _open(source)
     if src.data[:6] == b"\x93NUMPY" or src.data[:2] == b"PK":

@@ -3,6 +3,7 @@
 A :class:`SimilarityMatrix` holds the ``N x N`` scores between the speech segments of a recording (PLDA LLRs,
 cosine similarities, ...), optionally the segments' start and end times and a reference (one speaker label per
 segment and/or the reference turns of an RTTM). It is validated once, on construction: square, finite, symmetric.
+:func:`labels_from_turns` gives each segment its reference speaker from the turns of an RTTM.
 """
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-__all__ = ["SimilarityMatrix", "as_similarity", "TURN_COLUMNS"]
+__all__ = ["SimilarityMatrix", "as_similarity", "labels_from_turns", "TURN_COLUMNS"]
 
 #: Columns of a table of speaker turns (what :func:`~llrcore.read_rttm` returns and the scoring code takes).
 TURN_COLUMNS = ["uri", "channel", "start", "end", "speaker"]
@@ -158,3 +159,19 @@ class SimilarityMatrix:
         if self.n_reference_speakers is not None:
             extras.append(f"{self.n_reference_speakers} reference speakers")
         return f"SimilarityMatrix(name={self.name!r}, uri={self.uri!r}, {', '.join(extras)})"
+
+
+def labels_from_turns(start, end, turns: pd.DataFrame) -> np.ndarray:
+    """Reference speaker of each segment: the speaker with the most time inside it (ties: first in sorted order).
+
+    Segments that overlap no turn get the label ``""``.
+    """
+    start = np.asarray(start, dtype=np.float64)
+    end = np.asarray(end, dtype=np.float64)
+    speakers = np.unique(turns["speaker"].astype(str).to_numpy())
+    overlap = np.zeros((start.size, speakers.size))
+    index = np.searchsorted(speakers, turns["speaker"].astype(str).to_numpy())
+    for t0, t1, k in zip(turns["start"].to_numpy(float), turns["end"].to_numpy(float), index):
+        overlap[:, k] += np.clip(np.minimum(end, t1) - np.maximum(start, t0), 0.0, None)
+    labels = speakers[np.argmax(overlap, axis=1)] if speakers.size else np.full(start.size, "")
+    return np.where(overlap.max(axis=1, initial=0.0) > 0, labels, "")

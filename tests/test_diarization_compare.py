@@ -1,0 +1,71 @@
+"""lc.compare_methods: several diarizations of one recording side by side, as the page and the benchmark show them.
+
+Independent references: the segment error by trying every one-to-one mapping of clusters to speakers (itertools, a
+hand-made case small enough to enumerate), and pyannote.metrics' DiarizationErrorRate called directly on the same
+turns (collar 2 x 0.25 s, overlap skipped: the md-eval convention).
+"""
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import llrcore as lc
+
+ASSETS = Path(__file__).resolve().parents[1] / "assets"
+
+
+def brute_force_segment_error(hypothesis, reference) -> float:
+    clusters, speakers = sorted(set(hypothesis)), sorted(set(reference))
+    best = 0
+    for image in itertools.permutations(speakers + [None] * len(clusters), len(clusters)):
+        mapping = dict(zip(clusters, image))
+        best = max(best, sum(mapping[h] == r for h, r in zip(hypothesis, reference)))
+    return 1 - best / len(reference)
+
+
+def test_segment_scores_of_labels_results_and_turns():
+    rng = np.random.default_rng(0)
+    reference = np.array(list("aaabbbcccc"))
+    scores = rng.normal(0, 1, (10, 10))
+    matrix = lc.SimilarityMatrix(scores + scores.T, reference=reference)
+    labels = np.array([0, 0, 1, 1, 1, 2, 2, 2, 2, 0])
+    table = lc.compare_methods(matrix, {"mine": labels}).to_frame()
+    assert list(table.columns) == ["method", *lc.diarization.COMPARISON_COLUMNS]
+    (row,) = table.to_dict("records")
+    assert row["segment error"] == pytest.approx(brute_force_segment_error(labels, reference))
+    assert row["speakers"] == 3
+    assert np.isnan(row["DER"]) and np.isnan(row["seconds"])  # no times: no DER; plain labels: no time
+
+
+def test_der_columns_are_pyannotes_and_a_full_systems_turns_have_no_segment_scores():
+    from pyannote.core import Annotation, Segment, Timeline
+    from pyannote.metrics.diarization import DiarizationErrorRate
+
+    matrix = lc.read_similarity(ASSETS / "pyannote_sample" / "sample_similarity.npz",
+                                reference=ASSETS / "pyannote_sample" / "sample.rttm")
+    result = lc.cluster_similarity(matrix, "spectral")
+    turns = result.turns(matrix.start, matrix.end, matrix.uri)
+    table = lc.compare_methods(matrix, {"spectral": result, "its turns": turns}).to_frame().set_index("method")
+
+    def annotation(frame):
+        out = Annotation(uri=matrix.uri)
+        for i, (t0, t1, speaker) in enumerate(frame[["start", "end", "speaker"]].itertuples(index=False)):
+            out[Segment(t0, t1), i] = str(speaker)
+        return out
+
+    ref = matrix.reference_turns
+    both = pd.concat([ref[["start", "end"]], turns[["start", "end"]]])
+    uem = Timeline([Segment(both["start"].min(), both["end"].max())], uri=matrix.uri)
+    metric = DiarizationErrorRate(collar=0.5, skip_overlap=True)
+    parts = metric(annotation(ref), annotation(turns), uem=uem, detailed=True)
+    for row in ("spectral", "its turns"):
+        assert table.loc[row, "DER"] == pytest.approx(parts["diarization error rate"], rel=1e-12)
+        assert table.loc[row, "confusion"] == pytest.approx(parts["confusion"] / parts["total"], rel=1e-12)
+    assert table.loc["spectral", "speakers"] == result.n_clusters
+    assert table.loc["spectral", "seconds"] == result.seconds
+    assert np.isnan(table.loc["its turns", "segment error"])
+    assert table.loc["spectral", "segment error"] == lc.segment_scores(result.labels, matrix.reference).error
