@@ -19,13 +19,24 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import optimize
 
 from .data.checks import as_scores
+from .newton import newton, newton_polish, trust_region
 from .rates import SortedScores, sigmoid
 from .rules import BetaRule
 
-__all__ = ["Affine", "Fusion", "PAVCalibrator", "fit_affine", "fit_fusion", "fit_cmlg", "fit_pav", "cross_calibrate"]
+__all__ = [
+    "Affine",
+    "Folds",
+    "Fusion",
+    "PAVCalibrator",
+    "WarmFits",
+    "cross_calibrate",
+    "fit_affine",
+    "fit_cmlg",
+    "fit_fusion",
+    "fit_pav",
+]
 
 _SUBSAMPLE_ABOVE = 200_000  # trials; below this the full data is used from the start
 _HUGE = 1e100  # scores beyond this are scaled before fitting
@@ -160,62 +171,6 @@ def _moments(tar: np.ndarray, non: np.ndarray) -> tuple[float, float]:
     return mean, np.sqrt(max((tar @ tar + non @ non) / n - mean**2, 0.0))
 
 
-class _Memo:
-    """Caches the derivatives at the last point: scipy asks for the gradient and the Hessian separately."""
-
-    def __init__(self, objective: _Objective):
-        self.objective, self.phi, self.result = objective, None, None
-
-    def __call__(self, phi):
-        if self.phi is None or not np.array_equal(phi, self.phi):
-            self.phi, self.result = phi.copy(), self.objective.derivatives(phi)
-        return self.result
-
-
-def _trust_region(objective: _Objective, start) -> np.ndarray:
-    derivatives = _Memo(objective)
-    result = optimize.minimize(
-        objective.value,
-        start,
-        jac=lambda phi: derivatives(phi)[0],
-        hess=lambda phi: derivatives(phi)[1],
-        method="trust-exact",
-        options={"gtol": 1e-10, "maxiter": 200},
-    )
-    return result.x
-
-
-def _newton(objective: _Objective, start, iterations: int = 8, small_step: float = 1e-5) -> tuple[np.ndarray, bool]:
-    """Newton steps from a nearby start, until one is smaller than `small_step` times the parameters' size.
-
-    Near the optimum the Hessian is positive definite and Newton converges quadratically, so from a subsample's
-    optimum two or three steps reach machine precision, each one pass over the data and no objective values.
-    Returns the last point and whether the steps converged; they give up when a step does not shrink the gradient.
-    """
-    phi = start
-    gradient, hessian = objective.derivatives(phi)
-    for _ in range(iterations):
-        try:
-            step = -np.linalg.solve(hessian, gradient)
-        except np.linalg.LinAlgError:
-            break
-        if not np.all(np.isfinite(phi + step)):  # a (near-)singular Hessian far from the optimum
-            break
-        if np.all(np.linalg.eigvalsh(hessian) > 0) and np.abs(step).max() < small_step * (1 + np.abs(phi).max()):
-            return phi + step, True  # quadratic convergence: what remains after this step is of the order of step**2
-        new_gradient, new_hessian = objective.derivatives(phi + step)
-        if not np.linalg.norm(new_gradient) < np.linalg.norm(gradient):
-            break
-        phi, gradient, hessian = phi + step, new_gradient, new_hessian
-    return phi, False
-
-
-def _newton_polish(objective: _Objective, start, iterations: int = 8) -> np.ndarray:
-    """Newton steps from a nearby start (:func:`_newton`); the trust region takes over if they do not converge."""
-    phi, converged = _newton(objective, start, iterations)
-    return phi if converged else _trust_region(objective, phi)
-
-
 def _start(objective: _Objective, tar_columns, non_columns) -> np.ndarray:
     """A starting point: the mean of the systems' Gaussian (CMLG) LLRs, or zero if that is worse.
 
@@ -254,11 +209,11 @@ def _fit_standardised(tar_columns, non_columns, rule: BetaRule, plo: float, regu
         return fitted
     logarithmic = BetaRule.logarithmic()
     objective = _Objective(tar_columns, non_columns, logarithmic, plo, regularisation)
-    phi = _trust_region(objective, _start(objective, tar_columns, non_columns))
+    phi = trust_region(objective, _start(objective, tar_columns, non_columns))
     if rule != logarithmic:
         objective = _Objective(tar_columns, non_columns, rule, plo, regularisation)
-        phi = _trust_region(objective, phi)
-    return objective, _newton_polish(objective, phi)
+        phi = trust_region(objective, phi)
+    return objective, newton_polish(objective, phi)
 
 
 def _fit_from(tar_columns, non_columns, rule: BetaRule, plo: float, regularisation: float, start):
@@ -272,12 +227,12 @@ def _fit_from(tar_columns, non_columns, rule: BetaRule, plo: float, regularisati
     """
     first = rule if _is_convex(rule) else BetaRule.logarithmic()
     objective = _Objective(tar_columns, non_columns, first, plo, regularisation)
-    phi, converged = _newton(objective, objective.standardised(start), small_step=_WARM_STEP)
+    phi, converged = newton(objective, objective.standardised(start), small_step=_WARM_STEP)
     if not converged:
         return None
     if first != rule:
         objective = _Objective(tar_columns, non_columns, rule, plo, regularisation)
-        phi = _newton_polish(objective, _trust_region(objective, phi))
+        phi = newton_polish(objective, trust_region(objective, phi))
     return objective, phi
 
 
@@ -339,7 +294,7 @@ def fit_fusion(systems_tar, systems_non, rule: BetaRule | None = None, plo: floa
             [c[::tar_step] for c in tar_columns], [c[::non_step] for c in non_columns], rule, plo, regularisation, theta
         )
         objective = _Objective(tar_columns, non_columns, rule, plo, regularisation)
-        phi = _newton_polish(objective, objective.standardised(subsample.raw(phi)))
+        phi = newton_polish(objective, objective.standardised(subsample.raw(phi)))
     else:
         objective, phi = _fit_standardised(tar_columns, non_columns, rule, plo, regularisation, theta)
     theta = objective.raw(phi)
@@ -400,7 +355,7 @@ def fit_affine(tar, non, rule: BetaRule | None = None, plo: float = 0.0, *, star
     return Affine(scale=float(fusion.weights[0]), offset=fusion.offset)
 
 
-class _WarmFits:
+class WarmFits:
     """:func:`fit_affine` on one training set for many rules and prior weightings, each fit started from a nearby one.
 
     A sweep over prior weightings moves the optimum smoothly, so a convex rule starts from its own fit at the previous
@@ -500,31 +455,51 @@ def cross_calibrate(tar, non, fit=fit_affine, *, folds: int = 5, tar_groups=None
         Seed of the fold assignment, so results are reproducible.
     """
     tar, non = as_scores(tar, "target scores"), as_scores(non, "non-target scores")
-    test_folds = _test_folds(tar.size, non.size, folds, tar_groups, non_groups, seed)
-    calibrators = [fit(tar[~tar_test], non[~non_test], **fit_options) for tar_test, non_test in test_folds]
-    return _apply_by_fold(tar, non, test_folds, calibrators)
+    split = Folds.split(tar.size, non.size, folds, tar_groups=tar_groups, non_groups=non_groups, seed=seed)
+    return split.apply(tar, non, [fit(tar_train, non_train, **fit_options) for tar_train, non_train
+                                  in split.training_sets(tar, non)])
 
 
-def _test_folds(n_tar: int, n_non: int, folds: int, tar_groups=None, non_groups=None,
-                seed: int = 0) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Masks of the target and non-target trials of each non-empty fold of :func:`cross_calibrate`."""
-    if folds < 2:
-        raise ValueError("Cross-validation needs at least 2 folds.")
-    tar_fold, non_fold = _folds(n_tar, n_non, folds, tar_groups, non_groups, np.random.default_rng(seed))
-    test_folds = []
-    for fold in range(folds):
-        tar_test, non_test = tar_fold == fold, non_fold == fold
-        if not (tar_test.any() or non_test.any()):
-            continue
-        if tar_test.all() or non_test.all():
-            raise ValueError(f"Fold {fold + 1} holds every trial of one class; use fewer folds or more groups.")
-        test_folds.append((tar_test, non_test))
-    return test_folds
+@dataclass(frozen=True)
+class Folds:
+    """A k-fold split of target and non-target trials for cross-validated calibration (:func:`cross_calibrate`).
 
+    ``test`` holds, per non-empty fold, the boolean masks of its target and non-target trials. One split serves
+    many calibrations (a sweep of rules and prior weightings trains one calibrator per fold and setting), so every
+    one of them is judged on the same folds.
+    """
 
-def _apply_by_fold(tar: np.ndarray, non: np.ndarray, test_folds, calibrators) -> tuple[np.ndarray, np.ndarray]:
-    """The LLRs of every trial from the calibrator of its fold (trained without it)."""
-    tar_llr, non_llr = np.empty_like(tar), np.empty_like(non)
-    for (tar_test, non_test), calibrator in zip(test_folds, calibrators):
-        tar_llr[tar_test], non_llr[non_test] = calibrator(tar[tar_test]), calibrator(non[non_test])
-    return tar_llr, non_llr
+    test: tuple
+
+    @classmethod
+    def split(cls, n_tar: int, n_non: int, folds: int, *, tar_groups=None, non_groups=None, seed: int = 0) -> Folds:
+        """Assign the trials to `folds` folds at random (`seed`), whole groups at a time when group ids are given.
+
+        Raises
+        ------
+        ValueError
+            With fewer than 2 folds, or when a fold would hold every trial of one class.
+        """
+        if folds < 2:
+            raise ValueError("Cross-validation needs at least 2 folds.")
+        tar_fold, non_fold = _folds(n_tar, n_non, folds, tar_groups, non_groups, np.random.default_rng(seed))
+        test = []
+        for fold in range(folds):
+            tar_test, non_test = tar_fold == fold, non_fold == fold
+            if not (tar_test.any() or non_test.any()):
+                continue
+            if tar_test.all() or non_test.all():
+                raise ValueError(f"Fold {fold + 1} holds every trial of one class; use fewer folds or more groups.")
+            test.append((tar_test, non_test))
+        return cls(tuple(test))
+
+    def training_sets(self, tar: np.ndarray, non: np.ndarray):
+        """The target and non-target scores each fold's calibrator trains on: all but that fold's."""
+        return [(tar[~tar_test], non[~non_test]) for tar_test, non_test in self.test]
+
+    def apply(self, tar: np.ndarray, non: np.ndarray, calibrators) -> tuple[np.ndarray, np.ndarray]:
+        """The LLRs of every trial from the calibrator of its fold (one per fold, trained without it)."""
+        tar_llr, non_llr = np.empty_like(tar), np.empty_like(non)
+        for (tar_test, non_test), calibrator in zip(self.test, calibrators):
+            tar_llr[tar_test], non_llr[non_test] = calibrator(tar[tar_test]), calibrator(non[non_test])
+        return tar_llr, non_llr

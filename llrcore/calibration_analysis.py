@@ -30,30 +30,37 @@ import pandas as pd
 
 from .calibration import (
     Affine,
+    Folds,
     PAVCalibrator,
-    _apply_by_fold,
-    _test_folds,
-    _WarmFits,
+    WarmFits,
     cross_calibrate,
     fit_affine,
     fit_cmlg,
     fit_pav,
 )
 from .data.trials import Trials
-from .metrics import SRE12_P_TARGETS, BinaryMetrics, _normalised, act_dcf, effective_plo, evaluate, min_dcf
+from .metrics import (
+    SRE12_P_TARGETS,
+    BinaryMetrics,
+    act_dcf,
+    effective_plo,
+    evaluate,
+    min_dcf,
+    normalised_bayes_error,
+)
 from .rates import SortedScores, cllr_bits, sigmoid
 from .rules import BetaRule, threshold_weighting
 
 __all__ = [
-    "NAMED_RULES",
-    "METHODS",
     "DEFAULT_PLO_GRID",
+    "METHODS",
+    "NAMED_RULES",
+    "STEP_SCALE_RATIO",
     "CalibrationResult",
+    "RuleSweep",
     "calibrate_and_evaluate",
     "calibration_label",
     "calibration_problems",
-    "STEP_SCALE_RATIO",
-    "RuleSweep",
     "sweep_prior_weighting",
     "weighting_mode",
 ]
@@ -348,7 +355,7 @@ def _mean_act_dcf(table: SortedScores, plo_eff: np.ndarray, affine: Affine | Non
     """
     threshold = -plo_eff if affine is None else (-plo_eff - affine.offset) / affine.scale
     error = sigmoid(plo_eff) * table.miss_rate(threshold) + sigmoid(-plo_eff) * table.false_alarm_rate(threshold)
-    return float(np.mean(_normalised(error, plo_eff)))
+    return float(np.mean(normalised_bayes_error(error, plo_eff)))
 
 
 def sweep_prior_weighting(
@@ -404,16 +411,16 @@ def sweep_prior_weighting(
     table = evaluated.sorted
     # The fits of one training set (one per fold) differ only in rule and tau: each starts from a nearby one.
     if test is None:
-        test_folds = _test_folds(train.tar.size, train.non.size, folds, seed=seed)
-        fits = [_WarmFits(train.tar[~tar_test], train.non[~non_test]) for tar_test, non_test in test_folds]
+        split = Folds.split(train.tar.size, train.non.size, folds, seed=seed)
+        fits = [WarmFits(tar, non) for tar, non in split.training_sets(train.tar, train.non)]
     else:
-        fits = [_WarmFits(train.tar, train.non)]
+        fits = [WarmFits(train.tar, train.non)]
     rows, total = [], len(rules) * grid.size
     for rule in rules:
         for tau in grid:
             affines = [fit(rule, float(tau)) for fit in fits]
             if test is None:
-                tar_llr, non_llr = _apply_by_fold(train.tar, train.non, test_folds, affines)
+                tar_llr, non_llr = split.apply(train.tar, train.non, affines)
                 cost = _mean_act_dcf(SortedScores(tar_llr, non_llr), plo_eff)
             else:
                 affine = affines[0]

@@ -30,16 +30,16 @@ import pandas as pd
 
 from .calibration import cross_calibrate, fit_affine
 from .data.trials import Trials
-from .metrics import _sorted, bayes_error_rates, effective_plo
+from .metrics import bayes_error_rates, effective_plo, sorted_scores
 from .rates import SortedScores, sigmoid
 
 __all__ = [
     "DecisionSummary",
-    "bayes_decisions",
-    "score_threshold_for_false_alarm_rate",
     "FixedThresholdAnalysis",
-    "fixed_false_alarm_threshold",
+    "bayes_decisions",
     "cross_calibrated",
+    "fixed_false_alarm_threshold",
+    "score_threshold_for_false_alarm_rate",
 ]
 
 
@@ -199,7 +199,7 @@ def _table(trials, what: str) -> SortedScores:
     """The sorted scores of a Trials (cached on it) or a SortedScores; anything else is refused in a sentence."""
     if not isinstance(trials, (Trials, SortedScores)):
         raise TypeError(f"Give the {what} as llrcore.Trials (e.g. Trials(tar, non)), not a {type(trials).__name__}.")
-    return _sorted(trials, None)
+    return sorted_scores(trials, None)
 
 
 def _min_threshold(table: SortedScores, plo_eff: float) -> float:

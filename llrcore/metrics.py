@@ -27,26 +27,30 @@ from .rates import SortedScores, cllr_bits
 from .words import LLRVerdict, calibration_loss_percent, llr_verdict
 
 __all__ = [
-    "effective_plo",
-    "eer",
-    "min_dcf",
-    "act_dcf",
-    "cllr",
-    "min_cllr",
-    "pav_llrs",
-    "det_curve",
-    "cprimary",
     "BayesErrorRates",
-    "bayes_error_rates",
     "BinaryMetrics",
+    "act_dcf",
+    "bayes_error_rates",
+    "cllr",
+    "cprimary",
+    "det_curve",
+    "eer",
+    "effective_plo",
     "evaluate",
     "metrics_table",
+    "min_cllr",
+    "min_dcf",
+    "normalised_bayes_error",
+    "pav_llrs",
+    "sorted_scores",
 ]
 
 SRE12_P_TARGETS = (0.01, 0.001)
 
 
-def _sorted(tar, non) -> SortedScores:
+def sorted_scores(tar, non=None) -> SortedScores:
+    """The :class:`~llrcore.rates.SortedScores` of one Trials (its own, sorted once), of a SortedScores, or of two
+    arrays of target and non-target scores: what every metric here answers from."""
     if isinstance(tar, (Trials, SortedScores)):
         if non is not None:
             raise TypeError(f"A {type(tar).__name__} holds both classes: give it alone, not with a second set of "
@@ -61,7 +65,7 @@ def _operating_point_second(non, p_target):
     return (None, non) if isinstance(non, OperatingPoint) else (non, p_target)
 
 
-def _normalised(bayes_error, plo_eff):
+def normalised_bayes_error(bayes_error, plo_eff):
     """Bayes error at the effective prior divided by its no-system value ``min(P_eff, 1 - P_eff)``.
 
     This equals the DCF normalised by ``min(P C_miss, (1-P) C_fa)``, the common factor ``P C_miss + (1-P) C_fa``
@@ -83,7 +87,7 @@ def eer(tar, non=None) -> float:
     >>> eer([0, 1, 2], [1])
     0.4
     """
-    return _sorted(tar, non).eer()
+    return sorted_scores(tar, non).eer()
 
 
 def min_dcf(tar, non=None, p_target=0.01, c_miss=1.0, c_fa=1.0) -> float:
@@ -95,7 +99,7 @@ def min_dcf(tar, non=None, p_target=0.01, c_miss=1.0, c_fa=1.0) -> float:
     """
     non, p_target = _operating_point_second(non, p_target)
     plo = effective_plo(p_target, c_miss, c_fa)
-    return float(_normalised(_sorted(tar, non).min_bayes_error(plo), plo))
+    return float(normalised_bayes_error(sorted_scores(tar, non).min_bayes_error(plo), plo))
 
 
 def act_dcf(tar_llr, non_llr=None, p_target=0.01, c_miss=1.0, c_fa=1.0) -> float:
@@ -107,7 +111,7 @@ def act_dcf(tar_llr, non_llr=None, p_target=0.01, c_miss=1.0, c_fa=1.0) -> float
     """
     non_llr, p_target = _operating_point_second(non_llr, p_target)
     plo = effective_plo(p_target, c_miss, c_fa)
-    return float(_normalised(_sorted(tar_llr, non_llr).actual_bayes_error(plo), plo))
+    return float(normalised_bayes_error(sorted_scores(tar_llr, non_llr).actual_bayes_error(plo), plo))
 
 
 def cllr(tar_llr, non_llr=None) -> float:
@@ -117,13 +121,13 @@ def cllr(tar_llr, non_llr=None) -> float:
     LLR = 0, 0 for a perfect one, ``inf`` if a target has LLR ``-inf`` (or a non-target ``+inf``).
     """
     if isinstance(tar_llr, (Trials, SortedScores)):
-        return _sorted(tar_llr, None).cllr()
+        return sorted_scores(tar_llr, None).cllr()
     return cllr_bits(as_scores(tar_llr, "target LLRs"), as_scores(non_llr, "non-target LLRs"))
 
 
 def min_cllr(tar, non=None) -> float:
     """Minimum Cllr in bits: the Cllr of the PAV-optimal LLRs (the discrimination part of Cllr)."""
-    return _sorted(tar, non).min_cllr()
+    return sorted_scores(tar, non).min_cllr()
 
 
 def pav_llrs(tar, non=None) -> tuple[np.ndarray, np.ndarray]:
@@ -148,7 +152,7 @@ def det_curve(tar, non=None, *, rocch: bool = False) -> tuple[np.ndarray, np.nda
         False: the step curve, one point per unique score as threshold (and one above the largest).
         True: only the vertices of the ROC convex hull (the curve the minimum costs and the EER live on).
     """
-    table = _sorted(tar, non)
+    table = sorted_scores(tar, non)
     return table.rocch() if rocch else table.det_steps()
 
 
@@ -157,10 +161,10 @@ def cprimary(tar_llr, non_llr=None, p_targets=SRE12_P_TARGETS, *, minimum: bool 
 
     With ``minimum=True`` the minimum DCFs are averaged instead of the actual ones.
     """
-    table = _sorted(tar_llr, non_llr)
+    table = sorted_scores(tar_llr, non_llr)
     plo = effective_plo(np.asarray(p_targets, dtype=np.float64))
     error = table.min_bayes_error(plo) if minimum else table.actual_bayes_error(plo)
-    return float(np.mean(_normalised(error, plo)))
+    return float(np.mean(normalised_bayes_error(error, plo)))
 
 
 @dataclass(frozen=True)
@@ -236,7 +240,7 @@ def bayes_error_rates(tar_llr, non_llr=None, plo=None, *, c_miss=1.0, c_fa=1.0) 
     c_miss, c_fa : float
         Costs; with other than 1 the rates become expected costs at threshold ``-(plo + log(C_miss/C_fa))``.
     """
-    table = _sorted(tar_llr, non_llr)
+    table = sorted_scores(tar_llr, non_llr)
     plo = np.linspace(-10, 10, 201) if plo is None else np.atleast_1d(np.asarray(plo, dtype=np.float64))
     if not (c_miss > 0 and c_fa > 0):
         raise ValueError("The costs C_miss and C_fa must be positive.")
@@ -301,7 +305,7 @@ def evaluate(tar_llr, non_llr=None, *, p_target=0.01, c_miss=1.0, c_fa=1.0, name
 
     `p_target` may be an :class:`~llrcore.prior.OperatingPoint` (then it brings its costs).
     """
-    table = _sorted(tar_llr, non_llr)
+    table = sorted_scores(tar_llr, non_llr)
     op = as_operating_point(p_target, c_miss, c_fa)
     return BinaryMetrics(
         name=name,

@@ -32,31 +32,31 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
-from .calibration import _newton_polish, _trust_region
 from .data.trials import Trials
+from .newton import newton_polish, trust_region
 from .rates import SortedScores, cllr_bits
 
 __all__ = [
-    "MulticlassScores",
+    "SCORE_TYPES",
+    "IdentificationErrors",
     "MulticlassAffine",
     "MulticlassAnalysis",
-    "IdentificationErrors",
-    "SCORE_TYPES",
-    "scores_to_llrs",
+    "MulticlassScores",
+    "analyse_multiclass",
     "class_prior",
-    "multiclass_cllr",
-    "fit_multiclass_affine",
-    "pairwise_analysis",
+    "confusion_matrix",
+    "detection_analysis",
+    "detection_decisions",
     "detection_llrs",
     "detection_trials",
-    "detection_analysis",
-    "analyse_multiclass",
-    "map_decisions",
-    "detection_decisions",
-    "pairwise_decisions",
-    "confusion_matrix",
+    "fit_multiclass_affine",
     "identification_errors",
+    "map_decisions",
+    "multiclass_cllr",
+    "pairwise_analysis",
+    "pairwise_decisions",
     "read_multiclass",
+    "scores_to_llrs",
 ]
 
 #: What the columns of a score matrix can be (see :func:`scores_to_llrs`).
@@ -544,10 +544,10 @@ def fit_multiclass_affine(llrs, labels=None, prior=None) -> MulticlassAffine:
     objective = _MulticlassObjective(llrs, labels, prior, spread)
     if labels.size > 2 * _SUBSAMPLE_TRIALS:
         rows = _subsample(labels, k, max(_PER_CLASS, _SUBSAMPLE_TRIALS // k))
-        start = _trust_region(_MulticlassObjective(llrs[rows], labels[rows], prior, spread), np.zeros(k))
+        start = trust_region(_MulticlassObjective(llrs[rows], labels[rows], prior, spread), np.zeros(k))
     else:
-        start = _trust_region(objective, np.zeros(k))
-    phi = _newton_polish(objective, start)
+        start = trust_region(objective, np.zeros(k))
+    phi = newton_polish(objective, start)
     alpha, gamma = objective.raw(phi)
     if not (np.isfinite(alpha) and np.all(np.isfinite(gamma))):
         raise ValueError("Calibration did not converge to finite parameters.")
@@ -869,4 +869,4 @@ def identification_errors(llrs, labels=None, prior=None, *, classes=None) -> Ide
 
 # The reader lives with the other readers (llrcore.io.multiclass); it is re-exported so that this module holds the
 # whole multiclass API. llrcore.io.multiclass imports from this module only inside its functions, so there is no cycle.
-from .io.multiclass import read_multiclass  # noqa: E402
+from .io.multiclass import read_multiclass
