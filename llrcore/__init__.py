@@ -42,7 +42,7 @@ from .metrics import (
     min_dcf,
     pav_llrs,
 )
-from .io import LoadError, LoadWarning, read_trials, rescore_file, write_trials
+from .io import LoadError, LoadWarning, read_multiclass, read_trials, rescore_file, write_trials
 from .prior import OperatingPoint, as_operating_point, logit, sigmoid
 from .rates import SortedScores
 from .rules import BetaRule, objective, threshold_weighting
@@ -95,7 +95,6 @@ from .multiclass import (
     multiclass_cllr,
     pairwise_analysis,
     pairwise_decisions,
-    read_multiclass,
     scores_to_llrs,
 )
 from .report import CalibrationSummary, Report, SystemSummary, build_report

@@ -1,6 +1,6 @@
 """Read multiclass score files: one score column per class and the true class of each trial.
 
-:func:`read_multiclass` returns a :class:`~llrcore.multiclass.MulticlassScores`; every problem with a file is a
+:func:`read_multiclass` returns a :class:`~llrcore.data.multiclass.MulticlassScores`; every problem with a file is a
 :class:`LoadError` naming the file, the line (or array element) and the problem in a sentence.
 
 Formats (``format="auto"`` recognises them)
@@ -30,7 +30,7 @@ Formats (``format="auto"`` recognises them)
 
 Scores may be LLRs (``score_type="llr"``), logits or log-posteriors (``"logit"``, ``"log-posterior"``), which
 become LLRs by removing the log of the classifier's training prior (``training_prior``, flat by default; see
-:func:`~llrcore.multiclass.scores_to_llrs`). Log-posteriors are checked: each row's probabilities must add to 1.
+:func:`~llrcore.data.multiclass.scores_to_llrs`). Log-posteriors are checked: each row's probabilities must add to 1.
 """
 from __future__ import annotations
 
@@ -39,10 +39,11 @@ import io
 import numpy as np
 import pandas as pd
 
+from ..data.multiclass import MulticlassScores, row_logsumexp, score_type_of, scores_to_llrs
 from ._source import LoadError, _load_numpy, _npz_array, _Source, _text_bytes
-from .trials import _clean_name, _is_number, _Text
+from .text import TextFile, clean_name, is_number
 
-__all__ = ["read_multiclass", "MULTICLASS_FORMATS"]
+__all__ = ["MULTICLASS_FORMATS", "read_multiclass"]
 
 #: The values ``format=`` accepts in :func:`read_multiclass`.
 MULTICLASS_FORMATS = ("auto", "text", "npz", "npy", "parquet")
@@ -165,14 +166,14 @@ def _column_layout(src: _Source, names: list[str], label_column, header: bool) -
 def _read_table(src: _Source, fmt: str, label_column):
     if fmt == "parquet":
         return _read_parquet(src, label_column)
-    text = _Text(src, _text_bytes(src))
-    number = lambda token: _is_number(token, text.decimal)  # noqa: E731
+    text = TextFile(src, _text_bytes(src))
+    number = lambda token: is_number(token, text.decimal)
     header = _header_row(text.rows, number)
     first = 1 if header else 0
     if first >= len(text.sample):
         raise src.error("the file has a header line but no trials.")
     ncols = len(text.rows[first])
-    names = [_clean_name(token) for token in text.rows[0]] if header else [str(j) for j in range(ncols)]
+    names = [clean_name(token) for token in text.rows[0]] if header else [str(j) for j in range(ncols)]
     if header and len(names) != ncols:
         raise src.error(f"the header has {len(names)} columns but the first trial has {ncols}.", text.sample[1][0])
     label, columns = _column_layout(src, names, label_column, header)
@@ -288,10 +289,10 @@ def _label_indices(src: _Source, values: pd.Series, names: list[str], where) -> 
     by_name = {name: i for i, name in enumerate(names)}
     lut = np.full(len(categories) + 1, -1, dtype=np.int64)
     for k, category in enumerate(categories):
-        key = _clean_name(str(category))
+        key = clean_name(str(category))
         if key in by_name:
             lut[k] = by_name[key]
-        elif _is_number(key) and float(key).is_integer() and 0 <= float(key) < len(names):
+        elif is_number(key) and float(key).is_integer() and 0 <= float(key) < len(names):
             lut[k] = int(float(key))
     index = lut[column.cat.codes.to_numpy()]
     bad = index < 0
@@ -310,8 +311,6 @@ def _error(src: _Source, problem: str, place: dict) -> LoadError:
 
 
 def _multiclass_scores(src, matrix, labels, names, where, score_type, training_prior, name):
-    from ..multiclass import MulticlassScores, _row_logsumexp, scores_to_llrs  # that module re-exports this one
-
     if matrix.shape[0] != labels.size:
         raise src.error(f"there are {matrix.shape[0]} rows of scores but {labels.size} labels.")
     if matrix.shape[0] == 0:
@@ -321,8 +320,12 @@ def _multiclass_scores(src, matrix, labels, names, where, score_type, training_p
                          (~np.isfinite(matrix).any(axis=1), "every score is -inf.")):
         if bad.any():
             raise _error(src, problem, where(int(np.argmax(bad))))
-    if str(score_type).strip().lower().startswith("log-post") or str(score_type).strip().lower() == "logpost":
-        total = _row_logsumexp(matrix, np.zeros(matrix.shape[1]))
+    try:
+        kind = score_type_of(score_type)
+    except ValueError as exc:
+        raise _as_load_error(src, exc) from None
+    if kind == "log-posterior":
+        total = row_logsumexp(matrix, np.zeros(matrix.shape[1]))
         bad = np.abs(total) > _LOG_POSTERIOR_TOLERANCE
         if bad.any():
             row = int(np.argmax(bad))
@@ -336,4 +339,9 @@ def _multiclass_scores(src, matrix, labels, names, where, score_type, training_p
         llrs = scores_to_llrs(matrix, score_type, training_prior, labels)
         return MulticlassScores(llrs, labels, tuple(names), name=name)
     except ValueError as exc:
-        raise src.error(str(exc)[:1].lower() + str(exc)[1:]) from None
+        raise _as_load_error(src, exc) from None
+
+
+def _as_load_error(src: _Source, exc: ValueError) -> LoadError:
+    """A data-layer check's sentence as this file's problem."""
+    return src.error(str(exc)[:1].lower() + str(exc)[1:])

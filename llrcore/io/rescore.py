@@ -15,7 +15,8 @@ import numpy as np
 
 from ..data.trials import Trials
 from ._source import _Source, _text_bytes
-from .trials import _SCORE_NAMES, _detect_separator, _is_number, read_trials, write_trials
+from .text import SCORE_NAMES, detect_separator, is_number
+from .trials import read_trials, write_trials
 
 __all__ = ["rescore_file"]
 
@@ -105,7 +106,7 @@ class _Lines:
                      not line.lstrip(" \t").startswith("#")]
         if not self.data:
             raise src.error("the file holds no scores (only blank or comment lines).")
-        self.sep, self.decimal = _detect_separator([self.lines[i] for i in self.data[:50]])
+        self.sep, self.decimal = detect_separator([self.lines[i] for i in self.data[:50]])
         self.whitespace = self.sep not in ("\t", ";", ",", "|")
 
     def split(self, i: int) -> tuple[list[str], list[str]]:
@@ -125,14 +126,14 @@ class _Lines:
             if len(row) != width:
                 raise self.src.error(f"this line has {len(row)} columns but line {self.data[0] + 1} has {width}; "
                                      "every line must have the same columns.", i + 1)
-        header = not any(_is_number(f.strip(" \t").strip('"'), self.decimal) for f in rows[0])
+        header = not any(is_number(f.strip(" \t").strip('"'), self.decimal) for f in rows[0])
         body = rows[1:] if header else rows
         if not body:
             raise self.src.error("the file has a header line but no scores after it.", self.data[0] + 1)
-        numeric = [j for j in range(width) if all(_is_number(r[j].strip(" \t").strip('"'), self.decimal)
+        numeric = [j for j in range(width) if all(is_number(r[j].strip(" \t").strip('"'), self.decimal)
                                                    for r in body)]
         if header:
-            named = [j for j in numeric if rows[0][j].strip(" \t").strip('"').lower() in _SCORE_NAMES]
+            named = [j for j in numeric if rows[0][j].strip(" \t").strip('"').lower() in SCORE_NAMES]
             if len(named) == 1:
                 return named[0], header
         # a column of 0/1 labels is numeric too: it is not the score when another numeric column exists
@@ -193,7 +194,7 @@ def _rescore_parquet(src: _Source, transform) -> bytes:
         frame = pd.read_parquet(io.BytesIO(src.data))
     except Exception as exc:  # pyarrow raises many kinds for damaged files
         raise src.error(f"the file is not a readable Parquet file ({type(exc).__name__}: {exc}).") from None
-    named = [c for c in frame.columns if str(c).lower() in _SCORE_NAMES]
+    named = [c for c in frame.columns if str(c).lower() in SCORE_NAMES]
     if len(named) != 1:
         columns = ", ".join(repr(str(c)) for c in frame.columns)
         raise src.error(f"rescoring needs exactly one score column named score, scores or llr; the columns are "

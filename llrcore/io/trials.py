@@ -67,7 +67,6 @@ Parquet messages give 1-based row numbers.
 """
 from __future__ import annotations
 
-import csv
 import io
 import re
 import warnings
@@ -78,8 +77,9 @@ import pandas as pd
 
 from ..data.trials import Trials
 from ._source import LoadError, LoadWarning, _load_numpy, _npz_array, _scan_lines, _Source, _text_bytes
+from .text import NAN_WORDS, SCORE_NAMES, TextFile, clean_name, columns_phrase, is_number
 
-__all__ = ["LoadError", "LoadWarning", "read_trials", "write_trials", "FORMATS"]
+__all__ = ["FORMATS", "LoadError", "LoadWarning", "read_trials", "write_trials"]
 
 #: The values ``format=`` accepts in :func:`read_trials` (``"auto"`` detects them).
 FORMATS = ("auto", "two-column", "kaldi", "asvspoof", "parquet", "npz")
@@ -102,15 +102,9 @@ _LABELS = {
 }
 _ACCEPTED = ("target/nontarget, tar/non, 1/0, true/false, genuine/impostor or same/different (any case), "
              "and spoof for spoofing trials")
-_SCORE_NAMES = {"score", "scores", "llr", "llrs"}
 _LABEL_NAMES = {"label", "labels", "target", "key", "class", "truth", "is_target"}
 _SYSTEM_NAMES = {"system", "systems", "sys"}
-_NAN_WORDS = {"nan", "-nan", "+nan", "na", "n/a", "null", "none", ""}
-_NUMBER = re.compile(r"[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf|infinity|nan)", re.IGNORECASE)
-_NUMBER_COMMA = re.compile(r"[+-]?(?:(?:\d+,?\d*|,\d+)(?:[eE][+-]?\d+)?|inf|infinity|nan)", re.IGNORECASE)
-_SAMPLE_LINES = 50
 _MAX_LINE = 10_000  # characters; a trial line is short, even with many systems and long trial ids
-_WHITESPACE = r"\s+"
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -271,154 +265,19 @@ def _detect_format(src: _Source, key) -> str:
 # text files
 
 
-class _Text:
-    """One text file: the first data lines (to detect the layout), and the rest read by pandas.
-
-    Data lines are the lines that are neither blank nor comments (first non-blank character ``#``).
-    """
-
-    def __init__(self, src: _Source, data: bytes, skippable: bool = True):
-        self.src = src
-        self.data = data
-        self.skippable = skippable  # whether some line after the first is blank, a comment or indented
-        self._newlines = None
-        # (line number, start offset, end offset, text) of the first data lines
-        self.sample: list[tuple[int, int, int, str]] = []
-        pos, lineno, n = 0, 0, len(data)
-        while pos < n and len(self.sample) < _SAMPLE_LINES:
-            end = data.find(b"\n", pos)
-            if end < 0:
-                end = n
-            lineno += 1
-            stripped = data[pos:end].strip(b" \t")
-            if stripped and not stripped.startswith(b"#"):
-                self.sample.append((lineno, pos, end, data[pos:end].decode("utf-8")))
-            pos = end + 1
-        if not self.sample:
-            raise src.error("the file is empty." if not data.strip() else
-                            "the file holds only comment or blank lines, no trials.")
-        self.sep, self.decimal = _detect_separator([text for *_, text in self.sample])
-        self.rows = [self.split(text) for *_, text in self.sample]
-
-    # -- tokenising single lines (sample and error messages); pandas reads the bulk -----------------------------
-    def split(self, text: str) -> list[str]:
-        if self.sep == _WHITESPACE:  # pandas' C parser splits on spaces and tabs only
-            return re.split(r"[ \t]+", text.strip(" \t"))
-        try:
-            fields = next(csv.reader([text], delimiter=self.sep, skipinitialspace=True), [])
-        except csv.Error:
-            fields = text.split(self.sep)
-        return [f.strip(" \t") for f in fields]
-
-    def line_text(self, lineno: int) -> str:
-        if self._newlines is None:
-            self._newlines = np.flatnonzero(np.frombuffer(self.data, np.uint8) == 10)
-        nl = self._newlines
-        start = 0 if lineno <= 1 else int(nl[lineno - 2]) + 1
-        end = int(nl[lineno - 1]) if lineno - 1 < nl.size else len(self.data)
-        return self.data[start:end].decode("utf-8", "replace")
-
-    def check_width(self, lineno: int, ncols: int, reference: int) -> None:
-        """LoadError if line `lineno` does not have `ncols` columns (like line `reference`)."""
-        width = len(self.split(self.line_text(lineno)))
-        if width != ncols:
-            raise self.src.error(f"this line has {_columns(width)} but line {reference} has {ncols}; every line "
-                                 "must have the same columns.", lineno)
-
-    # -- the bulk -------------------------------------------------------------------------------------------------
-    def read(self, first: int, ncols: int, categorical: list[int], reference: int) -> tuple[pd.DataFrame, np.ndarray]:
-        """Read the data lines from sample line `first` on; return the table and each row's line number
-        (an array, or a ``range`` when the rows are consecutive lines)."""
-        lineno0, start = self.sample[first][0], self.sample[first][1]
-        end = len(self.data)
-        while end > start and self.data[end - 1] in b" \t\n":  # trailing blanks, without copying the whole file
-            end -= 1
-        body = self.data[start:end]
-        if self.skippable:  # a blank, comment or indented line: find the data lines one by one
-            body, lines = _drop_blank_and_comments(body, lineno0)
-        elif body.find(b'"') >= 0:  # quoted fields may span lines: count the lines to check the rows against
-            lines = range(lineno0, lineno0 + body.count(b"\n") + 1)
-        else:  # every line is one row: their numbers follow from the row count, nothing to count here
-            lines = None
-        # low_memory=False: one pass, instead of chunks whose categories pandas must re-code and concatenate
-        options = dict(sep=self.sep, header=None, engine="c", na_filter=False, decimal=self.decimal,
-                       dtype={j: "category" for j in categorical}, low_memory=False)
-        if self.sep == _WHITESPACE:
-            options["quoting"] = csv.QUOTE_NONE
-        elif any(self.sep + blank in text for *_, text in self.sample for blank in (" ", "\t")):
-            # it doubles pandas' parsing time, so only where the file has spaces after its separators; elsewhere
-            # an odd padded field still reads right (labels and scores are stripped when converted)
-            options["skipinitialspace"] = True
-        try:
-            frame = pd.read_csv(io.BytesIO(body), **options)
-            if lines is None:
-                lines = range(lineno0, lineno0 + len(frame))
-        except pd.errors.ParserError as exc:
-            if lines is None:
-                lines = range(lineno0, lineno0 + body.count(b"\n") + 1)
-            message = str(exc)
-            found = re.search(r"Expected (\d+) fields in line (\d+), saw (\d+)", message)
-            if found:
-                row = int(found.group(2)) - 1
-                lineno = int(lines[row]) if 0 <= row < len(lines) else None
-                if lineno is not None:
-                    self.check_width(lineno, ncols, reference)
-                raise self.src.error(f"this line has {_columns(int(found.group(3)))} but line {reference} has "
-                                     f"{ncols}; every line must have the same columns.", lineno) from None
-            if "inside string" in message:
-                raise self._quote_error(lines) from None
-            raise self.src.error(f"the file cannot be read as a table ({message.strip()}).") from None
-        except (ValueError, OverflowError) as exc:
-            raise self.src.error(f"the file cannot be read as a table ({exc}).") from None
-        if len(frame) != len(lines):
-            raise self._quote_error(lines)
-        if frame.shape[1] != ncols:
-            # the first row read sets the width; it can only differ from the sample if quoting changed it
-            self.check_width(int(lines[0]), ncols, reference)
-            raise self.src.error(f"the lines have {_columns(frame.shape[1])} but line {reference} has {ncols}.")
-        return frame, lines
-
-    def _quote_error(self, lines: np.ndarray) -> LoadError:
-        for lineno in lines:
-            if self.line_text(int(lineno)).count('"') % 2:
-                return self.src.error('a quotation mark (") opened on this line is never closed.', int(lineno))
-        return self.src.error('the quotation marks (") in the file do not pair up.')
-
-    # -- converting columns ------------------------------------------------------------------------------------------
-    def scores(self, column: pd.Series, lines: np.ndarray, ncols: int, reference: int, what: str = "score") \
-            -> np.ndarray:
-        if column.dtype.kind in "fiub":
-            values = column.to_numpy(dtype=np.float64)
-        else:
-            text = column.astype(str).str.strip(" \t")
-            if self.decimal == ",":
-                text = text.str.replace(",", ".", regex=False)
-            values = pd.to_numeric(text, errors="coerce")
-            values = np.asarray(values, dtype=np.float64)
-        bad = np.isnan(values)
-        if bad.any():
-            row = int(np.argmax(bad))
-            lineno = int(lines[row])
-            self.check_width(lineno, ncols, reference)
-            raw = str(column.iloc[row]).strip()
-            if raw.lower() in _NAN_WORDS:
-                problem = f"the {what} is missing (empty)." if not raw else f"the {what} {raw!r} is missing (NaN)."
-                raise self.src.error(problem + " Every trial needs a number.", lineno)
-            raise self.src.error(f"the {what} {raw!r} is not a number.", lineno)
-        return values
-
-    def labels(self, column: pd.Series, lines: np.ndarray, ncols: int, reference: int) -> np.ndarray:
-        codes, _ = _label_codes(column)
-        bad = codes < 0
-        if bad.any():
-            row = int(np.argmax(bad))
-            lineno = int(lines[row])
-            self.check_width(lineno, ncols, reference)
-            raw = str(column.iloc[row]).strip()
-            if not raw:
-                raise self.src.error(f"the label is empty; accepted labels are {_ACCEPTED}.", lineno)
-            raise self.src.error(f"the label {raw!r} is not one of the accepted labels: {_ACCEPTED}.", lineno)
-        return codes
+def _text_labels(text: TextFile, column: pd.Series, lines: np.ndarray, ncols: int, reference: int) -> np.ndarray:
+    """The binary label codes of a text column; a LoadError names the line of the first label not accepted."""
+    codes, _ = _label_codes(column)
+    bad = codes < 0
+    if bad.any():
+        row = int(np.argmax(bad))
+        lineno = int(lines[row])
+        text.check_width(lineno, ncols, reference)
+        raw = str(column.iloc[row]).strip()
+        if not raw:
+            raise text.src.error(f"the label is empty; accepted labels are {_ACCEPTED}.", lineno)
+        raise text.src.error(f"the label {raw!r} is not one of the accepted labels: {_ACCEPTED}.", lineno)
+    return codes
 
 
 def _label_codes(column: pd.Series) -> tuple[np.ndarray, list]:
@@ -439,67 +298,11 @@ def _label_key(value) -> str:
     return str(value).strip().strip('"').strip().lower()
 
 
-def _columns(n: int) -> str:
-    return "1 column" if n == 1 else f"{n} columns"
-
-
-def _detect_separator(lines: list[str]) -> tuple[str, str]:
-    """The field separator used by every sample line (tab, comma, semicolon) or whitespace, and the decimal mark."""
-    for sep in ("\t", ";", ",", "|"):  # ";" first: its files use "," as the decimal mark
-        if all(sep in line for line in lines):
-            decimal = "."
-            if sep == ";" and any(re.search(r"\d,\d", line) for line in lines) and \
-                    not any(re.search(r"\d\.\d", line) for line in lines):
-                decimal = ","
-            return sep, decimal
-    return _WHITESPACE, "."
-
-
-def _drop_blank_and_comments(body: bytes, lineno0: int) -> tuple[bytes, np.ndarray]:
-    """Remove blank and comment lines (vectorised); return the remaining bytes and their line numbers."""
-    arr = np.frombuffer(body, np.uint8)
-    newlines = np.flatnonzero(arr == 10)
-    starts = np.concatenate([[0], newlines + 1])
-    ends = np.concatenate([newlines, [arr.size]])
-    first = starts.copy()  # first character that is not a space or a tab
-    active = np.flatnonzero(first < ends)
-    while active.size:
-        ch = arr[first[active]]
-        active = active[(ch == 32) | (ch == 9)]
-        first[active] += 1
-        active = active[first[active] < ends[active]]
-    blank = first >= ends
-    keep = ~blank
-    keep[~blank] = arr[first[~blank]] != ord("#")
-    lines = lineno0 + np.flatnonzero(keep)
-    dropped = np.flatnonzero(~keep)
-    if dropped.size == 0:
-        return body, lines
-    if dropped.size < 10_000:  # join the runs of kept lines
-        pieces, pos = [], 0
-        for i in dropped:
-            pieces.append(body[pos:starts[i]])
-            pos = ends[i] + 1
-        pieces.append(body[pos:])
-        return b"".join(pieces), lines
-    lengths = ends - starts + 1
-    lengths[-1] -= 1  # the last line has no line end (the body was stripped)
-    return arr[np.repeat(keep, lengths)].tobytes(), lines
-
-
-def _is_number(token: str, decimal: str = ".") -> bool:
-    return bool((_NUMBER_COMMA if decimal == "," else _NUMBER).fullmatch(token))
-
-
-def _clean_name(token: str) -> str:
-    return token.strip().strip('"').strip("'").strip()
-
-
 def _read_text(src: _Source, fmt: str, name: str | None) -> Trials | dict[str, Trials]:
     data = _text_bytes(src)
-    text = _Text(src, data, skippable=_scan_lines(src, data, _MAX_LINE, "a score file"))
+    text = TextFile(src, data, skippable=_scan_lines(src, data, _MAX_LINE, "a score file"))
     rows, sample = text.rows, text.sample
-    number = lambda token: _is_number(token, text.decimal)  # noqa: E731
+    number = lambda token: is_number(token, text.decimal)
 
     # ---- header and column layout ---------------------------------------------------------------------------------
     expected = {"kaldi": 4, "asvspoof": 3}.get(fmt)
@@ -512,13 +315,13 @@ def _read_text(src: _Source, fmt: str, name: str | None) -> Trials | dict[str, T
         raise src.error("the file has a header line but no trials after it.", sample[0][0])
     reference, ncols = sample[first][0], len(rows[first])
     if has_header and len(rows[0]) != ncols:
-        raise src.error(f"this line has {_columns(ncols)} but the header (line {sample[0][0]}) has "
-                        f"{_columns(len(rows[0]))}; every line must have the same columns.", reference)
+        raise src.error(f"this line has {columns_phrase(ncols)} but the header (line {sample[0][0]}) has "
+                        f"{columns_phrase(len(rows[0]))}; every line must have the same columns.", reference)
     for (lineno, *_), row in zip(sample[first:], rows[first:]):
         if len(row) != ncols:
-            raise src.error(f"this line has {_columns(len(row))} but line {reference} has {ncols}; every line must "
+            raise src.error(f"this line has {columns_phrase(len(row))} but line {reference} has {ncols}; every line must "
                             "have the same columns.", lineno)
-    header = [_clean_name(t) for t in rows[0]] if has_header else None
+    header = [clean_name(t) for t in rows[0]] if has_header else None
 
     if fmt == "kaldi":
         if ncols != 4:
@@ -540,7 +343,7 @@ def _read_text(src: _Source, fmt: str, name: str | None) -> Trials | dict[str, T
 
     categorical = [layout["label"], *layout["ids"]] + ([] if layout["system"] is None else [layout["system"]])
     frame, lines = text.read(first, ncols, categorical, reference)
-    labels = text.labels(frame[layout["label"]], lines, ncols, reference)
+    labels = _text_labels(text, frame[layout["label"]], lines, ncols, reference)
     score_columns = {j: text.scores(frame[j], lines, ncols, reference) for j in layout["scores"]}
     if fmt == "kaldi" or (header is None and ncols == 4 and layout["ids"] == [0, 1] and layout["scores"] == [2]):
         # Kaldi/BOSARIS one-file form 'model test score label': each pair once
@@ -586,7 +389,7 @@ def _header_plausible(header: list[str], layout: dict) -> bool:
     """A first line without numbers is a header unless it reads like a trial with a bad score: a label value over
     the labels (``abc target``) and no score name (``score``, ``llr``) over the scores."""
     word = header[layout["label"]].lower()
-    named_score = any(header[j].lower() in _SCORE_NAMES for j in layout["scores"])
+    named_score = any(header[j].lower() in SCORE_NAMES for j in layout["scores"])
     return named_score or not (word in _LABELS and word not in ("label", "labels"))
 
 
@@ -617,7 +420,7 @@ def _infer_layout(src, header, rows, ncols, reference, number) -> dict:
                                 "'model test score'; it needs its key (trials) file 'model test target|nontarget'.",
                                 reference, needs_key=True)
             raise src.error(f"no column of labels found; accepted labels are {_ACCEPTED}.", reference)
-    named_scores = [j for j in range(ncols) if names[j] in _SCORE_NAMES and j not in (label, system)]
+    named_scores = [j for j in range(ncols) if names[j] in SCORE_NAMES and j not in (label, system)]
     if named_scores:
         scores = named_scores[:1] if system is not None or len(named_scores) == 1 else named_scores
     else:
@@ -665,13 +468,13 @@ def _trials(src: _Source, scores: np.ndarray, labels: np.ndarray, name: str, who
 
 
 def _read_key_or_scores(src: _Source, is_key: bool):
-    text = _Text(src, _text_bytes(src))
+    text = TextFile(src, _text_bytes(src))
     rows, sample = text.rows, text.sample
     kind = "key file 'model test target|nontarget'" if is_key else "Kaldi/BOSARIS score file 'model test score'"
     if is_key:
         has_header = len(rows[0]) == 3 and _label_key(rows[0][2]) not in _LABELS
     else:
-        has_header = len(rows[0]) == 3 and not _is_number(rows[0][2], text.decimal)
+        has_header = len(rows[0]) == 3 and not is_number(rows[0][2], text.decimal)
     first = 1 if has_header else 0
     if first >= len(rows):
         raise src.error("the file has a header line but no trials after it.", sample[0][0])
@@ -680,7 +483,7 @@ def _read_key_or_scores(src: _Source, is_key: bool):
         if len(row) != 3:
             raise src.error(f"a {kind} needs 3 columns, but this line has {len(row)}.", lineno)
     frame, lines = text.read(first, 3, [0, 1] + ([2] if is_key else []), reference)
-    values = text.labels(frame[2], lines, 3, reference) if is_key else text.scores(frame[2], lines, 3, reference)
+    values = _text_labels(text, frame[2], lines, 3, reference) if is_key else text.scores(frame[2], lines, 3, reference)
     _refuse_duplicates(src, frame[0], frame[1], lines, "key entry" if is_key else "trial")
     return frame[0], frame[1], values, lines
 
@@ -829,7 +632,7 @@ def _parquet_scores(src: _Source, column: pd.Series, what: str) -> np.ndarray:
     if bad.any():
         row = int(np.argmax(bad))
         raw = column.iloc[row]
-        if pd.isna(raw) or str(raw).strip().lower() in _NAN_WORDS:
+        if pd.isna(raw) or str(raw).strip().lower() in NAN_WORDS:
             raise src.error(f"the score in column {what!r} is missing (NaN).", row + 1, unit="row")
         raise src.error(f"the score {str(raw)!r} in column {what!r} is not a number.", row + 1, unit="row")
     return values

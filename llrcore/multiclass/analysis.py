@@ -1,0 +1,233 @@
+"""Every sub-problem of a multiclass recogniser as a binary one (Brümmer & van Leeuwen, Odyssey 2006, sec. 4.2-4.3).
+
+- :func:`pairwise_analysis` — every pair of classes with LLR ``l_i - l_j``: Cllr before and after calibration and
+  minCllr by PAV (which the calibration cannot change: it is monotone on each pair).
+- :func:`detection_llrs` — one-against-the-rest LLR of eq. 9 with a prior over the non-targets (flat by default),
+  so every binary tool (Cllr, APE, DET, EER) applies per target; :func:`detection_analysis` tabulates them.
+- :func:`analyse_multiclass` — all of it for one set of trials, calibrated on themselves (a measurement).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import combinations
+
+import numpy as np
+import pandas as pd
+
+from ..data.multiclass import (
+    MulticlassScores,
+    as_llr_matrix,
+    class_index,
+    class_prior,
+    classes_of,
+    llrs_and_labels,
+    row_logsumexp,
+)
+from ..data.trials import Trials
+from ..rates import SortedScores, cllr_bits
+from .calibration import MulticlassAffine, fit_multiclass_affine
+from .cllr import entropy_bits, multiclass_cllr
+
+__all__ = [
+    "MulticlassAnalysis",
+    "analyse_multiclass",
+    "detection_analysis",
+    "detection_llrs",
+    "detection_trials",
+    "pairwise_analysis",
+]
+
+def _calibrated(llrs, labels, calibrated) -> np.ndarray:
+    """The calibrated LLR matrix: given, from a calibrator, or from a flat-prior fit on these trials."""
+    if calibrated is None:
+        calibrated = fit_multiclass_affine(llrs, labels)
+    if callable(calibrated):
+        calibrated = calibrated(llrs)
+    matrix = as_llr_matrix(calibrated, "calibrated LLRs")
+    if matrix.shape != llrs.shape:
+        raise ValueError(f"The calibrated LLRs have shape {matrix.shape}, the LLRs {llrs.shape}.")
+    return matrix
+
+
+def _members(labels: np.ndarray, n: int) -> list[np.ndarray]:
+    """Trial indices of each class (one sort of the labels)."""
+    order = np.argsort(labels, kind="stable")
+    return np.split(order, np.cumsum(np.bincount(labels, minlength=n))[:-1])
+
+
+def _binary(llrs: np.ndarray, a: int, b: int, members) -> tuple[np.ndarray, np.ndarray]:
+    """Binary LLRs ``l_a - l_b`` of the trials of class a (targets) and of class b (non-targets)."""
+    tar, non = llrs[members[a]], llrs[members[b]]
+    return tar[:, a] - tar[:, b], non[:, a] - non[:, b]
+
+
+def pairwise_analysis(llrs, labels=None, calibrated=None, *, classes=None) -> pd.DataFrame:
+    """Every pair of classes as a binary problem: Cllr before and after calibration, and minCllr.
+
+    For each pair ``a < b`` the LLR ``l_a - l_b`` of the trials of classes a (targets) and b (non-targets) is
+    scored with the binary Cllr (:func:`~llrcore.metrics.cllr`), before and after the calibration, and with
+    minCllr (PAV). The direction-preserving calibration maps ``l_a - l_b`` to ``alpha (l_a - l_b) + gamma_a -
+    gamma_b``, a rising function of it alone, so minCllr is the same before and after (sec. 4.2 of the paper) and
+    bounds both Cllrs from below. Pairs with Cllr above 1 bit do worse than the prior alone.
+
+    Parameters
+    ----------
+    llrs : array_like (T, N) or MulticlassScores
+    labels : array_like of int, optional
+    calibrated : array_like (T, N), callable or None
+        The calibrated LLR matrix, or a calibrator applied to `llrs`; by default
+        ``fit_multiclass_affine(llrs, labels)`` (flat prior) on these very trials.
+    classes : sequence of str, optional
+        Class names for the table (default those of a :class:`MulticlassScores`, else ``"0"``, ``"1"``, ...).
+
+    Returns
+    -------
+    DataFrame
+        One row per pair: ``class_a``, ``class_b``, ``cllr``, ``cllr_calibrated``, ``min_cllr`` (bits).
+    """
+    names = llrs
+    llrs, labels = llrs_and_labels(llrs, labels)
+    n = llrs.shape[1]
+    classes = classes_of(names, classes, n)
+    calibrated = _calibrated(llrs, labels, calibrated)
+    members = _members(labels, n)
+    rows = []
+    for a, b in combinations(range(n), 2):
+        if members[a].size == 0 or members[b].size == 0:
+            rows.append((classes[a], classes[b], np.nan, np.nan, np.nan))
+            continue
+        tar, non = _binary(llrs, a, b, members)
+        tar_cal, non_cal = _binary(calibrated, a, b, members)
+        rows.append((classes[a], classes[b], cllr_bits(tar, non), cllr_bits(tar_cal, non_cal),
+                     SortedScores(tar, non).min_cllr()))
+    return pd.DataFrame(rows, columns=["class_a", "class_b", "cllr", "cllr_calibrated", "min_cllr"])
+
+
+def detection_llrs(llrs, target, prior=None) -> np.ndarray:
+    """One-against-the-rest detection LLR of every trial for class `target` (eq. 9 of the paper).
+
+    ``l_det(t) = -log sum_{i != target} (pi_i / (1 - pi_target)) exp(-(l_target - l_i))``: the LLR of "the class is
+    `target`" against "it is one of the others", which needs the relative prior of the other classes (flat over
+    them by default, as in NIST LRE). The target's own prior does not enter (it only sets the threshold).
+
+    Parameters
+    ----------
+    llrs : array_like (T, N) or MulticlassScores
+    target : int or str
+        The target class (index, or name with a :class:`MulticlassScores`).
+    prior : None, "flat" or array_like
+        Prior over the classes; the target's entry is ignored, the others are renormalised.
+    """
+    classes = llrs.classes if isinstance(llrs, MulticlassScores) else ()
+    matrix = llrs.llrs if isinstance(llrs, MulticlassScores) else as_llr_matrix(llrs)
+    n = matrix.shape[1]
+    t = class_index(target, n, classes)
+    weights = class_prior(prior, n, getattr(llrs, "labels", None)).copy()
+    weights[t] = 0.0
+    if weights.sum() <= 0:
+        raise ValueError("The prior gives no weight to any non-target class, so there is nothing to detect against.")
+    with np.errstate(divide="ignore"):
+        log_weights = np.log(weights / weights.sum())
+    return matrix[:, t] - row_logsumexp(matrix, log_weights)
+
+
+def detection_trials(llrs, labels=None, target=0, prior=None, *, name: str | None = None) -> Trials:
+    """The detection LLRs of `target` as binary :class:`~llrcore.data.Trials`: its trials against all others."""
+    classes = classes_of(llrs, None, np.shape(getattr(llrs, "llrs", llrs))[-1])
+    matrix, labels = llrs_and_labels(llrs, labels)
+    t = class_index(target, matrix.shape[1], classes)
+    det = detection_llrs(matrix, t, class_prior(prior, matrix.shape[1], labels))
+    return Trials.from_labels(det, labels == t, name=classes[t] if name is None else name)
+
+
+def detection_analysis(llrs, labels=None, calibrated=None, *, prior=None, classes=None) -> pd.DataFrame:
+    """Per target class, the binary evaluation of its detection LLRs before and after calibration.
+
+    Detection LLRs (eq. 9, prior flat over the non-targets by default) are computed from the LLRs and from the
+    calibrated LLRs. Unlike the pair-wise LLRs, calibrated detection LLRs are not a function of the raw ones
+    (sec. 4.3), so minCllr and the EER may change a little too.
+
+    Returns
+    -------
+    DataFrame
+        One row per class: ``target``, ``n_target``, ``n_non_target``, ``cllr``, ``min_cllr``, ``eer``,
+        ``cllr_calibrated``, ``min_cllr_calibrated``, ``eer_calibrated`` (Cllr in bits, EER as a fraction).
+    """
+    names = llrs
+    llrs, labels = llrs_and_labels(llrs, labels)
+    n = llrs.shape[1]
+    classes = classes_of(names, classes, n)
+    calibrated = _calibrated(llrs, labels, calibrated)
+    rows = []
+    for t in range(n):
+        row = {"target": classes[t]}
+        for suffix, matrix in (("", llrs), ("_calibrated", calibrated)):
+            table = detection_trials(matrix, labels, t, prior).sorted
+            row.update({"n_target": table.n_tar, "n_non_target": table.n_non, f"cllr{suffix}": table.cllr(),
+                        f"min_cllr{suffix}": table.min_cllr(), f"eer{suffix}": table.eer()})
+        rows.append(row)
+    columns = ["target", "n_target", "n_non_target", "cllr", "min_cllr", "eer", "cllr_calibrated",
+               "min_cllr_calibrated", "eer_calibrated"]
+    return pd.DataFrame(rows)[columns]
+
+
+@dataclass(frozen=True)
+class MulticlassAnalysis:
+    """Everything the paper's calibration analysis reports for one set of multiclass trials.
+
+    Attributes
+    ----------
+    scores : MulticlassScores
+    prior : ndarray
+        The prior of the Cllrs (flat unless asked otherwise).
+    cllr, cllr_calibrated : float
+        Multiclass Cllr before and after the direction-preserving calibration (bits).
+    reference : float
+        Cllr of a useless system: the entropy of the prior (``log2 N`` at the flat prior).
+    calibration : MulticlassAffine
+    calibrated : ndarray (T, N)
+        The calibrated LLRs.
+    pairwise, detection : DataFrame
+        :func:`pairwise_analysis` and :func:`detection_analysis`.
+    """
+
+    scores: MulticlassScores
+    prior: np.ndarray
+    cllr: float
+    cllr_calibrated: float
+    reference: float
+    calibration: MulticlassAffine
+    calibrated: np.ndarray
+    pairwise: pd.DataFrame
+    detection: pd.DataFrame
+
+    @property
+    def calibration_loss(self) -> float:
+        """``Cllr - Cllr^T`` in bits: the information lost to misinterpretation."""
+        return self.cllr - self.cllr_calibrated
+
+
+def analyse_multiclass(scores: MulticlassScores, prior=None) -> MulticlassAnalysis:
+    """Calibrate on the trials themselves (a measurement, as in the paper) and analyse every sub-problem.
+
+    The multiclass Cllr and the calibration use `prior` (flat by default); the detection LLRs use a prior flat
+    over the non-targets.
+    """
+    if not isinstance(scores, MulticlassScores):
+        raise TypeError("analyse_multiclass takes a MulticlassScores (see read_multiclass).")
+    prior = class_prior(prior, scores.n_classes, scores.labels)
+    calibration = fit_multiclass_affine(scores, prior=prior)
+    calibrated = calibration(scores.llrs)
+    calibrated.flags.writeable = False
+    return MulticlassAnalysis(
+        scores=scores,
+        prior=prior,
+        cllr=multiclass_cllr(scores, prior=prior),
+        cllr_calibrated=multiclass_cllr(calibrated, scores.labels, prior),
+        reference=entropy_bits(prior),
+        calibration=calibration,
+        calibrated=calibrated,
+        pairwise=pairwise_analysis(scores, calibrated=calibrated),
+        detection=detection_analysis(scores, calibrated=calibrated),
+    )
+

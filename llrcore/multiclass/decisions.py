@@ -1,0 +1,138 @@
+"""Bayes (MAP) decisions of a multiclass recogniser at any prior: identification (eq. 8), detection of one class
+(eq. 10) and pair-wise classification (eq. 7), with the confusion matrix and error rates of identification.
+
+Reference: N. Brümmer and D. van Leeuwen, "On calibration of language recognition scores", Odyssey 2006.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ..data.multiclass import (
+    MulticlassScores,
+    as_llr_matrix,
+    class_index,
+    class_prior,
+    classes_of,
+    llrs_and_labels,
+    require_trials,
+)
+from .analysis import detection_llrs
+
+__all__ = [
+    "IdentificationErrors",
+    "confusion_matrix",
+    "detection_decisions",
+    "identification_errors",
+    "map_decisions",
+    "pairwise_decisions",
+]
+
+def map_decisions(llrs, prior=None) -> np.ndarray:
+    """Identification: the class of maximum posterior, ``argmax_i (l_i + log pi_i)`` (eq. 8); ties go to the lower
+    index."""
+    matrix = llrs.llrs if isinstance(llrs, MulticlassScores) else as_llr_matrix(llrs)
+    prior = class_prior(prior, matrix.shape[1], getattr(llrs, "labels", None))
+    with np.errstate(divide="ignore"):
+        return np.argmax(matrix + np.log(prior), axis=1)
+
+
+def detection_decisions(llrs, target, prior=None) -> np.ndarray:
+    """Detection of `target` (eq. 10): True where ``l_det >= log((1 - pi_t) / pi_t)``, i.e. ``P(target) >= 1/2``.
+
+    `prior` is the full prior: the target's entry sets the threshold, the others the detection LLR.
+    """
+    matrix = llrs.llrs if isinstance(llrs, MulticlassScores) else as_llr_matrix(llrs)
+    classes = llrs.classes if isinstance(llrs, MulticlassScores) else ()
+    t = class_index(target, matrix.shape[1], classes)
+    prior = class_prior(prior, matrix.shape[1], getattr(llrs, "labels", None))
+    if prior[t] == 0:
+        return np.zeros(matrix.shape[0], dtype=bool)
+    with np.errstate(divide="ignore"):
+        threshold = np.log1p(-prior[t]) - np.log(prior[t])
+    return detection_llrs(matrix, t, prior) >= threshold
+
+
+def pairwise_decisions(llrs, class_a, class_b, prior=None) -> np.ndarray:
+    """Pair-wise classification (eq. 7): True (class a) where ``l_a - l_b >= log(pi_b / pi_a)``."""
+    matrix = llrs.llrs if isinstance(llrs, MulticlassScores) else as_llr_matrix(llrs)
+    classes = llrs.classes if isinstance(llrs, MulticlassScores) else ()
+    n = matrix.shape[1]
+    a, b = class_index(class_a, n, classes), class_index(class_b, n, classes)
+    if a == b:
+        raise ValueError("A pair-wise question needs two different classes.")
+    prior = class_prior(prior, n, getattr(llrs, "labels", None))
+    with np.errstate(divide="ignore"):
+        return matrix[:, a] - matrix[:, b] >= np.log(prior[b]) - np.log(prior[a])
+
+
+def confusion_matrix(labels, decisions, n_classes: int | None = None) -> np.ndarray:
+    """Counts ``C[i, j]`` of trials of true class i decided as class j."""
+    labels, decisions = np.asarray(labels, dtype=np.int64), np.asarray(decisions, dtype=np.int64)
+    if labels.shape != decisions.shape:
+        raise ValueError(f"There are {labels.size} labels but {decisions.size} decisions.")
+    n = int(max(labels.max(initial=-1), decisions.max(initial=-1)) + 1) if n_classes is None else int(n_classes)
+    return np.bincount(labels * n + decisions, minlength=n * n).reshape(n, n)
+
+
+@dataclass(frozen=True)
+class IdentificationErrors:
+    """MAP identification at a prior: the confusion matrix and its error rates.
+
+    Attributes
+    ----------
+    classes : tuple of str
+    prior : ndarray
+        The prior of the decisions (and of the weighting of :attr:`error_rate`).
+    confusion : ndarray of int (N, N)
+        ``confusion[i, j]``: trials of class i decided as class j.
+    class_error : ndarray
+        Per class, the fraction of its trials decided as another class.
+    error_rate : float
+        The Bayes error rate ``sum_i pi_i class_error_i`` (the plain error rate when the prior is the class
+        frequencies).
+    default_error : float
+        The error rate of deciding by the prior alone, ``1 - max_i pi_i``.
+    """
+
+    classes: tuple
+    prior: np.ndarray
+    confusion: np.ndarray
+    class_error: np.ndarray
+    error_rate: float
+    default_error: float
+
+    @property
+    def normalised_error(self) -> float:
+        """``error_rate / default_error``: above 1 the system does worse than the prior alone."""
+        return self.error_rate / self.default_error if self.default_error > 0 else 0.0
+
+    def to_frame(self) -> pd.DataFrame:
+        """The confusion matrix as a table: rows are true classes, columns decided classes."""
+        frame = pd.DataFrame(self.confusion, index=list(self.classes), columns=list(self.classes))
+        frame.index.name, frame.columns.name = "true class", "decided class"
+        return frame
+
+
+def identification_errors(llrs, labels=None, prior=None, *, classes=None) -> IdentificationErrors:
+    """MAP identification decisions at `prior` (flat by default) scored against the labels."""
+    names = llrs
+    matrix, labels = llrs_and_labels(llrs, labels)
+    n = matrix.shape[1]
+    prior = class_prior(prior, n, labels)
+    confusion = confusion_matrix(labels, map_decisions(matrix, prior), n)
+    counts = confusion.sum(axis=1)
+    require_trials(prior, counts, classes_of(names, classes, n))
+    with np.errstate(invalid="ignore"):
+        class_error = np.where(counts > 0, 1.0 - np.diag(confusion) / np.maximum(counts, 1), np.nan)
+    return IdentificationErrors(
+        classes=classes_of(names, classes, n),
+        prior=prior,
+        confusion=confusion,
+        class_error=class_error,
+        error_rate=float(prior[prior > 0] @ class_error[prior > 0]),
+        default_error=float(1.0 - prior.max()),
+    )
+
