@@ -18,7 +18,7 @@ from scipy import integrate, stats
 from scipy.special import expit
 
 import llrcore as lc
-from llrcore.diarization import model as block_model
+from llrcore.diarization import block_prior
 from llrcore.diarization.baselines import kmeans
 from llrcore.diarization.gaussians import fit_score_mixture
 
@@ -164,7 +164,7 @@ def test_expected_log_density_under_normal_gamma_matches_monte_carlo():
     mu = rng.normal(m, 1.0 / np.sqrt(k * lam))
     for d in (-1.0, 0.3, 2.5):
         monte_carlo = np.mean(stats.norm.logpdf(d, mu, 1.0 / np.sqrt(lam)))
-        c0, c1, c2 = block_model._expected_log_density_coefficients(m, k, a, b)
+        c0, c1, c2 = block_prior.expected_log_density_coefficients(m, k, a, b)
         assert c0 + c1 * d + c2 * d * d == pytest.approx(monte_carlo, abs=3e-3)
 
 
@@ -178,12 +178,12 @@ def test_kl_divergences_match_monte_carlo_and_quadrature():
         return stats.gamma.logpdf(lam, a, scale=1.0 / b) + stats.norm.logpdf(mu, m, 1.0 / np.sqrt(k * lam))
 
     monte_carlo = np.mean(log_ng(mu, lam, *q) - log_ng(mu, lam, *p))
-    assert block_model._kl_normal_gamma(*q, *p) == pytest.approx(monte_carlo, abs=0.01)
+    assert block_prior.kl_normal_gamma(*q, *p) == pytest.approx(monte_carlo, abs=0.01)
 
     g, prior = (3.5, 7.0), (1.0, 2.5)
     quadrature, _ = integrate.quad(
         lambda v: stats.beta.pdf(v, *g) * (stats.beta.logpdf(v, *g) - stats.beta.logpdf(v, *prior)), 0, 1)
-    assert block_model._kl_beta(*g, *prior) == pytest.approx(quadrature, abs=1e-8)
+    assert block_prior.kl_beta(*g, *prior) == pytest.approx(quadrature, abs=1e-8)
 
 
 def test_crp_log_prior_equals_the_product_of_seating_probabilities():
@@ -193,7 +193,7 @@ def test_crp_log_prior_equals_the_product_of_seating_probabilities():
     for i, z in enumerate(labels):  # customer i joins a table of c w.p. c/(i+alpha), a new one w.p. alpha/(i+alpha)
         log_p += np.log((counts[z] if z in counts else alpha) / (i + alpha))
         counts[z] = counts.get(z, 0) + 1
-    assert block_model.crp_log_prior(labels, alpha) == pytest.approx(log_p, abs=1e-12)
+    assert block_prior.crp_log_prior(labels, alpha) == pytest.approx(log_p, abs=1e-12)
 
 
 def test_score_mixture_agrees_with_sklearn_gaussian_mixture():

@@ -1,14 +1,14 @@
 """Speaker diarization from a similarity matrix: cluster segments given only their pairwise scores, and score it.
 
 - :mod:`~llrcore.diarization.model` — the Bayesian Gaussian block model with a Dirichlet-process prior (Publication I
-  of the thesis chapter ``papers/004``), mean-field variational inference.
+  of the thesis chapter ``papers/004``), mean-field variational inference; its prior and conjugate algebra in
+  :mod:`~llrcore.diarization.block_prior`.
 - :mod:`~llrcore.diarization.baselines` — average-linkage AHC and spectral clustering.
 - :mod:`~llrcore.diarization.cluster` — :func:`cluster_similarity`, one call for all three methods; its
   :class:`ClusteringResult` is in :mod:`~llrcore.diarization.result`.
 - :mod:`~llrcore.diarization.scoring` — segment error with the optimal mapping, purity, coverage, windows to turns,
   DER through pyannote.metrics.
 - :mod:`~llrcore.diarization.gaussians` — the two-Gaussian mixture of the scores, Gaussian fits.
-
 - :mod:`~llrcore.diarization.compare` — :func:`compare_methods`, several clusterings of one matrix side by side.
 
 The input, :class:`~llrcore.data.similarity.SimilarityMatrix`, is in the data layer (``llrcore/data/similarity.py``);
@@ -27,7 +27,8 @@ from .cluster import (
 from .compare import COMPARISON_COLUMNS, MethodComparison, compare_methods
 from .gaussians import GaussianFit, ScoreMixture, fit_score_mixture
 from .result import ClusteringResult
-from .model import EFFECTIVE_SCORES, PRIOR_STRENGTH, BlockModelPrior, Progress, crp_log_prior
+from .block_prior import PRIOR_STRENGTH, BlockModelPrior, crp_log_prior
+from .model import EFFECTIVE_SCORES, Progress
 from .scoring import (
     DERResult,
     SegmentScores,

@@ -8,6 +8,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
+from ..data.similarity import SimilarityMatrix, as_similarity
 from .baselines import (
     ahc_labels,
     eigengap_clusters,
@@ -15,14 +16,21 @@ from .baselines import (
     spectral_embedding,
     spectral_labels,
 )
+from .block_prior import PRIOR_STRENGTH, BlockModelPrior
 from .gaussians import GaussianFit, ScoreMixture, fit_score_mixture
-from ..data.similarity import SimilarityMatrix, as_similarity
-from .model import EFFECTIVE_SCORES, PRIOR_STRENGTH, BlockModelPrior, fit_block_model
+from .model import EFFECTIVE_SCORES, fit_block_model
 from .result import ClusteringResult
 from .scoring import optimal_mapping
 
-__all__ = ["METHODS", "DEFAULT_MAX_CLUSTERS", "ClusteringResult", "cluster_similarity", "block_gaussians",
-           "cluster_summary", "block_mean_matrix"]
+__all__ = [
+    "DEFAULT_MAX_CLUSTERS",
+    "METHODS",
+    "ClusteringResult",
+    "block_gaussians",
+    "block_mean_matrix",
+    "cluster_similarity",
+    "cluster_summary",
+]
 
 METHODS = ("bayes", "ahc", "spectral")
 #: Default upper bound on the number of speakers (the eigen-decomposition and the DP truncation use it).

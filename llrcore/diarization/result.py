@@ -44,7 +44,7 @@ class ClusteringResult:
         Wall time of the call.
     options : dict
         The options the method ran with (Bayes: also ``beta``, the tempering factor, and ``prior``, the
-        :class:`~llrcore.diarization.model.BlockModelPrior`).
+        :class:`~llrcore.diarization.block_prior.BlockModelPrior`).
     """
 
     method: str

@@ -1,0 +1,122 @@
+"""The prior of the Bayesian Gaussian block model and the conjugate algebra its variational inference uses.
+
+- :class:`BlockModelPrior` — Normal-Gamma priors of the within- and between-speaker score Gaussians (within above
+  between: the soft ordering constraint) and the concentration of the Dirichlet process over partitions;
+  empirical Bayes from a two-Gaussian fit of the scores (:meth:`BlockModelPrior.from_mixture`).
+- :func:`crp_log_prior` — the Chinese restaurant process prior of a partition.
+- Normal-Gamma posteriors, expected log-densities and Kullback-Leibler divergences of Normal-Gamma and Beta
+  distributions (Bishop, *Pattern Recognition and Machine Learning*, sec. 2.3.6 and 10.1; the thesis chapter of
+  :mod:`llrcore.diarization.model`).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.special import betaln, digamma, gammaln
+
+from .gaussians import ScoreMixture
+
+__all__ = [
+    "PRIOR_STRENGTH",
+    "BlockModelPrior",
+    "crp_log_prior",
+    "expected_log_density_coefficients",
+    "kl_beta",
+    "kl_normal_gamma",
+    "ng_posterior",
+]
+
+#: Default kappa0: each prior mean weighs as much as this many tempered scores (the soft ordering constraint).
+PRIOR_STRENGTH = 10.0
+
+_LOG_2PI = float(np.log(2 * np.pi))
+
+
+# ----- Normal-Gamma and Beta algebra -------------------------------------------------------------------------------
+
+
+def ng_posterior(n, s1, s2, m0, k0, a0, b0):
+    """Normal-Gamma posterior (m, kappa, a, b) from (weighted) count, sum and sum of squares of the scores."""
+    k = k0 + n
+    m = (k0 * m0 + s1) / k
+    a = a0 + 0.5 * n
+    b = b0 + 0.5 * np.maximum(s2 + k0 * m0**2 - k * m**2, 0.0)
+    return m, k, a, b
+
+
+def expected_log_density_coefficients(m, k, a, b):
+    """(c0, c1, c2) with ``E_q[log N(d | mu, 1/lambda)] = c0 + c1 d + c2 d^2`` under Normal-Gamma q."""
+    precision = a / b
+    c2 = -0.5 * precision
+    c1 = precision * m
+    c0 = 0.5 * (digamma(a) - np.log(b) - _LOG_2PI) - 0.5 * precision * m**2 - 0.5 / k
+    return c0, c1, c2
+
+
+def kl_normal_gamma(m, k, a, b, m0, k0, a0, b0):
+    """KL(NG(m, k, a, b) || NG(m0, k0, a0, b0)) with mu | lambda ~ N(m, 1/(k lambda)), lambda ~ Gamma(a, rate b)."""
+    kl_gamma = (a - a0) * digamma(a) - gammaln(a) + gammaln(a0) + a0 * (np.log(b) - np.log(b0)) + a * (b0 - b) / b
+    kl_normal = 0.5 * (k0 / k - 1.0 - np.log(k0 / k) + k0 * (a / b) * (m - m0) ** 2)
+    return kl_gamma + kl_normal
+
+
+def kl_beta(g1, g2, a1, a2):
+    """KL(Beta(g1, g2) || Beta(a1, a2))."""
+    return (betaln(a1, a2) - betaln(g1, g2) + (g1 - a1) * digamma(g1) + (g2 - a2) * digamma(g2)
+            + (a1 - g1 + a2 - g2) * digamma(g1 + g2))
+
+
+def crp_log_prior(labels, alpha: float = 1.0) -> float:
+    """Log-probability of a partition under the Chinese restaurant process (eq. 5.87 of the thesis chapter).
+
+    ``log p(Z) = K log alpha + log Gamma(alpha) - log Gamma(alpha + N) + sum_k log Gamma(|B_k|)``.
+    """
+    _, sizes = np.unique(np.asarray(labels), return_counts=True)
+    n = int(sizes.sum())
+    return float(sizes.size * np.log(alpha) + gammaln(alpha) - gammaln(alpha + n) + gammaln(sizes).sum())
+
+
+# ----- prior -----------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class BlockModelPrior:
+    """Hyper-parameters of the block model, in the units of the scores.
+
+    Attributes
+    ----------
+    within_mean, between_mean : float
+        Prior means of the within-speaker Gaussian and of every between-speaker Gaussian (within > between: the
+        paper's soft ordering constraint).
+    variance : float
+        Prior guess of the score variance (``b0 / a0``).
+    mean_strength : float
+        kappa0: the prior of each mean weighs as much as this many (tempered) scores.
+    shape : float
+        a0 of the Gamma prior on the precisions (weak for small values).
+    concentration : float
+        alpha of the Dirichlet process / Chinese restaurant process.
+    """
+
+    within_mean: float
+    between_mean: float
+    variance: float
+    mean_strength: float = PRIOR_STRENGTH
+    shape: float = 1.0
+    concentration: float = 1.0
+
+    @classmethod
+    def from_mixture(cls, mixture: ScoreMixture, *, concentration: float = 1.0, mean_strength: float = PRIOR_STRENGTH,
+                     shape: float = 1.0) -> BlockModelPrior:
+        """Empirical-Bayes prior: the means of the two components of the score mixture, their mean variance."""
+        variance = 0.5 * (mixture.within.variance + mixture.between.variance)
+        return cls(mixture.within.mean, mixture.between.mean, variance, mean_strength, shape, concentration)
+
+    def standardised(self, location: float, scale: float) -> tuple[tuple, tuple]:
+        """Normal-Gamma hyper-parameters (m0, kappa0, a0, b0) of the within and between Gaussians for scores
+        standardised as ``(s - location) / scale``."""
+        b0 = self.shape * self.variance / scale**2
+        within = ((self.within_mean - location) / scale, self.mean_strength, self.shape, b0)
+        between = ((self.between_mean - location) / scale, self.mean_strength, self.shape, b0)
+        return within, between
