@@ -10,9 +10,10 @@ import re
 import streamlit as st
 
 import llrcore as lc
-from llrcore.calibration_analysis import NAMED_RULES
 from app_pages._loaded import SYSTEMS
 from app_pages._registry import ROLE_HELP
+from llrcore.calibration_analysis import NAMED_RULES
+from llrcore.words import escape_markdown
 
 CROSS_VALIDATION = "Cross-validation within the training set"
 CUSTOM_RULE = "Custom (α, β)"
@@ -21,7 +22,7 @@ RULES = {f"{rule.name} ({rule.alpha:g}, {rule.beta:g})": rule for rule in NAMED_
 
 def md(text: str) -> str:
     """A user's string (a system or file name) made literal in Streamlit markdown: no emphasis, links or LaTeX."""
-    return re.sub(r"([\\`*_{}\[\]()#+\-.!|<>~$:])", r"\\\1", str(text))
+    return escape_markdown(text)
 
 
 PARTNER_WORDS = (("development", "evaluation"), ("dev", "eval"), ("train", "test"), ("trn", "tst"))

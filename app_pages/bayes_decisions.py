@@ -11,13 +11,13 @@ import html
 import streamlit as st
 
 import llrcore as lc
+from app_pages._figures import show_figure
+from app_pages._loaded import SYSTEMS, trials_by_name
 from llrcore import plots
-from llrcore.decisions import per_100, percent
+from llrcore.decisions import per_100
 from llrcore.plots.decisions import decision_figure, errors_per_100_figure, fixed_threshold_figure
 from llrcore.rates import sigmoid
-from app_pages._loaded import SYSTEMS, trials_by_name
-from app_pages._figures import show_figure
-
+from llrcore.words import percent
 
 PRIORS = [0.0001, 0.0002, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.03, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5,
           0.6, 0.7, 0.8, 0.85, 0.9, 0.95, 0.97, 0.98, 0.99, 0.995, 0.998, 0.999, 0.9995, 0.9998, 0.9999]

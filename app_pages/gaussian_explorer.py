@@ -12,11 +12,10 @@ import html
 import streamlit as st
 
 import llrcore as lc
-from llrcore.plots import format_percent
-from llrcore.plots.gaussian import cllr_eer_figure, gaussian_det_figure, gaussian_llr_figure
-from app_pages._loaded import SYSTEMS, trials_by_name
 from app_pages._figures import show_figure
-
+from app_pages._loaded import SYSTEMS, trials_by_name
+from llrcore.plots.gaussian import cllr_eer_figure, gaussian_det_figure, gaussian_llr_figure
+from llrcore.words import percent
 
 CHOICES = ["EER", "d'", "μ"]
 # slider ranges: EER 0.1-49.9 %, and the d' and mu that span about the same range of systems
@@ -99,7 +98,7 @@ def explorer() -> None:
     eer, cllr = lc.eer_from_mu(mu), lc.gaussian_cllr(mu)
     approx = float(lc.cllr_eer_approximation(eer))
     cards([
-        ("EER", format_percent(eer), None, "Φ(−√(μ/2))"),
+        ("EER", percent(eer), None, "Φ(−√(μ/2))"),
         ("d'", f"{lc.dprime_from_mu(mu):.3g}", None, "√(2μ): the distance of the means in standard deviations."),
         ("μ (variance 2μ)", f"{mu:.3g}", None, "Target LLRs ~ N(+μ, 2μ), non-target LLRs ~ N(−μ, 2μ)."),
         ("Cllr", f"{cllr:.4f} bits", None, "(1/ln 2) E[ln(1 + e^−x)], x ~ N(μ, 2μ), by quadrature."),
@@ -147,7 +146,7 @@ def your_scores() -> None:
     st.markdown(f"<p style='font-size:1.2rem; line-height:1.45'>{sentence}</p>", unsafe_allow_html=True)
     cards([
         ("Fitted μ", f"{result.mu:.3g}", None, "Mean of the CMLG-calibrated target LLRs: (m_e − m_d)² / (2v)."),
-        ("EER of the data", format_percent(result.eer), f"ideal with this μ: {format_percent(result.gaussian_eer)}",
+        ("EER of the data", percent(result.eer), f"ideal with this μ: {percent(result.gaussian_eer)}",
          None),
         ("Cllr after CMLG", f"{result.cllr:.4f} bits", None, None),
         ("Gaussian Cllr at its EER", f"{result.gaussian_cllr_at_eer:.4f} bits",

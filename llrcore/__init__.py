@@ -5,6 +5,7 @@ streamlit). Conventions: natural-log LLRs, Cllr in bits, a target is accepted wh
 ``plo_eff = logit(P_target) + log(C_miss / C_fa)``.
 """
 from . import plots
+from ._version import __version__
 from .calibration import (
     Affine,
     Fusion,
@@ -121,4 +122,3 @@ from .io.diarization import (
     write_rttm,
 )
 
-__version__ = "0.1.0"

@@ -31,7 +31,7 @@ import sys
 import warnings
 from pathlib import Path
 
-from . import __version__
+from ._version import __version__
 from .io import LoadError, read_trials, rescore_file
 from .metrics import effective_plo, evaluate, metrics_table
 from .rules import BetaRule
@@ -121,7 +121,7 @@ def _check_output_suffix(source: Path, output: Path) -> None:
 
 def _calibrate_command(args) -> str:
     from .calibration_analysis import calibrate_and_evaluate, calibration_problems
-    from .report import describe_calibration
+    from .words import describe_calibration
 
     rule, plo = _rule(args), float(effective_plo(args.prior))
     _check_output_suffix(Path(args.apply_to), Path(args.output))

@@ -32,6 +32,7 @@ from .calibration import cross_calibrate, fit_affine
 from .data.trials import Trials
 from .metrics import bayes_error_rates, effective_plo, sorted_scores
 from .rates import SortedScores, sigmoid
+from .words import percent
 
 __all__ = [
     "DecisionSummary",
@@ -56,11 +57,6 @@ def per_100(value: float) -> str:
     if value >= 1:
         return f"{value:.1f}"
     return f"{value:.2g}"
-
-
-def percent(p: float) -> str:
-    """A prior or rate as a short percentage: 0.01 -> '1 %', 0.0005 -> '0.05 %', 0.123456 -> '12.3 %'."""
-    return f"{100 * float(p):.3g} %"
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,6 @@
-"""What the app, the report and the command line say about a system, decided once.
+"""What the app, the report and the command line say about a system, decided once: the LLR verdict, and the words
+and numbers every front end writes the same way (:func:`percent`, :func:`format_errors` for errors per 100 trials,
+:func:`bits`, :func:`describe_calibration`, :func:`escape_markdown` for a user's string in Markdown).
 
 :func:`llr_verdict` answers "can these scores be used as likelihood ratios as they are?" from two numbers that do not
 depend on any operating point: Cllr, the cost of the scores taken as natural-log LLRs averaged over all priors, and
@@ -24,11 +26,29 @@ N. Brümmer and J. du Preez, "Application-independent evaluation of speaker dete
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["VERDICTS", "GOOD_LOSS_PERCENT", "USELESS_CLLR", "VERDICT_RULE", "LLRVerdict", "llr_verdict", "calibration_loss_percent"]
+from .prior import sigmoid
+from .rules import BetaRule
+
+__all__ = [
+    "GOOD_LOSS_PERCENT",
+    "USELESS_CLLR",
+    "VERDICTS",
+    "VERDICT_RULE",
+    "LLRVerdict",
+    "bits",
+    "calibration_loss_percent",
+    "describe_calibration",
+    "errors_phrase",
+    "escape_markdown",
+    "format_errors",
+    "llr_verdict",
+    "percent",
+]
 
 #: The three answers to "can these scores be used as likelihood ratios as they are?"
 VERDICTS = ("good", "needs recalibration", "not usable as likelihood ratios")
@@ -123,3 +143,59 @@ def calibration_loss_percent(cllr: float, min_cllr: float) -> float:
     if np.isinf(cllr):
         return 100.0
     return 100.0 * (cllr - min_cllr) / cllr if cllr > 0 else 0.0
+
+
+def percent(p: float) -> str:
+    """A probability as a percentage, by one rule for every sentence, table and figure label: three significant
+    digits, trailing zeros dropped.
+
+    ``0.0253 -> '2.53 %'``, ``0.1 -> '10 %'``, ``0.001 -> '0.1 %'``, ``0.000975 -> '0.0975 %'``, ``0 -> '0 %'``,
+    ``1 -> '100 %'``. Never in exponent notation (``1e-7 -> '0.00001 %'``), and a rate below 100 % never shows as
+    ``'100 %'`` (``0.99999 -> '99.999 %'``): digits are added until it differs from 100.
+    """
+    value = 100.0 * float(p)
+    if not np.isfinite(value):
+        return f"{value} %"
+    digits = 3
+    text = np.format_float_positional(value, precision=digits, unique=False, fractional=False, trim="-")
+    while float(text) == 100 and value != 100 and digits < 17:
+        digits += 1
+        text = np.format_float_positional(value, precision=digits, unique=False, fractional=False, trim="-")
+    return f"{text} %"
+
+
+def format_errors(x: float) -> str:
+    """Errors per 100 trials in two significant digits, never in scientific notation: 0.3646 -> '0.36'."""
+    if not np.isfinite(x):
+        return str(x)
+    if x == 0:
+        return "0"
+    return np.format_float_positional(float(x), precision=2, unique=False, fractional=False, trim="-")
+
+
+def errors_phrase(x: float) -> str:
+    """Errors per 100 trials with their noun: '0.36 errors', '1 error'."""
+    text = format_errors(x)
+    return f"{text} error" if text == "1" else f"{text} errors"
+
+
+def bits(x: float) -> str:
+    """A Cllr in bits, three decimals: 0.2531 -> '0.253'; 'infinite' for an infinite one."""
+    return f"{x:.3f}" if np.isfinite(x) else "infinite"
+
+
+def describe_calibration(method: str, rule: BetaRule | None = None, plo: float = 0.0) -> str:
+    """The calibration in words, e.g. ``affine, logistic regression weighted for P_target = 0.01``."""
+    if method == "pav":
+        return "PAV (monotone, non-parametric)"
+    if method == "cmlg":
+        return "CMLG (Gaussian, closed form)"
+    rule = rule or BetaRule.logarithmic()
+    fitted = "logistic regression" if rule == BetaRule.logarithmic() else f"{rule.name} rule"
+    return f"affine, {fitted} weighted for P_target = {float(sigmoid(plo)):.3g}"
+
+
+def escape_markdown(text: str) -> str:
+    """A user's string (a system or file name) made literal in Markdown: a backslash before every ASCII punctuation
+    character, which CommonMark then shows as it is (no emphasis, links, HTML, tables or LaTeX ``$``)."""
+    return re.sub(r"([!-/:-@\[-`{-~])", r"\\\1", str(text))

@@ -11,6 +11,7 @@ import re
 import numpy as np
 import plotly.graph_objects as go
 
+from ..words import percent as format_percent  # the plots' name for the one percent rule
 
 __all__ = [
     "PALETTE",
@@ -61,25 +62,6 @@ def with_alpha(colour: str, alpha: float) -> str:
     colour = colour.lstrip("#")
     r, g, b = (int(colour[i : i + 2], 16) for i in (0, 2, 4))
     return f"rgba({r},{g},{b},{alpha:g})"
-
-
-def format_percent(p: float) -> str:
-    """A probability as a percentage for labels, by one rule: three significant digits, trailing zeros dropped.
-
-    ``0.0253 -> '2.53 %'``, ``0.1 -> '10 %'``, ``0.001 -> '0.1 %'``, ``0.000975 -> '0.0975 %'``, ``0 -> '0 %'``,
-    ``1 -> '100 %'``. Never in exponent notation (``1e-7 -> '0.00001 %'``), and a rate below 100 % never shows as
-    ``'100 %'`` (``0.99999 -> '99.999 %'``): digits are added until it differs from 100. Otherwise the same as
-    :func:`llrcore.decisions.percent` (``%.3g``), so the app's sentences and its figure labels agree.
-    """
-    value = 100.0 * float(p)
-    if not np.isfinite(value):
-        return f"{value} %"
-    digits = 3
-    text = np.format_float_positional(value, precision=digits, unique=False, fractional=False, trim="-")
-    while float(text) == 100 and value != 100 and digits < 17:
-        digits += 1
-        text = np.format_float_positional(value, precision=digits, unique=False, fractional=False, trim="-")
-    return f"{text} %"
 
 
 def _visible_length(text: str) -> int:
