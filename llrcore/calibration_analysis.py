@@ -197,7 +197,8 @@ def calibrate_and_evaluate(
     folds, seed : int
         Cross-validation folds and the seed of their random assignment (used only when `test` is None).
     p_target, c_miss, c_fa : float
-        Operating point of the before/after metrics (:func:`~llrcore.metrics.evaluate`).
+        Operating point of the before/after metrics (:func:`~llrcore.metrics.evaluate`); `p_target` may be an
+        :class:`~llrcore.prior.OperatingPoint` (then it brings its costs).
 
     Raises
     ------

@@ -117,6 +117,19 @@ def test_costs_count_errors_at_the_effective_prior(asv_eval):
     assert summary.calibration is None and not summary.text("calibration")
 
 
+def test_an_operating_point_gives_the_report_of_its_loose_values(asv_eval):
+    """``build_report(op)`` is ``build_report(p_target=..., c_miss=..., c_fa=...)``: the same numbers and words."""
+    op = lc.OperatingPoint(0.01, c_miss=10)
+    loose = lc.build_report(asv_eval, p_target=0.01, c_miss=10, c_fa=1)
+    given = lc.build_report(asv_eval, p_target=op)
+    assert given.operating_point == op == loose.operating_point
+    assert (given.p_target, given.c_miss, given.c_fa) == (0.01, 10, 1)
+    assert given.summary_text() == loose.summary_text()
+    assert given.metrics_table().equals(loose.metrics_table())
+    with pytest.raises(ValueError, match="not both"):
+        lc.build_report(asv_eval, p_target=op, c_miss=2)
+
+
 @pytest.mark.parametrize(
     "scale, shift, verdict, words",
     [

@@ -1,0 +1,43 @@
+"""A report for non-specialists: plain-language summary, figures, full metrics, in one self-contained HTML file.
+
+:func:`build_report` computes everything once (one sort and one PAV per system, through ``Trials.sorted``) and
+returns a :class:`Report`: the summary as data (numbers and sentences), the metrics table, the settings, and the
+figures on demand. :meth:`Report.to_html` writes one HTML file with plotly.js inlined once: it opens offline, in
+any browser, years from now.
+
+The summary answers, per system, the questions of Brümmer, Ferrer & Swart (2021): out of 100 trials at your prior,
+how many errors does the system make (its Bayes error rate, times 100), how many would it make with perfect
+calibration (the minimum Bayes error rate, PAV/ROCCH) and how many without it (deciding from the prior alone,
+``min(P, 1 - P)``)? Then whether its scores can be read as likelihood ratios (:func:`~llrcore.words.llr_verdict`, the one
+verdict the app and the command line give too) and what a calibration trained on development data (or cross-validated) changes.
+
+With costs other than 1 the errors are counted at the effective prior
+``P_eff = sigmoid(logit(P_target) + log(C_miss / C_fa))``, the prior whose error-minimising decisions are the
+operating point's cost-minimising ones.
+
+References
+----------
+N. Brümmer, L. Ferrer and A. Swart, "Out of a hundred trials, how many errors does your speaker verifier make?",
+Interspeech 2021.
+N. Brümmer and J. du Preez, "Application-independent evaluation of speaker detection", CSL 20, 2006.
+
+Modules: :mod:`~llrcore.report.summary` (the summary as numbers and sentences), :mod:`~llrcore.report.figures`,
+:mod:`~llrcore.report.html` (the page; its style sheet is ``report.css``) and :mod:`~llrcore.report.document`
+(:class:`Report` and :func:`build_report`).
+"""
+
+from ..words import VERDICTS, describe_calibration, format_errors
+from .document import Report, build_report
+from .figures import ReportFigure
+from .summary import CalibrationSummary, SystemSummary
+
+__all__ = [
+    "VERDICTS",
+    "CalibrationSummary",
+    "Report",
+    "ReportFigure",
+    "SystemSummary",
+    "build_report",
+    "describe_calibration",
+    "format_errors",
+]

@@ -1,0 +1,228 @@
+"""A report as one object: :func:`build_report` computes it, :class:`Report` holds it and writes it as HTML."""
+from __future__ import annotations
+
+import platform
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from functools import cached_property
+
+import numpy as np
+import pandas as pd
+import plotly
+
+from .._version import __version__
+from ..calibration_analysis import METHODS
+from ..data.trials import Trials, as_systems
+from ..metrics import effective_plo, metrics_table
+from ..prior import OperatingPoint, as_operating_point, sigmoid
+from ..rules import BetaRule
+from ..words import describe_calibration, escape_markdown
+from .figures import ReportFigure, report_figures
+from .html import render_html
+from .summary import (
+    CROSS_VALIDATION_FOLDS,
+    TOPICS,
+    SystemSummary,
+    development_set,
+    summarise,
+    summarise_calibration,
+)
+
+__all__ = ["Report", "build_report"]
+
+
+@dataclass(frozen=True, eq=False)
+class Report:
+    """Everything a report shows; build it with :func:`build_report`, write it with :meth:`to_html`."""
+
+    title: str
+    summaries: tuple[SystemSummary, ...]
+    p_target: float
+    c_miss: float
+    c_fa: float
+    class_names: tuple[str, str]
+    settings: dict
+    created: datetime
+    version: str
+
+    @property
+    def operating_point(self) -> OperatingPoint:
+        """The operating point of the report."""
+        return OperatingPoint(self.p_target, self.c_miss, self.c_fa)
+
+    @property
+    def plo_eff(self) -> float:
+        """Effective prior log-odds ``logit(P_target) + log(C_miss / C_fa)``."""
+        return self.operating_point.plo_eff
+
+    @property
+    def p_eff(self) -> float:
+        """Effective prior: the errors of the summary are counted at this prior."""
+        return self.operating_point.p_eff
+
+    @property
+    def systems(self) -> dict[str, Trials]:
+        """The systems as given (scores as they are)."""
+        return {s.name: s.trials for s in self.summaries}
+
+    @property
+    def calibrated_systems(self) -> dict[str, Trials]:
+        """The systems as given, then the calibrated ones: a system keeps its colour (set by its position) in every
+        figure, whether or not calibrated versions are drawn with it."""
+        out = self.systems
+        out.update({s.calibration.calibrated.name: s.calibration.calibrated for s in self.summaries
+                    if s.calibration is not None})
+        return out
+
+    def metrics_table(self) -> pd.DataFrame:
+        """The full metrics table (:func:`~llrcore.metrics_table`, calibrated rows included) with the errors per 100
+        trials at the effective prior."""
+        rows, errors, min_errors = [], [], []
+        for s in self.summaries:
+            rows.append(s.metrics)
+            errors.append(s.errors_per_100)
+            min_errors.append(s.min_errors_per_100)
+            if s.calibration is not None:
+                rows.append(s.calibration.metrics)
+                errors.append(s.calibration.errors_per_100)
+                min_errors.append(s.calibration.min_errors_per_100)
+        table = metrics_table(rows)
+        table.insert(2, "errors per 100", errors)
+        table.insert(3, "errors per 100, perfect calibration", min_errors)
+        return table
+
+    def summary_markdown(self) -> str:
+        """The plain-language summary as Markdown (for the app), every user string escaped."""
+        blocks = [f"#### {escape_markdown(s.name)}\n\n" + "\n\n".join(
+            s.text(topic, "markdown") for topic in TOPICS if s.paragraphs.get(topic)) for s in self.summaries]
+        return "\n\n".join(blocks)
+
+    def summary_text(self) -> str:
+        """The plain-language summary as plain text (for the command line)."""
+        return "\n\n".join(f"{s.name}\n" + "\n".join(s.text(topic) for topic in TOPICS if s.paragraphs.get(topic))
+                           for s in self.summaries)
+
+    @cached_property
+    def figures(self) -> dict[str, ReportFigure]:
+        """The report's figures, drawn on first use: ``key -> ReportFigure`` (DET, Bayes error, APE, calibration,
+        score distributions)."""
+        return report_figures(self)
+
+    def to_html(self) -> str:
+        """The report as one self-contained HTML page (plotly.js inlined once; no network needed)."""
+        return render_html(self)
+
+    def write(self, path) -> None:
+        """Write :meth:`to_html` to `path` (UTF-8)."""
+        with open(path, "w", encoding="utf-8") as out:
+            out.write(self.to_html())
+
+
+def build_report(
+    systems,
+    *,
+    p_target: float | OperatingPoint = 0.01,
+    c_miss: float = 1.0,
+    c_fa: float = 1.0,
+    calibrate_on=None,
+    calibrate: bool = True,
+    method: str = "affine",
+    rule: BetaRule | None = None,
+    calibration_prior: float | None = None,
+    sources: Mapping[str, str] | None = None,
+    class_names: tuple[str, str] = ("target", "non-target"),
+    title: str | None = None,
+    command: str | None = None,
+) -> Report:
+    """Compute a report of one or several systems at an operating point.
+
+    Parameters
+    ----------
+    systems : Mapping[str, Trials] or Trials
+        The evaluation scores, taken as natural-log LLRs.
+    p_target, c_miss, c_fa : float
+        The operating point (errors per 100 trials are counted at its effective prior); `p_target` may be an
+        :class:`~llrcore.prior.OperatingPoint` (then it brings its costs).
+    calibrate_on : Trials or Mapping[str, Trials], optional
+        Development trials to train the calibration on (one set for every system, or one per system name).
+        Without it, each system is calibrated by 5-fold cross-validation on its own trials, so no trial is
+        calibrated by a transform that saw it.
+    calibrate : bool
+        False leaves out "what calibration changes".
+    method : {"affine", "pav", "cmlg"}
+    rule : BetaRule, optional
+        Scoring rule of the affine calibration (logarithmic by default).
+    calibration_prior : float, optional
+        P_target the affine calibration is weighted for; default the effective prior of the operating point.
+    sources : Mapping[str, str], optional
+        Where each system's scores came from (a file or data-set name), shown under "What was tested".
+    class_names : (str, str)
+        Words for the target and non-target classes, e.g. ``("same speaker", "different speakers")``.
+    title : str, optional
+    command : str, optional
+        The command line that made the report, shown under "How to reproduce".
+
+    Raises
+    ------
+    ValueError
+        For a bad operating point or calibration choice; a calibration that cannot be trained on some data (scores
+        that do not overlap, infinite scores) is reported in that system's summary instead.
+    """
+    systems = as_systems(systems)
+    op = as_operating_point(p_target, c_miss, c_fa)
+    p_target, c_miss, c_fa, plo_eff = op.p_target, op.c_miss, op.c_fa, op.plo_eff
+    if method not in METHODS:
+        raise ValueError(f"Unknown calibration method {method!r}: use one of {', '.join(METHODS)}.")
+    cal_plo = plo_eff if calibration_prior is None else float(effective_plo(calibration_prior))
+    rule = rule or BetaRule.logarithmic()
+    sources = dict(sources or {})
+    class_names = tuple(str(c) for c in class_names)
+    summaries = []
+    for name, trials in systems.items():
+        calibration, problem = None, None
+        if calibrate:
+            development = development_set(calibrate_on, name)  # a missing one is the caller's mistake: raised
+            try:
+                calibration = summarise_calibration(name, trials, development, method, rule, cal_plo, op)
+            except ValueError as error:  # these data cannot be calibrated so: said in the summary
+                problem = str(error)
+        summaries.append(summarise(name, trials, sources.get(name, ""), op, class_names, calibration, problem))
+
+    development = calibrate_on.name if isinstance(calibrate_on, Trials) else None
+    settings = {
+        "P_target": f"{p_target:g}",
+        "C_miss": f"{c_miss:g}",
+        "C_fa": f"{c_fa:g}",
+        "effective prior log-odds": f"{plo_eff:+.4f} (P_eff = {float(sigmoid(plo_eff)):.4g})",
+        "Bayes decision threshold on LLRs": f"accept as {class_names[0]} when LLR ≥ {-plo_eff:+.4f}",
+        "calibration": describe_calibration(method, rule, cal_plo) if calibrate else "none",
+        "calibration trained on": ("none" if not calibrate else
+                                   f"{CROSS_VALIDATION_FOLDS}-fold cross-validation (seed 0) on each system's trials"
+                                   if calibrate_on is None else (development or "the given development sets")),
+        "EER": "ROC convex hull (ROCCH-EER)",
+        "Cllr": "bits; LLRs in natural log",
+        "Cprimary": "mean actual DCF at P_target 0.01 and 0.001, C_miss = C_fa = 1 (NIST SRE'12)",
+        "llrcore": __version__,
+        "Python, NumPy, plotly": f"{platform.python_version()}, {np.__version__}, {plotly.__version__}",
+    }
+    settings["in Python"] = (
+        f"llrcore.build_report(systems, p_target={p_target!r}, c_miss={c_miss!r}, c_fa={c_fa!r}, "
+        + (f"method={method!r}, rule=llrcore.BetaRule({rule.alpha:g}, {rule.beta:g}), "
+           f"calibration_prior={float(sigmoid(cal_plo)):.6g}"
+           + (", calibrate_on=development)" if calibrate_on is not None else ")") if calibrate
+           else "calibrate=False)"))
+    if command:
+        settings["command"] = command
+    names = ", ".join(systems)
+    return Report(
+        title=title or f"Evaluation report: {names}",
+        summaries=tuple(summaries),
+        p_target=p_target,
+        c_miss=c_miss,
+        c_fa=c_fa,
+        class_names=class_names,
+        settings=settings,
+        created=datetime.now(UTC).astimezone(),
+        version=__version__,
+    )

@@ -1,0 +1,266 @@
+"""The plain-language summary of a report, as data: per system, the numbers and the sentences that say them.
+
+Per system the questions of Brümmer, Ferrer & Swart (2021): out of 100 trials at your prior, how many errors does
+the system make (its Bayes error rate, times 100), how many would it make with perfect calibration (the minimum
+Bayes error rate, PAV/ROCCH) and how many without it (deciding from the prior alone, ``min(P, 1 - P)``)? Then
+whether its scores can be read as likelihood ratios (:func:`~llrcore.words.llr_verdict`) and what a calibration
+trained on development data (or cross-validated) changes. A sentence is a tuple of parts, plain strings and
+:class:`Bold` ones, rendered with every part escaped as HTML, Markdown or plain text (:func:`render`).
+"""
+from __future__ import annotations
+
+import html
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from ..calibration import fit_affine
+from ..calibration_analysis import calibrate_and_evaluate
+from ..data.trials import Trials
+from ..metrics import BinaryMetrics, bayes_error_rates, evaluate
+from ..prior import OperatingPoint
+from ..words import VERDICTS, bits, describe_calibration, errors_phrase, escape_markdown, format_errors, percent
+
+__all__ = [
+    "CROSS_VALIDATION_FOLDS",
+    "TOPICS",
+    "Bold",
+    "CalibrationSummary",
+    "SystemSummary",
+    "development_set",
+    "render",
+    "summarise",
+    "summarise_calibration",
+]
+
+CROSS_VALIDATION_FOLDS = 5
+
+#: The paragraphs of a system's summary and their headings.
+TOPICS = {
+    "tested": "What was tested",
+    "errors": "How many errors?",
+    "trust": "Can its scores be trusted as likelihood ratios?",
+    "calibration": "What calibration changes",
+}
+
+
+class Bold(str):
+    """A part of a sentence shown in bold."""
+
+
+def render(parts, kind: str) -> str:
+    """A sentence (a tuple of str and Bold parts) as ``"html"``, ``"markdown"`` or ``"text"``; every part escaped."""
+    out = []
+    for part in parts:
+        if kind == "html":
+            text = html.escape(part)
+            out.append(f"<strong>{text}</strong>" if isinstance(part, Bold) else text)
+        elif kind == "markdown":
+            text = escape_markdown(part)
+            out.append(f"**{text}**" if isinstance(part, Bold) else text)
+        else:
+            out.append(str(part))
+    return "".join(out)
+
+
+@dataclass(frozen=True)
+class CalibrationSummary:
+    """What a calibration changes for one system.
+
+    Attributes
+    ----------
+    description : str
+        The method in words (:func:`describe_calibration`).
+    trained_on : str
+        Where it was trained, in words: on a development set (named), or by cross-validation on the system's own
+        trials.
+    cross_validated : bool
+    calibrated : Trials
+        The calibrated LLRs of the evaluation trials (spoof trials too).
+    metrics : BinaryMetrics
+        Every metric of the calibrated LLRs at the operating point.
+    errors_per_100, min_errors_per_100 : float
+        100 times the actual and minimum Bayes error rates of the calibrated LLRs at the effective prior.
+    problems : tuple of str
+        Why the calibration is degenerate (:func:`~llrcore.calibration_analysis.calibration_problems`), if it is.
+    """
+
+    description: str
+    trained_on: str
+    cross_validated: bool
+    calibrated: Trials
+    metrics: BinaryMetrics
+    errors_per_100: float
+    min_errors_per_100: float
+    problems: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class SystemSummary:
+    """The plain-language summary of one system, as numbers and as sentences.
+
+    Attributes
+    ----------
+    errors_per_100 : float
+        ``100 * Pe(plo_eff)``: errors out of 100 trials of the scores taken as LLRs, at the effective prior.
+    min_errors_per_100 : float
+        The same with perfect calibration (PAV-optimal LLRs of these trials).
+    default_errors_per_100 : float
+        Without the system: ``100 * min(P_eff, 1 - P_eff)``.
+    verdict : str
+        One of :data:`VERDICTS`.
+    paragraphs : dict
+        ``topic -> sentence`` for the topics ``tested``, ``errors``, ``trust`` and ``calibration``; a sentence is
+        a tuple of parts (str, bold parts a str subclass), rendered escaped by :meth:`Report.summary_markdown` and
+        :meth:`Report.to_html`.
+    """
+
+    name: str
+    source: str
+    trials: Trials
+    metrics: BinaryMetrics
+    errors_per_100: float
+    min_errors_per_100: float
+    default_errors_per_100: float
+    verdict: str
+    calibration: CalibrationSummary | None
+    paragraphs: dict = field(default_factory=dict)
+
+    def text(self, topic: str, kind: str = "text", *, verdict: bool = True) -> str:
+        """One paragraph (``tested``, ``errors``, ``trust``, ``calibration``) as ``text``, ``markdown`` or
+        ``html``; empty when the topic does not apply. ``verdict=False`` leaves the bold verdict ("Good.") out of
+        the ``trust`` paragraph, for a page that shows :attr:`verdict` as a badge."""
+        parts = self.paragraphs.get(topic, ())
+        if topic == "trust" and not verdict:
+            parts = parts[1:]
+        return render(parts, kind)
+
+
+def _errors_per_100(trials: Trials, plo_eff: float) -> tuple[float, float, float]:
+    """100 times the actual, minimum and default Bayes error rates at prior log-odds `plo_eff` (unit costs)."""
+    rates = bayes_error_rates(trials, plo=[plo_eff])
+    return 100 * float(rates.actual[0]), 100 * float(rates.minimum[0]), 100 * float(rates.default[0])
+
+
+def _direction(trials: Trials, class_names: tuple[str, str]) -> str:
+    """How the LLRs are off, from a logistic-regression recalibration ``a * llr + b`` of the LLRs themselves:
+    ``a < 1`` means too extreme (overstating the evidence), ``a > 1`` too cautious; ``b`` a lean to one side."""
+    if not (np.isfinite(trials.tar).all() and np.isfinite(trials.non).all()):
+        return ("some of its likelihood ratios are infinite (absolute certainty), which a single wrong trial makes "
+                "infinitely costly")
+    try:
+        fix = fit_affine(trials.tar, trials.non)
+    except ValueError:
+        return ""
+    words = []
+    if fix.scale < 0.8:
+        words.append(f"its likelihood ratios are too extreme (they overstate the strength of the evidence about "
+                     f"{1 / fix.scale:.1f}-fold on the log scale)")
+    elif fix.scale > 1.25:
+        words.append(f"its likelihood ratios are too cautious (they understate the strength of the evidence about "
+                     f"{fix.scale:.1f}-fold on the log scale)")
+    if abs(fix.offset) > 0.7:  # a factor of 2 in the likelihood ratio at LLR 0
+        side = class_names[0] if fix.offset < 0 else class_names[1]
+        words.append(f"{'' if words else 'its likelihood ratios '}lean towards “{side}”")
+    return " and ".join(words)
+
+
+def summarise_calibration(name, trials, calibrate_on, method, rule, plo, op: OperatingPoint) -> CalibrationSummary:
+    """Calibrate `trials` on `calibrate_on`, or by cross-validation on themselves when it is None
+    (:func:`~llrcore.calibration_analysis.calibrate_and_evaluate`), and count the errors after calibration."""
+    result = calibrate_and_evaluate(calibrate_on if calibrate_on is not None else trials,
+                                    trials if calibrate_on is not None else None, method, rule, plo,
+                                    folds=CROSS_VALIDATION_FOLDS, p_target=op)
+    calibrated = result.calibrated
+    calibrated = Trials(calibrated.tar, calibrated.non, name=f"{name} (calibrated)", spoof=calibrated.spoof)
+    if result.cross_validated:
+        trained_on = f"trained by {CROSS_VALIDATION_FOLDS}-fold cross-validation on these same trials"
+    else:
+        trained_on = (f"trained on {calibrate_on.name or 'the development set'}, {calibrate_on.tar.size:,} target "
+                      f"and {calibrate_on.non.size:,} non-target trials")
+    errors, min_errors, _ = _errors_per_100(calibrated, op.plo_eff)
+    return CalibrationSummary(describe_calibration(method, rule, plo), trained_on, result.cross_validated,
+                              calibrated, replace(result.after, name=calibrated.name), errors, min_errors,
+                              result.problems)
+
+
+def _tested(name, trials, source, class_names) -> tuple:
+    tar_name, non_name = class_names
+    spoof = (f" The {trials.spoof.size:,} spoofing trials in the data are shown in the score distributions but not "
+             "counted in the error rates." if trials.spoof.size else "")
+    where = (" from ", Bold(source), ".") if source else (".",)
+    return (Bold(name), f" was tested on {trials.tar.size:,} {tar_name} trials and {trials.non.size:,} {non_name} "
+            "trials", *where, spoof)
+
+
+def _errors_sentence(op: OperatingPoint, class_names, errors, min_errors, default_errors) -> tuple:
+    at = (f"at your prior (P_target = {op.p_target:g}: {percent(op.p_target)} of the trials are {class_names[0]} "
+          "trials)")
+    if op.c_miss != op.c_fa:
+        at = (f"at your operating point (P_target = {op.p_target:g}, a miss costing {op.c_miss / op.c_fa:.3g} times a "
+              f"false alarm, which weighs like a prior of {percent(op.p_eff)})")
+    default_answer = class_names[1] if op.p_eff < 0.5 else class_names[0]
+    sentence = (
+        "Out of ", Bold("100"), f" trials {at}, this system makes about ", Bold(errors_phrase(errors)),
+        ". With perfect calibration it would make about ", Bold(format_errors(min_errors)), "; without the "
+        f"system, always answering “{default_answer}”, ", Bold(format_errors(default_errors)), ".",
+    )
+    if errors > default_errors:
+        sentence += (" At this prior the system does ", Bold("worse than no system at all"), ".")
+    return sentence
+
+
+def _trust_sentence(trials, metrics, verdict, class_names) -> tuple:
+    loss = f"{metrics.calibration_loss_percent:.0f} %"
+    cost = f"its overall cost (Cllr {bits(metrics.cllr)} bits)"
+    if verdict == VERDICTS[0]:
+        return (Bold("Good."), f" Calibration accounts for only {loss} of {cost}: its scores can be read as "
+                "likelihood ratios, strengths of evidence for one hypothesis against the other.")
+    direction = _direction(trials, class_names)
+    if verdict == VERDICTS[1]:
+        head, why = "Needs recalibration.", f"Poor calibration accounts for {loss} of {cost}"
+    else:
+        head = "Not usable as likelihood ratios as they are."
+        why = (f"Taken at face value its scores carry less information than no system (Cllr {bits(metrics.cllr)} "
+               "bits; 1 bit or more)")
+    return Bold(head), f" {why}" + (f" — {direction}." if direction else ".")
+
+
+def summarise(name, trials, source, op: OperatingPoint, class_names, calibration, problem=None) -> SystemSummary:
+    """Numbers and sentences of one system; `problem` says why there is no `calibration`, if it could not be
+    trained."""
+    metrics = evaluate(trials.sorted, p_target=op, name=name)
+    errors, min_errors, default_errors = _errors_per_100(trials, op.plo_eff)
+    verdict = metrics.llr_verdict.verdict
+    paragraphs = {
+        "tested": _tested(name, trials, source, class_names),
+        "errors": _errors_sentence(op, class_names, errors, min_errors, default_errors),
+        "trust": _trust_sentence(trials, metrics, verdict, class_names),
+    }
+    if calibration is not None:
+        moves = "falls" if calibration.metrics.cllr < metrics.cllr else "rises"
+        paragraphs["calibration"] = (
+            f"After calibration ({calibration.description}; {calibration.trained_on}) it makes about ",
+            Bold(errors_phrase(calibration.errors_per_100)), f" out of 100 instead of {format_errors(errors)}, "
+            f"and its overall cost (Cllr) {moves} from {bits(metrics.cllr)} to ",
+            Bold(bits(calibration.metrics.cllr)), " bits.",
+        )
+        if calibration.problems:
+            paragraphs["calibration"] += (" ", Bold("This calibration is degenerate:"), " ",
+                                          " ".join(calibration.problems))
+    elif problem:
+        paragraphs["calibration"] = ("Calibration could not be trained: ", problem)
+    return SystemSummary(name, source, trials, metrics, errors, min_errors, default_errors, verdict, calibration,
+                         paragraphs)
+
+
+def development_set(calibrate_on, name: str):
+    """The development Trials for system `name` (one set for all, or one per system), None for cross-validation."""
+    if calibrate_on is None or isinstance(calibrate_on, Trials):
+        return calibrate_on
+    if isinstance(calibrate_on, Mapping):
+        if name not in calibrate_on:
+            raise ValueError(f"No development set is given for the system {name!r}.")
+        return calibrate_on[name]
+    raise TypeError("calibrate_on must be None, a Trials or a mapping from system name to Trials.")
