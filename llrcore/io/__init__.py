@@ -1,7 +1,10 @@
 """Readers and writers for the file formats of the workbench; every problem is a :class:`LoadError`, and a part of a
 file left out (trials of a score file that are not in its key) is a :class:`LoadWarning`.
 
-- :mod:`~llrcore.io.trials` — binary trials: two-column, multi-system, BOSARIS/Kaldi, ASVspoof, Parquet, npz.
+- :mod:`~llrcore.io.trials` — binary trials: two-column, multi-system, BOSARIS/Kaldi, ASVspoof, Parquet, npz
+  (:func:`read_trials` detects the format; :mod:`~llrcore.io.kaldi` joins a score file with its key,
+  :mod:`~llrcore.io.columnar` reads Parquet and npz, :mod:`~llrcore.io.labels` knows the label words, and
+  :mod:`~llrcore.io.text` is the text-table parser every text reader shares).
 - :mod:`~llrcore.io.multiclass` — multiclass score matrices with labels: tables, npz/npy, Parquet.
 - :mod:`~llrcore.io.diarization` — similarity matrices, Kaldi segments, per-segment labels, RTTM and UEM.
 - :mod:`~llrcore.io.rescore` — a score file rewritten with new scores (e.g. calibrated), in its own format.

@@ -67,7 +67,6 @@ Parquet messages give 1-based row numbers.
 """
 from __future__ import annotations
 
-import io
 import re
 import warnings
 from collections.abc import Callable, Mapping
@@ -76,8 +75,11 @@ import numpy as np
 import pandas as pd
 
 from ..data.trials import Trials
-from ._source import LoadError, LoadWarning, _load_numpy, _npz_array, _scan_lines, _Source, _text_bytes
-from .text import NAN_WORDS, SCORE_NAMES, TextFile, clean_name, columns_phrase, is_number
+from ._source import LoadError, LoadWarning, _scan_lines, _Source, _text_bytes
+from .columnar import read_npz, read_parquet
+from .kaldi import read_kaldi_pair, refuse_duplicates
+from .labels import ACCEPTED, LABELS, label_key, renamed, text_labels, trials_from_codes
+from .text import SCORE_NAMES, TextFile, clean_name, columns_phrase, is_number
 
 __all__ = ["FORMATS", "LoadError", "LoadWarning", "read_trials", "write_trials"]
 
@@ -93,15 +95,6 @@ _FORMAT_ALIASES = {
     "auto": "auto",
 }
 
-TARGET, NONTARGET, SPOOF = 1, 0, 2
-_LABELS = {
-    **dict.fromkeys(("target", "tar", "1", "1.0", "true", "genuine", "same"), TARGET),
-    **dict.fromkeys(("nontarget", "non-target", "non_target", "non", "0", "0.0", "false", "impostor", "imposter",
-                     "different"), NONTARGET),
-    "spoof": SPOOF,
-}
-_ACCEPTED = ("target/nontarget, tar/non, 1/0, true/false, genuine/impostor or same/different (any case), "
-             "and spoof for spoofing trials")
 _LABEL_NAMES = {"label", "labels", "target", "key", "class", "truth", "is_target"}
 _SYSTEM_NAMES = {"system", "systems", "sys"}
 _MAX_LINE = 10_000  # characters; a trial line is short, even with many systems and long trial ids
@@ -161,11 +154,11 @@ def read_trials(source, format: str = "auto", *, key=None, name: str | None = No
     if key is not None and fmt != "kaldi":
         raise ValueError(f"key= is only used with Kaldi/BOSARIS score files, not with format {fmt!r}.")
     if fmt == "parquet":
-        return _read_parquet(src, name)
+        return read_parquet(src, name)
     if fmt == "npz":
-        return _read_npz(src, src.stem if name is None else name)
+        return read_npz(src, src.stem if name is None else name)
     if fmt == "kaldi" and key is not None:
-        trials, notes = _read_kaldi_pair(src, _Source.open(key), src.stem if name is None else name)
+        trials, notes = read_kaldi_pair(src, _Source.open(key), src.stem if name is None else name)
         for note in notes:
             if on_warning is None:
                 warnings.warn(note, stacklevel=2)
@@ -265,39 +258,6 @@ def _detect_format(src: _Source, key) -> str:
 # text files
 
 
-def _text_labels(text: TextFile, column: pd.Series, lines: np.ndarray, ncols: int, reference: int) -> np.ndarray:
-    """The binary label codes of a text column; a LoadError names the line of the first label not accepted."""
-    codes, _ = _label_codes(column)
-    bad = codes < 0
-    if bad.any():
-        row = int(np.argmax(bad))
-        lineno = int(lines[row])
-        text.check_width(lineno, ncols, reference)
-        raw = str(column.iloc[row]).strip()
-        if not raw:
-            raise text.src.error(f"the label is empty; accepted labels are {_ACCEPTED}.", lineno)
-        raise text.src.error(f"the label {raw!r} is not one of the accepted labels: {_ACCEPTED}.", lineno)
-    return codes
-
-
-def _label_codes(column: pd.Series) -> tuple[np.ndarray, list]:
-    """Codes TARGET/NONTARGET/SPOOF per value, -1 where the value is not an accepted label."""
-    if not isinstance(column.dtype, pd.CategoricalDtype):
-        column = column.astype("category")
-    categories = list(column.cat.categories)
-    lut = np.array([_LABELS.get(_label_key(c), -1) for c in categories] + [-1], dtype=np.int8)
-    codes = column.cat.codes.to_numpy()
-    return lut[codes], categories
-
-
-def _label_key(value) -> str:
-    if isinstance(value, (bool, np.bool_)):
-        return "true" if value else "false"
-    if isinstance(value, (float, np.floating)) and float(value).is_integer():
-        value = int(value)
-    return str(value).strip().strip('"').strip().lower()
-
-
 def _read_text(src: _Source, fmt: str, name: str | None) -> Trials | dict[str, Trials]:
     data = _text_bytes(src)
     text = TextFile(src, data, skippable=_scan_lines(src, data, _MAX_LINE, "a score file"))
@@ -343,11 +303,11 @@ def _read_text(src: _Source, fmt: str, name: str | None) -> Trials | dict[str, T
 
     categorical = [layout["label"], *layout["ids"]] + ([] if layout["system"] is None else [layout["system"]])
     frame, lines = text.read(first, ncols, categorical, reference)
-    labels = _text_labels(text, frame[layout["label"]], lines, ncols, reference)
+    labels = text_labels(text, frame[layout["label"]], lines, ncols, reference)
     score_columns = {j: text.scores(frame[j], lines, ncols, reference) for j in layout["scores"]}
     if fmt == "kaldi" or (header is None and ncols == 4 and layout["ids"] == [0, 1] and layout["scores"] == [2]):
         # Kaldi/BOSARIS one-file form 'model test score label': each pair once
-        _refuse_duplicates(src, frame[layout["ids"][0]], frame[layout["ids"][1]], lines)
+        refuse_duplicates(src, frame[layout["ids"][0]], frame[layout["ids"][1]], lines)
 
     # ---- one Trials per system -----------------------------------------------------------------------------------
     if layout["system"] is not None:
@@ -364,25 +324,21 @@ def _read_text(src: _Source, fmt: str, name: str | None) -> Trials | dict[str, T
         for code in order:
             system = str(systems.cat.categories[code]).strip()
             mask = codes == code
-            result[system] = _trials(src, values[mask], labels[mask], system, f"system {system!r}")
+            result[system] = trials_from_codes(src, values[mask], labels[mask], system, f"system {system!r}")
         if len(result) == 1:
             (system, trials), = result.items()
-            return _renamed(trials, system if name is None else name)
+            return renamed(trials, system if name is None else name)
         return result
     if len(score_columns) == 1:
         (values,) = score_columns.values()
-        return _trials(src, values, labels, src.stem if name is None else name)
+        return trials_from_codes(src, values, labels, src.stem if name is None else name)
     names = [header[j] for j in score_columns]
     if len(set(names)) != len(names):
         duplicate = next(n for n in names if names.count(n) > 1)
         raise src.error(f"two score columns are both named {duplicate!r}; give each system its own name.",
                         sample[0][0])
-    return {header[j]: _trials(src, values, labels, header[j], f"system {header[j]!r}")
+    return {header[j]: trials_from_codes(src, values, labels, header[j], f"system {header[j]!r}")
             for j, values in score_columns.items()}
-
-
-def _renamed(trials: Trials, name: str) -> Trials:
-    return Trials(trials.tar, trials.non, name=name, spoof=trials.spoof)
 
 
 def _header_plausible(header: list[str], layout: dict) -> bool:
@@ -390,7 +346,7 @@ def _header_plausible(header: list[str], layout: dict) -> bool:
     the labels (``abc target``) and no score name (``score``, ``llr``) over the scores."""
     word = header[layout["label"]].lower()
     named_score = any(header[j].lower() in SCORE_NAMES for j in layout["scores"])
-    return named_score or not (word in _LABELS and word not in ("label", "labels"))
+    return named_score or not (word in LABELS and word not in ("label", "labels"))
 
 
 def _infer_layout(src, header, rows, ncols, reference, number) -> dict:
@@ -401,7 +357,7 @@ def _infer_layout(src, header, rows, ncols, reference, number) -> dict:
     columns = [[row[j] for row in rows] for j in range(ncols)]
     # a column is numeric when most of its first values are numbers (a bad value is then reported precisely)
     numeric = [bool(col) and sum(map(number, col)) >= 0.5 * len(col) for col in columns]
-    label_share = [sum(_label_key(t) in _LABELS for t in col) / max(len(col), 1) for col in columns]
+    label_share = [sum(label_key(t) in LABELS for t in col) / max(len(col), 1) for col in columns]
 
     system = next((j for j in range(ncols) if names[j] in _SYSTEM_NAMES), None)
     named = [j for j in range(ncols) if names[j] in _LABEL_NAMES and j != system]
@@ -419,7 +375,7 @@ def _infer_layout(src, header, rows, ncols, reference, number) -> dict:
                 raise src.error("no column of labels: this looks like a Kaldi/BOSARIS score file "
                                 "'model test score'; it needs its key (trials) file 'model test target|nontarget'.",
                                 reference, needs_key=True)
-            raise src.error(f"no column of labels found; accepted labels are {_ACCEPTED}.", reference)
+            raise src.error(f"no column of labels found; accepted labels are {ACCEPTED}.", reference)
     named_scores = [j for j in range(ncols) if names[j] in SCORE_NAMES and j not in (label, system)]
     if named_scores:
         scores = named_scores[:1] if system is not None or len(named_scores) == 1 else named_scores
@@ -443,228 +399,11 @@ def _infer_layout(src, header, rows, ncols, reference, number) -> dict:
     return dict(label=label, scores=scores, ids=ids, system=system)
 
 
-def _refuse_duplicates(src: _Source, models: pd.Series, tests: pd.Series, lines: np.ndarray,
-                       what: str = "trial") -> None:
-    pairs = pd.DataFrame({"m": models, "t": tests})
-    duplicated = pairs.duplicated().to_numpy()
-    if duplicated.any():
-        row = int(np.argmax(duplicated))
-        m, t = models.iloc[row], tests.iloc[row]
-        first = int(np.argmax(((models == m) & (tests == t)).to_numpy()))
-        raise src.error(f"the {what} '{m} {t}' appears a second time (first on line {int(lines[first])}); each "
-                        "(model, test) pair may appear only once.", int(lines[row]))
-
-
-def _trials(src: _Source, scores: np.ndarray, labels: np.ndarray, name: str, who: str = "the file") -> Trials:
-    tar, non, spoof = scores[labels == TARGET], scores[labels == NONTARGET], scores[labels == SPOOF]
-    if tar.size == 0 or non.size == 0:
-        missing, present = ("target", "non-target") if tar.size == 0 else ("non-target", "target")
-        raise src.error(f"{who} has {present} trials but no {missing} trials; both classes are needed.")
-    return Trials(tar, non, name=name, spoof=spoof)
-
-
 # --------------------------------------------------------------------------------------------------------------
 # Kaldi / BOSARIS: score file plus key file
-
-
-def _read_key_or_scores(src: _Source, is_key: bool):
-    text = TextFile(src, _text_bytes(src))
-    rows, sample = text.rows, text.sample
-    kind = "key file 'model test target|nontarget'" if is_key else "Kaldi/BOSARIS score file 'model test score'"
-    if is_key:
-        has_header = len(rows[0]) == 3 and _label_key(rows[0][2]) not in _LABELS
-    else:
-        has_header = len(rows[0]) == 3 and not is_number(rows[0][2], text.decimal)
-    first = 1 if has_header else 0
-    if first >= len(rows):
-        raise src.error("the file has a header line but no trials after it.", sample[0][0])
-    reference = sample[first][0]
-    for (lineno, *_), row in zip(sample, rows):
-        if len(row) != 3:
-            raise src.error(f"a {kind} needs 3 columns, but this line has {len(row)}.", lineno)
-    frame, lines = text.read(first, 3, [0, 1] + ([2] if is_key else []), reference)
-    values = _text_labels(text, frame[2], lines, 3, reference) if is_key else text.scores(frame[2], lines, 3, reference)
-    _refuse_duplicates(src, frame[0], frame[1], lines, "key entry" if is_key else "trial")
-    return frame[0], frame[1], values, lines
-
-
-def _read_kaldi_pair(src: _Source, key_src: _Source, name: str) -> tuple[Trials, list[LoadWarning]]:
-    """The trials of a score file that are in its key, and a LoadWarning for each file's trials the other lacks.
-
-    BOSARIS evaluates the trials of the key that have a score and counts the others ("3 of 100 targets missing",
-    ``Scores.align_with_ndx``); scores of trials outside the key are not used. Here both are counted, with the
-    first such trial and its line, so that a key of one condition reads a score file of several. Trials in one file
-    only are no error unless nothing, or only one class, is left.
-    """
-    models, tests, scores, lines = _read_key_or_scores(src, is_key=False)
-    key_models, key_tests, labels, key_lines = _read_key_or_scores(key_src, is_key=True)
-    model_ids, key_model_ids = _shared_codes(models, key_models)
-    test_ids, key_test_ids = _shared_codes(tests, key_tests)
-    width = int(max(test_ids.max(initial=0), key_test_ids.max(initial=0))) + 1
-    where = pd.Index(key_model_ids * width + key_test_ids).get_indexer(model_ids * width + test_ids)
-    in_key = where >= 0
-    scored = np.zeros(len(key_models), bool)
-    scored[where[in_key]] = True
-    key_name = key_src.name if key_src.path else "file"  # "the key trials.txt", or "the key file"
-    row, key_row = int(np.argmin(in_key)), int(np.argmin(scored))  # the first trial missing from the other file
-    trial = f"'{models.iloc[row]} {tests.iloc[row]}' on line {int(lines[row])}"
-    key_trial = f"'{key_models.iloc[key_row]} {key_tests.iloc[key_row]}' on line {int(key_lines[key_row])}"
-    if not in_key.any():
-        raise src.error(f"none of its {_count(len(in_key), 'scored trial')} is in the key {key_name}: no (model, test) "
-                        f"pair is in both files. Is it the key of this score file? The first scored trial is {trial}; "
-                        f"the key's first is {key_trial}.")
-    kept = labels[where[in_key]]
-    _refuse_a_missing_class(src, key_name, labels, kept, len(in_key))
-    notes = []
-    if not in_key.all():
-        out = int((~in_key).sum())
-        notes.append(src.warning(
-            f"{out:,} of {len(in_key):,} scored trials {'is' if out == 1 else 'are'} not in the key {key_name} and "
-            f"{'was' if out == 1 else 'were'} left out{_first(out, trial)}"))
-    if not scored.all():
-        unscored = int((~scored).sum())
-        by_class = ", ".join(f"{word}: {int(((labels == code) & ~scored).sum()):,} of {int((labels == code).sum()):,}"
-                             for code, word in ((TARGET, "targets"), (NONTARGET, "non-targets"), (SPOOF, "spoof"))
-                             if (labels == code).any())
-        notes.append(key_src.warning(
-            f"{unscored:,} of the {len(scored):,} trials of the key {'has' if unscored == 1 else 'have'} no score in "
-            f"{src.name if src.path else 'the score file'} ({by_class}){_first(unscored, key_trial)}"))
-    return _trials(src, scores[in_key], kept, name), notes
-
-
-def _count(n: int, noun: str) -> str:
-    """``1 trial``, ``2 trials``, ``4,200 trials``."""
-    return f"{n:,} {noun}{'' if n == 1 else 's'}"
-
-
-def _first(count: int, trial: str) -> str:
-    """The end of a sentence that counted `count` trials: the one, or the first one, with its line."""
-    return f": {trial}." if count == 1 else f"; the first is {trial}."
-
-
-def _refuse_a_missing_class(src: _Source, key_name: str, labels: np.ndarray, kept: np.ndarray, n_scored: int):
-    """LoadError when the key has target and non-target trials but those with a score are all of one class."""
-    for code, word in ((TARGET, "target"), (NONTARGET, "non-target")):
-        in_key = int((labels == code).sum())
-        if in_key and not (kept == code).any():
-            raise src.error(f"none of the {_count(in_key, word + ' trial')} of the key {key_name} has a score in this "
-                            f"file ({kept.size:,} of its {_count(n_scored, 'scored trial')} "
-                            f"{'is' if kept.size == 1 else 'are'} in the key); both target and non-target trials are "
-                            "needed.")
-
-
-def _shared_codes(a: pd.Series, b: pd.Series) -> tuple[np.ndarray, np.ndarray]:
-    """Integer codes of two categorical columns in one shared numbering (equal strings, equal codes)."""
-    categories = pd.Index(a.cat.categories.astype(str)).append(pd.Index(b.cat.categories.astype(str))).str.strip()
-    shared, _ = pd.factorize(categories)
-    n = len(a.cat.categories)
-    return shared[:n][a.cat.codes.to_numpy()].astype(np.int64), shared[n:][b.cat.codes.to_numpy()].astype(np.int64)
 
 
 # --------------------------------------------------------------------------------------------------------------
 # Parquet and npz
 
 
-def _read_parquet(src: _Source, name: str | None) -> Trials | dict[str, Trials]:
-    try:
-        frame = pd.read_parquet(io.BytesIO(src.data))
-    except Exception as exc:  # pyarrow raises many kinds for damaged files
-        raise src.error(f"the file is not a readable Parquet file ({type(exc).__name__}: {exc}).") from None
-    if len(frame) == 0:
-        raise src.error("the Parquet file has no rows.")
-    lower = {str(c).lower(): c for c in reversed(list(frame.columns))}
-    columns = ", ".join(repr(str(c)) for c in frame.columns)
-    label = next((lower[n] for n in ("label", "labels", "target", "key", "class", "truth", "is_target")
-                  if n in lower), None)
-    if label is None:
-        raise src.error(f"there is no label column (named label, labels, target, key or class); the columns are "
-                        f"{columns}.")
-    system = next((lower[n] for n in ("system", "systems", "sys") if n in lower), None)
-    score = next((lower[n] for n in ("score", "scores", "llr", "llrs") if n in lower), None)
-    labels = _parquet_labels(src, frame[label])
-    if score is not None:
-        score_columns = [score]
-    else:
-        score_columns = [c for c in frame.columns if c not in (label, system) and
-                         (pd.api.types.is_numeric_dtype(frame[c]) and not pd.api.types.is_bool_dtype(frame[c]))]
-        if not score_columns:
-            raise src.error(f"there is no score column (named score, scores or llr, or any column of numbers); the "
-                            f"columns are {columns}.")
-        if system is not None and len(score_columns) > 1:
-            raise src.error("with a system column there must be one score column; name it 'score'.")
-    values = {c: _parquet_scores(src, frame[c], str(c)) for c in score_columns}
-    if system is not None:
-        systems = frame[system].astype(str)
-        (column,) = score_columns
-        result = {}
-        for value in pd.unique(systems):
-            mask = (systems == value).to_numpy()
-            result[value] = _trials(src, values[column][mask], labels[mask], value, f"system {value!r}")
-        if len(result) == 1:
-            (value, trials), = result.items()
-            return _renamed(trials, value if name is None else name)
-        return result
-    if len(score_columns) == 1:
-        return _trials(src, values[score_columns[0]], labels, src.stem if name is None else name)
-    return {str(c): _trials(src, values[c], labels, str(c), f"system {str(c)!r}") for c in score_columns}
-
-
-def _parquet_labels(src: _Source, column: pd.Series) -> np.ndarray:
-    if pd.api.types.is_bool_dtype(column) and not column.isna().any():
-        return np.where(column.to_numpy(dtype=bool), TARGET, NONTARGET).astype(np.int8)
-    codes, _ = _label_codes(column)
-    bad = codes < 0
-    if bad.any():
-        row = int(np.argmax(bad))
-        value = column.iloc[row]
-        problem = "the label is missing" if pd.isna(value) else f"the label {str(value)!r} is not an accepted label"
-        raise src.error(f"{problem}; accepted labels are {_ACCEPTED}.", row + 1, unit="row")
-    return codes
-
-
-def _parquet_scores(src: _Source, column: pd.Series, what: str) -> np.ndarray:
-    if not (pd.api.types.is_numeric_dtype(column) and not pd.api.types.is_bool_dtype(column)):
-        converted = pd.to_numeric(column, errors="coerce")
-        values = np.asarray(converted, dtype=np.float64)
-    else:
-        values = column.to_numpy(dtype=np.float64, na_value=np.nan)
-    bad = np.isnan(values)
-    if bad.any():
-        row = int(np.argmax(bad))
-        raw = column.iloc[row]
-        if pd.isna(raw) or str(raw).strip().lower() in NAN_WORDS:
-            raise src.error(f"the score in column {what!r} is missing (NaN).", row + 1, unit="row")
-        raise src.error(f"the score {str(raw)!r} in column {what!r} is not a number.", row + 1, unit="row")
-    return values
-
-
-def _read_npz(src: _Source, name: str) -> Trials:
-    archive = _load_numpy(src, ".npz archive")
-    if not isinstance(archive, np.lib.npyio.NpzFile):
-        raise src.error("the file holds a single array; save the target and non-target scores together with "
-                        "np.savez(path, tar=tar, non=non).")
-    with archive:
-        found = list(archive.files)
-        if "tar" not in found or "non" not in found:
-            listed = ", ".join(repr(f) for f in found) or "none"
-            raise src.error(f"a .npz score file needs arrays named 'tar' and 'non' (and optionally 'spoof'); it "
-                            f"holds {listed}.")
-        arrays = {}
-        for what in ("tar", "non", "spoof"):
-            if what not in found:
-                continue
-            array = _npz_array(src, archive, what)
-            if array.dtype.kind not in "fiub":
-                raise src.error(f"the array {what!r} holds {array.dtype} values, not numbers.")
-            if array.ndim > 1:
-                raise src.error(f"the array {what!r} has shape {array.shape}; a flat list of scores is needed.")
-            array = array.reshape(-1).astype(np.float64)
-            bad = np.isnan(array)
-            if bad.any():
-                raise src.error(f"element {int(np.argmax(bad))} (counting from 0) of the array {what!r} is NaN; "
-                                "every trial needs a number.")
-            arrays[what] = array
-    for what, word in (("tar", "target"), ("non", "non-target")):
-        if arrays[what].size == 0:
-            raise src.error(f"the array {what!r} is empty: there are no {word} trials.")
-    return Trials(arrays["tar"], arrays["non"], name=name, spoof=arrays.get("spoof", np.empty(0)))

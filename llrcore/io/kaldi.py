@@ -1,0 +1,121 @@
+"""Kaldi / BOSARIS trial lists: a score file ``model test score`` joined with its key ``model test target|nontarget``
+on the (model, test) pair, trials in only one of the two files counted in a LoadWarning (as BOSARIS's
+``Scores.align_with_ndx`` counts them)."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..data.trials import Trials
+from ._source import LoadWarning, _Source, _text_bytes
+from .labels import LABELS, NONTARGET, SPOOF, TARGET, label_key, text_labels, trials_from_codes
+from .text import TextFile, is_number
+
+__all__ = ["read_kaldi_pair", "refuse_duplicates"]
+
+
+def _read_key_or_scores(src: _Source, is_key: bool):
+    text = TextFile(src, _text_bytes(src))
+    rows, sample = text.rows, text.sample
+    kind = "key file 'model test target|nontarget'" if is_key else "Kaldi/BOSARIS score file 'model test score'"
+    if is_key:
+        has_header = len(rows[0]) == 3 and label_key(rows[0][2]) not in LABELS
+    else:
+        has_header = len(rows[0]) == 3 and not is_number(rows[0][2], text.decimal)
+    first = 1 if has_header else 0
+    if first >= len(rows):
+        raise src.error("the file has a header line but no trials after it.", sample[0][0])
+    reference = sample[first][0]
+    for (lineno, *_), row in zip(sample, rows):
+        if len(row) != 3:
+            raise src.error(f"a {kind} needs 3 columns, but this line has {len(row)}.", lineno)
+    frame, lines = text.read(first, 3, [0, 1] + ([2] if is_key else []), reference)
+    values = text_labels(text, frame[2], lines, 3, reference) if is_key else text.scores(frame[2], lines, 3, reference)
+    refuse_duplicates(src, frame[0], frame[1], lines, "key entry" if is_key else "trial")
+    return frame[0], frame[1], values, lines
+
+
+def read_kaldi_pair(src: _Source, key_src: _Source, name: str) -> tuple[Trials, list[LoadWarning]]:
+    """The trials of a score file that are in its key, and a LoadWarning for each file's trials the other lacks.
+
+    BOSARIS evaluates the trials of the key that have a score and counts the others ("3 of 100 targets missing",
+    ``Scores.align_with_ndx``); scores of trials outside the key are not used. Here both are counted, with the
+    first such trial and its line, so that a key of one condition reads a score file of several. Trials in one file
+    only are no error unless nothing, or only one class, is left.
+    """
+    models, tests, scores, lines = _read_key_or_scores(src, is_key=False)
+    key_models, key_tests, labels, key_lines = _read_key_or_scores(key_src, is_key=True)
+    model_ids, key_model_ids = _shared_codes(models, key_models)
+    test_ids, key_test_ids = _shared_codes(tests, key_tests)
+    width = int(max(test_ids.max(initial=0), key_test_ids.max(initial=0))) + 1
+    where = pd.Index(key_model_ids * width + key_test_ids).get_indexer(model_ids * width + test_ids)
+    in_key = where >= 0
+    scored = np.zeros(len(key_models), bool)
+    scored[where[in_key]] = True
+    key_name = key_src.name if key_src.path else "file"  # "the key trials.txt", or "the key file"
+    row, key_row = int(np.argmin(in_key)), int(np.argmin(scored))  # the first trial missing from the other file
+    trial = f"'{models.iloc[row]} {tests.iloc[row]}' on line {int(lines[row])}"
+    key_trial = f"'{key_models.iloc[key_row]} {key_tests.iloc[key_row]}' on line {int(key_lines[key_row])}"
+    if not in_key.any():
+        raise src.error(f"none of its {_count(len(in_key), 'scored trial')} is in the key {key_name}: no (model, test) "
+                        f"pair is in both files. Is it the key of this score file? The first scored trial is {trial}; "
+                        f"the key's first is {key_trial}.")
+    kept = labels[where[in_key]]
+    _refuse_a_missing_class(src, key_name, labels, kept, len(in_key))
+    notes = []
+    if not in_key.all():
+        out = int((~in_key).sum())
+        notes.append(src.warning(
+            f"{out:,} of {len(in_key):,} scored trials {'is' if out == 1 else 'are'} not in the key {key_name} and "
+            f"{'was' if out == 1 else 'were'} left out{_first(out, trial)}"))
+    if not scored.all():
+        unscored = int((~scored).sum())
+        by_class = ", ".join(f"{word}: {int(((labels == code) & ~scored).sum()):,} of {int((labels == code).sum()):,}"
+                             for code, word in ((TARGET, "targets"), (NONTARGET, "non-targets"), (SPOOF, "spoof"))
+                             if (labels == code).any())
+        notes.append(key_src.warning(
+            f"{unscored:,} of the {len(scored):,} trials of the key {'has' if unscored == 1 else 'have'} no score in "
+            f"{src.name if src.path else 'the score file'} ({by_class}){_first(unscored, key_trial)}"))
+    return trials_from_codes(src, scores[in_key], kept, name), notes
+
+
+def _count(n: int, noun: str) -> str:
+    """``1 trial``, ``2 trials``, ``4,200 trials``."""
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"
+
+
+def _first(count: int, trial: str) -> str:
+    """The end of a sentence that counted `count` trials: the one, or the first one, with its line."""
+    return f": {trial}." if count == 1 else f"; the first is {trial}."
+
+
+def _refuse_a_missing_class(src: _Source, key_name: str, labels: np.ndarray, kept: np.ndarray, n_scored: int):
+    """LoadError when the key has target and non-target trials but those with a score are all of one class."""
+    for code, word in ((TARGET, "target"), (NONTARGET, "non-target")):
+        in_key = int((labels == code).sum())
+        if in_key and not (kept == code).any():
+            raise src.error(f"none of the {_count(in_key, word + ' trial')} of the key {key_name} has a score in this "
+                            f"file ({kept.size:,} of its {_count(n_scored, 'scored trial')} "
+                            f"{'is' if kept.size == 1 else 'are'} in the key); both target and non-target trials are "
+                            "needed.")
+
+
+def _shared_codes(a: pd.Series, b: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """Integer codes of two categorical columns in one shared numbering (equal strings, equal codes)."""
+    categories = pd.Index(a.cat.categories.astype(str)).append(pd.Index(b.cat.categories.astype(str))).str.strip()
+    shared, _ = pd.factorize(categories)
+    n = len(a.cat.categories)
+    return shared[:n][a.cat.codes.to_numpy()].astype(np.int64), shared[n:][b.cat.codes.to_numpy()].astype(np.int64)
+
+
+def refuse_duplicates(src: _Source, models: pd.Series, tests: pd.Series, lines: np.ndarray,
+                       what: str = "trial") -> None:
+    """A LoadError naming both lines when a (model, test) pair appears twice: which score would count is unknown."""
+    pairs = pd.DataFrame({"m": models, "t": tests})
+    duplicated = pairs.duplicated().to_numpy()
+    if duplicated.any():
+        row = int(np.argmax(duplicated))
+        m, t = models.iloc[row], tests.iloc[row]
+        first = int(np.argmax(((models == m) & (tests == t)).to_numpy()))
+        raise src.error(f"the {what} '{m} {t}' appears a second time (first on line {int(lines[first])}); each "
+                        "(model, test) pair may appear only once.", int(lines[row]))
