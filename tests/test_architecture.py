@@ -1,0 +1,167 @@
+"""The shape of the house, held against the code: which module may import which.
+
+Independent reference: the import statements themselves, read with Python's ``ast`` from the source files (imports
+inside functions included), never by importing the modules. The rules (README, "Layout"):
+
+- no two modules of ``llrcore`` import each other, directly or round a circle (a package's ``__init__`` counts as a
+  module, and importing a module of a package runs it, so a package that re-exports a module that imports the
+  package back is a circle too);
+- the data layer (``llrcore/data/``) and ``llrcore/prior.py`` import nothing of llrcore above them;
+- a reader (``llrcore/io/``) imports only readers, the data layer and the prior module: never an analysis;
+- no analysis imports a reader: only ``llrcore/__init__.py`` (which gathers the public API) and the command line
+  (``llrcore/cli.py``, a front end) do;
+- ``llrcore`` never imports Streamlit;
+- no page of the app (``app_pages/*.py`` not starting with ``_``) imports another page;
+- there is no top-level ``pages/`` folder: Streamlit switches to its legacy multipage mode when one exists (even one
+  holding only a README), and then a shared link such as ``/evaluate`` shows "Page not found" on a fresh server;
+- no two test modules share a file name (``tests/`` and ``tests/e2e/`` are not packages: pytest stops at collection).
+"""
+from __future__ import annotations
+
+import ast
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+LIBRARY = ROOT / "llrcore"
+PAGES = ROOT / "app_pages"
+FRONT_ENDS = {"llrcore", "llrcore.cli"}  # the places that may gather readers with analyses
+FOUNDATION = ("llrcore.data", "llrcore.prior")
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _modules(folder: Path) -> dict[str, Path]:
+    return {module_name(path): path for path in sorted(folder.rglob("*.py"))}
+
+
+LIBRARY_MODULES = _modules(LIBRARY)
+
+
+def _resolve(module: str, path: Path, node: ast.ImportFrom) -> str:
+    """The absolute name of a relative ``from . import`` in `module` (defined in `path`)."""
+    if node.level == 0:
+        return node.module or ""
+    package = module.split(".") if path.name == "__init__.py" else module.split(".")[:-1]
+    base = package[: len(package) - node.level + 1]
+    return ".".join(base + ([node.module] if node.module else []))
+
+
+def imports(module: str, path: Path) -> set[str]:
+    """Every module `module` imports (``from x import y`` counts as x.y when x.y is a module, else x)."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            source = _resolve(module, path, node)
+            for alias in node.names:
+                candidate = f"{source}.{alias.name}"
+                found.add(candidate if candidate in LIBRARY_MODULES else source)
+    return found
+
+
+def library_graph() -> dict[str, set[str]]:
+    """module -> the llrcore modules it imports. Importing ``llrcore.pkg.mod`` runs ``llrcore/pkg/__init__.py`` first,
+    so from outside the package that is an import of the package's face too (the root package, which gathers the
+    whole API, is left out: every module is below it)."""
+    graph = {}
+    for module, path in LIBRARY_MODULES.items():
+        imported = {name for name in imports(module, path) if name in LIBRARY_MODULES}
+        faces = {name.rsplit(".", 1)[0] for name in imported if name.count(".") >= 2}
+        graph[module] = imported | {face for face in faces if face in LIBRARY_MODULES and not _within(module, face)}
+    return graph
+
+
+def _within(module: str, package: str) -> bool:
+    return module == package or module.startswith(package + ".")
+
+
+def circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Every circle a depth-first walk of `graph` meets, each as the list of modules round it."""
+    found, state = [], {}
+
+    def visit(module, trail):
+        state[module] = "open"
+        for imported in sorted(graph.get(module, ())):
+            if state.get(imported) == "open":
+                found.append(trail[trail.index(imported):] + [imported])
+            elif imported not in state:
+                visit(imported, trail + [imported])
+        state[module] = "done"
+
+    for module in sorted(graph):
+        if module not in state:
+            visit(module, [module])
+    return found
+
+
+def readers_importing_analyses(graph: dict[str, set[str]]) -> dict[str, set[str]]:
+    bad = {module: {name for name in imported if not any(_within(name, base) for base in ("llrcore.io", *FOUNDATION))}
+           for module, imported in graph.items() if _within(module, "llrcore.io")}
+    return {module: names for module, names in bad.items() if names}
+
+
+def analyses_importing_readers(graph: dict[str, set[str]]) -> dict[str, set[str]]:
+    bad = {module: {name for name in imported if _within(name, "llrcore.io")}
+           for module, imported in graph.items() if module not in FRONT_ENDS and not _within(module, "llrcore.io")}
+    return {module: names for module, names in bad.items() if names}
+
+
+def test_the_library_has_no_circle():
+    assert circles(library_graph()) == []
+
+
+def test_the_data_layer_and_the_prior_stand_on_nothing_above_them():
+    for module, imported in library_graph().items():
+        if any(_within(module, base) for base in FOUNDATION):
+            above = {name for name in imported if not any(_within(name, base) for base in FOUNDATION)}
+            # a Trials imports the sorted-score machinery when first asked for it: its one way up
+            assert above <= ({"llrcore.rates"} if module == "llrcore.data.trials" else set()), (module, above)
+
+
+def test_readers_import_no_analysis():
+    assert readers_importing_analyses(library_graph()) == {}
+
+
+def test_no_analysis_imports_a_reader():
+    assert analyses_importing_readers(library_graph()) == {}
+
+
+def test_the_library_never_imports_streamlit():
+    for module, path in LIBRARY_MODULES.items():
+        assert not any(_within(name, "streamlit") for name in imports(module, path)), module
+
+
+def test_no_page_imports_another_page():
+    pages = {module_name(path) for path in PAGES.glob("*.py") if not path.name.startswith("_")}
+    assert pages, "the app's pages are in app_pages/"
+    for path in sorted(PAGES.glob("*.py")):
+        bad = {name for name in imports(module_name(path), path) if name in pages}
+        assert not bad, (path.name, bad)
+
+
+def test_there_is_no_top_level_pages_folder():
+    assert not (ROOT / "pages").exists(), "a top-level pages/ folder switches Streamlit to its legacy multipage mode"
+
+
+def test_no_two_test_modules_share_a_name():
+    names = Counter(path.name for path in (ROOT / "tests").rglob("test_*.py"))
+    assert [name for name, count in names.items() if count > 1] == []
+
+
+def test_the_checks_find_what_they_guard_against():
+    """On made-up graphs: a circle through a package's face, a reader importing an analysis and the reverse."""
+    hidden = {"llrcore.io.d": {"llrcore.diarization.matrix"}, "llrcore.diarization": {"llrcore.io.d"},
+              "llrcore.diarization.matrix": {"llrcore.diarization"}}
+    assert circles(hidden) == [["llrcore.diarization", "llrcore.io.d", "llrcore.diarization.matrix",
+                                "llrcore.diarization"]]
+    assert readers_importing_analyses(hidden) == {"llrcore.io.d": {"llrcore.diarization.matrix"}}
+    assert analyses_importing_readers(hidden) == {"llrcore.diarization": {"llrcore.io.d"}}
+    clean = {"llrcore.io.d": {"llrcore.data.similarity"}, "llrcore": {"llrcore.io.d", "llrcore.metrics"}}
+    assert circles(clean) == [] and readers_importing_analyses(clean) == analyses_importing_readers(clean) == {}
