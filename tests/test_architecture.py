@@ -9,7 +9,7 @@ inside functions included), never by importing the modules. The rules (README, "
 - the data layer (``llrcore/data/``) and ``llrcore/prior.py`` import nothing of llrcore above them;
 - a reader (``llrcore/io/``) imports only readers, the data layer and the prior module: never an analysis;
 - no analysis imports a reader: only ``llrcore/__init__.py`` (which gathers the public API) and the command line
-  (``llrcore/cli.py``, a front end) do;
+  (``llrcore/cli/``, a front end) do;
 - ``llrcore`` never imports Streamlit;
 - no page of the app (``app_pages/*.py`` not starting with ``_``) imports another page;
 - there is no top-level ``pages/`` folder: Streamlit switches to its legacy multipage mode when one exists (even one
@@ -25,8 +25,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 LIBRARY = ROOT / "llrcore"
 PAGES = ROOT / "app_pages"
-FRONT_ENDS = {"llrcore", "llrcore.cli"}  # the places that may gather readers with analyses
 FOUNDATION = ("llrcore.data", "llrcore.prior")
+
+
+def _front_end(module: str) -> bool:
+    return module == "llrcore" or _within(module, "llrcore.cli")
 
 
 def module_name(path: Path) -> str:
@@ -109,7 +112,7 @@ def readers_importing_analyses(graph: dict[str, set[str]]) -> dict[str, set[str]
 
 def analyses_importing_readers(graph: dict[str, set[str]]) -> dict[str, set[str]]:
     bad = {module: {name for name in imported if _within(name, "llrcore.io")}
-           for module, imported in graph.items() if module not in FRONT_ENDS and not _within(module, "llrcore.io")}
+           for module, imported in graph.items() if not _front_end(module) and not _within(module, "llrcore.io")}
     return {module: names for module, names in bad.items() if names}
 
 

@@ -1,0 +1,83 @@
+"""The ``llrcore`` command line: evaluate score files, calibrate them, write a report.
+
+    llrcore evaluate SCORES [SCORES ...] [--key KEY] [--metadata FILE] [--p-target P] [--c-miss C] [--c-fa C]
+                     [--by COLUMN ...] [--ci LEVEL [--bootstrap N] [--group-by COLUMN] [--seed S]] [--json | --csv]
+    llrcore calibrate DEV --apply-to SCORES -o OUT [--method affine|pav|cmlg] [--rule brier | --alpha A --beta B]
+                      [--prior P] [--key DEV_KEY] [--digits input|all|N]
+    llrcore report SCORES [SCORES ...] [--calibrate-on DEV] [--name NAME] -o report.html [--figures DIR]
+                   [--metadata FILE] [--by COLUMN ...] [--ci LEVEL [--bootstrap N] [--group-by COLUMN] [--seed S]]
+
+``evaluate`` prints the metrics in the units of the app's Evaluate page: the EER in percent (column ``EER %``),
+Cllr and minCllr in bits, minDCF, actDCF, Cprimary and minCprimary normalised (1 is the cost of deciding without
+the system), the calibration loss in percent of Cllr. The text table says so in its header; ``--csv`` and ``--json``
+have the same columns in the same units (the CSV is the app's "Metrics as CSV") with every digit. ``--by`` breaks
+every system down by metadata column(s) of the score file (or of ``--metadata``), one row per condition and a pooled
+row, with ``too few errors`` by the rule of 30; ``--ci`` adds bootstrap confidence intervals (``<column> lower`` and
+``<column> upper``), drawing whole ``--group-by`` groups (speakers, models) where trials share them. ``report``
+takes the same options: a table and a figure per condition, the intervals in words and in its tables, DET bands.
+
+``calibrate`` writes the calibrated LLRs in the format of the file they replace (:func:`llrcore.io.rescore_file`):
+every line of a text file is kept (comments, header, trial ids, labels, order) with only its score replaced, with
+as many significant digits as the score it replaces (more where fewer would tie or reorder two trials;
+``--digits`` chooses otherwise); an ``.npz`` score file keeps its arrays; a Parquet file its columns, both with
+full float64 values. A text or Parquet file to calibrate needs no labels (a one-column score file, or a
+Kaldi/BOSARIS ``model test score`` file, will do).
+
+Bad input ends with one sentence on stderr saying what is wrong and where, and exit status 2; never a traceback.
+Warnings met on the way (part of a score file left out by its key, a degenerate calibration) are printed on
+stderr, one line each, ``llrcore <command>: warning: <sentence>``, and do not change the exit status.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import warnings
+from pathlib import Path
+
+from .._version import __version__
+from ..io import LoadError
+from . import calibrate, evaluate, report
+
+EXIT_BAD_INPUT = 2
+#: The commands, in the order --help lists them; each module adds its parser and the function that runs it.
+COMMANDS = (evaluate, calibrate, report)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="llrcore", description="Likelihood-ratio evaluation from the command line.")
+    parser.add_argument("--version", action="version", version=f"llrcore {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True)
+    for command in COMMANDS:
+        command.add_command(commands)
+    return parser
+
+
+def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    args = build_parser().parse_args(argv)
+    args.argv = argv
+    with warnings.catch_warnings(record=True) as caught:
+        try:
+            result = args.run(args)
+        except (LoadError, ValueError, KeyError, OSError) as error:
+            result = error
+    for warning in caught:  # as Python's filters let them through, but one line each and no source line
+        print(f"llrcore {args.command}: warning: {' '.join(str(warning.message).split())}", file=sys.stderr)
+    if isinstance(result, Exception):
+        print(f"llrcore {args.command}: {_with_instruction(result, args)}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    if isinstance(result, int):
+        return result
+    print(result)
+    return 0
+
+
+def _with_instruction(error: Exception, args) -> str:
+    """The error's sentence, and for a score file that needs its key the option that gives it."""
+    if isinstance(error, KeyError):  # its str() would quote the sentence
+        return str(error.args[0])
+    if not (isinstance(error, LoadError) and error.needs_key):
+        return str(error)
+    development = getattr(args, "calibrate_on", None)
+    option = "--dev-key" if development and error.path and Path(error.path) == Path(development) else "--key"
+    return f"{error} Give it with {option} KEY_FILE."

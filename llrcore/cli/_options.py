@@ -1,0 +1,108 @@
+"""What the commands share: reading score files, the validators of option values, and the groups of options that
+several commands take (the operating point, conditions and bootstrap, calibration)."""
+from __future__ import annotations
+
+import argparse
+import re
+from pathlib import Path
+
+from ..io import read_trials
+from ..rules import BetaRule
+
+RULES = {"logarithmic": BetaRule.logarithmic(), "brier": BetaRule.brier(), "boosting": BetaRule.boosting(),
+         "asymmetric": BetaRule.asymmetric()}
+
+
+def load_systems(paths, key, sources: dict | None = None, metadata=None):
+    """Read every score file; a multi-system file contributes one entry per system. `sources`, when given, is
+    filled with the file name of each system."""
+    systems = {}
+    for path in paths:
+        loaded = read_trials(path, key=key, metadata=metadata)
+        items = loaded.items() if isinstance(loaded, dict) else [(loaded.name or Path(path).stem, loaded)]
+        for name, trials in items:
+            if name in systems:
+                raise ValueError(f"Two systems are named {name!r}; rename one of the files.")
+            systems[name] = trials
+            if sources is not None:
+                sources[name] = Path(path).name
+    return systems
+
+
+def one_system(path, key):
+    """The trials of a file that must hold one system (a development set)."""
+    loaded = read_trials(path, key=key)
+    if isinstance(loaded, dict):
+        names = ", ".join(loaded)
+        raise ValueError(f"{Path(path).name} holds {len(loaded)} systems ({names}); calibration trains on one: "
+                         "give a file with a single system.")
+    return loaded
+
+
+def scoring_rule(args) -> BetaRule:
+    if (args.alpha is None) != (args.beta is None):
+        raise ValueError("Give both --alpha and --beta for a custom scoring rule.")
+    if args.alpha is not None:
+        if args.rule is not None:
+            raise ValueError("Give either --rule or --alpha/--beta, not both.")
+        return BetaRule(args.alpha, args.beta)
+    return RULES[args.rule or "logarithmic"]
+
+
+def quote(argument: str) -> str:
+    return argument if re.fullmatch(r"[\w./:=+,-]+", argument) else "'" + argument.replace("'", "'\\''") + "'"
+
+
+def positive(text: str) -> float:
+    value = float(text)
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"{text} is not a positive number")
+    return value
+
+
+def probability(text: str) -> float:
+    value = float(text)
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"{text} is not a probability strictly between 0 and 1")
+    return value
+
+
+def replicates(text: str) -> int:
+    if not text.isdigit() or int(text) < 2:
+        raise argparse.ArgumentTypeError(f"{text} is not a whole number of replicates of at least 2")
+    return int(text)
+
+
+def digits_option(text: str) -> str | int | None:
+    if text in ("input", "all"):
+        return None if text == "all" else text
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"{text} is not 'input', 'all' or a number of digits of at least 1")
+    return int(text)
+
+
+def add_operating_point(parser) -> None:
+    parser.add_argument("--p-target", type=probability, default=0.01, help="prior of a target (0.01)")
+    parser.add_argument("--c-miss", type=positive, default=1.0, help="cost of a miss (1)")
+    parser.add_argument("--c-fa", type=positive, default=1.0, help="cost of a false alarm (1)")
+
+
+def add_conditions_options(parser, *, by_help: str) -> None:
+    """--metadata, --by, and the bootstrap's --ci, --bootstrap, --group-by and --seed."""
+    parser.add_argument("--metadata", help="a table of trial conditions joined on the model/test ids (or row by row): "
+                        "CSV, TSV or Parquet")
+    parser.add_argument("--by", action="append", metavar="COLUMN", help=by_help)
+    parser.add_argument("--ci", type=probability, metavar="LEVEL",
+                        help="bootstrap confidence intervals at this level, e.g. 0.95")
+    parser.add_argument("--bootstrap", type=replicates, default=1000, metavar="N", help="bootstrap replicates (1000)")
+    parser.add_argument("--group-by", metavar="COLUMN",
+                        help="resample whole groups of this metadata column (e.g. speaker, model)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the bootstrap draws (0)")
+
+
+def add_calibration_options(parser) -> None:
+    parser.add_argument("--method", choices=("affine", "pav", "cmlg"), default="affine",
+                        help="affine (trained with a proper scoring rule), pav (monotone) or cmlg (Gaussian)")
+    parser.add_argument("--rule", choices=tuple(RULES), help="scoring rule of the affine calibration (logarithmic)")
+    parser.add_argument("--alpha", type=positive, help="custom Beta-family rule: alpha (with --beta)")
+    parser.add_argument("--beta", type=positive, help="custom Beta-family rule: beta (with --alpha)")

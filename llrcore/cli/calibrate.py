@@ -1,0 +1,62 @@
+"""``llrcore calibrate``: train a calibration on development scores and write calibrated LLRs in the format of the
+file they replace."""
+from __future__ import annotations
+
+import gzip
+import warnings
+from pathlib import Path
+
+from ..io import rescore_file
+from ..metrics import effective_plo
+from ._options import add_calibration_options, digits_option, one_system, probability, scoring_rule
+
+
+def add_command(commands) -> None:
+    calibrate_parser = commands.add_parser(
+        "calibrate", help="train a calibration on development scores and write calibrated LLRs for other scores"
+    )
+    calibrate_parser.add_argument("dev", help="development score file with labels (trains the calibration)")
+    calibrate_parser.add_argument("--apply-to", required=True, help="score file to calibrate (labels not needed)")
+    calibrate_parser.add_argument("-o", "--output", required=True, help="where to write the calibrated LLRs")
+    calibrate_parser.add_argument("--key", help="BOSARIS/Kaldi key file of the development scores")
+    calibrate_parser.add_argument("--prior", type=probability, default=0.5,
+                                  help="P_target the affine calibration is weighted for (0.5)")
+    calibrate_parser.add_argument(
+        "--digits", type=digits_option, default="input", metavar="input|all|N",
+        help="significant digits of each calibrated score in a text file: 'input' as many as the score it replaces "
+             "(default), 'all' every digit of the float, or N; more where fewer would tie or reorder two trials",
+    )
+    add_calibration_options(calibrate_parser)
+    calibrate_parser.set_defaults(run=run)
+
+
+def _check_output_suffix(source: Path, output: Path) -> None:
+    binary = {".npz", ".parquet"}
+    src_kind = source.suffix.lower() if source.suffix.lower() in binary else "text"
+    out_kind = output.suffix.lower() if output.suffix.lower() in binary else "text"
+    if src_kind != out_kind:
+        raise ValueError(f"The calibrated scores keep the format of {source.name} ({src_kind}); name the output "
+                         f"file accordingly, not {output.name}.")
+
+
+def run(args) -> str:
+    from ..calibration_analysis import calibrate_and_evaluate, calibration_problems
+    from ..words import describe_calibration
+
+    rule, plo = scoring_rule(args), float(effective_plo(args.prior))
+    _check_output_suffix(Path(args.apply_to), Path(args.output))
+    dev = one_system(args.dev, args.key)
+    fitted = calibrate_and_evaluate(dev, dev, args.method, rule, plo, p_target=args.prior)
+    # judged on the training trials alone (fitted.problems would report them a second time as evaluation trials)
+    for problem in calibration_problems(fitted.calibrator, dev, rule=rule if args.method == "affine" else None):
+        warnings.warn(problem, stacklevel=1)
+    data = rescore_file(args.apply_to, fitted.calibrator, digits=args.digits)
+    output = Path(args.output)
+    output.write_bytes(gzip.compress(data) if output.suffix.lower() == ".gz" else data)
+    transform = fitted.calibrator
+    formula = (f": llr = {transform.scale:.6g} * score {transform.offset:+.6g}" if hasattr(transform, "scale")
+               else "")
+    return (f"Calibrated {Path(args.apply_to).name} with {describe_calibration(args.method, rule, plo)}, trained on "
+            f"{Path(args.dev).name} ({dev.tar.size:,} target and {dev.non.size:,} non-target trials){formula}.\n"
+            f"On the training trials Cllr went from {fitted.before.cllr:.4f} to {fitted.after.cllr:.4f} bits.\n"
+            f"Wrote {output}.")

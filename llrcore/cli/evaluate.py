@@ -1,0 +1,85 @@
+"""``llrcore evaluate``: the metrics table of score files, one row per system (or per condition), with intervals."""
+from __future__ import annotations
+
+import json
+import warnings
+
+import numpy as np
+import pandas as pd
+
+from ..metrics import evaluate, metrics_table
+from ..prior import NIST_PRIMARY_P_TARGETS, OperatingPoint, primary_p_targets
+from ..words import VERDICT_RULE
+from ._options import add_conditions_options, add_operating_point, load_systems
+
+#: The units of the columns of ``llrcore evaluate``, said in its header and its --help.
+UNITS = ("EER in %; Cllr and minCllr in bits; calibration loss in % of Cllr; minDCF, actDCF, Cprimary and "
+         f"minCprimary normalised (1 = no better than deciding without the system); as LLRs: {VERDICT_RULE}.")
+#: How the text table prints a column, as the app's Evaluate page shows it; other numbers with 4 decimals, counts whole.
+TEXT_FORMATS = {"EER %": "{:.2f}", "calibration loss %": "{:.1f}"}
+
+
+def add_command(commands) -> None:
+    evaluate_parser = commands.add_parser(
+        "evaluate", help="print EER, minDCF, actDCF, Cllr, minCllr and Cprimary for score files",
+        description=f"Print a metrics table of score files, one row per system. {UNITS} --csv and --json give the "
+                    "same columns in the same units, with every digit.",
+    )
+    evaluate_parser.add_argument("scores", nargs="+", help="score files (any format read_trials knows)")
+    evaluate_parser.add_argument("--key", help="BOSARIS/Kaldi key file for 'model test score' files")
+    add_operating_point(evaluate_parser)
+    evaluate_parser.add_argument("--primary", default="SRE12", choices=tuple(NIST_PRIMARY_P_TARGETS),
+                                 metavar="EVALUATION", help="the NIST evaluation whose primary cost Cprimary follows: "
+                                 f"{', '.join(NIST_PRIMARY_P_TARGETS)} (SRE12)")
+    add_conditions_options(evaluate_parser, by_help="break down by this metadata column (repeat to cross columns)")
+    output = evaluate_parser.add_mutually_exclusive_group()
+    output.add_argument("--json", action="store_true", help="print the table as JSON")
+    output.add_argument("--csv", action="store_true", help="print the table as CSV")
+    evaluate_parser.set_defaults(run=run)
+
+
+
+def run(args) -> str:
+    from ..conditions import evaluate as evaluate_by
+    from ..uncertainty import bootstrap
+
+    systems = load_systems(args.scores, args.key, metadata=args.metadata)
+    op = OperatingPoint(args.p_target, args.c_miss, args.c_fa)
+    resampling = dict(n=args.bootstrap, level=args.ci, group_by=args.group_by, seed=args.seed)
+    if args.by:
+        frames = []
+        for name, trials in systems.items():
+            result = evaluate_by(trials, p_target=op, by=args.by, primary=args.primary)
+            intervals = result.bootstrap(**resampling) if args.ci else None
+            frames.append(result.to_frame(eer_percent=True, intervals=intervals).assign(system=name))
+            for note in result.notes():
+                warnings.warn(f"{name}: {note}", stacklevel=1)
+        table = pd.concat(frames).set_index(["system", *args.by])
+    else:
+        results = [evaluate(trials.sorted, p_target=op, name=name, primary=args.primary)
+                   for name, trials in systems.items()]
+        intervals = ({name: bootstrap(trials, p_target=op, primary=args.primary, **resampling)
+                      for name, trials in systems.items()} if args.ci else None)
+        table = metrics_table(results, eer_percent=True, verdict=True, intervals=intervals)
+    if args.json:  # json.dumps writes floats exactly (pandas' to_json rounds to 10 digits)
+        rows = {" / ".join(map(str, k)) if isinstance(k, tuple) else k: v for k, v in
+                table.to_dict(orient="index").items()}
+        return json.dumps(rows, indent=2, default=_json_value)
+    if args.csv:
+        return table.to_csv()
+    ci = (f"Intervals: {100 * args.ci:g} % bootstrap, {args.bootstrap:,} replicates, "
+          f"{'whole ' + args.group_by + ' groups' if args.group_by else 'trials one by one'}, seed {args.seed}\n"
+          if args.ci else "")
+    primary = ", ".join(f"{p:g}" for p in primary_p_targets(args.primary))
+    header = f"Operating point: {op.describe()}; Cprimary at P_target {primary} ({args.primary})\n{ci}Units: {UNITS}\n"
+    formatters = {column: _text_format(column).format for column in table.columns if table[column].dtype.kind == "f"}
+    return header + table.to_string(formatters=formatters)
+
+
+def _text_format(column: str) -> str:
+    base = column.removesuffix(" lower").removesuffix(" upper")
+    return TEXT_FORMATS.get(base, "{:.4f}")
+
+
+def _json_value(value):
+    return bool(value) if isinstance(value, (bool, np.bool_)) else float(value)
