@@ -1,4 +1,4 @@
-"""The ``llrcore`` command line: evaluate score files, calibrate them, write a report.
+"""The ``llrcore`` command line: evaluate score files, calibrate them, write a report; multiclass costs.
 
     llrcore evaluate SCORES [SCORES ...] [--key KEY] [--metadata FILE] [--p-target P] [--c-miss C] [--c-fa C]
                      [--by COLUMN ...] [--ci LEVEL [--bootstrap N] [--group-by COLUMN] [--seed S]] [--json | --csv]
@@ -6,6 +6,8 @@
                       [--prior P] [--key DEV_KEY] [--digits input|all|N]
     llrcore report SCORES [SCORES ...] [--calibrate-on DEV] [--name NAME] -o report.html [--figures DIR]
                    [--metadata FILE] [--by COLUMN ...] [--ci LEVEL [--bootstrap N] [--group-by COLUMN] [--seed S]]
+    llrcore multiclass SCORES [--labels LABELS] [--score-type llr|logit|log-posterior] [--calibrate-on DEV]
+                       [--p-target P] [--json | --csv]
 
 ``evaluate`` prints the metrics in the units of the app's Evaluate page: the EER in percent (column ``EER %``),
 Cllr and minCllr in bits, minDCF, actDCF, Cprimary and minCprimary normalised (1 is the cost of deciding without
@@ -23,6 +25,10 @@ as many significant digits as the score it replaces (more where fewer would tie 
 full float64 values. A text or Parquet file to calibrate needs no labels (a one-column score file, or a
 Kaldi/BOSARIS ``model test score`` file, will do).
 
+``multiclass`` prints the multiclass Cllr (bits) and the NIST LRE costs (Cavg and minCavg at ``--p-target``, the
+LRE 2017 primary cost and its minimum, normalised) of a multiclass score file, raw and after the ``alpha * llrs +
+gamma`` calibration, trained on ``--calibrate-on`` or, by default, on the scores themselves.
+
 Bad input ends with one sentence on stderr saying what is wrong and where, and exit status 2; never a traceback.
 Warnings met on the way (part of a score file left out by its key, a degenerate calibration) are printed on
 stderr, one line each, ``llrcore <command>: warning: <sentence>``, and do not change the exit status.
@@ -36,11 +42,11 @@ from pathlib import Path
 
 from .._version import __version__
 from ..io import LoadError
-from . import calibrate, evaluate, report
+from . import calibrate, evaluate, multiclass, report
 
 EXIT_BAD_INPUT = 2
 #: The commands, in the order --help lists them; each module adds its parser and the function that runs it.
-COMMANDS = (evaluate, calibrate, report)
+COMMANDS = (evaluate, calibrate, report, multiclass)
 
 
 def build_parser() -> argparse.ArgumentParser:
