@@ -1,7 +1,13 @@
 """Kaldi / BOSARIS trial lists: a score file ``model test score`` joined with its key ``model test target|nontarget``
 on the (model, test) pair, trials in only one of the two files counted in a LoadWarning (as BOSARIS's
-``Scores.align_with_ndx`` counts them)."""
+``Scores.align_with_ndx`` counts them).
+
+:func:`join_with_key` joins any two :class:`TrialList` (text files here, BOSARIS HDF5 files in
+:mod:`~llrcore.io.bosaris_h5`)."""
 from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -12,10 +18,31 @@ from .labels import BONAFIDE, LABELS, NONTARGET, SPOOF, TARGET, label_key, text_
 from .metadata import MetadataTable, attach
 from .text import TextFile, is_number
 
-__all__ = ["read_kaldi_pair", "refuse_duplicates"]
+__all__ = ["TrialList", "join_with_key", "read_kaldi_pair", "read_trial_list", "refuse_duplicates"]
 
 
-def _read_key_or_scores(src: _Source, is_key: bool):
+@dataclass(frozen=True, eq=False)
+class TrialList:
+    """The (model, test) pairs of a score file or of a key, each with its score or label code, in file order.
+
+    `lines` numbers each pair in the file's `unit` (its line in a text file) for messages; `places`, when given,
+    says where pair ``i`` is in words (``at row 2, column 3 of the dataset 'scores'``), else ``on line <n>``.
+    """
+
+    src: _Source
+    models: pd.Series  # categorical
+    tests: pd.Series  # categorical
+    values: np.ndarray  # scores, or label codes
+    lines: np.ndarray
+    unit: str = "line"
+    places: Callable[[int], str] | None = None
+
+    def place(self, row: int) -> str:
+        return self.places(row) if self.places is not None else f"on line {int(self.lines[row])}"
+
+
+def read_trial_list(src: _Source, is_key: bool) -> TrialList:
+    """The pairs of a text score file ``model test score`` or key ``model test target|nontarget``."""
     text = TextFile(src, _text_bytes(src))
     rows, sample = text.rows, text.sample
     kind = "key file 'model test target|nontarget'" if is_key else "Kaldi/BOSARIS score file 'model test score'"
@@ -33,22 +60,29 @@ def _read_key_or_scores(src: _Source, is_key: bool):
     frame, lines = text.read(first, 3, [0, 1] + ([2] if is_key else []), reference)
     values = text_labels(text, frame[2], lines, 3, reference) if is_key else text.scores(frame[2], lines, 3, reference)
     refuse_duplicates(src, frame[0], frame[1], lines, "key entry" if is_key else "trial")
-    return frame[0], frame[1], values, lines
+    return TrialList(src, frame[0], frame[1], values, lines)
 
 
 def read_kaldi_pair(src: _Source, key_src: _Source, name: str, table: MetadataTable | None = None) \
         -> tuple[Trials, list[LoadWarning]]:
+    """:func:`join_with_key` of a text score file and its text key."""
+    return join_with_key(read_trial_list(src, is_key=False), read_trial_list(key_src, is_key=True), name, table)
+
+
+def join_with_key(score_list: TrialList, key_list: TrialList, name: str, table: MetadataTable | None = None) \
+        -> tuple[Trials, list[LoadWarning]]:
     """The trials of a score file that are in its key, and a LoadWarning for each file's trials the other lacks;
     their metadata are the columns ``model`` and ``test`` (and those of `table`, joined on them or row by row with
-    the lines of the score file).
+    the trials of the score file).
 
     BOSARIS evaluates the trials of the key that have a score and counts the others ("3 of 100 targets missing",
     ``Scores.align_with_ndx``); scores of trials outside the key are not used. Here both are counted, with the
     first such trial and its line, so that a key of one condition reads a score file of several. Trials in one file
     only are no error unless nothing, or only one class, is left.
     """
-    models, tests, scores, lines = _read_key_or_scores(src, is_key=False)
-    key_models, key_tests, labels, key_lines = _read_key_or_scores(key_src, is_key=True)
+    src, models, tests, scores, lines = (score_list.src, score_list.models, score_list.tests, score_list.values,
+                                         score_list.lines)
+    key_src, key_models, key_tests, labels = key_list.src, key_list.models, key_list.tests, key_list.values
     model_ids, key_model_ids = _shared_codes(models, key_models)
     test_ids, key_test_ids = _shared_codes(tests, key_tests)
     width = int(max(test_ids.max(initial=0), key_test_ids.max(initial=0))) + 1
@@ -58,8 +92,8 @@ def read_kaldi_pair(src: _Source, key_src: _Source, name: str, table: MetadataTa
     scored[where[in_key]] = True
     key_name = key_src.name if key_src.path else "file"  # "the key trials.txt", or "the key file"
     row, key_row = int(np.argmin(in_key)), int(np.argmin(scored))  # the first trial missing from the other file
-    trial = f"'{models.iloc[row]} {tests.iloc[row]}' on line {int(lines[row])}"
-    key_trial = f"'{key_models.iloc[key_row]} {key_tests.iloc[key_row]}' on line {int(key_lines[key_row])}"
+    trial = f"'{models.iloc[row]} {tests.iloc[row]}' {score_list.place(row)}"
+    key_trial = f"'{key_models.iloc[key_row]} {key_tests.iloc[key_row]}' {key_list.place(key_row)}"
     if not in_key.any():
         raise src.error(f"none of its {_count(len(in_key), 'scored trial')} is in the key {key_name}: no (model, test) "
                         f"pair is in both files. Is it the key of this score file? The first scored trial is {trial}; "
@@ -82,11 +116,12 @@ def read_kaldi_pair(src: _Source, key_src: _Source, name: str, table: MetadataTa
             f"{unscored:,} of the {len(scored):,} trials of the key {'has' if unscored == 1 else 'have'} no score in "
             f"{src.name if src.path else 'the score file'} ({by_class}){_first(unscored, key_trial)}"))
     keep = None if in_key.all() else in_key
-    metadata = attach(table, pd.DataFrame({"model": models, "test": tests}), src, lines, keep=keep)
+    metadata = attach(table, pd.DataFrame({"model": models, "test": tests}), src, lines, score_list.unit, keep=keep)
     if keep is not None:  # the ids of the trials left out are no longer categories
         for column in ("model", "test"):
             metadata[column] = metadata[column].cat.remove_unused_categories()
-    return trials_from_codes(src, scores[in_key], kept, name, metadata=metadata, lines=_kept(lines, in_key)), notes
+    return trials_from_codes(src, scores[in_key], kept, name, metadata=metadata, lines=_kept(lines, in_key),
+                             unit=score_list.unit), notes
 
 
 def _kept(lines, keep: np.ndarray):
