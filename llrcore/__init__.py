@@ -134,3 +134,4 @@ from .io.diarization import (
 )
 
 from .tdcf import TandemDCF, asv_eer_threshold, spoof_false_alarm_rate, tdcf, tdcf_cost_model
+from .spoofing import AttackRow, TandemEvaluation, evaluate_tandem, tandem_table

@@ -1,0 +1,286 @@
+"""A spoofing countermeasure (CM) and a speaker verifier (ASV) evaluated together, pooled and per attack.
+
+:func:`evaluate_tandem` gathers what an ASVspoof-style results table reports for one CM in front of one ASV:
+
+- the normalised minimum t-DCF (:func:`~llrcore.tdcf`, revised or legacy formulation) with its curve;
+- the CM's EER, bona fide against spoofed trials (:func:`~llrcore.eer`, ROCCH-EER);
+- the ASV's EER, targets against zero-effort non-targets, and its SPF-EER, targets against spoofing attacks
+  (both ROCCH-EER; the organisers' ``compute_eer`` differs where the ROC is not convex, see :mod:`llrcore.tdcf`);
+- the ASV's spoof false-alarm rate at its threshold (:func:`~llrcore.spoof_false_alarm_rate`): the share of attacks
+  the ASV alone would accept;
+- the same per attack (one row per attack and a pooled row, :meth:`TandemEvaluation.to_frame`).
+
+Per attack, as in the ASVspoof 2019 and 2021 result tables (Wang et al., "ASVspoof 2019: a large-scale public
+database of synthesized, converted and replayed speech", CSL 64, 2020; Liu et al., "ASVspoof 2021: towards spoofed and
+deepfake speech detection in the wild", IEEE/ACM TASLP 31, 2023), every bona fide trial is kept and only the spoofs
+of that attack are: the CM's bona fide scores against its spoofs of the attack (CM EER, min t-DCF), and the ASV's
+target and non-target scores with its spoofs of the attack (spoof false-alarm rate, SPF-EER, the t-DCF's ASV spoof
+rate). **The ASV threshold is the pooled one** for every attack: the ASV is one fixed system whose threshold is set
+once (by default at its target/non-target EER point, :func:`~llrcore.asv_eer_threshold`, which does not depend on
+spoofs anyway); only the share of the attack's spoofs it accepts changes from row to row. The CM threshold is free:
+each row's min t-DCF is the minimum over the CM thresholds for that attack, as the published tables report.
+
+Each trial's attack comes from a metadata column (``by``, default ``"attack"``) of both score files: the CM's
+spoofed (non-target) trials and the ASV's spoof trials must name the same attacks. The CM's bona fide trials need no
+value there ("-" in the ASVspoof protocols). A row is flagged ``too few errors`` by the rule of 30
+(:data:`~llrcore.conditions.RULE_OF_30`, as :mod:`llrcore.conditions` does): fewer than 30 CM misses or false alarms
+at the CM's EER, so its CM error rates are not known to within ±30 %. Strong CMs have such rows: the per-attack
+EERs of 0.01 % on 4,914 spoofs rest on less than one error.
+
+No confidence intervals: a bootstrap of the tandem must resample the CM's and the ASV's trials, which are different
+trials (the organisers' ASV file has no trial ids to pair them), and redo the ASV threshold in each replicate; the
+per-condition bootstrap of :mod:`llrcore.uncertainty` does not do that, and the CM EER alone can be given intervals
+by ``lc.evaluate(cm, by="attack").bootstrap()``.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from .conditions import RULE_OF_30
+from .data.trials import Trials, condition_codes
+from .metrics import eer
+from .tdcf import TandemDCF, asv_eer_threshold, spoof_false_alarm_rate, tdcf
+from .words import listed
+
+__all__ = ["AttackRow", "TandemEvaluation", "evaluate_tandem", "tandem_table"]
+
+POOLED = "pooled"
+
+
+@dataclass(frozen=True, eq=False)
+class AttackRow:
+    """The tandem on one attack's spoofs (all bona fide trials kept), or on all of them (``attack == "pooled"``).
+
+    Attributes
+    ----------
+    attack : str
+    tdcf : TandemDCF or None
+        The t-DCF with the CM's and the ASV's spoofs of this attack and the pooled ASV threshold; None when it has
+        no meaning (the ASV accepts none of the attack's spoofs in the legacy formulation: see :attr:`problem`).
+    cm_eer : float
+        The CM's EER, bona fide against this attack's spoofs (ROCCH-EER, a fraction).
+    spoof_false_alarm : float
+        The share of this attack's spoofs that the ASV accepts at its threshold.
+    spf_eer : float
+        The ASV's EER, targets against this attack's spoofs (ROCCH-EER, a fraction).
+    n_bonafide, n_spoof_cm, n_spoof_asv : int
+        The CM's bona fide and spoofed trials, the ASV's spoof trials.
+    problem : str
+        Why :attr:`tdcf` is None, else ``""``.
+    """
+
+    attack: str
+    tdcf: TandemDCF | None
+    cm_eer: float
+    spoof_false_alarm: float
+    spf_eer: float
+    n_bonafide: int
+    n_spoof_cm: int
+    n_spoof_asv: int
+    problem: str = ""
+
+    @property
+    def min_tdcf(self) -> float:
+        """The normalised minimum t-DCF (NaN when it has no meaning)."""
+        return np.nan if self.tdcf is None else self.tdcf.minimum
+
+    @property
+    def errors_at_eer(self) -> tuple[float, float]:
+        """The CM's misses and false alarms at its EER point (``EER × N``)."""
+        return self.cm_eer * self.n_bonafide, self.cm_eer * self.n_spoof_cm
+
+    @property
+    def too_few_errors(self) -> bool:
+        """Fewer than :data:`~llrcore.conditions.RULE_OF_30` CM misses or false alarms at the CM's EER."""
+        return min(self.errors_at_eer) < RULE_OF_30
+
+
+@dataclass(frozen=True, eq=False)
+class TandemEvaluation:
+    """A countermeasure in tandem with a speaker verifier (see :func:`evaluate_tandem`).
+
+    Attributes
+    ----------
+    name : str
+        The CM system's name.
+    formulation : str
+        ``"revised"`` or ``"legacy"`` t-DCF.
+    pooled : AttackRow
+        All spoofs together: ``pooled.tdcf`` is the t-DCF of :func:`~llrcore.tdcf` on all the trials.
+    attacks : tuple of AttackRow
+        One per attack, in natural order (A07 before A10); empty without ``by``.
+    asv_eer : float
+        The ASV's EER, targets against non-targets (ROCCH-EER, a fraction).
+    asv_threshold : float
+        The ASV threshold of every row (accept when ``score >= asv_threshold``).
+    by : str or None
+        The metadata column the attacks were read from.
+    """
+
+    name: str
+    formulation: str
+    pooled: AttackRow
+    attacks: tuple[AttackRow, ...] = field(repr=False)
+    asv_eer: float
+    asv_threshold: float
+    by: str | None = "attack"
+
+    @property
+    def tdcf(self) -> TandemDCF:
+        """The pooled :class:`~llrcore.TandemDCF` (curve, minimum, thresholds, ASV rates)."""
+        return self.pooled.tdcf
+
+    @property
+    def min_tdcf(self) -> float:
+        return self.pooled.min_tdcf
+
+    @property
+    def cm_eer(self) -> float:
+        return self.pooled.cm_eer
+
+    @property
+    def spf_eer(self) -> float:
+        return self.pooled.spf_eer
+
+    @property
+    def spoof_false_alarm(self) -> float:
+        return self.pooled.spoof_false_alarm
+
+    @property
+    def rows(self) -> list[AttackRow]:
+        """The attacks, then the pooled row."""
+        return [*self.attacks, self.pooled]
+
+    def summary(self, *, percent: bool = True) -> dict:
+        """The pooled numbers of one CM: ``min t-DCF``, ``CM EER``, ``ASV EER``, ``SPF-EER``, ``ASV spoof FA``
+        (rates in percent, with a `` %`` in their names, unless ``percent=False``), the ASV and CM thresholds."""
+        scale, unit = (100.0, " %") if percent else (1.0, "")
+        return {"system": self.name, "formulation": self.formulation, "min t-DCF": self.min_tdcf,
+                f"CM EER{unit}": scale * self.cm_eer, f"ASV EER{unit}": scale * self.asv_eer,
+                f"SPF-EER{unit}": scale * self.spf_eer, f"ASV spoof FA{unit}": scale * self.spoof_false_alarm,
+                "ASV threshold": self.asv_threshold, "CM threshold": self.tdcf.threshold}
+
+    def to_frame(self, *, percent: bool = True) -> pd.DataFrame:
+        """One row per attack, then ``pooled``: ``attack``, ``bona fide``, ``spoof (CM)``, ``spoof (ASV)``,
+        ``CM EER``, ``min t-DCF``, ``ASV spoof FA``, ``SPF-EER``, ``CM threshold`` (of the minimum) and ``too few
+        errors`` (the rule of 30 on the CM's errors at its EER). Rates in percent, their names ending in `` %``,
+        unless ``percent=False`` (fractions)."""
+        scale, unit = (100.0, " %") if percent else (1.0, "")
+        return pd.DataFrame.from_records([{
+            "attack": row.attack, "bona fide": row.n_bonafide, "spoof (CM)": row.n_spoof_cm,
+            "spoof (ASV)": row.n_spoof_asv, f"CM EER{unit}": scale * row.cm_eer, "min t-DCF": row.min_tdcf,
+            f"ASV spoof FA{unit}": scale * row.spoof_false_alarm, f"SPF-EER{unit}": scale * row.spf_eer,
+            "CM threshold": np.nan if row.tdcf is None else row.tdcf.threshold,
+            "too few errors": row.too_few_errors,
+        } for row in self.rows])
+
+    def notes(self) -> list[str]:
+        """Sentences on rows that cannot say much: a t-DCF without meaning, and the rule of 30."""
+        notes = [f"{row.attack}: {row.problem}" for row in self.rows if row.problem]
+        few = [row.attack for row in self.rows if row.too_few_errors]
+        if few:
+            notes.append(f"By the rule of 30, the CM error rates of {listed(few)} are not known to within ±30 %: "
+                         f"{'each has' if len(few) > 1 else 'it has'} fewer than {RULE_OF_30} misses or false alarms "
+                         "at its EER.")
+        return notes
+
+
+def _attacks(trials: Trials, rows: slice, by: str, what: str) -> np.ndarray:
+    """The attack of each trial of `rows` (of the metadata), as text; a sentence when the column or a value lacks."""
+    if by not in trials.metadata.columns:
+        raise ValueError(f"The {what} scores have no column {by!r} saying which attack each spoof is (their columns: "
+                         f"{', '.join(trials.conditions) or 'none'}); read a score file that has one, or pass "
+                         "by=None for the pooled numbers only.")
+    codes, values = condition_codes(trials.metadata[by].iloc[rows])
+    if (codes < 0).any():
+        raise ValueError(f"{int((codes < 0).sum()):,} spoofed trials of the {what} scores have no {by!r}: every "
+                         "spoof needs its attack for the per-attack table (or pass by=None).")
+    return np.asarray(values, dtype=str)[codes]
+
+
+def _natural(value: str) -> tuple:
+    digits = "".join(ch for ch in value if ch.isdigit())
+    return (value.rstrip("0123456789"), int(digits) if digits else -1, value)
+
+
+def _row(attack, cm_bonafide, cm_spoof, asv, asv_spoof, threshold, formulation, cost_model) -> AttackRow:
+    problem, result = "", None
+    try:
+        result = tdcf(cm_bonafide, cm_spoof, asv.tar, asv.non, asv_spoof, formulation=formulation,
+                      cost_model=cost_model, asv_threshold=threshold)
+    except ValueError as error:
+        if attack == POOLED:
+            raise
+        problem = f"no t-DCF ({error})"
+    return AttackRow(attack=attack, tdcf=result, cm_eer=eer(cm_bonafide, cm_spoof),
+                     spoof_false_alarm=spoof_false_alarm_rate(asv_spoof, threshold),
+                     spf_eer=eer(asv.tar, asv_spoof), n_bonafide=int(np.size(cm_bonafide)),
+                     n_spoof_cm=int(np.size(cm_spoof)), n_spoof_asv=int(np.size(asv_spoof)), problem=problem)
+
+
+def evaluate_tandem(cm: Trials, asv: Trials, *, formulation: str = "revised", cost_model: Mapping | None = None,
+                    asv_threshold: float | None = None, by: str | None = "attack",
+                    name: str | None = None) -> TandemEvaluation:
+    """A countermeasure in front of a speaker verifier: min t-DCF, CM EER, ASV EER, SPF-EER and the ASV's spoof
+    false-alarm rate, pooled and per attack (the conventions are in the module docstring, :mod:`llrcore.spoofing`).
+
+    Parameters
+    ----------
+    cm : Trials
+        The CM's scores: bona fide trials as targets, spoofed trials as non-targets (higher = more bona fide), as
+        :func:`~llrcore.read_trials` reads the ASVspoof CM score files.
+    asv : Trials
+        The ASV's scores with their spoof trials (``asv.spoof``), e.g. the organisers' ASV score file.
+    formulation, cost_model, asv_threshold
+        As in :func:`~llrcore.tdcf`: ``"revised"`` (ASVspoof 2021 on) or ``"legacy"`` (ASVspoof 2019), the priors
+        and costs (default :func:`~llrcore.tdcf_cost_model`), the ASV threshold (default
+        :func:`~llrcore.asv_eer_threshold`), the same for every attack.
+    by : str or None
+        The metadata column naming each spoof's attack in both files; None: the pooled numbers only.
+    name : str, optional
+        The CM's name in tables and legends (default ``cm.name``).
+
+    Returns
+    -------
+    TandemEvaluation
+
+    Raises
+    ------
+    ValueError
+        With a sentence: no spoof trials in the ASV scores, no attack column, spoofs without an attack, attacks in
+        one file and not in the other, or anything :func:`~llrcore.tdcf` refuses on the pooled trials.
+    """
+    if not isinstance(cm, Trials) or not isinstance(asv, Trials):
+        raise TypeError("Give the CM and the ASV scores as Trials (lc.read_trials), not arrays.")
+    if asv.spoof.size == 0:
+        raise ValueError(f"The ASV scores{f' {asv.name!r}' if asv.name else ''} have no spoof trials: the t-DCF, the "
+                         "SPF-EER and the spoof false-alarm rate need the ASV's scores of spoofing attacks.")
+    threshold = asv_eer_threshold(asv.tar, asv.non) if asv_threshold is None else float(asv_threshold)
+    pooled = _row(POOLED, cm.tar, cm.non, asv, asv.spoof, threshold, formulation, cost_model)
+    rows = []
+    if by is not None:
+        cm_attacks = _attacks(cm, slice(cm.tar.size, cm.tar.size + cm.non.size), by, "CM")
+        asv_attacks = _attacks(asv, slice(asv.tar.size + asv.non.size, None), by, "ASV")
+        only_cm, only_asv = sorted(set(cm_attacks) - set(asv_attacks)), sorted(set(asv_attacks) - set(cm_attacks))
+        if only_cm or only_asv:
+            said = [f"the CM has {listed(only_cm)} and the ASV does not" if only_cm else "",
+                    f"the ASV has {listed(only_asv)} and the CM does not" if only_asv else ""]
+            raise ValueError(f"The CM and the ASV scores are not of the same attacks ({'; '.join(filter(None, said))}):"
+                             " give both systems' scores of the same part of the evaluation, or pass by=None.")
+        rows = [_row(attack, cm.tar, cm.non[cm_attacks == attack], asv, asv.spoof[asv_attacks == attack], threshold,
+                     formulation, cost_model) for attack in sorted(set(cm_attacks), key=_natural)]
+    return TandemEvaluation(name=cm.name if name is None else name, formulation=pooled.tdcf.formulation,
+                            pooled=pooled, attacks=tuple(rows), asv_eer=eer(asv.tar, asv.non),
+                            asv_threshold=threshold, by=by)
+
+
+def tandem_table(evaluations: Mapping[str, TandemEvaluation] | list[TandemEvaluation], *,
+                 percent: bool = True) -> pd.DataFrame:
+    """One row per CM system: :meth:`TandemEvaluation.summary` (min t-DCF, CM EER, ASV EER, SPF-EER, ASV spoof FA,
+    the thresholds). A mapping's keys name the systems."""
+    items = evaluations.items() if isinstance(evaluations, Mapping) else [(e.name, e) for e in evaluations]
+    return pd.DataFrame.from_records([{**e.summary(percent=percent), "system": name} for name, e in items])

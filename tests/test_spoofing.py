@@ -1,0 +1,212 @@
+"""``lc.evaluate_tandem``: a countermeasure (CM) in front of a speaker verifier (ASV), pooled and per attack, on the
+real ASVspoof 2019 LA evaluation scores.
+
+Independent references:
+
+1. The per-attack subsets are built here by hand from the raw files read with plain pandas (the CM's tsv.gz with
+   its ``key`` and ``attack`` columns; the organisers' ASV text file, ``<bonafide|attack> <target|nontarget|spoof>
+   <score>``), never through ``evaluate_tandem`` or ``read_trials``: the per-attack min t-DCF must equal
+   ``lc.tdcf`` (tested on its own in test_tdcf.py) on those subsets with the pooled ASV threshold.
+2. EERs against scikit-learn: ``sklearn.metrics.roc_curve`` gives every ROC point; its convex hull is taken here
+   (a monotone-chain upper hull in plain Python) and the EER is where the hull crosses ``Pmiss = Pfa``, exactly:
+   the ROCCH-EER that llrcore reports. (sklearn's ROC points with the EER read off the ROC itself, as the
+   organisers' ``compute_eer`` does, is a different definition: it differs on non-convex ROCs, e.g. the pooled
+   SPF-EER, 42.86 % by ROCCH against 45.89 %.) Both the CM EER (bona fide vs one attack) and the SPF-EER (ASV
+   targets vs one attack) are checked this way for every attack and pooled.
+3. The ASV's spoof false-alarm rate is counted trial by trial: ``(spoof >= threshold).mean()``.
+4. The pooled min t-DCF equals the values known for these four CMs (legacy / revised): LFCC-GMM 0.0934 / 0.1503,
+   RawNet2-a 0.1125 / 0.1682, b 0.1059 / 0.1620, c 0.1205 / 0.1756.
+5. Refusals are sentences (``ValueError``).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.metrics import roc_curve
+
+import llrcore as lc
+
+ROOT = Path(__file__).resolve().parents[1]
+ASV = ROOT / "assets/asvspoof2019_la/ASVspoof2019.LA.asv.eval.gi.trl.scores.txt"
+ASV_DEV = ROOT / "assets/asvspoof2019_la/ASVspoof2019.LA.asv.dev.gi.trl.scores.txt"
+CM = ROOT / "assets/asvspoof2019_la_cm/ASVspoof2019.LA.cm.eval.scores.tsv.gz"
+CM_DEV = ROOT / "assets/asvspoof2019_la_cm/ASVspoof2019.LA.cm.dev.scores.tsv.gz"
+ATTACKS = [f"A{i:02d}" for i in range(7, 20)]
+KNOWN = {"LFCC-GMM": (0.0934, 0.1503), "RawNet2-a": (0.1125, 0.1682), "RawNet2-b": (0.1059, 0.1620),
+         "RawNet2-c": (0.1205, 0.1756)}
+
+
+@pytest.fixture(scope="module")
+def raw_cm():
+    return pd.read_csv(CM, sep="\t")
+
+
+@pytest.fixture(scope="module")
+def raw_asv():
+    return pd.read_csv(ASV, sep=r"\s+", header=None, names=["attack", "kind", "score"])
+
+
+@pytest.fixture(scope="module")
+def asv():
+    return lc.read_trials(ASV)
+
+
+@pytest.fixture(scope="module")
+def cm():
+    return lc.read_trials(CM)  # a dict: the four CM systems
+
+
+@pytest.fixture(scope="module")
+def lfcc(cm, asv):
+    return {formulation: lc.evaluate_tandem(cm["LFCC-GMM"], asv, formulation=formulation)
+            for formulation in ("revised", "legacy")}
+
+
+def rocch_eer(positive, negative) -> float:
+    """ROCCH-EER from scikit-learn's ROC points: the upper convex hull, crossed with Pmiss = Pfa."""
+    labels = np.r_[np.ones(len(positive)), np.zeros(len(negative))]
+    fpr, tpr, _ = roc_curve(labels, np.r_[positive, negative], drop_intermediate=False)
+    points = sorted(set(zip(fpr.tolist(), tpr.tolist())) | {(0.0, 0.0), (1.0, 1.0)})
+    hull = []
+    for point in points:  # upper hull, left to right
+        while len(hull) >= 2:
+            (x1, y1), (x2, y2) = hull[-2], hull[-1]
+            if (x2 - x1) * (point[1] - y1) - (y2 - y1) * (point[0] - x1) >= 0:
+                hull.pop()
+            else:
+                break
+        hull.append(point)
+    for (x1, y1), (x2, y2) in zip(hull, hull[1:]):
+        g1, g2 = x1 - (1 - y1), x2 - (1 - y2)  # Pfa - Pmiss rises along the hull
+        if g1 <= 0 <= g2:
+            t = 0.0 if g2 == g1 else -g1 / (g2 - g1)
+            return x1 + t * (x2 - x1)
+    raise AssertionError("the hull never crosses the diagonal")
+
+
+def test_per_attack_min_tdcf_is_lc_tdcf_on_hand_made_subsets(raw_cm, raw_asv, lfcc):
+    tar = raw_asv.loc[raw_asv.kind == "target", "score"].to_numpy()
+    non = raw_asv.loc[raw_asv.kind == "nontarget", "score"].to_numpy()
+    threshold = lc.asv_eer_threshold(tar, non)
+    bonafide = raw_cm.loc[raw_cm.key == "bonafide", "LFCC-GMM"].to_numpy()
+    for formulation, result in lfcc.items():
+        table = result.to_frame().set_index("attack")
+        assert list(table.index) == [*ATTACKS, "pooled"]
+        assert result.asv_threshold == threshold
+        for attack in ATTACKS:
+            spoof_cm = raw_cm.loc[(raw_cm.key == "spoof") & (raw_cm.attack == attack), "LFCC-GMM"].to_numpy()
+            spoof_asv = raw_asv.loc[(raw_asv.kind == "spoof") & (raw_asv.attack == attack), "score"].to_numpy()
+            expected = lc.tdcf(bonafide, spoof_cm, tar, non, spoof_asv, formulation=formulation,
+                               asv_threshold=threshold)
+            assert table.loc[attack, "min t-DCF"] == pytest.approx(expected.minimum, rel=1e-12)
+            assert table.loc[attack, "CM threshold"] == expected.threshold
+            assert table.loc[attack, ["bona fide", "spoof (CM)", "spoof (ASV)"]].tolist() == [
+                len(bonafide), len(spoof_cm), len(spoof_asv)]
+
+
+def test_eers_against_sklearn_roc_convex_hull(raw_cm, raw_asv, lfcc):
+    tar = raw_asv.loc[raw_asv.kind == "target", "score"].to_numpy()
+    non = raw_asv.loc[raw_asv.kind == "nontarget", "score"].to_numpy()
+    bonafide = raw_cm.loc[raw_cm.key == "bonafide", "LFCC-GMM"].to_numpy()
+    result = lfcc["revised"]
+    table = result.to_frame(percent=False).set_index("attack")
+    for attack in [*ATTACKS, "pooled"]:
+        every = attack == "pooled"
+        spoof_cm = raw_cm.loc[(raw_cm.key == "spoof") & (every | (raw_cm.attack == attack)), "LFCC-GMM"]
+        spoof_asv = raw_asv.loc[(raw_asv.kind == "spoof") & (every | (raw_asv.attack == attack)), "score"]
+        assert table.loc[attack, "CM EER"] == pytest.approx(rocch_eer(bonafide, spoof_cm), rel=1e-9, abs=1e-12)
+        assert table.loc[attack, "SPF-EER"] == pytest.approx(rocch_eer(tar, spoof_asv), rel=1e-9, abs=1e-12)
+    assert result.asv_eer == pytest.approx(rocch_eer(tar, non), rel=1e-9)
+    assert result.spf_eer == pytest.approx(0.4286, abs=5e-5)  # tdcf.py's docstring: 42.86 % by ROCCH
+
+
+def test_spoof_false_alarm_rate_is_a_direct_count(raw_asv, lfcc):
+    result = lfcc["revised"]
+    table = result.to_frame(percent=False).set_index("attack")
+    spoofs = raw_asv[raw_asv.kind == "spoof"]
+    for attack in ATTACKS:
+        scores = spoofs.loc[spoofs.attack == attack, "score"].to_numpy()
+        assert table.loc[attack, "ASV spoof FA"] == np.mean(scores >= result.asv_threshold)
+    assert result.spoof_false_alarm == np.mean(spoofs.score.to_numpy() >= result.asv_threshold)
+    assert result.spoof_false_alarm == pytest.approx(result.tdcf.pfa_spoof_asv, rel=1e-15)
+
+
+def test_rule_of_30_flag_counts_cm_errors_at_the_eer(lfcc):
+    table = lfcc["revised"].to_frame(percent=False).set_index("attack")
+    errors = np.minimum(table["CM EER"] * table["bona fide"], table["CM EER"] * table["spoof (CM)"])
+    assert (table["too few errors"] == (errors < 30)).all()
+    assert table.loc["A09", "too few errors"] and not table.loc["A17", "too few errors"]
+    assert any("rule of 30" in note and "A09" in note for note in lfcc["revised"].notes())
+
+
+@pytest.mark.parametrize("system", list(KNOWN))
+def test_pooled_min_tdcf_equals_the_known_values(cm, asv, system):
+    for formulation, known in zip(("legacy", "revised"), KNOWN[system]):
+        result = lc.evaluate_tandem(cm[system], asv, formulation=formulation, by=None)
+        assert round(result.min_tdcf, 4) == known
+        assert result.attacks == ()
+        assert result.min_tdcf == lc.tdcf(cm[system].tar, cm[system].non, asv.tar, asv.non, asv.spoof,
+                                          formulation=formulation).minimum
+
+
+def test_summary_and_table_of_systems(cm, asv):
+    results = {name: lc.evaluate_tandem(trials, asv, by=None) for name, trials in cm.items()}
+    table = lc.tandem_table(results).set_index("system")
+    assert list(table.index) == list(KNOWN)
+    assert table.loc["LFCC-GMM", "min t-DCF"] == results["LFCC-GMM"].min_tdcf
+    assert table.loc["RawNet2-a", "CM EER %"] == 100 * lc.eer(cm["RawNet2-a"])
+    assert table["ASV EER %"].nunique() == 1 and table["SPF-EER %"].nunique() == 1
+
+
+def test_custom_cost_model_and_threshold_reach_every_row(cm, asv):
+    model = {**lc.tdcf_cost_model(), "Pspoof": 0.1, "Ptar": 0.9 * 0.99, "Pnon": 0.9 * 0.01}
+    result = lc.evaluate_tandem(cm["LFCC-GMM"], asv, cost_model=model, asv_threshold=0.0)
+    spoof = asv.spoof[asv.metadata["attack"].to_numpy()[-asv.spoof.size:] == "A17"]
+    a17 = next(row for row in result.attacks if row.attack == "A17")
+    expected = lc.tdcf(cm["LFCC-GMM"].where(attack="A17").tar, cm["LFCC-GMM"].where(attack="A17").non, asv.tar,
+                       asv.non, spoof, cost_model=model, asv_threshold=0.0)
+    assert a17.min_tdcf == expected.minimum and a17.tdcf.asv_threshold == 0.0
+    assert a17.spoof_false_alarm == np.mean(spoof >= 0.0)
+
+
+def test_an_attack_the_asv_never_accepts_has_no_legacy_tdcf():
+    attack = pd.DataFrame({"attack": ["-"] * 3 + ["X1", "X1", "X2", "X2"]})
+    cm = lc.Trials([3.0, 2.0, 1.0], [0.0, 1.5, -1.0, 2.5], metadata=attack)
+    asv_meta = pd.DataFrame({"attack": ["bonafide"] * 5 + ["X1", "X1", "X2", "X2"]})
+    asv = lc.Trials([5.0, 4.0, 3.0], [-2.0, 0.5], spoof=[-5.0, -4.0, 4.5, 3.5], metadata=asv_meta)
+    result = lc.evaluate_tandem(cm, asv, formulation="legacy", asv_threshold=1.0)
+    rows = {row.attack: row for row in result.rows}
+    assert rows["X1"].tdcf is None and np.isnan(rows["X1"].min_tdcf) and rows["X1"].spoof_false_alarm == 0.0
+    assert "cannot be normalised" in rows["X1"].problem
+    assert any(note.startswith("X1: no t-DCF") for note in result.notes())
+    assert rows["X2"].tdcf is not None and rows["pooled"].tdcf is not None
+
+
+def test_refusals_are_sentences(cm, asv):
+    cm_dev = lc.read_trials(CM_DEV)["LFCC-GMM"]
+    with pytest.raises(ValueError, match=r"not of the same attacks \(the CM has A01, A02, .* and A06 and the ASV "
+                                         r"does not; the ASV has A07, .* and A19 and the CM does not\)"):
+        lc.evaluate_tandem(cm_dev, asv)
+    with pytest.raises(ValueError, match="have no spoof trials"):
+        lc.evaluate_tandem(cm["LFCC-GMM"], cm["RawNet2-a"])
+    plain = lc.Trials(cm["LFCC-GMM"].tar, cm["LFCC-GMM"].non, name="plain")
+    with pytest.raises(ValueError, match="The CM scores have no column 'attack'"):
+        lc.evaluate_tandem(plain, asv)
+    assert lc.evaluate_tandem(plain, asv, by=None).min_tdcf == pytest.approx(0.1503, abs=5e-5)
+    unnamed = cm["LFCC-GMM"].metadata.assign(attack="-")
+    with pytest.raises(ValueError, match="63,882 spoofed trials of the CM scores have no 'attack'"):
+        lc.evaluate_tandem(lc.Trials(plain.tar, plain.non, metadata=unnamed), asv)
+    with pytest.raises(ValueError, match="Unknown t-DCF formulation"):
+        lc.evaluate_tandem(cm["LFCC-GMM"], asv, formulation="2019")
+    with pytest.raises(TypeError, match="as Trials"):
+        lc.evaluate_tandem(cm["LFCC-GMM"].tar, asv)
+
+
+def test_dev_part_pairs_with_the_dev_asv(asv):
+    cm_dev = lc.read_trials(CM_DEV)["LFCC-GMM"]
+    result = lc.evaluate_tandem(cm_dev, lc.read_trials(ASV_DEV))
+    assert [row.attack for row in result.attacks] == [f"A0{i}" for i in range(1, 7)]
+    assert 0 <= result.min_tdcf <= 1
