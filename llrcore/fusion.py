@@ -1,0 +1,433 @@
+"""Fusion of several systems scored on the same trials: pair their trials, fit a linear fusion on development trials,
+apply it to evaluation trials, and compare it with each system calibrated alone.
+
+- :func:`align_systems` — pair the trials of several systems (by their trial ids, or by line order when the files
+  have none) into one score matrix per class (:class:`AlignedSystems`); a sentence says what differs when the
+  systems were not scored on the same trials.
+- :func:`fuse` — BOSARIS's linear fusion ``llr = sum_k w_k s_k + b`` trained with a prior-weighted proper scoring
+  rule of the Beta family on development trials (:func:`~llrcore.calibration.fit_fusion`), applied to evaluation
+  trials, against each system calibrated alone by the same recipe (:class:`FusionResult`).
+
+How trials are paired
+---------------------
+By **ids** when every system carries the same id columns in its :attr:`~llrcore.Trials.metadata`: the first of
+:data:`ID_COLUMNS` that all of them have (``model`` and ``test`` of BOSARIS/Kaldi files; ``utt`` of ASVspoof
+countermeasure files; ``trial``). The order of the lines does not matter; every trial of one system must be in every
+other, with the same label, and no id may appear twice in a system. Otherwise by **line order**: the i-th target
+trial of each system is one trial, and so on for the non-targets (and spoof trials), which needs as many trials of
+each class in every system. The systems of one multi-system file (a ``dict`` from :func:`~llrcore.read_trials`) share
+their trials line by line, so they are aligned by construction.
+
+Reference
+---------
+N. Brümmer and G. Doddington, "Likelihood-ratio calibration using prior-weighted proper scoring rules",
+Interspeech 2013 (the objective); N. Brümmer and E. de Villiers, "The BOSARIS toolkit: theory, algorithms and code
+for surviving the new DCF", arXiv:1304.2865, 2013 (linear fusion, ``train_linear_fuser``); N. Brümmer and J. du Preez,
+"Application-independent evaluation of speaker detection", Computer Speech and Language 20, 2006 (Cllr).
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from .calibration import Affine, Fusion, fit_fusion
+from .data.trials import Trials, as_systems
+from .metrics import BinaryMetrics, evaluate, metrics_table
+from .rules import BetaRule
+
+__all__ = ["ID_COLUMNS", "AlignedSystems", "FusionResult", "align_systems", "fuse"]
+
+#: Trial ids that pair trials across systems, in order of preference: the first group every system has is used.
+ID_COLUMNS = (("model", "test"), ("utt",), ("trial",))
+_CLASSES = ("target", "non-target", "spoof")
+
+
+@dataclass(frozen=True, eq=False)
+class AlignedSystems:
+    """The trials of K systems paired: one row per trial, one column per system.
+
+    Attributes
+    ----------
+    names : tuple of str
+        The systems, in column order.
+    tar, non, spoof : ndarray
+        ``(N_tar, K)``, ``(N_non, K)`` and ``(N_spoof, K)`` score matrices (read-only); row i of each is one trial.
+    metadata : DataFrame
+        The first system's metadata in the rows' order: the targets, then the non-targets, then the spoof trials.
+    id_columns : tuple of str
+        The columns the trials were paired by; empty when they were paired by line order.
+    """
+
+    names: tuple[str, ...]
+    tar: np.ndarray = field(repr=False)
+    non: np.ndarray = field(repr=False)
+    spoof: np.ndarray = field(repr=False)
+    metadata: pd.DataFrame = field(repr=False)
+    id_columns: tuple[str, ...] = ()
+
+    @property
+    def by_ids(self) -> bool:
+        return bool(self.id_columns)
+
+    def system(self, k: int | str, name: str | None = None) -> Trials:
+        """The aligned trials of one system (by position or name), with the shared metadata."""
+        k = self.names.index(k) if isinstance(k, str) else k
+        return Trials(self.tar[:, k], self.non[:, k], name=self.names[k] if name is None else name,
+                      spoof=self.spoof[:, k], metadata=self.metadata)
+
+    def transformed(self, transform, name: str) -> Trials:
+        """The trials with ``transform`` applied to each class's ``(N, K)`` score matrix (a :class:`Fusion`)."""
+        spoof = transform(self.spoof) if self.spoof.shape[0] else np.empty(0)
+        return Trials(transform(self.tar), transform(self.non), name=name, spoof=spoof, metadata=self.metadata)
+
+    def describe(self) -> str:
+        """How the trials were paired, in words."""
+        counts = f"{self.tar.shape[0]:,} target and {self.non.shape[0]:,} non-target trials"
+        if self.spoof.shape[0]:
+            counts += f" (and {self.spoof.shape[0]:,} spoof trials)"
+        how = f"paired by {' and '.join(self.id_columns)}" if self.by_ids else "paired by line order"
+        return f"{counts}, {how}"
+
+
+def _blocks(trials: Trials) -> list[np.ndarray]:
+    return [trials.tar, trials.non, trials.spoof]
+
+
+def _class_codes(trials: Trials) -> np.ndarray:
+    return np.repeat(np.arange(3), [b.size for b in _blocks(trials)])
+
+
+def _shared_ids(systems: dict[str, Trials]) -> tuple[str, ...]:
+    for columns in ID_COLUMNS:
+        if all(all(c in t.metadata.columns for c in columns) for t in systems.values()):
+            return columns
+    return ()
+
+
+def _ids(trials: Trials, columns: tuple[str, ...]) -> pd.Index:
+    frame = trials.metadata[list(columns)].astype(str)
+    return pd.MultiIndex.from_frame(frame) if len(columns) > 1 else pd.Index(frame[columns[0]])
+
+
+def _example(columns: tuple[str, ...], key) -> str:
+    values = key if isinstance(key, tuple) else (key,)
+    return ", ".join(f"{c} {v}" for c, v in zip(columns, values))
+
+
+def _counts(trials: Trials) -> str:
+    text = f"{trials.tar.size:,} target and {trials.non.size:,} non-target"
+    return text + (f" and {trials.spoof.size:,} spoof" if trials.spoof.size else "")
+
+
+def _positions_by_ids(reference: str, ref: Trials, name: str, other: Trials, columns) -> np.ndarray:
+    """Row of `other` (over its targets, non-targets, spoof trials) for each row of `ref`, or a ValueError."""
+    ref_ids, ids = _ids(ref, columns), _ids(other, columns)
+    for who, index in ((reference, ref_ids), (name, ids)):
+        repeated = index[index.duplicated()]
+        if len(repeated):
+            raise ValueError(f"{who} has {len(repeated):,} trials with the same {' and '.join(columns)} as another "
+                             f"(e.g. {_example(columns, repeated[0])}), so its trials cannot be paired by their ids.")
+    positions = ids.get_indexer(ref_ids)
+    missing = positions < 0
+    extra = np.ones(len(ids), bool)
+    extra[positions[~missing]] = False
+    if missing.any() or extra.any():
+        parts = []
+        for count, total, owner, lacking, example in (
+            (int(missing.sum()), len(ref_ids), reference, name, ref_ids[np.argmax(missing)] if missing.any() else None),
+            (int(extra.sum()), len(ids), name, reference, ids[np.argmax(extra)] if extra.any() else None),
+        ):
+            if count:
+                parts.append(f"{count:,} of the {total:,} trials of {owner} are missing from {lacking} "
+                             f"(e.g. {_example(columns, example)})")
+        raise ValueError(f"{reference} and {name} were not scored on the same trials: {' and '.join(parts)}. "
+                         "Fusion needs every system's score for every trial: give files of the same trials.")
+    ref_class, other_class = _class_codes(ref), _class_codes(other)[positions]
+    differ = ref_class != other_class
+    if differ.any():
+        i = int(np.argmax(differ))
+        raise ValueError(
+            f"{reference} and {name} label {int(differ.sum()):,} of the same trials differently (e.g. "
+            f"{_example(columns, ref_ids[i])} is a {_CLASSES[ref_class[i]]} trial in {reference} and a "
+            f"{_CLASSES[other_class[i]]} trial in {name}): the systems must be scored against the same key.")
+    return positions
+
+
+def align_systems(systems: Mapping[str, Trials] | Sequence[Trials]) -> AlignedSystems:
+    """Pair the trials of several systems scored on the same trials.
+
+    Trials are paired by the first group of :data:`ID_COLUMNS` (``model`` and ``test``, else ``utt``, else
+    ``trial``) that every system's metadata has, whatever their order; else by line order within each class (the
+    i-th target of every system is one trial), which needs as many trials of each class in every system. The rows
+    follow the first system's order.
+
+    Parameters
+    ----------
+    systems : mapping name -> Trials, or sequence of Trials
+        Two or more systems (one is accepted, and aligned with itself). A sequence is named by the Trials' names
+        (``system 1``, ``system 2``, ... where they have none).
+
+    Returns
+    -------
+    AlignedSystems
+
+    Raises
+    ------
+    ValueError
+        With a sentence naming the two systems and what differs: trials of one missing from the other (how many,
+        and an example id), the same trial labelled differently, an id repeated within a system, or, by line
+        order, different numbers of trials of a class.
+    """
+    if isinstance(systems, (Mapping, Sequence)) and len(systems) == 0:
+        raise ValueError("There are no systems to pair: give two or more systems scored on the same trials.")
+    systems = as_systems(systems)
+    names = tuple(systems)
+    columns = _shared_ids(systems)
+    reference, ref = names[0], systems[names[0]]
+    scores = [np.concatenate(_blocks(ref))]
+    for name in names[1:]:
+        other = systems[name]
+        if columns:
+            scores.append(np.concatenate(_blocks(other))[_positions_by_ids(reference, ref, name, other, columns)])
+        elif [b.size for b in _blocks(other)] != [b.size for b in _blocks(ref)]:
+            without = [n for n in (reference, name) if not any(c in systems[n].metadata.columns
+                                                               for group in ID_COLUMNS for c in group)]
+            why = (f"{' and '.join(without)} {'has' if len(without) == 1 else 'have'} no trial ids"
+                   if without else "they have no trial ids in common")
+            raise ValueError(
+                f"{reference} and {name} cannot be paired trial by trial: {why}, so their trials are paired by line "
+                f"order, which needs as many trials of each class, but {reference} has {_counts(ref)} trials and "
+                f"{name} has {_counts(other)}.")
+        else:
+            scores.append(np.concatenate(_blocks(other)))
+    matrix = np.column_stack(scores)
+    matrix.flags.writeable = False
+    cut = np.cumsum([ref.tar.size, ref.non.size])
+    tar, non, spoof = np.split(matrix, cut)
+    return AlignedSystems(names=names, tar=tar, non=non, spoof=spoof, metadata=ref.metadata, id_columns=columns)
+
+
+@dataclass(frozen=True, eq=False)
+class FusionResult:
+    """A linear fusion trained on development trials, and each of its systems calibrated alone by the same recipe.
+
+    Attributes
+    ----------
+    fusion : Fusion
+        ``llr = sum_k weights[k] * s_k + offset``, the scores in the order of :attr:`names`.
+    calibrations : dict of str -> Affine
+        Each system calibrated alone: ``llr = scale * s + offset``, the same rule, prior weighting and
+        regularisation, trained on the same development trials.
+    names : tuple of str
+        The systems fused.
+    rule, plo, regularisation :
+        The recipe: proper scoring rule, prior weighting ``tau``, penalty on the standardised weights.
+    dev, evaluation : AlignedSystems
+        The paired development trials and the paired evaluation trials (None when there are none).
+    fused_dev, fused_eval : Trials
+        The fused LLRs of the development and the evaluation trials (None), named :attr:`fusion_name`, with the
+        trials' metadata.
+    calibrated_dev, calibrated_eval : dict of str -> Trials
+        Each system's LLRs calibrated alone, under the names ``"<system> (calibrated)"``.
+    metrics : dict of str -> BinaryMetrics
+        The fusion's, then each calibrated system's metrics on the judged trials (evaluation trials, or the
+        development trials when there are none) at the operating point.
+    """
+
+    fusion: Fusion
+    calibrations: dict[str, Affine]
+    names: tuple[str, ...]
+    rule: BetaRule
+    plo: float
+    regularisation: float
+    dev: AlignedSystems
+    evaluation: AlignedSystems | None
+    fused_dev: Trials
+    fused_eval: Trials | None
+    calibrated_dev: dict[str, Trials]
+    calibrated_eval: dict[str, Trials] | None
+    metrics: dict[str, BinaryMetrics]
+    fusion_name: str = "fusion"
+
+    @property
+    def judged_on(self) -> str:
+        """``"evaluation"``, or ``"development"`` when no evaluation trials were given."""
+        return "development" if self.evaluation is None else "evaluation"
+
+    @property
+    def fused(self) -> Trials:
+        """The fused LLRs of the judged trials."""
+        return self.fused_dev if self.fused_eval is None else self.fused_eval
+
+    @property
+    def systems(self) -> dict[str, Trials]:
+        """The fusion, then each system calibrated alone, on the judged trials: what the figures compare."""
+        calibrated = self.calibrated_dev if self.calibrated_eval is None else self.calibrated_eval
+        return {self.fusion_name: self.fused, **calibrated}
+
+    @staticmethod
+    def calibrated_name(system: str) -> str:
+        return f"{system} (calibrated)"
+
+    @property
+    def best_single(self) -> str:
+        """The system whose calibration alone has the lowest Cllr on the judged trials (the first of equals)."""
+        return min(self.names, key=lambda n: self.metrics[self.calibrated_name(n)].cllr)
+
+    @property
+    def beats_best_single(self) -> bool:
+        """Whether the fusion's Cllr on the judged trials is lower than that of the best system calibrated alone."""
+        best = self.metrics[self.calibrated_name(self.best_single)].cllr
+        return bool(self.metrics[self.fusion_name].cllr < best)
+
+    def verdict(self) -> str:
+        """The comparison in one sentence, e.g. ``"The fusion beats the best single system, B, calibrated alone:
+        Cllr 0.330 vs 0.354 bits on the evaluation trials."``"""
+        best = self.best_single
+        ours, theirs = self.metrics[self.fusion_name].cllr, self.metrics[self.calibrated_name(best)].cllr
+        verb = "beats" if self.beats_best_single else "did not beat"
+        where = ("the evaluation trials" if self.evaluation is not None
+                 else "the development trials it was trained on (no evaluation trials: an optimistic comparison)")
+        return (f"The fusion {verb} the best single system, {best}, calibrated alone: Cllr {ours:.3f} vs "
+                f"{theirs:.3f} bits on {where}.")
+
+    def to_frame(self) -> pd.DataFrame:
+        """The comparison table on the judged trials: one row per system (the fusion first), the columns of
+        :func:`~llrcore.metrics.metrics_table` with the EER in percent (``EER %``), Cllr and minCllr in bits."""
+        return metrics_table(self.metrics.values(), eer_percent=True)
+
+    def weights_frame(self) -> pd.DataFrame:
+        """The fusion's parameters: one row per system (``weight``, and ``weight × spread``, the weight times the
+        standard deviation of the system's development scores, comparable across systems whatever their units)
+        and a last row ``offset``."""
+        spread = np.concatenate([self.dev.tar, self.dev.non]).std(axis=0)
+        weights = np.asarray(self.fusion.weights, dtype=np.float64)
+        return pd.DataFrame({"system": [*self.names, "offset"],
+                             "weight": [*weights, self.fusion.offset],
+                             "weight × spread": [*(weights * spread), np.nan]})
+
+    def formula(self, digits: int = 4) -> str:
+        """The fusion as text: ``llr = 0.961·LFCC-GMM + 0.105·RawNet2-a + ... + 2.227``."""
+        terms = " ".join(f"{'+' if w >= 0 else '−'} {abs(w):.{digits}g}·{n}" for w, n in
+                         zip(self.fusion.weights, self.names)).removeprefix("+ ")
+        b = self.fusion.offset
+        return f"llr = {terms} {'+' if b >= 0 else '−'} {abs(b):.{digits}g}"
+
+    def scores_frame(self, part: str = "evaluation") -> pd.DataFrame:
+        """The fused LLRs of one part (``"evaluation"`` or ``"development"``) as a table that
+        :func:`~llrcore.read_trials` reads back: the trials' metadata columns (their ids first), ``score`` and
+        ``label`` (``target``, ``nontarget`` or ``spoof``), one row per trial, targets first."""
+        trials = self.fused_dev if part == "development" else self.fused_eval
+        if trials is None:
+            raise ValueError("There are no evaluation trials: the fusion was trained and judged on development trials.")
+        frame = trials.metadata.copy()
+        frame = frame.drop(columns=[c for c in ("score", "label") if c in frame.columns])
+        frame["score"] = np.concatenate([trials.tar, trials.non, trials.spoof])
+        labels = np.repeat(["target", "nontarget", "spoof"], [trials.tar.size, trials.non.size, trials.spoof.size])
+        frame["label"] = labels
+        return frame
+
+
+def _pair_evaluation(dev_names: tuple[str, ...], eval_systems) -> dict[str, Trials]:
+    """Evaluation systems in the development systems' order: by name when every development system's name is among
+    them (a multi-system evaluation file may hold more), else by position."""
+    systems = as_systems(eval_systems)
+    if set(dev_names) <= set(systems):
+        return {name: systems[name] for name in dev_names}
+    if len(systems) != len(dev_names):
+        raise ValueError(f"The fusion is trained on {len(dev_names)} development systems but applied to "
+                         f"{len(systems)} evaluation systems; give one evaluation system per development system.")
+    return dict(zip(dev_names, systems.values()))
+
+
+def fuse(dev_systems, eval_systems=None, *, rule: BetaRule | None = None, plo: float = 0.0,
+         regularisation: float = 0.0, p_target=0.01, c_miss: float = 1.0, c_fa: float = 1.0) -> FusionResult:
+    """Linear fusion of several systems trained on development trials, judged against each system calibrated alone.
+
+    The fused LLR of a trial with scores ``s_1 ... s_K`` is ``llr = sum_k w_k s_k + b`` (BOSARIS's linear fusion).
+    The weights and offset minimise the prior-weighted objective of a proper scoring rule of the Beta family
+    (Brümmer & Doddington 2013, eq. 3) on the development trials::
+
+        E(w, b) = P mean_tar C(sigmoid(llr + tau) | H1) + (1 - P) mean_non C(sigmoid(llr + tau) | H2)
+                  + (lambda / 2) sum_k (w_k sigma_k)^2,        tau = plo, P = sigmoid(tau),
+
+    where ``sigma_k`` is the standard deviation of system k's pooled development scores and ``lambda`` the
+    `regularisation` (:func:`~llrcore.calibration.fit_fusion`). With the logarithmic rule (1, 1) and
+    ``lambda = 0`` this is prior-weighted logistic regression, and at ``tau = 0`` ``E / ln 2`` is the Cllr of the
+    fused development LLRs (Brümmer & du Preez 2006). Each system is also calibrated alone by the same recipe
+    (``K = 1``: the same rule, ``tau`` and ``lambda``, the same development trials), so that the comparison says
+    what fusing adds over calibrating one system.
+
+    Parameters
+    ----------
+    dev_systems : mapping name -> Trials, or sequence of Trials
+        Two or more systems scored on the same development trials (see :func:`align_systems`); a multi-system
+        file from :func:`~llrcore.read_trials` is such a mapping.
+    eval_systems : mapping or sequence of Trials, optional
+        The same systems on the evaluation trials: matched by name when every name of `dev_systems` is among
+        theirs (a multi-system file may hold more systems), else by position. Without them the comparison is made on the development trials (optimistic).
+    rule : BetaRule, optional
+        The proper scoring rule; logarithmic (logistic regression) by default.
+    plo : float
+        The prior weighting ``tau = logit(P)`` of the objective.
+    regularisation : float
+        ``lambda >= 0``. Needed when the systems together separate the development classes (the weights would grow
+        without bound); 1e-3 to 1e-2 is mild.
+    p_target, c_miss, c_fa :
+        The operating point of the metrics (minDCF, actDCF); `p_target` may be an :class:`~llrcore.OperatingPoint`.
+
+    Returns
+    -------
+    FusionResult
+        ``.to_frame()`` compares the fusion with each system calibrated alone, ``.verdict()`` says in a sentence
+        whether it beats the best of them by Cllr (``.beats_best_single``, ``.best_single``).
+
+    Raises
+    ------
+    ValueError
+        With a sentence: fewer than two systems, systems not scored on the same trials (:func:`align_systems`),
+        or a fusion that cannot be trained (e.g. separable development trials without regularisation).
+
+    References
+    ----------
+    N. Brümmer and G. Doddington, "Likelihood-ratio calibration using prior-weighted proper scoring rules",
+    Interspeech 2013. N. Brümmer and E. de Villiers, "The BOSARIS toolkit", arXiv:1304.2865, 2013.
+    N. Brümmer and J. du Preez, "Application-independent evaluation of speaker detection", CSL 20, 2006.
+    """
+    rule = rule or BetaRule.logarithmic()
+    dev = align_systems(dev_systems)
+    if len(dev.names) < 2:
+        raise ValueError("Fusion needs two or more systems; to calibrate one system, use calibration.")
+    evaluation = None if eval_systems is None else align_systems(_pair_evaluation(dev.names, eval_systems))
+    fusion = fit_fusion(dev.tar, dev.non, rule, plo, regularisation=regularisation)
+    calibrations = {}
+    for k, name in enumerate(dev.names):
+        alone = fit_fusion(dev.tar[:, k], dev.non[:, k], rule, plo, regularisation=regularisation)
+        calibrations[name] = Affine(scale=float(alone.weights[0]), offset=alone.offset)
+    fusion_name = "fusion"
+
+    def calibrated(aligned: AlignedSystems) -> dict[str, Trials]:
+        result = {}
+        for name, affine in calibrations.items():
+            trials = aligned.system(name)
+            spoof = affine(trials.spoof) if trials.spoof.size else trials.spoof
+            result[FusionResult.calibrated_name(name)] = Trials(
+                affine(trials.tar), affine(trials.non), name=FusionResult.calibrated_name(name), spoof=spoof,
+                metadata=trials.metadata)
+        return result
+
+    fused_dev = dev.transformed(fusion, fusion_name)
+    fused_eval = None if evaluation is None else evaluation.transformed(fusion, fusion_name)
+    calibrated_dev = calibrated(dev)
+    calibrated_eval = None if evaluation is None else calibrated(evaluation)
+    judged = {fusion_name: fused_dev if fused_eval is None else fused_eval,
+              **(calibrated_dev if calibrated_eval is None else calibrated_eval)}
+    metrics = {name: evaluate(trials.sorted, p_target=p_target, c_miss=c_miss, c_fa=c_fa, name=name)
+               for name, trials in judged.items()}
+    return FusionResult(fusion=fusion, calibrations=calibrations, names=dev.names, rule=rule, plo=float(plo),
+                        regularisation=float(regularisation), dev=dev, evaluation=evaluation, fused_dev=fused_dev,
+                        fused_eval=fused_eval, calibrated_dev=calibrated_dev, calibrated_eval=calibrated_eval,
+                        metrics=metrics, fusion_name=fusion_name)
