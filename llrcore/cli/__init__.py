@@ -4,6 +4,8 @@
                      [--by COLUMN ...] [--ci LEVEL [--bootstrap N] [--group-by COLUMN] [--seed S]] [--json | --csv]
     llrcore calibrate DEV --apply-to SCORES -o OUT [--method affine|pav|cmlg] [--rule brier | --alpha A --beta B]
                       [--prior P] [--key DEV_KEY] [--digits input|all|N]
+    llrcore fuse DEV [DEV ...] --apply-to EVAL [EVAL ...] -o OUT [--rule brier | --alpha A --beta B] [--prior P]
+                 [--regularisation LAMBDA] [--key KEY] [--dev-key DEV_KEY] [--p-target P] [--c-miss C] [--c-fa C]
     llrcore report SCORES [SCORES ...] [--calibrate-on DEV] [--name NAME] -o report.html [--figures DIR]
                    [--metadata FILE] [--by COLUMN ...] [--ci LEVEL [--bootstrap N] [--group-by COLUMN] [--seed S]]
     llrcore multiclass SCORES [--labels LABELS] [--score-type llr|logit|log-posterior] [--calibrate-on DEV]
@@ -42,11 +44,11 @@ from pathlib import Path
 
 from .._version import __version__
 from ..io import LoadError
-from . import calibrate, evaluate, multiclass, report
+from . import calibrate, evaluate, fuse, multiclass, report
 
 EXIT_BAD_INPUT = 2
 #: The commands, in the order --help lists them; each module adds its parser and the function that runs it.
-COMMANDS = (evaluate, calibrate, report, multiclass)
+COMMANDS = (evaluate, calibrate, fuse, report, multiclass)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,95 @@
+"""``llrcore fuse``: train a linear fusion of several systems on development scores, write the fused LLRs of the
+evaluation scores, and compare the fusion with each system calibrated alone."""
+from __future__ import annotations
+
+import argparse
+import gzip
+from pathlib import Path
+
+from ..io import LoadError
+from ..metrics import effective_plo
+from ._options import RULES, add_operating_point, load_systems, positive, probability, scoring_rule
+
+#: How the text tables print a column; other numbers with 4 decimals, counts whole.
+FORMATS = {"EER %": "{:.2f}", "calibration loss %": "{:.1f}"}
+
+
+def non_negative(text: str) -> float:
+    value = float(text)
+    if not value >= 0:
+        raise argparse.ArgumentTypeError(f"{text} is not a number of at least 0")
+    return value
+
+
+def add_command(commands) -> None:
+    fuse_parser = commands.add_parser(
+        "fuse", help="fuse several systems (linear fusion trained on development scores) and write the fused LLRs",
+        description="Train llr = w1*s1 + ... + wK*sK + b on development scores of two or more systems (one file "
+                    "per system, or one file of several systems), with a proper scoring rule weighted for --prior; "
+                    "apply it to the same systems' evaluation scores; print the weights and the fusion against each "
+                    "system calibrated alone by the same recipe. Trials are paired by their ids (model and test, "
+                    "utt or trial), or by line order when the files have none.",
+    )
+    fuse_parser.add_argument("dev", nargs="+", help="development score files with labels (train the fusion)")
+    fuse_parser.add_argument("--apply-to", nargs="+", required=True, metavar="EVAL",
+                             help="evaluation score files of the same systems, in the same order (or one file of "
+                                  "several systems with the same names)")
+    fuse_parser.add_argument("-o", "--output", required=True,
+                             help="where to write the fused LLRs of the evaluation trials (tab-separated text: the "
+                                  "trial ids and other columns of the input, score, label; .gz compresses it)")
+    fuse_parser.add_argument("--key", help="BOSARIS/Kaldi key file of the evaluation scores")
+    fuse_parser.add_argument("--dev-key", help="BOSARIS/Kaldi key file of the development scores")
+    fuse_parser.add_argument("--prior", type=probability, default=0.5,
+                             help="P_target the fusion's objective is weighted for (0.5)")
+    fuse_parser.add_argument("--rule", choices=tuple(RULES), help="proper scoring rule (logarithmic)")
+    fuse_parser.add_argument("--alpha", type=positive, help="custom Beta-family rule: alpha (with --beta)")
+    fuse_parser.add_argument("--beta", type=positive, help="custom Beta-family rule: beta (with --alpha)")
+    fuse_parser.add_argument("--regularisation", type=non_negative, default=0.0, metavar="LAMBDA",
+                             help="penalty on the weights of the standardised scores (0); needed when the systems "
+                                  "together separate the development trials, 0.001 to 0.01 is mild")
+    add_operating_point(fuse_parser)
+    fuse_parser.set_defaults(run=run)
+
+
+def _development_systems(paths, key) -> dict:
+    try:
+        return load_systems(paths, key)
+    except LoadError as error:
+        if error.needs_key:  # main would name --key, the evaluation files' option
+            raise ValueError(f"{error} Give it with --dev-key KEY_FILE.") from error
+        raise
+
+
+def _table(frame) -> str:
+    formatters = {column: FORMATS.get(column, "{:.4f}").format for column in frame.columns
+                  if frame[column].dtype.kind == "f"}
+    return frame.to_string(formatters=formatters, na_rep="")
+
+
+def run(args) -> str:
+    from ..fusion import fuse
+    from ..prior import OperatingPoint
+    from ..words import describe_calibration
+
+    rule, plo = scoring_rule(args), float(effective_plo(args.prior))
+    dev = _development_systems(args.dev, args.dev_key)
+    evaluation = load_systems(args.apply_to, args.key)
+    op = OperatingPoint(args.p_target, args.c_miss, args.c_fa)
+    result = fuse(dev, evaluation, rule=rule, plo=plo, regularisation=args.regularisation, p_target=op)
+    output = Path(args.output)
+    data = result.scores_frame().to_csv(sep="\t", index=False).encode()
+    output.write_bytes(gzip.compress(data) if output.suffix.lower() == ".gz" else data)
+    regularised = f", regularisation {args.regularisation:g}" if args.regularisation else ""
+    return "\n".join([
+        f"Fused {len(result.names)} systems with {describe_calibration('affine', rule, plo)}{regularised}, trained "
+        f"on the development trials ({result.dev.describe()}):",
+        f"  {result.formula(6)}",
+        _table(result.weights_frame().set_index("system")),
+        "",
+        f"On the evaluation trials ({result.evaluation.describe()}), at {op.describe()}; each system calibrated alone "
+        "by the same recipe; EER in %, Cllr and minCllr in bits, DCFs normalised:",
+        _table(result.to_frame()),
+        "",
+        result.verdict(),
+        f"Wrote {output}.",
+    ])
