@@ -210,3 +210,38 @@ def test_dev_part_pairs_with_the_dev_asv(asv):
     result = lc.evaluate_tandem(cm_dev, lc.read_trials(ASV_DEV))
     assert [row.attack for row in result.attacks] == [f"A0{i}" for i in range(1, 7)]
     assert 0 <= result.min_tdcf <= 1
+
+
+# --- figures: they draw the result, nothing else ----------------------------------------------------------------------
+
+def test_tdcf_figure_marks_each_minimum_and_names_it(cm, asv):
+    from llrcore.plots.spoofing import tdcf_figure
+
+    results = {name: lc.evaluate_tandem(trials, asv, by=None) for name, trials in cm.items()}
+    for x_axis in ("threshold", "miss"):
+        fig = tdcf_figure(results, x_axis=x_axis)
+        minima = {t.meta["system"]: t.y[0] for t in fig.data if t.meta and t.meta.get("label", "").endswith("minimum")}
+        assert minima == {name: r.min_tdcf for name, r in results.items()}
+        legends = [t.name for t in fig.data if t.meta and t.meta.get("label", "").endswith("t-DCF")]
+        assert any("0.1503" in name for name in legends)
+        assert fig.layout.xaxis.title.text and fig.layout.yaxis.title.text and fig.layout.title.text
+    assert sorted(shape.y0 for shape in fig.layout.shapes) == pytest.approx([results["LFCC-GMM"].tdcf.floor, 1.0])
+    legacy = {"LFCC-GMM legacy": lc.evaluate_tandem(cm["LFCC-GMM"], asv, formulation="legacy", by=None)}
+    with pytest.raises(ValueError, match="mix the revised and the legacy"):
+        tdcf_figure({**results, **legacy})
+
+
+def test_attack_bars_draw_the_table(cm, asv, lfcc):
+    from llrcore.plots.spoofing import attack_bars_figure
+
+    results = {"LFCC-GMM": lfcc["revised"], "RawNet2-a": lc.evaluate_tandem(cm["RawNet2-a"], asv)}
+    fig = attack_bars_figure(results, log_eer=True)
+    bars = {t.meta["label"]: t for t in fig.data}
+    table = lfcc["revised"].to_frame()
+    assert list(bars["LFCC-GMM CM EER %"].x) == [*ATTACKS, "pooled"]
+    np.testing.assert_array_equal(bars["LFCC-GMM CM EER %"].y, table["CM EER %"])
+    np.testing.assert_array_equal(bars["RawNet2-a min t-DCF"].y, results["RawNet2-a"].to_frame()["min t-DCF"])
+    assert len([t for t in fig.data if "ASV spoof FA" in t.meta["label"]]) == 1  # one ASV, one bar a row
+    assert fig.layout.yaxis.type == "log"
+    with pytest.raises(ValueError, match="not broken down by attack"):
+        attack_bars_figure({"LFCC-GMM": lc.evaluate_tandem(cm["LFCC-GMM"], asv, by=None)})
