@@ -46,7 +46,8 @@ DEMO_SETS = [
               f"A spoofing countermeasure ({about}) on the ASVspoof 2019 LA {part} part: bona fide speech against "
               "13 kinds of attack; every trial carries its attack, to break the metrics down by.",
               system=system, at_start=False)
-      for system, about in (("LFCC-GMM", "high-resolution LFCC-GMM baseline"), ("RawNet2-a", "a RawNet2 system"))
+      for system, about in (("LFCC-GMM", "high-resolution LFCC-GMM baseline"), ("RawNet2-a", "a RawNet2 system"),
+                            ("RawNet2-b", "a RawNet2 system"), ("RawNet2-c", "a RawNet2 system"))
       for part, role in (("dev", "development"), ("eval", "evaluation"))),
     *(DemoSet(f"NIST BSSR1 face matcher {letter}", "evaluation",
               ASSETS / "nist_bssr1" / "bssr1_face.tsv.gz",

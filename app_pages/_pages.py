@@ -22,6 +22,8 @@ PAGES = [
              "Upload score files or pick demo sets; name them and mark them for development or evaluation."),
     PageSpec("app_pages/evaluate.py", "Evaluate", ":material/query_stats:", "Workbench",
              "EER, minDCF, actDCF, Cllr and Cprimary at an operating point; DET, APE and Bayes error plots."),
+    PageSpec("app_pages/spoofing.py", "ASV + countermeasure", ":material/security:", "Workbench",
+             "A spoofing countermeasure in front of a speaker verifier: t-DCF and its minimum, EERs, per attack."),
     PageSpec("app_pages/calibrate.py", "Calibrate", ":material/tune:", "Calibration",
              "Train affine (any proper scoring rule), CMLG or PAV calibration on development trials; judge it on "
              "evaluation trials or by cross-validation."),

@@ -1,0 +1,244 @@
+"""ASV + countermeasure: a spoofing countermeasure (CM) in front of a speaker verifier (ASV), as ASVspoof judges it.
+
+The user picks the ASV (a loaded system with spoof trials), one or more CMs (loaded binary systems: bona fide as
+targets, spoofs as non-targets), the t-DCF formulation and its cost model; the page shows what
+``lc.evaluate_tandem`` returns: min t-DCF, CM EER, ASV EER, SPF-EER and the ASV's spoof acceptance, the t-DCF curves,
+the per-attack table and bars, and their CSVs.
+"""
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+import llrcore as lc
+from llrcore.plots.spoofing import TDCF_X_AXES, attack_bars_figure, tdcf_figure
+from app_pages._demos import DEMO_SETS, demo_source, system_demo
+from app_pages._figures import show_figure
+from app_pages._loaded import SYSTEMS
+from app_pages._messages import flash, show_flashes
+
+FORMULATIONS = {"revised": "revised (ASVspoof 2021 on)", "legacy": "legacy (ASVspoof 2019)"}
+COST_HELP = {"Ptar": "prior of a target trial", "Pnon": "prior of a zero-effort non-target",
+             "Pspoof": "prior of a spoofing attack", "Cmiss": "cost of the tandem rejecting a target",
+             "Cfa": "cost of the tandem accepting a non-target", "Cfa_spoof": "cost of the tandem accepting a spoof",
+             "Cmiss_asv": "cost of the ASV rejecting a target", "Cfa_asv": "cost of the ASV accepting a non-target",
+             "Cmiss_cm": "cost of the CM rejecting bona fide speech", "Cfa_cm": "cost of the CM accepting a spoof"}
+KEPT = "tandem_kept"  # what survives page switches: {"asv": id, "cms": [ids], "formulation": str, "costs": {...}}
+
+
+def kept() -> dict:
+    if KEPT not in st.session_state:
+        st.session_state[KEPT] = {"asv": None, "cms": None, "formulation": "revised",
+                                  "costs": {f: lc.tdcf_cost_model(f) for f in FORMULATIONS}}
+    return st.session_state[KEPT]
+
+
+# ----- choices -----------------------------------------------------------------------------------------------------
+
+
+def cm_demos(part: str):
+    return [demo for demo in DEMO_SETS if demo.name.startswith("ASVspoof19 LA CM") and demo.name.endswith(f"({part})")]
+
+
+def _on_load_cms(part: str) -> None:
+    loaded = {system.source for system in SYSTEMS.sets().values()}
+    added = []
+    with st.spinner(f"Loading the ASVspoof 2019 LA CM systems ({part})…"):
+        for demo in cm_demos(part):
+            if demo_source(demo) not in loaded:
+                added.append(SYSTEMS.add(demo.name, system_demo(demo)))
+    sets = SYSTEMS.sets()
+    kept()["cms"] = [system.id for system in sets.values() if system.source in {demo_source(d) for d in cm_demos(part)}]
+    st.session_state.pop("tandem_cms", None)  # the multiselect takes the kept choice on this run
+    flash(f"Added {', '.join(added)}." if added else "The four CM systems were already loaded.")
+
+
+def choose_systems() -> tuple[str | None, list[str]]:
+    """The ASV (with spoof trials) and the CMs (binary systems without), the choice kept across pages by id."""
+    sets, memory = SYSTEMS.sets(), kept()
+    ids = {name: system.id for name, system in sets.items()}
+    asv_options = [name for name, system in sets.items() if system.trials.spoof.size]
+    cm_options = [name for name, system in sets.items() if not system.trials.spoof.size]
+    if not asv_options:
+        st.warning("No loaded system has spoof trials to serve as the ASV: add the ASVspoof 2019 LA ASV demo on the "
+                   "Data page, or upload an ASV score file with spoof trials.")
+        return None, []
+    if st.session_state.get("tandem_asv") not in asv_options:
+        remembered = [n for n in asv_options if ids[n] == memory["asv"]]
+        evaluation = [n for n in asv_options if sets[n].role == "evaluation"]
+        st.session_state["tandem_asv"] = (remembered or evaluation or asv_options)[0]
+    if "tandem_cms" in st.session_state:
+        st.session_state["tandem_cms"] = [n for n in st.session_state["tandem_cms"] if n in cm_options]
+    else:
+        st.session_state["tandem_cms"] = ([n for n in cm_options if ids[n] in memory["cms"]] if memory["cms"]
+                                          is not None else [n for n in cm_options if "attack" in
+                                                            sets[n].trials.conditions])
+    asv_column, button_column, _ = st.columns([2, 2, 1], vertical_alignment="bottom")
+    asv = asv_column.selectbox("ASV system", asv_options, key="tandem_asv",
+                               help="A speaker verifier whose score file has target, non-target and spoof trials.")
+    cms = st.multiselect("Countermeasures", cm_options, key="tandem_cms",
+                                placeholder="Choose CM systems (bona fide = target, spoof = non-target)",
+                                help="Binary systems: bona fide trials as targets, spoofs as non-targets.")
+    part = "dev" if sets[asv].role == "development" else "eval"
+    button_column.button(f"Load the 4 ASVspoof 2019 LA CMs ({part})", key="tandem_load", on_click=_on_load_cms,
+                         args=(part,), icon=":material/add:", width="stretch",
+                         help="LFCC-GMM and three RawNet2 systems, on the same part as the ASV "
+                         "(assets/asvspoof2019_la_cm).")
+    memory["asv"], memory["cms"] = ids[asv], [ids[n] for n in cms]
+    return asv, cms
+
+
+def choose_costs() -> tuple[str, dict]:
+    """The t-DCF formulation and its cost model: the organisers' defaults, editable, kept across pages."""
+    memory = kept()
+    if "tandem_formulation" not in st.session_state:
+        st.session_state["tandem_formulation"] = memory["formulation"]
+    formulation_column, defaults_column = st.columns([4, 1], vertical_alignment="bottom")
+    formulation = formulation_column.radio("t-DCF formulation", list(FORMULATIONS), format_func=FORMULATIONS.get,
+                                           horizontal=True, key="tandem_formulation")
+    memory["formulation"] = formulation
+    defaults_column.button("Organisers' costs", key="tandem_defaults", icon=":material/restart_alt:",
+                           on_click=_on_default_costs, args=(formulation,), width="stretch",
+                           help="Put back the priors and costs of the organisers' evaluation code.")
+    costs = memory["costs"][formulation]
+    st.caption("Priors and costs of the t-DCF (the organisers' by default; the three priors add up to 1).")
+    for column, name in zip(st.columns(len(costs)), list(costs)):
+        key = f"tandem_cost_{formulation}_{name}"
+        if key not in st.session_state:
+            st.session_state[key] = costs[name]
+        costs[name] = column.number_input(name, min_value=0.0, step=0.0001 if name.startswith("P") else 1.0,
+                                          format="%.4f", key=key, help=COST_HELP[name])
+    return formulation, dict(costs)
+
+
+def _on_default_costs(formulation: str) -> None:
+    kept()["costs"][formulation] = lc.tdcf_cost_model(formulation)
+    for name in lc.tdcf_cost_model(formulation):
+        st.session_state.pop(f"tandem_cost_{formulation}_{name}", None)
+
+
+# ----- results -----------------------------------------------------------------------------------------------------
+
+
+@st.cache_resource(show_spinner=False, max_entries=64)
+def tandem(cm_id: str, asv_id: str, formulation: str, costs: tuple, by: str | None, name: str, _cm, _asv):
+    """One CM's tandem evaluation, computed once per (systems, formulation, costs)."""
+    return lc.evaluate_tandem(_cm, _asv, formulation=formulation, cost_model=dict(costs), by=by, name=name)
+
+
+def evaluations(asv_name: str, cm_names: list[str], formulation: str, costs: dict) -> dict[str, lc.TandemEvaluation]:
+    sets = SYSTEMS.sets()
+    asv = sets[asv_name]
+    results = {}
+    for name in cm_names:
+        cm = sets[name]
+        by = "attack" if {"attack"} <= set(cm.trials.conditions) & set(asv.trials.conditions) else None
+        try:
+            results[name] = tandem(cm.id, asv.id, formulation, tuple(costs.items()), by, name, cm.trials, asv.trials)
+        except ValueError as error:
+            st.error(f"{name}: {error}")
+            continue
+        if by is None:
+            st.caption(f"{lc.words.escape_markdown(name)}: no per-attack results (no 'attack' column in both files).")
+    return results
+
+
+def asv_metrics(result: lc.TandemEvaluation) -> None:
+    with st.container(border=True):
+        st.markdown("**The ASV alone** (the same in front of every CM)")
+        eer, spf, spoof_fa, threshold = st.columns(4)
+        eer.metric("ASV EER", f"{100 * result.asv_eer:.2f} %", help="Targets against zero-effort non-targets "
+                   "(ROCCH-EER).")
+        spf.metric("SPF-EER", f"{100 * result.spf_eer:.2f} %", help="Targets against spoofing attacks (ROCCH-EER).")
+        spoof_fa.metric("ASV spoof FA", f"{100 * result.spoof_false_alarm:.2f} %",
+                        help="The share of spoofing attacks the ASV accepts at its threshold, without a CM.")
+        threshold.metric("ASV threshold", f"{result.asv_threshold:.4g}", help="The ASV's EER threshold (the "
+                         "organisers' convention); accept when score ≥ threshold.")
+
+
+def cm_cards(results: dict[str, lc.TandemEvaluation]) -> None:
+    per_row = min(len(results), 4)
+    items = list(results.items())
+    for start in range(0, len(items), per_row):
+        for offset, (column, (name, result)) in enumerate(zip(st.columns(per_row), items[start:start + per_row])):
+            with column.container(border=True, key=f"tandem_cm_{start + offset}"):
+                st.markdown(f"**{lc.words.escape_markdown(name)}**")
+                dcf, eer = st.columns(2)
+                dcf.metric("min t-DCF", f"{result.min_tdcf:.4f}",
+                           help=f"Normalised minimum {result.formulation} t-DCF over the CM thresholds.")
+                eer.metric("CM EER", f"{100 * result.cm_eer:.2f} %", help="Bona fide against all spoofs (ROCCH-EER).")
+
+
+def show_table(results: dict[str, lc.TandemEvaluation]) -> None:
+    table = lc.tandem_table(results)
+    st.dataframe(table, hide_index=True, width="stretch", column_config={
+        column: st.column_config.NumberColumn(format="%.4f" if "t-DCF" in column or "threshold" in column else "%.2f")
+        for column in table.columns if table[column].dtype.kind == "f"})
+    st.download_button("Metrics as CSV", table.to_csv(index=False).encode(), file_name="tandem_metrics.csv",
+                       mime="text/csv", icon=":material/download:", key="tandem_metrics_csv")
+
+
+def show_attacks(results: dict[str, lc.TandemEvaluation]) -> None:
+    broken_down = {name: result for name, result in results.items() if result.attacks}
+    if not broken_down:
+        return
+    st.subheader("Per attack")
+    st.caption("Every row keeps all bona fide trials and one attack's spoofs; the ASV threshold stays the pooled one "
+               "and the CM threshold is the best for that attack.")
+    for tab, (name, result) in zip(st.tabs(list(broken_down)), broken_down.items()):
+        with tab:
+            frame = result.to_frame()
+            st.dataframe(frame, hide_index=True, width="stretch", height=35 * (len(frame) + 1) + 3, column_config={
+                **{c: st.column_config.NumberColumn(format="%.2f") for c in frame.columns if c.endswith("%")},
+                "min t-DCF": st.column_config.NumberColumn(format="%.4f"),
+                "CM threshold": st.column_config.NumberColumn(format="%.4g"),
+                **{c: st.column_config.NumberColumn(format="localized") for c in
+                   ("bona fide", "spoof (CM)", "spoof (ASV)")}})
+            for note in result.notes():
+                st.caption(f":material/warning: {lc.words.escape_markdown(note)}")
+    log_column, _ = st.columns([1, 4])
+    log_eer = log_column.toggle("Logarithmic EER axis", value=True, key="tandem_log_eer")
+    show_figure(lambda: attack_bars_figure(broken_down, log_eer=log_eer), "tandem_attacks",
+                "Top: each CM's EER against one attack; middle: the share of that attack the ASV accepts on its own; "
+                "bottom: each CM's min t-DCF with that attack's spoofs.",
+                data=lambda: pd.concat([r.to_frame().assign(system=n) for n, r in broken_down.items()]))
+
+
+# ----- the page ----------------------------------------------------------------------------------------------------
+
+st.title("ASV + countermeasure")
+st.caption("A spoofing countermeasure (CM) in front of a speaker verifier (ASV): the tandem detection cost (t-DCF) "
+           "of ASVspoof, the EERs of each, and what every attack does to them.")
+
+
+def main() -> None:
+    show_flashes()
+    with st.container(border=True):
+        asv, cms = choose_systems()
+        formulation, costs = choose_costs()
+    if asv is None:
+        return
+    if not cms:
+        st.info("Choose at least one countermeasure, or load the four ASVspoof 2019 LA CMs with the button above.")
+        return
+    with st.spinner("Computing the t-DCF…"):
+        results = evaluations(asv, cms, formulation, costs)
+    if not results:
+        return
+    asv_metrics(next(iter(results.values())))
+    cm_cards(results)
+    show_table(results)
+
+    st.subheader("t-DCF curve")
+    axis_column, _ = st.columns([2, 3])
+    x_axis = axis_column.segmented_control("Horizontal axis", list(TDCF_X_AXES), default="threshold",
+                                           key="tandem_x_axis", format_func={"threshold": "CM threshold",
+                                                                             "miss": "CM miss rate"}.get) or "threshold"
+    show_figure(lambda: tdcf_figure(results, x_axis=x_axis), "tandem_tdcf",
+                "Normalised t-DCF over the CM thresholds; diamonds: each CM's minimum. Dashed: 1, the better CM "
+                "that decides without looking; dotted: the floor, a perfect CM behind this ASV (revised only).",
+                data=lambda: pd.concat([r.tdcf.to_frame().assign(system=n) for n, r in results.items()]))
+    show_attacks(results)
+
+
+main()
