@@ -37,6 +37,7 @@ from .calibration import Affine, Fusion, fit_fusion
 from .data.trials import Trials, as_systems
 from .metrics import BinaryMetrics, evaluate, metrics_table
 from .rules import BetaRule
+from .words import listed
 
 __all__ = ["ID_COLUMNS", "AlignedSystems", "FusionResult", "align_systems", "fuse"]
 
@@ -118,8 +119,8 @@ def _example(columns: tuple[str, ...], key) -> str:
 
 
 def _counts(trials: Trials) -> str:
-    text = f"{trials.tar.size:,} target and {trials.non.size:,} non-target"
-    return text + (f" and {trials.spoof.size:,} spoof" if trials.spoof.size else "")
+    counts = [f"{trials.tar.size:,} target", f"{trials.non.size:,} non-target"]
+    return listed(counts + ([f"{trials.spoof.size:,} spoof"] if trials.spoof.size else []))
 
 
 def _positions_by_ids(reference: str, ref: Trials, name: str, other: Trials, columns) -> np.ndarray:
@@ -231,7 +232,7 @@ class FusionResult:
         The fused LLRs of the development and the evaluation trials (None), named :attr:`fusion_name`, with the
         trials' metadata.
     calibrated_dev, calibrated_eval : dict of str -> Trials
-        Each system's LLRs calibrated alone, under the names ``"<system> (calibrated)"``.
+        Each system's LLRs calibrated alone, under the system's name.
     metrics : dict of str -> BinaryMetrics
         The fusion's, then each calibrated system's metrics on the judged trials (evaluation trials, or the
         development trials when there are none) at the operating point.
@@ -268,26 +269,22 @@ class FusionResult:
         calibrated = self.calibrated_dev if self.calibrated_eval is None else self.calibrated_eval
         return {self.fusion_name: self.fused, **calibrated}
 
-    @staticmethod
-    def calibrated_name(system: str) -> str:
-        return f"{system} (calibrated)"
-
     @property
     def best_single(self) -> str:
         """The system whose calibration alone has the lowest Cllr on the judged trials (the first of equals)."""
-        return min(self.names, key=lambda n: self.metrics[self.calibrated_name(n)].cllr)
+        return min(self.names, key=lambda n: self.metrics[n].cllr)
 
     @property
     def beats_best_single(self) -> bool:
         """Whether the fusion's Cllr on the judged trials is lower than that of the best system calibrated alone."""
-        best = self.metrics[self.calibrated_name(self.best_single)].cllr
+        best = self.metrics[self.best_single].cllr
         return bool(self.metrics[self.fusion_name].cllr < best)
 
     def verdict(self) -> str:
         """The comparison in one sentence, e.g. ``"The fusion beats the best single system, B, calibrated alone:
         Cllr 0.330 vs 0.354 bits on the evaluation trials."``"""
         best = self.best_single
-        ours, theirs = self.metrics[self.fusion_name].cllr, self.metrics[self.calibrated_name(best)].cllr
+        ours, theirs = self.metrics[self.fusion_name].cllr, self.metrics[best].cllr
         verb = "beats" if self.beats_best_single else "did not beat"
         where = ("the evaluation trials" if self.evaluation is not None
                  else "the development trials it was trained on (no evaluation trials: an optimistic comparison)")
@@ -300,14 +297,12 @@ class FusionResult:
         return metrics_table(self.metrics.values(), eer_percent=True)
 
     def weights_frame(self) -> pd.DataFrame:
-        """The fusion's parameters: one row per system (``weight``, and ``weight × spread``, the weight times the
-        standard deviation of the system's development scores, comparable across systems whatever their units)
-        and a last row ``offset``."""
+        """The fusion's weights, one row per system: ``weight``, and ``weight × spread``, the weight times the
+        standard deviation of the system's development scores, comparable across systems whatever their units. (The
+        offset is ``fusion.offset``; :meth:`formula` shows both.)"""
         spread = np.concatenate([self.dev.tar, self.dev.non]).std(axis=0)
         weights = np.asarray(self.fusion.weights, dtype=np.float64)
-        return pd.DataFrame({"system": [*self.names, "offset"],
-                             "weight": [*weights, self.fusion.offset],
-                             "weight × spread": [*(weights * spread), np.nan]})
+        return pd.DataFrame({"system": list(self.names), "weight": weights, "weight × spread": weights * spread})
 
     def formula(self, digits: int = 4) -> str:
         """The fusion as text: ``llr = 0.961·LFCC-GMM + 0.105·RawNet2-a + ... + 2.227``."""
@@ -408,16 +403,12 @@ def fuse(dev_systems, eval_systems=None, *, rule: BetaRule | None = None, plo: f
         alone = fit_fusion(dev.tar[:, k], dev.non[:, k], rule, plo, regularisation=regularisation)
         calibrations[name] = Affine(scale=float(alone.weights[0]), offset=alone.offset)
     fusion_name = "fusion"
+    while fusion_name in dev.names:  # a system of that name keeps it: the fusion's row and curve are named apart
+        fusion_name += " (fused)"
 
     def calibrated(aligned: AlignedSystems) -> dict[str, Trials]:
-        result = {}
-        for name, affine in calibrations.items():
-            trials = aligned.system(name)
-            spoof = affine(trials.spoof) if trials.spoof.size else trials.spoof
-            result[FusionResult.calibrated_name(name)] = Trials(
-                affine(trials.tar), affine(trials.non), name=FusionResult.calibrated_name(name), spoof=spoof,
-                metadata=trials.metadata)
-        return result
+        return {name: aligned.transformed(lambda scores, k=k, affine=affine: affine(scores[:, k]), name)
+                for k, (name, affine) in enumerate(calibrations.items())}
 
     fused_dev = dev.transformed(fusion, fusion_name)
     fused_eval = None if evaluation is None else evaluation.transformed(fusion, fusion_name)
