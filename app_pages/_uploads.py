@@ -20,9 +20,9 @@ log = logging.getLogger(__name__)
 class Parsed:
     """The outcome of reading one uploaded file: systems (name -> Trials) or a sentence for the user.
 
-    ``needs_key`` marks a Kaldi/BOSARIS score file ``model test score`` read without its key: the page asks for that
-    file's key. ``warnings`` are sentences about trials left out (a key covering part of the score file), to show
-    beside the success.
+    ``needs_key`` marks a Kaldi/BOSARIS score file ``model test score`` (or a BOSARIS Scores ``.h5`` file) read without
+    its key: the page asks for that file's key. ``warnings`` are sentences about trials left out (a key covering part
+    of the score file), to show beside the success.
     """
 
     systems: dict | None = None
@@ -51,7 +51,8 @@ def read_user_file(name: str, read):
 
 
 def read_upload(upload, key_upload=None) -> Parsed:
-    """Read a score file (with its key file, for a Kaldi/BOSARIS score file ``model test score``) into systems.
+    """Read a score file (with its key file, for a Kaldi/BOSARIS score file ``model test score`` or a BOSARIS Scores
+    ``.h5`` file, whose key may be a text key or a Key ``.h5`` file) into systems.
 
     The LoadWarnings of the reader (trials in only one of the two files) are collected through ``on_warning``, not
     ``warnings.catch_warnings``: sessions run in threads, and the warnings filters are shared by all of them.

@@ -16,13 +16,13 @@ from app_pages._tables import VERDICT_COLUMN, count_columns, summary_frame
 FORMATS_HELP = (
     "Accepted: two columns `score label` (label target/nontarget, 1/0, true/false); ASVspoof ASV files "
     "(`source target|nontarget|spoof score`, spoof trials kept apart); BOSARIS/Kaldi score files `model test score` "
-    "(a box for the file's key appears under it) or `model test score label`; Parquet; NumPy `.npz` with arrays `tar` "
-    "and `non`."
+    "(a box for the file's key appears under it) or `model test score label`; BOSARIS Scores `.h5` files (BOSARIS "
+    "toolkit, SIDEKIT, PyBOSARIS; with their key); Parquet; NumPy `.npz` with arrays `tar` and `non`."
 )
 KEY_HELP = (
     "The key (trials) file of this score file: lines `model test target|nontarget` (Kaldi: `enroll test "
-    "target|nontarget`). It may cover only part of the score file, e.g. one condition: the trials in only one of the "
-    "two files are left out, and counted."
+    "target|nontarget`), or a BOSARIS Key `.h5` file. It may cover only part of the score file, e.g. one condition: "
+    "the trials in only one of the two files are left out, and counted."
 )
 
 

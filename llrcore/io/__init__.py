@@ -1,16 +1,27 @@
 """Readers and writers for the file formats of the workbench; every problem is a :class:`LoadError`, and a part of a
 file left out (trials of a score file that are not in its key) is a :class:`LoadWarning`.
 
-- :mod:`~llrcore.io.trials` — binary trials: two-column, multi-system, BOSARIS/Kaldi, ASVspoof, Parquet, npz
+- :mod:`~llrcore.io.trials` — binary trials: two-column, multi-system, BOSARIS/Kaldi, ASVspoof, Parquet, npz,
+  BOSARIS HDF5
   (:func:`read_trials` detects the format; :mod:`~llrcore.io.kaldi` joins a score file with its key,
   :mod:`~llrcore.io.columnar` reads Parquet and npz, :mod:`~llrcore.io.labels` knows the label words, and
   :mod:`~llrcore.io.text` is the text-table parser every text reader shares; :mod:`~llrcore.io.metadata` keeps
   the other columns as ``Trials.metadata`` and joins a metadata table with the trials).
+- :mod:`~llrcore.io.bosaris_h5` — BOSARIS Scores, Key and Ndx ``.h5`` files (BOSARIS toolkit, SIDEKIT, PyBOSARIS):
+  read, written, and joined into binary trials by :func:`read_trials` (format ``"bosaris-h5"``).
 - :mod:`~llrcore.io.multiclass` — multiclass score matrices with labels: tables, npz/npy, Parquet.
 - :mod:`~llrcore.io.diarization` — similarity matrices, Kaldi segments, per-segment labels, RTTM and UEM.
 - :mod:`~llrcore.io.rescore` — a score file rewritten with new scores (e.g. calibrated), in its own format.
 """
 from ._source import LoadError, LoadWarning
+from .bosaris_h5 import (
+    read_bosaris_key,
+    read_bosaris_ndx,
+    read_bosaris_scores,
+    write_bosaris_key,
+    write_bosaris_ndx,
+    write_bosaris_scores,
+)
 from .diarization import (
     read_labels,
     read_rttm,
@@ -32,6 +43,12 @@ __all__ = [
     "read_trials",
     "write_trials",
     "rescore_file",
+    "read_bosaris_scores",
+    "read_bosaris_key",
+    "read_bosaris_ndx",
+    "write_bosaris_scores",
+    "write_bosaris_key",
+    "write_bosaris_ndx",
     "MULTICLASS_FORMATS",
     "read_multiclass",
     "read_similarity",

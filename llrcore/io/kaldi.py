@@ -18,7 +18,7 @@ from .labels import BONAFIDE, LABELS, NONTARGET, SPOOF, TARGET, label_key, text_
 from .metadata import MetadataTable, attach
 from .text import TextFile, is_number
 
-__all__ = ["TrialList", "join_with_key", "read_kaldi_pair", "read_trial_list", "refuse_duplicates"]
+__all__ = ["TrialList", "join_with_key", "read_trial_list", "refuse_duplicates"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -61,12 +61,6 @@ def read_trial_list(src: _Source, is_key: bool) -> TrialList:
     values = text_labels(text, frame[2], lines, 3, reference) if is_key else text.scores(frame[2], lines, 3, reference)
     refuse_duplicates(src, frame[0], frame[1], lines, "key entry" if is_key else "trial")
     return TrialList(src, frame[0], frame[1], values, lines)
-
-
-def read_kaldi_pair(src: _Source, key_src: _Source, name: str, table: MetadataTable | None = None) \
-        -> tuple[Trials, list[LoadWarning]]:
-    """:func:`join_with_key` of a text score file and its text key."""
-    return join_with_key(read_trial_list(src, is_key=False), read_trial_list(key_src, is_key=True), name, table)
 
 
 def join_with_key(score_list: TrialList, key_list: TrialList, name: str, table: MetadataTable | None = None) \

@@ -70,6 +70,13 @@ Formats (``format="auto"`` recognises them all)
        np.savez("scores.npz", tar=tar, non=non)
        lc.read_trials("scores.npz")
 
+6. **BOSARIS HDF5** (``format="bosaris-h5"``; ``.h5``/``.hdf5``, or the HDF5 signature): a Scores file of the BOSARIS
+   toolkit, SIDEKIT or PyBOSARIS (model and test ids, a models x test segments score matrix and its mask) read with
+   its key, a Key ``.h5`` file or a text key; a text score file may take a Key ``.h5`` file as its key. Joined as
+   Kaldi/BOSARIS text files are; see :mod:`~llrcore.io.bosaris_h5` for the layouts::
+
+       lc.read_trials("scores.h5", key="key.h5")
+
 **Metadata** (``metadata=``): a table of conditions joined with the trials on ``model`` and/or ``test`` (say a
 speaker's gender, a segment's language), or row by row; see :mod:`~llrcore.io.metadata`.
 
@@ -91,8 +98,9 @@ import pandas as pd
 
 from ..data.trials import Trials
 from ._source import LoadError, LoadWarning, _scan_lines, _Source, _text_bytes
+from .bosaris_h5 import is_hdf5, read_h5_trial_list, refuse_scores_without_key, write_bosaris_key, write_bosaris_scores
 from .columnar import read_npz, read_parquet
-from .kaldi import read_kaldi_pair, refuse_duplicates
+from .kaldi import join_with_key, read_trial_list, refuse_duplicates
 from .labels import ACCEPTED, BONAFIDE, LABELS, SPOOF, label_key, renamed, text_labels, trials_from_codes
 from .metadata import ID_COLUMNS, MetadataTable, attach, take_rows, tidy, unique_names
 from .text import SCORE_NAMES, TextFile, clean_name, columns_phrase, is_number
@@ -100,7 +108,7 @@ from .text import SCORE_NAMES, TextFile, clean_name, columns_phrase, is_number
 __all__ = ["FORMATS", "LoadError", "LoadWarning", "read_trials", "write_trials"]
 
 #: The values ``format=`` accepts in :func:`read_trials` (``"auto"`` detects them).
-FORMATS = ("auto", "two-column", "kaldi", "asvspoof", "parquet", "npz")
+FORMATS = ("auto", "two-column", "kaldi", "asvspoof", "parquet", "npz", "bosaris-h5")
 _FORMAT_ALIASES = {
     "two-column": "two-column", "two_column": "two-column", "text": "two-column", "csv": "two-column",
     "tsv": "two-column", "txt": "two-column",
@@ -108,6 +116,7 @@ _FORMAT_ALIASES = {
     "asvspoof": "asvspoof",
     "parquet": "parquet",
     "npz": "npz",
+    "bosaris-h5": "bosaris-h5", "bosaris_h5": "bosaris-h5", "h5": "bosaris-h5", "hdf5": "bosaris-h5",
     "auto": "auto",
 }
 
@@ -130,11 +139,12 @@ def read_trials(source, format: str = "auto", *, key=None, name: str | None = No
         A path, or an open binary or text file-like object (e.g. Streamlit's ``UploadedFile``); its ``.name``,
         when present, is used in messages, for format detection and as the default system name. A file-like
         object is read from its beginning.
-    format : {"auto", "two-column", "kaldi", "asvspoof", "parquet", "npz"}
+    format : {"auto", "two-column", "kaldi", "asvspoof", "parquet", "npz", "bosaris-h5"}
         The file's format (see the module documentation); ``"auto"`` detects it from the name and the content.
     key : str, os.PathLike or file-like, optional
-        The key (trials) file ``model test target|nontarget`` for a Kaldi/BOSARIS score file ``model test score``.
-        The trials found in both files are read; the others are left out with a :class:`LoadWarning`.
+        The key (trials) file ``model test target|nontarget`` for a Kaldi/BOSARIS score file ``model test score``,
+        or a BOSARIS Key ``.h5`` file; a BOSARIS Scores ``.h5`` file takes either. The trials found in both files are
+        read; the others are left out with a :class:`LoadWarning`.
     name : str, optional
         Name of the returned Trials; by default the file's stem (``scores`` for ``scores.txt``). Files holding
         several systems are named after the systems and ignore it.
@@ -177,24 +187,32 @@ def read_trials(source, format: str = "auto", *, key=None, name: str | None = No
     table = None if metadata is None else MetadataTable.read(metadata)
     if fmt == "auto":
         fmt = _detect_format(src, key)
-    if key is not None and fmt != "kaldi":
+    if key is not None and fmt not in ("kaldi", "bosaris-h5"):
         raise ValueError(f"key= is only used with Kaldi/BOSARIS score files, not with format {fmt!r}.")
     if fmt == "parquet":
         return read_parquet(src, name, table)
     if fmt == "npz":
         return read_npz(src, src.stem if name is None else name, table)
-    if fmt == "kaldi" and key is not None:
-        trials, notes = read_kaldi_pair(src, _Source.open(key), src.stem if name is None else name, table)
+    if key is not None:
+        scores = read_h5_trial_list(src, False) if fmt == "bosaris-h5" else read_trial_list(src, False)
+        trials, notes = join_with_key(scores, _key_list(_Source.open(key)), src.stem if name is None else name, table)
         for note in notes:
             if on_warning is None:
                 warnings.warn(note, stacklevel=2)
             else:
                 on_warning(note)
         return trials
+    if fmt == "bosaris-h5":
+        refuse_scores_without_key(src)
     return _read_text(src, fmt, name, table)
 
 
-def write_trials(path, trials: Trials | Mapping[str, Trials], format: str = "two-column") -> None:
+def _key_list(src: _Source):
+    """The (model, test) pairs and labels of a key: a BOSARIS Key .h5 file or a Kaldi/BOSARIS text key."""
+    return read_h5_trial_list(src, is_key=True) if is_hdf5(src) else read_trial_list(src, is_key=True)
+
+
+def write_trials(path, trials: Trials | Mapping[str, Trials], format: str = "two-column", *, key=None) -> None:
     """Write trials so that :func:`read_trials` reads back exactly the same scores.
 
     Parameters
@@ -203,13 +221,24 @@ def write_trials(path, trials: Trials | Mapping[str, Trials], format: str = "two
         Where to write.
     trials : Trials or mapping of str to Trials
         One system, or several (written in long form with a ``system`` column; two-column format only).
-    format : {"two-column", "npz"}
+    format : {"two-column", "npz", "bosaris-h5"}
         ``"two-column"``: a header ``score label`` then one trial per line, labels ``target``, ``nontarget``
         (and ``spoof``), scores with all their digits. ``"npz"``: arrays ``tar``, ``non`` (and ``spoof``).
+        ``"bosaris-h5"``: a BOSARIS Scores ``.h5`` file at `path` and its Key at `key`, in the BOSARIS toolkit's
+        layout (:func:`~llrcore.io.bosaris_h5.write_bosaris_scores`); the trials need ``model`` and ``test`` ids.
+    key : str, os.PathLike or binary file-like, optional
+        Where the key goes, for ``"bosaris-h5"`` (required there).
     """
     fmt = _FORMAT_ALIASES.get(str(format).lower())
-    if fmt not in ("two-column", "npz"):
-        raise ValueError(f"write_trials writes format 'two-column' or 'npz', not {format!r}.")
+    if fmt not in ("two-column", "npz", "bosaris-h5"):
+        raise ValueError(f"write_trials writes format 'two-column', 'npz' or 'bosaris-h5', not {format!r}.")
+    if fmt == "bosaris-h5":
+        if key is None:
+            raise ValueError("format 'bosaris-h5' keeps the scores and the key in two files: give key= the path of "
+                             "the key file.")
+        write_bosaris_scores(path, trials)
+        write_bosaris_key(key, trials)
+        return
     if fmt == "npz":
         if not isinstance(trials, Trials):
             raise ValueError("format 'npz' holds one system: pass one Trials, not several.")
@@ -267,6 +296,8 @@ class _open_for_writing:
 
 
 def _detect_format(src: _Source, key) -> str:
+    if is_hdf5(src):
+        return "bosaris-h5"
     if key is not None:
         return "kaldi"
     head = src.data[:8]
