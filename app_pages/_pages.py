@@ -27,6 +27,8 @@ PAGES = [
     PageSpec("app_pages/calibrate.py", "Calibrate", ":material/tune:", "Calibration",
              "Train affine (any proper scoring rule), CMLG or PAV calibration on development trials; judge it on "
              "evaluation trials or by cross-validation."),
+    PageSpec("app_pages/fusion.py", "Fusion", ":material/merge:", "Calibration",
+             "Fuse several systems scored on the same trials; does the fusion beat the best of them calibrated alone?"),
     PageSpec("app_pages/compare_rules.py", "Compare rules", ":material/compare_arrows:", "Calibration",
              "Sweep the prior weighting for several scoring rules and see which gives the lowest evaluation Cprimary."),
     PageSpec("app_pages/bayes_decisions.py", "Bayes decisions", ":material/gavel:", "Teaching",

@@ -1,0 +1,218 @@
+"""Fusion: several systems scored on the same trials fused into one LLR (BOSARIS's linear fusion), trained on
+development trials and judged on evaluation trials against each system calibrated alone.
+
+Everything shown comes from :func:`llrcore.fuse`; the rule and a custom (alpha, beta) are the Calibrate page's
+controls (``_calibration_controls.py``), the operating point is the app's.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import streamlit as st
+
+import llrcore as lc
+from app_pages._calibration_controls import CUSTOM_RULE, RULES, custom_rule, describe_rule, evaluation_partner, md
+from app_pages._figures import show_figure
+from app_pages._loaded import SYSTEMS
+from app_pages._operating_point import operating_point
+from app_pages._tables import metric_columns
+
+CM_DEMO = Path(__file__).resolve().parents[1] / "assets" / "asvspoof2019_la_cm"
+DEMO_BUTTON = "Fuse the four ASVspoof 2019 LA countermeasures (dev → eval)"
+DEFAULT_REGULARISATION = 1e-3
+DEFAULT_WEIGHT_P = 0.5
+NO_EVALUATION = "none: judge on the development trials"
+
+
+# ----- data and computation (cached) ----------------------------------------------------------------------------------
+
+
+@st.cache_resource(show_spinner=False)
+def load_cm_demo(part: str) -> dict[str, lc.Trials]:
+    """The four countermeasures of one part (``dev`` or ``eval``), read once per server (shared, read-only)."""
+    return lc.read_trials(CM_DEMO / f"ASVspoof2019.LA.cm.{part}.scores.tsv.gz")
+
+
+@st.cache_resource(show_spinner=False, max_entries=16, ttl="1h")
+def fused(dev_key: tuple, eval_key: tuple | None, alpha: float, beta: float, plo: float, regularisation: float,
+          p_target: float, c_miss: float, c_fa: float, _dev: dict, _eval: dict | None) -> lc.FusionResult:
+    """:func:`llrcore.fuse`, keyed by the systems' ids (their Trials are never hashed)."""
+    return lc.fuse(_dev, _eval, rule=lc.BetaRule(alpha, beta), plo=plo, regularisation=regularisation,
+                   p_target=p_target, c_miss=c_miss, c_fa=c_fa)
+
+
+# ----- controls -------------------------------------------------------------------------------------------------------
+
+
+def _use_demo() -> None:
+    st.session_state["fusion_source"] = "demo"
+
+
+def _use_loaded() -> None:
+    st.session_state["fusion_source"] = "loaded"
+
+
+def _on_dev_change() -> None:
+    """The evaluation partners of the chosen development systems, by name ("X (dev)" -> "X (eval)")."""
+    _use_loaded()
+    names = list(SYSTEMS.sets())
+    partners = [evaluation_partner(name, names) for name in st.session_state["fusion_dev"]]
+    if all(partners):
+        st.session_state["fusion_eval"] = partners
+
+
+def choose_systems() -> tuple[dict, dict | None, tuple, tuple | None, str]:
+    """Development and evaluation systems (dicts of Trials), their cache keys and a sentence saying what is fused."""
+    with st.container(border=True):
+        st.markdown("**Systems**")
+        st.button(DEMO_BUTTON, on_click=_use_demo, icon=":material/merge:", key="fusion_demo", width="stretch")
+        loaded = SYSTEMS.sets()
+        names = list(loaded)
+        st.multiselect("Development systems (train the fusion)", names, key="fusion_dev", on_change=_on_dev_change,
+                       persist_state="session", placeholder="two or more loaded systems",
+                       help="Two or more systems scored on the same development trials, with labels.")
+        st.multiselect("Evaluation systems, in the same order", names, key="fusion_eval", on_change=_use_loaded,
+                       persist_state="session", placeholder=NO_EVALUATION,
+                       help="The same systems scored on the evaluation trials; none to judge on the development "
+                            "trials (optimistic: the fusion has seen them).")
+        if st.session_state.get("fusion_source") == "demo":
+            dev, evaluation = load_cm_demo("dev"), load_cm_demo("eval")
+            st.caption(f"Showing the demo: {', '.join(dev)} from `{CM_DEMO.name}/`, trained on the development "
+                       "part and judged on the evaluation part. Choose loaded systems above to fuse your own.")
+            return dev, evaluation, ("demo", "dev"), ("demo", "eval"), "the four ASVspoof 2019 LA countermeasures"
+        dev_names = st.session_state.get("fusion_dev") or []
+        eval_names = st.session_state.get("fusion_eval") or []
+        dev = {name: loaded[name].trials for name in dev_names if name in loaded}
+        evaluation = {name: loaded[name].trials for name in eval_names if name in loaded} or None
+        st.caption("Trials are paired by their ids (model and test, utt or trial), or by line order when the files "
+                   "have none.")
+    return (dev, evaluation, tuple(loaded[n].id for n in dev),
+            None if evaluation is None else tuple(loaded[n].id for n in evaluation),
+            ", ".join(md(name) for name in dev))
+
+
+def choose_recipe() -> tuple[lc.BetaRule, float, float]:
+    """Rule, prior weighting tau and regularisation of the fusion (and of each system calibrated alone)."""
+    with st.container(border=True):
+        st.markdown("**Fusion**")
+        label = st.selectbox("Proper scoring rule (α, β)", [*RULES, CUSTOM_RULE], key="fusion_rule",
+                             persist_state="session",
+                             help="Logarithmic = prior-weighted logistic regression, BOSARIS's and FoCal's fusion.")
+        rule = RULES.get(label) or custom_rule("fusion")
+        p = st.number_input("Prior weighting P", min_value=1e-6, max_value=1 - 1e-6, value=DEFAULT_WEIGHT_P,
+                            step=0.01, format="%g", key="fusion_weight_p", persist_state="session",
+                            help="The synthetic target prior of the training objective.")
+        regularisation = st.number_input(
+            "Regularisation λ", min_value=0.0, max_value=10.0, value=DEFAULT_REGULARISATION, step=0.001, format="%g",
+            key="fusion_regularisation", persist_state="session",
+            help="Penalty λ/2 · Σ (w_k σ_k)² on the weights of the standardised scores, for the fusion and each "
+                 "system alone. Needed when the systems together separate the development trials; 0 is plain "
+                 "prior-weighted training.")
+        st.caption("llr = Σ w_k · s_k + b, minimising the rule's prior-weighted expected cost on the development "
+                   "trials (Brümmer & Doddington, Interspeech 2013; BOSARIS's linear fusion).")
+    return rule, float(np.log(p) - np.log1p(-p)), float(regularisation)
+
+
+# ----- results --------------------------------------------------------------------------------------------------------
+
+
+def verdict_cards(result: lc.FusionResult) -> None:
+    best = result.best_single
+    fusion, single = result.metrics[result.fusion_name], result.metrics[best]
+    cards = [("Fusion Cllr", f"{fusion.cllr:.3f} bits"), (f"{best} alone: Cllr", f"{single.cllr:.3f} bits"),
+             ("Fusion EER", f"{100 * fusion.eer:.2f} %"), (f"{best} alone: EER", f"{100 * single.eer:.2f} %")]
+    for column, (label, value) in zip(st.columns(len(cards)), cards):
+        column.metric(label, value, border=True)
+
+
+def show_weights(result: lc.FusionResult) -> None:
+    st.subheader("Weights")
+    st.code(result.formula(), language=None, wrap_lines=True)
+    st.dataframe(result.weights_frame(), hide_index=True, width="content", column_config={
+        "weight": st.column_config.NumberColumn(format="%.5g"),
+        "weight × spread": st.column_config.NumberColumn(
+            format="%.4f", help="The weight times the spread (standard deviation) of the system's development "
+                                "scores: how much the system moves the fused LLR, comparable across systems.")})
+    st.caption(f"Trained on the development trials: {result.dev.describe()}.")
+
+
+def show_comparison(result: lc.FusionResult, p_target: float) -> None:
+    st.subheader(f"Fusion against each system calibrated alone ({result.judged_on} trials)")
+    table = result.to_frame().reset_index()
+    st.dataframe(table, hide_index=True, width="stretch", column_config=metric_columns(table, "SRE12"))
+    where = result.fused_dev if result.evaluation is None else result.fused_eval
+    pairing = result.dev if result.evaluation is None else result.evaluation
+    st.caption(f"Each system calibrated alone by the same recipe (rule, prior weighting, regularisation) on the same "
+               f"development trials; {pairing.describe()}; minDCF and actDCF at P_target = {p_target:g}. "
+               f"{where.tar.size + where.non.size:,} trials judged.")
+
+
+def ape_with_small_names(systems):
+    """The APE figure with the names under its Cllr bars a size smaller: five system names side by side touch."""
+    return lc.plots.ape_figure(systems).update_xaxes(tickfont_size=11, row=1, col=2)
+
+
+def show_figures(result: lc.FusionResult, p_target: float, c_miss: float, c_fa: float) -> None:
+    st.subheader("Figures")
+    systems = result.systems
+    det, ape, nbe = st.tabs(["DET", "APE", "Normalised Bayes error"])
+    with det:
+        show_figure(lambda: lc.plots.det_figure(systems, p_target=p_target, c_miss=c_miss, c_fa=c_fa), "fusion_det",
+                    "The fusion against each system calibrated alone: ROCCH DET curves, EER and the DCF points.")
+    with ape:
+        show_figure(lambda: ape_with_small_names(systems), "fusion_ape",
+                    "Bayes error against the prior, actual (solid) and after the best monotone recalibration "
+                    "(dashed, PAV); the bars split Cllr into discrimination and calibration loss.")
+    with nbe:
+        show_figure(lambda: lc.plots.normalised_bayes_error_figure(systems, p_target=p_target, c_miss=c_miss,
+                                                                   c_fa=c_fa),
+                    "fusion_nbe", "Actual (solid) and minimum (dashed) DCF at every prior, normalised: below 1 the "
+                    "system helps.")
+
+
+# ----- the page -------------------------------------------------------------------------------------------------------
+
+
+def main() -> None:
+    st.title("Fusion")
+    st.caption("Several systems scored on the same trials, fused into one likelihood ratio: does the fusion beat the "
+               "best of them calibrated alone on trials it has not seen?")
+    systems_column, recipe_column, op_column = st.columns([4, 4, 3], gap="medium")
+    with systems_column:
+        dev, evaluation, dev_key, eval_key, what = choose_systems()
+    with recipe_column:
+        rule, plo, regularisation = choose_recipe()
+    with op_column, st.container(border=True):
+        p_target, c_miss, c_fa = operating_point(presets=False)
+
+    if len(dev) < 2:
+        st.info(f"Choose two or more development systems, or click “{DEMO_BUTTON}”.")
+        return
+    try:
+        with st.spinner("Fusing…"):
+            result = fused(dev_key, eval_key, rule.alpha, rule.beta, plo, regularisation, p_target, c_miss, c_fa,
+                           dev, evaluation)
+    except ValueError as err:
+        st.error(f"These systems cannot be fused: {err}")
+        return
+
+    st.markdown(f"Fused {what} with the {describe_rule(rule)} rule, prior weighting P = {1 / (1 + np.exp(-plo)):.3g}"
+                f", regularisation λ = {regularisation:g}.")
+    (st.success if result.beats_best_single else st.warning)(result.verdict(), icon=":material/merge:")
+    verdict_cards(result)
+    weights_column, download_column = st.columns([3, 1], vertical_alignment="bottom")
+    with weights_column:
+        show_weights(result)
+    part = result.judged_on
+    download_column.download_button(
+        "Fused scores as CSV", lambda: result.scores_frame(part).to_csv(index=False).encode(),
+        file_name=f"fused_{part}.csv", mime="text/csv", icon=":material/download:", key="fusion_csv",
+        on_click="ignore", help="The fused LLRs of the judged trials with their ids and labels (read back by "
+                                "lc.read_trials and by the Data page).")
+    show_comparison(result, p_target)
+    show_figures(result, p_target, c_miss, c_fa)
+
+
+if __name__ == "__main__":  # run as a page; a test imports its functions without drawing it
+    main()

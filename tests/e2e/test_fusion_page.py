@@ -1,0 +1,83 @@
+"""The Fusion page in headless Chromium at 1600 px, as a person uses it: opened from the sidebar, the demo button
+clicked, the numbers read off the page and the fused scores downloaded; two systems of different trials refused.
+
+Independent reference: ``lc.fuse`` on the demo files (tested against scipy's minimiser and scikit-learn in
+test_fusion.py), with the page's defaults (logarithmic rule, P = 0.5, regularisation 0.001) and the app's default
+operating point; the downloaded CSV is read with pandas.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from playwright.sync_api import Page, expect
+
+import llrcore as lc
+from test_browser import no_exception, open_page, snap, wait_for_charts, wait_idle
+from test_conditions_page import choose, go
+
+pytestmark = pytest.mark.e2e
+
+CM = Path(__file__).resolve().parents[2] / "assets" / "asvspoof2019_la_cm"
+DEMO_BUTTON = "Fuse the four ASVspoof 2019 LA countermeasures (dev → eval)"
+
+
+@pytest.fixture(scope="module")
+def expected() -> lc.FusionResult:
+    dev, evaluation = (lc.read_trials(CM / f"ASVspoof2019.LA.cm.{part}.scores.tsv.gz") for part in ("dev", "eval"))
+    return lc.fuse(dev, evaluation, regularisation=1e-3, p_target=0.01)
+
+
+def test_the_demo_fusion_shows_the_librarys_numbers(page: Page, app_url, screenshots, expected):
+    open_page(page, f"{app_url}/")
+    go(page, "Fusion")
+    expect(page.get_by_role("heading", name="Fusion", exact=True)).to_be_visible()
+    page.get_by_role("button", name=DEMO_BUTTON).click()
+    wait_idle(page, timeout=180_000)
+    no_exception(page)
+
+    assert expected.beats_best_single  # what is true of these files (test_fusion.py shows it independently)
+    expect(page.get_by_text(expected.verdict(), exact=True)).to_be_visible()
+    expect(page.get_by_text(expected.formula(), exact=True)).to_be_visible()
+    best = expected.best_single
+    metrics = page.get_by_test_id("stMetric")
+    expect(metrics.filter(has_text="Fusion Cllr")).to_contain_text(f"{expected.metrics['fusion'].cllr:.3f} bits")
+    expect(metrics.filter(has_text=f"{best} alone: Cllr")).to_contain_text(
+        f"{expected.metrics[best].cllr:.3f} bits")
+    expect(metrics.filter(has_text="Fusion EER")).to_contain_text(f"{100 * expected.metrics['fusion'].eer:.2f} %")
+
+    with page.expect_download() as event:
+        page.get_by_role("button", name="Fused scores as CSV").click()
+    assert event.value.suggested_filename == "fused_evaluation.csv"
+    fused = pd.read_csv(event.value.path())
+    reference = expected.scores_frame()
+    assert list(fused.columns) == ["utt", "attack", "score", "label"]
+    assert list(fused["utt"]) == list(reference["utt"])
+    np.testing.assert_array_equal(fused["score"].to_numpy(), reference["score"].to_numpy())
+
+    wait_for_charts(page)
+    snap(page, screenshots / "fusion_demo.png")
+    for tab, name in (("APE", "fusion_ape"), ("Normalised Bayes error", "fusion_nbe")):
+        page.get_by_role("tab", name=tab, exact=True).click()
+        wait_idle(page)
+        expect(page.get_by_role("tabpanel", name=tab).locator(".main-svg").first).to_be_visible(timeout=30_000)
+        page.wait_for_timeout(500)  # plotly's transitions
+        no_exception(page)
+        snap(page, screenshots / f"{name}.png")
+
+
+def test_systems_scored_on_different_trials_are_refused_with_the_librarys_sentence(page: Page, app_url):
+    open_page(page, f"{app_url}/fusion")
+    choose(page, "Development systems (train the fusion)", "ASVspoof19 LA ASV (dev)")
+    choose(page, "Development systems (train the fusion)", "ASVspoof19 LA ASV (eval)")
+    page.keyboard.press("Escape")
+    wait_idle(page, timeout=180_000)
+    names = ["ASVspoof19 LA ASV (dev)", "ASVspoof19 LA ASV (eval)"]
+    with pytest.raises(ValueError) as error:
+        lc.align_systems({name: lc.read_trials(path) for name, path in zip(names, (
+            CM.parent / "asvspoof2019_la" / "ASVspoof2019.LA.asv.dev.gi.trl.scores.txt",
+            CM.parent / "asvspoof2019_la" / "ASVspoof2019.LA.asv.eval.gi.trl.scores.txt"))})
+    expect(page.get_by_test_id("stAlertContentError")).to_have_text(f"These systems cannot be fused: {error.value}")
+    no_exception(page)
