@@ -49,6 +49,8 @@ from .words import listed
 __all__ = ["AttackRow", "TandemEvaluation", "evaluate_tandem", "tandem_table"]
 
 POOLED = "pooled"
+#: How a refusal says the way round it (the command line says it with its own option).
+NO_ATTACKS = "by=None: the pooled numbers only"
 
 
 @dataclass(frozen=True, eq=False)
@@ -193,12 +195,12 @@ def _attacks(trials: Trials, rows: slice, by: str, what: str) -> np.ndarray:
     """The attack of each trial of `rows` (of the metadata), as text; a sentence when the column or a value lacks."""
     if by not in trials.metadata.columns:
         raise ValueError(f"The {what} scores have no column {by!r} saying which attack each spoof is (their columns: "
-                         f"{', '.join(trials.conditions) or 'none'}); read a score file that has one, or pass "
-                         "by=None for the pooled numbers only.")
+                         f"{', '.join(trials.conditions) or 'none'}); read a score file that has one "
+                         f"({NO_ATTACKS}).")
     codes, values = condition_codes(trials.metadata[by].iloc[rows])
     if (codes < 0).any():
         raise ValueError(f"{int((codes < 0).sum()):,} spoofed trials of the {what} scores have no {by!r}: every "
-                         "spoof needs its attack for the per-attack table (or pass by=None).")
+                         f"spoof needs its attack for the per-attack table ({NO_ATTACKS}).")
     return np.asarray(values, dtype=str)[codes]
 
 
@@ -270,7 +272,8 @@ def evaluate_tandem(cm: Trials, asv: Trials, *, formulation: str = "revised", co
             said = [f"the CM has {listed(only_cm)} and the ASV does not" if only_cm else "",
                     f"the ASV has {listed(only_asv)} and the CM does not" if only_asv else ""]
             raise ValueError(f"The CM and the ASV scores are not of the same attacks ({'; '.join(filter(None, said))}):"
-                             " give both systems' scores of the same part of the evaluation, or pass by=None.")
+                             " give both systems' scores of the same part of the evaluation "
+                             f"({NO_ATTACKS}).")
         rows = [_row(attack, cm.tar, cm.non[cm_attacks == attack], asv, asv.spoof[asv_attacks == attack], threshold,
                      formulation, cost_model) for attack in sorted(set(cm_attacks), key=_natural)]
     return TandemEvaluation(name=cm.name if name is None else name, formulation=pooled.tdcf.formulation,

@@ -10,6 +10,8 @@
                    [--metadata FILE] [--by COLUMN ...] [--ci LEVEL [--bootstrap N] [--group-by COLUMN] [--seed S]]
     llrcore multiclass SCORES [--labels LABELS] [--score-type llr|logit|log-posterior] [--calibrate-on DEV]
                        [--p-target P] [--json | --csv]
+    llrcore tdcf CM_SCORES --asv ASV_SCORES [--formulation revised|legacy] [--asv-threshold T] [--by-attack]
+                 [--json | --csv]
 
 ``evaluate`` prints the metrics in the units of the app's Evaluate page: the EER in percent (column ``EER %``),
 Cllr and minCllr in bits, minDCF, actDCF, Cprimary and minCprimary normalised (1 is the cost of deciding without
@@ -44,11 +46,11 @@ from pathlib import Path
 
 from .._version import __version__
 from ..io import LoadError
-from . import calibrate, evaluate, fuse, multiclass, report
+from . import calibrate, evaluate, fuse, multiclass, report, tdcf
 
 EXIT_BAD_INPUT = 2
 #: The commands, in the order --help lists them; each module adds its parser and the function that runs it.
-COMMANDS = (evaluate, calibrate, fuse, report, multiclass)
+COMMANDS = (evaluate, calibrate, fuse, report, multiclass, tdcf)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,106 @@
+"""`llrcore tdcf`: the tandem evaluation of a countermeasure (CM) file in front of an ASV file, from the command line.
+
+Independent references: the known min t-DCF of the four ASVspoof 2019 LA CMs behind the organisers' ASV (eval part;
+legacy / revised: LFCC-GMM 0.0934 / 0.1503, RawNet2-a 0.1125 / 0.1682, b 0.1059 / 0.1620, c 0.1205 / 0.1756); the
+per-attack numbers against ``lc.tdcf`` and ``lc.eer`` on subsets of the raw files read with pandas; the ASV's spoof
+false-alarm rate counted trial by trial. Bad input: one sentence on stderr, exit status 2.
+"""
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import llrcore as lc
+from llrcore.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+ASV = ROOT / "assets/asvspoof2019_la/ASVspoof2019.LA.asv.eval.gi.trl.scores.txt"
+CM = ROOT / "assets/asvspoof2019_la_cm/ASVspoof2019.LA.cm.eval.scores.tsv.gz"
+CM_DEV = ROOT / "assets/asvspoof2019_la_cm/ASVspoof2019.LA.cm.dev.scores.tsv.gz"
+KNOWN = {"LFCC-GMM": (0.0934, 0.1503), "RawNet2-a": (0.1125, 0.1682), "RawNet2-b": (0.1059, 0.1620),
+         "RawNet2-c": (0.1205, 0.1756)}
+
+
+def run(capsys, *argv):
+    status = main(["tdcf", *map(str, argv)])
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+@pytest.mark.parametrize("formulation", ["legacy", "revised"])
+def test_json_has_the_known_minimum_of_every_system(capsys, formulation):
+    status, out, _ = run(capsys, CM, "--asv", ASV, "--formulation", formulation, "--json")
+    assert status == 0
+    document = json.loads(out)
+    assert document["formulation"] == formulation
+    assert document["cost_model"] == lc.tdcf_cost_model(formulation)
+    for system, known in KNOWN.items():
+        assert round(document["systems"][system]["min t-DCF"], 4) == known[formulation == "revised"]
+    assert document["systems"]["LFCC-GMM"]["SPF-EER %"] == pytest.approx(42.8634, abs=5e-5)
+
+
+def test_per_attack_csv_against_hand_made_subsets(capsys):
+    status, out, err = run(capsys, CM, "--asv", ASV, "--by-attack", "--csv")
+    assert status == 0
+    assert "warning: LFCC-GMM: By the rule of 30" in err
+    table = pd.read_csv(pd.io.common.StringIO(out)).set_index(["system", "attack"])
+    raw_cm = pd.read_csv(CM, sep="\t")
+    raw_asv = pd.read_csv(ASV, sep=r"\s+", header=None, names=["attack", "kind", "score"])
+    tar, non = (raw_asv.loc[raw_asv.kind == kind, "score"].to_numpy() for kind in ("target", "nontarget"))
+    threshold = lc.asv_eer_threshold(tar, non)
+    for system in ("LFCC-GMM", "RawNet2-c"):
+        bonafide = raw_cm.loc[raw_cm.key == "bonafide", system].to_numpy()
+        for attack in ("A10", "A17", "A19"):
+            spoof = raw_cm.loc[raw_cm.attack == attack, system].to_numpy()
+            asv_spoof = raw_asv.loc[(raw_asv.kind == "spoof") & (raw_asv.attack == attack), "score"].to_numpy()
+            row = table.loc[(system, attack)]
+            assert row["min t-DCF"] == pytest.approx(lc.tdcf(bonafide, spoof, tar, non, asv_spoof).minimum, rel=1e-12)
+            assert row["CM EER %"] == pytest.approx(100 * lc.eer(bonafide, spoof), rel=1e-12)
+            assert row["ASV spoof FA %"] == pytest.approx(100 * np.mean(asv_spoof >= threshold), rel=1e-12)
+        assert table.loc[(system, "pooled"), "min t-DCF"] == pytest.approx(KNOWN[system][1], abs=5e-5)
+    assert len(table) == 4 * 14
+
+
+def test_text_says_the_units_and_the_cost_model(capsys):
+    status, out, _ = run(capsys, CM, "--asv", ASV, "--formulation", "legacy", "--by-attack")
+    assert status == 0
+    assert "legacy t-DCF (ASVspoof 2019); cost model (the organisers'): Pspoof 0.05" in out
+    assert "Units: CM EER, ASV EER, SPF-EER" in out
+    assert "0.0934" in out and "Per attack" in out and "A17" in out
+    summary = out.split("Per attack")[0]
+    assert [line.split()[0] for line in summary.strip().splitlines()[-4:]] == list(KNOWN)
+
+
+def test_a_given_asv_threshold_is_used(capsys):
+    status, out, _ = run(capsys, CM, "--asv", ASV, "--asv-threshold", "0", "--json")
+    assert status == 0
+    spoof = lc.read_trials(ASV).spoof
+    lfcc = json.loads(out)["systems"]["LFCC-GMM"]
+    assert lfcc["ASV threshold"] == 0.0
+    assert lfcc["ASV spoof FA %"] == pytest.approx(100 * np.mean(spoof >= 0.0), rel=1e-12)
+
+
+@pytest.mark.parametrize("argv, message", [
+    ([ASV, "--asv", ASV], "has spoof trials, as an ASV score file has: give the CM's scores first"),
+    ([CM, "--asv", CM], "holds 4 systems (LFCC-GMM, RawNet2-a, RawNet2-b, RawNet2-c); --asv takes the file of one"),
+    ([CM_DEV, "--asv", ASV, "--by-attack"], "not of the same attacks (the CM has A01, A02, A03, A04, A05 and A06 and "
+                                            "the ASV does not; the ASV has A07"),
+    ([CM, "--asv", ROOT / "no such file.txt"], "no such file.txt"),
+    ([CM, "--asv", ASV, "--formulation", "legacy", "--asv-threshold", "1e9"], "the t-DCF cannot be normalised"),
+])
+def test_bad_input_is_one_sentence_and_status_2(capsys, argv, message):
+    status, out, err = run(capsys, *argv)
+    assert status == 2 and out == ""
+    assert err.startswith("llrcore tdcf: ") and message in err and "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_no_attack_column_with_by_attack(capsys, tmp_path):
+    cm = tmp_path / "cm.txt"
+    cm.write_text("2.0 target\n1.0 target\n-1.0 nontarget\n0.5 nontarget\n")
+    status, _, err = run(capsys, cm, "--asv", ASV, "--by-attack")
+    assert status == 2 and "cm.txt has no 'attack' column, so there is no per-attack table: leave out --by-attack" in err
+    status, out, _ = run(capsys, cm, "--asv", ASV)
+    assert status == 0 and "cm" in out
