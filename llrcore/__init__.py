@@ -138,3 +138,19 @@ from .io.diarization import (
 from .tdcf import TandemDCF, asv_eer_threshold, spoof_false_alarm_rate, tdcf, tdcf_cost_model
 from .fusion import ID_COLUMNS, AlignedSystems, FusionResult, align_systems, fuse
 from .spoofing import AttackRow, TandemEvaluation, evaluate_tandem, tandem_table
+from .forensic import (
+    ECECurve,
+    ElubBounded,
+    ElubBounds,
+    Tippett,
+    cllr_cal,
+    devpav,
+    ece,
+    ece_curve,
+    elub_bounded,
+    elub_bounds,
+    from_log10,
+    tippett,
+    to_log10,
+    verbal_scale,
+)
