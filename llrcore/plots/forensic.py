@@ -1,0 +1,181 @@
+"""Forensic validation figures: Tippett plots and ECE plots, for one system or several.
+
+- :func:`tippett_figure` — per system, the proportion of same-source (solid) and different-source (dashed) LLRs at or
+  above each value on one ``log10 LR`` axis, a vertical line at LR = 1 and the rates of misleading evidence marked
+  there and stated in the legend (:func:`llrcore.forensic.tippett`).
+- :func:`ece_figure` — empirical cross-entropy in bits against the prior log10-odds: per system its LLRs (solid) and
+  their PAV-calibrated version (dashed), once the neutral reference LR = 1 (dotted); a vertical line at 0, where
+  ECE is Cllr (:func:`llrcore.forensic.ece_curve`).
+
+References
+----------
+D. Meuwly and A. Drygajlo, "Forensic speaker recognition based on a Bayesian framework and Gaussian mixture
+modelling", Odyssey 2001 (Tippett plots in forensic voice comparison).
+D. Ramos and J. González-Rodríguez, "Reliable support: measuring calibration of likelihood ratios", Forensic Science
+International 230 (2013) 156-169 (the ECE plot).
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+import plotly.graph_objects as go
+
+from ..data.trials import as_systems
+from ..forensic.ece import ECECurve, ece_curve
+from ..forensic.tippett import Tippett, tippett
+from ._style import LINE_WIDTH, REFERENCE_COLOUR, decimate_curve, format_percent, legend_key, legend_label
+from ._style import point_marker, style_figure, system_colour
+
+__all__ = ["ece_figure", "tippett_figure"]
+
+LOG10_LR_TITLE = "log10 LR"
+PRIOR_TITLE = "Prior log10-odds, log10(P(H1) / P(H2))"
+ECE_TITLE = "ECE (bits)"
+
+
+def _results(systems, kind, compute) -> dict:
+    """``{name: result}``: results of `kind` as given (one, a mapping or a list), or computed from the systems."""
+    if isinstance(systems, kind):
+        return {systems.name or "system": systems}
+    if isinstance(systems, Mapping) and systems and all(isinstance(v, kind) for v in systems.values()):
+        return {str(name): result for name, result in systems.items()}
+    if isinstance(systems, (list, tuple)) and systems and all(isinstance(v, kind) for v in systems):
+        return {result.name or f"system {i + 1}": result for i, result in enumerate(systems)}
+    return {name: compute(trials, name) for name, trials in as_systems(systems).items()}
+
+
+def _class_curve(result: Tippett, proportions: np.ndarray, x_edges: tuple[float, float]):
+    """The step curve "proportion at or above x" of one class, as the corners of its staircase, decimated.
+
+    The proportion at or above ``x`` includes the LLRs equal to ``x``, so the curve drops just after each LLR of the
+    class: at ``x = u`` it runs down from the proportion at or above ``u`` to the one above it. Infinite LLRs are
+    drawn at the axis edges."""
+    after = np.append(proportions[1:], 0.0)
+    drops = np.flatnonzero(proportions > after)  # the class's own LLRs
+    x = np.repeat(np.clip(result.log10_lr[drops], *x_edges), 2)
+    y = np.column_stack([proportions[drops], after[drops]]).ravel()
+    return decimate_curve(np.concatenate([[x_edges[0]], x, [x_edges[1]]]), np.concatenate([[1.0], y, [0.0]]), 3000)
+
+
+def _x_edges(results) -> tuple[float, float]:
+    finite = np.concatenate([r.log10_lr[np.isfinite(r.log10_lr)] for r in results] + [np.zeros(1)])
+    span = max(float(finite.max() - finite.min()), 1.0)
+    return float(finite.min()) - 0.05 * span, float(finite.max()) + 0.05 * span
+
+
+def tippett_figure(systems) -> go.Figure:
+    """Tippett plot of one or several systems, with the rates of misleading evidence.
+
+    Per system (its colour): the proportion of same-source LLRs at or above each ``log10 LR`` (solid) and of
+    different-source LLRs (dashed). The vertical line at 0 is LR = 1; the markers on it are ``1 - RMEP`` on the
+    same-source curve (the same-source LRs of at least 1) and RMED on the different-source one, where
+    ``RMEP = #{same source: LR < 1} / N`` and ``RMED = #{different source: LR > 1} / N`` are the rates of misleading
+    evidence, also stated in each legend entry. LLRs of ``+-inf`` are drawn at the axis edges.
+
+    Parameters
+    ----------
+    systems : Mapping[str, Trials], Trials, a sequence of Trials, or :class:`~llrcore.forensic.Tippett` result(s)
+    """
+    results = _results(systems, Tippett, lambda trials, name: tippett(trials, name=name))
+    edges = _x_edges(results.values())
+    fig = go.Figure()
+    for position, (name, result) in enumerate(results.items()):
+        colour = system_colour(position)
+        for kind, proportions, rate, dash in (
+            ("same source", result.same_source, result.misleading_same_source, "solid"),
+            ("different source", result.different_source, result.misleading_different_source, "dash"),
+        ):
+            x, y = _class_curve(result, proportions, edges)
+            sign = "<" if kind == "same source" else ">"
+            details = f"{kind}; misleading LR {sign} 1: {format_percent(rate)}"
+            fig.add_trace(go.Scatter(
+                x=x, y=y, mode="lines", name=legend_label(name, details), legendgroup=name,
+                line=dict(color=colour, width=LINE_WIDTH if dash == "solid" else LINE_WIDTH - 0.5, dash=dash),
+                hovertemplate=f"<b>{name}</b> {kind}<br>log10 LR = %{{x:.3f}}<br>at or above: %{{y:.2%}}"
+                              "<extra></extra>",
+                meta=dict(system=name, kind=kind, label=f"{name} {kind}", misleading_rate=rate),
+            ))
+        at_one = np.array([1.0 - result.misleading_same_source, result.misleading_different_source])
+        fig.add_trace(go.Scatter(
+            x=np.zeros(2), y=at_one, mode="markers", showlegend=False, legendgroup=name,
+            name=f"{name}: misleading evidence", marker=point_marker(colour, 13, ["circle", "square"]),
+            customdata=np.array([["same source with LR ≥ 1", format_percent(result.misleading_same_source),
+                                  "LR < 1"],
+                                 ["different source with LR > 1", format_percent(result.misleading_different_source),
+                                  "LR > 1"]], dtype=object),
+            hovertemplate=f"<b>{name}</b> %{{customdata[0]}}: %{{y:.2%}}<br>misleading (%{{customdata[2]}}): "
+                          "%{customdata[1]}<extra></extra>",
+            meta=dict(system=name, kind="misleading"),
+        ))
+    fig.add_trace(legend_key("solid: same source (H1 true)", line=dict(color=REFERENCE_COLOUR, width=2.5)))
+    fig.add_trace(legend_key("dashed: different source (H2 true)",
+                             line=dict(color=REFERENCE_COLOUR, width=2.5, dash="dash")))
+    fig.add_vline(x=0.0, line=dict(color="#333333", width=1.6, dash="dashdot"), layer="below",
+                  annotation=dict(text="LR = 1", font=dict(size=15, color="#222222"),
+                                  bgcolor="rgba(255,255,255,0.8)"), annotation_position="top right")
+    style_figure(fig, "Tippett plot: proportion of LRs at or above each value", height=600)
+    fig.update_layout(hovermode="closest")
+    fig.update_xaxes(title_text=LOG10_LR_TITLE, range=list(edges))
+    fig.update_yaxes(title_text="Proportion of LRs at or above (%)", tickformat=".0%", range=[-0.02, 1.02])
+    return fig
+
+
+def ece_figure(systems, *, prior_log10_odds=None) -> go.Figure:
+    """ECE plot: empirical cross-entropy in bits against the prior log10-odds.
+
+    Per system (its colour): the ECE of its LLRs (solid) and of their PAV-calibrated version (dashed, the least any
+    monotone recalibration reaches); once the neutral reference LR = 1 (dotted, the prior's entropy). At prior
+    log10-odds 0 (vertical line) the solid curve is Cllr and the dashed one Cllr_min, stated in the legend; a solid
+    curve above the dotted one means LLRs worse than no evidence at those priors.
+
+    Parameters
+    ----------
+    systems : Mapping[str, Trials], Trials, a sequence of Trials, or :class:`~llrcore.forensic.ECECurve` result(s)
+    prior_log10_odds : array_like, optional
+        The x grid (default -3 to 3), when the curves are computed here.
+    """
+    curves = _results(systems, ECECurve,
+                      lambda trials, name: ece_curve(trials, prior_log10_odds=prior_log10_odds, name=name))
+    first = next(iter(curves.values()))
+    fig = go.Figure()
+    fig.add_trace(go.Scatter(
+        x=first.prior_log10_odds, y=first.reference, mode="lines", name="dotted: neutral reference (LR = 1)",
+        line=dict(color=REFERENCE_COLOUR, width=2.2, dash="dot"),
+        hovertemplate="neutral LR = 1<br>prior log10-odds %{x:.2f}<br>ECE = %{y:.3f} bits<extra></extra>",
+        meta=dict(system=None, kind="reference", label="neutral reference (LR = 1)"),
+    ))
+    tops = [float(first.reference.max())]
+    for position, (name, curve) in enumerate(curves.items()):
+        colour = system_colour(position)
+        details = f"Cllr {curve.cllr:.3f} bits, Cllr_min {curve.min_cllr:.3f}"
+        for kind, values, dash, label in (("system", curve.system, "solid", legend_label(name, details)),
+                                          ("PAV", curve.pav, "dash", f"{name} PAV-calibrated")):
+            fig.add_trace(go.Scatter(
+                x=curve.prior_log10_odds, y=values, mode="lines", name=label, legendgroup=name,
+                showlegend=kind == "system",
+                line=dict(color=colour, width=LINE_WIDTH if dash == "solid" else LINE_WIDTH - 0.5, dash=dash),
+                hovertemplate=f"<b>{name}</b> {'LLRs' if kind == 'system' else 'PAV-calibrated'}<br>prior "
+                              "log10-odds %{x:.2f}<br>ECE = %{y:.3f} bits<extra></extra>",
+                meta=dict(system=name, kind=kind, label=f"{name} {kind}"),
+            ))
+            finite = values[np.isfinite(values)]
+            tops.append(float(finite.max()) if finite.size else 0.0)
+        fig.add_trace(go.Scatter(
+            x=np.zeros(2), y=np.array([curve.cllr, curve.min_cllr]), mode="markers", showlegend=False,
+            legendgroup=name, name=f"{name}: Cllr and Cllr_min", marker=point_marker(colour, 12, ["circle", "diamond"]),
+            customdata=np.array([["Cllr"], ["Cllr_min"]], dtype=object),
+            hovertemplate=f"<b>{name}</b> %{{customdata[0]}} = %{{y:.4f}} bits<extra></extra>",
+            meta=dict(system=name, kind="cllr"),
+        ))
+    fig.add_trace(legend_key("solid: the LLRs", line=dict(color=REFERENCE_COLOUR, width=2.5)))
+    fig.add_trace(legend_key("dashed: after PAV (calibrated)", line=dict(color=REFERENCE_COLOUR, width=2.5,
+                                                                         dash="dash")))
+    fig.add_vline(x=0.0, line=dict(color="#333333", width=1.6, dash="dashdot"), layer="below",
+                  annotation=dict(text="prior odds 1: ECE = Cllr", font=dict(size=15, color="#222222"),
+                                  bgcolor="rgba(255,255,255,0.8)"), annotation_position="top right")
+    style_figure(fig, "Empirical cross-entropy (ECE)", height=600)
+    fig.update_layout(hovermode="closest")
+    fig.update_xaxes(title_text=PRIOR_TITLE)
+    fig.update_yaxes(title_text=ECE_TITLE, range=[0, 1.08 * max(tops)])
+    return fig
