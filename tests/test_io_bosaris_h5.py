@@ -436,6 +436,31 @@ def test_cli_evaluate_on_h5_files_matches_the_text_files(tmp_path, capsys):
     assert "plda.h5: a BOSARIS Scores file" in err and "--key" in err and "Traceback" not in err
 
 
+def test_cli_calibrate_rewrites_the_scores_of_an_h5_file_in_place(tmp_path, capsys):
+    """Every score marked as a trial becomes the fitted calibration of it; ids, mask and unmarked cells stay."""
+    scores, key = bosaris_toolkit_files(tmp_path)
+    dev_file = FORMATS.parent / "asvspoof2019_la" / "ASVspoof2019.LA.asv.eval.gi.trl.scores.txt"
+    dev = read_trials(dev_file)
+    output = tmp_path / "calibrated.h5"
+    assert main(["calibrate", str(dev_file), "--apply-to", str(scores),
+                 "-o", str(output)]) == 0
+    capsys.readouterr()
+    calibration = lc.fit_affine(dev)
+    with h5py.File(scores) as before, h5py.File(output) as after:
+        assert sorted(before) == sorted(after)
+        mask = before["score_mask"][()].astype(bool)
+        np.testing.assert_array_equal(after["score_mask"][()], before["score_mask"][()])
+        np.testing.assert_array_equal(after["ID/row_ids"][()], before["ID/row_ids"][()])
+        np.testing.assert_allclose(after["scores"][()][mask], calibration(before["scores"][()][mask]), rtol=1e-12)
+        np.testing.assert_array_equal(after["scores"][()][~mask], before["scores"][()][~mask])
+    assert main(["calibrate", str(dev_file), "--apply-to", str(scores),
+                 "-o", str(tmp_path / "calibrated.txt")]) == 2
+    assert "BOSARIS .h5" in capsys.readouterr().err
+    assert main(["calibrate", str(dev_file), "--apply-to", str(key),
+                 "-o", str(tmp_path / "k.h5")]) == 2
+    assert "only a BOSARIS Scores file can be calibrated" in capsys.readouterr().err
+
+
 def test_the_upload_reader_takes_an_h5_score_file_and_its_key(tmp_path):
     from app_pages._uploads import read_upload
 

@@ -31,9 +31,9 @@ def add_command(commands) -> None:
 
 
 def _check_output_suffix(source: Path, output: Path) -> None:
-    binary = {".npz", ".parquet"}
-    src_kind = source.suffix.lower() if source.suffix.lower() in binary else "text"
-    out_kind = output.suffix.lower() if output.suffix.lower() in binary else "text"
+    binary = {".npz": ".npz", ".parquet": ".parquet", ".h5": "BOSARIS .h5", ".hdf5": "BOSARIS .h5"}
+    src_kind = binary.get(source.suffix.lower(), "text")
+    out_kind = binary.get(output.suffix.lower(), "text")
     if src_kind != out_kind:
         raise ValueError(f"The calibrated scores keep the format of {source.name} ({src_kind}); name the output "
                          f"file accordingly, not {output.name}.")

@@ -14,14 +14,8 @@ file left out (trials of a score file that are not in its key) is a :class:`Load
 - :mod:`~llrcore.io.rescore` — a score file rewritten with new scores (e.g. calibrated), in its own format.
 """
 from ._source import LoadError, LoadWarning
-from .bosaris_h5 import (
-    read_bosaris_key,
-    read_bosaris_ndx,
-    read_bosaris_scores,
-    write_bosaris_key,
-    write_bosaris_ndx,
-    write_bosaris_scores,
-)
+from .bosaris_h5 import read_bosaris_key, read_bosaris_ndx, read_bosaris_scores
+from .bosaris_h5_write import write_bosaris_key, write_bosaris_ndx, write_bosaris_scores
 from .diarization import (
     read_labels,
     read_rttm,

@@ -59,9 +59,8 @@ from ._source import _Source
 from .kaldi import TrialList
 from .labels import NONTARGET, TARGET
 
-__all__ = ["HDF5_SIGNATURE", "LAYOUTS", "is_hdf5", "read_bosaris_key", "read_bosaris_ndx", "read_bosaris_scores",
-           "read_h5_trial_list", "refuse_scores_without_key", "write_bosaris_key", "write_bosaris_ndx",
-           "write_bosaris_scores"]
+__all__ = ["HDF5_SIGNATURE", "LAYOUTS", "Layout", "h5py_module", "is_hdf5", "open_h5", "read_bosaris_key", "read_bosaris_ndx", "read_bosaris_scores",
+           "read_h5_trial_list", "refuse_scores_without_key"]
 
 #: The first 8 bytes of every HDF5 file (without a user block).
 HDF5_SIGNATURE = b"\x89HDF\r\n\x1a\n"
@@ -69,7 +68,7 @@ _SUFFIXES = (".h5", ".hdf5")
 
 
 @dataclass(frozen=True)
-class _Layout:
+class Layout:
     """The dataset names (and mask types) of one family of writers."""
 
     models: str
@@ -83,16 +82,16 @@ class _Layout:
 
 #: The layouts written by :func:`write_bosaris_scores` and friends (``layout=``) and read by the readers.
 LAYOUTS = {
-    "bosaris": _Layout("ID/row_ids", "ID/column_ids", "scores", "score_mask", ("trial_mask",), "uint8",
+    "bosaris": Layout("ID/row_ids", "ID/column_ids", "scores", "score_mask", ("trial_mask",), "uint8",
                        "the BOSARIS toolkit"),
-    "sidekit": _Layout("modelset", "segset", "scores", "score_mask", ("trial_mask",), "int8", "SIDEKIT"),
-    "pybosaris": _Layout("model_names", "test_names", "score_mat", None, ("tar_mask", "non_mask"), "bool",
+    "sidekit": Layout("modelset", "segset", "scores", "score_mask", ("trial_mask",), "int8", "SIDEKIT"),
+    "pybosaris": Layout("model_names", "test_names", "score_mat", None, ("tar_mask", "non_mask"), "bool",
                          "PyBOSARIS"),
 }
 _OLD_KEY_MASKS = ("target_mask", "nontarget_mask")  # BOSARIS keys before file format 2.0
 
 
-def _h5py():
+def h5py_module():
     import h5py  # imported when an HDF5 file is met: `import llrcore` stays quick
 
     return h5py
@@ -165,7 +164,7 @@ def read_h5_trial_list(src: _Source, is_key: bool) -> TrialList:
 def refuse_scores_without_key(src: _Source):
     """The LoadError for a BOSARIS ``.h5`` file read without a key: ``needs_key`` for a Scores file, else a sentence
     saying what the file is."""
-    with _open(src) as f:
+    with open_h5(src) as f:
         kind, contents = _kind(f), _contents(f)
     if kind == "scores":
         raise src.error("a BOSARIS Scores file holds the scores of the trials but not which are target trials: it "
@@ -211,13 +210,14 @@ class _Matrix:
         return TrialList(self.src, models, tests, self.values, np.arange(1, self.rows.size + 1), "trial", self.place)
 
 
-def _open(src: _Source):
+def open_h5(src: _Source):
+    """The HDF5 file `src` open for reading, or a LoadError saying it is not one or is damaged."""
     if src.data[:8] != HDF5_SIGNATURE:
         raise src.error("this is not an HDF5 file (it does not start with the HDF5 signature); a BOSARIS .h5 file is "
                         "written by the BOSARIS toolkit, SIDEKIT or PyBOSARIS. A text score file should not be "
                         "named .h5.")
     try:
-        return _h5py().File(io.BytesIO(src.data), "r")
+        return h5py_module().File(io.BytesIO(src.data), "r")
     except Exception as exc:  # h5py raises OSError and others for damaged files
         raise src.error(f"the HDF5 file cannot be read ({exc}); is it complete?") from None
 
@@ -229,14 +229,14 @@ def _kind(f) -> str:
     if any(name in f for name in ("tar_mask", *_OLD_KEY_MASKS)) or "file_format" in f:
         return "key"
     mask = f.get("trial_mask")
-    if isinstance(mask, _h5py().Dataset) and mask.dtype.kind in "if" and mask.size and (mask[()] < 0).any():
+    if isinstance(mask, h5py_module().Dataset) and mask.dtype.kind in "if" and mask.size and (mask[()] < 0).any():
         return "key"
     return "ndx"
 
 
 def _read_matrix(src: _Source, kind: str) -> _Matrix:
     """The trials of a Scores, Key or Ndx file (`kind`), checked."""
-    with _open(src) as f:
+    with open_h5(src) as f:
         layout = _layout(src, f)
         models = _ids(src, f, layout.models, "model")
         tests = _ids(src, f, layout.tests, "test segment")
@@ -257,7 +257,7 @@ def _read_matrix(src: _Source, kind: str) -> _Matrix:
     return _Matrix(src, models, tests, rows, columns, values, where)
 
 
-def _layout(src: _Source, f) -> _Layout:
+def _layout(src: _Source, f) -> Layout:
     """The layout whose id datasets the file has."""
     for layout in LAYOUTS.values():
         if layout.models in f or layout.tests in f:
@@ -269,7 +269,7 @@ def _layout(src: _Source, f) -> _Layout:
 
 def _contents(f) -> str:
     names = []
-    f.visititems(lambda name, obj: names.append(name) if isinstance(obj, _h5py().Dataset) else None)
+    f.visititems(lambda name, obj: names.append(name) if isinstance(obj, h5py_module().Dataset) else None)
     shown = ", ".join(f"'{n}'" for n in names[:12]) + (", ..." if len(names) > 12 else "")
     return f"The file holds the datasets {shown}." if names else "The file holds no dataset."
 
@@ -279,7 +279,7 @@ def _dataset(src: _Source, f, name: str, needed: str):
     obj = f.get(name)
     if obj is None:
         raise src.error(f"the dataset '{name}' is missing: {needed}. {_contents(f)}")
-    if not isinstance(obj, _h5py().Dataset):
+    if not isinstance(obj, h5py_module().Dataset):
         raise src.error(f"'{name}' is a group of datasets, not a dataset: {needed}.")
     try:
         return obj, obj[()]
@@ -290,7 +290,7 @@ def _dataset(src: _Source, f, name: str, needed: str):
 def _ids(src: _Source, f, name: str, what: str) -> np.ndarray:
     """The ids of the dataset `name` as an object array of str; LoadError for numbers, bad text, empty or twice."""
     dataset, values = _dataset(src, f, name, f"it lists the {what} ids")
-    if _h5py().check_string_dtype(dataset.dtype) is None:
+    if h5py_module().check_string_dtype(dataset.dtype) is None:
         raise src.error(f"the dataset '{name}' holds {dataset.dtype} values, not text: the {what} ids must be "
                         "strings.")
     values = np.asarray(values, dtype=object)
@@ -322,7 +322,7 @@ def _refuse_twice(src: _Source, ids: np.ndarray, name: str, what: str) -> None:
 class _Checked:
     """The matrices of one file, each checked against the shape its ids give."""
 
-    def __init__(self, src: _Source, f, layout: _Layout, models: np.ndarray, tests: np.ndarray):
+    def __init__(self, src: _Source, f, layout: Layout, models: np.ndarray, tests: np.ndarray):
         self.src, self.f, self.layout, self.models, self.tests = src, f, layout, models, tests
         self.shape = (len(models), len(tests))
 
@@ -418,137 +418,3 @@ class _Checked:
 def _count(n: int, one: str, several: str | None = None) -> str:
     """``1 model``, ``3 models``; ``1 trial has``, ``2 trials have`` with `several` given."""
     return f"{n:,} {one if n == 1 else several or one + 's'}"
-
-
-# --------------------------------------------------------------------------------------------------------------
-# writing
-
-
-def write_bosaris_scores(path, trials: Trials, layout: str = "bosaris") -> None:
-    """Write the scores of `trials` as a BOSARIS Scores ``.h5`` file.
-
-    Parameters
-    ----------
-    path : str, os.PathLike or binary file-like
-        Where to write.
-    trials : Trials
-        Target and non-target trials whose ``metadata`` has the columns ``model`` and ``test`` (a Kaldi/BOSARIS
-        score file read with its key has them); each (model, test) pair once.
-    layout : {"bosaris", "sidekit", "pybosaris"}
-        The dataset names (module documentation). "bosaris" (the MATLAB toolkit's, also read by SIDEKIT's
-        ``read_matlab`` and hyperion): ``ID/row_ids``, ``ID/column_ids`` (fixed-length UTF-8 byte strings, sorted),
-        ``scores`` (float64, models x test segments, 0 where no trial), ``score_mask`` (uint8). "pybosaris" has no
-        mask, so it needs a score for every model and test segment.
-
-    Raises
-    ------
-    ValueError
-        When the trials have no ``model``/``test`` ids, a pair twice, spoof trials, or (``"pybosaris"``) a missing
-        pair.
-    """
-    grid, lay = _Grid.of(trials), _layout_named(layout)
-    scores = np.zeros(grid.shape)
-    scores[grid.rows, grid.columns] = grid.scores
-    datasets = {lay.scores: scores}
-    if lay.score_mask is None:
-        grid.refuse_gaps(lay)
-    else:
-        datasets[lay.score_mask] = grid.mask().astype(lay.mask_dtype)
-    _write(path, grid, lay, datasets, "Scores")
-
-
-def write_bosaris_key(path, trials: Trials, layout: str = "bosaris") -> None:
-    """Write which trials of `trials` are target trials as a BOSARIS Key ``.h5`` file: ``trial_mask`` (int8: 1 target,
-    -1 non-target, 0 no trial) and ``file_format`` "2.0" in the "bosaris" layout, ``trial_mask`` in "sidekit",
-    ``tar_mask`` and ``non_mask`` (bool) in "pybosaris"; ids as :func:`write_bosaris_scores`."""
-    grid, lay = _Grid.of(trials), _layout_named(layout)
-    tar = np.zeros(grid.shape, bool)
-    tar[grid.rows[:trials.tar.size], grid.columns[:trials.tar.size]] = True
-    non = grid.mask() & ~tar
-    if len(lay.key_masks) == 2:
-        datasets = dict(zip(lay.key_masks, (tar, non)))
-    else:
-        datasets = {"trial_mask": tar.astype(np.int8) - non.astype(np.int8)}
-        if layout == "bosaris":
-            datasets["file_format"] = np.bytes_(b"2.0")
-    _write(path, grid, lay, datasets, "Key")
-
-
-def write_bosaris_ndx(path, trials: Trials, layout: str = "bosaris") -> None:
-    """Write the list of trials (without scores or labels) of `trials` as a BOSARIS Ndx ``.h5`` file: ``trial_mask``
-    (uint8 in "bosaris", int8 in "sidekit", bool in "pybosaris") with the ids as :func:`write_bosaris_scores`."""
-    grid, lay = _Grid.of(trials), _layout_named(layout)
-    _write(path, grid, lay, {"trial_mask": grid.mask().astype(lay.mask_dtype)}, "Ndx")
-
-
-def _layout_named(layout: str) -> _Layout:
-    if layout not in LAYOUTS:
-        raise ValueError(f"Unknown BOSARIS layout {layout!r}: use one of {', '.join(LAYOUTS)}.")
-    return LAYOUTS[layout]
-
-
-def _write(path, grid: _Grid, lay: _Layout, datasets: dict, kind: str) -> None:
-    with _h5py().File(path, "w") as f:
-        for name, ids in ((lay.models, grid.models), (lay.tests, grid.tests)):
-            f.create_dataset(name, data=np.array([i.encode("utf-8") for i in ids], dtype="S"))
-        for name, values in datasets.items():
-            f.create_dataset(name, data=values, **({"compression": "gzip"} if np.ndim(values) else {}))
-        if lay.toolkit == "PyBOSARIS":
-            f.attrs["type"], f.attrs["version"] = kind, "1.0"
-
-
-@dataclass(frozen=True, eq=False)
-class _Grid:
-    """Trials placed in a models x test segments matrix: sorted ids, and each trial's row and column (targets
-    first, then non-targets, as in the Trials)."""
-
-    models: np.ndarray
-    tests: np.ndarray
-    rows: np.ndarray
-    columns: np.ndarray
-    scores: np.ndarray
-
-    @property
-    def shape(self) -> tuple[int, int]:
-        return len(self.models), len(self.tests)
-
-    def mask(self) -> np.ndarray:
-        mask = np.zeros(self.shape, bool)
-        mask[self.rows, self.columns] = True
-        return mask
-
-    @classmethod
-    def of(cls, trials: Trials) -> _Grid:
-        if not isinstance(trials, Trials):
-            raise ValueError("A BOSARIS file holds one system: pass one Trials.")
-        if trials.spoof.size:
-            raise ValueError(f"A BOSARIS file holds target and non-target trials; these trials also have "
-                             f"{trials.spoof.size:,} spoof trials.")
-        meta = trials.metadata
-        if "model" not in meta.columns or "test" not in meta.columns:
-            raise ValueError("A BOSARIS file needs the model and test ids of each trial: the columns 'model' and "
-                             "'test' of Trials.metadata (a Kaldi/BOSARIS score file read with its key has them).")
-        ids = [cls._id_codes(meta[column], column) for column in ("model", "test")]
-        (models, rows), (tests, columns) = ids
-        pairs = pd.Index(rows * max(len(tests), 1) + columns)
-        if pairs.has_duplicates:
-            i = int(np.argmax(pairs.duplicated()))
-            raise ValueError(f"The trial of model {models[rows[i]]!r} and test {tests[columns[i]]!r} appears twice; "
-                             "a BOSARIS file has one entry per (model, test) pair.")
-        return cls(models, tests, rows, columns, np.concatenate([trials.tar, trials.non]))
-
-    @staticmethod
-    def _id_codes(column: pd.Series, name: str) -> tuple[np.ndarray, np.ndarray]:
-        if column.isna().any():
-            raise ValueError(f"Trial {int(np.argmax(column.isna().to_numpy())) + 1} has no {name} id.")
-        text = column.astype(str).str.strip().to_numpy(dtype=object)
-        codes, ids = pd.factorize(text, sort=True)
-        return np.asarray(ids, dtype=object), codes.astype(np.int64)
-
-    def refuse_gaps(self, lay: _Layout) -> None:
-        missing = ~self.mask()
-        if missing.any():
-            r, c = (int(k) for k in np.argwhere(missing)[0])
-            raise ValueError(f"The {lay.toolkit} layout has no score mask, so every model needs a score for every "
-                             f"test segment; model {self.models[r]!r} has none for test {self.tests[c]!r} "
-                             f"({int(missing.sum()):,} pairs are missing). Use layout='bosaris'.")

@@ -15,6 +15,8 @@ import numpy as np
 
 from ..data.trials import Trials
 from ._source import _Source, _text_bytes
+from .bosaris_h5 import is_hdf5
+from .bosaris_h5_write import rescore_h5
 from .text import SCORE_NAMES, detect_separator, is_number
 from .trials import read_trials, write_trials
 
@@ -215,7 +217,8 @@ def rescore_file(path, transform, *, digits: str | int | None = "input") -> byte
     `transform` maps an array of scores to an array of new scores, e.g. a fitted calibration's ``calibrator``.
 
     Text files keep every line (comments, header, ids, labels, order) and only their score field changes; ``.npz``
-    score files keep their arrays ``tar``, ``non`` and ``spoof`` in order; Parquet files keep their columns. Labels
+    score files keep their arrays ``tar``, ``non`` and ``spoof`` in order; Parquet files keep their columns; a BOSARIS
+    Scores ``.h5`` keeps its ids, mask and other datasets (:func:`~llrcore.io.bosaris_h5_write.rescore_h5`). Labels
     are not needed in text and Parquet files.
 
     Parameters
@@ -246,4 +249,6 @@ def rescore_file(path, transform, *, digits: str | int | None = "input") -> byte
         return _rescore_npz(path, transform)
     if src.suffix == ".parquet" or src.data[:4] == b"PAR1":
         return _rescore_parquet(src, transform)
+    if is_hdf5(src):
+        return rescore_h5(src, transform)
     return _Lines(src).rewritten(transform, digits)

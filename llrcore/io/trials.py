@@ -98,7 +98,8 @@ import pandas as pd
 
 from ..data.trials import Trials
 from ._source import LoadError, LoadWarning, _scan_lines, _Source, _text_bytes
-from .bosaris_h5 import is_hdf5, read_h5_trial_list, refuse_scores_without_key, write_bosaris_key, write_bosaris_scores
+from .bosaris_h5 import is_hdf5, read_h5_trial_list, refuse_scores_without_key
+from .bosaris_h5_write import write_bosaris_key, write_bosaris_scores
 from .columnar import read_npz, read_parquet
 from .kaldi import join_with_key, read_trial_list, refuse_duplicates
 from .labels import ACCEPTED, BONAFIDE, LABELS, SPOOF, label_key, renamed, text_labels, trials_from_codes
