@@ -129,17 +129,20 @@ def tandem(cm_id: str, asv_id: str, formulation: str, costs: tuple, by: str | No
 def evaluations(asv_name: str, cm_names: list[str], formulation: str, costs: dict) -> dict[str, lc.TandemEvaluation]:
     sets = SYSTEMS.sets()
     asv = sets[asv_name]
-    results = {}
+    results, refused = {}, {}
     for name in cm_names:
         cm = sets[name]
         by = "attack" if {"attack"} <= set(cm.trials.conditions) & set(asv.trials.conditions) else None
         try:
             results[name] = tandem(cm.id, asv.id, formulation, tuple(costs.items()), by, name, cm.trials, asv.trials)
         except ValueError as error:
-            st.error(f"{name}: {error}")
+            refused.setdefault(str(error), []).append(name)
             continue
         if by is None:
             st.caption(f"{lc.words.escape_markdown(name)}: no per-attack results (no 'attack' column in both files).")
+    for message, names in refused.items():  # a bad cost model is said once, not once per CM
+        who = f"{lc.words.escape_markdown(lc.words.listed(names))}: " if len(names) < len(cm_names) else ""
+        st.error(who + message, icon=":material/error:")
     return results
 
 
