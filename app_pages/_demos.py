@@ -44,11 +44,11 @@ DEMO_SETS = [
     *(DemoSet(f"ASVspoof19 LA CM {system} ({part})", role,
               ASSETS / "asvspoof2019_la_cm" / f"ASVspoof2019.LA.cm.{part}.scores.tsv.gz",
               f"A spoofing countermeasure ({about}) on the ASVspoof 2019 LA {part} part: bona fide speech against "
-              "13 kinds of attack; every trial carries its attack, to break the metrics down by.",
+              f"{attacks} kinds of attack; every trial carries its attack, to break the metrics down by.",
               system=system, at_start=False)
       for system, about in (("LFCC-GMM", "high-resolution LFCC-GMM baseline"), ("RawNet2-a", "a RawNet2 system"),
                             ("RawNet2-b", "a RawNet2 system"), ("RawNet2-c", "a RawNet2 system"))
-      for part, role in (("dev", "development"), ("eval", "evaluation"))),
+      for part, role, attacks in (("dev", "development", 6), ("eval", "evaluation", 13))),
     *(DemoSet(f"NIST BSSR1 face matcher {letter}", "evaluation",
               ASSETS / "nist_bssr1" / "bssr1_face.tsv.gz",
               f"Commercial face recogniser \"{letter}\" (about 2002) from NIST's biometric score set BSSR1: 516 "

@@ -6,9 +6,12 @@ there must be none; and no table may be wider than the page (its last columns wo
 """
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from playwright.sync_api import Page, expect
 
+from app_pages._pages import PAGES as APP_PAGES
 from test_browser import no_exception, open_page, snap, wait_idle
 
 pytestmark = pytest.mark.e2e
@@ -21,8 +24,8 @@ CLIPPED = """() => [...document.querySelectorAll('[data-testid=stMain] *')].filt
 # A table wider than the page hides its last columns behind a horizontal scroll bar.
 OVERFLOWING_TABLES = """() => [...document.querySelectorAll('[data-testid=stDataFrame] .dvn-scroller')]
   .filter(e => e.scrollWidth > e.clientWidth + 1).map(e => [e.scrollWidth, e.clientWidth])"""
-PAGES = ["", "data", "evaluate", "calibrate", "compare_rules", "bayes_decisions", "gaussian_explorer", "report",
-         "multiclass", "diarization"]
+# every page of the navigation (a new page is walked without being listed here); "" is the default page
+PAGES = ["" if spec.default else Path(spec.path).stem for spec in APP_PAGES]
 
 
 def clipped_texts(page: Page) -> list[str]:
