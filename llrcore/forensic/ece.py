@@ -26,7 +26,7 @@ N. Brümmer and J. du Preez, "Application-independent evaluation of speaker dete
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -122,10 +122,10 @@ class ECECurve:
     """
 
     name: str
-    plo: np.ndarray
-    system: np.ndarray
-    pav: np.ndarray
-    reference: np.ndarray
+    plo: np.ndarray = field(repr=False)
+    system: np.ndarray = field(repr=False)
+    pav: np.ndarray = field(repr=False)
+    reference: np.ndarray = field(repr=False)
     cllr: float
     min_cllr: float
 

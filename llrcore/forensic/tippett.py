@@ -17,7 +17,7 @@ G. S. Morrison et al., "Consensus on validation of forensic voice comparison", S
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -50,9 +50,9 @@ class Tippett:
     """
 
     name: str
-    llr: np.ndarray
-    same_source: np.ndarray
-    different_source: np.ndarray
+    llr: np.ndarray = field(repr=False)
+    same_source: np.ndarray = field(repr=False)
+    different_source: np.ndarray = field(repr=False)
     n_tar: int
     n_non: int
     n_misleading_same_source: int
