@@ -142,7 +142,9 @@ from .forensic import (
     ECECurve,
     ElubBounded,
     ElubBounds,
+    LRValidation,
     Tippett,
+    ValidationCriteria,
     cllr_cal,
     devpav,
     ece,
@@ -152,5 +154,6 @@ from .forensic import (
     from_log10,
     tippett,
     to_log10,
+    validate_lr_method,
     verbal_scale,
 )

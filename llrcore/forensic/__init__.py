@@ -13,6 +13,8 @@ different-source (non-target, H2) LLRs as two arrays.
 - :mod:`.devpav` — :func:`devpav` (Vergeer et al. 2021) and :func:`cllr_cal`.
 - :mod:`.verbal` — :func:`verbal_scale`, the ENFSI (2015) verbal equivalents.
 - :mod:`.units` — natural log <-> log10.
+- :mod:`.validation` — :func:`validate_lr_method`: the validation matrix of Meuwly, Ramos & Haraksim (2017) before and
+  after a cross-validated, ELUB-bounded calibration, against :class:`ValidationCriteria` the laboratory sets.
 
 The NFI's ``lir`` (1.3) is the reference of the tests: the ELUB bounds and devPAV agree with it on real data, and
 each module says where and why a definition here departs from it.
@@ -23,6 +25,7 @@ from .elub import ElubBounded, ElubBounds, elub_bounded, elub_bounds
 from .tippett import Tippett, tippett
 from .units import LN10, from_log10, to_log10
 from .verbal import VERBAL_BANDS, verbal_scale, verbal_scale_table
+from .validation import LRValidation, ValidationCriteria, ValidationRow, ValidationStage, validate_lr_method
 
 __all__ = [
     "DEFAULT_PRIOR_LOG10_ODDS",
@@ -30,8 +33,12 @@ __all__ = [
     "ElubBounded",
     "ElubBounds",
     "LN10",
+    "LRValidation",
     "Tippett",
     "VERBAL_BANDS",
+    "ValidationCriteria",
+    "ValidationRow",
+    "ValidationStage",
     "cllr_cal",
     "devpav",
     "ece",
@@ -41,6 +48,7 @@ __all__ = [
     "from_log10",
     "tippett",
     "to_log10",
+    "validate_lr_method",
     "verbal_scale",
     "verbal_scale_table",
 ]

@@ -89,6 +89,7 @@ Parquet messages give 1-based row numbers.
 """
 from __future__ import annotations
 
+import dataclasses
 import re
 import warnings
 from collections.abc import Callable, Mapping
@@ -109,6 +110,8 @@ from .text import SCORE_NAMES, TextFile, clean_name, columns_phrase, is_number
 __all__ = ["FORMATS", "LoadError", "LoadWarning", "read_trials", "write_trials"]
 
 #: The values ``format=`` accepts in :func:`read_trials` (``"auto"`` detects them).
+#: What the scores of a file are: natural-log LLRs (or other scores), or log10 LRs.
+SCALES = ("ln", "log10")
 FORMATS = ("auto", "two-column", "kaldi", "asvspoof", "parquet", "npz", "bosaris-h5")
 _FORMAT_ALIASES = {
     "two-column": "two-column", "two_column": "two-column", "text": "two-column", "csv": "two-column",
@@ -131,7 +134,8 @@ _MAX_LINE = 10_000  # characters; a trial line is short, even with many systems 
 
 
 def read_trials(source, format: str = "auto", *, key=None, name: str | None = None, metadata=None,
-                on_warning: Callable[[LoadWarning], object] | None = None) -> Trials | dict[str, Trials]:
+                on_warning: Callable[[LoadWarning], object] | None = None,
+                scale: str = "ln") -> Trials | dict[str, Trials]:
     """Read binary trials from a score file.
 
     Parameters
@@ -158,6 +162,10 @@ def read_trials(source, format: str = "auto", *, key=None, name: str | None = No
         Called with each :class:`LoadWarning` instead of issuing it with :func:`warnings.warn`. A server reading
         files for several users at once collects each user's warnings this way (``warnings.catch_warnings``
         changes process-wide state and is not thread-safe).
+    scale : {"ln", "log10"}
+        What the scores are: natural-log LLRs or any other scores (``"ln"``, the default, read as they are), or
+        log10 LRs as forensic LR systems and the NFI's lir write them (``"log10"``: multiplied by ``ln 10`` into
+        llrcore's natural-log LLRs).
 
     Returns
     -------
@@ -181,6 +189,19 @@ def read_trials(source, format: str = "auto", *, key=None, name: str | None = No
         key.txt and were left out; ...") and when trials of the key have no score; BOSARIS likewise evaluates
         the trials of the key that were scored and counts the missing ones.
     """
+    if scale not in SCALES:
+        raise ValueError(f"scale is 'ln' (natural-log LLRs or other scores) or 'log10' (log10 LRs), not {scale!r}.")
+    loaded = _read(source, format, key, name, metadata, on_warning)
+    if scale == "ln":
+        return loaded
+    systems = {"": loaded} if isinstance(loaded, Trials) else loaded
+    scaled = {system: dataclasses.replace(trials, tar=trials.tar * np.log(10.0), non=trials.non * np.log(10.0),
+                                          spoof=trials.spoof * np.log(10.0)) for system, trials in systems.items()}
+    return scaled[""] if isinstance(loaded, Trials) else scaled
+
+
+def _read(source, format, key, name, metadata, on_warning) -> Trials | dict[str, Trials]:
+    """:func:`read_trials` as the file gives the scores."""
     fmt = _FORMAT_ALIASES.get(str(format).lower())
     if fmt is None:
         raise ValueError(f"Unknown format {format!r}: use one of {', '.join(FORMATS)}.")

@@ -1,0 +1,616 @@
+"""Validation of an LR method as the forensic guideline proposes it: a validation matrix, before and after calibration.
+
+Meuwly, Ramos & Haraksim (2017) validate an LR method by its *performance characteristics*, each measured by a
+*performance metric*, shown by a *graphical representation*, and judged by a *validation criterion* the laboratory
+sets beforehand, with a pass/fail *decision*:
+
+========================  ===================================  ========================  ======================
+characteristic            metric                               figure                    example criterion
+========================  ===================================  ========================  ======================
+accuracy                  Cllr (bits)                          ECE plot                  Cllr < 0.3 bits
+discriminating power      EER; Cllr_min (bits)                 DET plot; ECE plot (PAV)  EER < 5 %; < 0.2 bits
+calibration               Cllr_cal (bits); devPAV (log10);     ECE plot; calibration     < 0.1 bits; < 0.5;
+                          rates of misleading evidence         vs PAV; Tippett plot      < 5 % each
+robustness (conditions)   largest Cllr of any condition        Cllr per condition        < 0.5 bits
+========================  ===================================  ========================  ======================
+
+**The criteria are the laboratory's decision** (the guideline: they are set before the validation, for the case type
+and the data, often relative to a baseline method). The defaults of :class:`ValidationCriteria` are *examples* to be
+replaced; nothing here says they suit any casework. A metric passes when its value is strictly below its criterion
+(``value < criterion``; equal fails); a criterion of None is not judged.
+
+The LLRs are judged twice: **as given**, and **after calibration** (affine logistic regression or PAV) trained by
+k-fold cross-validation on the same trials (:class:`~llrcore.folds.Folds`: every trial calibrated by a calibrator
+that never saw it) or on a separate development set, then **limited to the ELUB bounds** of the calibrated training
+LLRs (:func:`~llrcore.forensic.elub_bounded`, Vergeer et al. 2016): an LR the training data cannot support is
+reported as the bound. The validated method is the calibrated one when there is a calibration, else the LLRs as
+given.
+
+References
+----------
+D. Meuwly, D. Ramos and R. Haraksim, "A guideline for the validation of likelihood ratio methods used for forensic
+evidence evaluation", Forensic Science International 276 (2017) 142-153 (the validation matrix).
+G. S. Morrison et al., "Consensus on validation of forensic voice comparison", Science & Justice 61 (2021) 299-309.
+P. Vergeer et al., Science & Justice 56 (2016) 482-491 (ELUB); Forensic Science International 321 (2021) 110722
+(devPAV).
+"""
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ..calibration_analysis import check_method, method_fitter
+from ..conditions import Condition, ConditionMetrics
+from ..conditions import evaluate as evaluate_conditions
+from ..data.trials import Trials
+from ..folds import Folds
+from ..metrics import eer
+from ..rules import BetaRule
+from .devpav import devpav
+from .ece import ECECurve, ece_curve
+from .elub import ElubBounds, elub_bounded, elub_bounds
+from .tippett import Tippett, tippett
+from .units import LN10, from_log10
+from .verbal import verbal_scale, verbal_scale_table
+
+__all__ = [
+    "CHARACTERISTICS",
+    "METRICS",
+    "LRValidation",
+    "ValidationCriteria",
+    "ValidationMetric",
+    "ValidationRow",
+    "ValidationStage",
+    "validate_lr_method",
+    "verbal_scale_frame",
+]
+
+#: The performance characteristics of the guideline's validation matrix, in its order.
+CHARACTERISTICS = ("accuracy", "discriminating power", "calibration", "robustness")
+#: Units of LLR values shown: natural log or log10.
+UNITS = ("log10", "ln")
+AS_GIVEN, CALIBRATED = "as given", "after calibration"
+
+
+@dataclass(frozen=True)
+class ValidationMetric:
+    """One row of the matrix's definition: the key of its criterion, its characteristic, name, unit and figure."""
+
+    key: str
+    characteristic: str
+    name: str
+    unit: str  # "bits", "%" (a fraction shown in percent) or "log10" (devPAV)
+    figure: str
+    meaning: str
+
+
+METRICS = (
+    ValidationMetric("cllr", "accuracy", "Cllr", "bits", "ECE plot (solid curve at prior log10-odds 0)",
+                     "the overall cost of the LRs, 0 perfect, 1 bit no better than always saying LR = 1"),
+    ValidationMetric("eer", "discriminating power", "EER", "%", "DET plot",
+                     "how often same-source and different-source comparisons are confused at the best threshold"),
+    ValidationMetric("min_cllr", "discriminating power", "Cllr_min", "bits", "ECE plot (dashed curve)",
+                     "the Cllr after the best possible calibration: what the comparisons can tell apart"),
+    ValidationMetric("cllr_cal", "calibration", "Cllr_cal = Cllr − Cllr_min", "bits", "ECE plot (gap between curves)",
+                     "the part of Cllr lost because the LRs do not mean what they say"),
+    ValidationMetric("devpav", "calibration", "devPAV", "log10", "calibration vs PAV",
+                     "the average distance of the LRs from the best-calibrated ones, in log10 units"),
+    ValidationMetric("misleading_same_source", "calibration", "misleading evidence, same source (LR < 1)", "%",
+                     "Tippett plot", "the share of same-source comparisons whose LR points the wrong way"),
+    ValidationMetric("misleading_different_source", "calibration", "misleading evidence, different source (LR > 1)",
+                     "%", "Tippett plot", "the share of different-source comparisons whose LR points the wrong way"),
+    ValidationMetric("condition_cllr", "robustness", "largest Cllr of any condition", "bits", "Cllr per condition",
+                     "the Cllr of the condition where the method does worst"),
+)
+_METRIC = {metric.key: metric for metric in METRICS}
+
+
+@dataclass(frozen=True)
+class ValidationCriteria:
+    """The validation criteria, one upper limit per metric (None: that metric is shown but not judged).
+
+    **The defaults are examples, not recommendations**: the guideline leaves the criteria to the laboratory, set
+    before the validation for its case type and data (often as "no worse than a baseline method by more than ..."),
+    and expects them to be changed. A metric passes when ``value < criterion``.
+
+    Attributes
+    ----------
+    cllr : float
+        Accuracy: Cllr in bits (example 0.3).
+    eer : float
+        Discriminating power: equal error rate as a fraction (example 0.05, i.e. 5 %).
+    min_cllr : float
+        Discriminating power: Cllr_min in bits (example 0.2).
+    cllr_cal : float
+        Calibration: Cllr_cal = Cllr - Cllr_min in bits (example 0.1).
+    devpav : float
+        Calibration: devPAV in log10 units (example 0.5).
+    misleading_same_source, misleading_different_source : float
+        Calibration: rates of misleading evidence as fractions (examples 0.05 each).
+    condition_cllr : float
+        Robustness: the largest Cllr of any condition, in bits, when the trials are broken down (example 0.5).
+    """
+
+    cllr: float | None = 0.3
+    eer: float | None = 0.05
+    min_cllr: float | None = 0.2
+    cllr_cal: float | None = 0.1
+    devpav: float | None = 0.5
+    misleading_same_source: float | None = 0.05
+    misleading_different_source: float | None = 0.05
+    condition_cllr: float | None = 0.5
+
+    def __post_init__(self):
+        for field in dataclasses.fields(self):
+            value = getattr(self, field.name)
+            if value is None:
+                continue
+            if isinstance(value, bool) or not isinstance(value, (int, float, np.number)) or not value > 0:
+                raise ValueError(f"The criterion {field.name} must be a positive number (an upper limit), not "
+                                 f"{value!r}.")
+            object.__setattr__(self, field.name, float(value))
+
+    @classmethod
+    def parse(cls, items: Iterable[str], base: ValidationCriteria | None = None) -> ValidationCriteria:
+        """Criteria from ``name=value`` texts (``"cllr=0.3"``, ``"eer=0.05"``, ``"devpav=none"``) over `base`
+        (default the examples).
+
+        Raises
+        ------
+        ValueError
+            With one sentence naming the bad item and the names allowed.
+        """
+        names = [field.name for field in dataclasses.fields(cls)]
+        values = {}
+        for item in items:
+            name, sep, text = str(item).partition("=")
+            name = name.strip().lower().replace("-", "_")
+            if not sep or name not in names:
+                raise ValueError(f"The criterion {item!r} is not NAME=VALUE with NAME one of {', '.join(names)}.")
+            text = text.strip()
+            if text.lower() == "none":
+                values[name] = None
+                continue
+            try:
+                values[name] = float(text.rstrip("%")) / (100.0 if text.endswith("%") else 1.0)
+            except ValueError:
+                raise ValueError(f"The criterion {item!r} needs a number after '=' (or 'none').") from None
+        return dataclasses.replace(base or cls(), **values)
+
+
+@dataclass(frozen=True)
+class ValidationStage:
+    """Every metric of one set of LLRs (as given, or after calibration), with its Tippett and ECE results.
+
+    Attributes
+    ----------
+    label : str
+        ``"as given"`` or ``"after calibration"``.
+    trials : Trials
+        The LLRs judged (natural log; metadata kept).
+    cllr, min_cllr, cllr_cal : float
+        Bits (``lc.cllr``, ``lc.min_cllr``, their difference).
+    eer : float
+        ROCCH-EER, a fraction.
+    devpav : float
+        log10 units (:func:`~llrcore.forensic.devpav`).
+    tippett : Tippett
+        Tippett curves and the rates of misleading evidence.
+    ece : ECECurve
+        The ECE plot's curves.
+    conditions : ConditionMetrics or None
+        Metrics per condition (with ``by=``).
+    """
+
+    label: str
+    trials: Trials
+    cllr: float
+    min_cllr: float
+    cllr_cal: float
+    eer: float
+    devpav: float
+    tippett: Tippett
+    ece: ECECurve
+    conditions: ConditionMetrics | None = None
+
+    @property
+    def worst_condition(self) -> Condition | None:
+        """The condition with the largest Cllr (None without a breakdown or when no condition has both classes)."""
+        if self.conditions is None:
+            return None
+        scored = [row for row in self.conditions.conditions if row.metrics is not None]
+        return max(scored, key=lambda row: row.metrics.cllr) if scored else None
+
+    def value(self, key: str) -> float:
+        """The value of the metric `key` of :data:`METRICS` (NaN for robustness without conditions)."""
+        if key == "misleading_same_source":
+            return self.tippett.misleading_same_source
+        if key == "misleading_different_source":
+            return self.tippett.misleading_different_source
+        if key == "condition_cllr":
+            worst = self.worst_condition
+            return np.nan if worst is None else float(worst.metrics.cllr)
+        return float(getattr(self, key))
+
+
+def _stage(label: str, trials: Trials, by: tuple[str, ...]) -> ValidationStage:
+    table = trials.sorted
+    cllr, min_cllr = float(table.cllr()), float(table.min_cllr())
+    return ValidationStage(
+        label=label, trials=trials, cllr=cllr, min_cllr=min_cllr, cllr_cal=cllr - min_cllr, eer=float(eer(trials)),
+        devpav=float(devpav(trials)), tippett=tippett(trials, name=label), ece=ece_curve(trials, name=label),
+        conditions=evaluate_conditions(trials, by=by) if by else None,
+    )
+
+
+def _passes(value: float, criterion: float | None) -> bool | None:
+    """True/False when judged (NaN never passes), None when the criterion is not set or there is no value."""
+    if criterion is None:
+        return None
+    return bool(value < criterion)
+
+
+@dataclass(frozen=True)
+class ValidationRow:
+    """One row of the validation matrix.
+
+    Attributes
+    ----------
+    metric : ValidationMetric
+    criterion : float or None
+        The upper limit (None: not judged).
+    before, after : float
+        The value for the LLRs as given and after calibration (``after`` NaN without calibration).
+    condition : str
+        For robustness, the condition with the largest Cllr of the validated LLRs ("" otherwise).
+    validated : str
+        Which LLRs the decision is about: ``"after calibration"`` or ``"as given"``.
+    """
+
+    metric: ValidationMetric
+    criterion: float | None
+    before: float
+    after: float
+    condition: str = ""
+    validated: str = CALIBRATED
+
+    @property
+    def value(self) -> float:
+        """The value of the validated LLRs."""
+        return self.after if self.validated == CALIBRATED else self.before
+
+    @property
+    def passes_before(self) -> bool | None:
+        return _passes(self.before, self.criterion)
+
+    @property
+    def passes_after(self) -> bool | None:
+        return None if self.validated == AS_GIVEN else _passes(self.after, self.criterion)
+
+    @property
+    def passes(self) -> bool | None:
+        """The decision for the validated LLRs: True (pass), False (fail) or None (no criterion set)."""
+        return _passes(self.value, self.criterion)
+
+    @property
+    def decision(self) -> str:
+        """``"pass"``, ``"fail"`` or ``"not judged"``."""
+        return {True: "pass", False: "fail", None: "not judged"}[self.passes]
+
+    def criterion_text(self, units: str = "log10") -> str:
+        """The criterion in words, e.g. ``"< 0.3 bits"``, ``"< 5 %"``; ``"not set"``."""
+        if self.criterion is None:
+            return "not set"
+        unit, limit = self.metric.unit, self.criterion
+        if unit == "%":
+            return f"< {100 * limit:g} %"
+        if unit == "log10":
+            return f"< {limit:g} (log10)" if units == "log10" else f"< {from_log10(limit):.3g} (ln)"
+        return f"< {limit:g} bits"
+
+
+def format_value(value: float, unit: str, units: str = "log10") -> str:
+    """A metric's value with its unit: ``0.649 bits``, ``25 %``, ``6.08 (log10)`` or, in natural log, ``14 (ln)``."""
+    if np.isnan(value):
+        return "—"
+    if unit == "%":
+        return f"{100 * value:.3g} %"
+    if unit == "log10":
+        return f"{value:.3g} (log10)" if units == "log10" else f"{from_log10(value):.3g} (ln)"
+    return f"{value:.3f} bits" if np.isfinite(value) else "infinite"
+
+
+@dataclass(frozen=True)
+class LRValidation:
+    """The validation of one LR method: the LLRs before and after calibration, the ELUB bounds and the matrix.
+
+    Build it with :func:`validate_lr_method`; judge it against other criteria with :meth:`with_criteria` (nothing is
+    recomputed).
+
+    Attributes
+    ----------
+    name : str
+    before : ValidationStage
+        The LLRs as given.
+    after : ValidationStage or None
+        The calibrated, ELUB-bounded LLRs (None without calibration).
+    unbounded : Trials or None
+        The calibrated LLRs before the ELUB bounds were applied (cross-validated: equal to
+        :func:`~llrcore.cross_calibrate`'s with the same folds and seed).
+    method : str or None
+        ``"affine"`` (logistic regression), ``"pav"``, ``"cmlg"`` or None.
+    folds : int or None
+        Number of cross-validation folds; None when trained on a development set (or no calibration).
+    development : str
+        The development set's name and size in words ("" under cross-validation).
+    fold_bounds : tuple of ElubBounds
+        The ELUB bounds applied: one per fold (those of its training folds' calibrated LLRs), or one of the
+        development set.
+    bounds : ElubBounds
+        The ELUB bounds of the LLRs as given.
+    criteria : ValidationCriteria
+    by : tuple of str
+        The metadata columns of the robustness row.
+    rows : tuple of ValidationRow
+    """
+
+    name: str
+    before: ValidationStage
+    after: ValidationStage | None
+    unbounded: Trials | None
+    method: str | None
+    folds: int | None
+    development: str
+    fold_bounds: tuple[ElubBounds, ...]
+    bounds: ElubBounds
+    criteria: ValidationCriteria
+    by: tuple[str, ...]
+    rows: tuple[ValidationRow, ...]
+    seed: int = 0
+
+    @property
+    def calibrated(self) -> bool:
+        return self.after is not None
+
+    @property
+    def validated(self) -> ValidationStage:
+        """The LLRs the decisions are about: after calibration when there is one, else as given."""
+        return self.after if self.after is not None else self.before
+
+    @property
+    def passed(self) -> bool:
+        """True when every judged row passes."""
+        return all(row.passes is not False for row in self.rows)
+
+    @property
+    def failed(self) -> list[ValidationRow]:
+        return [row for row in self.rows if row.passes is False]
+
+    @property
+    def calibration_words(self) -> str:
+        """The calibration in words, e.g. ``"logistic-regression (affine) calibration, trained by 5-fold
+        cross-validation on these same trials, limited to the ELUB bounds"``."""
+        if self.method is None:
+            return "no calibration: the LRs are judged as given"
+        how = {"affine": "logistic-regression (affine)", "pav": "PAV (monotone)", "cmlg": "Gaussian (CMLG)"}
+        trained = (f"trained by {self.folds}-fold cross-validation on these same trials" if self.folds
+                   else f"trained on {self.development}")
+        return f"{how[self.method]} calibration, {trained}, limited to the ELUB bounds of its training data"
+
+    def with_criteria(self, criteria: ValidationCriteria) -> LRValidation:
+        """The same validation judged against other criteria."""
+        return dataclasses.replace(self, criteria=criteria, rows=_rows(self.before, self.after, criteria, self.by))
+
+    def row(self, key: str) -> ValidationRow:
+        return next(row for row in self.rows if row.metric.key == key)
+
+    def to_frame(self, units: str = "log10") -> pd.DataFrame:
+        """The validation matrix, one row per metric: ``characteristic``, ``metric``, ``figure``, ``criterion``
+        (words), ``as given``, ``after calibration`` (values with units; devPAV in `units`), ``decision`` (pass,
+        fail, not judged, for the validated LLRs), and the numbers ``value``, ``limit`` (devPAV in log10 units,
+        rates and EER as fractions)."""
+        _check_units(units)
+        records = []
+        for row in self.rows:
+            unit = row.metric.unit
+            name = row.metric.name + (f" ({row.condition})" if row.condition else "")
+            records.append({
+                "characteristic": row.metric.characteristic, "metric": name, "figure": row.metric.figure,
+                "criterion": row.criterion_text(units), AS_GIVEN: format_value(row.before, unit, units),
+                CALIBRATED: format_value(row.after, unit, units), "decision": row.decision, "value": row.value,
+                "limit": np.nan if row.criterion is None else row.criterion,
+            })
+        frame = pd.DataFrame.from_records(records)
+        return frame if self.calibrated else frame.drop(columns=[CALIBRATED])
+
+    def bounds_frame(self, units: str = "log10") -> pd.DataFrame:
+        """The ELUB bounds: of the LLRs as given, then those the calibration applied (per fold or of the
+        development set): ``bounds of``, ``lower``, ``upper`` (in `units`), ``lower LR``, ``upper LR``, and the
+        verbal equivalent of the upper bound."""
+        _check_units(units)
+        labelled = [(f"the LLRs {AS_GIVEN}", self.bounds)]
+        if self.folds:
+            labelled += [(f"calibration of fold {i + 1} (its training folds)", b) for i, b in
+                         enumerate(self.fold_bounds)]
+        elif self.fold_bounds:
+            labelled += [("calibration (the development set)", self.fold_bounds[0])]
+        rows = []
+        for label, bounds in labelled:
+            lower, upper = ((bounds.lower_log10, bounds.upper_log10) if units == "log10"
+                            else (bounds.lower, bounds.upper))
+            with np.errstate(over="ignore"):
+                rows.append({"bounds of": label, "lower": lower, "upper": upper, "lower LR": 10.0 ** bounds.lower_log10,
+                             "upper LR": 10.0 ** bounds.upper_log10,
+                             "largest LR in words": verbal_scale(bounds.upper)})
+        return pd.DataFrame(rows)
+
+    def misleading_frame(self) -> pd.DataFrame:
+        """The rates of misleading evidence, as given and after calibration: ``LLRs``, ``class``, ``misleading``
+        (count), ``trials``, ``rate`` (a fraction)."""
+        stages = [self.before] + ([self.after] if self.after is not None else [])
+        return pd.concat([stage.tippett.misleading_frame().assign(LLRs=stage.label) for stage in stages],
+                         ignore_index=True)[["LLRs", "class", "misleading", "trials", "rate"]]
+
+    def metrics_frame(self, units: str = "log10") -> pd.DataFrame:
+        """The numbers of both stages side by side: Cllr, Cllr_min, Cllr_cal (bits), EER (%), devPAV (in
+        `units`), rates of misleading evidence (%)."""
+        _check_units(units)
+        stages = [self.before] + ([self.after] if self.after is not None else [])
+        scale = 1.0 if units == "log10" else LN10
+        return pd.DataFrame({
+            "LLRs": [s.label for s in stages], "Cllr (bits)": [s.cllr for s in stages],
+            "Cllr_min (bits)": [s.min_cllr for s in stages], "Cllr_cal (bits)": [s.cllr_cal for s in stages],
+            "EER %": [100 * s.eer for s in stages], f"devPAV ({units})": [scale * s.devpav for s in stages],
+            "misleading same source %": [100 * s.tippett.misleading_same_source for s in stages],
+            "misleading different source %": [100 * s.tippett.misleading_different_source for s in stages],
+        })
+
+
+def _check_units(units: str) -> None:
+    if units not in UNITS:
+        raise ValueError(f"Units are 'log10' or 'ln' (natural log), not {units!r}.")
+
+
+def verbal_scale_frame(units: str = "log10") -> pd.DataFrame:
+    """The ENFSI verbal scale's bands for LR > 1 (:func:`~llrcore.forensic.verbal_scale_table`) with the band
+    edges in LR and in `units`: ``LR from``, ``LR to``, ``log10 LR from``/``to`` (or ``LLR (ln) from``/``to``),
+    ``support``. The same bands of 1/LR support the other proposition."""
+    _check_units(units)
+    table = verbal_scale_table()
+    if units == "log10":
+        edges = {"log10 LR from": table["log10_lr_from"], "log10 LR to": table["log10_lr_to"]}
+    else:
+        edges = {"LLR (ln) from": from_log10(table["log10_lr_from"].to_numpy()),
+                 "LLR (ln) to": from_log10(table["log10_lr_to"].to_numpy())}
+    return pd.DataFrame({"LR from": table["lr_from"], "LR to": table["lr_to"], **edges, "support": table["support"]})
+
+
+def _rows(before: ValidationStage, after: ValidationStage | None, criteria: ValidationCriteria,
+          by: tuple[str, ...]) -> tuple[ValidationRow, ...]:
+    validated = after if after is not None else before
+    rows = []
+    for metric in METRICS:
+        if metric.key == "condition_cllr" and not by:
+            continue
+        worst = validated.worst_condition if metric.key == "condition_cllr" else None
+        rows.append(ValidationRow(metric, getattr(criteria, metric.key), before.value(metric.key),
+                                  np.nan if after is None else after.value(metric.key),
+                                  worst.label if worst is not None else "",
+                                  CALIBRATED if after is not None else AS_GIVEN))
+    return tuple(rows)
+
+
+def _groups(trials: Trials, group_by: str | None):
+    if group_by is None:
+        return None, None
+    if group_by not in trials.metadata.columns:
+        raise ValueError(f"The trials have no column {group_by!r} to keep in one fold; their columns are "
+                         f"{', '.join(map(str, trials.metadata.columns)) or 'none'}.")
+    ids = trials.metadata[group_by].to_numpy()
+    return ids[: trials.tar.size], ids[trials.tar.size: trials.tar.size + trials.non.size]
+
+
+def validate_lr_method(
+    trials: Trials,
+    *,
+    calibrate: str | None = "affine",
+    calibrate_on: Trials | None = None,
+    criteria: ValidationCriteria | None = None,
+    by: str | Sequence[str] | None = None,
+    folds: int = 5,
+    group_by: str | None = None,
+    seed: int = 0,
+    rule: BetaRule | None = None,
+    plo: float = 0.0,
+    elub_step: float | None = 0.01,
+    name: str | None = None,
+) -> LRValidation:
+    """Validate an LR method on validation trials: the guideline's matrix, before and after calibration.
+
+    Parameters
+    ----------
+    trials : Trials
+        The validation trials' natural-log LLRs (``lc.from_log10`` for log10 LRs): same source = target (H1),
+        different source = non-target (H2). For the cartridge-case data of lir, one log10 LR per line in two files::
+
+            trials = lc.Trials(lc.from_log10(np.loadtxt("LLR_KM.csv")), lc.from_log10(np.loadtxt("LLR_KNM.csv")))
+
+    calibrate : {"affine", "pav", "cmlg"} or None
+        Affine logistic regression (``fit_affine`` with `rule`, default logarithmic, at prior log-odds `plo`), PAV
+        (``fit_pav``), CMLG; None judges the LLRs as given only.
+    calibrate_on : Trials, optional
+        A development set to train the calibration (and its ELUB bounds) on. Without it, `folds`-fold
+        cross-validation on `trials` (:class:`~llrcore.folds.Folds` with `seed`; whole `group_by` groups, e.g.
+        speakers, in one fold).
+    criteria : ValidationCriteria, optional
+        The validation criteria. **The defaults are examples that the laboratory is expected to set** (the
+        guideline makes them its decision).
+    by : str or list of str, optional
+        Metadata column(s) for the robustness row: the largest Cllr of any condition (:func:`~llrcore.evaluate`).
+    elub_step : float or None
+        The ELUB grid (lir's 0.01 log10) or None for grid-free bounds (:func:`~llrcore.forensic.elub_bounds`).
+    name : str, optional
+        The method's name (default the Trials' name).
+
+    Returns
+    -------
+    LRValidation
+
+    Raises
+    ------
+    ValueError
+        With a sentence, for a calibration that cannot be trained on these trials, a bad method, or a column that
+        is not there.
+    """
+    if not isinstance(trials, Trials):
+        raise TypeError("validate_lr_method takes one Trials (lc.Trials(same_source_llrs, different_source_llrs)).")
+    criteria = criteria or ValidationCriteria()
+    by = () if by is None else (by,) if isinstance(by, str) else tuple(by)
+    missing = [column for column in by if column not in trials.metadata.columns]
+    if missing:
+        raise ValueError(f"The trials have no column {missing[0]!r} to break down by; their columns are "
+                         f"{', '.join(map(str, trials.metadata.columns)) or 'none'}.")
+    name = trials.name if name is None else name
+    before = _stage(AS_GIVEN, trials, by)
+    after = unbounded = None
+    fold_bounds: tuple[ElubBounds, ...] = ()
+    n_folds, development = None, ""
+    if calibrate is not None:
+        fit, options = method_fitter(check_method(calibrate), rule, plo, 0.5)
+        bound = dict(step=elub_step)
+        if calibrate_on is None:
+            tar_groups, non_groups = _groups(trials, group_by)
+            split = Folds.split(trials.tar.size, trials.non.size, folds, tar_groups=tar_groups,
+                                non_groups=non_groups, seed=seed)
+            calibrators = [fit(tar, non, **options) for tar, non in split.training_sets(trials.tar, trials.non)]
+            bounded = [elub_bounded(c, tar, non, **bound) for c, (tar, non)
+                       in zip(calibrators, split.training_sets(trials.tar, trials.non))]
+            raw_llrs = split.apply(trials.tar, trials.non, calibrators)
+            bounded_llrs = split.apply(trials.tar, trials.non, bounded)
+            n_folds = int(folds)
+        else:
+            calibrator = fit(calibrate_on.tar, calibrate_on.non, **options)
+            bounded = [elub_bounded(calibrator, calibrate_on.tar, calibrate_on.non, **bound)]
+            raw_llrs = calibrator(trials.tar), calibrator(trials.non)
+            bounded_llrs = bounded[0](trials.tar), bounded[0](trials.non)
+            development = (f"{calibrate_on.name or 'the development set'} ({calibrate_on.tar.size:,} same-source and "
+                           f"{calibrate_on.non.size:,} different-source trials)")
+        fold_bounds = tuple(b.bounds for b in bounded)
+        unbounded = dataclasses.replace(trials, tar=raw_llrs[0], non=raw_llrs[1], spoof=np.empty(0),
+                                        metadata=_without_spoof(trials), name=f"{name} (calibrated)")
+        after = _stage(CALIBRATED, dataclasses.replace(unbounded, tar=bounded_llrs[0], non=bounded_llrs[1]), by)
+    return LRValidation(
+        name=name, before=before, after=after, unbounded=unbounded, method=None if calibrate is None else calibrate,
+        folds=n_folds, development=development, fold_bounds=fold_bounds, bounds=elub_bounds(trials, step=elub_step),
+        criteria=criteria, by=by, rows=_rows(before, after, criteria, by), seed=seed,
+    )
+
+
+def _without_spoof(trials: Trials) -> pd.DataFrame:
+    """The metadata rows of the target and non-target trials (spoof trials are not part of a forensic validation)."""
+    return trials.metadata.iloc[: trials.tar.size + trials.non.size].reset_index(drop=True)
+
