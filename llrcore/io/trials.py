@@ -220,7 +220,7 @@ def _read(source, format, key, name, metadata, on_warning) -> Trials | dict[str,
         trials, notes = join_with_key(scores, _key_list(_Source.open(key)), src.stem if name is None else name, table)
         for note in notes:
             if on_warning is None:
-                warnings.warn(note, stacklevel=2)
+                warnings.warn(note, stacklevel=3)
             else:
                 on_warning(note)
         return trials
