@@ -12,6 +12,8 @@
                        [--p-target P] [--json | --csv]
     llrcore tdcf CM_SCORES --asv ASV_SCORES [--formulation revised|legacy] [--asv-threshold T] [--by-attack]
                  [--json | --csv]
+    llrcore validate SCORES -o validation.html [--log10] [--calibrate-on DEV] [--method affine|pav] [--no-calibration]
+                     [--criterion NAME=VALUE ...] [--by COLUMN ...] [--folds K] [--group-by COLUMN] [--name NAME]
 
 ``evaluate`` prints the metrics in the units of the app's Evaluate page: the EER in percent (column ``EER %``),
 Cllr and minCllr in bits, minDCF, actDCF, Cprimary and minCprimary normalised (1 is the cost of deciding without
@@ -46,11 +48,11 @@ from pathlib import Path
 
 from .._version import __version__
 from ..io import LoadError
-from . import calibrate, evaluate, fuse, multiclass, report, tdcf
+from . import calibrate, evaluate, fuse, multiclass, report, tdcf, validate
 
 EXIT_BAD_INPUT = 2
 #: The commands, in the order --help lists them; each module adds its parser and the function that runs it.
-COMMANDS = (evaluate, calibrate, fuse, report, multiclass, tdcf)
+COMMANDS = (evaluate, calibrate, fuse, report, multiclass, tdcf, validate)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -17,7 +17,7 @@ from ..plots._style import system_colour
 from ..words import VERDICTS, format_errors
 from .summary import TOPICS, SystemSummary, errors_interval, with_bounds
 
-__all__ = ["render_html"]
+__all__ = ["figure_html", "html_page", "render_html", "table_html"]
 
 # No network at all, even if something in the page tried: scripts and styles only inline, images only inline data.
 _CSP = ("default-src 'none'; script-src 'unsafe-inline' 'unsafe-eval'; style-src 'unsafe-inline'; "
@@ -113,7 +113,7 @@ def _system_html(report, position: int, summary: SystemSummary) -> str:
 </article>"""
 
 
-def _table_html(frame: pd.DataFrame, formats: dict, css_class: str = "") -> str:
+def table_html(frame: pd.DataFrame, formats: dict, css_class: str = "") -> str:
     head = "".join(f"<th>{_esc(c)}</th>" for c in [frame.index.name or "", *frame.columns])
     rows = []
     for index, row in frame.iterrows():
@@ -163,7 +163,7 @@ def _condition_table(summary: SystemSummary) -> str:
     shown = _with_intervals(frame[kept])
     shown["too few errors"] = ["one class only" if row.metrics is None else "yes" if row.too_few_errors else ""
                                for row in result.rows]
-    return _table_html(shown, _TABLE_FORMATS, "conditions")
+    return table_html(shown, _TABLE_FORMATS, "conditions")
 
 
 def _conditions_html(report) -> str:
@@ -183,7 +183,7 @@ def _conditions_html(report) -> str:
                f"{_esc(', '.join(breakdown.lacking))}.</p>" if breakdown.lacking else "")
     intervals = (f", each with its {100 * resampling.level:g} % bootstrap interval [lower, upper]"
                  if resampling is not None else "")
-    figure = _figure_html("conditions", report.figures["conditions"]) if "conditions" in report.figures else ""
+    figure = figure_html("conditions", report.figures["conditions"]) if "conditions" in report.figures else ""
     return f"""<section id="conditions"><h2>Per {_esc(breakdown.words)}</h2>
   <p>Each system's metrics for every {_esc(breakdown.words)}, then for all its trials pooled{intervals}. EER in %,
   costs normalised (1 = no system), Cllr in bits. “Too few errors”: fewer than {RULE_OF_30} misses or false alarms
@@ -192,7 +192,7 @@ def _conditions_html(report) -> str:
 </section>"""
 
 
-def _figure_html(key: str, item) -> str:
+def figure_html(key: str, item) -> str:
     return (f'<section class="figure" id="figure-{key}"><h3>{_esc(item.title)}</h3>'
             f'<div class="plot">{_plot_html(key, item.figure)}</div><p class="caption">{_esc(item.caption)}</p>'
             "</section>")
@@ -216,7 +216,7 @@ def render_html(report) -> str:
     """The page of a :class:`~llrcore.report.Report`: summary, figures, every metric, settings and glossary."""
     op = f"P_target = {report.p_target:g}, C_miss = {report.c_miss:g}, C_fa = {report.c_fa:g}"
     created = report.created.strftime("%Y-%m-%d %H:%M %Z").strip()
-    figures = "".join(_figure_html(key, item) for key, item in report.figures.items() if key not in _OWN_SECTION)
+    figures = "".join(figure_html(key, item) for key, item in report.figures.items() if key not in _OWN_SECTION)
     table = _with_intervals(_percent_eer(report.metrics_table()))
     intervals = (f" Each metric of a system as given has its {100 * report.resampling.level:g} % bootstrap interval "
                  "[lower, upper]; the calibrated rows have none." if report.resampling is not None else "")
@@ -229,21 +229,7 @@ def render_html(report) -> str:
                       for s in report.summaries)
     glossary = "".join(f"<dt>{_esc(term)}</dt><dd>{_esc(text)}</dd>" for term, text in _GLOSSARY)
     systems = "".join(_system_html(report, i, s) for i, s in enumerate(report.summaries))
-    return f"""<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="{_CSP}">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="generator" content="llrcore {_esc(report.version)}">
-<title>{_esc(report.title)}</title>
-<style>
-{_css()}</style>
-<script>{get_plotlyjs()}</script>
-</head>
-<body>
-<main>
-<header>
+    return html_page(report.title, report.version, f"""<header>
   <h1>{_esc(report.title)}</h1>
   <p class="meta">Operating point: {_esc(op)} · made with llrcore {_esc(report.version)} on {_esc(created)}</p>
   <nav><a href="#summary">Summary</a><a href="#figures">Figures</a>{nav_conditions}<a href="#metrics">All metrics</a>
@@ -260,17 +246,37 @@ def render_html(report) -> str:
 <section id="metrics"><h2>All metrics</h2>
   <p>At the operating point {_esc(op)}; EER in %, costs normalised (1 = no system), Cllr in bits. “Errors per
   100” are counted at the effective prior {_esc(f"{report.p_eff:.4g}")}.{intervals}</p>
-  {_table_html(table, _TABLE_FORMATS, "metrics")}
+  {table_html(table, _TABLE_FORMATS, "metrics")}
 </section>
 <section id="settings"><h2>Settings</h2>
-  {_table_html(settings, {}, "settings")}
+  {table_html(settings, {}, "settings")}
   <p>Data:</p><ul>{sources}</ul>
 </section>
 <section id="glossary"><h2>Glossary</h2><dl class="glossary">{glossary}</dl></section>
 <footer>Made with llrcore {_esc(report.version)} on {_esc(created)}. Everything in this file works offline.
 Bayes error rates and their trapezium bound: N. Brümmer, L. Ferrer and A. Swart, “Out of a hundred trials, how many
 errors does your speaker verifier make?”, Interspeech 2021. APE curves and Cllr: N. Brümmer and J. du Preez,
-“Application-independent evaluation of speaker detection”, Computer Speech and Language 20, 2006.</footer>
+“Application-independent evaluation of speaker detection”, Computer Speech and Language 20, 2006.</footer>""")
+
+
+def html_page(title: str, version: str, body: str, css: str = "") -> str:
+    """One self-contained HTML page around `body` (HTML, already escaped): the escaped `title`, the report style
+    sheet (and `css` after it) and plotly.js inlined, a Content-Security-Policy that allows no network."""
+    return f"""<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="{_CSP}">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="generator" content="llrcore {_esc(version)}">
+<title>{_esc(title)}</title>
+<style>
+{_css()}{css}</style>
+<script>{get_plotlyjs()}</script>
+</head>
+<body>
+<main>
+{body}
 </main>
 </body>
 </html>
