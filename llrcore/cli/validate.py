@@ -45,8 +45,9 @@ def run(args):
     scale = "log10" if args.log10 else "ln"
     trials = read_trials(args.scores, key=args.key, metadata=args.metadata, name=args.name, scale=scale)
     if isinstance(trials, dict):
-        raise ValueError(f"{args.scores} holds {len(trials)} systems ({', '.join(trials)}); validate one LR method "
-                         "at a time: give a file with a single system.")
+        raise ValueError(  # noqa: TRY004 - a sentence for the user (exit 2), not a programming error
+            f"{args.scores} holds {len(trials)} systems ({', '.join(trials)}); validate one LR method "
+            "at a time: give a file with a single system.")
     development = None
     if args.calibrate_on:
         development = read_trials(args.calibrate_on, key=args.dev_key, scale=scale)

@@ -581,7 +581,7 @@ def validate_lr_method(
     n_folds, development = None, ""
     if calibrate is not None:
         fit, options = method_fitter(check_method(calibrate), rule, plo, 0.5)
-        bound = dict(step=elub_step)
+        bound = {"step": elub_step}
         if calibrate_on is None:
             tar_groups, non_groups = _groups(trials, group_by)
             split = Folds.split(trials.tar.size, trials.non.size, folds, tar_groups=tar_groups,

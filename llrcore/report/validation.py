@@ -35,9 +35,9 @@ __all__ = ["ValidationReport", "build_validation_report", "validation_paragraphs
 #: The decision of a row in words, for the matrix and the paragraphs.
 DECISION_WORDS = {True: "passes", False: "does not pass", None: "no criterion set"}
 _REFERENCES = (
-    "D. Meuwly, D. Ramos and R. Haraksim, “A guideline for the validation of likelihood ratio methods used for forensic "
-    "evidence evaluation”, Forensic Science International 276 (2017) 142–153. G. S. Morrison et al., “Consensus on "
-    "validation of forensic voice comparison”, Science & Justice 61 (2021) 299–309. P. Vergeer et al., “Numerical "
+    "D. Meuwly, D. Ramos and R. Haraksim, “A guideline for the validation of likelihood ratio methods used for "
+    "forensic evidence evaluation”, Forensic Science International 276 (2017) 142–153. G. S. Morrison et al., "
+    "“Consensus on validation of forensic voice comparison”, Science & Justice 61 (2021) 299–309. P. Vergeer et al., “Numerical "
     "likelihood ratios outputted by LR systems are often based on extrapolation: when to stop extrapolating?”, "
     "Science & Justice 56 (2016) 482–491 (ELUB bounds); “Measuring calibration of likelihood-ratio systems”, Forensic "
     "Science International 321 (2021) 110722 (devPAV). D. Ramos and J. González-Rodríguez, “Reliable support: "
@@ -231,7 +231,8 @@ def build_validation_report(validation: LRValidation | Trials, *, title: str | N
     elif validate_options:
         raise TypeError("Options of the validation go with trials, not with a finished LRValidation.")
     verbal_scale_frame(units)  # checks the units
-    return ValidationReport(validation=validation, title=title or f"Validation report: {validation.name or 'LR method'}",
+    title = title or f"Validation report: {validation.name or 'LR method'}"
+    return ValidationReport(validation=validation, title=title,
                             source=source, description=description, units=units, command=command or "",
                             created=datetime.now(UTC).astimezone(), version=__version__)
 
@@ -284,11 +285,12 @@ def _bounds(report: ValidationReport) -> str:
     frame = frame.rename(columns={"lower": f"lower ({unit})", "upper": f"upper ({unit})"})
     formats = {f"lower ({unit})": "{:.3f}", f"upper ({unit})": "{:.3f}", "lower LR": "{:.4g}", "upper LR": "{:.4g}"}
     bounds = v.fold_bounds[0] if len(v.fold_bounds) == 1 else v.bounds
-    limit = (f" The calibrated method reports any LR beyond the bounds of its training data as that bound: LRs "
+    limit = (" The calibrated method reports any LR beyond the bounds of its training data as that bound: LRs "
              "never go further than the data can support.") if v.calibrated else ""
-    return (f"<p>How large an LR can these validation data support? Beyond the empirical lower and upper bounds (ELUB, "
-            f"Vergeer et al. 2016) an LR says more than the data can show: here between 1/{1 / 10 ** bounds.lower_log10:.3g} "
-            f"and {10 ** bounds.upper_log10:.3g} (log10 {bounds.lower_log10:+.2f} to {bounds.upper_log10:+.2f})."
+    return ("<p>How large an LR can these validation data support? Beyond the empirical lower and upper bounds (ELUB, "
+            "Vergeer et al. 2016) an LR says more than the data can show: here between "
+            f"1/{1 / 10 ** bounds.lower_log10:.3g} and {10 ** bounds.upper_log10:.3g} "
+            f"(log10 {bounds.lower_log10:+.2f} to {bounds.upper_log10:+.2f})."
             f"{limit}</p>{table_html(frame, formats, 'metrics')}")
 
 
