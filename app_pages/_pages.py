@@ -37,6 +37,8 @@ PAGES = [
     PageSpec("app_pages/gaussian_explorer.py", "Gaussian explorer", ":material/area_chart:", "Teaching",
              "Calibrated Gaussian LLRs: EER, d', Cllr and the straight DET from one number; your scores against "
              "the ideal after CMLG."),
+    PageSpec("app_pages/forensic.py", "Forensic validation", ":material/balance:", "Share",
+             "Validate an LR method as the forensic guideline proposes: the validation matrix, Tippett, ECE, ELUB."),
     PageSpec("app_pages/report.py", "Report", ":material/summarize:", "Share",
              "A one-file HTML report for non-specialists: errors out of 100, can the scores be trusted, figures."),
     PageSpec("app_pages/multiclass.py", "Multiclass", ":material/category:", "Multiclass",

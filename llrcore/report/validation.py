@@ -35,14 +35,14 @@ __all__ = ["ValidationReport", "build_validation_report", "validation_paragraphs
 #: The decision of a row in words, for the matrix and the paragraphs.
 DECISION_WORDS = {True: "passes", False: "does not pass", None: "no criterion set"}
 _REFERENCES = (
-    "D. Meuwly, D. Ramos and R. Haraksim, “A guideline for the validation of likelihood ratio methods used for "
-    "forensic evidence evaluation”, Forensic Science International 276 (2017) 142–153. G. S. Morrison et al., "
-    "“Consensus on validation of forensic voice comparison”, Science & Justice 61 (2021) 299–309. P. Vergeer et al., “Numerical "
-    "likelihood ratios outputted by LR systems are often based on extrapolation: when to stop extrapolating?”, "
-    "Science & Justice 56 (2016) 482–491 (ELUB bounds); “Measuring calibration of likelihood-ratio systems”, Forensic "
-    "Science International 321 (2021) 110722 (devPAV). D. Ramos and J. González-Rodríguez, “Reliable support: "
-    "measuring calibration of likelihood ratios”, Forensic Science International 230 (2013) 156–169 (ECE). ENFSI "
-    "guideline for evaluative reporting in forensic science (2015), its verbal scale."
+    "D. Meuwly, D. Ramos and R. Haraksim, “A guideline for the validation of likelihood ratio methods used for forensic"
+    " evidence evaluation”, Forensic Science International 276 (2017) 142–153. G. S. Morrison et al., “Consensus on "
+    "validation of forensic voice comparison”, Science & Justice 61 (2021) 299–309. P. Vergeer et al., “Numerical "
+    "likelihood ratios outputted by LR systems are often based on extrapolation: when to stop extrapolating?”, Science "
+    "& Justice 56 (2016) 482–491 (ELUB bounds); “Measuring calibration of likelihood-ratio systems”, Forensic Science "
+    "International 321 (2021) 110722 (devPAV). D. Ramos and J. González-Rodríguez, “Reliable support: measuring "
+    "calibration of likelihood ratios”, Forensic Science International 230 (2013) 156–169 (ECE). ENFSI guideline for "
+    "evaluative reporting in forensic science (2015), its verbal scale."
 )
 
 
