@@ -138,6 +138,7 @@ from .io.diarization import (
 from .tdcf import TandemDCF, asv_eer_threshold, spoof_false_alarm_rate, tdcf, tdcf_cost_model
 from .fusion import ID_COLUMNS, AlignedSystems, FusionResult, align_systems, fuse
 from .spoofing import AttackRow, TandemEvaluation, evaluate_tandem, tandem_table
+from .tandem_bootstrap import TandemBootstrap, bootstrap_tdcf
 from .forensic import (
     ECECurve,
     ElubBounded,

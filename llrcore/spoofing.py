@@ -27,10 +27,9 @@ value there ("-" in the ASVspoof protocols). A row is flagged ``too few errors``
 at the CM's EER, so its CM error rates are not known to within ±30 %. Strong CMs have such rows: the per-attack
 EERs of 0.01 % on 4,914 spoofs rest on less than one error.
 
-No confidence intervals: a bootstrap of the tandem must resample the CM's and the ASV's trials, which are different
-trials (the organisers' ASV file has no trial ids to pair them), and redo the ASV threshold in each replicate; the
-per-condition bootstrap of :mod:`llrcore.uncertainty` does not do that, and the CM EER alone can be given intervals
-by ``lc.evaluate(cm, by="attack").bootstrap()``.
+Confidence interval of the pooled min t-DCF: :func:`~llrcore.bootstrap_tdcf` (:mod:`llrcore.tandem_bootstrap`),
+which draws the CM's and the ASV's trials apart (the organisers' ASV file has no trial ids to pair them) and keeps
+the ASV threshold; the CM EER per attack has intervals through ``lc.evaluate(cm, by="attack").bootstrap()``.
 """
 from __future__ import annotations
 

@@ -78,6 +78,7 @@ __all__ = [
     "spoof_false_alarm_rate",
     "tdcf",
     "tdcf_cost_model",
+    "tdcf_weights",
 ]
 
 _PSPOOF = 0.05
@@ -265,6 +266,21 @@ class TandemDCF:
                              "tdcf": self.curve})
 
 
+def tdcf_weights(formulation: str, model: Mapping, pmiss_asv: float, pfa_asv: float,
+                 pfa_spoof_asv: float) -> tuple[float, float, float, float]:
+    """``(c0, c1, c2, default)`` of a formulation at the ASV's error rates: ``t-DCF = c0 + c1 Pmiss_cm + c2 Pfa_cm``,
+    normalised by `default` (the formulas are in the module docstring; `model` is a checked cost model)."""
+    if formulation == "revised":
+        c0 = model["Ptar"] * model["Cmiss"] * pmiss_asv + model["Pnon"] * model["Cfa"] * pfa_asv
+        c1 = model["Ptar"] * model["Cmiss"] - c0
+        c2 = model["Pspoof"] * model["Cfa_spoof"] * pfa_spoof_asv
+        return c0, c1, c2, c0 + min(c1, c2)
+    c1 = model["Ptar"] * (model["Cmiss_cm"] - model["Cmiss_asv"] * pmiss_asv) \
+        - model["Pnon"] * model["Cfa_asv"] * pfa_asv
+    c2 = model["Cfa_cm"] * model["Pspoof"] * pfa_spoof_asv
+    return 0.0, c1, c2, min(c1, c2)
+
+
 def tdcf(cm_bonafide, cm_spoof, asv_tar, asv_non, asv_spoof, *, formulation: str = "revised",
          cost_model: Mapping | None = None, asv_threshold: float | None = None) -> TandemDCF:
     """Normalised t-DCF of a spoofing countermeasure over all its thresholds, with its minimum.
@@ -317,18 +333,9 @@ def tdcf(cm_bonafide, cm_spoof, asv_tar, asv_non, asv_spoof, *, formulation: str
     pfa_asv = int(non.size - _rejected(non, asv_threshold)) / non.size
     spoof_rejected = int(_rejected(asv_spoof, asv_threshold))
     pmiss_spoof_asv = spoof_rejected / asv_spoof.size
+    pfa_spoof_asv = (asv_spoof.size - spoof_rejected) / asv_spoof.size
 
-    if formulation == "revised":
-        c0 = model["Ptar"] * model["Cmiss"] * pmiss_asv + model["Pnon"] * model["Cfa"] * pfa_asv
-        c1 = model["Ptar"] * model["Cmiss"] - c0
-        c2 = model["Pspoof"] * model["Cfa_spoof"] * ((asv_spoof.size - spoof_rejected) / asv_spoof.size)
-        default = c0 + min(c1, c2)
-    else:
-        c0 = 0.0
-        c1 = model["Ptar"] * (model["Cmiss_cm"] - model["Cmiss_asv"] * pmiss_asv) \
-            - model["Pnon"] * model["Cfa_asv"] * pfa_asv
-        c2 = model["Cfa_cm"] * model["Pspoof"] * (1 - pmiss_spoof_asv)
-        default = min(c1, c2)
+    c0, c1, c2, default = tdcf_weights(formulation, model, pmiss_asv, pfa_asv, pfa_spoof_asv)
     if c1 < 0 or c2 < 0:
         raise ValueError(
             f"At this ASV threshold ({asv_threshold:.6g}: misses {pmiss_asv:.2%} of targets, accepts {pfa_asv:.2%} "

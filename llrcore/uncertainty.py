@@ -112,7 +112,7 @@ class BootstrapResult:
 
     def interval(self, metric: str) -> tuple[float, float]:
         """The percentile interval ``(lower, upper)`` of `metric` (``"eer"``, ``"min_dcf"``, ...)."""
-        return _percentile_interval(self._column(metric), self.level)
+        return percentile_interval(self._column(metric), self.level)
 
     def _column(self, metric: str) -> np.ndarray:
         if metric not in self.replicates.columns:
@@ -151,7 +151,7 @@ class SystemComparison:
 
     def interval(self, metric: str) -> tuple[float, float]:
         """Percentile interval of ``metric(B) - metric(A)``."""
-        return _percentile_interval(self.differences[metric].to_numpy(), self.level)
+        return percentile_interval(self.differences[metric].to_numpy(), self.level)
 
     def b_better(self, metric: str) -> float:
         """The fraction of replicates in which B has the lower (better) value of `metric`."""
@@ -213,7 +213,7 @@ def bootstrap(trials: Trials, n: int = 1000, level: float = 0.95, group_by: str 
     BootstrapResult
     """
     op, primary = as_operating_point(p_target, c_miss, c_fa), primary_p_targets(primary)
-    n, level = _check_replicates(n, level)
+    n, level = check_replicates(n, level)
     draw = _Draws.of(trials, group_by, seed)
     table = trials.sorted
     # Trials drawn one by one are drawn from the sorted scores; whole groups need each trial's place in them.
@@ -252,7 +252,7 @@ def compare_systems(a: Trials, b: Trials, n: int = 1000, level: float = 0.95, gr
         With a sentence when the two sets are not the same trials.
     """
     op, primary = as_operating_point(p_target, c_miss, c_fa), primary_p_targets(primary)
-    n, level = _check_replicates(n, level)
+    n, level = check_replicates(n, level)
     b_order = _pairing(a, b)
     draw = _Draws.of(a, group_by, seed)
     tables = a.sorted, b.sorted
@@ -339,11 +339,11 @@ def _rocch_pmiss(counts: ScoreCounts | None) -> np.ndarray:
 
 
 def _det_band(replicates: np.ndarray, pmiss: np.ndarray, level: float) -> DETBand:
-    lower, upper = _percentile_interval(replicates, level)
+    lower, upper = percentile_interval(replicates, level)
     return DETBand(pfa=ndtr(DET_BAND_PROBITS), pmiss=pmiss, lower=lower, upper=upper, level=level)
 
 
-def _percentile_interval(values: np.ndarray, level: float):
+def percentile_interval(values: np.ndarray, level: float):
     tail = 100 * (1 - level) / 2
     lower, upper = np.nanpercentile(values, [tail, 100 - tail], axis=0)
     return (float(lower), float(upper)) if np.ndim(lower) == 0 else (lower, upper)
@@ -356,7 +356,7 @@ def _inverse(position: np.ndarray) -> np.ndarray:
     return inverse
 
 
-def _check_replicates(n, level) -> tuple[int, float]:
+def check_replicates(n, level) -> tuple[int, float]:
     if int(n) != n or n < 2:
         raise ValueError(f"The number of bootstrap replicates must be a whole number of at least 2, not {n!r}.")
     if not 0 < level < 1:
