@@ -10,14 +10,16 @@ import pandas as pd
 
 from ..io import read_trials
 from ..spoofing import NO_ATTACKS, evaluate_tandem, tandem_table
+from ..tandem_bootstrap import bootstrap_tdcf
 from ..tdcf import tdcf_cost_model
+from ._options import probability, replicates
 
 UNITS = ("CM EER, ASV EER, SPF-EER (ASV targets vs spoofs) and ASV spoof FA (spoofs the ASV accepts at its threshold) "
          "in %, all EERs from the ROC convex hull; min t-DCF normalised (1 = no better than a CM that decides without "
          "looking).")
 FORMULATIONS = {"revised": "revised t-DCF (Kinnunen et al., TASLP 2020; ASVspoof 2021 on)",
                 "legacy": "legacy t-DCF (ASVspoof 2019)"}
-TEXT_FORMATS = {"min t-DCF": "{:.4f}", "ASV threshold": "{:.4f}", "CM threshold": "{:.4g}"}
+TEXT_FORMATS = {"min t-DCF": "{:.4f}", "min t-DCF lower": "{:.4f}", "min t-DCF upper": "{:.4f}", "ASV threshold": "{:.4f}", "CM threshold": "{:.4g}"}
 
 
 def add_command(commands) -> None:
@@ -37,6 +39,11 @@ def add_command(commands) -> None:
                         "point)")
     parser.add_argument("--by-attack", action="store_true", help="add the per-attack table (both files need an "
                         "'attack' column)")
+    parser.add_argument("--ci", type=probability, metavar="LEVEL", help="bootstrap confidence interval of the min "
+                        "t-DCF at this level, e.g. 0.95 (the CM's and the ASV's trials drawn apart, the ASV threshold "
+                        "kept)")
+    parser.add_argument("--bootstrap", type=replicates, default=1000, metavar="N", help="bootstrap replicates (1000)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the bootstrap draws (0)")
     output = parser.add_mutually_exclusive_group()
     output.add_argument("--json", action="store_true", help="print the results as JSON")
     output.add_argument("--csv", action="store_true", help="print the table as CSV (with --by-attack: the per-attack "
@@ -83,6 +90,13 @@ def run(args) -> str:
         for note in result.notes():
             warnings.warn(f"{name}: {note}", stacklevel=1)
     summary = tandem_table(results).set_index("system")
+    if args.ci:
+        intervals = [bootstrap_tdcf(trials, asv, n=args.bootstrap, level=args.ci, seed=args.seed,
+                                    formulation=args.formulation, asv_threshold=args.asv_threshold).interval()
+                     for trials in systems.values()]
+        position = summary.columns.get_loc("min t-DCF") + 1
+        for offset, (column, values) in enumerate(zip(("min t-DCF lower", "min t-DCF upper"), zip(*intervals))):
+            summary.insert(position + offset, column, values)
     attacks = (pd.concat([r.to_frame().assign(system=n) for n, r in results.items()]).set_index(["system", "attack"])
                if by else None)
     if args.json:  # json.dumps writes floats exactly
@@ -101,7 +115,9 @@ def run(args) -> str:
     threshold = "given" if args.asv_threshold is not None else "its EER point"
     header = (f"CM: {Path(args.scores).name}; ASV: {Path(args.asv).name} ({asv.tar.size:,} targets, {asv.non.size:,} "
               f"non-targets, {asv.spoof.size:,} spoofs), threshold {first.asv_threshold:.4f} ({threshold})\n"
-              f"{FORMULATIONS[args.formulation]}; cost model{default}: {model}\nUnits: {UNITS}\n")
+              f"{FORMULATIONS[args.formulation]}; cost model{default}: {model}\nUnits: {UNITS}\n"
+              + (f"Intervals: {100 * args.ci:g} % bootstrap of the min t-DCF, {args.bootstrap:,} replicates, seed "
+                 f"{args.seed}, the CM's and the ASV's trials drawn apart, the ASV threshold kept\n" if args.ci else ""))
     text = header + _text(summary.drop(columns="formulation"))
     if by:
         text += "\n\nPer attack (every bona fide trial, one attack's spoofs; the ASV threshold stays the pooled one):\n"
