@@ -29,7 +29,7 @@ for spec in PAGES:
     sections.setdefault(spec.section, []).append(
         st.Page(spec.path, title=spec.title, icon=spec.icon, default=spec.default)
     )
-page = st.navigation(sections)
+page = st.navigation(sections, expanded=True)  # every page in view: no "View more" to find one
 
 # The summary is drawn after the page ran (into a slot placed before it), so an upload shows up at once.
 summary_slot = st.sidebar.empty()

@@ -11,11 +11,12 @@ import pandas as pd
 import streamlit as st
 
 import llrcore as lc
-from llrcore.plots.spoofing import TDCF_X_AXES, attack_bars_figure, tdcf_figure
 from app_pages._demos import DEMO_SETS, demo_source, system_demo
 from app_pages._figures import show_figure
 from app_pages._loaded import SYSTEMS
 from app_pages._messages import flash, show_flashes
+from app_pages._uncertainty import run_once
+from llrcore.plots.spoofing import TDCF_X_AXES, attack_bars_figure, tdcf_figure
 
 FORMULATIONS = {"revised": "revised (ASVspoof 2021 on)", "legacy": "legacy (ASVspoof 2019)"}
 COST_HELP = {"Ptar": "prior of a target trial", "Pnon": "prior of a zero-effort non-target",
@@ -23,13 +24,14 @@ COST_HELP = {"Ptar": "prior of a target trial", "Pnon": "prior of a zero-effort 
              "Cfa": "cost of the tandem accepting a non-target", "Cfa_spoof": "cost of the tandem accepting a spoof",
              "Cmiss_asv": "cost of the ASV rejecting a target", "Cfa_asv": "cost of the ASV accepting a non-target",
              "Cmiss_cm": "cost of the CM rejecting bona fide speech", "Cfa_cm": "cost of the CM accepting a spoof"}
-KEPT = "tandem_kept"  # what survives page switches: {"asv": id, "cms": [ids], "formulation": str, "costs": {...}}
+KEPT = "tandem_kept"  # what survives page switches: {"asv": id, "cms": [ids], "formulation": str, "costs": {...}, "ci"}
+LEVEL, REPLICATES = 0.95, 1000  # the bootstrap interval of the min t-DCF
 
 
 def kept() -> dict:
     if KEPT not in st.session_state:
         st.session_state[KEPT] = {"asv": None, "cms": None, "formulation": "revised",
-                                  "costs": {f: lc.tdcf_cost_model(f) for f in FORMULATIONS}}
+                                  "costs": {f: lc.tdcf_cost_model(f) for f in FORMULATIONS}, "ci": False}
     return st.session_state[KEPT]
 
 
@@ -146,6 +148,23 @@ def evaluations(asv_name: str, cm_names: list[str], formulation: str, costs: dic
     return results
 
 
+def intervals(asv_name: str, cm_names: list[str], formulation: str, costs: dict) -> dict[str, lc.TandemBootstrap]:
+    """Each CM's bootstrap interval of the min t-DCF, run once per (systems, formulation, costs) in this session with
+    a progress bar."""
+    sets = SYSTEMS.sets()
+    asv = sets[asv_name]
+    return {name: run_once(("tandem", sets[name].id, asv.id, formulation, tuple(costs.items())),
+                           f"Bootstrap of {name}'s min t-DCF",
+                           lambda progress, cm=sets[name]: lc.bootstrap_tdcf(
+                               cm.trials, asv.trials, n=REPLICATES, level=LEVEL, formulation=formulation,
+                               cost_model=dict(costs), progress=progress))
+            for name in cm_names}
+
+
+def _on_ci() -> None:
+    kept()["ci"] = st.session_state["tandem_ci"]
+
+
 def asv_metrics(result: lc.TandemEvaluation) -> None:
     with st.container(border=True):
         st.markdown("**The ASV alone** (the same in front of every CM)")
@@ -159,7 +178,7 @@ def asv_metrics(result: lc.TandemEvaluation) -> None:
                          "organisers' convention); accept when score ≥ threshold.")
 
 
-def cm_cards(results: dict[str, lc.TandemEvaluation]) -> None:
+def cm_cards(results: dict[str, lc.TandemEvaluation], ranges: dict[str, lc.TandemBootstrap]) -> None:
     per_row = min(len(results), 4)
     items = list(results.items())
     for start in range(0, len(items), per_row):
@@ -170,6 +189,10 @@ def cm_cards(results: dict[str, lc.TandemEvaluation]) -> None:
                 dcf.metric("min t-DCF", f"{result.min_tdcf:.4f}",
                            help=f"Normalised minimum {result.formulation} t-DCF over the CM thresholds.")
                 eer.metric("CM EER", f"{100 * result.cm_eer:.2f} %", help="Bona fide against all spoofs (ROCCH-EER).")
+                if name in ranges:
+                    st.container(key=f"tandem_ci_{start + offset}").caption(f"min t-DCF, {100 * LEVEL:g} % interval: **{ranges[name].lower:.4f} – "
+                               f"{ranges[name].upper:.4f}** ({REPLICATES:,} bootstrap replicates; the CM's and the "
+                               "ASV's trials drawn apart, the ASV threshold kept)")
 
 
 def show_table(results: dict[str, lc.TandemEvaluation]) -> None:
@@ -229,7 +252,9 @@ def main() -> None:
     if not results:
         return
     asv_metrics(next(iter(results.values())))
-    cm_cards(results)
+    with_ci = st.toggle(f"{100 * LEVEL:g} % confidence interval of each min t-DCF (bootstrap, {REPLICATES:,} "
+                        "replicates)", value=kept()["ci"], key="tandem_ci", on_change=_on_ci)
+    cm_cards(results, intervals(asv, list(results), formulation, costs) if with_ci else {})
     show_table(results)
 
     st.subheader("t-DCF curve")

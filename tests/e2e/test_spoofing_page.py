@@ -3,7 +3,8 @@ sidebar, the four ASVspoof 2019 LA countermeasures loaded with the page's button
 
 Independent references: the known min t-DCF of the LFCC-GMM countermeasure behind the organisers' ASV on the LA
 evaluation part (revised 0.1503, legacy 0.0934); the per-attack CSV against ``lc.tdcf`` on subsets of the raw files
-read with pandas (all bona fide trials, one attack's spoofs, the ASV's spoofs of that attack).
+read with pandas (all bona fide trials, one attack's spoofs, the ASV's spoofs of that attack); the interval shown
+against ``lc.bootstrap_tdcf`` (itself tested against ``lc.tdcf`` on the drawn trials).
 """
 from __future__ import annotations
 
@@ -67,6 +68,18 @@ def test_tandem_page_loads_the_countermeasures_and_switches_formulation(page: Pa
     wait_for_charts(page, 2)
     no_exception(page)
     snap(page, screenshots / "spoofing_legacy.png")
+
+    page.get_by_text("95 % confidence interval of each min t-DCF", exact=False).click()
+    wait_idle(page, timeout=300_000)
+    cm = lc.read_trials(CM_EVAL)["LFCC-GMM"]
+    ci = lc.bootstrap_tdcf(cm, lc.read_trials(ASV_EVAL), n=1000, formulation="legacy")
+    shown = page.locator(".st-key-tandem_ci_0")
+    expect(shown).to_contain_text(f"min t-DCF, 95 % interval: {ci.lower:.4f} – {ci.upper:.4f}")
+    go(page, "Fusion")
+    go(page, "ASV + countermeasure")  # the intervals stay on, and are not computed again
+    expect(shown).to_contain_text(f"min t-DCF, 95 % interval: {ci.lower:.4f} – {ci.upper:.4f}")
+    no_exception(page)
+    snap(page, screenshots / "spoofing_intervals.png")
 
 
 def test_a_fresh_deep_link_opens_the_page_on_the_demo_asv(page: Page, app_url):
