@@ -19,6 +19,7 @@ ROOT = Path(__file__).resolve().parents[1]
 ASV = ROOT / "assets/asvspoof2019_la/ASVspoof2019.LA.asv.eval.gi.trl.scores.txt"
 CM = ROOT / "assets/asvspoof2019_la_cm/ASVspoof2019.LA.cm.eval.scores.tsv.gz"
 CM_DEV = ROOT / "assets/asvspoof2019_la_cm/ASVspoof2019.LA.cm.dev.scores.tsv.gz"
+ASV_DEV = ROOT / "assets/asvspoof2019_la/ASVspoof2019.LA.asv.dev.gi.trl.scores.txt"
 KNOWN = {"LFCC-GMM": (0.0934, 0.1503), "RawNet2-a": (0.1125, 0.1682), "RawNet2-b": (0.1059, 0.1620),
          "RawNet2-c": (0.1205, 0.1756)}
 
@@ -39,6 +40,20 @@ def test_json_has_the_known_minimum_of_every_system(capsys, formulation):
     for system, known in KNOWN.items():
         assert round(document["systems"][system]["min t-DCF"], 4) == known[formulation == "revised"]
     assert document["systems"]["LFCC-GMM"]["SPF-EER %"] == pytest.approx(42.8634, abs=5e-5)
+
+
+def test_ci_adds_the_bootstrap_interval_of_each_system(capsys):
+    status, out, _ = run(capsys, CM_DEV, "--asv", ASV_DEV, "--ci", 0.9, "--bootstrap", 40, "--seed", 5, "--json")
+    assert status == 0
+    systems = json.loads(out)["systems"]
+    for name, cm in lc.read_trials(CM_DEV).items():
+        expected = lc.bootstrap_tdcf(cm, lc.read_trials(ASV_DEV), n=40, level=0.9, seed=5)
+        assert (systems[name]["min t-DCF lower"], systems[name]["min t-DCF upper"]) == expected.interval()
+    status, out, _ = run(capsys, CM_DEV, "--asv", ASV_DEV, "--ci", 0.9, "--bootstrap", 40)
+    assert "Intervals: 90 % bootstrap of the min t-DCF, 40 replicates, seed 0" in out
+    with pytest.raises(SystemExit) as refused:  # argparse's own usage line and status 2
+        run(capsys, CM_DEV, "--asv", ASV_DEV, "--ci", 95)
+    assert refused.value.code == 2 and "95 is not a probability" in capsys.readouterr().err
 
 
 def test_per_attack_csv_against_hand_made_subsets(capsys):
