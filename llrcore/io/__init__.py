@@ -28,7 +28,8 @@ from .diarization import (
 )
 from .multiclass import MULTICLASS_FORMATS, read_multiclass
 from .rescore import rescore_file
-from .trials import FORMATS, read_trials, write_trials
+from .trials import FORMATS, read_trials
+from .writers import write_trials
 
 __all__ = [
     "LoadError",

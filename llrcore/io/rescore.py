@@ -18,7 +18,8 @@ from ._source import _Source, _text_bytes
 from .bosaris_h5 import is_hdf5
 from .bosaris_h5_write import rescore_h5
 from .text import SCORE_NAMES, detect_separator, is_number
-from .trials import read_trials, write_trials
+from .trials import read_trials
+from .writers import write_trials
 
 __all__ = ["rescore_file"]
 

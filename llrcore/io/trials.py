@@ -92,7 +92,7 @@ from __future__ import annotations
 import dataclasses
 import re
 import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 
 import numpy as np
 import pandas as pd
@@ -100,20 +100,19 @@ import pandas as pd
 from ..data.trials import Trials
 from ._source import LoadError, LoadWarning, _scan_lines, _Source, _text_bytes
 from .bosaris_h5 import is_hdf5, read_h5_trial_list, refuse_scores_without_key
-from .bosaris_h5_write import write_bosaris_key, write_bosaris_scores
 from .columnar import read_npz, read_parquet
 from .kaldi import join_with_key, read_trial_list, refuse_duplicates
 from .labels import ACCEPTED, BONAFIDE, LABELS, SPOOF, label_key, renamed, text_labels, trials_from_codes
 from .metadata import ID_COLUMNS, MetadataTable, attach, take_rows, tidy, unique_names
 from .text import SCORE_NAMES, TextFile, clean_name, columns_phrase, is_number
 
-__all__ = ["FORMATS", "LoadError", "LoadWarning", "read_trials", "write_trials"]
+__all__ = ["FORMATS", "FORMAT_ALIASES", "LoadError", "LoadWarning", "read_trials"]
 
 #: The values ``format=`` accepts in :func:`read_trials` (``"auto"`` detects them).
 #: What the scores of a file are: natural-log LLRs (or other scores), or log10 LRs.
 SCALES = ("ln", "log10")
 FORMATS = ("auto", "two-column", "kaldi", "asvspoof", "parquet", "npz", "bosaris-h5")
-_FORMAT_ALIASES = {
+FORMAT_ALIASES = {
     "two-column": "two-column", "two_column": "two-column", "text": "two-column", "csv": "two-column",
     "tsv": "two-column", "txt": "two-column",
     "kaldi": "kaldi", "bosaris": "kaldi",
@@ -202,7 +201,7 @@ def read_trials(source, format: str = "auto", *, key=None, name: str | None = No
 
 def _read(source, format, key, name, metadata, on_warning) -> Trials | dict[str, Trials]:
     """:func:`read_trials` as the file gives the scores."""
-    fmt = _FORMAT_ALIASES.get(str(format).lower())
+    fmt = FORMAT_ALIASES.get(str(format).lower())
     if fmt is None:
         raise ValueError(f"Unknown format {format!r}: use one of {', '.join(FORMATS)}.")
     src = _Source.open(source)
@@ -232,85 +231,6 @@ def _read(source, format, key, name, metadata, on_warning) -> Trials | dict[str,
 def _key_list(src: _Source):
     """The (model, test) pairs and labels of a key: a BOSARIS Key .h5 file or a Kaldi/BOSARIS text key."""
     return read_h5_trial_list(src, is_key=True) if is_hdf5(src) else read_trial_list(src, is_key=True)
-
-
-def write_trials(path, trials: Trials | Mapping[str, Trials], format: str = "two-column", *, key=None) -> None:
-    """Write trials so that :func:`read_trials` reads back exactly the same scores.
-
-    Parameters
-    ----------
-    path : str, os.PathLike or binary file-like
-        Where to write.
-    trials : Trials or mapping of str to Trials
-        One system, or several (written in long form with a ``system`` column; two-column format only).
-    format : {"two-column", "npz", "bosaris-h5"}
-        ``"two-column"``: a header ``score label`` then one trial per line, labels ``target``, ``nontarget``
-        (and ``spoof``), scores with all their digits. ``"npz"``: arrays ``tar``, ``non`` (and ``spoof``).
-        ``"bosaris-h5"``: a BOSARIS Scores ``.h5`` file at `path` and its Key at `key`, in the BOSARIS toolkit's
-        layout (:func:`~llrcore.io.bosaris_h5.write_bosaris_scores`); the trials need ``model`` and ``test`` ids.
-    key : str, os.PathLike or binary file-like, optional
-        Where the key goes, for ``"bosaris-h5"`` (required there).
-    """
-    fmt = _FORMAT_ALIASES.get(str(format).lower())
-    if fmt not in ("two-column", "npz", "bosaris-h5"):
-        raise ValueError(f"write_trials writes format 'two-column', 'npz' or 'bosaris-h5', not {format!r}.")
-    if fmt == "bosaris-h5":
-        if key is None:
-            raise ValueError("format 'bosaris-h5' keeps the scores and the key in two files: give key= the path of "
-                             "the key file.")
-        write_bosaris_scores(path, trials)
-        write_bosaris_key(key, trials)
-        return
-    if fmt == "npz":
-        if not isinstance(trials, Trials):
-            raise ValueError("format 'npz' holds one system: pass one Trials, not several.")
-        arrays = {"tar": np.asarray(trials.tar), "non": np.asarray(trials.non)}
-        if trials.spoof.size:
-            arrays["spoof"] = np.asarray(trials.spoof)
-        with _open_for_writing(path) as out:
-            np.savez(out, **arrays)
-        return
-    if isinstance(trials, Trials):
-        text = "score label\n" + _lines(trials, "")
-    else:
-        blocks = ["system\tscore\tlabel\n"]
-        for system, one in trials.items():
-            system = str(system)
-            if re.search(r"[\t\r\n]", system) or not system.strip() or system != system.strip():
-                raise ValueError(f"The system name {system!r} cannot be written: it is empty, has spaces at an end or "
-                                 "holds a tab or a line break.")
-            blocks.append(_lines(one, system + "\t", "\t"))
-        if len(blocks) == 1:
-            raise ValueError("There are no systems to write.")
-        text = "".join(blocks)
-    with _open_for_writing(path) as out:
-        out.write(text.encode("utf-8"))
-
-
-def _lines(trials: Trials, prefix: str, sep: str = " ") -> str:
-    """One line per trial, ``<prefix><score><sep><label>``; ``repr`` gives the shortest exact decimal form."""
-    blocks = []
-    for scores, label in ((trials.tar, "target"), (trials.non, "nontarget"), (trials.spoof, "spoof")):
-        if scores.size:
-            end = f"{sep}{label}\n"
-            blocks.append(prefix + (end + prefix).join(map(repr, scores.tolist())) + end)
-    return "".join(blocks)
-
-
-class _open_for_writing:
-    def __init__(self, path):
-        self.path = path
-        self.file = None
-
-    def __enter__(self):
-        if hasattr(self.path, "write"):
-            return self.path
-        self.file = open(self.path, "wb")
-        return self.file
-
-    def __exit__(self, *exc):
-        if self.file is not None:
-            self.file.close()
 
 
 # --------------------------------------------------------------------------------------------------------------
