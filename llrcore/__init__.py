@@ -42,6 +42,7 @@ from .metrics import (
     pav_llrs,
 )
 from .io import LoadError, LoadWarning, read_multiclass, read_trials, rescore_file, write_trials
+from .io import read_class_files  # same-source and different-source LRs in two files
 from .io import read_bosaris_key, read_bosaris_ndx, read_bosaris_scores  # BOSARIS Scores/Key/Ndx .h5 files
 from .io import write_bosaris_key, write_bosaris_ndx, write_bosaris_scores
 from .prior import NIST_PRIMARY_P_TARGETS, OperatingPoint, as_operating_point, logit, sigmoid

@@ -7,6 +7,8 @@ file left out (trials of a score file that are not in its key) is a :class:`Load
   :mod:`~llrcore.io.columnar` reads Parquet and npz, :mod:`~llrcore.io.labels` knows the label words, and
   :mod:`~llrcore.io.text` is the text-table parser every text reader shares; :mod:`~llrcore.io.metadata` keeps
   the other columns as ``Trials.metadata`` and joins a metadata table with the trials).
+- :mod:`~llrcore.io.class_files` — same-source and different-source LRs in two files, one value per line
+  (:func:`read_class_files`, natural-log or log10 LRs), the form forensic LR systems write.
 - :mod:`~llrcore.io.bosaris_h5` — BOSARIS Scores, Key and Ndx ``.h5`` files (BOSARIS toolkit, SIDEKIT, PyBOSARIS):
   read, written, and joined into binary trials by :func:`read_trials` (format ``"bosaris-h5"``).
 - :mod:`~llrcore.io.multiclass` — multiclass score matrices with labels: tables, npz/npy, Parquet.
@@ -15,6 +17,7 @@ file left out (trials of a score file that are not in its key) is a :class:`Load
 """
 from ._source import LoadError, LoadWarning
 from .bosaris_h5 import read_bosaris_key, read_bosaris_ndx, read_bosaris_scores
+from .class_files import read_class_files
 from .bosaris_h5_write import write_bosaris_key, write_bosaris_ndx, write_bosaris_scores
 from .diarization import (
     read_labels,
@@ -36,6 +39,7 @@ __all__ = [
     "LoadWarning",
     "FORMATS",
     "read_trials",
+    "read_class_files",
     "write_trials",
     "rescore_file",
     "read_bosaris_scores",
