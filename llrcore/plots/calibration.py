@@ -32,6 +32,7 @@ from ._style import (
     style_figure,
     system_colour,
 )
+from ._units import llr_number, llr_unit, rescale_llr_axes
 
 __all__ = ["threshold_weighting_figure", "rule_comparison_figure", "calibration_transform_figure"]
 
@@ -42,20 +43,21 @@ _THRESHOLD_LINE = dict(color="#333333", width=1.8, dash="dashdot")
 
 def _signed(value: float) -> str:
     """A threshold for labels, with its sign and the minus sign typeset: ``+2.00``, ``−4.60``."""
-    value = 0.0 if abs(value) < 0.005 else value  # no "−0.00"
-    return f"{value:+.2f}".replace("-", "−")
+    return llr_number(value, "ln")
 
 
-def _threshold_text(threshold: float, p_target: float, c_miss: float, c_fa: float, note: str = "") -> str:
+def _threshold_text(threshold: float, p_target: float, c_miss: float, c_fa: float, note: str = "",
+                    units: str = "ln") -> str:
+    """The label of a Bayes threshold (a natural-log LLR), written in `units`."""
     costs = "" if (c_miss == 1 and c_fa == 1) else f", C<sub>miss</sub> = {c_miss:g}, C<sub>fa</sub> = {c_fa:g}"
-    return f"Bayes threshold {_signed(threshold)}{note}<br>(P<sub>target</sub> = {p_target:g}{costs})"
+    return f"Bayes threshold {llr_number(threshold, units)}{note}<br>(P<sub>target</sub> = {p_target:g}{costs})"
 
 
 def _threshold_line(fig: go.Figure, threshold: float, p_target: float, c_miss: float, c_fa: float,
-                    position: str = "top right") -> None:
+                    position: str = "top right", units: str = "ln") -> None:
     fig.add_vline(
         x=threshold, line=_THRESHOLD_LINE, layer="below",
-        annotation=dict(text=_threshold_text(threshold, p_target, c_miss, c_fa),
+        annotation=dict(text=_threshold_text(threshold, p_target, c_miss, c_fa, units=units),
                         font=dict(size=14, color="#222222"), bgcolor="rgba(255,255,255,0.85)", align="left"),
         annotation_position=position,
     )
@@ -109,6 +111,7 @@ def threshold_weighting_figure(
     c_fa: float = 1.0,
     t=None,
     highlight: str | None = None,
+    units: str = "ln",
 ) -> go.Figure:
     """The effective weighting over LLR thresholds of prior-weighted proper scoring rules (fig. 1 of the paper).
 
@@ -135,6 +138,9 @@ def threshold_weighting_figure(
         LLR thresholds to draw; default 1201 points covering the modes, ``-tau`` and the Bayes thresholds +-10.
     highlight : str, optional
         Label of one rule to draw boldly, the others lighter (e.g. the chosen rule among the named ones).
+    units : {"ln", "log10"}
+        The threshold axis, the modes and the thresholds' labels in natural-log LLRs or in ``log10 LR`` (the
+        weights are then per log10 unit, still of unit area); the prior weighting ``tau`` stays a natural-log odds.
     """
     if isinstance(rules, ThresholdWeightings):
         weightings = rules
@@ -145,24 +151,25 @@ def threshold_weighting_figure(
     fig = go.Figure()
     for position, weighting in enumerate(weightings.rules.values()):
         faint = highlight is not None and weighting.name != highlight
-        _weighting_traces(fig, weighting, weightings.t, system_colour(position), faint)
-    rows = _weighting_lines(fig, weightings)
+        _weighting_traces(fig, weighting, weightings.t, system_colour(position), faint, units)
+    rows = _weighting_lines(fig, weightings, units)
     t, top = weightings.t, max(float(w.weight.max()) for w in weightings.rules.values())
     style_figure(fig, f"Weighting over LLR thresholds, prior weighting τ = {_signed(weightings.plo)}", height=520)
     fig.update_layout(hovermode="closest", margin=dict(t=110))
-    fig.update_xaxes(title_text="LLR threshold t", range=[float(t[0]), float(t[-1])])
+    fig.update_xaxes(title_text=f"LLR threshold t ({llr_unit(units)})", range=[float(t[0]), float(t[-1])])
     # room above the curves for the rows of labels
     fig.update_yaxes(title_text="Relative weight (unit area)", range=[0, (1.25 + 0.2 * (rows - 1)) * top],
                      rangemode="tozero")
-    return fig
+    return rescale_llr_axes(fig, units, density_axis="y")
 
 
-def _weighting_traces(fig: go.Figure, weighting: RuleWeighting, t: np.ndarray, colour: str, faint: bool) -> None:
+def _weighting_traces(fig: go.Figure, weighting: RuleWeighting, t: np.ndarray, colour: str, faint: bool,
+                      units: str = "ln") -> None:
     """One rule's weighting curve and its mode (a diamond)."""
     name, rule, mode = weighting.name, weighting.rule, weighting.mode
     fig.add_trace(go.Scatter(
         x=t, y=weighting.weight, mode="lines", legendgroup=name, opacity=0.6 if faint else 1.0,
-        name=f"{name} (α = {rule.alpha:g}, β = {rule.beta:g}): mode {_signed(mode)}",
+        name=f"{name} (α = {rule.alpha:g}, β = {rule.beta:g}): mode {llr_number(mode, units)}",
         line=dict(color=colour, width=LINE_WIDTH - 1 if faint else LINE_WIDTH + 0.5),
         hovertemplate=f"<b>{name}</b><br>threshold t = %{{x:.2f}}<br>weight = %{{y:.4f}}<extra></extra>",
         meta=dict(system=name, kind="weighting", label=name, alpha=rule.alpha, beta=rule.beta),
@@ -175,18 +182,19 @@ def _weighting_traces(fig: go.Figure, weighting: RuleWeighting, t: np.ndarray, c
     ))
 
 
-def _weighting_lines(fig: go.Figure, weightings: ThresholdWeightings) -> int:
+def _weighting_lines(fig: go.Figure, weightings: ThresholdWeightings, units: str = "ln") -> int:
     """The line at ``-tau`` and the Bayes thresholds, labelled along the top; returns the rows of labels."""
     plo, bayes = weightings.plo, weightings.bayes
     # when a Bayes threshold is -tau (the weighting is at the operating point), one label says both
     same = [p for p, threshold in bayes.items() if abs(threshold + plo) < 5e-3]
-    labels = [] if same else [(-plo, f"−τ = {_signed(-plo)}<br>(weighting P = {float(sigmoid(plo)):.3g})",
+    at = "−τ = " if units == "ln" else "−τ / ln 10 = "
+    labels = [] if same else [(-plo, f"{at}{llr_number(-plo, units)}<br>(weighting P = {float(sigmoid(plo)):.3g})",
                                REFERENCE_COLOUR)]
     fig.add_vline(x=-plo, line=dict(color=REFERENCE_COLOUR, width=1.4, dash="dot"), layer="below")
     for p, threshold in bayes.items():
         fig.add_vline(x=threshold, line=_THRESHOLD_LINE, layer="below")
         labels.append((threshold, _threshold_text(threshold, p, weightings.c_miss, weightings.c_fa,
-                                                  " = −τ" if p in same else ""), "#222222"))
+                                                  " = −τ" if p in same else "", units), "#222222"))
     return _line_labels(fig, labels, (float(weightings.t[0]), float(weightings.t[-1])))
 
 
@@ -297,6 +305,7 @@ def calibration_transform_figure(
     c_miss: float = 1.0,
     c_fa: float = 1.0,
     max_points: int = 2000,
+    units: str = "ln",
 ) -> go.Figure:
     """Each system's LLRs against the PAV-optimal LLRs of the same trials (fig. 3 of the paper).
 
@@ -315,7 +324,10 @@ def calibration_transform_figure(
         are right there when the curve passes through their crossing.
     max_points : int
         Vertices per curve after decimation in plot space.
+    units : {"ln", "log10"}
+        Both axes (and the threshold's label) in natural-log LLRs or in ``log10 LR``.
     """
+    unit = llr_unit(units)
     transforms = systems if isinstance(systems, CurveSet) else pav_transforms(systems)
     bayes = bayes_threshold(p_target, c_miss, c_fa)
     fig = go.Figure()
@@ -327,7 +339,7 @@ def calibration_transform_figure(
         fig.add_trace(go.Scatter(
             x=x, y=y, mode="lines", name=name, legendgroup=name,
             line=dict(color=system_colour(position), width=LINE_WIDTH),
-            hovertemplate=f"<b>{name}</b><br>LLR = %{{x:.3f}}<br>PAV-optimal LLR = %{{y:.3f}}<extra></extra>",
+            hovertemplate=f"<b>{name}</b><br>{unit} = %{{x:.3f}}<br>PAV-optimal {unit} = %{{y:.3f}}<extra></extra>",
             meta=dict(system=name, kind="pav", label=name),
         ))
     finite = np.concatenate(y_values)
@@ -345,10 +357,10 @@ def calibration_transform_figure(
         meta=dict(system=None, kind="identity", label="identity"),
     ))
     if bayes is not None:
-        _threshold_line(fig, bayes, p_target, c_miss, c_fa, position="bottom right")
+        _threshold_line(fig, bayes, p_target, c_miss, c_fa, position="bottom right", units=units)
         fig.add_hline(y=bayes, line=_THRESHOLD_LINE, layer="below")
     style_figure(fig, "LLRs against the PAV-optimal LLRs of the same trials", height=640)
     fig.update_layout(hovermode="closest")
-    fig.update_xaxes(title_text="LLR of the system (natural log)", range=axis)
-    fig.update_yaxes(title_text="PAV-optimal LLR", range=axis, scaleanchor="x", constrain="domain")
-    return fig
+    fig.update_xaxes(title_text=f"LLR of the system ({unit})", range=axis)
+    fig.update_yaxes(title_text=f"PAV-optimal LLR ({unit})", range=axis, scaleanchor="x", constrain="domain")
+    return rescale_llr_axes(fig, units, llr_axes="xy")

@@ -24,6 +24,7 @@ from ._style import (
     style_figure,
     with_alpha,
 )
+from ._units import llr_factor, llr_unit, rescale_llr_axes
 
 __all__ = ["decision_figure", "errors_per_100_figure", "fixed_threshold_figure", "prior_axis"]
 
@@ -50,7 +51,8 @@ def _step(edges: np.ndarray, density: np.ndarray) -> tuple[np.ndarray, np.ndarra
 
 
 def decision_figure(trials, p_target: float | None = None, c_miss: float = 1.0, c_fa: float = 1.0, *,
-                    bins: int = 80, log_density: bool = False, name: str | None = None) -> go.Figure:
+                    bins: int = 80, log_density: bool = False, name: str | None = None,
+                    units: str = "ln") -> go.Figure:
     """The two classes' LLR histograms, the Bayes threshold ``-plo_eff`` and the decisions it makes.
 
     Left of the threshold every trial is rejected, right of it accepted; the part of the target histogram on the
@@ -69,14 +71,17 @@ def decision_figure(trials, p_target: float | None = None, c_miss: float = 1.0, 
         About this many bins over the range of the scores.
     log_density : bool
         Logarithmic density axis: shows the thin tails where the errors of a good system are.
+    units : {"ln", "log10"}
+        The LLR axis and the thresholds' labels in natural-log LLRs or in ``log10 LR`` (densities then per log10
+        unit, each class still of area 1).
     """
     histograms = _decision_histograms(trials, p_target, c_miss, c_fa, bins, name)
     fig = go.Figure()
     for label in ("target", "non-target"):
-        _class_traces(fig, histograms, label)
-    _threshold_marks(fig, histograms)
-    _decision_axes(fig, histograms, log_density)
-    return fig
+        _class_traces(fig, histograms, label, units)
+    _threshold_marks(fig, histograms, units)
+    _decision_axes(fig, histograms, log_density, units)
+    return rescale_llr_axes(fig, units, density_axis="y")
 
 
 def _decision_histograms(trials, p_target, c_miss, c_fa, bins, name) -> DecisionHistograms:
@@ -88,7 +93,7 @@ def _decision_histograms(trials, p_target, c_miss, c_fa, bins, name) -> Decision
     return decision_histograms(trials, p_target, c_miss, c_fa, bins=bins, name=name)
 
 
-def _class_traces(fig: go.Figure, histograms: DecisionHistograms, label: str) -> None:
+def _class_traces(fig: go.Figure, histograms: DecisionHistograms, label: str, units: str = "ln") -> None:
     """One class's histogram, and its errors hatched over it, with what they are in the legend."""
     summary, edges = histograms.summary, histograms.edges
     name, colour = summary.name or "system", CLASS_COLOURS[label]
@@ -97,7 +102,7 @@ def _class_traces(fig: go.Figure, histograms: DecisionHistograms, label: str) ->
     fig.add_trace(go.Scatter(
         x=x, y=y, mode="lines", line=dict(color=colour, width=2.5, shape="hv"), fill="tozeroy",
         fillcolor=with_alpha(colour, 0.15), name=f"{label}s ({histograms.n_trials[label]:,} trials)",
-        hovertemplate=f"{label} LLRs from %{{x:.3g}}<br>density %{{y:.3g}}<extra></extra>",
+        hovertemplate=f"{label} LLRs from %{{x:.3g}} ({llr_unit(units)})<br>density %{{y:.3g}}<extra></extra>",
         meta=dict(system=name, kind=label.replace("-", "_")),
     ))
     errors = histograms.errors(label)
@@ -121,7 +126,7 @@ def _error_legend(summary: DecisionSummary, label: str) -> str:
             "trials")
 
 
-def _threshold_marks(fig: go.Figure, histograms: DecisionHistograms) -> None:
+def _threshold_marks(fig: go.Figure, histograms: DecisionHistograms, units: str = "ln") -> None:
     """The Bayes threshold with the reject/accept regions (or a note when it is off the chart), and the best
     threshold in hindsight, dashed."""
     lo, hi = histograms.x_range
@@ -138,24 +143,26 @@ def _threshold_marks(fig: go.Figure, histograms: DecisionHistograms) -> None:
         side = "right" if threshold > hi else "left"
         fig.add_annotation(
             x=hi if side == "right" else lo, y=0.9, yref="paper", showarrow=False, xanchor=side,
-            text=f"Bayes threshold {threshold:+.3g} is off the chart: every trial in view is "
+            text=f"Bayes threshold {threshold * llr_factor(units):+.3g} is off the chart: every trial in view is "
                  f"{'rejected' if side == 'right' else 'accepted'}",
             font=dict(size=15, color=_THRESHOLD_COLOUR), bgcolor="rgba(255,255,255,0.85)",
         )
-    fig.add_trace(legend_key(f"Bayes threshold: LLR = {threshold:+.2f}",
+    word = "LLR" if units == "ln" else llr_unit(units)
+    fig.add_trace(legend_key(f"Bayes threshold: {word} = {threshold * llr_factor(units):+.2f}",
                              line=dict(color=_THRESHOLD_COLOUR, width=3)))
     best = histograms.summary.min_threshold
     if np.isfinite(best) and lo <= best <= hi:
         fig.add_vline(x=best, line=dict(color=REFERENCE_COLOUR, width=2.2, dash="dash"))
-        fig.add_trace(legend_key(f"best threshold in hindsight (PAV): {best:+.2f}",
+        fig.add_trace(legend_key(f"best threshold in hindsight (PAV): {best * llr_factor(units):+.2f}",
                                  line=dict(color=REFERENCE_COLOUR, width=2.2, dash="dash")))
 
 
-def _decision_axes(fig: go.Figure, histograms: DecisionHistograms, log_density: bool) -> None:
+def _decision_axes(fig: go.Figure, histograms: DecisionHistograms, log_density: bool, units: str = "ln") -> None:
     summary = histograms.summary
     style_figure(fig, two_line_title(f"Where the Bayes threshold falls: {summary.name or 'system'}",
                                      f"at {_operating_point(summary)}"), height=580)
-    fig.update_xaxes(title_text="LLR (the score taken as a natural-log likelihood ratio)",
+    taken = "a natural-log likelihood ratio" if units == "ln" else "a natural-log LLR, shown as log10 LR"
+    fig.update_xaxes(title_text=f"{llr_unit(units)} (the score taken as {taken})",
                      range=list(histograms.x_range))
     if log_density:
         fig.update_yaxes(type="log", title_text="density (log scale)", exponentformat="power")

@@ -1,11 +1,11 @@
 """Forensic validation figures: Tippett plots and ECE plots, for one system or several.
 
 - :func:`tippett_figure` — per system, the proportion of same-source (solid) and different-source (dashed) LLRs at or
-  above each value on one ``log10 LR`` axis, a vertical line at LR = 1 and the rates of misleading evidence marked
-  there and stated in the legend (:func:`llrcore.forensic.tippett`).
-- :func:`ece_figure` — empirical cross-entropy in bits against the prior log10-odds: per system its LLRs (solid) and
-  their PAV-calibrated version (dashed), once the neutral reference LR = 1 (dotted); a vertical line at 0, where
-  ECE is Cllr (:func:`llrcore.forensic.ece_curve`).
+  above each value on one ``log10 LR`` axis (``units="ln"``: natural log), a vertical line at LR = 1 and the rates
+  of misleading evidence marked there and stated in the legend (:func:`llrcore.forensic.tippett`).
+- :func:`ece_figure` — empirical cross-entropy in bits against the prior log10-odds (``units="ln"``: natural-log
+  odds): per system its LLRs (solid) and their PAV-calibrated version (dashed), once the neutral reference LR = 1
+  (dotted); a vertical line at 0, where ECE is Cllr (:func:`llrcore.forensic.ece_curve`).
 
 References
 ----------
@@ -26,11 +26,14 @@ from ..forensic.ece import ECECurve, ece_curve
 from ..forensic.tippett import Tippett, tippett
 from ._style import LINE_WIDTH, REFERENCE_COLOUR, decimate_curve, format_percent, legend_key, legend_label
 from ._style import point_marker, style_figure, system_colour
+from ._units import llr_unit, rescale_llr_axes
 
 __all__ = ["ece_figure", "tippett_figure"]
 
 LOG10_LR_TITLE = "log10 LR"
 PRIOR_TITLE = "Prior log10-odds, log10(P(H1) / P(H2))"
+#: The prior axis of an ECE plot in natural log (units="ln").
+PRIOR_LN_TITLE = "Prior log-odds, ln(P(H1) / P(H2))"
 ECE_TITLE = "ECE (bits)"
 
 
@@ -64,7 +67,7 @@ def _x_edges(results) -> tuple[float, float]:
     return float(finite.min()) - 0.05 * span, float(finite.max()) + 0.05 * span
 
 
-def tippett_figure(systems) -> go.Figure:
+def tippett_figure(systems, *, units: str = "log10") -> go.Figure:
     """Tippett plot of one or several systems, with the rates of misleading evidence.
 
     Per system (its colour): the proportion of same-source LLRs at or above each ``log10 LR`` (solid) and of
@@ -76,7 +79,10 @@ def tippett_figure(systems) -> go.Figure:
     Parameters
     ----------
     systems : Mapping[str, Trials], Trials, a sequence of Trials, or :class:`~llrcore.forensic.Tippett` result(s)
+    units : {"log10", "ln"}
+        The x axis in ``log10 LR`` (the default, as forensic reports write LRs) or in natural-log LLRs (``ln LR``).
     """
+    unit = llr_unit(units)
     results = _results(systems, Tippett, lambda trials, name: tippett(trials, name=name))
     edges = _x_edges(results.values())
     fig = go.Figure()
@@ -92,7 +98,7 @@ def tippett_figure(systems) -> go.Figure:
             fig.add_trace(go.Scatter(
                 x=x, y=y, mode="lines", name=legend_label(name, details), legendgroup=name,
                 line=dict(color=colour, width=LINE_WIDTH if dash == "solid" else LINE_WIDTH - 0.5, dash=dash),
-                hovertemplate=f"<b>{name}</b> {kind}<br>log10 LR = %{{x:.3f}}<br>at or above: %{{y:.2%}}"
+                hovertemplate=f"<b>{name}</b> {kind}<br>{unit} = %{{x:.3f}}<br>at or above: %{{y:.2%}}"
                               "<extra></extra>",
                 meta=dict(system=name, kind=kind, label=f"{name} {kind}", misleading_rate=rate),
             ))
@@ -116,12 +122,12 @@ def tippett_figure(systems) -> go.Figure:
                                   bgcolor="rgba(255,255,255,0.8)"), annotation_position="top right")
     style_figure(fig, "Tippett plot: proportion of LRs at or above each value", height=600)
     fig.update_layout(hovermode="closest")
-    fig.update_xaxes(title_text=LOG10_LR_TITLE, range=list(edges))
+    fig.update_xaxes(title_text=unit, range=list(edges))
     fig.update_yaxes(title_text="Proportion of LRs at or above (%)", tickformat=".0%", range=[-0.02, 1.02])
-    return fig
+    return rescale_llr_axes(fig, units, drawn="log10")
 
 
-def ece_figure(systems, *, prior_log10_odds=None) -> go.Figure:
+def ece_figure(systems, *, prior_log10_odds=None, units: str = "log10") -> go.Figure:
     """ECE plot: empirical cross-entropy in bits against the prior log10-odds.
 
     Per system (its colour): the ECE of its LLRs (solid) and of their PAV-calibrated version (dashed, the least any
@@ -134,7 +140,10 @@ def ece_figure(systems, *, prior_log10_odds=None) -> go.Figure:
     systems : Mapping[str, Trials], Trials, a sequence of Trials, or :class:`~llrcore.forensic.ECECurve` result(s)
     prior_log10_odds : array_like, optional
         The x grid (default -3 to 3), when the curves are computed here.
+    units : {"log10", "ln"}
+        The x axis in prior log10-odds (the default) or in natural-log prior odds ``logit P(H1)`` (``"ln"``).
     """
+    odds = "log10-odds" if llr_unit(units) == LOG10_LR_TITLE else "log-odds (ln)"
     curves = _results(systems, ECECurve,
                       lambda trials, name: ece_curve(trials, prior_log10_odds=prior_log10_odds, name=name))
     first = next(iter(curves.values()))
@@ -142,7 +151,7 @@ def ece_figure(systems, *, prior_log10_odds=None) -> go.Figure:
     fig.add_trace(go.Scatter(
         x=first.prior_log10_odds, y=first.reference, mode="lines", name="dotted: neutral reference (LR = 1)",
         line=dict(color=REFERENCE_COLOUR, width=2.2, dash="dot"),
-        hovertemplate="neutral LR = 1<br>prior log10-odds %{x:.2f}<br>ECE = %{y:.3f} bits<extra></extra>",
+        hovertemplate=f"neutral LR = 1<br>prior {odds} %{{x:.2f}}<br>ECE = %{{y:.3f}} bits<extra></extra>",
         meta=dict(system=None, kind="reference", label="neutral reference (LR = 1)"),
     ))
     tops = [float(first.reference.max())]
@@ -156,7 +165,7 @@ def ece_figure(systems, *, prior_log10_odds=None) -> go.Figure:
                 showlegend=kind == "system",
                 line=dict(color=colour, width=LINE_WIDTH if dash == "solid" else LINE_WIDTH - 0.5, dash=dash),
                 hovertemplate=f"<b>{name}</b> {'LLRs' if kind == 'system' else 'PAV-calibrated'}<br>prior "
-                              "log10-odds %{x:.2f}<br>ECE = %{y:.3f} bits<extra></extra>",
+                              f"{odds} %{{x:.2f}}<br>ECE = %{{y:.3f}} bits<extra></extra>",
                 meta=dict(system=name, kind=kind, label=f"{name} {kind}"),
             ))
             finite = values[np.isfinite(values)]
@@ -176,6 +185,6 @@ def ece_figure(systems, *, prior_log10_odds=None) -> go.Figure:
                                   bgcolor="rgba(255,255,255,0.8)"), annotation_position="top right")
     style_figure(fig, "Empirical cross-entropy (ECE)", height=600)
     fig.update_layout(hovermode="closest")
-    fig.update_xaxes(title_text=PRIOR_TITLE)
+    fig.update_xaxes(title_text=PRIOR_TITLE if units == "log10" else PRIOR_LN_TITLE)
     fig.update_yaxes(title_text=ECE_TITLE, range=[0, 1.08 * max(tops)])
-    return fig
+    return rescale_llr_axes(fig, units, drawn="log10")

@@ -30,6 +30,7 @@ from ..gaussian import (
 )
 from ._style import CLASS_COLOURS, LINE_WIDTH, PALETTE, REFERENCE_COLOUR, format_percent, point_marker, style_figure
 from ._style import with_alpha
+from ._units import llr_factor, llr_number, llr_unit, rescale_llr_axes
 from .decisions import two_line_title
 from .det import _ticks, _upper_limit, det_figure, probit
 
@@ -45,7 +46,7 @@ def _mu_text(mu: float) -> str:
 
 def gaussian_llr_figure(mu: float | GaussianDensities | None = None, *, llr: float | None = None,
                         comparison: GaussianComparison | None = None, bins: int = 60,
-                        log_density: bool = False) -> go.Figure:
+                        log_density: bool = False, units: str = "ln") -> go.Figure:
     """The LLR densities of calibrated Gaussian LLRs: targets ``N(+mu, 2 mu)``, non-targets ``N(-mu, 2 mu)``.
 
     Parameters
@@ -63,17 +64,20 @@ def gaussian_llr_figure(mu: float | GaussianDensities | None = None, *, llr: flo
         Histogram bins over the plotted range.
     log_density : bool
         Logarithmic density axis (the densities become parabolas; their gap at ``l`` is ``l`` natural-log units).
+    units : {"ln", "log10"}
+        The LLR axis and the marked LLR in natural log or in ``log10 LR`` (densities then per log10 unit); mu and the
+        densities' parameters stay natural-log.
     """
     densities = mu if isinstance(mu, GaussianDensities) else gaussian_densities(mu, llr=llr, comparison=comparison,
                                                                                  bins=bins)
     fig = go.Figure()
     if densities.comparison is not None:
         _data_histograms(fig, densities)
-    _ideal_densities(fig, densities)
+    _ideal_densities(fig, densities, units)
     if densities.marked is not None:
-        _marked_llr(fig, densities)
-    _density_axes(fig, densities, log_density)
-    return fig
+        _marked_llr(fig, densities, units)
+    _density_axes(fig, densities, log_density, units)
+    return rescale_llr_axes(fig, units, density_axis="y")
 
 
 def _data_histograms(fig: go.Figure, densities: GaussianDensities) -> None:
@@ -89,7 +93,7 @@ def _data_histograms(fig: go.Figure, densities: GaussianDensities) -> None:
         ))
 
 
-def _ideal_densities(fig: go.Figure, densities: GaussianDensities) -> None:
+def _ideal_densities(fig: go.Figure, densities: GaussianDensities, units: str = "ln") -> None:
     """The two ideal densities: filled alone, dashed over a system's histograms."""
     mu, over_data = densities.mu, densities.comparison is not None
     for label, sign, density in (("target", "+", densities.target), ("non-target", "−", densities.non_target)):
@@ -97,22 +101,26 @@ def _ideal_densities(fig: go.Figure, densities: GaussianDensities) -> None:
             x=densities.llr, y=density, mode="lines",
             line=dict(color=CLASS_COLOURS[label], width=LINE_WIDTH + 0.5, dash="dash" if over_data else "solid"),
             fill=None if over_data else "tozeroy", fillcolor=with_alpha(CLASS_COLOURS[label], 0.15),
-            name=f"{'ideal ' if over_data else ''}{label} LLRs: N({sign}{mu:.3g}, {2 * mu:.3g})",
+            name=f"{'ideal ' if over_data else ''}{label} LLRs: N({sign}{mu:.3g}, {2 * mu:.3g})"
+                 + (" in ln" if units == "log10" else ""),
             hovertemplate=f"{label} density at LLR %{{x:.3g}}: %{{y:.4g}}<extra></extra>",
             meta=dict(system=None, kind=f"ideal_{label.replace('-', '_')}"),
         ))
 
 
-def _marked_llr(fig: go.Figure, densities: GaussianDensities) -> None:
-    """The two densities at the marked LLR and a note dividing one by the other."""
+def _marked_llr(fig: go.Figure, densities: GaussianDensities, units: str = "ln") -> None:
+    """The two densities at the marked LLR and a note dividing one by the other (the ratio is the LR, whatever
+    the units: ``e^llr = 10^(llr / ln 10)``)."""
     llr, (f_tar, f_non) = densities.marked, densities.marked_densities
+    shown, base = llr_number(llr, units, ".2f"), "e" if units == "ln" else "10"
+    f_tar, f_non = f_tar / llr_factor(units), f_non / llr_factor(units)  # per unit of the axis, as drawn
     fig.add_vline(x=llr, line=dict(color=_IDEAL_COLOUR, width=1.8, dash="dot"))
     fig.add_trace(go.Scatter(
         x=np.array([llr, llr]), y=np.array([f_tar, f_non]), mode="markers", showlegend=False,
         marker=dict(size=14, color=[CLASS_COLOURS["target"], CLASS_COLOURS["non-target"]],
                     line=dict(color="white", width=2)),
         customdata=np.array(["target", "non-target"], dtype=object),
-        hovertemplate="%{customdata} density at LLR " + f"{llr:.3g}: " + "%{y:.4g}<extra></extra>",
+        hovertemplate="%{customdata} density at " + f"{llr_unit(units)} {shown}: " + "%{y:.4g}<extra></extra>",
         meta=dict(system=None, kind="llr_marker"),
     ))
     # in the top corner on the other side of 0, where only a far tail runs (the curves peak at +-mu)
@@ -120,12 +128,12 @@ def _marked_llr(fig: go.Figure, densities: GaussianDensities) -> None:
         x=0.01 if llr >= 0 else 0.99, xref="paper", y=0.98, yref="paper", yanchor="top",
         xanchor="left" if llr >= 0 else "right", showarrow=False, align="left",
         bgcolor="rgba(255,255,255,0.9)", bordercolor="#999999", borderwidth=1, font=dict(size=16),
-        text=(f"<b>at LLR = {llr:.2f}</b><br>target density {f_tar:.4g}<br>÷ non-target density {f_non:.4g}"
-              f"<br>= <b>{densities.marked_ratio:.4g}</b> = e<sup>{llr:.2f}</sup>"),
+        text=(f"<b>at {llr_unit(units)} = {shown}</b><br>target density {f_tar:.4g}<br>÷ non-target density "
+              f"{f_non:.4g}<br>= <b>{densities.marked_ratio:.4g}</b> = {base}<sup>{shown}</sup>"),
     )
 
 
-def _density_axes(fig: go.Figure, densities: GaussianDensities, log_density: bool) -> None:
+def _density_axes(fig: go.Figure, densities: GaussianDensities, log_density: bool, units: str = "ln") -> None:
     mu, comparison = densities.mu, densities.comparison
     title = two_line_title("Calibrated Gaussian LLRs", f"{_mu_text(mu)}, variance 2μ = {2 * mu:.3g}, EER "
                            f"{format_percent(eer_from_mu(mu))}")
@@ -133,7 +141,7 @@ def _density_axes(fig: go.Figure, densities: GaussianDensities, log_density: boo
         title = two_line_title(f"{comparison.name or 'Data'} after CMLG",
                                f"against the ideal with the same μ = {mu:.3g}")
     style_figure(fig, title, height=540)
-    fig.update_xaxes(title_text="LLR (natural log)", range=[densities.llr[0], densities.llr[-1]])
+    fig.update_xaxes(title_text=f"LLR ({llr_unit(units)})", range=[densities.llr[0], densities.llr[-1]])
     if log_density:
         fig.update_yaxes(type="log", title_text="density (log scale)", exponentformat="power")
     else:
