@@ -1,8 +1,8 @@
 """llrcore workbench: the Streamlit entry point.
 
 Run with ``streamlit run app.py``. This script sets the page config, loads the demo data on a session's first run,
-draws the sidebar summary and hands over to the page chosen in the navigation. Pages live in ``app_pages/`` and
-are listed in ``app_pages/_pages.py`` (``PAGES``).
+draws the sidebar summary and the app-wide "LR values in" choice (``app_pages/_units.py``) and hands over to the
+page chosen in the navigation. Pages live in ``app_pages/`` and are listed in ``app_pages/_pages.py`` (``PAGES``).
 """
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import streamlit as st
 
 from app_pages._loaded import SYSTEMS
 from app_pages._pages import PAGES
+from app_pages._units import sidebar_control
 
 ROOT = Path(__file__).resolve().parent
 
@@ -33,6 +34,7 @@ page = st.navigation(sections, expanded=True)  # every page in view: no "View mo
 
 # The summary is drawn after the page ran (into a slot placed before it), so an upload shows up at once.
 summary_slot = st.sidebar.empty()
+sidebar_control()  # "LR values in": natural log or log10, one choice for every page
 try:
     page.run()
 finally:

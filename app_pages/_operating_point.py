@@ -13,6 +13,7 @@ import numpy as np
 import streamlit as st
 
 import llrcore as lc
+from app_pages._units import llr_text
 
 STATE_KEY = "operating_point"
 PRIMARY_KEY = "primary_cost"  # the NIST evaluation whose P_targets Evaluate's Cprimary averages
@@ -89,6 +90,6 @@ def operating_point(title: str = "Operating point", *, presets: bool = True, com
                            help="Cost of a false alarm.")
     st.caption(
         f"Effective prior log-odds **{op.plo_eff:+.3f}** (effective P_target {op.p_eff:.4g}): "
-        f"LLRs at or above **{op.threshold:+.3f}** are accepted as targets."
+        f"LLRs at or above **{llr_text(op.threshold)}** are accepted as targets."
     )
     return op.p_target, op.c_miss, op.c_fa

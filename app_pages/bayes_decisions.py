@@ -13,6 +13,8 @@ import streamlit as st
 import llrcore as lc
 from app_pages._figures import show_figure
 from app_pages._loaded import SYSTEMS, trials_by_name
+from app_pages._units import current as llr_units
+from app_pages._units import shown, unit
 from llrcore import plots
 from llrcore.decisions import decision_histograms, per_100
 from llrcore.plots.decisions import decision_figure, errors_per_100_figure, fixed_threshold_figure
@@ -71,7 +73,8 @@ def controls(names: list[str]):
         costs = "" if c_miss == c_fa == 1 else f"; with these costs the effective log-odds are **{plo_eff:+.2f}**"
         st.caption(
             f"Prior log-odds logit({p_target:g}) = **{plo:+.2f}**{costs}. Bayes decision: accept a trial when its "
-            f"LLR is at least **{-plo_eff:+.2f}**. The address bar holds these settings: copy it to share this view."
+            f"{'LLR' if llr_units() == 'ln' else unit()} is at least **{shown(-plo_eff):+.2f}**. The address bar "
+            "holds these settings: copy it to share this view."
         )
     return name, p_target, c_miss, c_fa
 
@@ -106,7 +109,7 @@ def threshold_view(trials: lc.Trials, summary: lc.DecisionSummary, p_target, c_m
         log_density = st.toggle("Logarithmic density axis", value=True, key="bayes_log_density",
                                 help="Shows the thin tails, where a good system's errors are.")
         histograms = decision_histograms(trials, p_target, c_miss, c_fa)  # the summary's operating point: valid
-        show_figure(lambda: decision_figure(histograms, log_density=log_density), "bayes_threshold",
+        show_figure(lambda: decision_figure(histograms, log_density=log_density, units=llr_units()), "bayes_threshold",
                     data=histograms.to_frame)
         st.caption("Hatched: the errors. Targets left of the threshold are missed, non-targets right of it are "
                    "falsely accepted. The dashed line is the best threshold in hindsight: the further it is from "

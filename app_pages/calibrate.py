@@ -27,6 +27,8 @@ from app_pages._calibration_controls import CUSTOM_RULE, RULES, choose_sets, cus
 from app_pages._figures import show_figure
 from app_pages import _uncertainty
 from app_pages._operating_point import operating_point
+from app_pages._units import current as llr_units
+from app_pages._units import llr_text, shown
 
 
 METHODS = {"Affine (scoring rule)": "affine", "CMLG": "cmlg", "PAV": "pav"}
@@ -139,12 +141,18 @@ def transform_sentence(result: lc.CalibrationResult, train: str) -> str:
     counts = f"{trials.tar.size:,} target and {trials.non.size:,} non-target trials of {md(train)}"
     if result.method == "pav":
         return (f"PAV calibration trained on {counts}: a monotone step function with "
-                f"{calibrator.llrs.size // 2} steps, LLRs from {calibrator.llrs.min():+.2f} to "
-                f"{calibrator.llrs.max():+.2f}.")
+                f"{calibrator.llrs.size // 2} steps, LLRs from {llr_text(calibrator.llrs.min(), '+.2f')} to "
+                f"{llr_text(calibrator.llrs.max(), '+.2f')}.")
     how = (f"the {describe_rule(result.rule)} rule with prior weighting P = {1 / (1 + np.exp(-result.plo)):.3g} "
            f"(τ = {result.plo:+.2f})" if result.method == "affine" else "CMLG")
-    return (f"Trained with {how} on {counts}: **llr = {calibrator.scale:.4g} · score "
-            f"{'+' if calibrator.offset >= 0 else '−'} {abs(calibrator.offset):.4g}**.")
+    sentence = (f"Trained with {how} on {counts}: **llr = {calibrator.scale:.4g} · score "
+                f"{'+' if calibrator.offset >= 0 else '−'} {abs(calibrator.offset):.4g}** (natural-log LLR; the "
+                "offset is an LLR too)")
+    if llr_units() == "ln":
+        return sentence + "."
+    scale, offset = shown(calibrator.scale), shown(calibrator.offset)
+    return (sentence + f", that is **log10 LR = {scale:.4g} · score {'+' if offset >= 0 else '−'} "
+            f"{abs(offset):.4g}**.")
 
 
 def show_problems(result: lc.CalibrationResult) -> None:
@@ -272,7 +280,8 @@ def show_figures(result: lc.CalibrationResult, raw_name: str, p_target, c_miss, 
         with tabs["Calibrated vs PAV"]:
             transforms = lc.pav_transforms(both)
             show_figure(
-                lambda: calibration_transform_figure(transforms, p_target=p_target, c_miss=c_miss, c_fa=c_fa),
+                lambda: calibration_transform_figure(transforms, p_target=p_target, c_miss=c_miss, c_fa=c_fa,
+                                                     units=llr_units()),
                 "calibration_vs_pav",
                 "Each curve: the LLRs of the evaluation trials (across) against the best monotone recalibration of the "
                 "same trials, found by PAV with their labels (up). On the dashed identity line a system is perfectly "
@@ -289,7 +298,8 @@ def show_figures(result: lc.CalibrationResult, raw_name: str, p_target, c_miss, 
             rules = weighting_rules(result)
             weightings = threshold_weightings(rules, plo, p_target=p_target, c_miss=c_miss, c_fa=c_fa)
             show_figure(
-                lambda: threshold_weighting_figure(weightings, highlight=next(iter(rules)) if result.rule else None),
+                lambda: threshold_weighting_figure(weightings, highlight=next(iter(rules)) if result.rule else None,
+                                                   units=llr_units()),
                 "threshold_weighting",
                 "How much each LLR threshold counts in the training objective (normalised; diamonds: modes). An "
                 "affine calibration is good where the weight is; put it on your Bayes threshold by choosing the rule "

@@ -17,6 +17,7 @@ from app_pages._loaded import SYSTEMS
 from app_pages._calibration_controls import CROSS_VALIDATION, CUSTOM_RULE, RULES, choose_sets, custom_rule
 from app_pages._figures import show_figure
 from app_pages._operating_point import operating_point
+from app_pages._units import current as llr_units
 
 COSTS = ("Cprimary", "My DCF")
 RULES_CAPTION = (
@@ -197,7 +198,7 @@ def show_weighting(sweep: lc.RuleSweep, rules) -> None:
     p_targets = tuple(sweep.p_targets)
     weightings = threshold_weightings(rules, tau, p_target=p_targets, c_miss=sweep.c_miss, c_fa=sweep.c_fa)
     show_figure(
-        lambda: threshold_weighting_figure(weightings, highlight=str(sweep.best["rule"])),
+        lambda: threshold_weighting_figure(weightings, highlight=str(sweep.best["rule"]), units=llr_units()),
         "compare_threshold_weighting", weighting_caption(p_targets, sweep.c_miss, sweep.c_fa),
         data=weightings.to_frame,
     )

@@ -1,16 +1,15 @@
 """Forensic validation: validate an LR method as Meuwly, Ramos & Haraksim (2017) propose, and download the report.
 
 Choose a loaded system, or one of the two forensic demos (FVC-AUS voice comparison; lir's cartridge cases, log10 LRs
-read with ``lc.Trials(lc.from_log10(km), lc.from_log10(knm))``), the units LR values are written in (log10 by
-default: forensic users read log10 LRs), the calibration (cross-validated or trained on a development set, always
-limited to its ELUB bounds) and the validation criteria (examples the laboratory is to set). The page shows what
-``lc.validate_lr_method`` returns — the validation matrix, Tippett and ECE plots before and after calibration, ELUB
+read with ``lc.read_class_files(km, knm, scale="log10")``), the calibration (cross-validated or trained on a development
+set, always limited to its ELUB bounds) and the validation criteria (examples the laboratory is to set). The page shows
+what ``lc.validate_lr_method`` returns — the validation matrix, Tippett and ECE plots before and after calibration, ELUB
 bounds, devPAV, Cllr/Cllr_min/Cllr_cal, misleading evidence, the verbal scale — and
-``llrcore.report.validation.build_validation_report`` makes the HTML file.
+``llrcore.report.validation.build_validation_report`` makes the HTML file. LR values are in the app-wide units of the
+sidebar's "LR values in" (``_units.py``): forensic users switch it to log10 once, for every page.
 """
 from __future__ import annotations
 
-import numpy as np
 import streamlit as st
 
 import llrcore as lc
@@ -18,6 +17,7 @@ from app_pages._demos import ASSETS, DEMO_SETS, system_demo
 from app_pages._figures import show_figure
 from app_pages._loaded import SYSTEMS
 from app_pages._registry import LoadedSystem
+from app_pages._units import current as llr_units
 from llrcore.forensic.validation import METRICS, ValidationCriteria, verbal_scale_frame
 from llrcore.plots.forensic import ece_figure, tippett_figure
 from llrcore.report.validation import DECISION_WORDS, build_validation_report, validation_paragraphs
@@ -27,7 +27,7 @@ FVC = "FVC-AUS DCA-PLDA"
 CARTRIDGE = "Cartridge cases (lir)"
 CARTRIDGE_DIR = ASSETS / "lir_cartridge_case_llrs"
 DEMOS = {"FVC-AUS voice comparison": FVC, "Cartridge cases (lir)": CARTRIDGE}
-UNITS = {"log10": "log10", "ln": "natural log"}
+UNITS = {"log10": "log10", "ln": "natural log"}  # how the metrics name the app-wide units (sidebar)
 METHODS = {"affine": "Affine (logistic)", "pav": "PAV", "none": "None"}
 CROSS_VALIDATION = "Cross-validation on the same trials"
 #: Criterion inputs: key -> (label, shown as % of the fraction, step)
@@ -47,8 +47,8 @@ CRITERIA = {
 @st.cache_resource(show_spinner=False)
 def cartridge_cases() -> lc.Trials:
     """lir's cartridge-case LRs: log10 LRs, one per line, same source (KM) and different source (KNM) apart."""
-    same, different = np.loadtxt(CARTRIDGE_DIR / "LLR_KM.csv"), np.loadtxt(CARTRIDGE_DIR / "LLR_KNM.csv")
-    return lc.Trials(lc.from_log10(same), lc.from_log10(different), name=CARTRIDGE)
+    return lc.read_class_files(CARTRIDGE_DIR / "LLR_KM.csv", CARTRIDGE_DIR / "LLR_KNM.csv", scale="log10",
+                               name=CARTRIDGE)
 
 
 def load_demo(name: str) -> None:
@@ -157,16 +157,17 @@ def show_numbers(validation: lc.LRValidation, units: str) -> None:
         cells[6].metric("Different src., LR > 1", f"{row['misleading different source %']:.3g} %")
 
 
-def show_figures(validation: lc.LRValidation) -> None:
+def show_figures(validation: lc.LRValidation, units: str) -> None:
     stages = {s.label: s for s in (validation.before, validation.after) if s is not None}
     left, right = st.columns(2, gap="medium")
     with left:
-        show_figure(lambda: tippett_figure({label: s.tippett for label, s in stages.items()}), "tippett",
+        show_figure(lambda: tippett_figure({label: s.tippett for label, s in stages.items()}, units=units), "tippett",
                     "Solid: same source, dashed: different source; the rates of misleading evidence are in the legend.",
                     data=validation.before.tippett.to_frame)
     with right:
-        show_figure(lambda: ece_figure({label: s.ece for label, s in stages.items()}), "ece",
-                    "At prior log10-odds 0 the solid curve is Cllr and the dashed one Cllr_min.",
+        odds = "log10-odds" if units == "log10" else "log-odds (ln)"
+        show_figure(lambda: ece_figure({label: s.ece for label, s in stages.items()}, units=units), "ece",
+                    f"At prior {odds} 0 the solid curve is Cllr and the dashed one Cllr_min.",
                     data=validation.before.ece.to_frame)
 
 
@@ -222,8 +223,8 @@ def main() -> None:
         st.info("Nothing is loaded: load a forensic demo with a button above.")
         return
     system = SYSTEMS.sets()[name]
-    units = st.segmented_control("LR values in", list(UNITS), format_func=UNITS.get, default="log10",
-                                 key="forensic_units", persist_state="session") or "log10"
+    units = llr_units()
+    st.caption(f"LR values in **{UNITS[units]}** (the sidebar's \"LR values in\" sets it for every page).")
     calibration = choose_calibration(system.trials)
     criteria = choose_criteria()
     dev = SYSTEMS.sets()[calibration["dev"]] if calibration["dev"] else None
@@ -238,7 +239,7 @@ def main() -> None:
     show_matrix(validation, units)
     download(validation, units, system.source)
     show_numbers(validation, units)
-    show_figures(validation)
+    show_figures(validation, units)
     show_tables(validation, units)
     show_words(validation)
 

@@ -14,6 +14,7 @@ import streamlit as st
 import llrcore as lc
 from app_pages._figures import show_figure
 from app_pages._loaded import SYSTEMS, trials_by_name
+from app_pages._units import current as llr_units
 from llrcore.gaussian import cllr_eer_curve, gaussian_densities
 from llrcore.plots.gaussian import cllr_eer_figure, gaussian_det_figure, gaussian_llr_figure
 from llrcore.words import percent
@@ -60,16 +61,17 @@ def comparison(system_id: str, alpha: float, _trials: lc.Trials) -> lc.GaussianC
 # Figures are cached by what they show, so moving one slider redraws only the figures that depend on it (building a
 # plotly figure costs more than its numbers). st.plotly_chart only reads them.
 @st.cache_resource(show_spinner=False, max_entries=64)
-def ideal_figure(kind: str, mu: float, llr: float | None = None, log: bool = False):
+def ideal_figure(kind: str, mu: float, llr: float | None = None, log: bool = False, units: str = "ln"):
     if kind == "densities":
-        return gaussian_llr_figure(mu, llr=llr, log_density=log)
+        return gaussian_llr_figure(mu, llr=llr, log_density=log, units=units)
     return gaussian_det_figure(mu) if kind == "det" else cllr_eer_figure(lc.eer_from_mu(mu), log_axes=log)
 
 
 @st.cache_resource(show_spinner=False, max_entries=32)
-def fit_figure(kind: str, system_id: str, alpha: float, _result: lc.GaussianComparison, log: bool = False):
+def fit_figure(kind: str, system_id: str, alpha: float, _result: lc.GaussianComparison, log: bool = False,
+               units: str = "ln"):
     if kind == "densities":
-        return gaussian_llr_figure(comparison=_result, log_density=log)
+        return gaussian_llr_figure(comparison=_result, log_density=log, units=units)
     if kind == "det":
         return gaussian_det_figure(comparison=_result)
     return cllr_eer_figure(_result.eer, comparison=_result, log_axes=log)
@@ -108,7 +110,7 @@ def explorer() -> None:
     ])
     log_density = st.toggle("Logarithmic density axis", value=False, key="gauss_log_density",
                             help="On a log axis the densities are parabolas, and their gap at LLR l is l.")
-    show_figure(lambda: ideal_figure("densities", mu, llr, log_density), "gaussian_densities",
+    show_figure(lambda: ideal_figure("densities", mu, llr, log_density, llr_units()), "gaussian_densities",
                 data=lambda: gaussian_densities(mu, llr=llr).to_frame())
     st.caption("The LLR of the LLR is the LLR: at every LLR l, the target density is e^l times the non-target "
                "density. Only Gaussians with means ±μ and variance 2μ can do that.")
@@ -160,7 +162,7 @@ def your_scores() -> None:
     ])
     log_density = st.toggle("Logarithmic density axis", value=False, key="gauss_fit_log_density")
     key = (loaded[name].id, float(alpha), result)
-    show_figure(lambda: fit_figure("densities", *key, log_density), "gaussian_fit_densities",
+    show_figure(lambda: fit_figure("densities", *key, log_density, llr_units()), "gaussian_fit_densities",
                 data=lambda: gaussian_densities(comparison=result).to_frame())
     det_column, cllr_column = st.columns([1, 1.3], gap="medium")
     with det_column:

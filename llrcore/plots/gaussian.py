@@ -30,7 +30,7 @@ from ..gaussian import (
 )
 from ._style import CLASS_COLOURS, LINE_WIDTH, PALETTE, REFERENCE_COLOUR, format_percent, point_marker, style_figure
 from ._style import with_alpha
-from ._units import llr_factor, llr_number, llr_unit, rescale_llr_axes
+from ._units import llr_factor, llr_unit, rescale_llr_axes
 from .decisions import two_line_title
 from .det import _ticks, _upper_limit, det_figure, probit
 
@@ -112,7 +112,8 @@ def _marked_llr(fig: go.Figure, densities: GaussianDensities, units: str = "ln")
     """The two densities at the marked LLR and a note dividing one by the other (the ratio is the LR, whatever
     the units: ``e^llr = 10^(llr / ln 10)``)."""
     llr, (f_tar, f_non) = densities.marked, densities.marked_densities
-    shown, base = llr_number(llr, units, ".2f"), "e" if units == "ln" else "10"
+    shown, base = f"{llr * llr_factor(units):.2f}", "e" if units == "ln" else "10"
+    word = "LLR" if units == "ln" else llr_unit(units)
     f_tar, f_non = f_tar / llr_factor(units), f_non / llr_factor(units)  # per unit of the axis, as drawn
     fig.add_vline(x=llr, line=dict(color=_IDEAL_COLOUR, width=1.8, dash="dot"))
     fig.add_trace(go.Scatter(
@@ -120,7 +121,7 @@ def _marked_llr(fig: go.Figure, densities: GaussianDensities, units: str = "ln")
         marker=dict(size=14, color=[CLASS_COLOURS["target"], CLASS_COLOURS["non-target"]],
                     line=dict(color="white", width=2)),
         customdata=np.array(["target", "non-target"], dtype=object),
-        hovertemplate="%{customdata} density at " + f"{llr_unit(units)} {shown}: " + "%{y:.4g}<extra></extra>",
+        hovertemplate="%{customdata} density at " + f"{word} {shown}: " + "%{y:.4g}<extra></extra>",
         meta=dict(system=None, kind="llr_marker"),
     ))
     # in the top corner on the other side of 0, where only a far tail runs (the curves peak at +-mu)
@@ -128,7 +129,7 @@ def _marked_llr(fig: go.Figure, densities: GaussianDensities, units: str = "ln")
         x=0.01 if llr >= 0 else 0.99, xref="paper", y=0.98, yref="paper", yanchor="top",
         xanchor="left" if llr >= 0 else "right", showarrow=False, align="left",
         bgcolor="rgba(255,255,255,0.9)", bordercolor="#999999", borderwidth=1, font=dict(size=16),
-        text=(f"<b>at {llr_unit(units)} = {shown}</b><br>target density {f_tar:.4g}<br>÷ non-target density "
+        text=(f"<b>at {word} = {shown}</b><br>target density {f_tar:.4g}<br>÷ non-target density "
               f"{f_non:.4g}<br>= <b>{densities.marked_ratio:.4g}</b> = {base}<sup>{shown}</sup>"),
     )
 

@@ -1,5 +1,6 @@
 """The Forensic validation page in headless Chromium at 1600 px, walked as a person does: through the sidebar, the
-cartridge-case demo loaded by its button, the units switched to natural log, the report downloaded.
+cartridge-case demo loaded by its button, the app-wide units (the sidebar's "LR values in") switched to log10 and back
+to natural log, the report downloaded.
 
 Independent references: Cllr and devPAV of lir's cartridge-case LRs are computed here with the library on the files
 read with numpy (0.6488 bits and 6.084 log10 units, lir's own numbers in the data's SOURCE.txt); in natural-log units
@@ -29,6 +30,12 @@ def metric(page: Page, label: str):
         has=page.get_by_test_id("stMetricLabel").get_by_text(label, exact=True)).first
 
 
+def units(page: Page, option: str) -> None:
+    """Choose the app-wide units in the sidebar ("log10" or "natural log (ln)")."""
+    page.get_by_test_id("stSidebar").get_by_test_id("stButtonGroup").get_by_text(option, exact=True).click()
+    wait_idle(page)
+
+
 def test_cartridge_cases_units_and_report(page: Page, app_url, screenshots):
     trials = lc.Trials(lc.from_log10(np.loadtxt(ASSETS / "LLR_KM.csv")),
                        lc.from_log10(np.loadtxt(ASSETS / "LLR_KNM.csv")))
@@ -36,6 +43,7 @@ def test_cartridge_cases_units_and_report(page: Page, app_url, screenshots):
     assert round(cllr, 4) == 0.6488 and round(devpav, 3) == 6.084
 
     open_page(page, app_url)
+    units(page, "log10")
     go(page, "Forensic validation")
     expect(page.get_by_role("heading", name="Forensic validation")).to_be_visible()
     wait_for_charts(page, 2)
@@ -52,8 +60,7 @@ def test_cartridge_cases_units_and_report(page: Page, app_url, screenshots):
     no_exception(page)
     snap(page, screenshots / "forensic_cartridge.png")
 
-    page.get_by_test_id("stButtonGroup").get_by_text("natural log", exact=True).click()
-    wait_idle(page)
+    units(page, "natural log (ln)")
     expect(metric(page, "devPAV (natural log)")).to_contain_text(f"{devpav * lc.forensic.LN10:.4g}")
     expect(metric(page, "Cllr")).to_contain_text(f"{cllr:.4f} bits")  # bits do not depend on the LR units
     expect(page.get_by_test_id("stTable").first).to_contain_text(f"{lc.from_log10(devpav):.3g} (ln)")
