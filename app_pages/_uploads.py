@@ -50,17 +50,18 @@ def read_user_file(name: str, read):
         return None, _user_message(name, err)
 
 
-def read_upload(upload, key_upload=None) -> Parsed:
+def read_upload(upload, key_upload=None, scale: str = "ln") -> Parsed:
     """Read a score file (with its key file, for a Kaldi/BOSARIS score file ``model test score`` or a BOSARIS Scores
     ``.h5`` file, whose key may be a text key or a Key ``.h5`` file) into systems.
 
     The LoadWarnings of the reader (trials in only one of the two files) are collected through ``on_warning``, not
     ``warnings.catch_warnings``: sessions run in threads, and the warnings filters are shared by all of them.
+    ``scale="log10"`` reads scores that are log10 LRs (``lc.read_trials(..., scale="log10")``).
     """
     name = getattr(upload, "name", "the file")
     notes = []
     try:
-        loaded = lc.read_trials(upload, key=key_upload, on_warning=notes.append)
+        loaded = lc.read_trials(upload, key=key_upload, on_warning=notes.append, scale=scale)
     except Exception as err:
         return Parsed(error=_user_message(name, err), needs_key=isinstance(err, lc.LoadError) and err.needs_key)
     stem = Path(name).stem
@@ -74,11 +75,24 @@ def read_upload(upload, key_upload=None) -> Parsed:
 
 
 @st.cache_resource(show_spinner=False, max_entries=16, ttl="1h")
-def parse_upload(file_id: str, key_id: str | None, _upload, _key_upload) -> Parsed:
+def parse_upload(file_id: str, key_id: str | None, _upload, _key_upload, scale: str = "ln") -> Parsed:
     """:func:`read_upload` once per uploaded score file and key file, cached by their ``file_id``.
 
     The payloads are ``_underscored`` so Streamlit does not hash megabytes of bytes; the file ids identify them.
     Errors are returned (and so cached) rather than raised: a bad file is reported without being parsed again on
     every rerun.
     """
-    return read_upload(_upload, _key_upload)
+    return read_upload(_upload, _key_upload, scale)
+
+
+@st.cache_resource(show_spinner=False, max_entries=16, ttl="1h")
+def parse_class_files(same_id: str, different_id: str, _same, _different, scale: str = "ln") -> Parsed:
+    """Same-source and different-source LRs in two uploaded files (``lc.read_class_files``), one system named after
+    the same-source file, cached by the two ``file_id``s like :func:`parse_upload`."""
+    name = getattr(_same, "name", "the files")
+    try:
+        trials = lc.read_class_files(_same, _different, scale=scale)
+    except Exception as err:
+        return Parsed(error=_user_message(name, err))
+    trials.sorted.pav  # noqa: B018 - sort and PAV now, under the spinner
+    return Parsed(systems={trials.name or "LRs": trials})

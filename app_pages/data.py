@@ -6,7 +6,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from app_pages._uploads import parse_upload
+from app_pages._uploads import parse_class_files, parse_upload
 from app_pages._demos import DEMO_SETS, demo_source, system_demo
 from app_pages._loaded import SYSTEMS
 from app_pages._messages import flash, show_flashes
@@ -24,6 +24,12 @@ KEY_HELP = (
     "target|nontarget`), or a BOSARIS Key `.h5` file. It may cover only part of the score file, e.g. one condition: "
     "the trials in only one of the two files are left out, and counted."
 )
+LOG10_HELP = (
+    "Forensic LR systems (and the NFI's lir) write log10 LRs: tick this before uploading, and the scores are read as "
+    "log10 LRs (multiplied by ln 10 into natural-log LLRs, llrcore's own units). Leave it off for natural-log LLRs "
+    "and for scores that are not LRs."
+)
+LOG10_NOTE = " (read as log10 LRs)"
 
 
 def _on_rename(system_id: str) -> None:
@@ -75,13 +81,15 @@ def _add_parsed(parsed, source: str, file_name: str, role: str, hint: str = "", 
     return True
 
 
-def _load_upload(upload, role: str) -> bool:
+def _load_upload(upload, role: str, scale: str = "ln") -> bool:
     """Read an uploaded score file and add its systems; True when added. A score file that needs its key gets its own
-    key box, under the sentence saying so, and is read with that key once it is given."""
+    key box, under the sentence saying so, and is read with that key once it is given. `scale` "log10" reads the
+    scores as log10 LRs, and the source says so."""
+    note = LOG10_NOTE if scale == "log10" else ""
     with st.spinner(f"Reading {upload.name}…"):
-        parsed = parse_upload(upload.file_id, None, upload, None)
+        parsed = parse_upload(upload.file_id, None, upload, None, scale)
     if not parsed.needs_key:
-        return _add_parsed(parsed, f"upload: {upload.name}", upload.name, role)
+        return _add_parsed(parsed, f"upload: {upload.name}{note}", upload.name, role)
     with st.container(border=True):
         outcome = st.container()  # above the key box: the key is asked for, or what reading with it gave
         key_upload = st.file_uploader(f"Key file for {upload.name}", key=f"key_for_{upload.file_id}", help=KEY_HELP)
@@ -89,8 +97,33 @@ def _load_upload(upload, role: str) -> bool:
         outcome.error(parsed.error + "  \nAdd its key file in the box below.", icon=":material/key:")
         return False
     with st.spinner(f"Reading {upload.name} with the key {key_upload.name}…"):
-        parsed = parse_upload(upload.file_id, key_upload.file_id, upload, key_upload)
-    return _add_parsed(parsed, f"upload: {upload.name} with key {key_upload.name}", upload.name, role, where=outcome)
+        parsed = parse_upload(upload.file_id, key_upload.file_id, upload, key_upload, scale)
+    return _add_parsed(parsed, f"upload: {upload.name} with key {key_upload.name}{note}", upload.name, role,
+                       where=outcome)
+
+
+def _class_files_loader(role: str, handled: set) -> None:
+    """The forensic form: same-source LRs in one file and different-source LRs in another, one value per line."""
+    with st.expander("Same-source and different-source LRs in two files", icon=":material/balance:"):
+        st.caption("One value per line and no labels, as forensic LR systems write them (e.g. lir's `LLR_KM.csv` "
+                   "and `LLR_KNM.csv`): the file says which comparisons its LRs are from.")
+        same_column, different_column = st.columns(2)
+        same = same_column.file_uploader("Same-source LRs (H1 true)", key="same_source_upload")
+        different = different_column.file_uploader("Different-source LRs (H2 true)", key="different_source_upload")
+        log10 = st.checkbox("The values are log10 LRs", key="class_files_log10", persist_state="session",
+                            help=LOG10_HELP)
+        if same is None or different is None:
+            return
+        scale = "log10" if log10 else "ln"
+        pair = f"{same.file_id}|{different.file_id}|{scale}"
+        if pair in handled:
+            return
+        with st.spinner(f"Reading {same.name} and {different.name}…"):
+            parsed = parse_class_files(same.file_id, different.file_id, same, different, scale)
+        source = (f"upload: {same.name} (same source) and {different.name} (different source)"
+                  + (LOG10_NOTE if log10 else ""))
+        if _add_parsed(parsed, source, f"{same.name} and {different.name}", role):
+            handled.add(pair)
 
 
 def _server_folder() -> Path | None:
@@ -168,6 +201,8 @@ with upload_column:
         key="score_uploads",
         help=FORMATS_HELP,
     )
+    upload_log10 = st.checkbox("The scores are log10 LRs", key="upload_log10", persist_state="session",
+                               help=LOG10_HELP)
     new_role = st.segmented_control(
         "Role of uploaded files",
         ROLES,
@@ -179,8 +214,9 @@ with upload_column:
 
     handled = st.session_state.setdefault("handled_uploads", set())
     for upload in uploads or []:
-        if upload.file_id not in handled and _load_upload(upload, new_role):
+        if upload.file_id not in handled and _load_upload(upload, new_role, "log10" if upload_log10 else "ln"):
             handled.add(upload.file_id)
+    _class_files_loader(new_role, handled)
 
     if SERVER_FOLDER is not None:
         _server_file_loader(SERVER_FOLDER, new_role)

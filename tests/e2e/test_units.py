@@ -1,0 +1,111 @@
+"""The app-wide "LR values in" choice and log10 inputs, in headless Chromium at 1600 px, walked as a person does.
+
+A person switches "LR values in" to log10 in the sidebar, goes to Calibrate and to Forensic validation through the
+sidebar, reads LLR axes titled in log10 and the operating point's threshold equal to the library's natural-log
+threshold divided by ``np.log(10)``, switches pages and finds the choice kept. Then the Data page reads lir's two
+cartridge-case files (same source, different source, one log10 LR per line) as log10 LRs, and Evaluate's Cllr of
+that system equals ``lc.cllr`` of ``lc.read_class_files(..., scale="log10")`` — and of the files read with numpy.
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+from playwright.sync_api import Page, expect
+from test_browser import no_exception, open_page, snap, wait_for_charts, wait_idle
+from test_conditions_page import download, go
+
+import llrcore as lc
+
+pytestmark = pytest.mark.e2e
+
+CARTRIDGE = Path(__file__).resolve().parents[2] / "assets" / "lir_cartridge_case_llrs"
+KM, KNM = CARTRIDGE / "LLR_KM.csv", CARTRIDGE / "LLR_KNM.csv"
+
+
+def choose_units(page: Page, option: str) -> None:
+    page.get_by_test_id("stSidebar").get_by_test_id("stButtonGroup").get_by_text(option, exact=True).click()
+    wait_idle(page)
+
+
+def chosen_units(page: Page):
+    """The sidebar's chosen option (the checked radio of the "LR values in" group)."""
+    return page.get_by_test_id("stSidebar").get_by_role("radiogroup", name="LR values in").get_by_role(
+        "radio", checked=True)
+
+
+def axis_titles(page: Page) -> list[str]:
+    return page.locator("[data-testid=stPlotlyChart] .xtitle, [data-testid=stPlotlyChart] .ytitle").evaluate_all(
+        "titles => titles.map(title => title.textContent)")
+
+
+def test_log10_in_the_sidebar_follows_the_person_through_the_pages(page: Page, app_url, screenshots):
+    threshold = lc.OperatingPoint.sre12().threshold  # the default preset: P_target 0.01
+    open_page(page, app_url)
+    expect(chosen_units(page)).to_have_text("natural log (ln)")  # the default
+    choose_units(page, "log10")
+    expect(chosen_units(page)).to_have_text("log10")
+
+    go(page, "Calibrate")
+    wait_for_charts(page)
+    expect(page.get_by_text(f"LLRs at or above {threshold / np.log(10):+.3f} (log10 LR)")).to_be_visible()
+    titles = axis_titles(page)
+    assert "LLR of the system (log10 LR)" in titles and "PAV-optimal LLR (log10 LR)" in titles, titles
+    no_exception(page)
+    snap(page, screenshots / "units_calibrate_log10.png")
+
+    go(page, "Forensic validation")
+    wait_for_charts(page, 2)
+    expect(page.get_by_text("LR values in log10")).to_be_visible()
+    titles = axis_titles(page)
+    assert "log10 LR" in titles and any(t.startswith("Prior log10-odds") for t in titles), titles
+    no_exception(page)
+    snap(page, screenshots / "units_forensic_log10.png")
+
+    go(page, "Data")
+    expect(page.get_by_role("heading", name="Loaded systems")).to_be_visible()
+    go(page, "Bayes decisions")
+    wait_for_charts(page)
+    expect(chosen_units(page)).to_have_text("log10")
+    assert any(t.startswith("log10 LR") for t in axis_titles(page)), axis_titles(page)
+    snap(page, screenshots / "units_bayes_log10.png")
+    go(page, "Calibrate")
+    wait_for_charts(page)
+    expect(chosen_units(page)).to_have_text("log10")  # still log10 after three sidebar switches
+    expect(page.get_by_text(f"LLRs at or above {threshold / np.log(10):+.3f} (log10 LR)")).to_be_visible()
+
+    choose_units(page, "natural log (ln)")
+    wait_for_charts(page)
+    expect(page.get_by_text(f"LLRs at or above {threshold:+.3f} (ln LR)")).to_be_visible()
+    assert "LLR of the system (ln LR)" in axis_titles(page)
+
+
+def test_two_files_of_log10_lrs_uploaded_on_the_data_page(page: Page, app_url, screenshots):
+    cases = lc.read_class_files(KM, KNM, scale="log10")
+    expected = lc.cllr(cases)
+    assert expected == lc.cllr(lc.Trials(lc.from_log10(np.loadtxt(KM)), lc.from_log10(np.loadtxt(KNM))))
+
+    open_page(page, f"{app_url}/data")
+    page.get_by_text("Same-source and different-source LRs in two files").click()
+    page.get_by_text("The values are log10 LRs").click()
+    wait_idle(page)
+    page.locator(".st-key-same_source_upload input[type=file]").set_input_files(KM)
+    wait_idle(page)
+    page.locator(".st-key-different_source_upload input[type=file]").set_input_files(KNM)
+    expect(page.get_by_text("Added LLR_KM from LLR_KM.csv and LLR_KNM.csv as evaluation.")).to_be_visible(
+        timeout=30_000)
+    wait_idle(page)
+    expect(page.get_by_text(re.compile(r"LLR_KNM\.csv \(different source\) \(read as log10 LRs\)"))).to_be_visible()
+    no_exception(page)
+    snap(page, screenshots / "units_data_class_files.png")
+
+    go(page, "Evaluate")
+    wait_for_charts(page)
+    expect(page.get_by_text("LLR_KM", exact=True).first).to_be_visible()
+    expect(page.get_by_test_id("stMetric").filter(has_text=f"{expected:.3f} bits").first).to_be_visible()
+    snap(page, screenshots / "units_evaluate_class_files.png")
+    table = download(page, page.get_by_role("button", name="Metrics as CSV"))
+    row = table.loc[table["system"] == "LLR_KM"]
+    assert row["Cllr"].iloc[0] == pytest.approx(expected, rel=1e-12)
