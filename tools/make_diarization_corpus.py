@@ -1,0 +1,434 @@
+"""Build a diarization development corpus from synthetic speech: espeak-ng conversations, Resemblyzer cosines.
+
+Each recording is a K-speaker conversation (K = 1..10) synthesised with espeak-ng: every speaker is a distinct
+voice (a language voice, a voice variant, pitch and speed varied together) reading English prose taken offline
+(the standard library's ``pydoc_data.topics`` text and ``/usr/share/common-licenses``, code-like lines dropped).
+Turns last 1-8 s, speaking time is unbalanced (some recordings have one dominant speaker) and short
+back-channels ("mm hmm", "right", ...) come from the listeners. The mix goes through a short synthetic room
+impulse and gets a little noise. Windows of 1.5 s every 0.75 s inside the speech regions (oracle speech activity:
+the union of the turns, pauses under 0.5 s bridged; a shorter last window to the region end if >= 0.5 s) are
+embedded with Resemblyzer's pretrained VoiceEncoder (as ``VoiceEncoder.embed_utterance`` does, batched), L2
+normalised, and scored with the cosine ``E @ E.T``.
+
+Written per recording (formats ``lc.read_similarity`` / ``lc.read_rttm`` read):
+
+- ``<rec>.npz``: ``scores`` (N x N float32 cosines, symmetric, diagonal 1), ``start``/``end`` (float64, s),
+  ``duration`` (scalar, s); ``numpy.savez_compressed``, no object arrays;
+- ``<rec>.rttm``: the reference, from the generated turn list;
+
+and for the corpus ``corpus.csv`` (recording, K, duration, windows, speaking-time shares) and ``SOURCE.txt``.
+The audio is not kept.
+
+Needs (for the tool only, not the project): ``apt-get install -y espeak-ng``, ``pip install torch==2.13.0``
+(CPU wheel), ``pip install resemblyzer soundfile``. Usage::
+
+    python tools/make_diarization_corpus.py --out tests/data/diarization_corpus --recordings 24 --seed 20261125
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import importlib.metadata
+import re
+import shlex
+import subprocess
+import sys
+import tempfile
+import time
+import types
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+SAMPLE_RATE = 16000  # Resemblyzer's rate
+ESPEAK_RATE = 22050
+WINDOW = 1.5  # s
+SHIFT = 0.75  # s
+MIN_WINDOW = 0.5  # s
+BRIDGE = 0.5  # s: pauses shorter than this do not split a speech region
+_EPS = 1e-9
+
+LANGUAGES = ["en-us", "en-gb", "en-gb-scotland", "en-029", "fr-fr", "de", "nl", "it", "es", "pt", "pl", "sv",
+             "da", "fi", "cs", "ro", "hu", "el"]
+VARIANTS = ["m1", "m2", "m3", "m4", "m5", "m6", "m7", "f1", "f2", "f3", "f4", "f5", "klatt", "klatt2", "klatt3",
+            "adam", "Alex", "Andy", "benjamin", "caleb", "david", "ed", "john", "max", "paul", "quincy", "rob",
+            "victor", "Alicia", "Annie", "belinda", "linda", "steph", "shelby", "anika", "grandma", "grandpa"]
+BACKCHANNELS = ["mm hmm", "right", "yeah", "okay", "uh huh", "I see", "sure", "exactly", "really", "yes"]
+
+
+# ----- text --------------------------------------------------------------------------------------------------------
+
+
+def prose_words() -> list[str]:
+    """Plain English words from offline prose: pydoc topics and the common licences, code-like lines dropped."""
+    import pydoc_data.topics
+
+    texts = [pydoc_data.topics.topics[k] for k in sorted(pydoc_data.topics.topics)]
+    licences = Path("/usr/share/common-licenses")
+    if licences.is_dir():
+        texts += [p.read_text(encoding="utf-8", errors="ignore") for p in sorted(licences.iterdir()) if p.is_file()]
+    words = []
+    for text in texts:
+        for line in text.splitlines():
+            stripped = line.strip()
+            if (not stripped or line.startswith((" ", "\t")) or re.search(r"[=(){}\[\]<>*_#|\\@$~`^]|::|>>>", stripped)
+                    or sum(c.isalpha() for c in stripped) < 0.8 * len(stripped.replace(" ", ""))):
+                continue
+            words += [w for w in stripped.split() if re.fullmatch(r"[A-Za-z][A-Za-z'-]*[.,;:?!]?", w)]
+    return words
+
+
+class Prose:
+    def __init__(self, words: list[str], rng: np.random.Generator):
+        self.words, self.position = words, int(rng.integers(len(words)))
+
+    def take(self, n: int) -> str:
+        out = [self.words[(self.position + i) % len(self.words)] for i in range(n)]
+        self.position = (self.position + n) % len(self.words)
+        return " ".join(out)
+
+
+# ----- audio -------------------------------------------------------------------------------------------------------
+
+
+def synthesise(text: str, voice: dict, workdir: Path) -> np.ndarray:
+    """espeak-ng speech at 16 kHz, leading and trailing silence trimmed."""
+    from scipy.signal import resample_poly
+    import soundfile as sf
+
+    path = workdir / "turn.wav"
+    subprocess.run(["espeak-ng", "-v", f"{voice['language']}+{voice['variant']}", "-p", str(voice["pitch"]),
+                    "-s", str(voice["speed"]), "-w", str(path), text], check=True, capture_output=True)
+    wav, rate = sf.read(str(path), dtype="float64")
+    if wav.ndim > 1:
+        wav = wav.mean(axis=1)
+    if rate != ESPEAK_RATE:
+        raise SystemExit(f"espeak-ng wrote {rate} Hz, expected {ESPEAK_RATE}")
+    wav = resample_poly(wav, 160, 441)
+    loud = np.flatnonzero(np.abs(wav) > 0.01 * max(np.abs(wav).max(), 1e-9))
+    return wav[loud[0]:loud[-1] + 1] if loud.size else wav
+
+
+def room_impulse(rng: np.random.Generator) -> tuple[np.ndarray, float]:
+    """A short synthetic room impulse: direct path plus exponentially decaying noise (RT60 0.15-0.45 s)."""
+    rt60 = float(rng.uniform(0.15, 0.45))
+    n = int(0.3 * SAMPLE_RATE)
+    t = np.arange(n) / SAMPLE_RATE
+    tail = rng.normal(size=n) * np.exp(-6.9 * t / rt60) * 0.25
+    tail[: int(0.002 * SAMPLE_RATE)] = 0.0
+    tail[0] = 1.0
+    return tail / np.linalg.norm(tail), rt60
+
+
+# ----- conversation ------------------------------------------------------------------------------------------------
+
+
+def speaker_shares(k: int, dominant: bool, rng: np.random.Generator) -> tuple[np.ndarray, int | None]:
+    """Turn-taking weights and the dominant speaker (None if there is none)."""
+    if k == 1:
+        return np.ones(1), None
+    w = rng.dirichlet(np.full(k, 1.5)) + 0.04
+    leader = int(rng.integers(k)) if dominant else None
+    if leader is not None:
+        w[leader] += 1.2 * w.sum()
+    return w / w.sum(), leader
+
+
+def choose_voices(k: int, rng: np.random.Generator) -> list[dict]:
+    languages = rng.permutation(LANGUAGES)
+    variants = rng.permutation(VARIANTS)
+    pitches = rng.permutation(np.linspace(20, 80, max(k, 2)).round().astype(int))
+    speeds = rng.permutation(np.linspace(135, 195, max(k, 2)).round().astype(int))
+    return [{"language": str(languages[i]), "variant": str(variants[i]), "pitch": int(pitches[i]),
+             "speed": int(speeds[i])} for i in range(k)]
+
+
+def next_speaker(shares: np.ndarray, current: int | None, rng: np.random.Generator) -> int:
+    """The next speaker, drawn by turn-taking weight, never the current one (unless alone)."""
+    p = shares.copy()
+    if current is not None and shares.size > 1:
+        p[current] = 0.0
+    return int(rng.choice(shares.size, p=p / p.sum()))
+
+
+def plan_turns(k: int, shares: np.ndarray, leader: int | None, target: float, rng: np.random.Generator):
+    """(speaker, target seconds, is back-channel) of each turn until about `target` seconds of speech."""
+    while True:
+        turns, total, current = [], 0.0, None
+        while total < target:
+            if current is not None and k > 1 and rng.random() < 0.18:  # a listener's back-channel
+                listener = int(rng.choice([s for s in range(k) if s != current]))
+                turns.append((listener, 0.0, True))
+            current = next_speaker(shares, current, rng)
+            if leader is None:
+                seconds = float(rng.uniform(1.0, 8.0))
+            else:  # the dominant speaker holds the floor longer
+                seconds = float(rng.uniform(4.0, 8.0) if current == leader else rng.uniform(1.0, 4.0))
+            turns.append((current, seconds, False))
+            total += seconds
+        if len({s for s, _, b in turns if not b}) == k:
+            return turns
+
+
+def build_recording(index: int, k: int, dominant: bool, rng, prose: Prose, workdir: Path):
+    voices = choose_voices(k, rng)
+    shares, leader = speaker_shares(k, dominant, rng)
+    target = float(min(240.0, (50.0 + 12.0 * k + rng.uniform(0.0, 30.0)) / 0.75))  # espeak reads ~0.75x the plan
+    pieces, turns, cursor = [], [], 0.3
+    for speaker, seconds, backchannel in plan_turns(k, shares, leader, target, rng):
+        voice = voices[speaker]
+        if backchannel:
+            text = str(rng.choice(BACKCHANNELS))
+        else:
+            text = prose.take(max(2, int(round(seconds * voice["speed"] / 60.0))))
+        wav = synthesise(text, voice, workdir)
+        if not backchannel:
+            wav = wav[: int(8.0 * SAMPLE_RATE)]
+            if wav.size < SAMPLE_RATE:  # at least 1 s: read on
+                wav = np.concatenate([wav, synthesise(prose.take(4), voice, workdir)])[: int(8.0 * SAMPLE_RATE)]
+            fade = int(0.02 * SAMPLE_RATE)
+            wav[-fade:] *= np.linspace(1.0, 0.0, fade)
+        wav = wav / (np.abs(wav).max() + 1e-9)
+        start = cursor
+        pieces.append((int(round(start * SAMPLE_RATE)), wav))
+        turns.append((start, start + wav.size / SAMPLE_RATE, speaker))
+        gap = rng.uniform(0.8, 1.6) if rng.random() < 0.1 else rng.uniform(0.05, 0.4)
+        cursor = start + wav.size / SAMPLE_RATE + gap
+    duration = round(turns[-1][1] + 0.5, 3)
+    mix = np.zeros(int(round(duration * SAMPLE_RATE)) + 1)
+    for offset, wav in pieces:
+        mix[offset: offset + wav.size] += wav * float(rng.uniform(0.6, 1.0))
+    impulse, rt60 = room_impulse(rng)
+    from scipy.signal import fftconvolve
+    mix = fftconvolve(mix, impulse)[: mix.size]
+    snr = float(rng.uniform(18.0, 30.0))
+    power = np.mean(mix[mix != 0] ** 2)
+    mix = mix + rng.normal(0.0, np.sqrt(power / 10 ** (snr / 10)), mix.size)
+    return {"name": f"synth{index:02d}_k{k:02d}", "k": k, "voices": voices, "turns": turns, "duration": duration,
+            "wav": mix.astype(np.float32), "rt60": rt60, "snr": snr, "dominant": dominant}
+
+
+# ----- windows, embeddings ------------------------------------------------------------------------------------------
+
+
+def speech_regions(turns) -> list[tuple[float, float]]:
+    regions: list[list[float]] = []
+    for start, end, _ in sorted(turns):
+        if regions and start <= regions[-1][1] + BRIDGE:
+            regions[-1][1] = max(regions[-1][1], end)
+        else:
+            regions.append([start, end])
+    return [(a, b) for a, b in regions]
+
+
+def windows(regions) -> tuple[np.ndarray, np.ndarray]:
+    """Windows of WINDOW s every SHIFT s inside each region; a shorter last window to the region end if it is at
+    least MIN_WINDOW s; a region of MIN_WINDOW-WINDOW s is one window; shorter regions have none."""
+    starts, ends = [], []
+    for r0, r1 in regions:
+        length = r1 - r0
+        if length < MIN_WINDOW - _EPS:
+            continue
+        full = max(0, int(np.floor((length - WINDOW + _EPS) / SHIFT)) + 1) if length >= WINDOW - _EPS else 0
+        begin = r0 + SHIFT * np.arange(full)
+        stop = begin + WINDOW
+        tail = r0 + full * SHIFT
+        if full == 0:
+            begin, stop = np.array([r0]), np.array([r1])
+        elif stop[-1] < r1 - _EPS and r1 - tail >= MIN_WINDOW - _EPS:
+            begin, stop = np.append(begin, tail), np.append(stop, r1)
+        starts.append(begin), ends.append(stop)
+    return np.round(np.concatenate(starts + [np.zeros(0)]), 6), np.round(np.concatenate(ends + [np.zeros(0)]), 6)
+
+
+def import_resemblyzer():
+    try:
+        import pkg_resources  # noqa: F401  (webrtcvad, imported by resemblyzer, still uses it)
+    except ImportError:
+        stub = types.ModuleType("pkg_resources")
+        stub.get_distribution = lambda name: types.SimpleNamespace(version=importlib.metadata.version(name))
+        sys.modules["pkg_resources"] = stub
+    warnings.filterwarnings("ignore", category=UserWarning)
+    warnings.filterwarnings("ignore", category=DeprecationWarning)
+    import resemblyzer
+    return resemblyzer
+
+
+def embed(encoder, wav: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarray:
+    """VoiceEncoder.embed_utterance of each window's raw samples, the partials of all windows in one batch."""
+    import torch
+    from resemblyzer import audio
+
+    mels, owner = [], []
+    for i, (s, e) in enumerate(zip(start, end)):
+        piece = wav[int(round(s * SAMPLE_RATE)): int(round(e * SAMPLE_RATE))]
+        wav_slices, mel_slices = encoder.compute_partial_slices(len(piece), rate=1.3, min_coverage=0.75)
+        if wav_slices[-1].stop >= len(piece):
+            piece = np.pad(piece, (0, wav_slices[-1].stop - len(piece)))
+        mel = audio.wav_to_mel_spectrogram(piece)
+        for sl in mel_slices:
+            mels.append(mel[sl]), owner.append(i)
+    owner = np.array(owner)
+    out = []
+    with torch.no_grad():
+        for b in range(0, len(mels), 256):
+            out.append(encoder(torch.from_numpy(np.array(mels[b:b + 256])).float()).cpu().numpy())
+    partial = np.concatenate(out).astype(np.float64)
+    E = np.zeros((start.size, partial.shape[1]))
+    np.add.at(E, owner, partial)
+    return E / np.linalg.norm(E, axis=1, keepdims=True)
+
+
+def window_labels(start, end, turns) -> np.ndarray:
+    """Speaker at each window's centre (-1 in a pause)."""
+    centre = 0.5 * (start + end)
+    labels = np.full(centre.size, -1)
+    for t0, t1, s in turns:
+        labels[(centre >= t0) & (centre < t1)] = s
+    return labels
+
+
+def write_recording(folder: Path, name: str, scores: np.ndarray, start, end, duration: float, turns, k: int) -> dict:
+    """``<name>.npz`` (float32 scores, times, duration) and ``<name>.rttm`` (speakers spk01..); the index row."""
+    np.savez_compressed(folder / f"{name}.npz", scores=scores.astype(np.float32), start=np.asarray(start, float),
+                        end=np.asarray(end, float), duration=np.float64(duration))
+    (folder / f"{name}.rttm").write_text(
+        "".join(f"SPEAKER {name} 1 {t0:.3f} {t1 - t0:.3f} <NA> <NA> spk{s + 1:02d} <NA> <NA>\n"
+                for t0, t1, s in sorted(turns)), encoding="utf-8")
+    return {"recording": name, "K": k, "duration": f"{duration:.3f}", "windows": len(start),
+            "shares": ";".join(f"{x:.4f}" for x in shares_of(turns, k))}
+
+
+def write_index(folder: Path, rows: list[dict], source: str) -> float:
+    """``corpus.csv`` and ``SOURCE.txt``; the folder's size in MB."""
+    with open(folder / "corpus.csv", "w", newline="", encoding="utf-8") as f:
+        writer = csv.DictWriter(f, fieldnames=["recording", "K", "duration", "windows", "shares"])
+        writer.writeheader()
+        writer.writerows(rows)
+    (folder / "SOURCE.txt").write_text(source, encoding="utf-8")
+    return sum(p.stat().st_size for p in folder.glob("*") if p.is_file()) / 1e6
+
+
+def shares_of(turns, k: int) -> np.ndarray:
+    time_ = np.zeros(k)
+    for t0, t1, s in turns:
+        time_[s] += t1 - t0
+    return time_ / time_.sum()
+
+
+# ----- main --------------------------------------------------------------------------------------------------------
+
+
+def design(recordings: int, rng: np.random.Generator) -> list[tuple[int, bool]]:
+    """K of each recording: every K of 1..10 twice first, then the rest spread; about a third dominant."""
+    ks = [k for k in range(1, 11) for _ in range(2)]
+    ks += [int(k) for k in rng.integers(2, 11, max(0, recordings - len(ks)))]
+    ks = ks[:recordings]
+    dominant = [(i % 3 == 1) and k > 1 for i, k in enumerate(ks)]
+    return list(zip(ks, dominant))
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--out", type=Path, default=Path("tests/data/diarization_corpus"))
+    parser.add_argument("--recordings", type=int, default=24, help="number of recordings (>= 20 covers K=1..10 twice)")
+    parser.add_argument("--seed", type=int, default=20261125)
+    args = parser.parse_args(argv)
+
+    resemblyzer = import_resemblyzer()
+    import torch
+
+    torch.manual_seed(args.seed)
+    rng = np.random.default_rng(args.seed)
+    prose = Prose(prose_words(), rng)
+    encoder = resemblyzer.VoiceEncoder(device="cpu", verbose=False)
+    encoder.eval()
+    espeak = subprocess.run(["espeak-ng", "--version"], capture_output=True, text=True).stdout.strip()
+    args.out.mkdir(parents=True, exist_ok=True)
+
+    rows, described = [], []
+    started = time.perf_counter()
+    with tempfile.TemporaryDirectory() as tmp:
+        for index, (k, dominant) in enumerate(design(args.recordings, rng), start=1):
+            rec = build_recording(index, k, dominant, rng, prose, Path(tmp))
+            name, turns = rec["name"], rec["turns"]
+            start, end = windows(speech_regions(turns))
+            from resemblyzer import audio, hparams
+            wav = audio.normalize_volume(rec["wav"], hparams.audio_norm_target_dBFS, increase_only=True)
+            E = embed(encoder, wav, start, end)
+            S = E @ E.T
+            S = 0.5 * (S + S.T)
+            np.fill_diagonal(S, 1.0)
+            rows.append(write_recording(args.out, name, S, start, end, rec["duration"], turns, k))
+            speaker_names = [f"spk{s + 1:02d}" for s in range(k)]
+            shares = shares_of(turns, k)
+            labels = window_labels(start, end, turns)
+            i, j = np.triu_indices(start.size, 1)
+            ok = (labels[i] >= 0) & (labels[j] >= 0)
+            same = labels[i] == labels[j]
+            within = S[i[ok & same], j[ok & same]].mean()
+            between = S[i[ok & ~same], j[ok & ~same]].mean() if k > 1 else float("nan")
+            described.append(
+                f"  {name}: K = {k}, {rec['duration']:.1f} s, {start.size} windows, {len(turns)} turns, "
+                f"{'one dominant speaker, ' if dominant else ''}RT60 {rec['rt60']:.2f} s, SNR {rec['snr']:.1f} dB, "
+                f"cosine within {within:.3f} / between {between:.3f}\n"
+                + "".join(f"      {speaker_names[s]}: {v['language']}+{v['variant']} -p {v['pitch']} -s {v['speed']}"
+                          f"  ({100 * shares[s]:.1f} % of speech)\n" for s, v in enumerate(rec["voices"])))
+            print(f"[{index:2d}/{args.recordings}] {name}: K={k} {rec['duration']:.0f} s, {start.size} windows, "
+                  f"within {within:.3f} between {between:.3f} ({time.perf_counter() - started:.0f} s)", flush=True)
+
+    ks = [r["K"] for r in rows]
+    versions = (f"espeak-ng: {espeak}\n  Resemblyzer {importlib.metadata.version('resemblyzer')}, "
+                f"torch {torch.__version__} (CPU)")
+    text = f"""\
+Diarization development corpus: synthetic espeak-ng conversations scored with Resemblyzer cosines
+=================================================================================================
+
+Made by tools/make_diarization_corpus.py, seed {args.seed}, {args.recordings} recordings:
+  python tools/make_diarization_corpus.py --out {shlex.quote(str(args.out))} \\
+      --recordings {args.recordings} --seed {args.seed}
+  {versions}
+  (the recipe of /work/shared/RECIPES.md, "A diarization development corpus from synthetic speech")
+
+Files
+  <rec>.npz    scores (N x N float32 cosine similarities, symmetric, diagonal 1), start, end (float64, s),
+               duration (s); numpy.savez_compressed, no object arrays. lc.read_similarity(npz, reference=rttm).
+  <rec>.rttm   the reference: the generated turn list (speakers spk01..spkKK), lc.read_rttm.
+  corpus.csv   recording, K, duration (s), windows, shares (speaking-time share of spk01;spk02;..., from the RTTM)
+  plda/        PLDA-style LLR matrices simulated from a two-covariance model (tools/simulate_plda_matrices.py,
+               its own SOURCE.txt)
+  The audio is not kept.
+
+How a recording is made
+  - K speakers, each a distinct espeak-ng voice: a language voice + a variant, pitch (-p, 20-80) and speed
+    (-s, 135-195 words/min) varied together, all reading English prose (pydoc_data.topics and
+    /usr/share/common-licenses, code-like lines dropped); 22,050 Hz resampled to 16 kHz (resample_poly).
+  - Turn-taking weights: Dirichlet(1.5) + 0.04, renormalised; in "dominant" recordings one speaker takes
+    about every other turn, its turns planned 4-8 s and the others' 1-4 s. Turns of 1-8 s (a target drawn
+    uniformly, text of that length, cut at 8 s, read on to >= 1 s), speakers alternate (the next speaker
+    drawn by weight, never the current one); with probability 0.18 a
+    listener's back-channel ({', '.join(BACKCHANNELS)}) comes between turns. Pauses 0.05-0.4 s,
+    one in ten 0.8-1.6 s; no overlapping speech. Planned speech (50 + 12 K + U(0, 30)) / 0.75 s, capped at 240 s
+    (espeak-ng reads the planned text in about 0.75 of the planned time).
+  - Turn levels x U(0.6, 1), a synthetic room impulse (direct path + exponentially decaying noise, RT60
+    0.15-0.45 s, 0.3 s long), white noise at 18-30 dB SNR.
+  - Speech regions = union of the turns, pauses < {BRIDGE} s bridged (oracle speech activity). Windows of {WINDOW} s
+    every {SHIFT} s inside each region; a last shorter window to the region end if >= {MIN_WINDOW} s; regions of
+    {MIN_WINDOW}-{WINDOW} s give one window.
+  - The recording volume-normalised as resemblyzer.preprocess_wav does (no silence trimming); each window's raw
+    samples embedded as VoiceEncoder.embed_utterance does (its partials, padded, batched), L2-normalised;
+    S = E @ E.T, symmetrised, diagonal set to 1, stored as float32.
+
+Corpus
+  {len(rows)} recordings; K: {', '.join(f'{k}: {ks.count(k)}' for k in sorted(set(ks)))}
+  total {sum(float(r['duration']) for r in rows) / 60:.1f} min, {sum(r['windows'] for r in rows):,} windows.
+  Per recording (voices as espeak-ng -v <language>+<variant> -p <pitch> -s <speed>; cosine means over window
+  pairs labelled by the speaker at each window centre):
+{''.join(described)}"""
+    size = write_index(args.out, rows, text)
+    print(f"{args.out}: {len(rows)} recordings, {size:.1f} MB ({time.perf_counter() - started:.0f} s)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,222 @@
+"""Simulate PLDA-style LLR matrices with a known reference from a two-covariance model.
+
+The generative model (per recording, dimension D):
+
+- speaker means ``m_s ~ N(0, B)`` (between-speaker covariance B);
+- the recording is cut into halves of 0.75 s; a turn list on that grid (turns of 1.5-7.5 s, speakers alternating,
+  speaking time balanced or not) gives each half its speaker ``z_h``;
+- each half carries ``y_h = m_{z_h} + d_{z_h}(h) + u_{turn(h)}``: a per-speaker drift ``d`` (an AR(1) process over
+  the speaker's halves in time order, stationary covariance ``drift * W``, correlation time ``drift_time``) and a
+  per-turn effect ``u ~ N(0, turn_effect * W)`` shared by the halves of one turn;
+- window i (1.5 s every 0.75 s) covers halves i and i+1 and is
+  ``x_i = (y_i + y_{i+1}) / 2 + q_i (n_i + n_{i+1}) / sqrt(2)`` with half noises ``n_h ~ N(0, W)`` (within-speaker
+  covariance W): overlapping windows share half of their noise; ``q_i`` is a per-window quality
+  (``log q ~ N(0, quality_sd^2)``); windows across a speaker change mix two speakers.
+
+The windows are scored with the two-covariance PLDA log-likelihood ratio of the nominal model (B, W): the drift,
+turn effects and qualities are a mismatch the scorer does not know about, as in real systems. With ``T = B + W``:
+
+    LLR(x1, x2) = log N([x1; x2]; 0, [[T, B], [B, T]]) - log N([x1; x2]; 0, [[T, 0], [0, T]])
+                = x1'Q x1 + x2'Q x2 + x1'P x2 + c,
+    A = (T - B T^-1 B)^-1,  Q = (T^-1 - A) / 2,  P = T^-1 B A,  c = (log|T| - log|T - B T^-1 B|) / 2.
+
+Written to ``--out`` (default ``tests/data/diarization_corpus/plda``): per recording ``<rec>.npz`` (``scores`` N x N
+float32 LLRs, ``start``/``end`` float64, ``duration``) and ``<rec>.rttm`` (the turns), ``corpus.csv`` (recording, K,
+duration, windows, speaking-time shares, as the cosine corpus) and ``SOURCE.txt``. Usage::
+
+    python tools/simulate_plda_matrices.py --seed 20261125
+"""
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # the sibling tool below
+from make_diarization_corpus import next_speaker, shares_of, write_index, write_recording  # noqa: E402
+
+HALF = 0.75  # s
+WINDOW = 2 * HALF
+PARAMETERS = {
+    "dimension": 64,
+    "between_eigenvalues": (0.3, 3.0),  # B's eigenvalues log-spaced in this range, random orientation
+    "within_eigenvalues": (0.5, 2.0),  # W's likewise, another orientation
+    "drift": 0.25,  # stationary drift covariance = drift * W
+    "drift_time": 60.0,  # s, AR(1) correlation time of the drift
+    "turn_effect": 0.2,  # per-turn effect covariance = turn_effect * W
+    "quality_sd": 0.3,  # sd of log q
+}
+
+
+def random_covariance(rng: np.random.Generator, dimension: int, low: float, high: float) -> np.ndarray:
+    rotation, _ = np.linalg.qr(rng.normal(size=(dimension, dimension)))
+    return (rotation * np.geomspace(low, high, dimension)) @ rotation.T
+
+
+class TwoCovariancePLDA:
+    """The closed-form two-covariance PLDA LLR of every pair of rows of X."""
+
+    def __init__(self, between: np.ndarray, within: np.ndarray):
+        self.between, self.within = between, within
+        total = between + within
+        total_inv = np.linalg.inv(total)
+        schur = total - between @ total_inv @ between
+        a = np.linalg.inv(schur)
+        self.Q = 0.5 * (total_inv - a)
+        self.Q = 0.5 * (self.Q + self.Q.T)
+        self.P = total_inv @ between @ a
+        self.P = 0.5 * (self.P + self.P.T)
+        self.c = 0.5 * (np.linalg.slogdet(total)[1] - np.linalg.slogdet(schur)[1])
+
+    def matrix(self, X: np.ndarray) -> np.ndarray:
+        q = np.einsum("id,de,ie->i", X, self.Q, X)
+        L = q[:, None] + q[None, :] + X @ self.P @ X.T + self.c
+        return 0.5 * (L + L.T)
+
+    def pair(self, x1: np.ndarray, x2: np.ndarray) -> float:
+        """The same LLR from the two joint Gaussians (the definition; for checks)."""
+        from scipy.stats import multivariate_normal
+
+        total = self.between + self.within
+        zero = np.zeros_like(total)
+        same = np.block([[total, self.between], [self.between, total]])
+        different = np.block([[total, zero], [zero, total]])
+        z = np.concatenate([x1, x2])
+        return float(multivariate_normal(cov=same).logpdf(z) - multivariate_normal(cov=different).logpdf(z))
+
+
+def plan_turns(k: int, shares: np.ndarray, leader: int | None, halves: int, rng: np.random.Generator) -> np.ndarray:
+    """Speaker of each half: turns of 2-10 halves (1.5-7.5 s), never the same speaker twice in a row; a dominant
+    speaker (``leader``) holds 6-10 halves, the others 2-6."""
+    while True:
+        z, current = [], None
+        while len(z) < halves:
+            current = next_speaker(shares, current, rng)
+            if leader is None:
+                length = int(rng.integers(2, 11))
+            else:
+                length = int(rng.integers(6, 11) if current == leader else rng.integers(2, 7))
+            z += [current] * length
+        z = np.array(z[:halves])
+        if np.unique(z).size == k and all((z == s).sum() >= 2 for s in range(k)):
+            return z
+
+
+def simulate(k: int, balanced: bool, plda: TwoCovariancePLDA, rng: np.random.Generator, params: dict):
+    dimension = params["dimension"]
+    duration = float(min(200.0, 60.0 + 12.0 * k + rng.uniform(0.0, 20.0)))
+    halves = int(duration // HALF)
+    duration = halves * HALF
+    leader = None
+    if k == 1 or balanced:
+        shares = np.full(k, 1.0 / k)
+    else:
+        shares = rng.dirichlet(np.full(k, 1.0)) + 0.03
+        leader = int(rng.integers(k))
+        shares[leader] += shares.sum()
+        shares /= shares.sum()
+    z = plan_turns(k, shares, leader, halves, rng)
+    turn_id = np.concatenate([[0], np.cumsum(z[1:] != z[:-1])])
+
+    chol_b = np.linalg.cholesky(plda.between)
+    chol_w = np.linalg.cholesky(plda.within)
+    means = rng.normal(size=(k, dimension)) @ chol_b.T
+    rho = np.exp(-HALF / params["drift_time"])
+    drift = np.zeros((halves, dimension))
+    for s in range(k):
+        state = rng.normal(size=dimension) @ chol_w.T * np.sqrt(params["drift"])
+        for h in np.flatnonzero(z == s):
+            step = rng.normal(size=dimension) @ chol_w.T
+            state = rho * state + np.sqrt(1 - rho ** 2) * np.sqrt(params["drift"]) * step
+            drift[h] = state
+    turn_effects = rng.normal(size=(turn_id[-1] + 1, dimension)) @ chol_w.T * np.sqrt(params["turn_effect"])
+    y = means[z] + drift + turn_effects[turn_id]
+    noise = rng.normal(size=(halves, dimension)) @ chol_w.T
+    quality = np.exp(rng.normal(0.0, params["quality_sd"], halves - 1))
+    X = 0.5 * (y[:-1] + y[1:]) + quality[:, None] * (noise[:-1] + noise[1:]) / np.sqrt(2.0)
+    start = np.arange(halves - 1) * HALF
+    end = start + WINDOW
+
+    turns, h0 = [], 0
+    for h in range(1, halves + 1):
+        if h == halves or z[h] != z[h0]:
+            turns.append((h0 * HALF, h * HALF, int(z[h0])))
+            h0 = h
+    return plda.matrix(X), start, end, duration, turns, z
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--out", type=Path, default=Path("tests/data/diarization_corpus/plda"))
+    parser.add_argument("--seed", type=int, default=20261125)
+    args = parser.parse_args(argv)
+    rng = np.random.default_rng(args.seed)
+    params = PARAMETERS
+    dimension = params["dimension"]
+    plda = TwoCovariancePLDA(random_covariance(rng, dimension, *params["between_eigenvalues"]),
+                             random_covariance(rng, dimension, *params["within_eigenvalues"]))
+    x = rng.normal(size=(2, dimension))  # the closed form against the definition
+    closed, direct = plda.matrix(x)[0, 1], plda.pair(x[0], x[1])
+    assert abs(closed - direct) < 1e-6 * max(1.0, abs(direct)), (closed, direct)
+
+    args.out.mkdir(parents=True, exist_ok=True)
+    rows, described = [], []
+    for k in range(1, 11):
+        for balanced in (True, False):
+            if k == 1:
+                name = f"plda_k01_{'a' if balanced else 'b'}"  # K = 1 has no imbalance: two draws
+            else:
+                name = f"plda_k{k:02d}_{'balanced' if balanced else 'unbalanced'}"
+            S, start, end, duration, turns, z = simulate(k, balanced, plda, rng, params)
+            rows.append(write_recording(args.out, name, S, start, end, duration, turns, k))
+            shares = shares_of(turns, k)
+            centre = z[1:]  # the speaker at each window's centre (the start of its second half)
+            i, j = np.triu_indices(start.size, 1)
+            far = (j - i) >= 2
+            same = centre[i] == centre[j]
+            within = S[i[same & far], j[same & far]]
+            between = S[i[~same], j[~same]]
+            described.append(f"  {name}: K = {k}, {duration:.2f} s, {start.size} windows, {len(turns)} turns, shares "
+                             f"{', '.join(f'{100 * v:.0f}' for v in shares)} %; LLR within (non-overlapping) "
+                             f"{within.mean():.1f} +- {within.std():.1f}"
+                             + (f", between {between.mean():.1f} +- {between.std():.1f}\n" if k > 1 else "\n"))
+            print(described[-1].strip(), flush=True)
+    text = f"""\
+PLDA-style LLR matrices simulated from a two-covariance model, with their references
+====================================================================================
+
+Made by tools/simulate_plda_matrices.py, seed {args.seed} (numpy.random.default_rng):
+  python tools/simulate_plda_matrices.py --out {shlex.quote(str(args.out))} --seed {args.seed}
+
+Files (the formats of the cosine corpus one folder up)
+  <rec>.npz    scores (N x N float32 PLDA LLRs, natural log, symmetric), start, end (float64, s), duration (s)
+  <rec>.rttm   the reference turns (speakers spk01..spkKK)
+  corpus.csv   recording, K, duration (s), windows, shares (speaking-time share of spk01;spk02;...)
+
+Model (see the tool's docstring for the formulas)
+  dimension D = {dimension}; B = R1 diag(geomspace{params['between_eigenvalues']}) R1',
+  W = R2 diag(geomspace{params['within_eigenvalues']}) R2'
+  (R1, R2 random orthogonal, drawn first from the seed); speaker means m_s ~ N(0, B).
+  Halves of {HALF} s; turns of 2-10 halves (1.5-7.5 s), the next speaker drawn by share, never the current one.
+  Half value y_h = m_z + d_z(h) + u_turn: drift AR(1) per speaker over its halves, stationary covariance
+  {params['drift']} W, correlation time {params['drift_time']:g} s; turn effect u ~ N(0, {params['turn_effect']} W).
+  Window i = halves i, i+1 ({WINDOW} s every {HALF} s): x_i = (y_i + y_(i+1))/2 + q_i (n_i + n_(i+1))/sqrt(2),
+  n_h ~ N(0, W) (neighbouring windows share one half's noise), log q_i ~ N(0, {params['quality_sd']}^2).
+  Scores: the closed-form two-covariance PLDA LLR of the nominal (B, W) (checked against the ratio of the two
+  joint Gaussians with scipy), which ignores drift, turn effects and quality.
+  Designs: K = 1..10, each balanced (equal turn-taking weights; shares still vary with the turn lengths) and
+  unbalanced (weights Dirichlet(1) + 0.03, one dominant speaker's raised by their sum: it takes about every
+  other turn, its turns 6-10 halves, the others' 2-6); K = 1 twice.
+  Length 60 + 12 K + U(0, 20) s, capped at 200 s, cut to whole halves.
+  A window's reference speaker: the one at its centre (windows across a change mix two speakers).
+
+Recordings (LLR mean +- sd; within-speaker over windows >= 2 halves apart, i.e. not overlapping)
+{''.join(described)}"""
+    print(f"{args.out}: {len(rows)} recordings, {write_index(args.out, rows, text):.1f} MB")
+
+
+if __name__ == "__main__":
+    main()
