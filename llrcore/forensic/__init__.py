@@ -24,8 +24,8 @@ from .ece import DEFAULT_PRIOR_LOG10_ODDS, ECECurve, ece, ece_curve
 from .elub import ElubBounded, ElubBounds, elub_bounded, elub_bounds
 from .tippett import Tippett, tippett
 from .units import LN10, from_log10, to_log10
-from .verbal import VERBAL_BANDS, verbal_scale, verbal_scale_table
 from .validation import LRValidation, ValidationCriteria, ValidationRow, ValidationStage, validate_lr_method
+from .verbal import VERBAL_BANDS, verbal_scale, verbal_scale_table
 
 __all__ = [
     "DEFAULT_PRIOR_LOG10_ODDS",

@@ -37,7 +37,6 @@ from ..rates import ScoreCounts, softplus_bits
 from ._trials import sorted_classes
 from .units import from_log10, to_log10
 
-
 __all__ = ["DEFAULT_PRIOR_LOG10_ODDS", "ECECurve", "ece", "ece_curve"]
 
 DEFAULT_PRIOR_LOG10_ODDS = np.arange(-120, 121) / 40.0

@@ -54,7 +54,6 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..data.trials import Trials
 from ._source import _Source
 from .kaldi import TrialList
 from .labels import NONTARGET, TARGET
