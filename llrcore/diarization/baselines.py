@@ -20,7 +20,7 @@ from scipy.spatial.distance import squareform
 
 from .gaussians import ScoreMixture
 
-__all__ = ["ahc_labels", "SpectralEmbedding", "spectral_embedding", "spectral_labels", "eigengap_clusters",
+__all__ = ["ahc_labels", "cut_tree_at", "SpectralEmbedding", "spectral_embedding", "spectral_labels", "eigengap_clusters",
            "kmeans", "default_min_cluster_size", "relabel_by_appearance"]
 
 #: Below this many segments the spectral embedding uses a dense eigen-solver (ARPACK above).
@@ -69,6 +69,23 @@ def _dissolve_small(scores: np.ndarray, labels: np.ndarray, min_size: int) -> np
     return labels
 
 
+def cut_tree_at(tree: np.ndarray, k: int) -> np.ndarray:
+    """Exactly `k` clusters from a linkage tree: the partition left after its first ``N - k`` merges.
+
+    ``fcluster(..., criterion="maxclust")`` cuts at a height and returns fewer clusters when merges tie in height;
+    this never does (as ``scipy.cluster.hierarchy.cut_tree``, in O(N)). Labels are the ids of the subtrees.
+    """
+    n = tree.shape[0] + 1
+    parent = np.full(2 * n - 1, -1)
+    for step in range(n - int(k)):
+        parent[tree[step, :2].astype(np.int64)] = n + step
+    top = np.arange(2 * n - 1)
+    for node in range(2 * n - 2, -1, -1):  # a parent's id is above its children's: its top is known already
+        if parent[node] >= 0:
+            top[node] = top[parent[node]]
+    return top[:n]
+
+
 def ahc_labels(scores: np.ndarray, mixture: ScoreMixture, *, threshold: float | None = None,
                n_clusters: int | None = None, min_clusters: int = 1, max_clusters: int | None = None,
                min_cluster_size: int | None = None) -> tuple[np.ndarray, float]:
@@ -80,9 +97,10 @@ def ahc_labels(scores: np.ndarray, mixture: ScoreMixture, *, threshold: float | 
         Merge while the average score between two clusters is at least this; default the crossing point of the
         two Gaussians of `mixture` (:attr:`ScoreMixture.threshold`).
     n_clusters : int, optional
-        Cut the tree into exactly this many clusters instead (no threshold, nothing dissolved).
+        Cut the tree into exactly this many clusters instead (no threshold, nothing dissolved; :func:`cut_tree_at`).
     min_clusters, max_clusters : int
-        Bounds on the number of clusters after dissolving small ones (the tree is cut at the bound otherwise).
+        Bounds on the number of clusters after dissolving small ones (the tree is cut at exactly the bound
+        otherwise).
     min_cluster_size : int, optional
         Default :func:`default_min_cluster_size`.
     """
@@ -91,7 +109,7 @@ def ahc_labels(scores: np.ndarray, mixture: ScoreMixture, *, threshold: float | 
         return np.zeros(1, dtype=np.int64), float("nan")
     tree, top = _average_linkage(scores)
     if n_clusters is not None:
-        return relabel_by_appearance(fcluster(tree, int(n_clusters), criterion="maxclust")), float("nan")
+        return relabel_by_appearance(cut_tree_at(tree, n_clusters)), float("nan")
     threshold = mixture.threshold if threshold is None else float(threshold)
     labels = fcluster(tree, max(top - threshold, 0.0), criterion="distance")
     size = default_min_cluster_size(n) if min_cluster_size is None else int(min_cluster_size)
@@ -99,7 +117,7 @@ def ahc_labels(scores: np.ndarray, mixture: ScoreMixture, *, threshold: float | 
     k = np.unique(labels).size
     if k < min_clusters or (max_clusters is not None and k > max_clusters):
         bound = min_clusters if k < min_clusters else max_clusters
-        labels = fcluster(tree, bound, criterion="maxclust")
+        labels = cut_tree_at(tree, bound)
     return relabel_by_appearance(labels), threshold
 
 
@@ -157,7 +175,11 @@ def eigengap_clusters(eigenvalues: np.ndarray, min_clusters: int = 1, max_cluste
 
 
 def kmeans(points: np.ndarray, k: int, *, n_init: int = 10, max_iter: int = 300, seed: int = 0) -> np.ndarray:
-    """Lloyd's k-means with k-means++ seeding, best of `n_init` starts (lowest inertia); labels in 0..k-1."""
+    """Lloyd's k-means with k-means++ seeding, best of `n_init` starts (lowest inertia); labels in 0..k-1.
+
+    All k clusters are non-empty (k <= number of points): a cluster still empty at the end (identical points) gets
+    the point farthest from the centre of the largest cluster, one at a time.
+    """
     n = points.shape[0]
     if k <= 1 or n <= 1:
         return np.zeros(n, dtype=np.int64)
@@ -190,7 +212,17 @@ def kmeans(points: np.ndarray, k: int, *, n_init: int = 10, max_iter: int = 300,
         inertia = float(distance[np.arange(n), labels].sum())
         if inertia < best_inertia:
             best_labels, best_inertia = labels, inertia
-    return best_labels
+    return _fill_empty_clusters(points, best_labels, k)
+
+
+def _fill_empty_clusters(points: np.ndarray, labels: np.ndarray, k: int) -> np.ndarray:
+    labels = labels.copy()
+    for c in range(k):
+        if not np.any(labels == c):
+            members = np.flatnonzero(labels == np.argmax(np.bincount(labels, minlength=k)))
+            spread = np.sum((points[members] - points[members].mean(axis=0)) ** 2, axis=1)
+            labels[members[np.argmax(spread)]] = c
+    return labels
 
 
 def spectral_labels(embedding: SpectralEmbedding, k: int, *, seed: int = 0) -> np.ndarray:

@@ -147,10 +147,14 @@ def cluster_similarity(S, method: str = "bayes", *, n_clusters: int | None = Non
         of the score mixture, clusters smaller than `min_cluster_size` dissolved. ``"spectral"``: normalised
         spectral clustering, K by eigengap (or given).
     n_clusters : int, optional
-        Exact number of speakers (then `min_clusters`/`max_clusters` are ignored).
+        Exact number of speakers (then `min_clusters`/`max_clusters` are ignored): every method returns exactly
+        this many non-empty clusters. AHC cuts the tree after its first N - K merges; spectral methods take K
+        eigenvectors and k-means with K non-empty clusters; the block model keeps K clusters through the fit (an
+        emptied cluster is re-seeded by splitting the cluster whose bisection gains most, see
+        :func:`~llrcore.diarization.model.fit_block_model`). More speakers than segments is a ValueError.
     min_clusters, max_clusters : int
-        Bounds on the number of speakers; `max_clusters` defaults to :data:`DEFAULT_MAX_CLUSTERS` and is also
-        the truncation of the Dirichlet process.
+        Bounds on the number of speakers, honoured by every method; `max_clusters` defaults to
+        :data:`DEFAULT_MAX_CLUSTERS` and is also the truncation of the Dirichlet process.
     effective_scores : float
         Bayes: evidence per segment; the score likelihood is tempered by ``effective_scores / (N - 1)``.
     concentration : float

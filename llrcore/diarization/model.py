@@ -54,6 +54,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+import scipy.linalg
 from scipy.special import digamma, logsumexp
 
 from .block_prior import (
@@ -259,12 +260,13 @@ class _Run:
     """
 
     def __init__(self, vb: _VariationalBlockModel, name: str, max_iter: int, tol: float, progress,
-                 index: int = 0, n_runs: int = 1):
+                 index: int = 0, n_runs: int = 1, min_clusters: int = 1):
         self.vb, self.name, self.max_iter, self.tol, self.progress = vb, name, max_iter, tol, progress
-        self.index, self.n_runs = index, n_runs
+        self.index, self.n_runs, self.min_clusters = index, n_runs, min_clusters
         self.rows: list[tuple] = []
         self.stage = -1
         self.iterations = 0
+        self.reseeds = 0
 
     def _record(self, iteration: int, st: _State) -> None:
         k = st.R.shape[1]
@@ -273,6 +275,9 @@ class _Run:
             self.progress(Progress(self.name, self.index, self.n_runs, iteration, float(st.elbo), k))
 
     def converge(self, R) -> _State:
+        """Iterate to convergence, dropping emptied clusters; never below `min_clusters` (see :func:`_reseed`)."""
+        if not isinstance(R, _State) and R.shape[1] < self.min_clusters:
+            R = self._reseed(R)
         while True:
             self.stage += 1
             st, history, emptied = self.vb.run(R, max_iter=self.max_iter, tol=self.tol, on_iteration=self._record)
@@ -280,6 +285,18 @@ class _Run:
             if not emptied and _occupied(st.R).size == st.R.shape[1]:
                 return st
             R = _compact(st.R)
+            if R.shape[1] < self.min_clusters:
+                if self.reseeds >= _MAX_RESEEDS:  # keeps draining the re-seeded clusters: stop at a split
+                    st = self.vb.refresh(self.vb.state(self._reseed(R)))
+                    self._record(0, st)
+                    return st
+                R = self._reseed(R)
+
+    def _reseed(self, R: np.ndarray) -> np.ndarray:
+        while R.shape[1] < self.min_clusters:
+            R = _split_least_coherent(self.vb.D, R)
+            self.reseeds += 1
+        return R
 
     def absorb(self, other: _Run) -> None:
         """Append the stages of a kept merge move after this run's own."""
@@ -334,6 +351,50 @@ def _merged(st: _State, l: int, m: int) -> _State:
     return _State(R[:, order], DR[:, order], D2R[:, order])
 
 
+#: How many clusters one run may re-seed before it stops iterating and keeps the last split as it is.
+_MAX_RESEEDS = 12
+
+
+def _split_least_coherent(D: np.ndarray, R: np.ndarray) -> np.ndarray:
+    """One cluster more: the hard cluster whose bisection gains most is split in two (a new column of R).
+
+    Each cluster (of the most probable assignments) with two segments or more is bisected by the sign of the
+    leading eigenvector of its centred block of scores (spectral bisection: the two halves score high within and
+    low across), at the median of that vector when the sign does not split it. The gain of a bisection is
+    ``n_a n_b / n * (mean score within the halves - mean score across)``, Ward-like: a large cluster merging two
+    voices gains most. The responsibilities of the chosen cluster's column are shared out between the halves, so
+    rows still sum to one; columns are reordered by expected size (the stick-breaking order).
+    """
+    hard = np.argmax(R, axis=1)
+    best = (-np.inf, None, None)
+    for c in range(R.shape[1]):
+        members = np.flatnonzero(hard == c)
+        m = members.size
+        if m < 2:
+            continue
+        block = D[np.ix_(members, members)]  # zero diagonal
+        centred = block - block.sum() / (m * (m - 1))
+        np.fill_diagonal(centred, 0.0)
+        vector = scipy.linalg.eigh(centred, subset_by_index=[m - 1, m - 1])[1][:, 0]
+        side = vector > 0
+        if side.all() or not side.any():
+            side = vector > np.median(vector)
+        if side.all() or not side.any():  # nothing tells them apart: halves in order
+            side = np.arange(m) < m // 2
+        a, b = members[side], members[~side]
+        within = (block[np.ix_(side, side)].sum() + block[np.ix_(~side, ~side)].sum()) / max(
+            a.size * (a.size - 1) + b.size * (b.size - 1), 1)
+        gain = a.size * b.size / m * (within - block[np.ix_(side, ~side)].mean())
+        if gain > best[0] or best[1] is None:
+            best = (gain, c, b)
+    _, c, b = best
+    moved = np.zeros(R.shape[0], dtype=bool)
+    moved[b] = True
+    R = np.column_stack([R, np.where(moved, R[:, c], 0.0)])
+    R[moved, c] = 0.0
+    return R[:, np.argsort(-R.sum(axis=0), kind="stable")]
+
+
 def _partition(R: np.ndarray) -> tuple:
     """The hard partition of responsibilities, labels numbered by first appearance (to recognise duplicates)."""
     hard = np.argmax(R, axis=1)
@@ -353,8 +414,15 @@ def fit_block_model(scores: np.ndarray, initial_labels: dict, *, prior: BlockMod
     merge moves: every pair of speakers merged is scored by the bound at once (parameters updated, responsibilities
     not), the best `merge_candidates` are iterated to convergence and a merge is kept only when the re-converged
     bound is higher; repeated until no merge is kept. Merges are not retried from a partition reached before.
-    Runs ending with fewer than `min_clusters` or more than `max_clusters` speakers are not chosen (unless none is
-    in range: then the nearest).
+
+    The number of speakers stays within [`min_clusters`, `max_clusters`] in every run, so that the best bound is
+    chosen among runs that all satisfy the bounds (with ``min_clusters == max_clusters == K``: exactly K) — never
+    the nearest K picked afterwards. The starts have at most `max_clusters` clusters (else ValueError) and a run
+    only loses clusters; when the iteration empties a cluster and fewer than `min_clusters` would remain (or a
+    start has fewer), the fit is re-seeded: the cluster whose spectral bisection gains most is split in two
+    (:func:`_split_least_coherent`) and the iteration continues, the bound counted afresh from there. Merge moves
+    stop at `min_clusters`. If a run keeps draining the re-seeded clusters (more than 12 splits), it stops at the
+    last split, un-iterated: exactly K clusters, but not a fixed point of the iteration.
 
     Parameters
     ----------
@@ -382,7 +450,9 @@ def fit_block_model(scores: np.ndarray, initial_labels: dict, *, prior: BlockMod
     trace_rows, run_rows, finals, seen = [], [], [], set()
     for index, (name, labels) in enumerate(initial_labels.items()):
         labels = np.asarray(labels)
-        run = _Run(vb, name, max_iter, tol, progress, index, len(initial_labels))
+        if np.unique(labels).size > max_clusters:
+            raise ValueError(f"The start {name!r} has more than max_clusters = {max_clusters} clusters.")
+        run = _Run(vb, name, max_iter, tol, progress, index, len(initial_labels), min_clusters)
         st = run.converge(_one_hot(labels))
         # merge moves, unless another start already converged to this partition (and tried them): every pair of
         # clusters merged costs no N^2 work to score (the columns of R and its products add up); the most promising
@@ -395,7 +465,7 @@ def fit_block_model(scores: np.ndarray, initial_labels: dict, *, prior: BlockMod
             screened = sorted(((vb.refresh(_merged(st, l, m)).elbo, l, m) for l in range(k) for m in range(l + 1, k)),
                               reverse=True)
             for _, l, m in screened[:merge_candidates]:
-                trial = _Run(vb, name, max_iter, tol, progress, index, len(initial_labels))
+                trial = _Run(vb, name, max_iter, tol, progress, index, len(initial_labels), min_clusters)
                 merged = trial.converge(_merged(st, l, m))
                 if merged.elbo > st.elbo + tol * abs(st.elbo) and merged.R.shape[1] >= min_clusters:
                     run.absorb(trial)
@@ -408,16 +478,15 @@ def fit_block_model(scores: np.ndarray, initial_labels: dict, *, prior: BlockMod
         finals.append(st)
 
     runs = pd.DataFrame(run_rows)
-    in_range = (runs["n_clusters"] >= min_clusters) & (runs["n_clusters"] <= max_clusters)
-    if in_range.any():
-        best = int(runs["elbo"].where(in_range).idxmax())
-    else:
-        distance = np.maximum(min_clusters - runs["n_clusters"], runs["n_clusters"] - max_clusters)
-        best = int(runs.assign(d=distance).sort_values(["d", "elbo"], ascending=[True, False]).index[0])
+    # every run ends within the bounds: it starts at most at max_clusters, only loses clusters, and is re-seeded
+    # whenever it would fall below min_clusters
+    if not runs["n_clusters"].between(min_clusters, max_clusters).all():  # pragma: no cover - a bug if reached
+        raise RuntimeError(f"A run ended outside {min_clusters}..{max_clusters} clusters:\n{runs}")
+    best = int(runs["elbo"].idxmax())
     runs["chosen"] = runs.index == best
     chosen = finals[best]
 
-    per_k = runs[in_range if in_range.any() else runs.index == best].groupby("n_clusters")["elbo"].max()
+    per_k = runs.groupby("n_clusters")["elbo"].max()
     posterior = np.exp(per_k - per_k.max())
     posterior = (posterior / posterior.sum()).rename("probability")
     posterior.index.name = "n_clusters"
