@@ -18,7 +18,7 @@ from scipy.spatial.distance import squareform
 import llrcore as lc
 
 ASSETS = Path(__file__).resolve().parents[1] / "assets"
-ALL_METHODS = ("bayes", "ahc", "spectral")
+ALL_METHODS = ("bayes", "ahc", "spectral", "nme-sc")
 BOUNDS = [(1, 1), (1, 2), (2, 3), (3, 3), (5, 8), (6, 20)]
 
 

@@ -4,7 +4,8 @@
   of the thesis chapter ``papers/004``), mean-field variational inference; its prior and conjugate algebra in
   :mod:`~llrcore.diarization.block_prior`.
 - :mod:`~llrcore.diarization.baselines` — average-linkage AHC and spectral clustering.
-- :mod:`~llrcore.diarization.cluster` — :func:`cluster_similarity`, one call for all three methods; its
+- :mod:`~llrcore.diarization.nme_sc` — NME-SC, spectral clustering auto-tuned by the normalised maximum eigengap.
+- :mod:`~llrcore.diarization.cluster` — :func:`cluster_similarity`, one call for all four methods; its
   :class:`ClusteringResult` is in :mod:`~llrcore.diarization.result`.
 - :mod:`~llrcore.diarization.scoring` — segment error with the optimal mapping, purity, coverage, windows to turns,
   DER through pyannote.metrics.

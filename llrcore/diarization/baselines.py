@@ -20,7 +20,8 @@ from scipy.spatial.distance import squareform
 
 from .gaussians import ScoreMixture
 
-__all__ = ["ahc_labels", "cut_tree_at", "SpectralEmbedding", "spectral_embedding", "spectral_labels", "eigengap_clusters",
+__all__ = ["ahc_labels", "cut_tree_at",
+           "SpectralEmbedding", "spectral_embedding", "spectral_labels", "eigengap_clusters",
            "kmeans", "default_min_cluster_size", "relabel_by_appearance"]
 
 #: Below this many segments the spectral embedding uses a dense eigen-solver (ARPACK above).

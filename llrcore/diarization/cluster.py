@@ -19,6 +19,8 @@ from .baselines import (
 from .block_prior import PRIOR_STRENGTH, BlockModelPrior
 from .gaussians import GaussianFit, ScoreMixture, fit_score_mixture
 from .model import EFFECTIVE_SCORES, fit_block_model
+from .nme_sc import MAX_SPEAKERS as NME_MAX_SPEAKERS
+from .nme_sc import nme_sc
 from .result import ClusteringResult
 from .scoring import optimal_mapping
 
@@ -32,7 +34,7 @@ __all__ = [
     "cluster_summary",
 ]
 
-METHODS = ("bayes", "ahc", "spectral")
+METHODS = ("bayes", "ahc", "spectral", "nme-sc")
 #: Default upper bound on the number of speakers (the eigen-decomposition and the DP truncation use it).
 DEFAULT_MAX_CLUSTERS = 20
 
@@ -139,13 +141,17 @@ def cluster_similarity(S, method: str = "bayes", *, n_clusters: int | None = Non
     ----------
     S : SimilarityMatrix or array_like, shape (N, N)
         Scores (higher = more alike); symmetrised with a warning if needed; NaN and inf are refused.
-    method : {"bayes", "ahc", "spectral"}
+    method : {"bayes", "ahc", "spectral", "nme-sc"}
         ``"bayes"``: the Gaussian block model with a Dirichlet-process (Chinese restaurant) prior over
         partitions, mean-field variational inference from several initialisations (spectral with K around the
         eigengap estimate, AHC, over-clustered AHC, one speaker), kept by the best evidence bound; see
         :mod:`llrcore.diarization.model`. ``"ahc"``: average linkage stopped at the crossing of the two Gaussians
         of the score mixture, clusters smaller than `min_cluster_size` dissolved. ``"spectral"``: normalised
-        spectral clustering, K by eigengap (or given).
+        spectral clustering, K by eigengap (or given). ``"nme-sc"``: spectral clustering auto-tuned by the
+        normalised maximum eigengap (Park et al. 2020; p-neighbour binarisation of each row, unnormalised
+        Laplacian, p and K by the eigengap; LLR-like scores through a sigmoid first), see
+        :mod:`llrcore.diarization.nme_sc`; at most 8 speakers unless `max_clusters` is given (NeMo's default);
+        ``result.options`` holds the chosen ``p`` and the ``nme_search`` table.
     n_clusters : int, optional
         Exact number of speakers (then `min_clusters`/`max_clusters` are ignored): every method returns exactly
         this many non-empty clusters. AHC cuts the tree after its first N - K merges; spectral methods take K
@@ -167,7 +173,7 @@ def cluster_similarity(S, method: str = "bayes", *, n_clusters: int | None = Non
     min_cluster_size : int, optional
         AHC: smaller clusters are dissolved (default 2 % of the segments, at least 2).
     seed : int
-        k-means seeding of spectral clustering.
+        k-means seeding of spectral clustering and NME-SC.
     progress : callable, optional
         Bayes: called with a :class:`~llrcore.diarization.model.Progress` (run, iteration, bound, clusters)
         after every iteration of every run.
@@ -208,7 +214,13 @@ def cluster_similarity(S, method: str = "bayes", *, n_clusters: int | None = Non
 
     mixture = fit_score_mixture(scores)
     extra: dict = {}
-    if method == "ahc":
+    if method == "nme-sc":
+        nme_high = high if max_clusters is not None else min(high, max(low, NME_MAX_SPEAKERS))
+        fit = nme_sc(scores, n_clusters=n_clusters, min_clusters=low, max_clusters=nme_high, seed=seed)
+        labels = fit.labels
+        extra["eigenvalues"] = fit.eigenvalues
+        options = {**options, "p": fit.p, "estimated_clusters": fit.estimated_clusters, "nme_search": fit.search}
+    elif method == "ahc":
         labels, used = ahc_labels(scores, mixture, threshold=threshold, n_clusters=n_clusters,
                                   min_clusters=low, max_clusters=high, min_cluster_size=min_cluster_size)
         extra["threshold"] = used

@@ -19,7 +19,7 @@ class ClusteringResult:
     Attributes
     ----------
     method : str
-        ``"bayes"``, ``"ahc"`` or ``"spectral"``.
+        ``"bayes"``, ``"ahc"``, ``"spectral"`` or ``"nme-sc"``.
     labels : ndarray of int, shape (N,)
         Speaker of each segment, numbered 0..K-1 in order of first appearance.
     responsibilities : ndarray, shape (N, K)
@@ -39,7 +39,8 @@ class ClusteringResult:
     threshold : float or None
         AHC: the score threshold of the cut.
     eigenvalues : ndarray or None
-        Spectral (and Bayes, whose initialisations use it): top eigenvalues of the normalised affinity.
+        Spectral (and Bayes, whose initialisations use it): top eigenvalues of the normalised affinity; NME-SC:
+        the smallest eigenvalues of the Laplacian of its p-neighbour graph.
     seconds : float
         Wall time of the call.
     options : dict
