@@ -26,7 +26,8 @@ from app_pages._uploads import read_user_file
 
 
 VBX_PUBLISHED_DER = 7.06  # VBx README, "Run the example": ES2005a, dscore --collar 0.25 --ignore_overlaps
-METHOD_NAMES = {"bayes": "Bayesian block model", "ahc": "AHC (average linkage)", "spectral": "Spectral"}
+METHOD_NAMES = {"bayes": "Bayesian block model", "ahc": "AHC (average linkage)", "spectral": "Spectral",
+                "nme-sc": "NME-SC (auto-tuned spectral)"}
 EVIDENCE_STEPS = [1, 2, 3, 4, 5, 5.5, 6, 6.25, 6.5, 7, 8, 10, 12, 15, 20, 25, 30, 40, 50, 75, 100]
 MATRIX_HELP = ("NumPy `.npy` (one square array) or `.npz` (several matrices allowed; arrays `start`/`end` give the "
                "segment times); or CSV/TSV/text with N rows of N numbers (header and name column optional).")
@@ -205,7 +206,7 @@ def run_clustering(record: LoadedMatrix, settings_: Settings) -> None:
     store = _store()
     bar = st.progress(0.0, text="Clustering…")
     try:
-        for method in ("ahc", "spectral", "bayes"):
+        for method in ("ahc", "spectral", "nme-sc", "bayes"):
             key = _result_key(record, method, settings_)
             if store.get(key) is not None:
                 continue
@@ -417,7 +418,7 @@ def preview(record: LoadedMatrix) -> None:
 st.title("Diarization")
 st.caption("Who spoke when, from the matrix of scores between speech segments only: a Gaussian block model of the "
            "matrix with a Chinese-restaurant prior over partitions, fitted by variational Bayes (the number of "
-           "speakers is inferred), against average-linkage AHC and spectral clustering.")
+           "speakers is inferred), against average-linkage AHC, spectral clustering and NME-SC (spectral clustering that tunes itself).")
 
 
 def main() -> None:
@@ -440,7 +441,7 @@ def main() -> None:
                 facts.insert(1, f"reference: {matrix.n_reference_speakers} speakers")
             st.caption(" · ".join(facts))
             run = st.button("Cluster", type="primary", icon=":material/play_arrow:", key="diar_run",
-                            width="stretch", help="Run the three methods (results are kept for these settings).")
+                            width="stretch", help="Run the four methods (results are kept for these settings).")
     with settings_column:
         chosen = settings(matrix)
     if run:

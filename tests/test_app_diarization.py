@@ -59,7 +59,7 @@ def test_cluster_finds_four_speakers_and_compares_the_methods(clustered):
     assert der < 7.06
     table = at.dataframe[0].value.set_index("method")
     assert list(table.index) == ["Bayesian block model", "AHC (average linkage)", "Spectral",
-                                 "VBx (full system, its RTTM)"]
+                                 "NME-SC (auto-tuned spectral)", "VBx (full system, its RTTM)"]
     assert table.loc["Bayesian block model", "speakers"] == 4
     assert table.loc["VBx (full system, its RTTM)", "DER"] == pytest.approx(0.0706, abs=5e-5)
     assert table.loc["Bayesian block model", "DER"] == pytest.approx(der / 100, abs=5e-5)
@@ -68,7 +68,7 @@ def test_cluster_finds_four_speakers_and_compares_the_methods(clustered):
 
 def test_every_figure_tab_of_every_method_draws(clustered):
     at = clustered
-    for method in ("Bayesian block model", "AHC (average linkage)", "Spectral"):
+    for method in ("Bayesian block model", "AHC (average linkage)", "Spectral", "NME-SC (auto-tuned spectral)"):
         at.segmented_control(key="diar_show").set_value(method).run()
         for tab in ("Similarity matrix", "Scores and Gaussians", "Number of speakers", "Evidence bound", "Timeline"):
             at.session_state["diar_tab"] = tab
