@@ -418,7 +418,8 @@ def preview(record: LoadedMatrix) -> None:
 st.title("Diarization")
 st.caption("Who spoke when, from the matrix of scores between speech segments only: a Gaussian block model of the "
            "matrix with a Chinese-restaurant prior over partitions, fitted by variational Bayes (the number of "
-           "speakers is inferred), against average-linkage AHC, spectral clustering and NME-SC (spectral clustering that tunes itself).")
+           "speakers is inferred), against average-linkage AHC, spectral clustering and NME-SC (spectral clustering "
+           "that tunes itself).")
 
 
 def main() -> None:
