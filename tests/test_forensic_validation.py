@@ -205,6 +205,17 @@ def score_file(tmp_path):
     return path
 
 
+def test_the_report_s_figures_follow_its_units(validation):
+    """In natural log the LLR axes carry ln values: log10 values times ln 10 (one computation, two displays)."""
+    log10, ln = (build_validation_report(validation, units=units).figures for units in ("log10", "ln"))
+    for key in ("tippett", "calibration"):
+        assert "log10 LR" in log10[key].figure.layout.xaxis.title.text
+        assert "ln LR" in ln[key].figure.layout.xaxis.title.text
+    x10, xln = (np.asarray(f["tippett"].figure.data[0].x, dtype=float) for f in (log10, ln))
+    finite = np.isfinite(x10) & np.isfinite(xln)
+    np.testing.assert_allclose(xln[finite], x10[finite] * np.log(10), rtol=1e-12)
+
+
 def test_llrcore_validate_writes_the_report(score_file, tmp_path, capsys, cartridge):
     out = tmp_path / "validation.html"
     assert main(["validate", str(score_file), "--log10", "--criterion", "cllr=0.6", "-o", str(out)]) == 0

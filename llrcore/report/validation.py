@@ -148,19 +148,20 @@ class ValidationReport:
     def figures(self) -> dict[str, ReportFigure]:
         """``key -> ReportFigure``: Tippett, ECE, DET, calibration vs PAV and, with conditions, Cllr per condition;
         the LLRs as given and after calibration in each."""
-        v = self.validation
+        v, units = self.validation, self.units
         stages = {s.label: s for s in (v.before, v.after) if s is not None}
+        said = "log10 LR" if units == "log10" else "natural-log LR (ln)"
         figures = {
             "tippett": ReportFigure(
                 "Tippett plot", "How often do the LRs point the right way, and how strongly?",
-                tippett_figure({label: s.tippett for label, s in stages.items()}),
-                "For each value of log10 LR along the bottom, the share of same-source comparisons (solid) and of "
+                tippett_figure({label: s.tippett for label, s in stages.items()}, units=units),
+                f"For each value of {said} along the bottom, the share of same-source comparisons (solid) and of "
                 "different-source comparisons (dashed) with an LR at least that large. Left of the vertical line "
                 "(LR = 1) a same-source LR is misleading, right of it a different-source one; the shares are in the "
                 "legend."),
             "ece": ReportFigure(
                 "ECE plot", "How much information do the LRs give, whatever the prior odds?",
-                ece_figure({label: s.ece for label, s in stages.items()}),
+                ece_figure({label: s.ece for label, s in stages.items()}, units=units),
                 "The information still missing after the LRs (empirical cross-entropy, lower is better) for every "
                 "prior odds along the bottom; at prior odds 1 (the vertical line) it is Cllr. The dashed curves are "
                 "the best calibration could do; the dotted one is an LR of 1, no evidence: a solid curve above it "
@@ -173,8 +174,8 @@ class ValidationReport:
                 "the better. The circle is the equal error rate."),
             "calibration": ReportFigure(
                 "Calibration vs PAV", "Do the LRs mean what they say?",
-                calibration_transform_figure({label: s.trials for label, s in stages.items()}),
-                "Each curve compares the natural-log LR a comparison received (across) with the best-calibrated one "
+                calibration_transform_figure({label: s.trials for label, s in stages.items()}, units=units),
+                f"Each curve compares the {said} a comparison received (across) with the best-calibrated one "
                 "these comparisons support (up, found by PAV): on the diagonal an LR means exactly what it says. "
                 "devPAV is the average distance from the diagonal, in log10 units."),
         }
