@@ -103,7 +103,7 @@ def answer(summary: lc.DecisionSummary) -> None:
 
 
 def threshold_view(trials: lc.Trials, summary: lc.DecisionSummary, p_target, c_miss, c_fa) -> None:
-    st.markdown(html.escape(summary.decisions_sentence(), quote=False))
+    st.markdown(html.escape(summary.decisions_sentence(units=llr_units()), quote=False))
     left, right = st.columns([3, 2], gap="medium")
     with left:
         log_density = st.toggle("Logarithmic density axis", value=True, key="bayes_log_density",

@@ -172,12 +172,17 @@ class DecisionSummary:
             text += " The system does worse than not using it at all: its scores are badly calibrated here."
         return text
 
-    def decisions_sentence(self) -> str:
-        """What the threshold does: which LLRs are accepted, the misses and false alarms per 100 trials."""
+    def decisions_sentence(self, *, units: str = "ln") -> str:
+        """What the threshold does: which LLRs are accepted (the threshold in natural log, or with ``units="log10"``
+        as a log10 LR), the misses and false alarms per 100 trials."""
+        if units not in ("ln", "log10"):
+            raise ValueError(f"Units are 'ln' (natural log) or 'log10', not {units!r}.")
         n = self.per_100()
         targets = f"{n['targets']:.3g}"
+        threshold = f"LLR is at least {self.threshold:+.2f}" if units == "ln" else \
+            f"log10 LR is at least {self.threshold / np.log(10):+.2f}"
         return (
-            f"It accepts a trial when its LLR is at least {self.threshold:+.2f}. Of 100 trials, {targets} "
+            f"It accepts a trial when its {threshold}. Of 100 trials, {targets} "
             f"{'is a target' if targets == '1' else 'are targets'} and {n['non-targets']:.3g} non-targets; on average "
             f"it misses {per_100(n['misses'])} targets ({percent(self.miss_rate)} of them) and falsely accepts "
             f"{per_100(n['false alarms'])} non-targets ({percent(self.false_alarm_rate)} of them)."

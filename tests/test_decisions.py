@@ -107,6 +107,8 @@ def test_sentence_wording():
     assert "accepting every trial" in lc.bayes_decisions(lc.Trials([1.0], [0.0]), 0.9).sentence()
     decided = lc.bayes_decisions(lc.Trials([1.0, 2.0], [0.0, -1.0]), 0.01).decisions_sentence()
     assert decided.startswith("It accepts a trial when its LLR is at least +4.60. Of 100 trials, 1 is a target")
+    in_log10 = lc.bayes_decisions(lc.Trials([1.0, 2.0], [0.0, -1.0]), 0.01).decisions_sentence(units="log10")
+    assert in_log10.startswith(f"It accepts a trial when its log10 LR is at least {np.log10(99):+.2f}. Of 100")
 
 
 def test_per_100_rounding():
