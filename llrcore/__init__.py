@@ -116,12 +116,15 @@ from .report import CalibrationSummary, Report, SystemSummary, build_report
 from .data.similarity import SimilarityMatrix
 from .diarization import (
     ClusteringResult,
+    CorpusScores,
     DERResult,
     MethodComparison,
     SegmentScores,
+    cluster_recordings,
     cluster_similarity,
     compare_methods,
     diarization_error_rate,
+    score_corpus,
     segment_scores,
     segments_to_turns,
 )
@@ -135,6 +138,7 @@ from .io.diarization import (
     similarity_keys,
     write_rttm,
 )
+from .io.diarization_corpus import read_corpus
 
 from .tdcf import TandemDCF, asv_eer_threshold, spoof_false_alarm_rate, tdcf, tdcf_cost_model
 from .fusion import ID_COLUMNS, AlignedSystems, FusionResult, align_systems, fuse

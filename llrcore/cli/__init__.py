@@ -14,6 +14,8 @@
                  [--json | --csv]
     llrcore validate SCORES -o validation.html [--log10] [--calibrate-on DEV] [--method affine|pav] [--no-calibration]
                      [--criterion NAME=VALUE ...] [--by COLUMN ...] [--folds K] [--group-by COLUMN] [--name NAME]
+    llrcore diarize FOLDER_OR_FILES... [--method bayes|ahc|spectral|nme-sc] [--n-clusters K] [--collar 0.25]
+                    [--keep-overlap] [--uem UEM] [--csv | --json] [--rttm-out DIR]
 
 ``evaluate`` prints the metrics in the units of the app's Evaluate page: the EER in percent (column ``EER %``),
 Cllr and minCllr in bits, minDCF, actDCF, Cprimary and minCprimary normalised (1 is the cost of deciding without
@@ -35,6 +37,10 @@ Kaldi/BOSARIS ``model test score`` file, will do).
 LRE 2017 primary cost and its minimum, normalised) of a multiclass score file, raw and after the ``alpha * llrs +
 gamma`` calibration, trained on ``--calibrate-on`` or, by default, on the scores themselves.
 
+``diarize`` clusters the similarity matrix of every recording (``<recording>.npz`` beside ``<recording>.rttm``) and
+prints one row per recording and a TOTAL row: DER with its parts, JER, purity and coverage (pyannote.metrics), the
+total accumulated over recordings as pyannote.metrics' report does; ``--rttm-out`` writes the hypotheses.
+
 Bad input ends with one sentence on stderr saying what is wrong and where, and exit status 2; never a traceback.
 Warnings met on the way (part of a score file left out by its key, a degenerate calibration) are printed on
 stderr, one line each, ``llrcore <command>: warning: <sentence>``, and do not change the exit status.
@@ -48,11 +54,11 @@ from pathlib import Path
 
 from .._version import __version__
 from ..io import LoadError
-from . import calibrate, evaluate, fuse, multiclass, report, tdcf, validate
+from . import calibrate, diarize, evaluate, fuse, multiclass, report, tdcf, validate
 
 EXIT_BAD_INPUT = 2
 #: The commands, in the order --help lists them; each module adds its parser and the function that runs it.
-COMMANDS = (evaluate, calibrate, fuse, report, multiclass, tdcf, validate)
+COMMANDS = (evaluate, calibrate, fuse, report, multiclass, tdcf, validate, diarize)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -11,6 +11,8 @@
   DER through pyannote.metrics.
 - :mod:`~llrcore.diarization.gaussians` — the two-Gaussian mixture of the scores, Gaussian fits.
 - :mod:`~llrcore.diarization.compare` — :func:`compare_methods`, several clusterings of one matrix side by side.
+- :mod:`~llrcore.diarization.corpus` — :func:`cluster_recordings` and :func:`score_corpus`: several recordings, DER,
+  JER, purity and coverage per recording and in total.
 - :mod:`~llrcore.diarization.view` — :func:`similarity_view`, the matrix grouped by cluster as a figure draws it.
 
 The input, :class:`~llrcore.data.similarity.SimilarityMatrix`, is in the data layer (``llrcore/data/similarity.py``);
@@ -27,6 +29,7 @@ from .cluster import (
     cluster_summary,
 )
 from .compare import COMPARISON_COLUMNS, MethodComparison, compare_methods
+from .corpus import CORPUS_COLUMNS, CorpusScores, cluster_recordings, score_corpus
 from .gaussians import GaussianFit, ScoreMixture, fit_score_mixture
 from .result import ClusteringResult
 from .block_prior import PRIOR_STRENGTH, BlockModelPrior, crp_log_prior
@@ -47,5 +50,6 @@ __all__ = [
     "block_mean_matrix", "cluster_summary", "GaussianFit", "ScoreMixture",
     "fit_score_mixture", "SegmentScores", "segment_scores", "optimal_mapping", "segments_to_turns",
     "labels_from_turns", "DERResult", "diarization_error_rate", "compare_methods", "MethodComparison",
-    "COMPARISON_COLUMNS", "SimilarityView", "similarity_view",
+    "COMPARISON_COLUMNS", "SimilarityView", "similarity_view", "CORPUS_COLUMNS", "CorpusScores",
+    "cluster_recordings", "score_corpus",
 ]

@@ -1,0 +1,73 @@
+"""``llrcore diarize``: cluster the similarity matrix of every recording of a corpus and score it against its RTTM,
+one row per recording and a TOTAL row (DER with its parts, JER, purity, coverage; see
+:func:`llrcore.diarization.corpus.score_corpus`), and write the RTTMs on request."""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from ..diarization import METHODS
+from ..diarization.corpus import cluster_recordings, score_corpus
+from ..io.diarization import read_uem, write_rttm
+from ..io.diarization_corpus import read_corpus
+from ._options import positive
+
+UNITS = ("DER, its parts, JER, purity and coverage in %; seconds of scored reference speech; speakers in the "
+         "reference and found; TOTAL accumulates seconds and speakers over recordings (pyannote.metrics' report)")
+
+
+def add_command(commands) -> None:
+    parser = commands.add_parser(
+        "diarize", help="cluster the similarity matrices of several recordings and score them against their RTTMs",
+        description="Cluster every recording (a .npz similarity matrix with arrays start and end, beside the .rttm "
+                    f"of the same name) and print one row per recording and a TOTAL row. {UNITS}.",
+    )
+    parser.add_argument("sources", nargs="+", metavar="FOLDER_OR_FILES",
+                        help="folders of <recording>.npz + <recording>.rttm, or .npz files (their .rttm beside them, "
+                             "or given too)")
+    parser.add_argument("--method", choices=METHODS, default="bayes", help="clustering method (bayes)")
+    parser.add_argument("--n-clusters", type=int, metavar="K", help="exact number of speakers of every recording")
+    parser.add_argument("--collar", type=_collar, default=0.25,
+                        help="seconds not scored on each side of a reference boundary (0.25, md-eval convention)")
+    parser.add_argument("--keep-overlap", action="store_true", help="score overlapped speech too")
+    parser.add_argument("--uem", help="UEM file of the scored regions (default: from the first to the last turn)")
+    parser.add_argument("--rttm-out", metavar="DIR", help="write <recording>.rttm of each hypothesis to this folder")
+    output = parser.add_mutually_exclusive_group()
+    output.add_argument("--json", action="store_true", help="print the table as JSON")
+    output.add_argument("--csv", action="store_true", help="print the table as CSV")
+    parser.set_defaults(run=run)
+
+
+def _collar(text: str) -> float:
+    return 0.0 if float(text) == 0 else positive(text)
+
+
+def run(args) -> str:
+    if args.n_clusters is not None and args.n_clusters < 1:
+        raise ValueError(f"--n-clusters must be at least 1, not {args.n_clusters}.")
+    matrices = read_corpus(args.sources)
+    uems = read_uem(args.uem) if args.uem else None
+
+    def progress(done, total, uri):  # on a terminal only: a log or a pipe gets the table alone
+        if sys.stderr.isatty():
+            print(f"llrcore diarize: {done}/{total} recordings clustered ({uri})", file=sys.stderr, flush=True)
+
+    options = {} if args.n_clusters is None else {"n_clusters": args.n_clusters}
+    hypotheses = cluster_recordings(matrices, args.method, progress=progress, **options)
+    table = score_corpus(matrices, hypotheses, uems=uems, collar=args.collar,
+                         skip_overlap=not args.keep_overlap).to_frame()
+    if args.rttm_out:
+        folder = Path(args.rttm_out)
+        folder.mkdir(parents=True, exist_ok=True)
+        for uri, turns in hypotheses.groupby("uri", sort=False):
+            write_rttm(folder / f"{uri}.rttm", turns)
+    if args.json:
+        return json.dumps(table.to_dict(orient="index"), indent=2)
+    if args.csv:
+        return table.to_csv()
+    overlap = "overlapped speech scored" if args.keep_overlap else "overlapped speech not scored"
+    header = (f"Method: {args.method}; collar {args.collar:g} s on each side of a reference boundary, {overlap}\n"
+              f"Units: {UNITS}.\n")
+    formats = {c: "{:.2f}".format for c in table.columns if table[c].dtype.kind == "f"}
+    return header + table.to_string(formatters=formats)

@@ -1,0 +1,222 @@
+"""Several recordings at once: cluster every similarity matrix of a corpus and score the lot, per recording and
+overall, with DER and its parts, JER, purity and coverage.
+
+Every number comes from pyannote.metrics on the same annotations, with an explicit UEM per recording:
+
+- DER (``DiarizationErrorRate``) with its parts, missed speech, false alarm and speaker confusion, in seconds and in
+  percent of the scored reference speech;
+- JER (``JaccardErrorRate``, the DIHARD II definition): for each reference speaker ``(FA + MISS) / TOTAL`` over the
+  union of its speech and that of the system speaker mapped to it (1 when none is), averaged over the reference
+  speakers; pyannote.metrics maps the speakers as for the DER (most overlapping time, Hungarian algorithm);
+- purity and coverage (``DiarizationPurity``, ``DiarizationCoverage``, time-weighted): the share of the hypothesis
+  (reference) speech in the largest reference speaker (system cluster) of each cluster (speaker). pyannote.metrics
+  (4.x) computes these two on the whole annotations, without UEM, collar or overlap removal: hypothesis speech in a
+  pause of the reference (a window bridging it) counts as impure even where the DER's collar forgives it.
+
+The TOTAL row accumulates the components over recordings as pyannote.metrics' ``report()`` does (seconds and
+speaker counts summed, then divided), never a mean of percentages: a long recording weighs more in the DER, a
+recording with more speakers more in the JER. The collar is given the md-eval/dscore way (seconds on each side of a
+reference boundary); pyannote.metrics receives ``2 * collar``. Collar and overlap apply to DER and JER alike, as
+dscore applies ``--collar`` and ``--ignore_overlaps`` to both.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ..data.similarity import TURN_COLUMNS, SimilarityMatrix
+from .cluster import cluster_similarity
+from .scoring import _annotation, _timeline, segments_to_turns
+
+__all__ = ["CorpusScores", "score_corpus", "cluster_recordings", "CORPUS_COLUMNS", "TOTAL"]
+
+#: The columns of :meth:`CorpusScores.to_frame` (index ``uri``): counts, seconds and percentages.
+CORPUS_COLUMNS = ("speakers", "found", "speech (s)", "DER %", "missed (s)", "missed %", "false alarm (s)",
+                  "false alarm %", "confusion (s)", "confusion %", "JER %", "purity %", "coverage %")
+#: The name of the row that accumulates every recording.
+TOTAL = "TOTAL"
+_COMPONENTS = ("speakers", "found", "speech", "missed", "false_alarm", "confusion", "jer_error", "jer_speakers",
+               "purity_correct", "purity_total", "coverage_correct", "coverage_total")
+
+
+def _percent(part: float, whole: float) -> float:
+    return 100.0 * part / whole if whole > 0 else float("nan")
+
+
+@dataclass(frozen=True)
+class CorpusScores:
+    """The pyannote.metrics components of every recording (see :func:`score_corpus`) and the scoring settings.
+
+    Attributes
+    ----------
+    components : pandas.DataFrame
+        One row per recording (index ``uri``): ``speakers`` and ``found`` (reference and hypothesis speakers),
+        ``speech``, ``missed``, ``false_alarm``, ``confusion`` (seconds of the DER), ``jer_error`` (sum of the
+        per-speaker JERs) and ``jer_speakers``, ``purity_correct``/``purity_total`` and
+        ``coverage_correct``/``coverage_total`` (seconds).
+    collar : float
+        Seconds on each side of each reference boundary not scored (md-eval convention).
+    skip_overlap : bool
+        Whether regions where reference speakers overlap were left out.
+    """
+
+    components: pd.DataFrame
+    collar: float
+    skip_overlap: bool
+
+    @property
+    def total(self) -> pd.Series:
+        """The components summed over recordings (what pyannote.metrics accumulates)."""
+        return self.components.sum()
+
+    @property
+    def der(self) -> float:
+        """The overall DER as a fraction: all errors over all scored speech."""
+        t = self.total
+        return _percent(t["missed"] + t["false_alarm"] + t["confusion"], t["speech"]) / 100.0
+
+    @property
+    def jer(self) -> float:
+        """The overall JER as a fraction: the mean over every reference speaker of every recording."""
+        t = self.total
+        return float(t["jer_error"] / t["jer_speakers"]) if t["jer_speakers"] > 0 else 1.0
+
+    def to_frame(self, total: bool = True) -> pd.DataFrame:
+        """:data:`CORPUS_COLUMNS`, one row per recording (index ``uri``) and, with `total`, the row ``TOTAL``."""
+        rows = self.components.copy()
+        if total:
+            rows.loc[TOTAL] = self.total
+        frame = pd.DataFrame(index=rows.index)
+        frame.index.name = "uri"
+        frame["speakers"] = rows["speakers"].astype(int)
+        frame["found"] = rows["found"].astype(int)
+        frame["speech (s)"] = rows["speech"]
+        errors = rows["missed"] + rows["false_alarm"] + rows["confusion"]
+        frame["DER %"] = [_percent(e, s) for e, s in zip(errors, rows["speech"])]
+        for name, column in (("missed", "missed"), ("false alarm", "false_alarm"), ("confusion", "confusion")):
+            frame[f"{name} (s)"] = rows[column]
+            frame[f"{name} %"] = [_percent(p, s) for p, s in zip(rows[column], rows["speech"])]
+        frame["JER %"] = [_percent(e, n) if n > 0 else 100.0 for e, n in zip(rows["jer_error"], rows["jer_speakers"])]
+        frame["purity %"] = [_percent(c, t) for c, t in zip(rows["purity_correct"], rows["purity_total"])]
+        frame["coverage %"] = [_percent(c, t) for c, t in zip(rows["coverage_correct"], rows["coverage_total"])]
+        return frame
+
+
+def _turn_table(turns) -> pd.DataFrame:
+    """One table of turns from a table, a mapping ``uri -> table``, or tables / similarity matrices (their
+    reference turns)."""
+    if isinstance(turns, pd.DataFrame):
+        return turns
+    items = turns.values() if isinstance(turns, Mapping) else turns
+    tables = []
+    for item in items:
+        if isinstance(item, SimilarityMatrix):
+            if item.reference_turns is None:
+                raise ValueError(f"The recording {item.uri!r} has no reference turns (an RTTM) to score against.")
+            item = item.reference_turns
+        tables.append(item)
+    if not tables:
+        raise ValueError("There are no recordings to score.")
+    return pd.concat(tables, ignore_index=True)
+
+
+def score_corpus(references, hypotheses, *, uems: pd.DataFrame | None = None, collar: float = 0.25,
+                 skip_overlap: bool = True) -> CorpusScores:
+    """DER with its parts, JER, purity and coverage of every recording of a corpus, and of the corpus.
+
+    Parameters
+    ----------
+    references, hypotheses : pandas.DataFrame, Mapping or iterable
+        Speaker turns (columns ``uri, start, end, speaker``, as :func:`~llrcore.read_rttm` and
+        :func:`cluster_recordings` return them), several recordings mixed by ``uri``; or a mapping / list of such
+        tables; references may also be the :class:`~llrcore.SimilarityMatrix` of each recording (its reference
+        turns). Every reference recording is scored; one missing from the hypotheses is all missed speech.
+    uems : pandas.DataFrame, optional
+        Scored regions (columns ``uri, start, end``, :func:`~llrcore.read_uem`). Without one, each recording is
+        scored from the earliest to the latest turn of reference and hypothesis together.
+    collar : float
+        Seconds removed on EACH side of every reference boundary (md-eval ``-c``, dscore ``--collar``).
+    skip_overlap : bool
+        Leave out regions where reference speakers overlap (md-eval ``-1``, dscore ``--ignore_overlaps``).
+
+    Returns
+    -------
+    CorpusScores
+        ``.to_frame()``: one row per recording and a ``TOTAL`` row, columns :data:`CORPUS_COLUMNS`; ``.der`` and
+        ``.jer`` the overall rates as fractions.
+    """
+    from pyannote.metrics.diarization import (
+        DiarizationCoverage,
+        DiarizationErrorRate,
+        DiarizationPurity,
+        JaccardErrorRate,
+    )
+
+    if collar < 0:
+        raise ValueError(f"The collar must be zero or positive, not {collar}.")
+    reference, hypothesis = _turn_table(references), _turn_table(hypotheses)
+    settings = dict(collar=2.0 * collar, skip_overlap=skip_overlap)
+    der, jer = DiarizationErrorRate(**settings), JaccardErrorRate(**settings)
+    purity, coverage = DiarizationPurity(**settings), DiarizationCoverage(**settings)
+    rows = {}
+    for uri in pd.unique(reference["uri"].astype(str)):
+        ref = reference[reference["uri"].astype(str) == uri]
+        hyp = hypothesis[hypothesis["uri"].astype(str) == uri]
+        if uems is not None:
+            regions = uems[uems["uri"].astype(str) == uri]
+            if regions.empty:
+                raise ValueError(f"The UEM has no scored region for the recording {uri!r}.")
+        else:
+            both = pd.concat([ref[["start", "end"]], hyp[["start", "end"]]])
+            regions = pd.DataFrame({"start": [both["start"].min()], "end": [both["end"].max()]})
+        r, h, u = _annotation(ref, uri), _annotation(hyp, uri), _timeline(regions, uri)
+        d = der(r, h, uem=u, detailed=True)
+        j = jer(r, h, uem=u, detailed=True)
+        p = purity(r, h, uem=u, detailed=True)
+        c = coverage(r, h, uem=u, detailed=True)
+        rows[uri] = dict(zip(_COMPONENTS, (
+            len(r.labels()), len(h.labels()), d["total"], d["missed detection"], d["false alarm"], d["confusion"],
+            j["speaker error"], j["speaker count"], p["correct"], p["total"], c["correct"], c["total"])))
+    components = pd.DataFrame.from_dict(rows, orient="index", columns=list(_COMPONENTS)).astype(float)
+    components.index.name = "uri"
+    return CorpusScores(components, float(collar), bool(skip_overlap))
+
+
+def cluster_recordings(matrices: Iterable[SimilarityMatrix], method: str = "bayes", *,
+                       progress: Callable[[int, int, str], None] | None = None, **options) -> pd.DataFrame:
+    """Cluster every similarity matrix of a corpus and return the hypotheses as speaker turns.
+
+    Parameters
+    ----------
+    matrices : iterable of SimilarityMatrix
+        With segment times (the turns need them); recording names (``uri``) must differ.
+    method : {"bayes", "ahc", "spectral", "nme-sc"}
+        As :func:`~llrcore.cluster_similarity`; `options` (``n_clusters``, ``max_clusters``, ...) go to it.
+    progress : callable, optional
+        Called as ``progress(done, total, uri)`` after each recording.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``uri, channel, start, end, speaker``, the recordings one after the other (windows split at the
+        middle of their overlaps, :func:`~llrcore.segments_to_turns`); :func:`~llrcore.write_rttm` writes it.
+    """
+    matrices = list(matrices)
+    uris = [m.uri for m in matrices]
+    repeated = sorted({u for u in uris if uris.count(u) > 1})
+    if repeated:
+        raise ValueError(f"Several recordings are named {', '.join(map(repr, repeated))}; each needs its own name.")
+    tables = []
+    for done, matrix in enumerate(matrices, start=1):
+        if not matrix.has_times:
+            raise ValueError(f"The recording {matrix.uri!r} has no segment times, so its speaker turns are unknown.")
+        result = cluster_similarity(matrix, method, **options)
+        tables.append(segments_to_turns(matrix.start, matrix.end, np.asarray(result.labels), uri=matrix.uri))
+        if progress is not None:
+            progress(done, len(matrices), matrix.uri)
+    if not tables:
+        return pd.DataFrame({c: pd.Series(dtype=float if c in ("start", "end") else object) for c in TURN_COLUMNS})
+    return pd.concat(tables, ignore_index=True)

@@ -1,0 +1,177 @@
+"""Several recordings at once: ``lc.read_corpus``, ``lc.cluster_recordings``, ``lc.score_corpus`` and ``llrcore
+diarize``, on recordings of the development corpus (tests/data/diarization_corpus, see its SOURCE.txt).
+
+Independent references:
+
+- pyannote.metrics itself (``DiarizationErrorRate``, ``JaccardErrorRate``, ``DiarizationPurity``,
+  ``DiarizationCoverage``), called here on annotations this test builds from the RTTM text (parsed with plain
+  string splitting, not ``lc.read_rttm``) and from the hypothesis turns, with the same UEM and a collar of
+  ``2 * collar`` (pyannote's collar is the total width); its accumulated ``report(display=False)`` TOTAL row for the
+  corpus total;
+- a two-speaker (plus one unmatched speaker) example whose JER, DER, purity and coverage are worked out by hand
+  from the definitions of the DIHARD II evaluation plan (Ryant et al. 2019, section on JER: per reference speaker
+  ``(FA + MISS) / TOTAL`` over the union with its mapped system speaker, 1 when unmapped, averaged).
+"""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from pyannote.core import Annotation, Segment, Timeline
+from pyannote.metrics.diarization import (
+    DiarizationCoverage,
+    DiarizationErrorRate,
+    DiarizationPurity,
+    JaccardErrorRate,
+)
+
+import llrcore as lc
+from llrcore.cli import main
+
+CORPUS = Path(__file__).resolve().parent / "data" / "diarization_corpus"
+CHOSEN = ("synth03_k02", "synth05_k03", "synth07_k04", "synth12_k06")
+COLLAR = 0.25
+
+
+def _rttm_annotation(path: Path) -> Annotation:
+    """The reference straight from the RTTM text: SPEAKER uri channel start duration NA NA speaker."""
+    annotation = Annotation(uri=path.stem)
+    for i, line in enumerate(path.read_text().splitlines()):
+        fields = line.split()
+        if fields and fields[0] == "SPEAKER":
+            start, duration = float(fields[3]), float(fields[4])
+            annotation[Segment(start, start + duration), i] = fields[7]
+    return annotation
+
+
+def _turns_annotation(turns: pd.DataFrame, uri: str) -> Annotation:
+    annotation = Annotation(uri=uri)
+    for i, row in enumerate(turns[turns["uri"] == uri].itertuples()):
+        annotation[Segment(row.start, row.end), i] = row.speaker
+    return annotation
+
+
+@pytest.fixture(scope="module")
+def corpus():
+    matrices = lc.read_corpus([CORPUS / f"{name}.npz" for name in CHOSEN])
+    hypotheses = lc.cluster_recordings(matrices, "ahc")
+    durations = {name: float(np.load(CORPUS / f"{name}.npz")["duration"]) for name in CHOSEN}
+    uems = pd.DataFrame({"uri": list(durations), "channel": "1", "start": 0.0, "end": list(durations.values())})
+    scores = lc.score_corpus(matrices, hypotheses, uems=uems, collar=COLLAR)
+    metrics = {"der": DiarizationErrorRate(collar=2 * COLLAR, skip_overlap=True),
+               "jer": JaccardErrorRate(collar=2 * COLLAR, skip_overlap=True),
+               "purity": DiarizationPurity(collar=2 * COLLAR, skip_overlap=True),
+               "coverage": DiarizationCoverage(collar=2 * COLLAR, skip_overlap=True)}
+    direct = {}
+    for name in CHOSEN:
+        reference = _rttm_annotation(CORPUS / f"{name}.rttm")
+        hypothesis = _turns_annotation(hypotheses, name)
+        uem = Timeline([Segment(0.0, durations[name])])
+        direct[name] = {key: metric(reference, hypothesis, uem=uem) for key, metric in metrics.items()}
+        direct[name]["der parts"] = metrics["der"].compute_components(reference, hypothesis, uem=uem)
+        direct[name]["speakers"] = (len(reference.labels()), len(hypothesis.labels()))
+    return scores, metrics, direct
+
+
+def test_every_recording_equals_pyannote_metrics_on_the_same_annotations(corpus):
+    scores, _, direct = corpus
+    table = scores.to_frame(total=False)
+    assert list(table.index) == list(CHOSEN) and list(table.columns) == list(lc.diarization.CORPUS_COLUMNS)
+    for name in CHOSEN:
+        row, expected = table.loc[name], direct[name]
+        assert row["DER %"] == pytest.approx(100 * expected["der"], abs=1e-9)
+        assert row["JER %"] == pytest.approx(100 * expected["jer"], abs=1e-9)
+        assert row["purity %"] == pytest.approx(100 * expected["purity"], abs=1e-9)
+        assert row["coverage %"] == pytest.approx(100 * expected["coverage"], abs=1e-9)
+        parts = expected["der parts"]
+        assert row["speech (s)"] == pytest.approx(parts["total"])
+        assert row["missed (s)"] == pytest.approx(parts["missed detection"], abs=1e-9)
+        assert row["false alarm (s)"] == pytest.approx(parts["false alarm"], abs=1e-9)
+        assert row["confusion (s)"] == pytest.approx(parts["confusion"], abs=1e-9)
+        assert row["confusion %"] == pytest.approx(100 * parts["confusion"] / parts["total"])
+        assert (row["speakers"], row["found"]) == expected["speakers"]
+    assert table["speakers"].tolist() == [2, 3, 4, 6]
+    assert (table["DER %"] > 0).any()  # not a trivial perfect score
+
+
+def test_the_total_row_is_pyannote_metrics_accumulated_report(corpus):
+    scores, metrics, direct = corpus
+    total = scores.to_frame().loc["TOTAL"]
+    der = metrics["der"].report(display=False).loc["TOTAL"]
+    assert total["DER %"] == pytest.approx(der[("diarization error rate", "%")], abs=1e-6)
+    assert total["speech (s)"] == pytest.approx(der[("total", "")])
+    for ours, theirs in (("missed", "missed detection"), ("false alarm", "false alarm"), ("confusion", "confusion")):
+        assert total[f"{ours} (s)"] == pytest.approx(der[(theirs, "")], abs=1e-6)
+        assert total[f"{ours} %"] == pytest.approx(der[(theirs, "%")], abs=1e-6)
+    for key, column in (("jer", "jaccard error rate"), ("purity", "purity"), ("coverage", "coverage")):
+        assert total[f"{key.upper() if key == 'jer' else key} %"] == pytest.approx(
+            metrics[key].report(display=False).loc["TOTAL"][(column, "%")], abs=1e-6)
+    # totals, not a mean of percentages: the two differ on this corpus
+    assert total["DER %"] != pytest.approx(np.mean([100 * direct[n]["der"] for n in CHOSEN]), abs=1e-3)
+    assert scores.der == pytest.approx(total["DER %"] / 100)
+    assert scores.jer == pytest.approx(total["JER %"] / 100)
+    assert total["speakers"] == 15
+
+
+def test_jer_der_purity_coverage_of_a_hand_made_example():
+    # reference A 0-10, B 10-20, C 20-25; system 1 0-12, 2 12-20 (nothing for C); no collar, overlap kept
+    reference = pd.DataFrame({"uri": "x", "start": [0.0, 10.0, 20.0], "end": [10.0, 20.0, 25.0],
+                              "speaker": ["A", "B", "C"]})
+    hypothesis = pd.DataFrame({"uri": "x", "start": [0.0, 12.0], "end": [12.0, 20.0], "speaker": ["1", "2"]})
+    uem = pd.DataFrame({"uri": ["x"], "channel": ["1"], "start": [0.0], "end": [25.0]})
+    row = lc.score_corpus(reference, hypothesis, uems=uem, collar=0.0, skip_overlap=False).to_frame().loc["x"]
+    # A-1: union 12 s, FA 2 s, miss 0 -> 2/12; B-2: union 10 s, FA 0, miss 2 s -> 2/10; C unmapped -> 1
+    assert row["JER %"] == pytest.approx(100 * (2 / 12 + 2 / 10 + 1) / 3)
+    # DER: 10-12 s said 1 (= A) under B is confusion, C's 5 s are missed, of 25 s of speech
+    assert (row["confusion (s)"], row["missed (s)"], row["false alarm (s)"]) == pytest.approx((2.0, 5.0, 0.0))
+    assert row["DER %"] == pytest.approx(100 * 7 / 25)
+    assert row["purity %"] == pytest.approx(100 * (10 + 8) / 20)  # each cluster's largest speaker
+    assert row["coverage %"] == pytest.approx(100 * (10 + 8 + 0) / 25)  # each speaker's largest cluster
+    assert (row["speakers"], row["found"]) == (3, 2)
+
+
+def test_the_command_line_diarizes_three_recordings(tmp_path, capsys):
+    files = [str(CORPUS / f"{name}.npz") for name in CHOSEN[:3]]
+    assert main(["diarize", *files, "--method", "ahc", "--csv", "--rttm-out", str(tmp_path / "out")]) == 0
+    printed = pd.read_csv(pd.io.common.StringIO(capsys.readouterr().out), index_col="uri")
+    assert list(printed.index) == [*CHOSEN[:3], "TOTAL"]
+    matrices = lc.read_corpus(files)
+    expected = lc.score_corpus(matrices, lc.cluster_recordings(matrices, "ahc")).to_frame()
+    assert np.allclose(printed["DER %"], expected["DER %"]) and np.allclose(printed["JER %"], expected["JER %"])
+    for name in CHOSEN[:3]:
+        turns = lc.read_rttm(tmp_path / "out" / f"{name}.rttm")
+        assert set(turns["uri"]) == {name}
+    assert main(["diarize", files[0], "--method", "spectral", "--n-clusters", "2"]) == 0
+    text = capsys.readouterr().out
+    assert "TOTAL" in text and "DER %" in text and CHOSEN[0] in text
+
+
+def test_the_command_line_says_what_is_wrong_in_one_sentence(tmp_path, capsys):
+    shutil.copy(CORPUS / "synth03_k02.npz", tmp_path / "lonely.npz")
+    assert main(["diarize", str(tmp_path / "lonely.npz")]) == 2
+    error = capsys.readouterr().err
+    assert "lonely.npz" in error and "lonely.rttm" in error and "Traceback" not in error
+    assert len(error.strip().splitlines()) == 1
+
+
+def test_a_missing_rttm_is_a_load_error_naming_the_file(tmp_path):
+    for name in CHOSEN[:2]:
+        shutil.copy(CORPUS / f"{name}.npz", tmp_path)
+    shutil.copy(CORPUS / f"{CHOSEN[0]}.rttm", tmp_path)
+    with pytest.raises(lc.LoadError, match=f"{CHOSEN[1]}.rttm is missing") as caught:
+        lc.read_corpus(tmp_path)
+    assert Path(caught.value.path).name == f"{CHOSEN[1]}.npz"
+
+
+def test_read_corpus_pairs_a_folder_and_named_files():
+    corpus = lc.read_corpus(CORPUS)
+    assert len(corpus) == 24 and [m.uri for m in corpus] == sorted(m.uri for m in corpus)
+    assert all(m.reference_turns is not None and m.has_times for m in corpus)
+    with open(CORPUS / "synth03_k02.npz", "rb") as matrix, open(CORPUS / "synth03_k02.rttm", "rb") as rttm:
+        (one,) = lc.read_corpus([rttm, matrix])  # uploads: paired by name, in any order
+    assert one.uri == "synth03_k02" and one.n_reference_speakers == 2
+    with open(CORPUS / "synth05_k03.rttm", "rb") as rttm, pytest.raises(lc.LoadError, match="no similarity matrix"):
+        lc.read_corpus([CORPUS / "synth03_k02.npz", rttm])
