@@ -20,8 +20,9 @@ e.g. the one at a neighbouring prior weighting), which saves most of the passes 
 """
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -29,6 +30,7 @@ from .conditional_calibration import ConditionalCalibration
 from .data.checks import as_scores
 from .data.trials import Trials
 from .newton import newton, newton_polish, trust_region
+from .prior import as_plo
 from .rates import SortedScores, sigmoid
 from .rules import BetaRule
 
@@ -48,14 +50,24 @@ _HUGE = 1e100  # scores beyond this are scaled before fitting
 # Newton steps from a caller's start stop once a step is this small relative to the parameters (what remains is of the
 # order of its square): the polish's usual 1e-5 assumes a trust region that already ended much closer.
 _WARM_STEP = 1e-8
+# A fit has reached its optimum when no gradient entry of the standardised objective exceeds this times the objective's
+# value (a converged fit ends near 1e-12; the standardised parameters are of order 1).
+_GRADIENT_TOLERANCE = 1e-6
+# Scores with a smaller spread, or an offset larger than this many spreads, are fitted on centred and scaled copies:
+# in raw parameters their products with the scale lose digits and their squares may underflow.
+_SMALL_SPREAD, _LARGE_OFFSET = 1e-8, 1e6
 
 
 @dataclass(frozen=True)
 class Affine:
-    """An affine calibration ``llr = scale * score + offset``; call it on scores to get LLRs."""
+    """An affine calibration ``llr = scale * score + offset``; call it on scores to get LLRs.
+
+    ``converged`` is False when the fit that made it did not reach the optimum (a warning said so then).
+    """
 
     scale: float
     offset: float
+    converged: bool = field(default=True, repr=False, compare=False)
 
     def __call__(self, scores) -> np.ndarray:
         return self.scale * np.asarray(scores, dtype=np.float64) + self.offset
@@ -63,10 +75,14 @@ class Affine:
 
 @dataclass(frozen=True)
 class Fusion:
-    """A linear fusion ``llr = sum_k weights[k] * scores_k + offset``; call it on an ``(N, K)`` score matrix."""
+    """A linear fusion ``llr = sum_k weights[k] * scores_k + offset``; call it on an ``(N, K)`` score matrix.
+
+    ``converged`` is False when the fit that made it did not reach the optimum (a warning said so then).
+    """
 
     weights: np.ndarray
     offset: float
+    converged: bool = field(default=True, repr=False, compare=False)
 
     def __call__(self, scores) -> np.ndarray:
         return _as_matrix(scores, "scores") @ self.weights + self.offset
@@ -136,6 +152,10 @@ class _Objective:
         return x
 
     def value(self, phi) -> float:
+        self.last_value = (phi.copy(), self._value(phi))
+        return self.last_value[1]
+
+    def _value(self, phi) -> float:
         theta = self.raw(phi)
         target_cost = self.rule.target_cost(self._llrs(self.tar, theta)).sum()
         non_cost = self.rule.non_cost(self._llrs(self.non, theta)).sum()
@@ -143,7 +163,13 @@ class _Objective:
         return float(self.tar_weight * target_cost + self.non_weight * non_cost + penalty)
 
     def derivatives(self, phi) -> tuple[np.ndarray, np.ndarray]:
-        """Gradient and Hessian with respect to the standardised parameters."""
+        """Gradient and Hessian with respect to the standardised parameters (the last gradient is kept, with its
+        point, in ``last_gradient``)."""
+        gradient, hessian = self._derivatives(phi)
+        self.last_gradient = (phi.copy(), gradient)
+        return gradient, hessian
+
+    def _derivatives(self, phi) -> tuple[np.ndarray, np.ndarray]:
         theta = self.raw(phi)
         k = theta.size
         gradient, hessian = np.zeros(k), np.zeros((k, k))
@@ -167,6 +193,63 @@ class _Objective:
         gradient[:-1] += self.regularisation * phi[:-1]
         hessian[:-1, :-1] += self.regularisation * np.eye(k - 1)
         return gradient, hessian
+
+
+def _centre_spread(tar: np.ndarray, non: np.ndarray) -> tuple[float, float]:
+    """Mean and standard deviation of one system's pooled scores, in two passes (exact for any offset)."""
+    n = tar.size + non.size
+    mean = (tar.sum() + non.sum()) / n
+    deviation = np.concatenate([tar, non]) - mean
+    return mean, np.sqrt(deviation @ deviation / n)
+
+
+def _ill_conditioned(centre: np.ndarray, spread: np.ndarray) -> np.ndarray:
+    """Which systems to fit on centred and scaled copies: a spread below ``_SMALL_SPREAD``, or an offset of more
+    than ``_LARGE_OFFSET`` spreads (not a system without spread: nothing scales it)."""
+    return (spread > 0) & ((spread < _SMALL_SPREAD) | (np.abs(centre) > _LARGE_OFFSET * spread))
+
+
+def _fit_rescaled(tar_columns, non_columns, rule, plo, regularisation, theta, centre, spread) -> "Fusion":
+    """:func:`fit_fusion` of the scores ``z = (s - centre) / spread``, transformed back: ``w_s = w_z / spread``,
+    ``b_s = b_z - w_s . centre``. A start is transformed the other way."""
+    tar_z = [(t - c) / d for t, c, d in zip(tar_columns, centre, spread)]
+    non_z = [(u - c) / d for u, c, d in zip(non_columns, centre, spread)]
+    start = None if theta is None else Fusion(weights=theta[:-1] * spread, offset=theta[-1] + theta[:-1] @ centre)
+    fusion = fit_fusion(tar_z, non_z, rule, plo, regularisation=regularisation, start=start)
+    weights = fusion.weights / spread
+    return Fusion(weights=weights, offset=float(fusion.offset - weights @ centre), converged=fusion.converged)
+
+
+def _prior_weighting(plo) -> float:
+    """The prior weighting of a fit as a float: one finite number at which neither class weighs 0."""
+    values = as_plo(plo, "The prior weighting plo", finite=True)
+    if values.size != 1:
+        raise ValueError(f"The prior weighting plo must be one number, not {values.size}.")
+    value = float(values.reshape(-1)[0])
+    if sigmoid(-abs(value)) == 0:
+        raise ValueError(f"The prior weighting plo = {value:g} gives the {'non-' if value > 0 else ''}target trials "
+                         "no weight at all in double precision; choose a plo nearer 0.")
+    return value
+
+
+def _check_converged(objective: "_Objective", phi: np.ndarray) -> bool:
+    """Whether `phi` is the optimum (its standardised gradient vanishes relative to the objective's value, which at
+    an extreme prior weighting is tiny); warns when it is not.
+
+    Costs no pass over the data: the solvers end either with converged Newton steps (a point beyond the last one
+    whose gradient was taken) or at the trust region's last point, whose gradient and value it took.
+    """
+    point, gradient = getattr(objective, "last_gradient", (None, None))
+    if point is None or not np.array_equal(point, phi):
+        return True  # the last Newton step converged
+    at, value = getattr(objective, "last_value", (None, None))
+    value = value if at is not None and np.array_equal(at, phi) else objective.value(phi)
+    if np.all(np.abs(gradient) <= _GRADIENT_TOLERANCE * value):
+        return True
+    warnings.warn("The calibration did not reach the optimum of its objective (largest gradient "
+                  f"{np.abs(gradient).max():.2g}); its parameters are the best found, not the best possible.",
+                  RuntimeWarning, stacklevel=3)
+    return False
 
 
 def _moments(tar: np.ndarray, non: np.ndarray) -> tuple[float, float]:
@@ -274,6 +357,7 @@ def fit_fusion(systems_tar, systems_non, rule: BetaRule | None = None, plo: floa
         If the classes are separated without regularisation (the optimum is at infinite scale), or on bad input.
     """
     rule = rule or BetaRule.logarithmic()
+    plo = _prior_weighting(plo)
     tar_columns, non_columns = _columns(systems_tar, "target scores"), _columns(systems_non, "non-target scores")
     if len(tar_columns) != len(non_columns):
         raise ValueError(f"The target scores have {len(tar_columns)} systems but the non-target scores {len(non_columns)}.")
@@ -289,7 +373,12 @@ def fit_fusion(systems_tar, systems_non, rule: BetaRule | None = None, plo: floa
         scaled_start = None if theta is None else Fusion(weights=theta[:-1] * divisor, offset=theta[-1])
         fusion = fit_fusion([t / d for t, d in zip(tar_columns, divisor)], [u / d for u, d in zip(non_columns, divisor)],
                             rule, plo, regularisation=regularisation, start=scaled_start)
-        return Fusion(weights=fusion.weights / divisor, offset=fusion.offset)
+        return Fusion(weights=fusion.weights / divisor, offset=fusion.offset, converged=fusion.converged)
+    centre, spread = np.array([_centre_spread(t, u) for t, u in zip(tar_columns, non_columns)]).T
+    rescale = _ill_conditioned(centre, spread)
+    if rescale.any():
+        centre, spread = np.where(rescale, centre, 0.0), np.where(rescale, spread, 1.0)
+        return _fit_rescaled(tar_columns, non_columns, rule, plo, regularisation, theta, centre, spread)
     n = tar_columns[0].size + non_columns[0].size
     if n > _SUBSAMPLE_ABOVE:
         # The optimum of an evenly strided subsample is close to the full one; the full data only polishes it.
@@ -314,7 +403,7 @@ def fit_fusion(systems_tar, systems_non, rule: BetaRule | None = None, plo: floa
             "Together these systems separate the target and non-target training scores perfectly, so the fusion "
             "weights would grow without bound. Use some regularisation, fuse fewer systems, or train on more trials."
         )
-    return fusion
+    return Fusion(weights=fusion.weights, offset=fusion.offset, converged=_check_converged(objective, phi))
 
 
 def _start_parameters(start: Fusion, systems: int) -> np.ndarray:
@@ -400,7 +489,7 @@ def fit_affine(tar, non=None, rule: BetaRule | None = None, plo: float = 0.0, *,
     fusion_start = None if start is None else Fusion(weights=np.array([start.scale]), offset=start.offset)
     fusion = fit_fusion(as_scores(tar, "target scores"), as_scores(non, "non-target scores"), rule, plo,
                         start=fusion_start)
-    return Affine(scale=float(fusion.weights[0]), offset=fusion.offset)
+    return Affine(scale=float(fusion.weights[0]), offset=fusion.offset, converged=fusion.converged)
 
 
 class WarmFits:

@@ -22,7 +22,7 @@ import pandas as pd
 
 from .data.checks import as_scores
 from .data.trials import Trials
-from .prior import OperatingPoint, as_operating_point, effective_plo, primary_p_targets, sigmoid
+from .prior import OperatingPoint, as_operating_point, as_plo, effective_plo, primary_p_targets, sigmoid
 from .rates import ReweightedScores, ScoreCounts, SortedScores, cllr_bits
 from .words import LLRVerdict, calibration_loss_percent, llr_verdict
 
@@ -101,28 +101,34 @@ def eer(tar, non=None) -> float:
     return sorted_scores(tar, non).eer()
 
 
-def min_dcf(tar, non=None, p_target=0.01, c_miss=1.0, c_fa=1.0) -> float:
+def _float_or_array(values, plo):
+    """A float for one prior (`plo` 0-d), else the array of values in the shape of `plo`."""
+    return float(values) if np.ndim(plo) == 0 else np.asarray(values, dtype=np.float64)
+
+
+def min_dcf(tar, non=None, p_target=0.01, c_miss=1.0, c_fa=1.0) -> float | np.ndarray:
     """Minimum normalised detection cost over all thresholds (on the ROCCH).
 
     ``minDCF = min_t [P C_miss Pmiss(t) + (1-P) C_fa Pfa(t)] / min(P C_miss, (1-P) C_fa)``.
     Scores need not be LLRs. `p_target` may be an :class:`~llrcore.prior.OperatingPoint` (with its costs), also
-    given second after a Trials: ``min_dcf(trials, op)``.
+    given second after a Trials: ``min_dcf(trials, op)``; or an array of priors, which gives an array of costs (one
+    sort and one PAV for all).
     """
     non, p_target = _operating_point_second(non, p_target)
     plo = effective_plo(p_target, c_miss, c_fa)
-    return float(normalised_bayes_error(sorted_scores(tar, non).min_bayes_error(plo), plo))
+    return _float_or_array(normalised_bayes_error(sorted_scores(tar, non).min_bayes_error(plo), plo), plo)
 
 
-def act_dcf(tar_llr, non_llr=None, p_target=0.01, c_miss=1.0, c_fa=1.0) -> float:
+def act_dcf(tar_llr, non_llr=None, p_target=0.01, c_miss=1.0, c_fa=1.0) -> float | np.ndarray:
     """Actual normalised detection cost of LLRs thresholded at the Bayes threshold ``-plo_eff``.
 
     ``actDCF = [P C_miss Pmiss(-plo_eff) + (1-P) C_fa Pfa(-plo_eff)] / min(P C_miss, (1-P) C_fa)``.
     `p_target` may be an :class:`~llrcore.prior.OperatingPoint` (with its costs), also given second after a Trials:
-    ``act_dcf(trials, op)``.
+    ``act_dcf(trials, op)``; or an array of priors, which gives an array of costs.
     """
     non_llr, p_target = _operating_point_second(non_llr, p_target)
     plo = effective_plo(p_target, c_miss, c_fa)
-    return float(normalised_bayes_error(sorted_scores(tar_llr, non_llr).actual_bayes_error(plo), plo))
+    return _float_or_array(normalised_bayes_error(sorted_scores(tar_llr, non_llr).actual_bayes_error(plo), plo), plo)
 
 
 def cllr(tar_llr, non_llr=None) -> float:
@@ -284,12 +290,12 @@ def bayes_error_rates(tar_llr, non_llr=None, plo=None, *, c_miss=1.0, c_fa=1.0) 
     Parameters
     ----------
     plo : array_like, optional
-        Prior log-odds ``logit(P_target)``; default 201 values from -10 to 10.
+        Prior log-odds ``logit(P_target)``; default 201 values from -10 to 10. NaN is refused (ValueError).
     c_miss, c_fa : float
         Costs; with other than 1 the rates become expected costs at threshold ``-(plo + log(C_miss/C_fa))``.
     """
     table = sorted_scores(tar_llr, non_llr)
-    plo = np.linspace(-10, 10, 201) if plo is None else np.atleast_1d(np.asarray(plo, dtype=np.float64))
+    plo = np.linspace(-10, 10, 201) if plo is None else np.atleast_1d(as_plo(plo))
     if not (c_miss > 0 and c_fa > 0):
         raise ValueError("The costs C_miss and C_fa must be positive.")
     miss_weight, fa_weight = sigmoid(plo) * c_miss, sigmoid(-plo) * c_fa
@@ -336,8 +342,11 @@ class BinaryMetrics:
     @property
     def calibration_loss_percent(self) -> float:
         """Calibration loss as a percentage of Cllr: 0 for a perfectly calibrated system, 100 when Cllr is
-        infinite (minCllr is always finite)."""
-        return calibration_loss_percent(self.cllr, self.min_cllr)
+        infinite (minCllr is always finite). For a finite Cllr near the largest float (``100 Cllr`` overflows) it is
+        ``100 (1 - minCllr / Cllr)``."""
+        with np.errstate(over="ignore"):
+            value = calibration_loss_percent(self.cllr, self.min_cllr)
+        return value if np.isfinite(value) else 100.0 * (1.0 - self.min_cllr / self.cllr)
 
     @property
     def operating_point(self) -> OperatingPoint:

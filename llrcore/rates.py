@@ -44,8 +44,28 @@ def softplus_bits(x):
 
 
 def cllr_bits(tar_llr: np.ndarray, non_llr: np.ndarray) -> float:
-    """``(mean_tar log2(1 + e^-l) + mean_non log2(1 + e^l)) / 2``: Cllr in bits of validated LLR arrays."""
-    return float((softplus_bits(-tar_llr).mean() + softplus_bits(non_llr).mean()) / 2)
+    """``(mean_tar log2(1 + e^-l) + mean_non log2(1 + e^l)) / 2``: Cllr in bits of validated LLR arrays.
+
+    Finite LLRs give a finite Cllr whenever it is below the largest float, even when one cost in bits (an LLR beyond
+    about 1.2e308) or a sum of costs is not: then the costs are taken in nats and averaged scaled by their largest
+    (:func:`_half_mean_cost_bits`).
+    """
+    with np.errstate(over="ignore"):
+        value = (softplus_bits(-tar_llr).mean() + softplus_bits(non_llr).mean()) / 2
+        if np.isinf(value) and np.isfinite(tar_llr).all() and np.isfinite(non_llr).all():
+            value = _half_mean_cost_bits(softplus(-tar_llr)) + _half_mean_cost_bits(softplus(non_llr))
+    return float(value)
+
+
+def _half_mean_cost_bits(cost_nats: np.ndarray) -> float:
+    """Half the mean of finite non-negative costs in nats, in bits, without overflow in the sum: ``top *
+    mean(cost / top) / (2 ln 2)`` with ``top`` the largest cost (each ratio is at most 1, so their sum cannot
+    overflow)."""
+    top = cost_nats.max()
+    if top == 0:
+        return 0.0
+    with np.errstate(over="ignore"):
+        return top * ((cost_nats / top).mean() / (2 * np.log(2)))
 
 
 @dataclass(frozen=True)

@@ -299,7 +299,10 @@ def objective(tar_llr, non_llr, rule: BetaRule, plo: float = 0.0) -> float:
     """
     from .data.checks import as_scores
 
+    from .prior import as_plo
+
     tar_llr, non_llr = as_scores(tar_llr, "target LLRs"), as_scores(non_llr, "non-target LLRs")
+    plo = as_plo(plo, "The prior weighting plo")
     target_cost = rule.target_cost(tar_llr + plo).mean()
     non_cost = rule.non_cost(non_llr + plo).mean()
     return float(sigmoid(plo) * target_cost + sigmoid(-plo) * non_cost)

@@ -17,8 +17,12 @@ def as_scores(values, what: str) -> np.ndarray:
     Raises
     ------
     ValueError
-        With a sentence naming `what` when the values are empty, not numbers, not 1-D or contain NaN.
+        With a sentence naming `what` when the values are missing (None), empty, not numbers, not 1-D or contain
+        NaN.
     """
+    if values is None:
+        raise ValueError(f"The {what} are missing: give them as well (e.g. both the target and the non-target "
+                         "scores).")
     try:
         scores = np.atleast_1d(np.asarray(values, dtype=np.float64))
     except (TypeError, ValueError):

@@ -78,10 +78,14 @@ class Trials:
     def from_labels(cls, scores, labels, name: str = "", *, metadata: pd.DataFrame | None = None) -> "Trials":
         """Build from one array of scores and a boolean-like array of labels (True/1 = target).
 
+        Labels may be booleans, the numbers 1 and 0, or the words ``1/0``, ``true/false``, ``target/nontarget``
+        (also ``non-target``, ``tgt/non``, ``yes/no``, ``same/different``; any case). Anything else (an empty
+        label, ``2``, NaN) is refused with a ValueError naming it.
+
         `metadata`, one row per score in the order given, is reordered with the scores (targets first).
         """
         scores = as_scores(scores, "scores")
-        labels = np.asarray(labels).astype(bool).reshape(-1)
+        labels = _target_labels(labels)
         if labels.shape != scores.shape:
             raise ValueError(f"There are {scores.size} scores but {labels.size} labels.")
         if metadata is not None:
@@ -271,3 +275,27 @@ def as_systems(systems) -> dict[str, Trials]:
             unique, k = f"{name} ({k})", k + 1
         result[unique] = trials
     return result
+
+
+_TARGET_WORDS = {"1": True, "true": True, "target": True, "tgt": True, "yes": True, "same": True, "1.0": True,
+                 "0": False, "false": False, "nontarget": False, "non-target": False, "non": False, "imp": False,
+                 "impostor": False, "no": False, "different": False, "0.0": False}
+
+
+def _target_labels(labels) -> np.ndarray:
+    """Boolean target labels from booleans, 0/1 numbers or the words of :data:`_TARGET_WORDS`; a sentence naming
+    the first label that is none of these otherwise (``astype(bool)`` would take the text ``'0'`` as a target)."""
+    values = np.asarray(labels).reshape(-1)
+    if values.dtype == bool:
+        return values
+    if values.dtype.kind in "iuf":
+        bad = ~np.isin(values, (0, 1))
+        if bad.any():
+            raise ValueError(f"A label must be 1 (target) or 0 (non-target), not {values[bad][0].item()!r}.")
+        return values == 1
+    words = np.char.lower(np.char.strip(values.astype(str)))
+    known = np.isin(words, list(_TARGET_WORDS))
+    if not known.all():
+        raise ValueError(f"The label {str(values[~known][0])!r} (trial {int(np.flatnonzero(~known)[0]) + 1}) is "
+                         "neither target nor non-target; use 1/0, true/false or target/nontarget.")
+    return np.isin(words, [w for w, is_target in _TARGET_WORDS.items() if is_target])

@@ -192,6 +192,29 @@ def _timeline(regions: pd.DataFrame, uri: str):
                      if b > a], uri=uri)
 
 
+_NEEDED_COLUMNS = ("uri", "start", "end", "speaker")
+
+
+def _check_turns(turns: pd.DataFrame, what: str) -> None:
+    """Refuse, in a sentence, speaker turns that lack a column or whose times are missing or reversed (pyannote would
+    drop such a turn, or fail with a bare KeyError)."""
+    missing = [c for c in _NEEDED_COLUMNS if c not in getattr(turns, "columns", ())]
+    if missing:
+        raise ValueError(f"The {what} has no column {', '.join(repr(c) for c in missing)}; speaker turns need the "
+                         f"columns {', '.join(_NEEDED_COLUMNS)}.")
+    times = turns[["start", "end"]].apply(pd.to_numeric, errors="coerce").to_numpy(dtype=np.float64)
+    bad = np.flatnonzero(~np.isfinite(times).all(axis=1))
+    if bad.size:
+        row = turns.iloc[bad[0]]
+        raise ValueError(f"{bad.size} turn(s) of the {what} have no valid start or end time (the first: speaker "
+                         f"{row['speaker']!r} in recording {row['uri']!r}, start {row['start']}, end {row['end']}).")
+    reversed_ = np.flatnonzero(times[:, 1] < times[:, 0])
+    if reversed_.size:
+        row = turns.iloc[reversed_[0]]
+        raise ValueError(f"{reversed_.size} turn(s) of the {what} end before they start (the first: speaker "
+                         f"{row['speaker']!r} in recording {row['uri']!r}, {row['start']} to {row['end']} s).")
+
+
 def diarization_error_rate(reference: pd.DataFrame, hypothesis: pd.DataFrame, *, uem: pd.DataFrame | None = None,
                            collar: float = 0.25, skip_overlap: bool = True) -> DERResult:
     """DER of hypothesis turns against reference turns with pyannote.metrics, pooled over recordings.
@@ -211,9 +234,18 @@ def diarization_error_rate(reference: pd.DataFrame, hypothesis: pd.DataFrame, *,
         the usual "forgiving" setting. pyannote.metrics receives ``collar=2 * collar``.
     skip_overlap : bool
         Leave out regions where reference speakers overlap (md-eval ``-1``, dscore ``--ignore_overlaps``).
+
+    Raises
+    ------
+    ValueError
+        If the reference has no turns, a table lacks a column, or a turn has no (or a reversed) start or end time.
     """
     from pyannote.metrics.diarization import DiarizationErrorRate
 
+    _check_turns(reference, "reference")
+    _check_turns(hypothesis, "hypothesis")
+    if reference.empty:
+        raise ValueError("The reference has no speaker turns, so there is nothing to score the diarization against.")
     if collar < 0:
         raise ValueError(f"The collar must be zero or positive, not {collar}.")
     metric = DiarizationErrorRate(collar=2.0 * collar, skip_overlap=skip_overlap)
