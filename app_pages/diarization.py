@@ -5,6 +5,9 @@ The page keeps its own data, apart from the binary systems: the registry ``MATRI
 clustering cache. Clustering runs when the
 button is pressed; its results are kept per (data key, method, options) in a server-wide store (below), so going
 back to earlier settings or another session on the same data is instant.
+
+Two tabs: "One recording" (this module) and "Several recordings" (``app_pages/_diarization_corpus.py``: a corpus of
+matrices with their RTTMs clustered by one method, scored per recording and in total).
 """
 from __future__ import annotations
 
@@ -19,6 +22,7 @@ import streamlit as st
 import llrcore as lc
 from llrcore.diarization import EFFECTIVE_SCORES, METHODS, block_mean_matrix, cluster_summary, similarity_view
 from llrcore.plots import diarization as diarization_plots
+from app_pages._diarization_corpus import corpus_section
 from app_pages._figures import show_figure
 from app_pages._loaded import MATRICES
 from app_pages._registry import LoadedMatrix
@@ -423,6 +427,16 @@ st.caption("Who spoke when, from the matrix of scores between speech segments on
 
 
 def main() -> None:
+    one, several = st.tabs(["One recording", "Several recordings"], key="diar_page_tab", on_change="rerun")
+    if one.open:
+        with one:
+            one_recording()
+    if several.open:
+        with several:
+            corpus_section(METHOD_NAMES)
+
+
+def one_recording() -> None:
     sets = MATRICES.sets()
     upload_box()
     labels = list(sets)

@@ -1,0 +1,127 @@
+"""The Diarization page's "Several recordings" tab: a corpus of similarity matrices with their RTTMs (uploaded, or the
+six demo recordings of ``assets/diarization_corpus``), clustered by one method and scored per recording and in total
+(``lc.cluster_recordings``, ``lc.score_corpus``).
+
+The corpus in use and the tables already computed live in ``st.session_state`` under keys of their own
+(``diar_corpus`` and ``diar_corpus_results``), so they survive a switch of tab or page.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import streamlit as st
+
+import llrcore as lc
+from app_pages._uploads import read_user_file
+
+DEMO_FOLDER = Path(__file__).resolve().parents[1] / "assets" / "diarization_corpus"
+DEMO_NAME = "The demo corpus (6 synthetic conversations, 1 to 6 speakers)"
+PERCENT = ("DER %", "missed %", "false alarm %", "confusion %", "JER %", "purity %", "coverage %")
+SECONDS = ("speech (s)", "missed (s)", "false alarm (s)", "confusion (s)")
+
+
+@st.cache_resource(show_spinner=False)
+def demo_corpus() -> tuple:
+    return lc.read_corpus(DEMO_FOLDER)
+
+
+@st.cache_resource(show_spinner=False, max_entries=4, ttl="1h")
+def parse_uploads(ids: tuple, _uploads: list):
+    """(matrices, None) or (None, a sentence naming the file), cached by the uploads' file ids."""
+    for upload in _uploads:
+        upload.seek(0)
+    return read_user_file("the uploaded files", lambda: lc.read_corpus(_uploads))
+
+
+def load_box() -> None:
+    """Uploads of matrices with their RTTMs, or the demo corpus; a good corpus replaces the one in use."""
+    upload_column, demo_column = st.columns([3, 1], gap="medium", vertical_alignment="center")
+    uploads = upload_column.file_uploader(
+        "Similarity matrices with their RTTMs", type=["npz", "rttm"], accept_multiple_files=True,
+        key="diar_corpus_upload", help="For each recording `<name>.npz` (the matrix, with arrays `start` and `end` "
+        "in seconds) and `<name>.rttm` (its reference), paired by name.")
+    if demo_column.button("The demo corpus", icon=":material/folder_open:", key="diar_corpus_demo",
+                          width="stretch", help="Six recordings of the development corpus (assets/diarization_corpus)"):
+        st.session_state["diar_corpus"] = ("demo", DEMO_NAME, demo_corpus())
+    if uploads:
+        ids = tuple(sorted(u.file_id for u in uploads))
+        if st.session_state.get("diar_corpus", ("",))[0] != ids:
+            with st.spinner(f"Reading {len(uploads)} files…"):
+                matrices, error = parse_uploads(ids, list(uploads))
+            if error:
+                st.error(error, icon=":material/error:")
+            else:
+                st.session_state["diar_corpus"] = (ids, f"{len(matrices)} uploaded recording{'s' if len(matrices) > 1 else ''}", matrices)
+
+
+def run(key: tuple, matrices: tuple, method: str, collar: float) -> None:
+    bar = st.progress(0.0, text=f"Clustering {len(matrices)} recordings…")
+
+    def progress(done, total, uri):
+        bar.progress(done / total, text=f"{done} of {total} recordings clustered ({uri})")
+
+    try:
+        hypotheses = lc.cluster_recordings(matrices, method, progress=progress)
+        scores = lc.score_corpus(matrices, hypotheses, collar=collar)
+    except ValueError as err:
+        st.error(str(err), icon=":material/error:")
+        return
+    finally:
+        bar.empty()
+    st.session_state.setdefault("diar_corpus_results", {})[key] = (scores, hypotheses)
+
+
+def show(scores: lc.CorpusScores, hypotheses: pd.DataFrame, method: str) -> None:
+    table = scores.to_frame()
+    total = table.loc[lc.diarization.corpus.TOTAL]
+    columns = st.columns(5)
+    columns[0].metric("DER (total)", f"{total['DER %']:.2f} %", help="All errors over all scored speech")
+    columns[1].metric("JER (total)", f"{total['JER %']:.2f} %", help="Mean over every reference speaker")
+    columns[2].metric("Purity", f"{total['purity %']:.1f} %")
+    columns[3].metric("Coverage", f"{total['coverage %']:.1f} %")
+    columns[4].metric("Speakers found", f"{int(total['found'])}", f"{int(total['found'] - total['speakers']):+d} "
+                      "against the reference", delta_color="off")
+    st.dataframe(table.reset_index(), hide_index=True, width="stretch", column_config={
+        **{c: st.column_config.NumberColumn(c, format="%.2f") for c in PERCENT},
+        **{c: st.column_config.NumberColumn(c, format="%.1f") for c in SECONDS},
+    })
+    st.caption(f"One row per recording; TOTAL accumulates seconds and speakers over the recordings, as "
+               f"pyannote.metrics' report does (not a mean of percentages). DER and JER with a collar of "
+               f"{scores.collar:g} s per side, overlapped speech ignored (md-eval convention); JER as DIHARD defines "
+               "it (each reference speaker counts the same); purity and coverage time-weighted, on the whole turns "
+               "(pyannote.metrics applies no collar to them).")
+    csv_column, rttm_column, _ = st.columns([1, 1, 3])
+    csv_column.download_button("Table as CSV", table.to_csv().encode(), file_name=f"diarization_{method}.csv",
+                               mime="text/csv", icon=":material/download:", key="diar_corpus_csv")
+    rttm_column.download_button("Turns as RTTM", lc.rttm_text(hypotheses).encode(),
+                                file_name=f"diarization_{method}.rttm", mime="text/plain",
+                                icon=":material/download:", key="diar_corpus_rttm")
+
+
+def corpus_section(method_names: dict) -> None:
+    """The tab: load, choose the method, run with a progress bar, the table with its total and the downloads."""
+    st.caption("Several recordings at once: does a method hold on recordings it was not tuned on? Each recording "
+               "is clustered alone; DER, JER, purity and coverage per recording and over the whole corpus.")
+    load_box()
+    loaded = st.session_state.get("diar_corpus")
+    if loaded is None:
+        st.info("Upload matrices with their RTTMs, or load **The demo corpus**.", icon=":material/info:")
+        return
+    data_key, description, matrices = loaded
+    names = {name: method for method, name in method_names.items()}
+    method_column, collar_column, run_column = st.columns([2, 1, 1], vertical_alignment="bottom")
+    method = names[method_column.selectbox("Method", list(names), key="diar_corpus_method")]
+    collar = collar_column.number_input("Collar (s per side)", 0.0, 2.0, 0.25, 0.05, key="diar_corpus_collar")
+    pressed = run_column.button("Run", type="primary", icon=":material/play_arrow:", key="diar_corpus_run",
+                                width="stretch")
+    speakers = sum(m.n_reference_speakers for m in matrices)
+    st.caption(f"{description}: {', '.join(m.uri for m in matrices)} · {speakers} reference speakers")
+    key = (data_key, method, float(collar))
+    if pressed:
+        run(key, matrices, method, float(collar))
+    result = st.session_state.get("diar_corpus_results", {}).get(key)
+    if result is None:
+        st.info("Press **Run** to cluster every recording.", icon=":material/info:")
+        return
+    show(*result, method)

@@ -1,0 +1,71 @@
+"""The Diarization page's "Several recordings" tab in headless Chromium, as a person uses it: home page, Diarization
+through the sidebar, the tab, the demo corpus, Run; the TOTAL DER shown is the library's.
+
+Independent reference: ``lc.score_corpus`` on ``lc.cluster_recordings`` of the same six recordings
+(assets/diarization_corpus), computed here; the downloaded CSV against it row by row. Screenshot
+``tests/e2e/screenshots/diarization_corpus.png`` (1600 px wide).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from playwright.sync_api import Page, expect
+
+import llrcore as lc
+from test_browser import no_exception, open_page, snap, wait_idle
+from test_conditions_page import download, go
+
+pytestmark = pytest.mark.e2e
+
+CORPUS = Path(__file__).resolve().parents[2] / "assets" / "diarization_corpus"
+
+
+def test_several_recordings_on_the_demo_corpus(page: Page, app_url, screenshots):
+    open_page(page, app_url)
+    go(page, "Diarization")
+    expect(page.get_by_role("heading", name="Diarization")).to_be_visible()
+    page.get_by_role("tab", name="Several recordings", exact=True).click()
+    wait_idle(page)
+    page.get_by_role("button", name="The demo corpus").click()
+    wait_idle(page)
+    expect(page.get_by_text("synth02_k01, synth03_k02")).to_be_visible()
+    page.get_by_role("button", name="Run", exact=True).click()
+    wait_idle(page, timeout=180_000)
+    shown = page.get_by_test_id("stMetric").filter(has_text="DER (total)")
+    expect(shown).to_be_visible(timeout=120_000)
+    no_exception(page)
+
+    matrices = lc.read_corpus(CORPUS)
+    expected = lc.score_corpus(matrices, lc.cluster_recordings(matrices, "bayes")).to_frame()
+    expect(shown).to_contain_text(f"{expected.loc['TOTAL', 'DER %']:.2f} %")
+    jer = page.get_by_test_id("stMetric").filter(has_text="JER (total)")
+    expect(jer).to_contain_text(f"{expected.loc['TOTAL', 'JER %']:.2f} %")
+
+    table = download(page, page.get_by_role("button", name="Table as CSV")).set_index("uri")
+    assert list(table.index) == [*(m.uri for m in matrices), "TOTAL"]
+    assert np.allclose(table["DER %"], expected["DER %"]) and np.allclose(table["coverage %"], expected["coverage %"])
+    page.wait_for_timeout(500)
+    snap(page, screenshots / "diarization_corpus.png")
+
+
+def test_uploaded_recordings_pair_by_name_and_a_missing_rttm_is_said(page: Page, app_url):
+    open_page(page, f"{app_url}/diarization")
+    page.get_by_role("tab", name="Several recordings", exact=True).click()
+    wait_idle(page)
+    uploader = page.locator(".st-key-diar_corpus_upload input[type=file]")
+    uploader.set_input_files([str(CORPUS / "synth05_k03.npz"), str(CORPUS / "synth03_k02.npz"),
+                              str(CORPUS / "synth03_k02.rttm")])
+    wait_idle(page)
+    expect(page.get_by_test_id("stAlertContentError")).to_contain_text("synth05_k03.rttm is missing")
+    no_exception(page)
+    page.get_by_role("button", name="Remove synth05_k03.npz").click()
+    wait_idle(page)  # the person removes the matrix without its RTTM
+    expect(page.get_by_text("1 uploaded recording: synth03_k02")).to_be_visible()
+    page.get_by_role("button", name="Run", exact=True).click()
+    wait_idle(page, timeout=120_000)
+    (matrix,) = lc.read_corpus([CORPUS / "synth03_k02.npz"])
+    expected = lc.score_corpus([matrix], lc.cluster_recordings([matrix], "bayes")).to_frame()
+    expect(page.get_by_test_id("stMetric").filter(has_text="DER (total)")).to_contain_text(
+        f"{expected.loc['TOTAL', 'DER %']:.2f} %")
