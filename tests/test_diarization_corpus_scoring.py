@@ -175,3 +175,11 @@ def test_read_corpus_pairs_a_folder_and_named_files():
     assert one.uri == "synth03_k02" and one.n_reference_speakers == 2
     with open(CORPUS / "synth05_k03.rttm", "rb") as rttm, pytest.raises(lc.LoadError, match="no similarity matrix"):
         lc.read_corpus([CORPUS / "synth03_k02.npz", rttm])
+
+
+def test_turns_without_times_are_refused_in_a_sentence():
+    reference = pd.DataFrame({"uri": ["x"], "start": [0.0], "end": [5.0], "speaker": ["A"]})
+    with pytest.raises(ValueError, match="hypothesis has no column 'speaker'"):
+        lc.score_corpus(reference, reference.drop(columns="speaker"))
+    with pytest.raises(ValueError, match="end before they start"):
+        lc.score_corpus(reference.assign(end=-1.0), reference)

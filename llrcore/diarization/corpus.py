@@ -29,7 +29,7 @@ import pandas as pd
 
 from ..data.similarity import TURN_COLUMNS, SimilarityMatrix
 from .cluster import cluster_similarity
-from .scoring import _annotation, _timeline, segments_to_turns
+from .scoring import _annotation, _check_turns, _timeline, segments_to_turns
 
 __all__ = ["CorpusScores", "score_corpus", "cluster_recordings", "CORPUS_COLUMNS", "TOTAL"]
 
@@ -158,6 +158,8 @@ def score_corpus(references, hypotheses, *, uems: pd.DataFrame | None = None, co
     if collar < 0:
         raise ValueError(f"The collar must be zero or positive, not {collar}.")
     reference, hypothesis = _turn_table(references), _turn_table(hypotheses)
+    _check_turns(reference, "reference")
+    _check_turns(hypothesis, "hypothesis")
     settings = dict(collar=2.0 * collar, skip_overlap=skip_overlap)
     der, jer = DiarizationErrorRate(**settings), JaccardErrorRate(**settings)
     purity, coverage = DiarizationPurity(**settings), DiarizationCoverage(**settings)
