@@ -29,7 +29,7 @@ import pandas as pd
 
 from ..data.similarity import TURN_COLUMNS, SimilarityMatrix
 from .cluster import cluster_similarity
-from .scoring import _annotation, _check_turns, _timeline, segments_to_turns
+from .scoring import check_turns, recordings, segments_to_turns
 
 __all__ = ["CorpusScores", "score_corpus", "cluster_recordings", "CORPUS_COLUMNS", "TOTAL"]
 
@@ -158,23 +158,13 @@ def score_corpus(references, hypotheses, *, uems: pd.DataFrame | None = None, co
     if collar < 0:
         raise ValueError(f"The collar must be zero or positive, not {collar}.")
     reference, hypothesis = _turn_table(references), _turn_table(hypotheses)
-    _check_turns(reference, "reference")
-    _check_turns(hypothesis, "hypothesis")
+    check_turns(reference, "reference")
+    check_turns(hypothesis, "hypothesis")
     settings = dict(collar=2.0 * collar, skip_overlap=skip_overlap)
     der, jer = DiarizationErrorRate(**settings), JaccardErrorRate(**settings)
     purity, coverage = DiarizationPurity(**settings), DiarizationCoverage(**settings)
     rows = {}
-    for uri in pd.unique(reference["uri"].astype(str)):
-        ref = reference[reference["uri"].astype(str) == uri]
-        hyp = hypothesis[hypothesis["uri"].astype(str) == uri]
-        if uems is not None:
-            regions = uems[uems["uri"].astype(str) == uri]
-            if regions.empty:
-                raise ValueError(f"The UEM has no scored region for the recording {uri!r}.")
-        else:
-            both = pd.concat([ref[["start", "end"]], hyp[["start", "end"]]])
-            regions = pd.DataFrame({"start": [both["start"].min()], "end": [both["end"].max()]})
-        r, h, u = _annotation(ref, uri), _annotation(hyp, uri), _timeline(regions, uri)
+    for uri, r, h, u in recordings(reference, hypothesis, uems):
         d = der(r, h, uem=u, detailed=True)
         j = jer(r, h, uem=u, detailed=True)
         p = purity(r, h, uem=u, detailed=True)

@@ -22,7 +22,7 @@ from scipy.optimize import linear_sum_assignment
 from ..data.similarity import TURN_COLUMNS
 
 __all__ = ["SegmentScores", "segment_scores", "optimal_mapping", "segments_to_turns",
-           "DERResult", "diarization_error_rate"]
+           "DERResult", "diarization_error_rate", "recordings", "check_turns"]
 
 
 # ----- segment level ---------------------------------------------------------------------------------------------
@@ -195,7 +195,7 @@ def _timeline(regions: pd.DataFrame, uri: str):
 _NEEDED_COLUMNS = ("uri", "start", "end", "speaker")
 
 
-def _check_turns(turns: pd.DataFrame, what: str) -> None:
+def check_turns(turns: pd.DataFrame, what: str) -> None:
     """Refuse, in a sentence, speaker turns that lack a column or whose times are missing or reversed (pyannote would
     drop such a turn, or fail with a bare KeyError)."""
     missing = [c for c in _NEEDED_COLUMNS if c not in getattr(turns, "columns", ())]
@@ -213,6 +213,23 @@ def _check_turns(turns: pd.DataFrame, what: str) -> None:
         row = turns.iloc[reversed_[0]]
         raise ValueError(f"{reversed_.size} turn(s) of the {what} end before they start (the first: speaker "
                          f"{row['speaker']!r} in recording {row['uri']!r}, {row['start']} to {row['end']} s).")
+
+
+def recordings(reference: pd.DataFrame, hypothesis: pd.DataFrame, uem: pd.DataFrame | None = None):
+    """Per recording of the reference (``uri``, in order): ``(uri, reference, hypothesis, scored regions)`` as
+    pyannote Annotations and a Timeline. Without a UEM a recording is scored from its first turn (reference or
+    hypothesis) to its last; with one, a recording the UEM does not cover is a ValueError."""
+    for uri in pd.unique(reference["uri"].astype(str)):
+        ref = reference[reference["uri"].astype(str) == uri]
+        hyp = hypothesis[hypothesis["uri"].astype(str) == uri]
+        if uem is not None:
+            regions = uem[uem["uri"].astype(str) == uri]
+            if regions.empty:
+                raise ValueError(f"The UEM has no scored region for the recording {uri!r}.")
+        else:
+            both = pd.concat([ref[["start", "end"]], hyp[["start", "end"]]])
+            regions = pd.DataFrame({"start": [both["start"].min()], "end": [both["end"].max()]})
+        yield uri, _annotation(ref, uri), _annotation(hyp, uri), _timeline(regions, uri)
 
 
 def diarization_error_rate(reference: pd.DataFrame, hypothesis: pd.DataFrame, *, uem: pd.DataFrame | None = None,
@@ -242,25 +259,16 @@ def diarization_error_rate(reference: pd.DataFrame, hypothesis: pd.DataFrame, *,
     """
     from pyannote.metrics.diarization import DiarizationErrorRate
 
-    _check_turns(reference, "reference")
-    _check_turns(hypothesis, "hypothesis")
+    check_turns(reference, "reference")
+    check_turns(hypothesis, "hypothesis")
     if reference.empty:
         raise ValueError("The reference has no speaker turns, so there is nothing to score the diarization against.")
     if collar < 0:
         raise ValueError(f"The collar must be zero or positive, not {collar}.")
     metric = DiarizationErrorRate(collar=2.0 * collar, skip_overlap=skip_overlap)
     rows = []
-    for uri in pd.unique(reference["uri"].astype(str)):
-        ref = reference[reference["uri"].astype(str) == uri]
-        hyp = hypothesis[hypothesis["uri"].astype(str) == uri]
-        if uem is not None:
-            regions = uem[uem["uri"].astype(str) == uri]
-            if regions.empty:
-                raise ValueError(f"The UEM has no scored region for the recording {uri!r}.")
-        else:
-            both = pd.concat([ref[["start", "end"]], hyp[["start", "end"]]])
-            regions = pd.DataFrame({"start": [both["start"].min()], "end": [both["end"].max()]})
-        parts = metric(_annotation(ref, uri), _annotation(hyp, uri), uem=_timeline(regions, uri), detailed=True)
+    for uri, ref, hyp, scored in recordings(reference, hypothesis, uem):
+        parts = metric(ref, hyp, uem=scored, detailed=True)
         rows.append({"uri": uri, "der": parts["diarization error rate"], "missed": parts["missed detection"],
                      "false_alarm": parts["false alarm"], "confusion": parts["confusion"], "total": parts["total"]})
     per_file = pd.DataFrame(rows).set_index("uri")
