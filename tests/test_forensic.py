@@ -7,14 +7,19 @@ Independent references:
 - the ECE formula of Ramos & González-Rodríguez written out with numpy/scipy (``-log2 sigmoid``), lir's
   ``calculate_ece`` (in LRs and prior log10-odds) with lir's ``IsotonicCalibrator`` for the PAV curve, ``lc.cllr``
   (ECE at prior odds 1) and affine fits at each prior (no monotone transform beats the PAV);
+- the minimum of the ECE over monotone transforms at each prior, found without llrcore: scikit-learn's
+  ``IsotonicRegression`` of the labels with the prior's weights ``P/N_tar`` and ``(1-P)/N_non`` (its posteriors
+  scored), and scipy's L-BFGS-B over every non-decreasing map of the distinct LLRs (``c + cumsum(d)``, ``d >= 0``);
 - the NFI's ``lir`` 1.3: ``lir.algorithms.bayeserror.elub`` and ``ELUBBounder`` for the ELUB bounds (to the last
   digit), ``calculate_expected_utility`` on a fine grid for the grid-free bounds, ``lir.metrics.devpav.devpav`` and
   ``lir.metrics.cllr_cal`` for devPAV and Cllr_cal, lir's own test cases (AlcoholBreathAnalyser of Vergeer et al.
-  2016, its published bounds 0.1122018 and 79.4328235) and the two places devPAV departs from lir on purpose;
+  2016, its published bounds 0.1122018 and 79.4328235) and the three places devPAV departs from lir on purpose;
 - the bands of the ENFSI guideline (2015) as stated in LRs.
 
 Real data: the cartridge-case log10 LRs of lir's test suite (``tests/data/lir_cartridge_case_llrs``, read with numpy)
-and the FVC-AUS demo (``assets/fvcaus_plda``, read with ``lc.read_trials``); synthetic Gaussian LLRs besides.
+and the FVC-AUS demo (``assets/fvcaus_plda``, read with ``lc.read_trials``); synthetic Gaussian LLRs besides, and
+synthetic files of log10 LRs written with 1, 2 or 3 decimals or full precision, as forensic score files are (values
+on lir's 0.01 grid of thresholds, ties), read back with ``lc.read_class_files(..., scale="log10")``.
 """
 from __future__ import annotations
 
@@ -32,7 +37,9 @@ from lir.metrics import cllr_cal as lir_cllr_cal
 from lir.metrics import cllr_min as lir_cllr_min
 from lir.metrics.devpav import devpav as lir_devpav
 from lir.plotting.expected_calibration_error import calculate_ece
+from scipy import optimize
 from scipy.special import expit
+from sklearn.isotonic import IsotonicRegression
 
 import llrcore as lc
 from llrcore.forensic import VERBAL_BANDS, verbal_scale_table
@@ -204,6 +211,66 @@ def test_pav_ece_is_below_every_affine_recalibration_at_every_prior(cartridge):
             assert curve.pav[k] <= lc.ece(transform(cartridge.tar), transform(cartridge.non), plo) + 1e-12
 
 
+def isotonic_ece(trials: lc.Trials, plo: float) -> float:
+    """The least ECE (bits) of any non-decreasing map of the LLRs at prior log-odds plo: scikit-learn's isotonic
+    regression of the labels, weighted P/N_tar and (1-P)/N_non, gives the posteriors; tied LLRs share one value."""
+    p = expit(plo)
+    llrs = np.concatenate([trials.tar, trials.non])
+    labels = np.r_[np.ones(trials.tar.size), np.zeros(trials.non.size)]
+    weights = np.r_[np.full(trials.tar.size, p / trials.tar.size), np.full(trials.non.size, (1 - p) / trials.non.size)]
+    posterior = IsotonicRegression().fit_transform(llrs, labels, sample_weight=weights)
+    with np.errstate(divide="ignore"):
+        return float(weights @ np.where(labels == 1, -np.log2(posterior), -np.log2(1 - posterior)))
+
+
+def minimised_ece(trials: lc.Trials, plo: float) -> float:
+    """The same minimum by scipy's L-BFGS-B: posterior log-odds ``g = c + cumsum(d)``, ``d >= 0``, over the distinct
+    LLRs (every non-decreasing map), prior-weighted cross-entropy in bits with its exact gradient."""
+    p = expit(plo)
+    values, inverse = np.unique(np.concatenate([trials.tar, trials.non]), return_inverse=True)
+    tar_weight = np.bincount(inverse[:trials.tar.size], minlength=values.size) * p / trials.tar.size
+    non_weight = np.bincount(inverse[trials.tar.size:], minlength=values.size) * (1 - p) / trials.non.size
+
+    def objective(theta):
+        g = theta[0] + np.concatenate([[0.0], np.cumsum(theta[1:])])
+        value = (tar_weight @ np.logaddexp(0, -g) + non_weight @ np.logaddexp(0, g)) / np.log(2)
+        slope = (non_weight * expit(g) - tar_weight * expit(-g)) / np.log(2)
+        from_k_on = np.cumsum(slope[::-1])[::-1]
+        return value, np.concatenate([[slope.sum()], from_k_on[1:]])
+
+    start = np.r_[0.0, np.full(values.size - 1, 0.01)]
+    found = optimize.minimize(objective, start, jac=True, method="L-BFGS-B",
+                              bounds=[(None, None)] + [(0, None)] * (values.size - 1),
+                              options={"maxiter": 50_000, "maxfun": 100_000, "ftol": 1e-15, "gtol": 1e-12})
+    return float(found.fun)
+
+
+def tied_gaussian_set(n_tar: int, n_non: int, decimals: int, seed: int) -> lc.Trials:
+    rng = np.random.default_rng(seed)
+    return lc.Trials(np.round(rng.normal(1.5, 2.0, n_tar), decimals), np.round(rng.normal(-1.5, 2.0, n_non), decimals),
+                     name=f"tied Gaussian {n_tar}/{n_non}")
+
+
+def test_pav_ece_is_the_minimum_over_monotone_transforms_at_every_prior(cartridge):
+    """PAV optimality (Brümmer & du Preez 2006): at each of the ECE plot's 241 priors the PAV curve is the least ECE
+    of any monotone transform, as scikit-learn's prior-weighted isotonic regression finds it prior by prior."""
+    for trials in (cartridge, *alcohol_sets(), tied_gaussian_set(150, 400, 1, seed=5)):
+        curve = lc.ece_curve(trials)
+        expected = [isotonic_ece(trials, plo) for plo in curve.plo]
+        np.testing.assert_allclose(curve.pav, expected, rtol=1e-11, err_msg=trials.name)
+
+
+def test_no_monotone_transform_found_by_scipy_beats_the_pav_ece():
+    """A general-purpose minimiser over every non-decreasing map of the distinct LLRs reaches the PAV curve and never
+    goes below it (ties among the LLRs included)."""
+    trials = tied_gaussian_set(40, 100, 1, seed=11)
+    curve = lc.ece_curve(trials, prior_log10_odds=np.array([-2.0, -1.0, 0.0, 1.0, 2.0]))
+    for plo, pav in zip(curve.plo, curve.pav):
+        found = minimised_ece(trials, plo)
+        assert pav <= found + 1e-13
+        assert found == pytest.approx(pav, rel=1e-7)
+
+
 # ----- ELUB --------------------------------------------------------------------------------------------------------
 
 
@@ -251,7 +318,8 @@ def expected_utility_ratio(trials, log10_threshold):
 
 def test_grid_free_bounds_solve_the_definition(cartridge, fvcaus):
     """Between the grid-free bound and LR = 1 the system is never worse than neutral (lir's utilities on a grid of
-    1e-4, 1e-3 for FVC-AUS); just beyond the bound it is; lir's 0.01 grid puts its bounds less than a step closer to LR = 1."""
+    1e-4, 1e-3 for FVC-AUS); just beyond the bound it is; lir's 0.01 grid puts its bounds less than a step closer to
+    LR = 1."""
     for trials in (cartridge, fvcaus, *alcohol_sets(), *gaussian_sets()):
         exact = lc.elub_bounds(trials, step=None)
         grid = lc.elub_bounds(trials)
@@ -286,6 +354,36 @@ def test_elub_bounded_calibration_stays_inside_and_leaves_the_inside_alone(cartr
     assert list(bounded.bounds.to_frame()["bound"]) == ["lower", "upper"]
 
 
+def decimal_log10_files(folder: Path, seed: int, decimals: int | None) -> tuple[np.ndarray, np.ndarray, lc.Trials]:
+    """A synthetic validation set as forensic files hold it: log10 LRs of Gaussian scores (any separation and class
+    sizes, over- or under-confident), one per line with `decimals` decimals (None: full precision); the numbers
+    in the files, and the Trials lc.read_class_files makes of them."""
+    rng = np.random.default_rng(seed)
+    mu, scale = rng.uniform(0.1, 4.0), rng.choice([0.3, 1.0, 3.0])
+    n_tar, n_non = int(rng.integers(2, 200)), int(rng.integers(2, 800))
+    classes = [rng.normal(sign * mu, np.sqrt(2 * mu), n) * scale / LN10 for sign, n in ((1, n_tar), (-1, n_non))]
+    paths = [folder / f"{seed}_{which}.txt" for which in ("same", "different")]
+    for values, path in zip(classes, paths):
+        path.write_text("".join(f"{v:.{decimals}f}\n" if decimals is not None else f"{float(v)!r}\n" for v in values))
+    tar10, non10 = (np.loadtxt(path, ndmin=1) for path in paths)
+    return tar10, non10, lc.read_class_files(*paths, scale="log10")
+
+
+@pytest.mark.parametrize("decimals", [1, 2, 3, None])
+def test_elub_bounds_and_devpav_are_lirs_on_synthetic_files_of_log10_lrs(tmp_path, decimals):
+    """Rounded log10 LRs sit exactly on lir's grid of thresholds, where its strict ``LR > t`` turns on the last bit:
+    the bounds must still be lir's to the last digit (before the rounding to 12 decimals in llrcore, 17 of 300 sets
+    of 2-decimal values came out one grid step off); devPAV and Cllr_cal agree as well."""
+    for seed in range(60):
+        tar10, non10, trials = decimal_log10_files(tmp_path, seed, decimals)
+        llr10, labels = np.concatenate([tar10, non10]), np.r_[np.ones(tar10.size), np.zeros(non10.size)]
+        bounds = lc.elub_bounds(trials)
+        assert (bounds.lower_log10, bounds.upper_log10) == elub(llr10.copy(), labels, add_misleading=1), seed
+        assert lc.devpav(trials) == pytest.approx(lir_devpav(llr10.copy(), labels), rel=1e-10), seed
+        data = LLRData(features=llr10, labels=labels)
+        assert lc.cllr_cal(trials) == pytest.approx(lir_cllr_cal(data), rel=1e-12, abs=1e-14), seed
+
+
 # ----- devPAV and Cllr_cal -----------------------------------------------------------------------------------------
 
 
@@ -314,7 +412,8 @@ def test_devpav_of_lirs_unit_cases():
 
 def test_devpav_departs_from_lir_where_lir_errs():
     """A PAV segment starting on the identity and rising above it: lir's _calcsurface counts its area negative.
-    The exact area (a numerical integral of |y - x| along the polyline) is what llrcore gives."""
+    The exact area (a numerical integral of |y - x| along the polyline) is what llrcore gives. Also an infinite
+    smallest LLR (lir: NaN) and an LR beyond the float range (lir: inf)."""
     tar10, non10 = np.array([-1, 0, 0.1, 0.1, 0.1]), np.array([-1, -1, -1, 0, 0.1])
     x, y = np.array([-1.0, 0.0, 0.1]), np.log10([1 / 3, 1.0, 3.0])  # PAV of the three distinct values
     fine = np.linspace(-1, 0.1, 2_200_001)
@@ -330,6 +429,16 @@ def test_devpav_departs_from_lir_where_lir_errs():
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
         assert np.isnan(lir_devpav(np.concatenate([tar, non]) / LN10, np.r_[np.ones(3), np.zeros(3)]))
+    # an LR of 10^-400 is 0 for lir (10 ** x underflows) and its devPAV inf; in log units it is an ordinary point
+    tar10, non10 = np.array([-300.0, 0.5, 1.0, 2.0, 0.2]), np.array([-1.0, -2.0, 0.3, -0.5, 0.1])
+    labels = np.r_[np.ones(5), np.zeros(5)]
+    assert lc.devpav(lc.from_log10(tar10), lc.from_log10(non10)) == pytest.approx(
+        lir_devpav(np.concatenate([tar10, non10]), labels), rel=1e-10)
+    tar10[0] = -400.0
+    assert np.isfinite(lc.devpav(lc.from_log10(tar10), lc.from_log10(non10)))
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        assert lir_devpav(np.concatenate([tar10, non10]), labels) == np.inf
 
 
 # ----- verbal scale ------------------------------------------------------------------------------------------------

@@ -17,7 +17,9 @@ Where this differs from lir: each segment's area is the exact integral of ``|y(x
 |d2|))`` when the segment crosses the identity). lir's ``_calcsurface`` gives the same numbers except on a segment
 that starts exactly on the identity (``y1 == x1``) and rises above it (``y2 > x2``), where it returns minus the area;
 and a smallest LLR of ``-inf`` with a finite PAV LLR and a finite largest PAV LLR gives NaN in lir (an infinite
-x-range) but ``inf`` here (a horizontal line to ``x = -inf`` encloses an infinite area). The PAV itself is llrcore's
+x-range) but ``inf`` here (a horizontal line to ``x = -inf`` encloses an infinite area); and lir turns log10 LRs
+into LRs (``10 ** x``), so an LR beyond the float range (``|log10 LR|`` above about 308) becomes 0 or infinite there
+and its devPAV ``inf``, where llrcore, in log units throughout, gives the finite area. The PAV itself is llrcore's
 (:class:`~llrcore.rates.SortedScores`, ties pooled); lir's is scikit-learn's isotonic regression with the classes
 weighted equally, the same solution to rounding.
 

@@ -20,8 +20,13 @@ Two definitions, selected by `step`:
   LRs are first clipped to ``[-9, 9]``; the lower bound is one step above the largest failing grid threshold
   at or below 0, the upper bound one step below the smallest failing one at or above 0 (a grid end when none
   fails); a bound on the wrong side of 0 becomes 0. The same floating-point operations as lir's, so the same
-  digits (llrcore's natural-log LLRs are divided by ``ln 10`` first: an LR lying within one unit in the last
-  place of a grid threshold ``10^(k/100)`` could in principle fall on the other side of it than in lir).
+  digits. One step more than lir: the log10 LRs (llrcore's natural-log LLRs divided by ``ln 10``) are rounded to
+  12 decimals after clipping. A file of log10 LRs with few decimals (``0.22``) puts LRs exactly on the grid
+  thresholds, where lir's strict ``LR > t`` is decided by the last binary digit, and the round trip through
+  natural log moves about one value in seven by one unit in the last place: without the rounding a bound came
+  out one grid step off lir's on 17 of 300 synthetic sets of 2-decimal log10 LRs (3 of 300 with 1 decimal). The
+  rounding gives back, bit for bit, the number a file with at most 12 decimals held, and moves any other value
+  by less than ``5e-13``.
 - ``step=None``: the grid-free definition, the same inequalities solved exactly between the distinct LLRs:
   ``lower = sup{log t <= 0: EU_neutral(t) < EU_system(t)}``, ``upper = inf{log t >= 0: ...}``.
 
@@ -97,7 +102,8 @@ class ElubBounds:
 
 def _lir_grid_bounds(tar10: np.ndarray, non10: np.ndarray, step: float, add_misleading: int, extremes):
     """lir 1.3's ``elub`` on sorted log10 LLRs: the same grid and the same arithmetic, counted by binary search."""
-    tar10, non10 = np.clip(tar10, *extremes), np.clip(non10, *extremes)
+    # clipped, then the decimals a log10 file held given back (the natural-log round trip is one ulp off them)
+    tar10, non10 = (np.round(np.clip(values, *extremes), 12) for values in (tar10, non10))
     n_tar, n_non, m = tar10.size, non10.size, add_misleading
     llr_min = max(min(tar10[0], non10[0]), -np.log10(n_tar + 1))
     llr_max = min(max(tar10[-1], non10[-1]), np.log10(n_non + 1))
