@@ -10,6 +10,8 @@ Independent references:
   toolkit's ``save_hdf5.m`` (``ID/row_ids``, ``ID/column_ids`` as variable-length strings, ``scores``, ``score_mask``
   uint8, ``trial_mask`` int8 with ``file_format`` "2.0", the older ``target_mask``/``nontarget_mask``). The expected
   trials are written out by hand from the matrices the test stores, never by the reader;
+- the steps of PyBOSARIS's ``load_scores_hdf5``/``load_key_hdf5``/``load_ndx_hdf5`` (its ``type`` attribute, ids
+  decoded as UTF-8, the matrices and their dtypes), done with h5py on the files llrcore writes in its layout;
 - the Kaldi/BOSARIS text files ``tests/data/formats/kaldi_scores.txt`` + ``kaldi_key.txt``, read by the text reader:
   the same scores as ``.h5`` files give identical Trials, with identical ``model``/``test`` metadata;
 - the command line on the text version of the same files.
@@ -269,6 +271,30 @@ def test_each_layout_is_written_with_the_toolkits_dataset_names(tmp_path, layout
             assert f["trial_mask"].dtype == np.int8
     ndx = lc.read_bosaris_ndx(tmp_path / "n.h5")
     assert list(zip(ndx["model"].astype(str), ndx["test"].astype(str))) == [(m, t) for m in MODELS for t in TESTS]
+
+
+def test_the_pybosaris_layout_is_what_pybosaris_loads(tmp_path):
+    """The steps of PyBOSARIS's ``load_scores_hdf5``, ``load_key_hdf5`` and ``load_ndx_hdf5`` (pybosaris/io/hdf5_io.py)
+    on the files written with ``layout="pybosaris"``: the ``type`` attribute it checks (it warns without it), the
+    ids decoded as UTF-8, ``score_mat`` as stored, boolean ``tar_mask``/``non_mask`` and ``trial_mask``."""
+    trials = text_trials()
+    paths = {kind: tmp_path / f"{kind}.h5" for kind in ("Scores", "Key", "Ndx")}
+    lc.write_bosaris_scores(paths["Scores"], trials, layout="pybosaris")
+    lc.write_bosaris_key(paths["Key"], trials, layout="pybosaris")
+    lc.write_bosaris_ndx(paths["Ndx"], trials, layout="pybosaris")
+    for kind, path in paths.items():
+        with h5py.File(path, "r") as f:
+            assert f.attrs.get("type") == kind and f.attrs.get("version") == "1.0"
+            assert [name.decode("utf-8") for name in f["model_names"][:]] == MODELS
+            assert [name.decode("utf-8") for name in f["test_names"][:]] == TESTS
+            if kind == "Scores":
+                np.testing.assert_array_equal(f["score_mat"][:], SCORES)
+            elif kind == "Key":
+                assert f["tar_mask"].dtype == f["non_mask"].dtype == np.bool_
+                np.testing.assert_array_equal(f["tar_mask"][:], TARGETS)
+                np.testing.assert_array_equal(f["non_mask"][:], ~TARGETS)
+            else:
+                assert f["trial_mask"].dtype == np.bool_ and f["trial_mask"][:].all()
 
 
 def test_write_trials_in_bosaris_h5_writes_scores_and_key(tmp_path):
