@@ -134,7 +134,7 @@ def validated(system_id: str, dev_id: str | None, method: str | None, folds: int
 
 
 def show_matrix(validation: lc.LRValidation, units: str) -> None:
-    paragraphs = validation_paragraphs(validation)
+    paragraphs = validation_paragraphs(validation, units)
     (st.success if validation.passed else st.error)(escape_markdown(paragraphs["conclusion"]),
                                                     icon=":material/gavel:")
     st.subheader("Validation matrix")
@@ -196,9 +196,9 @@ def show_tables(validation: lc.LRValidation, units: str) -> None:
             "LR to": st.column_config.NumberColumn(format="localized")})
 
 
-def show_words(validation: lc.LRValidation) -> None:
+def show_words(validation: lc.LRValidation, units: str) -> None:
     st.subheader("In plain words")
-    paragraphs = validation_paragraphs(validation)
+    paragraphs = validation_paragraphs(validation, units)
     for characteristic in dict.fromkeys(metric.characteristic for metric in METRICS):
         st.markdown(f"**{characteristic.capitalize()}.** {escape_markdown(paragraphs[characteristic])}")
 
@@ -241,7 +241,7 @@ def main() -> None:
     show_numbers(validation, units)
     show_figures(validation, units)
     show_tables(validation, units)
-    show_words(validation)
+    show_words(validation, units)
 
 
 main()

@@ -20,7 +20,7 @@ import pytest
 import llrcore as lc
 from llrcore.cli import main
 from llrcore.forensic.validation import METRICS, ValidationCriteria
-from llrcore.report.validation import build_validation_report
+from llrcore.report.validation import build_validation_report, validation_paragraphs
 
 DATA = Path(__file__).resolve().parent / "data" / "lir_cartridge_case_llrs"
 
@@ -214,6 +214,25 @@ def test_the_report_s_figures_follow_its_units(validation):
     x10, xln = (np.asarray(f["tippett"].figure.data[0].x, dtype=float) for f in (log10, ln))
     finite = np.isfinite(x10) & np.isfinite(xln)
     np.testing.assert_allclose(xln[finite], x10[finite] * np.log(10), rtol=1e-12)
+
+
+def test_the_paragraphs_state_devpav_in_the_units_of_the_matrix(validation):
+    """devPAV in words: lc.devpav's log10 value, or ln 10 times it in natural log, as the matrix shows it; the
+    report's paragraphs and its calibration caption follow the report's units."""
+    calibrated = validation.validated.trials
+    devpav10 = lc.devpav(calibrated)
+    criterion = validation.criteria.devpav
+    for units, value, limit, words in (("log10", devpav10, criterion, "log10 units"),
+                                       ("ln", devpav10 * np.log(10), criterion * np.log(10), "natural-log units")):
+        text = validation_paragraphs(validation, units)["calibration"]
+        assert f"devPAV, the average distance of the LRs from the best calibrated ones, is {value:.3g} {words}, " \
+               f"not below the criterion of {limit:.3g} {words}" in text
+        report = build_validation_report(validation, units=units)
+        assert report.paragraphs()["calibration"] == text
+        assert report.figures["calibration"].caption.endswith(f"in {words}.")
+    assert "log10" not in validation_paragraphs(validation, "ln")["calibration"]
+    with pytest.raises(ValueError, match="Units are"):
+        validation_paragraphs(validation, "bits")
 
 
 def test_llrcore_validate_writes_the_report(score_file, tmp_path, capsys, cartridge):

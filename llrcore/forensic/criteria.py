@@ -37,7 +37,7 @@ class ValidationMetric:
 
 
 METRICS = (
-    ValidationMetric("cllr", "accuracy", "Cllr", "bits", "ECE plot (solid curve at prior log10-odds 0)",
+    ValidationMetric("cllr", "accuracy", "Cllr", "bits", "ECE plot (solid curve at prior odds 1)",
                      "the overall cost of the LRs, 0 perfect, 1 bit no better than always saying LR = 1"),
     ValidationMetric("eer", "discriminating power", "EER", "%", "DET plot",
                      "how often same-source and different-source comparisons are confused at the best threshold"),

@@ -21,6 +21,8 @@ import pandas as pd
 
 from .._version import __version__
 from ..data.trials import Trials
+from ..forensic.criteria import check_units
+from ..forensic.units import from_log10
 from ..forensic.validation import CHARACTERISTICS, LRValidation, ValidationRow, validate_lr_method, verbal_scale_frame
 from ..plots import det_figure
 from ..plots.calibration import calibration_transform_figure
@@ -46,36 +48,38 @@ _REFERENCES = (
 )
 
 
-def _value(row: ValidationRow, value: float) -> str:
+def _value(row: ValidationRow, value: float, units: str) -> str:
     if np.isnan(value):
         return "cannot be computed"
     if row.metric.unit == "%":
         return f"{100 * value:.3g} %"
-    if row.metric.unit == "log10":
-        return f"{value:.3g} log10 units"
+    if row.metric.unit == "log10":  # devPAV scales as the LLRs do: ln 10 times larger in natural-log units
+        return f"{value:.3g} log10 units" if units == "log10" else f"{from_log10(value):.3g} natural-log units"
     return f"{bits(value)} bits"
 
 
-def _judged(row: ValidationRow) -> str:
+def _judged(row: ValidationRow, units: str) -> str:
     """``"below the criterion of 0.3 bits: it passes"``, or that no criterion is set."""
     if row.criterion is None:
         return "no criterion is set"
     side = "below" if row.passes else "not below"
-    return f"{side} the criterion of {_value(row, row.criterion)}: it {DECISION_WORDS[row.passes]}"
+    return f"{side} the criterion of {_value(row, row.criterion, units)}: it {DECISION_WORDS[row.passes]}"
 
 
-def _stated(row: ValidationRow) -> str:
+def _stated(row: ValidationRow, units: str) -> str:
     """``"0.553 bits, not below the criterion of 0.3 bits: it does not pass"``."""
-    return f"{_value(row, row.value)}, {_judged(row)}"
+    return f"{_value(row, row.value, units)}, {_judged(row, units)}"
 
 
-def validation_paragraphs(validation: LRValidation) -> dict[str, str]:
+def validation_paragraphs(validation: LRValidation, units: str = "log10") -> dict[str, str]:
     """One paragraph per performance characteristic, and ``"conclusion"``, in plain language (plain text; the names
     in it come from the data and must be escaped by whoever shows them).
 
     Each says what the characteristic means, the value of the validated LLRs (after calibration when there is one)
-    against its criterion, and whether it passes.
+    against its criterion, and whether it passes. `units` (``"log10"`` or ``"ln"``) is how devPAV is stated, as in
+    the matrix (``LRValidation.to_frame(units)``).
     """
+    check_units(units)
     v, stage = validation, validation.validated
     rows = {row.metric.key: row for row in v.rows}
     which = "after calibration" if v.calibrated else "as given"
@@ -85,23 +89,23 @@ def validation_paragraphs(validation: LRValidation) -> dict[str, str]:
             "Accuracy asks whether the likelihood ratios (LRs) are right: large when the two items share a source, "
             "small when they do not, and of the right size. It is measured by Cllr, 0 for a perfect method and 1 bit "
             f"for one that always says LR = 1 (no evidence either way). The LRs {which} have Cllr "
-            f"{_stated(rows['cllr'])}."
+            f"{_stated(rows['cllr'], units)}."
         ),
         "discriminating power": (
             "Discriminating power asks how well the method tells same-source from different-source comparisons "
             "apart, whatever the size of its LRs. At its best threshold it confuses them in "
-            f"{_value(rows['eer'], rows['eer'].value)} of the comparisons (the equal error rate), "
-            f"{_judged(rows['eer'])}. After the best possible calibration its Cllr would be "
-            f"{_stated(rows['min_cllr'])} (Cllr_min)."
+            f"{_value(rows['eer'], rows['eer'].value, units)} of the comparisons (the equal error rate), "
+            f"{_judged(rows['eer'], units)}. After the best possible calibration its Cllr would be "
+            f"{_stated(rows['min_cllr'], units)} (Cllr_min)."
         ),
         "calibration": (
             "Calibration asks whether an LR means what it says: whether an LR of 100 is really found 100 times more "
             "often for same-source than for different-source comparisons. The part of Cllr lost to poor calibration, "
-            f"Cllr_cal, is {_stated(rows['cllr_cal'])}; devPAV, the average distance of the LRs from the best "
-            f"calibrated ones, is {_stated(rows['devpav'])}. Misleading evidence: {t.n_misleading_same_source:,} of "
-            f"{t.n_tar:,} same-source comparisons got an LR below 1, {_stated(rows['misleading_same_source'])}; "
-            f"{t.n_misleading_different_source:,} of {t.n_non:,} different-source comparisons got an LR above 1, "
-            f"{_stated(rows['misleading_different_source'])}."
+            f"Cllr_cal, is {_stated(rows['cllr_cal'], units)}; devPAV, the average distance of the LRs from the "
+            f"best calibrated ones, is {_stated(rows['devpav'], units)}. Misleading evidence: "
+            f"{t.n_misleading_same_source:,} of {t.n_tar:,} same-source comparisons got an LR below 1, "
+            f"{_stated(rows['misleading_same_source'], units)}; {t.n_misleading_different_source:,} of {t.n_non:,} "
+            f"different-source comparisons got an LR above 1, {_stated(rows['misleading_different_source'], units)}."
         ),
     }
     if "condition_cllr" in rows:
@@ -109,7 +113,7 @@ def validation_paragraphs(validation: LRValidation) -> dict[str, str]:
         texts["robustness"] = (
             f"Robustness asks whether the method works as well in every condition (here by {' × '.join(v.by)}). "
             f"The condition where it does worst, {row.condition or 'none with both kinds of comparison'}, has Cllr "
-            f"{_stated(row)}."
+            f"{_stated(row, units)}."
         )
     else:
         texts["robustness"] = (
@@ -177,7 +181,8 @@ class ValidationReport:
                 calibration_transform_figure({label: s.trials for label, s in stages.items()}, units=units),
                 f"Each curve compares the {said} a comparison received (across) with the best-calibrated one "
                 "these comparisons support (up, found by PAV): on the diagonal an LR means exactly what it says. "
-                "devPAV is the average distance from the diagonal, in log10 units."),
+                f"devPAV is the average distance from the diagonal, in {'log10' if units == 'log10' else 'natural-log'}"
+                " units."),
         }
         conditions = {label: s.conditions for label, s in stages.items() if s.conditions is not None}
         if conditions:
@@ -190,7 +195,7 @@ class ValidationReport:
 
     def paragraphs(self) -> dict[str, str]:
         """:func:`validation_paragraphs` of the validation."""
-        return validation_paragraphs(self.validation)
+        return validation_paragraphs(self.validation, self.units)
 
     @cached_property
     def html(self) -> str:
@@ -310,7 +315,7 @@ def _verbal(report: ValidationReport) -> str:
 def _render(report: ValidationReport) -> str:
     v = report.validation
     created = report.created.strftime("%Y-%m-%d %H:%M %Z").strip()
-    paragraphs = validation_paragraphs(v)
+    paragraphs = validation_paragraphs(v, report.units)
     verdict_class, verdict = ("good", "passes") if v.passed else ("unusable", "does not pass")
     plain = "".join(f'<p class="topic">{_esc(c)}</p><p>{_esc(paragraphs[c])}</p>' for c in CHARACTERISTICS)
     figures = "".join(figure_html(key, item) for key, item in report.figures.items())
