@@ -79,8 +79,8 @@ def choose_systems() -> tuple[str | None, list[str]]:
     asv = asv_column.selectbox("ASV system", asv_options, key="tandem_asv",
                                help="A speaker verifier whose score file has target, non-target and spoof trials.")
     cms = st.multiselect("Countermeasures", cm_options, key="tandem_cms",
-                                placeholder="Choose CM systems (bona fide = target, spoof = non-target)",
-                                help="Binary systems: bona fide trials as targets, spoofs as non-targets.")
+                         placeholder="Choose CM systems (bona fide = target, spoof = non-target)",
+                         help="Binary systems: bona fide trials as targets, spoofs as non-targets.")
     part = "dev" if sets[asv].role == "development" else "eval"
     button_column.button(f"Load the 4 ASVspoof 2019 LA CMs ({part})", key="tandem_load", on_click=_on_load_cms,
                          args=(part,), icon=":material/add:", width="stretch",
@@ -190,9 +190,10 @@ def cm_cards(results: dict[str, lc.TandemEvaluation], ranges: dict[str, lc.Tande
                            help=f"Normalised minimum {result.formulation} t-DCF over the CM thresholds.")
                 eer.metric("CM EER", f"{100 * result.cm_eer:.2f} %", help="Bona fide against all spoofs (ROCCH-EER).")
                 if name in ranges:
-                    st.container(key=f"tandem_ci_{start + offset}").caption(f"min t-DCF, {100 * LEVEL:g} % interval: **{ranges[name].lower:.4f} – "
-                               f"{ranges[name].upper:.4f}** ({REPLICATES:,} bootstrap replicates; the CM's and the "
-                               "ASV's trials drawn apart, the ASV threshold kept)")
+                    st.container(key=f"tandem_ci_{start + offset}").caption(
+                        f"min t-DCF, {100 * LEVEL:g} % interval: **{ranges[name].lower:.4f} – "
+                        f"{ranges[name].upper:.4f}** ({REPLICATES:,} bootstrap replicates; the CM's and the ASV's "
+                        "trials drawn apart, the ASV threshold kept)")
 
 
 def show_table(results: dict[str, lc.TandemEvaluation]) -> None:

@@ -363,7 +363,8 @@ def fuse(dev_systems, eval_systems=None, *, rule: BetaRule | None = None, plo: f
         file from :func:`~llrcore.read_trials` is such a mapping.
     eval_systems : mapping or sequence of Trials, optional
         The same systems on the evaluation trials: matched by name when every name of `dev_systems` is among
-        theirs (a multi-system file may hold more systems), else by position. Without them the comparison is made on the development trials (optimistic).
+        theirs (a multi-system file may hold more systems), else by position. Without them the comparison is made
+        on the development trials (optimistic).
     rule : BetaRule, optional
         The proper scoring rule; logarithmic (logistic regression) by default.
     plo : float

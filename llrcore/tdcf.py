@@ -190,7 +190,7 @@ def asv_eer_threshold(asv_tar, asv_non) -> float:
 
 
 def spoof_false_alarm_rate(asv_spoof, threshold: float) -> float:
-    """The ASV's spoof false-alarm rate: the fraction of spoofing attacks it accepts, ``#(spoof >= threshold) / #spoof``.
+    """The ASV's spoof false-alarm rate: the share of spoofing attacks it accepts, ``#(spoof >= threshold) / #spoof``.
 
     ``Pfa_spoof_asv`` of the revised t-DCF, ``1 - Pmiss_spoof_asv`` of the legacy one. `threshold` is an ASV score
     threshold (e.g. :func:`asv_eer_threshold`).

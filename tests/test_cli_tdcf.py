@@ -116,6 +116,7 @@ def test_no_attack_column_with_by_attack(capsys, tmp_path):
     cm = tmp_path / "cm.txt"
     cm.write_text("2.0 target\n1.0 target\n-1.0 nontarget\n0.5 nontarget\n")
     status, _, err = run(capsys, cm, "--asv", ASV, "--by-attack")
-    assert status == 2 and "cm.txt has no 'attack' column, so there is no per-attack table: leave out --by-attack" in err
+    assert status == 2
+    assert "cm.txt has no 'attack' column, so there is no per-attack table: leave out --by-attack" in err
     status, out, _ = run(capsys, cm, "--asv", ASV)
     assert status == 0 and "cm" in out

@@ -133,7 +133,8 @@ def organisers_tdcf(bonafide, spoof, tar, non, spoof_asv, formulation):
         c1 = costs["Ptar"] * costs["Cmiss"] - c0
         c2 = costs["Pspoof"] * costs["Cfa_spoof"] * pfa_spoof_asv
         return (c0 + c1 * pmiss_cm + c2 * pfa_cm) / (c0 + min(c1, c2)), thresholds
-    c1 = costs["Ptar"] * (costs["Cmiss_cm"] - costs["Cmiss_asv"] * pmiss_asv) - costs["Pnon"] * costs["Cfa_asv"] * pfa_asv
+    c1 = (costs["Ptar"] * (costs["Cmiss_cm"] - costs["Cmiss_asv"] * pmiss_asv)
+          - costs["Pnon"] * costs["Cfa_asv"] * pfa_asv)
     c2 = costs["Cfa_cm"] * costs["Pspoof"] * (1 - pmiss_spoof_asv)
     return (c1 * pmiss_cm + c2 * pfa_cm) / min(c1, c2), thresholds
 

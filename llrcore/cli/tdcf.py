@@ -19,7 +19,8 @@ UNITS = ("CM EER, ASV EER, SPF-EER (ASV targets vs spoofs) and ASV spoof FA (spo
          "looking).")
 FORMULATIONS = {"revised": "revised t-DCF (Kinnunen et al., TASLP 2020; ASVspoof 2021 on)",
                 "legacy": "legacy t-DCF (ASVspoof 2019)"}
-TEXT_FORMATS = {"min t-DCF": "{:.4f}", "min t-DCF lower": "{:.4f}", "min t-DCF upper": "{:.4f}", "ASV threshold": "{:.4f}", "CM threshold": "{:.4g}"}
+TEXT_FORMATS = {"min t-DCF": "{:.4f}", "min t-DCF lower": "{:.4f}", "min t-DCF upper": "{:.4f}",
+                "ASV threshold": "{:.4f}", "CM threshold": "{:.4g}"}
 
 
 def add_command(commands) -> None:
@@ -103,8 +104,9 @@ def run(args) -> str:
         first = next(iter(results.values()))
         document = {"formulation": args.formulation, "cost_model": dict(first.tdcf.cost_model),
                     "asv_threshold": first.asv_threshold, "units": UNITS,
-                    "systems": {name: {**{k: v for k, v in summary.loc[name].items()},
-                                       **({"attacks": results[name].to_frame().to_dict(orient="records")} if by else {})}
+                    "systems": {name: {**dict(summary.loc[name].items()),
+                                       **({"attacks": results[name].to_frame().to_dict(orient="records")} if by
+                                          else {})}
                                 for name in results}}
         return json.dumps(document, indent=2, default=_json_value)
     if args.csv:
@@ -117,7 +119,8 @@ def run(args) -> str:
               f"non-targets, {asv.spoof.size:,} spoofs), threshold {first.asv_threshold:.4f} ({threshold})\n"
               f"{FORMULATIONS[args.formulation]}; cost model{default}: {model}\nUnits: {UNITS}\n"
               + (f"Intervals: {100 * args.ci:g} % bootstrap of the min t-DCF, {args.bootstrap:,} replicates, seed "
-                 f"{args.seed}, the CM's and the ASV's trials drawn apart, the ASV threshold kept\n" if args.ci else ""))
+                 f"{args.seed}, the CM's and the ASV's trials drawn apart, the ASV threshold kept\n"
+                 if args.ci else ""))
     text = header + _text(summary.drop(columns="formulation"))
     if by:
         text += "\n\nPer attack (every bona fide trial, one attack's spoofs; the ASV threshold stays the pooled one):\n"

@@ -58,8 +58,8 @@ from ._source import _Source
 from .kaldi import TrialList
 from .labels import NONTARGET, TARGET
 
-__all__ = ["HDF5_SIGNATURE", "LAYOUTS", "Layout", "h5py_module", "is_hdf5", "open_h5", "read_bosaris_key", "read_bosaris_ndx", "read_bosaris_scores",
-           "read_h5_trial_list", "refuse_scores_without_key"]
+__all__ = ["HDF5_SIGNATURE", "LAYOUTS", "Layout", "h5py_module", "is_hdf5", "open_h5", "read_bosaris_key",
+           "read_bosaris_ndx", "read_bosaris_scores", "read_h5_trial_list", "refuse_scores_without_key"]
 
 #: The first 8 bytes of every HDF5 file (without a user block).
 HDF5_SIGNATURE = b"\x89HDF\r\n\x1a\n"
