@@ -45,6 +45,7 @@ from .io import LoadError, LoadWarning, read_multiclass, read_trials, rescore_fi
 from .io import read_class_files  # same-source and different-source LRs in two files
 from .io import read_bosaris_key, read_bosaris_ndx, read_bosaris_scores  # BOSARIS Scores/Key/Ndx .h5 files
 from .io import write_bosaris_key, write_bosaris_ndx, write_bosaris_scores
+from .parallel import thread_count, thread_limit
 from .prior import NIST_PRIMARY_P_TARGETS, OperatingPoint, as_operating_point, logit, sigmoid
 from .rates import SortedScores
 from .rules import BetaRule, objective, threshold_weighting
@@ -142,7 +143,7 @@ from .io.diarization_corpus import read_corpus
 
 from .tdcf import TandemDCF, asv_eer_threshold, spoof_false_alarm_rate, tdcf, tdcf_cost_model
 from .fusion import ID_COLUMNS, AlignedSystems, FusionResult, align_systems, fuse
-from .spoofing import AttackRow, TandemEvaluation, evaluate_tandem, tandem_table
+from .spoofing import AttackRow, TandemEvaluation, TandemIntervals, bootstrap_tandem, evaluate_tandem, tandem_table
 from .tandem_bootstrap import TandemBootstrap, bootstrap_tdcf
 from .forensic import (
     ECECurve,

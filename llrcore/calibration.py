@@ -39,6 +39,7 @@ __all__ = [
     "Fusion",
     "PAVCalibrator",
     "WarmFits",
+    "WarmStarts",
     "fit_affine",
     "fit_cmlg",
     "fit_fusion",
@@ -492,30 +493,60 @@ def fit_affine(tar, non=None, rule: BetaRule | None = None, plo: float = 0.0, *,
     return Affine(scale=float(fusion.weights[0]), offset=fusion.offset, converged=fusion.converged)
 
 
-class WarmFits:
-    """:func:`fit_affine` on one training set for many rules and prior weightings, each fit started from a nearby one.
+class WarmStarts:
+    """Which fit each :class:`WarmFits` fit starts from, planned before any is made (so that the fits can run on
+    several threads and still start exactly where one after the other would).
 
     A sweep over prior weightings moves the optimum smoothly, so a convex rule starts from its own fit at the previous
     weighting; the others start from logistic regression's fit at the same weighting (see :func:`fit_fusion`'s
-    `start`), itself found from its fit at the previous one. Each fit equals ``fit_affine(tar, non, rule, plo)``.
+    `start`), itself found from its fit at the previous one.
+
+    Attributes
+    ----------
+    fits : list of (BetaRule, float, int or None)
+        Every fit to make, in order: its rule, its prior weighting and the index of the fit it starts from (None:
+        from scratch), always an earlier one.
     """
 
-    def __init__(self, tar, non):
-        self.tar, self.non = as_scores(tar, "target scores"), as_scores(non, "non-target scores")
-        self._last: dict[BetaRule, Affine] = {}  # each rule's latest fit
-        self._logistic: dict[float, Affine] = {}  # logistic regression's fit at each prior weighting
+    def __init__(self):
+        self.fits: list[tuple[BetaRule, float, int | None]] = []
+        self._last: dict[BetaRule, int] = {}  # each rule's latest fit
+        self._logistic: dict[float, int] = {}  # logistic regression's fit at each prior weighting
 
-    def __call__(self, rule: BetaRule, plo: float) -> Affine:
+    def add(self, rule: BetaRule, plo: float) -> int:
+        """Plan the fit of `rule` at prior weighting `plo` (and logistic regression's there first, when it is needed
+        as a start and not planned yet); returns its index in :attr:`fits`."""
         logarithmic = BetaRule.logarithmic()
         if _is_convex(rule):
             start = self._last.get(rule, self._logistic.get(plo))
         else:
-            start = self._logistic[plo] if plo in self._logistic else self(logarithmic, plo)
-        affine = fit_affine(self.tar, self.non, rule, plo, start=start)
-        self._last[rule] = affine
+            start = self._logistic[plo] if plo in self._logistic else self.add(logarithmic, plo)
+        self.fits.append((rule, plo, start))
+        index = len(self.fits) - 1
+        self._last[rule] = index
         if rule == logarithmic:
-            self._logistic[plo] = affine
-        return affine
+            self._logistic[plo] = index
+        return index
+
+
+class WarmFits:
+    """:func:`fit_affine` on one training set for many rules and prior weightings, each fit started from a nearby one
+    (:class:`WarmStarts`). Each fit equals ``fit_affine(tar, non, rule, plo)``."""
+
+    def __init__(self, tar, non):
+        self.tar, self.non = as_scores(tar, "target scores"), as_scores(non, "non-target scores")
+        self.starts = WarmStarts()
+        self._fits: list[Affine] = []
+
+    def fit(self, rule: BetaRule, plo: float, start: Affine | None) -> Affine:
+        """One fit from `start`: what every planned fit is."""
+        return fit_affine(self.tar, self.non, rule, plo, start=start)
+
+    def __call__(self, rule: BetaRule, plo: float) -> Affine:
+        index = self.starts.add(rule, plo)
+        for rule_k, plo_k, start in self.starts.fits[len(self._fits):]:
+            self._fits.append(self.fit(rule_k, plo_k, None if start is None else self._fits[start]))
+        return self._fits[index]
 
 
 def fit_cmlg(tar, non, alpha: float = 0.5) -> Affine:

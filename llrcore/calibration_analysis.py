@@ -33,6 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from . import parallel
 from .calibration import Affine, PAVCalibrator, WarmFits, fit_affine, fit_cmlg, fit_pav
 from .folds import Folds, cross_calibrate
 from .data.trials import Trials
@@ -372,6 +373,7 @@ def sweep_prior_weighting(
     folds: int = 5,
     seed: int = 0,
     progress: Callable[[int, int], None] | None = None,
+    threads: int | None = None,
 ) -> RuleSweep:
     """Evaluation cost of affine calibration against the prior weighting, for several rules (fig. 2 of the paper).
 
@@ -381,7 +383,9 @@ def sweep_prior_weighting(
     this is NIST SRE'12 Cprimary (``P_target`` 0.01 and 0.001, unit costs), whose Bayes thresholds sit at LLR 4.6
     and 6.9: rules that put more weight there (Brier, the asymmetric (2, 1) rule) can beat logistic regression.
     Each calibration is :func:`~llrcore.calibration.fit_affine`'s, started from a nearby one (its ``start``): the
-    sweep costs a fraction of as many independent fits, with the same results.
+    sweep costs a fraction of as many independent fits, with the same results. The fits run on `threads` threads,
+    each as soon as the one it starts from is done (:class:`~llrcore.calibration.WarmStarts` plans them), so the rows
+    do not depend on the number of threads.
 
     Parameters
     ----------
@@ -395,7 +399,10 @@ def sweep_prior_weighting(
     p_targets, c_miss, c_fa :
         The cost: mean normalised actDCF at these priors and costs.
     progress : callable, optional
-        Called as ``progress(done, total)`` after each fit, e.g. to drive a progress bar.
+        Called as ``progress(done, total)`` in the calling thread as each row (rule and ``tau``) is done, e.g. to
+        drive a progress bar.
+    threads : int, optional
+        Fits made at once (:func:`~llrcore.thread_count`: by default ``LLRCORE_THREADS`` or every CPU).
 
     Returns
     -------
@@ -410,29 +417,31 @@ def sweep_prior_weighting(
     p_targets = tuple(float(p) for p in np.atleast_1d(p_targets))
     plo_eff = effective_plo(np.asarray(p_targets), c_miss, c_fa)
     evaluated = train if test is None else test
-    table = evaluated.sorted
+    with parallel.thread_limit(threads):
+        table = evaluated.sorted
     # The fits of one training set (one per fold) differ only in rule and tau: each starts from a nearby one.
     if test is None:
         split = Folds.split(train.tar.size, train.non.size, folds, seed=seed)
         fits = [WarmFits(tar, non) for tar, non in split.training_sets(train.tar, train.non)]
     else:
         fits = [WarmFits(train.tar, train.non)]
-    rows, total = [], len(rules) * grid.size
-    for rule in rules:
-        for tau in grid:
-            affines = [fit(rule, float(tau)) for fit in fits]
-            if test is None:
-                tar_llr, non_llr = split.apply(train.tar, train.non, affines)
-                cost = _mean_act_dcf(SortedScores(tar_llr, non_llr), plo_eff)
-            else:
-                affine = affines[0]
-                tar_llr, non_llr = affine(test.tar), affine(test.non)
-                cost = (_mean_act_dcf(table, plo_eff, affine) if affine.scale > 0
-                        else _mean_act_dcf(SortedScores(tar_llr, non_llr), plo_eff))
-            rows.append({"rule": rule.name, "alpha": rule.alpha, "beta": rule.beta, "plo": float(tau),
-                         "p_weight": float(sigmoid(tau)), "cost": cost, "cllr": cllr_bits(tar_llr, non_llr)})
-            if progress is not None:
-                progress(len(rows), total)
+    cells = [(rule, float(tau)) for rule in rules for tau in grid]
+    planned = [[fit.starts.add(rule, tau) for rule, tau in cells] for fit in fits]  # each cell's fit, per set
+
+    def row(cell, affines) -> dict:
+        rule, tau = cell
+        if test is None:
+            tar_llr, non_llr = split.apply(train.tar, train.non, affines)
+            cost = _mean_act_dcf(SortedScores(tar_llr, non_llr), plo_eff)
+        else:
+            affine = affines[0]
+            tar_llr, non_llr = affine(test.tar), affine(test.non)
+            cost = (_mean_act_dcf(table, plo_eff, affine) if affine.scale > 0
+                    else _mean_act_dcf(SortedScores(tar_llr, non_llr), plo_eff))
+        return {"rule": rule.name, "alpha": rule.alpha, "beta": rule.beta, "plo": tau,
+                "p_weight": float(sigmoid(tau)), "cost": cost, "cllr": cllr_bits(tar_llr, non_llr)}
+
+    rows = _run_planned(fits, planned, cells, row, threads, progress)
     operating_points = [dict(p_target=p, c_miss=c_miss, c_fa=c_fa) for p in p_targets]
     return RuleSweep(
         frame=pd.DataFrame(rows, columns=["rule", "alpha", "beta", "plo", "p_weight", "cost", "cllr"]),
@@ -444,6 +453,37 @@ def sweep_prior_weighting(
         c_fa=float(c_fa),
         cross_validated=test is None,
     )
+
+
+def _run_planned(fits: list[WarmFits], planned: list[list[int]], cells: list, row: Callable, threads: int | None,
+                 progress: Callable[[int, int], None] | None) -> list[dict]:
+    """Every planned fit of every training set, then each cell's row from its fits (``planned[set][cell]`` indexes
+    them), on `threads` threads: a fit waits only for the fit it starts from, a row for its fits."""
+    tasks, depends_on, offsets = [], [], []
+    for fit in fits:
+        offsets.append(len(tasks))
+        for rule, plo, start in fit.starts.fits:
+            tasks.append((fit, rule, plo))
+            depends_on.append(() if start is None else (offsets[-1] + start,))
+    first_row = len(tasks)
+    for k, cell in enumerate(cells):
+        tasks.append(cell)
+        depends_on.append(tuple(offset + indices[k] for offset, indices in zip(offsets, planned)))
+    done = []
+
+    def run(task, *parents):
+        if isinstance(task[0], WarmFits):
+            fit, rule, plo = task
+            return fit.fit(rule, plo, parents[0] if parents else None)
+        return row(task, list(parents))
+
+    def on_done(i: int) -> None:
+        if i >= first_row:
+            done.append(i)
+            if progress is not None:
+                progress(len(done), len(cells))
+
+    return parallel.run_dependent(run, tasks, depends_on, threads, on_done=on_done)[first_row:]
 
 
 # ----- the threshold weighting (fig. 1) -----------------------------------------------------------------------------

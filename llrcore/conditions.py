@@ -23,6 +23,7 @@ from .data.trials import Trials
 from .metrics import SRE12_P_TARGETS, BinaryMetrics, table_row
 from .metrics import evaluate as evaluate_trials
 from .prior import as_operating_point
+from .parallel import thread_limit
 from .uncertainty import BootstrapResult, Progress, bootstrap
 from .words import listed
 
@@ -152,7 +153,8 @@ class ConditionMetrics:
 
 
 def evaluate(tar_llr, non_llr=None, *, p_target=0.01, c_miss=1.0, c_fa=1.0, name: str = "",
-             by: str | Sequence[str] | None = None, primary=SRE12_P_TARGETS) -> BinaryMetrics | ConditionMetrics:
+             by: str | Sequence[str] | None = None, primary=SRE12_P_TARGETS,
+             threads: int | None = None) -> BinaryMetrics | ConditionMetrics:
     """Every metric of :class:`~llrcore.BinaryMetrics` for scores taken as LLRs (one sort, one PAV), or, with `by`,
     those of every condition and of all the trials pooled.
 
@@ -169,11 +171,20 @@ def evaluate(tar_llr, non_llr=None, *, p_target=0.01, c_miss=1.0, c_fa=1.0, name
     by : str or list of str, optional
         Metadata column(s) to break the trials down by (crossed when several); see :meth:`~llrcore.Trials.split`
         for trials that have no value.
+    threads : int, optional
+        Threads for the sort and the passes over all the scores (:func:`~llrcore.thread_count`: by default
+        ``LLRCORE_THREADS`` or every CPU). No number depends on it.
 
     Returns
     -------
     BinaryMetrics, or ConditionMetrics with `by`
     """
+    with thread_limit(threads):
+        return _evaluate(tar_llr, non_llr, p_target=p_target, c_miss=c_miss, c_fa=c_fa, name=name, by=by,
+                         primary=primary)
+
+
+def _evaluate(tar_llr, non_llr, *, p_target, c_miss, c_fa, name, by, primary) -> BinaryMetrics | ConditionMetrics:
     if by is None:
         return evaluate_trials(tar_llr, non_llr, p_target=p_target, c_miss=c_miss, c_fa=c_fa, name=name,
                                primary=primary)

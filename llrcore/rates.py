@@ -25,6 +25,7 @@ from functools import cached_property
 import numpy as np
 from scipy.optimize import isotonic_regression
 
+from . import parallel
 from .data.checks import as_scores
 from .prior import sigmoid
 
@@ -43,18 +44,44 @@ def softplus_bits(x):
         return np.logaddexp2(0.0, np.asarray(x, dtype=np.float64) / np.log(2))
 
 
-def cllr_bits(tar_llr: np.ndarray, non_llr: np.ndarray) -> float:
+def cllr_bits(tar_llr: np.ndarray, non_llr: np.ndarray, *, threads: int | None = None) -> float:
     """``(mean_tar log2(1 + e^-l) + mean_non log2(1 + e^l)) / 2``: Cllr in bits of validated LLR arrays.
 
     Finite LLRs give a finite Cllr whenever it is below the largest float, even when one cost in bits (an LLR beyond
     about 1.2e308) or a sum of costs is not: then the costs are taken in nats and averaged scaled by their largest
-    (:func:`_half_mean_cost_bits`).
+    (:func:`_half_mean_cost_bits`). The costs are computed on `threads` threads (:mod:`llrcore.parallel`), each mean
+    over the whole array at once, so the value does not depend on their number.
     """
+    tar_cost, non_cost = cost_bits(tar_llr, non_llr, threads=threads)
     with np.errstate(over="ignore"):
-        value = (softplus_bits(-tar_llr).mean() + softplus_bits(non_llr).mean()) / 2
+        value = (tar_cost.mean() + non_cost.mean()) / 2
         if np.isinf(value) and np.isfinite(tar_llr).all() and np.isfinite(non_llr).all():
             value = _half_mean_cost_bits(softplus(-tar_llr)) + _half_mean_cost_bits(softplus(non_llr))
     return float(value)
+
+
+def cost_bits(tar_llr: np.ndarray, non_llr: np.ndarray, *, threads: int | None = None
+              ) -> tuple[np.ndarray, np.ndarray]:
+    """Cllr's cost in bits of each target LLR, ``log2(1 + e^-l)``, and each non-target LLR, ``log2(1 + e^l)``
+    (:func:`softplus_bits` element by element, on `threads` threads)."""
+    tar_llr, non_llr = (np.asarray(x, dtype=np.float64) for x in (tar_llr, non_llr))
+    return (parallel.elementwise(_miss_cost_bits, np.empty(tar_llr.size), tar_llr, threads=threads),
+            parallel.elementwise(_false_alarm_cost_bits, np.empty(non_llr.size), non_llr, threads=threads))
+
+
+def _miss_cost_bits(llr, out):
+    """``softplus_bits(-llr)`` into `out`, operation by operation as :func:`softplus_bits` does it."""
+    with np.errstate(over="ignore"):
+        np.negative(llr, out=out)
+        np.divide(out, np.log(2), out=out)
+        return np.logaddexp2(0.0, out, out=out)
+
+
+def _false_alarm_cost_bits(llr, out):
+    """``softplus_bits(llr)`` into `out`."""
+    with np.errstate(over="ignore"):
+        np.divide(llr, np.log(2), out=out)
+        return np.logaddexp2(0.0, out, out=out)
 
 
 def _half_mean_cost_bits(cost_nats: np.ndarray) -> float:
@@ -172,6 +199,14 @@ class SortedScores(ScoreCounts):
     ----------
     tar, non : array_like
         Target and non-target scores (any real scores for the minimum/ROC quantities; LLRs for the actual ones).
+    threads : int, optional
+        Threads for the sort and every later pass over all the scores (:func:`~llrcore.parallel.thread_count`:
+        by default the limit in force, ``LLRCORE_THREADS``, or every CPU). No number depends on it.
+
+    Notes
+    -----
+    :attr:`tar` and :attr:`non` are ``np.sort`` of the scores, with ``-0.0`` read as ``0.0`` (a tie of zeros then
+    sorts the same way on any number of threads; no metric tells the two apart).
 
     Examples
     --------
@@ -180,12 +215,16 @@ class SortedScores(ScoreCounts):
     0.4
     """
 
-    def __init__(self, tar, non):
-        self.tar = np.sort(as_scores(tar, "target scores"))
-        self.non = np.sort(as_scores(non, "non-target scores"))
+    def __init__(self, tar, non, *, threads: int | None = None):
+        self.threads = None if threads is None else parallel.thread_count(threads)
+        tar, non = as_scores(tar, "target scores"), as_scores(non, "non-target scores")
+        merge = _Merge(tar.size + non.size)
+        # Each value range of the parallel sort merges its own targets and non-targets (a tie lies in one range)
+        # into its place among all the scores: its targets and non-targets below it come before it.
+        (self.tar, self.non), _ = parallel.sort_classes([tar, non], self.threads, ranges=merge.range)
         self.n_tar = self.tar.size
         self.n_non = self.non.size
-        self.unique, self.tar_counts, self.non_counts = _merge_counts(self.tar, self.non)
+        self.unique, self.tar_counts, self.non_counts = merge.counts(self.threads)
         for array in (self.tar, self.non, self.unique, self.tar_counts, self.non_counts):
             array.flags.writeable = False
 
@@ -197,21 +236,23 @@ class SortedScores(ScoreCounts):
 
     def cllr(self) -> float:
         """Cllr in bits of the scores taken as LLRs: ``(mean_tar softplus(-l) + mean_non softplus(l)) / (2 ln 2)``."""
-        return cllr_bits(self.tar, self.non)
+        return cllr_bits(self.tar, self.non, threads=self.threads)
 
     @cached_property
     def pav(self) -> PAVBlocks:
         """The PAV blocks (computed once, on first use)."""
-        return _pav_blocks(self.tar_counts, self.non_counts, self.n_tar, self.n_non)
+        runs = _fraction_runs(self.tar_counts, self.non_counts, self.threads)
+        return _pav_of_runs(*runs, self.n_tar, self.n_non)
 
     def det_steps(self) -> tuple[np.ndarray, np.ndarray]:
         """Step DET: ``(pfa, pmiss)`` at each unique score as threshold, then above the largest one.
 
         Returns ``K + 1`` points from ``(1, 0)`` to ``(0, 1)``, where ``K`` is the number of unique scores.
         """
-        tar_below = np.concatenate([[0], np.cumsum(self.tar_counts)])
-        non_below = np.concatenate([[0], np.cumsum(self.non_counts)])
-        return _above(non_below, self.n_non), tar_below / self.n_tar
+        size = self.unique.size + 1
+        pfa = parallel.cumulative(self.non_counts, np.empty(size), _fraction_above(self.n_non), self.threads)
+        pmiss = parallel.cumulative(self.tar_counts, np.empty(size), _fraction_below(self.n_tar), self.threads)
+        return pfa, pmiss
 
     def pav_llr(self, scores) -> np.ndarray:
         """PAV-optimal LLR of each given score (each must be one of the scores this object was built from)."""
@@ -235,7 +276,7 @@ class SortedScores(ScoreCounts):
     def costs(self) -> tuple[np.ndarray, np.ndarray]:
         """Cllr's cost in bits of each sorted target score, ``log2(1 + e^-l)``, and non-target score,
         ``log2(1 + e^l)``."""
-        return softplus_bits(-self.tar), softplus_bits(self.non)
+        return cost_bits(self.tar, self.non, threads=self.threads)
 
     def trial_order(self, tar, non) -> tuple[np.ndarray, np.ndarray]:
         """For the target and non-target scores given in their own (unsorted) order — the scores this object was
@@ -302,6 +343,21 @@ def _above(below, total):
     return (total - below) / total
 
 
+def _fraction_above(total):
+    """``out = (total - below) / total`` (:func:`_above`) as a chunk-wise map."""
+    def above(below, out):
+        np.subtract(total, below, out=out)
+        return np.divide(out, total, out=out)
+    return above
+
+
+def _fraction_below(total):
+    """``out = below / total`` as a chunk-wise map."""
+    def fraction(below, out):
+        return np.divide(below, total, out=out)
+    return fraction
+
+
 def _cumulative(weights: np.ndarray) -> np.ndarray:
     """``[0, w0, w0 + w1, ...]`` in float64: the weight below each sorted position, and the total last."""
     below = np.empty(weights.size + 1)
@@ -314,27 +370,92 @@ def _weighted_sum(weights: np.ndarray, cost: np.ndarray) -> float:
     """``sum(weights * cost)`` where a zero weight of an infinite cost adds nothing (not NaN)."""
     with np.errstate(invalid="ignore"):
         total = weights @ cost
-    if np.isnan(total):
-        total = np.where(weights > 0, weights * cost, 0.0).sum()
+        if np.isnan(total):
+            total = np.where(weights > 0, weights * cost, 0.0).sum()
     return total
 
 
-def _merge_counts(tar: np.ndarray, non: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Merge two sorted arrays into unique scores with per-score target and non-target counts.
+class _Merge:
+    """The target and non-target scores merged into one sorted array, value range by value range, then counted per
+    unique score (:meth:`counts`).
 
-    The merge inserts the targets by binary search into the non-targets (linear, no argsort), so the class of
-    every merged position is known without a second sort.
+    Each range inserts its targets by binary search into its non-targets (linear, no argsort), so the class of every
+    merged position is known without a second sort, and marks where a new score begins (a range's first score always
+    does: ranges are cut between different values).
     """
-    n = tar.size + non.size
-    is_tar = np.zeros(n, dtype=bool)
-    is_tar[np.searchsorted(non, tar, side="left") + np.arange(tar.size)] = True
-    merged = np.empty(n)
-    merged[is_tar] = tar
-    merged[~is_tar] = non
-    starts = np.flatnonzero(np.concatenate([[True], merged[1:] != merged[:-1]]))
-    tar_counts = np.add.reduceat(is_tar, starts, dtype=np.int64)
-    totals = np.diff(starts, append=n)
-    return merged[starts], tar_counts, totals - tar_counts
+
+    def __init__(self, size: int):
+        self.merged = np.empty(size)
+        self.is_tar = np.zeros(size, dtype=bool)
+        self.new = np.empty(size, dtype=bool)
+
+    def range(self, pieces, starts) -> None:
+        """Merge one value range's sorted targets and non-targets (``pieces``) into its place."""
+        tar, non = pieces
+        at = starts[0] + starts[1]
+        n = tar.size + non.size
+        merged, is_tar, new = self.merged[at:at + n], self.is_tar[at:at + n], self.new[at:at + n]
+        is_tar[np.searchsorted(non, tar, side="left") + np.arange(tar.size)] = True
+        merged[is_tar] = tar
+        merged[~is_tar] = non
+        new[:1] = True
+        np.not_equal(merged[1:], merged[:-1], out=new[1:])
+
+    def counts(self, threads: int | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Unique scores with their target and non-target counts. Without ties (continuous scores) every merged
+        score is unique and its counts are its class."""
+        n = self.merged.size
+        if self.new.all():
+            tar_counts, non_counts = np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64)
+
+            def one_each(a: int, b: int) -> None:
+                np.copyto(tar_counts[a:b], self.is_tar[a:b])
+                np.subtract(1, tar_counts[a:b], out=non_counts[a:b])
+
+            parallel.over_chunks(one_each, n, threads)
+            return self.merged, tar_counts, non_counts
+        starts = np.flatnonzero(self.new)
+        tar_counts = np.add.reduceat(self.is_tar, starts, dtype=np.int64)
+        totals = np.diff(starts, append=n)
+        return self.merged[starts], tar_counts, totals - tar_counts
+
+
+def _fraction_runs(tar_counts: np.ndarray, non_counts: np.ndarray, threads: int | None):
+    """The runs of consecutive unique scores with the same target fraction, as ``(first, run_tar, run_total)``:
+    where each run begins and how many target and all trials it holds (PAV pools each run whatever it does).
+
+    Chunk by chunk on `threads` threads, each chunk reading the score before it to see whether a run begins at its
+    first score; a run that crosses into later chunks gets their counts added (integers: the same whatever the
+    chunks).
+    """
+    bounds = parallel.chunk_bounds(tar_counts.size)
+    spans = list(zip(bounds[:-1], bounds[1:]))
+
+    def chunk(span):
+        a, b = span
+        low = max(a - 1, 0)
+        tar, total = tar_counts[low:b], tar_counts[low:b] + non_counts[low:b]
+        fraction = tar / total
+        first = np.flatnonzero(fraction[1:] != fraction[:-1]) + 1
+        if a == 0:
+            first = np.concatenate([[0], first])
+        head = first[0] if first.size else total.size  # scores before the chunk's first run: the last run's tail
+        skip = a - low
+        carry = tar[skip:head].sum(), total[skip:head].sum()
+        if not first.size:
+            return first + low, first, first, carry
+        return (first + low, np.add.reduceat(tar[head:], first - head), np.add.reduceat(total[head:], first - head),
+                carry)
+
+    parts = parallel.map_tasks(chunk, spans, parallel.workers_for(tar_counts.size, threads))
+    first = np.concatenate([part[0] for part in parts])
+    run_tar = np.concatenate([part[1] for part in parts]).astype(np.int64, copy=False)
+    run_total = np.concatenate([part[2] for part in parts]).astype(np.int64, copy=False)
+    before = np.cumsum([part[0].size for part in parts])
+    for k in range(1, len(parts)):  # chunk k's leading scores continue the last run begun before it
+        run_tar[before[k - 1] - 1] += parts[k][3][0]
+        run_total[before[k - 1] - 1] += parts[k][3][1]
+    return first, run_tar, run_total
 
 
 def _pav_blocks(tar_counts, non_counts, n_tar, n_non) -> PAVBlocks:
@@ -354,6 +475,11 @@ def _pav_blocks(tar_counts, non_counts, n_tar, n_non) -> PAVBlocks:
     if not weighed.all():
         runs, run_tar, run_total = runs[weighed], run_tar[weighed], run_total[weighed]
         runs[0] = 0
+    return _pav_of_runs(runs, run_tar, run_total, n_tar, n_non)
+
+
+def _pav_of_runs(runs, run_tar, run_total, n_tar, n_non) -> PAVBlocks:
+    """PAV over runs of scores (``runs``: where each begins) holding `run_tar` targets of `run_total` trials."""
     fit = isotonic_regression(run_tar / run_total, weights=run_total, increasing=True)
     block_tar = np.add.reduceat(run_tar, fit.blocks[:-1])
     block_non = np.add.reduceat(run_total, fit.blocks[:-1]) - block_tar

@@ -16,6 +16,10 @@ threshold of the full curve that no drawn score equals has the rates of the next
 minimum over the full curve's thresholds is the minimum over the replicate's own, and a replicate's value equals
 :func:`~llrcore.tdcf` on the drawn scores with the same ASV threshold, to the last bit (tested).
 
+Replicates run on a pool of threads (``threads=``): the indices are drawn in the calling thread in the order given
+under `seed`, and each replicate's counts and minimum are computed from its own, so no number depends on the number
+of threads.
+
 A replicate whose ASV errs so much that the t-DCF has a negative weight or no normaliser (which
 :func:`~llrcore.tdcf` refuses) is NaN and left out of the interval; :attr:`TandemBootstrap.failed` counts them.
 """
@@ -27,6 +31,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from . import parallel
 from .data.trials import Trials
 from .tdcf import tdcf, tdcf_weights
 from .uncertainty import check_replicates, percentile_interval
@@ -80,7 +85,8 @@ class TandemBootstrap:
 def bootstrap_tdcf(cm: Trials, asv: Trials, n: int = 1000, level: float = 0.95, seed: int = 0, *,
                    formulation: str = "revised", cost_model: Mapping | None = None,
                    asv_threshold: float | None = None,
-                   progress: Callable[[int, int], object] | None = None) -> TandemBootstrap:
+                   progress: Callable[[int, int], object] | None = None,
+                   threads: int | None = None) -> TandemBootstrap:
     """Percentile bootstrap interval of the normalised minimum t-DCF of `cm` in front of `asv`.
 
     The resampling is in the module docstring (:mod:`llrcore.tandem_bootstrap`): the five classes of trials drawn
@@ -104,7 +110,10 @@ def bootstrap_tdcf(cm: Trials, asv: Trials, n: int = 1000, level: float = 0.95, 
     formulation, cost_model, asv_threshold
         As in :func:`~llrcore.tdcf`.
     progress : callable, optional
-        Called as ``progress(done, n)`` after each replicate.
+        Called as ``progress(done, n)`` after each replicate, in the calling thread.
+    threads : int, optional
+        Replicates computed at once (:func:`~llrcore.thread_count`: by default ``LLRCORE_THREADS`` or every CPU).
+        No number depends on it.
 
     Returns
     -------
@@ -116,13 +125,19 @@ def bootstrap_tdcf(cm: Trials, asv: Trials, n: int = 1000, level: float = 0.95, 
     cm_places = [np.searchsorted(full.thresholds, np.sort(scores)) for scores in (cm.tar, cm.non)]
     asv_rejects = [np.sort(scores) < full.asv_threshold for scores in (asv.tar, asv.non, asv.spoof)]
     rng = np.random.default_rng(seed)
+    classes = [*cm_places, *asv_rejects]
+    draws = ([rng.integers(0, values.size, values.size) for values in classes] for _ in range(n))
+
+    def replicate(drawn) -> float:
+        bonafide, spoof = (np.bincount(places[index], minlength=full.thresholds.size)
+                           for places, index in zip(cm_places, drawn[:2]))
+        tar, non, asv_spoof = (rejects[index].sum() for rejects, index in zip(asv_rejects, drawn[2:]))
+        return _minimum(full, bonafide, spoof, tar / asv.tar.size, (asv.non.size - non) / asv.non.size,
+                        (asv.spoof.size - asv_spoof) / asv.spoof.size)
+
     replicates = np.empty(n)
-    for i in range(n):
-        bonafide, spoof = (np.bincount(places[rng.integers(0, places.size, places.size)],
-                                       minlength=full.thresholds.size) for places in cm_places)
-        tar, non, asv_spoof = (rejects[rng.integers(0, rejects.size, rejects.size)].sum() for rejects in asv_rejects)
-        replicates[i] = _minimum(full, bonafide, spoof, tar / asv.tar.size, (asv.non.size - non) / asv.non.size,
-                                 (asv.spoof.size - asv_spoof) / asv.spoof.size)
+    for i, value in enumerate(parallel.ordered_map(replicate, draws, threads)):
+        replicates[i] = value
         if progress is not None:
             progress(i + 1, n)
     lower, upper = percentile_interval(replicates, level)

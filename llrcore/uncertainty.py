@@ -15,6 +15,10 @@ groups (speakers, models, ...) with replacement and each trial counts as often a
 that share a speaker are not taken for independent ones. A grouped replicate left without targets or without
 non-targets gives NaN metrics, which the intervals leave out.
 
+Replicates run on a pool of threads (``threads=``, :mod:`llrcore.parallel`): the draws are made in the calling thread,
+in the order above, and each replicate's metrics are computed from its own draws, so no number depends on the number
+of threads.
+
 Intervals are percentile intervals of the replicates (Efron & Tibshirani 1993, ch. 13). The rule of 30
 (Doddington et al. 2000): to be 90 % sure that a true error rate lies within 30 % of the observed one, at least 30
 errors must have been observed.
@@ -30,6 +34,7 @@ overview, methodology, systems, results, perspective", Speech Communication 31, 
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -37,6 +42,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import ndtr, ndtri
 
+from . import parallel
 from .data.trials import Trials
 from .metrics import SRE12_P_TARGETS, BinaryMetrics, evaluate
 from .prior import OperatingPoint, as_operating_point, primary_p_targets
@@ -184,7 +190,7 @@ class SystemComparison:
 
 def bootstrap(trials: Trials, n: int = 1000, level: float = 0.95, group_by: str | None = None, seed: int = 0, *,
               p_target=0.01, c_miss: float = 1.0, c_fa: float = 1.0, primary=SRE12_P_TARGETS,
-              progress: Progress | None = None) -> BootstrapResult:
+              progress: Progress | None = None, threads: int | None = None) -> BootstrapResult:
     """Bootstrap confidence intervals for EER, minDCF, actDCF, Cllr, minCllr and Cprimary, and a DET band.
 
     Parameters
@@ -206,7 +212,10 @@ def bootstrap(trials: Trials, n: int = 1000, level: float = 0.95, group_by: str 
     primary : sequence of float or str
         The P_target values of Cprimary, or a NIST evaluation's name (``"SRE16"``); default SRE'12's.
     progress : callable, optional
-        Called as ``progress(done, n)`` after each replicate.
+        Called as ``progress(done, n)`` after each replicate, in the calling thread.
+    threads : int, optional
+        Replicates computed at once (:func:`~llrcore.thread_count`: by default ``LLRCORE_THREADS`` or every CPU;
+        fewer when the replicates in flight would fill a quarter of the free memory). No number depends on it.
 
     Returns
     -------
@@ -215,17 +224,23 @@ def bootstrap(trials: Trials, n: int = 1000, level: float = 0.95, group_by: str 
     op, primary = as_operating_point(p_target, c_miss, c_fa), primary_p_targets(primary)
     n, level = check_replicates(n, level)
     draw = _Draws.of(trials, group_by, seed)
-    table = trials.sorted
-    # Trials drawn one by one are drawn from the sorted scores; whole groups need each trial's place in them.
-    order = None if group_by is None else table.trial_order(trials.tar, trials.non)
+    with parallel.thread_limit(threads):
+        table = _prepared(trials.sorted)
+        # Trials drawn one by one are drawn from the sorted scores; whole groups need each trial's place in them.
+        order = None if group_by is None else table.trial_order(trials.tar, trials.non)
+        estimate = evaluate(trials, p_target=op, name=trials.name, primary=primary)
+
+    def replicate(drawn):
+        counts = _reweighted(table, *draw.weights(drawn), order)
+        return _metrics_row(counts, op, primary), _rocch_pmiss(counts)
+
     rows, band = [], []
-    for done in range(1, n + 1):
-        counts = _reweighted(table, draw.tar_weights(), draw.non_weights(), order)
-        rows.append(_metrics_row(counts, op, primary))
-        band.append(_rocch_pmiss(counts))
+    replicates = parallel.ordered_map(replicate, draw.replicates(n), threads, window=_window(len(trials), threads))
+    for done, (row, pmiss) in enumerate(replicates, start=1):
+        rows.append(row)
+        band.append(pmiss)
         if progress is not None:
             progress(done, n)
-    estimate = evaluate(trials, p_target=op, name=trials.name, primary=primary)
     return BootstrapResult(estimate=estimate, replicates=pd.DataFrame(rows, columns=list(BOOTSTRAP_METRICS)),
                            level=level, group_by=group_by, n_groups=draw.n_groups,
                            det_band=_det_band(np.array(band), _rocch_pmiss(table), level))
@@ -233,7 +248,8 @@ def bootstrap(trials: Trials, n: int = 1000, level: float = 0.95, group_by: str 
 
 def compare_systems(a: Trials, b: Trials, n: int = 1000, level: float = 0.95, group_by: str | None = None,
                     seed: int = 0, *, p_target=0.01, c_miss: float = 1.0, c_fa: float = 1.0,
-                    primary=SRE12_P_TARGETS, progress: Progress | None = None) -> SystemComparison:
+                    primary=SRE12_P_TARGETS, progress: Progress | None = None,
+                    threads: int | None = None) -> SystemComparison:
     """Is system B better than A on the same trials? A paired bootstrap: every replicate draws the same trials for
     both, so what the trials have in common cancels from the difference.
 
@@ -255,30 +271,41 @@ def compare_systems(a: Trials, b: Trials, n: int = 1000, level: float = 0.95, gr
     n, level = check_replicates(n, level)
     b_order = _pairing(a, b)
     draw = _Draws.of(a, group_by, seed)
-    tables = a.sorted, b.sorted
-    order_a = tables[0].trial_order(a.tar, a.non)
-    order_b = tuple(_inverse(position)[order] for position, order in zip(b_order, tables[1].trial_order(b.tar, b.non)))
-    rows = []
-    for done in range(1, n + 1):
-        w_tar, w_non = draw.tar_weights(), draw.non_weights()
+    with parallel.thread_limit(threads):
+        tables = _prepared(a.sorted), _prepared(b.sorted)
+        order_a = tables[0].trial_order(a.tar, a.non)
+        order_b = tuple(_inverse(position)[order]
+                        for position, order in zip(b_order, tables[1].trial_order(b.tar, b.non)))
+        estimates = (evaluate(a, p_target=op, name=a.name, primary=primary),
+                     evaluate(b, p_target=op, name=b.name, primary=primary))
+
+    def replicate(drawn):
+        w_tar, w_non = draw.weights(drawn)
         metrics_a = _metrics_row(_reweighted(tables[0], w_tar, w_non, order_a), op, primary)
         metrics_b = _metrics_row(_reweighted(tables[1], w_tar, w_non, order_b), op, primary)
-        rows.append([vb - va for va, vb in zip(metrics_a, metrics_b)])
+        return [vb - va for va, vb in zip(metrics_a, metrics_b)]
+
+    rows = []
+    replicates = parallel.ordered_map(replicate, draw.replicates(n), threads, window=_window(2 * len(a), threads))
+    for done, row in enumerate(replicates, start=1):
+        rows.append(row)
         if progress is not None:
             progress(done, n)
-    return SystemComparison(a=evaluate(a, p_target=op, name=a.name, primary=primary),
-                            b=evaluate(b, p_target=op, name=b.name, primary=primary),
+    return SystemComparison(a=estimates[0], b=estimates[1],
                             differences=pd.DataFrame(rows, columns=list(BOOTSTRAP_METRICS)), level=level,
                             group_by=group_by)
 
 
 class _Draws:
-    """The per-trial weights of successive replicates (see the module docstring for the draws)."""
+    """The draws of successive replicates (see the module docstring), and the per-trial weights they give.
+
+    The random numbers are drawn by :meth:`replicates`, in the calling thread and in their serial order; turning
+    them into weights (:meth:`weights`) needs no generator, so replicates can do it on any thread.
+    """
 
     def __init__(self, rng: np.random.Generator, n_tar: int, n_non: int, groups: np.ndarray | None, n_groups):
         self.rng, self.n_tar, self.n_non, self.n_groups = rng, n_tar, n_non, n_groups
         self._groups = groups
-        self._non_weights = None
 
     @classmethod
     def of(cls, trials: Trials, group_by: str | None, seed: int) -> "_Draws":
@@ -296,19 +323,44 @@ class _Draws:
         codes, uniques = pd.factorize(column)
         return cls(rng, n_tar, n_non, codes, len(uniques))
 
-    def tar_weights(self) -> np.ndarray:
-        """Weights of the targets of the next replicate (then :meth:`non_weights` gives its non-targets')."""
-        if self._groups is None:
-            return np.bincount(self.rng.integers(0, self.n_tar, self.n_tar), minlength=self.n_tar)
-        drawn = np.bincount(self.rng.integers(0, self.n_groups, self.n_groups), minlength=self.n_groups)
-        weights = drawn[self._groups]
-        self._non_weights = weights[self.n_tar:]
-        return weights[:self.n_tar]
+    def replicates(self, n: int):
+        """The random draws of `n` replicates, one at a time: the indices of the drawn targets and non-targets, or
+        of the drawn groups."""
+        for _ in range(n):
+            if self._groups is None:
+                yield self.rng.integers(0, self.n_tar, self.n_tar), self.rng.integers(0, self.n_non, self.n_non)
+            else:
+                yield (self.rng.integers(0, self.n_groups, self.n_groups),)
 
-    def non_weights(self) -> np.ndarray:
+    def weights(self, drawn: tuple) -> tuple[np.ndarray, np.ndarray]:
+        """How many times each target and each non-target counts in the replicate of these draws."""
         if self._groups is None:
-            return np.bincount(self.rng.integers(0, self.n_non, self.n_non), minlength=self.n_non)
-        return self._non_weights
+            tar, non = drawn
+            return np.bincount(tar, minlength=self.n_tar), np.bincount(non, minlength=self.n_non)
+        weights = np.bincount(drawn[0], minlength=self.n_groups)[self._groups]
+        return weights[:self.n_tar], weights[self.n_tar:]
+
+
+def _prepared(table: SortedScores) -> SortedScores:
+    """`table` with what every replicate reads computed once beforehand, on all the threads (not once per pool
+    thread that happens to ask first)."""
+    table.costs, table.runs  # noqa: B018 (cached properties)
+    return table
+
+
+#: Bytes a replicate in flight holds per trial (draws, weights, running sums, temporaries), and the share of the
+#: free memory the replicates in flight may take.
+_BYTES_PER_TRIAL, _MEMORY_SHARE = 48, 0.25
+
+
+def _window(n_trials: int, threads: int | None) -> int:
+    """How many replicates may be in flight at once: one per thread, fewer when they would fill more than a quarter
+    of the free memory (a workstation's 64 threads on 10M trials would otherwise need tens of GB)."""
+    try:
+        free = os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, ValueError, OSError):
+        free = 8 * 2**30
+    return max(1, min(parallel.thread_count(threads), int(_MEMORY_SHARE * free // (_BYTES_PER_TRIAL * n_trials))))
 
 
 def _reweighted(table: SortedScores, tar_weights, non_weights, order) -> ReweightedScores | None:
