@@ -30,7 +30,7 @@ def summary_frame(names=None) -> pd.DataFrame:
 
 
 #: table columns written with their interval, and their digits
-INTERVAL_DIGITS = {"EER %": 2, "minDCF": 4, "actDCF": 4, "Cllr": 4, "minCllr": 4, "Cprimary": 4}
+INTERVAL_DIGITS = {"EER %": 2, "minDCF": 4, "actDCF": 4, "Cllr": 4, "minCllr": 4, "Cprimary": 4, "min t-DCF": 4}
 
 
 def with_intervals(table):

@@ -3,7 +3,8 @@
 The user picks the ASV (a loaded system with spoof trials), one or more CMs (loaded binary systems: bona fide as
 targets, spoofs as non-targets), the t-DCF formulation and its cost model; the page shows what
 ``lc.evaluate_tandem`` returns: min t-DCF, CM EER, ASV EER, SPF-EER and the ASV's spoof acceptance, the t-DCF curves,
-the per-attack table and bars, and their CSVs.
+the per-attack table and bars, and their CSVs; with the interval toggle on, the bootstrap intervals of every min t-DCF,
+pooled and per attack (``TandemEvaluation.bootstrap``), in the cards, the per-attack table and the bars.
 """
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from app_pages._demos import DEMO_SETS, demo_source, system_demo
 from app_pages._figures import show_figure
 from app_pages._loaded import SYSTEMS
 from app_pages._messages import flash, show_flashes
+from app_pages._tables import with_intervals
 from app_pages._uncertainty import run_once
 from llrcore.plots.spoofing import TDCF_X_AXES, attack_bars_figure, tdcf_figure
 
@@ -24,14 +26,15 @@ COST_HELP = {"Ptar": "prior of a target trial", "Pnon": "prior of a zero-effort 
              "Cfa": "cost of the tandem accepting a non-target", "Cfa_spoof": "cost of the tandem accepting a spoof",
              "Cmiss_asv": "cost of the ASV rejecting a target", "Cfa_asv": "cost of the ASV accepting a non-target",
              "Cmiss_cm": "cost of the CM rejecting bona fide speech", "Cfa_cm": "cost of the CM accepting a spoof"}
-KEPT = "tandem_kept"  # what survives page switches: {"asv": id, "cms": [ids], "formulation": str, "costs": {...}, "ci"}
-LEVEL, REPLICATES = 0.95, 1000  # the bootstrap interval of the min t-DCF
+KEPT = "tandem_kept"  # survives page switches: {"asv": id, "cms": [ids], "formulation", "costs", "ci", "replicates"}
+LEVEL, REPLICATES = 0.95, 1000  # the bootstrap intervals of the min t-DCF (the replicates by default)
 
 
 def kept() -> dict:
     if KEPT not in st.session_state:
         st.session_state[KEPT] = {"asv": None, "cms": None, "formulation": "revised",
-                                  "costs": {f: lc.tdcf_cost_model(f) for f in FORMULATIONS}, "ci": False}
+                                  "costs": {f: lc.tdcf_cost_model(f) for f in FORMULATIONS}, "ci": False,
+                                  "replicates": REPLICATES}
     return st.session_state[KEPT]
 
 
@@ -148,21 +151,37 @@ def evaluations(asv_name: str, cm_names: list[str], formulation: str, costs: dic
     return results
 
 
-def intervals(asv_name: str, cm_names: list[str], formulation: str, costs: dict) -> dict[str, lc.TandemBootstrap]:
-    """Each CM's bootstrap interval of the min t-DCF, run once per (systems, formulation, costs) in this session with
-    a progress bar."""
+def intervals(asv_name: str, results: dict[str, lc.TandemEvaluation], formulation: str, costs: dict,
+              replicates: int) -> dict[str, lc.TandemIntervals]:
+    """Each CM's bootstrap intervals of the min t-DCF, pooled and per attack, run once per (systems, formulation,
+    costs) in this session with a progress bar."""
     sets = SYSTEMS.sets()
     asv = sets[asv_name]
-    return {name: run_once(("tandem", sets[name].id, asv.id, formulation, tuple(costs.items())),
-                           f"Bootstrap of {name}'s min t-DCF",
-                           lambda progress, cm=sets[name]: lc.bootstrap_tdcf(
-                               cm.trials, asv.trials, n=REPLICATES, level=LEVEL, formulation=formulation,
-                               cost_model=dict(costs), progress=progress))
-            for name in cm_names}
+    return {name: run_once(("tandem", sets[name].id, asv.id, formulation, tuple(costs.items()), result.by,
+                            replicates), f"Bootstrap of {name}'s min t-DCF" + (" per attack" if result.attacks else ""),
+                           lambda progress, result=result: result.bootstrap(replicates, LEVEL, progress=progress))
+            for name, result in results.items()}
 
 
-def _on_ci() -> None:
-    kept()["ci"] = st.session_state["tandem_ci"]
+def _on_interval_choice(key: str, widget: str) -> None:
+    kept()[key] = st.session_state[widget]
+
+
+def interval_controls() -> int | None:
+    """The interval toggle and its replicates, kept across pages; the replicates when intervals are on, else None."""
+    memory = kept()
+    toggle_column, replicates_column, _ = st.columns([4, 1, 1], vertical_alignment="bottom")
+    on = toggle_column.toggle(f"{100 * LEVEL:g} % confidence interval of each min t-DCF, pooled and per attack "
+                              "(bootstrap)", value=memory["ci"], key="tandem_ci", on_change=_on_interval_choice,
+                              args=("ci", "tandem_ci"), help="Each row's trials drawn again with replacement, many "
+                              "times: the CM's bona fide and spoofed trials, the ASV's targets, non-targets and "
+                              "spoofs, apart; the ASV threshold held.")
+    replicates = replicates_column.number_input("Replicates", 100, 10_000, memory["replicates"], step=100,
+                                                key="tandem_replicates", on_change=_on_interval_choice,
+                                                args=("replicates", "tandem_replicates"),
+                                                help="Bootstrap replicates of every row: more give steadier limits and "
+                                                "take longer.")
+    return int(replicates) if on else None
 
 
 def asv_metrics(result: lc.TandemEvaluation) -> None:
@@ -178,7 +197,7 @@ def asv_metrics(result: lc.TandemEvaluation) -> None:
                          "organisers' convention); accept when score ≥ threshold.")
 
 
-def cm_cards(results: dict[str, lc.TandemEvaluation], ranges: dict[str, lc.TandemBootstrap]) -> None:
+def cm_cards(results: dict[str, lc.TandemEvaluation], ranges: dict[str, lc.TandemIntervals]) -> None:
     per_row = min(len(results), 4)
     items = list(results.items())
     for start in range(0, len(items), per_row):
@@ -190,10 +209,10 @@ def cm_cards(results: dict[str, lc.TandemEvaluation], ranges: dict[str, lc.Tande
                            help=f"Normalised minimum {result.formulation} t-DCF over the CM thresholds.")
                 eer.metric("CM EER", f"{100 * result.cm_eer:.2f} %", help="Bona fide against all spoofs (ROCCH-EER).")
                 if name in ranges:
+                    lower, upper = ranges[name].interval()
                     st.container(key=f"tandem_ci_{start + offset}").caption(
-                        f"min t-DCF, {100 * LEVEL:g} % interval: **{ranges[name].lower:.4f} – "
-                        f"{ranges[name].upper:.4f}** ({REPLICATES:,} bootstrap replicates; the CM's and the ASV's "
-                        "trials drawn apart, the ASV threshold kept)")
+                        f"min t-DCF, {100 * LEVEL:g} % interval: **{lower:.4f} – {upper:.4f}** ({ranges[name].n:,} "
+                        "bootstrap replicates; the CM's and the ASV's trials drawn apart, the ASV threshold kept)")
 
 
 def show_table(results: dict[str, lc.TandemEvaluation]) -> None:
@@ -205,30 +224,55 @@ def show_table(results: dict[str, lc.TandemEvaluation]) -> None:
                        mime="text/csv", icon=":material/download:", key="tandem_metrics_csv")
 
 
-def show_attacks(results: dict[str, lc.TandemEvaluation]) -> None:
+def attack_frame(name: str, result: lc.TandemEvaluation, ranges: dict[str, lc.TandemIntervals]) -> pd.DataFrame:
+    """One CM's per-attack table, with the limits of its intervals when they were drawn."""
+    return (ranges[name] if name in ranges else result).to_frame()
+
+
+def attack_table(frame: pd.DataFrame, replicates: int | None) -> None:
+    """The per-attack table; a min t-DCF with limits is written ``0.1503 [0.1410, 0.1603]``."""
+    shown = with_intervals(frame)
+    ci_help = (f"With its {100 * LEVEL:g} % bootstrap interval ({replicates:,} replicates of this row's trials)."
+               if replicates else None)
+    st.dataframe(shown, hide_index=True, width="stretch", height=35 * (len(shown) + 1) + 3, column_config={
+        **{c: st.column_config.NumberColumn(format="%.2f") for c in shown.columns if c.endswith("%")},
+        "min t-DCF": (st.column_config.TextColumn(help=ci_help) if ci_help else
+                      st.column_config.NumberColumn(format="%.4f")),
+        "CM threshold": st.column_config.NumberColumn(format="%.4g"),
+        **{c: st.column_config.NumberColumn(format="localized") for c in ("bona fide", "spoof (CM)", "spoof (ASV)")}})
+
+
+def attack_caption(ranges: dict[str, lc.TandemIntervals]) -> str:
+    """How the per-attack rows are made, and their intervals when drawn."""
+    text = ("Every row keeps all bona fide trials and one attack's spoofs; the ASV threshold stays the pooled one and "
+            "the CM threshold is the best for that attack.")
+    if not ranges:
+        return text
+    return (f"{text} The {100 * LEVEL:g} % interval of each min t-DCF draws that row's trials again "
+            f"({next(iter(ranges.values())).n:,} times; the CM's bona fide and spoofed trials and the ASV's targets, "
+            "non-targets and spoofs apart), the ASV threshold held at the pooled one. The CM EER per attack has its "
+            "intervals on Evaluate (break down by attack).")
+
+
+def show_attacks(results: dict[str, lc.TandemEvaluation], ranges: dict[str, lc.TandemIntervals]) -> None:
     broken_down = {name: result for name, result in results.items() if result.attacks}
     if not broken_down:
         return
     st.subheader("Per attack")
-    st.caption("Every row keeps all bona fide trials and one attack's spoofs; the ASV threshold stays the pooled one "
-               "and the CM threshold is the best for that attack.")
+    st.caption(attack_caption(ranges))
+    frames = {name: attack_frame(name, result, ranges) for name, result in broken_down.items()}
     for tab, (name, result) in zip(st.tabs(list(broken_down)), broken_down.items()):
         with tab:
-            frame = result.to_frame()
-            st.dataframe(frame, hide_index=True, width="stretch", height=35 * (len(frame) + 1) + 3, column_config={
-                **{c: st.column_config.NumberColumn(format="%.2f") for c in frame.columns if c.endswith("%")},
-                "min t-DCF": st.column_config.NumberColumn(format="%.4f"),
-                "CM threshold": st.column_config.NumberColumn(format="%.4g"),
-                **{c: st.column_config.NumberColumn(format="localized") for c in
-                   ("bona fide", "spoof (CM)", "spoof (ASV)")}})
+            attack_table(frames[name], ranges[name].n if name in ranges else None)
             for note in result.notes():
                 st.caption(f":material/warning: {lc.words.escape_markdown(note)}")
     log_column, _ = st.columns([1, 4])
     log_eer = log_column.toggle("Logarithmic EER axis", value=True, key="tandem_log_eer")
-    show_figure(lambda: attack_bars_figure(broken_down, log_eer=log_eer), "tandem_attacks",
+    bars = "" if not ranges else f" Black whiskers: {100 * LEVEL:g} % bootstrap intervals of the min t-DCF."
+    show_figure(lambda: attack_bars_figure(broken_down, log_eer=log_eer, intervals=ranges), "tandem_attacks",
                 "Top: each CM's EER against one attack; middle: the share of that attack the ASV accepts on its own; "
-                "bottom: each CM's min t-DCF with that attack's spoofs.",
-                data=lambda: pd.concat([r.to_frame().assign(system=n) for n, r in broken_down.items()]))
+                "bottom: each CM's min t-DCF with that attack's spoofs." + bars,
+                data=lambda: pd.concat([frame.assign(system=name) for name, frame in frames.items()]))
 
 
 # ----- the page ----------------------------------------------------------------------------------------------------
@@ -253,9 +297,9 @@ def main() -> None:
     if not results:
         return
     asv_metrics(next(iter(results.values())))
-    with_ci = st.toggle(f"{100 * LEVEL:g} % confidence interval of each min t-DCF (bootstrap, {REPLICATES:,} "
-                        "replicates)", value=kept()["ci"], key="tandem_ci", on_change=_on_ci)
-    cm_cards(results, intervals(asv, list(results), formulation, costs) if with_ci else {})
+    replicates = interval_controls()
+    ranges = intervals(asv, results, formulation, costs, replicates) if replicates else {}
+    cm_cards(results, ranges)
     show_table(results)
 
     st.subheader("t-DCF curve")
@@ -267,7 +311,7 @@ def main() -> None:
                 "Normalised t-DCF over the CM thresholds; diamonds: each CM's minimum. Dashed: 1, the better CM "
                 "that decides without looking; dotted: the floor, a perfect CM behind this ASV (revised only).",
                 data=lambda: pd.concat([r.tdcf.to_frame().assign(system=n) for n, r in results.items()]))
-    show_attacks(results)
+    show_attacks(results, ranges)
 
 
 main()

@@ -27,9 +27,14 @@ value there ("-" in the ASVspoof protocols). A row is flagged ``too few errors``
 at the CM's EER, so its CM error rates are not known to within ±30 %. Strong CMs have such rows: the per-attack
 EERs of 0.01 % on 4,914 spoofs rest on less than one error.
 
-Confidence interval of the pooled min t-DCF: :func:`~llrcore.bootstrap_tdcf` (:mod:`llrcore.tandem_bootstrap`),
-which draws the CM's and the ASV's trials apart (the organisers' ASV file has no trial ids to pair them) and keeps
-the ASV threshold; the CM EER per attack has intervals through ``lc.evaluate(cm, by="attack").bootstrap()``.
+Confidence intervals, pooled and per attack (:meth:`TandemEvaluation.bootstrap`, :func:`bootstrap_tandem`): each
+row's min t-DCF interval is :func:`~llrcore.bootstrap_tdcf` (:mod:`llrcore.tandem_bootstrap`) on that row's trials,
+the very subsets the row was computed on (:attr:`AttackRow.cm_trials`, :attr:`AttackRow.asv_trials`). It draws the
+CM's and the ASV's trials apart (the organisers' ASV file has no trial ids to pair them) and keeps the ASV threshold,
+here the pooled one of every row, in every replicate; the CM threshold is free in each replicate. The CM EER's
+interval (``cm_eer=True``) is :func:`~llrcore.bootstrap` on the row's CM trials. Both are percentile intervals (Efron
+& Tibshirani, "An introduction to the bootstrap", 1993, ch. 13); every row draws with the same seed, so the pooled
+row's min t-DCF interval is that of ``bootstrap_tdcf(cm, asv, seed=seed)``.
 """
 from __future__ import annotations
 
@@ -42,10 +47,12 @@ import pandas as pd
 from .conditions import RULE_OF_30
 from .data.trials import Trials, condition_codes
 from .metrics import eer
+from .tandem_bootstrap import TandemBootstrap, bootstrap_tdcf
 from .tdcf import TandemDCF, asv_eer_threshold, spoof_false_alarm_rate, tdcf
+from .uncertainty import BootstrapResult, Progress, bootstrap
 from .words import listed
 
-__all__ = ["AttackRow", "TandemEvaluation", "evaluate_tandem", "tandem_table"]
+__all__ = ["AttackRow", "TandemEvaluation", "TandemIntervals", "bootstrap_tandem", "evaluate_tandem", "tandem_table"]
 
 POOLED = "pooled"
 #: How a refusal says the way round it (the command line says it with its own option).
@@ -70,6 +77,11 @@ class AttackRow:
         The ASV's EER, targets against this attack's spoofs (ROCCH-EER, a fraction).
     n_bonafide, n_spoof_cm, n_spoof_asv : int
         The CM's bona fide and spoofed trials, the ASV's spoof trials.
+    cm_trials : Trials
+        The CM's trials of this row: all bona fide trials (targets) and this attack's spoofs (non-targets); for an
+        attack, scores only (no metadata).
+    asv_trials : Trials
+        The ASV's trials of this row: all its targets and non-targets, and its spoofs of this attack.
     problem : str
         Why :attr:`tdcf` is None, else ``""``.
     """
@@ -82,6 +94,8 @@ class AttackRow:
     n_bonafide: int
     n_spoof_cm: int
     n_spoof_asv: int
+    cm_trials: Trials = field(repr=False)
+    asv_trials: Trials = field(repr=False)
     problem: str = ""
 
     @property
@@ -189,6 +203,87 @@ class TandemEvaluation:
                          "at its EER.")
         return notes
 
+    def bootstrap(self, n: int = 1000, level: float = 0.95, seed: int = 0, *, cm_eer: bool = False,
+                  progress: Progress | None = None) -> TandemIntervals:
+        """Bootstrap intervals of every row's min t-DCF (and CM EER), on the trials of each row: see
+        :func:`bootstrap_tandem`."""
+        runs = 2 if cm_eer else 1
+        total, tdcfs, eers = n * runs * len(self.rows), {}, {}
+        for position, row in enumerate(self.rows):
+            done = position * runs * n
+            tdcfs[row.attack] = None if row.tdcf is None else bootstrap_tdcf(
+                row.cm_trials, row.asv_trials, n, level, seed, formulation=self.formulation,
+                cost_model=row.tdcf.cost_model, asv_threshold=self.asv_threshold,
+                progress=_shifted(progress, done, total))
+            if cm_eer:
+                eers[row.attack] = bootstrap(row.cm_trials, n, level, seed=seed,
+                                             progress=_shifted(progress, done + n, total))
+        return TandemIntervals(evaluation=self, tdcf=tdcfs, cm_eer=eers, level=level, n=n, seed=seed)
+
+
+#: The metrics of :class:`TandemIntervals`: name -> is it a rate (its column of :meth:`TandemEvaluation.to_frame`
+#: then ends in `` %`` unless ``percent=False``).
+INTERVAL_METRICS = {"min t-DCF": False, "CM EER": True}
+
+
+@dataclass(frozen=True, eq=False)
+class TandemIntervals:
+    """Bootstrap intervals of a :class:`TandemEvaluation`, per attack and pooled (see :func:`bootstrap_tandem`).
+
+    Attributes
+    ----------
+    evaluation : TandemEvaluation
+        The numbers of all the trials, row by row.
+    tdcf : dict of str to TandemBootstrap or None
+        Each row's min t-DCF replicates and interval (:func:`~llrcore.bootstrap_tdcf`), keyed by attack and
+        ``"pooled"``; None for a row without a t-DCF (:attr:`AttackRow.problem`).
+    cm_eer : dict of str to BootstrapResult
+        Each row's bootstrap of the CM's trials (:func:`~llrcore.bootstrap`; ``.interval("eer")``), keyed the same;
+        empty when not asked for.
+    level : float
+    n : int
+        Replicates per row.
+    seed : int
+        The seed of every row's draws.
+    """
+
+    evaluation: TandemEvaluation
+    tdcf: dict[str, TandemBootstrap | None] = field(repr=False)
+    cm_eer: dict[str, BootstrapResult] = field(repr=False)
+    level: float
+    n: int
+    seed: int
+
+    def interval(self, attack: str = POOLED, metric: str = "min t-DCF") -> tuple[float, float]:
+        """``(lower, upper)`` of ``"min t-DCF"`` or ``"CM EER"`` (a fraction) for one attack or ``"pooled"``; NaNs for
+        a row without a t-DCF, and for the CM EER when it was not bootstrapped."""
+        if metric not in INTERVAL_METRICS:
+            raise KeyError(f"No interval for {metric!r}: the intervals are of {listed(list(INTERVAL_METRICS))}.")
+        if attack not in self.tdcf:
+            raise KeyError(f"No row {attack!r}: the rows are {listed(list(self.tdcf))}.")
+        result = self.tdcf[attack] if metric == "min t-DCF" else self.cm_eer.get(attack)
+        if result is None:
+            return np.nan, np.nan
+        return result.interval() if metric == "min t-DCF" else result.interval("eer")
+
+    def to_frame(self, *, percent: bool = True) -> pd.DataFrame:
+        """:meth:`TandemEvaluation.to_frame` with ``min t-DCF lower`` and ``min t-DCF upper`` after ``min t-DCF`` and,
+        when the CM EER was bootstrapped, ``CM EER % lower`` and ``CM EER % upper`` after ``CM EER %`` (without
+        `` %`` and as fractions when ``percent=False``)."""
+        frame = self.evaluation.to_frame(percent=percent)
+        for metric in [m for m in INTERVAL_METRICS if m != "CM EER" or self.cm_eer]:
+            column, scale = (f"{metric} %", 100.0) if INTERVAL_METRICS[metric] and percent else (metric, 1.0)
+            bounds = scale * np.array([self.interval(attack, metric) for attack in frame["attack"]]).reshape(-1, 2)
+            position = frame.columns.get_loc(column) + 1
+            frame.insert(position, f"{column} lower", bounds[:, 0])
+            frame.insert(position + 1, f"{column} upper", bounds[:, 1])
+        return frame
+
+
+def _shifted(progress: Progress | None, offset: int, total: int) -> Progress | None:
+    """`progress` of one run among several: ``progress(offset + done, total)``."""
+    return None if progress is None else (lambda done, _: progress(offset + done, total))
+
 
 def _attacks(trials: Trials, rows: slice, by: str, what: str) -> np.ndarray:
     """The attack of each trial of `rows` (of the metadata), as text; a sentence when the column or a value lacks."""
@@ -208,19 +303,39 @@ def _natural(value: str) -> tuple:
     return (value.rstrip("0123456789"), int(digits) if digits else -1, value)
 
 
-def _row(attack, cm_bonafide, cm_spoof, asv, asv_spoof, threshold, formulation, cost_model) -> AttackRow:
+def _row(attack: str, cm: Trials, asv: Trials, threshold: float, formulation: str,
+         cost_model: Mapping | None) -> AttackRow:
+    """The tandem on `cm`'s bona fide and spoofed trials and `asv`'s targets, non-targets and spoofs."""
     problem, result = "", None
     try:
-        result = tdcf(cm_bonafide, cm_spoof, asv.tar, asv.non, asv_spoof, formulation=formulation,
-                      cost_model=cost_model, asv_threshold=threshold)
+        result = tdcf(cm.tar, cm.non, asv.tar, asv.non, asv.spoof, formulation=formulation, cost_model=cost_model,
+                      asv_threshold=threshold)
     except ValueError as error:
         if attack == POOLED:
             raise
         problem = f"no t-DCF ({error})"
-    return AttackRow(attack=attack, tdcf=result, cm_eer=eer(cm_bonafide, cm_spoof),
-                     spoof_false_alarm=spoof_false_alarm_rate(asv_spoof, threshold),
-                     spf_eer=eer(asv.tar, asv_spoof), n_bonafide=int(np.size(cm_bonafide)),
-                     n_spoof_cm=int(np.size(cm_spoof)), n_spoof_asv=int(np.size(asv_spoof)), problem=problem)
+    return AttackRow(attack=attack, tdcf=result, cm_eer=eer(cm.tar, cm.non),
+                     spoof_false_alarm=spoof_false_alarm_rate(asv.spoof, threshold), spf_eer=eer(asv.tar, asv.spoof),
+                     n_bonafide=cm.tar.size, n_spoof_cm=cm.non.size, n_spoof_asv=asv.spoof.size, cm_trials=cm,
+                     asv_trials=asv, problem=problem)
+
+
+def _attack_trials(cm: Trials, asv: Trials, by: str) -> list[tuple[str, Trials, Trials]]:
+    """``(attack, CM trials, ASV trials)`` per attack in natural order: all bona fide trials with the CM's spoofs of
+    the attack; all the ASV's targets and non-targets with its spoofs of the attack. Scores only (no metadata): the
+    bona fide, target and non-target arrays are shared with `cm` and `asv`, not copied."""
+    cm_attacks = _attacks(cm, slice(cm.tar.size, cm.tar.size + cm.non.size), by, "CM")
+    asv_attacks = _attacks(asv, slice(asv.tar.size + asv.non.size, None), by, "ASV")
+    only_cm, only_asv = sorted(set(cm_attacks) - set(asv_attacks)), sorted(set(asv_attacks) - set(cm_attacks))
+    if only_cm or only_asv:
+        said = [f"the CM has {listed(only_cm)} and the ASV does not" if only_cm else "",
+                f"the ASV has {listed(only_asv)} and the CM does not" if only_asv else ""]
+        raise ValueError(f"The CM and the ASV scores are not of the same attacks ({'; '.join(filter(None, said))}):"
+                         " give both systems' scores of the same part of the evaluation "
+                         f"({NO_ATTACKS}).")
+    return [(attack, Trials(cm.tar, cm.non[cm_attacks == attack], name=f"{cm.name} ({by}={attack})"),
+             Trials(asv.tar, asv.non, name=f"{asv.name} ({by}={attack})", spoof=asv.spoof[asv_attacks == attack]))
+            for attack in sorted(set(cm_attacks), key=_natural)]
 
 
 def evaluate_tandem(cm: Trials, asv: Trials, *, formulation: str = "revised", cost_model: Mapping | None = None,
@@ -261,23 +376,65 @@ def evaluate_tandem(cm: Trials, asv: Trials, *, formulation: str = "revised", co
         raise ValueError(f"The ASV scores{f' {asv.name!r}' if asv.name else ''} have no spoof trials: the t-DCF, the "
                          "SPF-EER and the spoof false-alarm rate need the ASV's scores of spoofing attacks.")
     threshold = asv_eer_threshold(asv.tar, asv.non) if asv_threshold is None else float(asv_threshold)
-    pooled = _row(POOLED, cm.tar, cm.non, asv, asv.spoof, threshold, formulation, cost_model)
-    rows = []
-    if by is not None:
-        cm_attacks = _attacks(cm, slice(cm.tar.size, cm.tar.size + cm.non.size), by, "CM")
-        asv_attacks = _attacks(asv, slice(asv.tar.size + asv.non.size, None), by, "ASV")
-        only_cm, only_asv = sorted(set(cm_attacks) - set(asv_attacks)), sorted(set(asv_attacks) - set(cm_attacks))
-        if only_cm or only_asv:
-            said = [f"the CM has {listed(only_cm)} and the ASV does not" if only_cm else "",
-                    f"the ASV has {listed(only_asv)} and the CM does not" if only_asv else ""]
-            raise ValueError(f"The CM and the ASV scores are not of the same attacks ({'; '.join(filter(None, said))}):"
-                             " give both systems' scores of the same part of the evaluation "
-                             f"({NO_ATTACKS}).")
-        rows = [_row(attack, cm.tar, cm.non[cm_attacks == attack], asv, asv.spoof[asv_attacks == attack], threshold,
-                     formulation, cost_model) for attack in sorted(set(cm_attacks), key=_natural)]
+    pooled = _row(POOLED, cm, asv, threshold, formulation, cost_model)
+    rows = [] if by is None else [_row(attack, cm_trials, asv_trials, threshold, formulation, cost_model)
+                                  for attack, cm_trials, asv_trials in _attack_trials(cm, asv, by)]
     return TandemEvaluation(name=cm.name if name is None else name, formulation=pooled.tdcf.formulation,
                             pooled=pooled, attacks=tuple(rows), asv_eer=eer(asv.tar, asv.non),
                             asv_threshold=threshold, by=by)
+
+
+def bootstrap_tandem(cm: Trials, asv: Trials, n: int = 1000, level: float = 0.95, seed: int = 0, *,
+                     formulation: str = "revised", cost_model: Mapping | None = None,
+                     asv_threshold: float | None = None, by: str | None = "attack", name: str | None = None,
+                     cm_eer: bool = False, progress: Progress | None = None) -> TandemIntervals:
+    """Percentile bootstrap intervals of the min t-DCF (and of the CM EER), per attack and pooled:
+    :func:`evaluate_tandem`, then :meth:`TandemEvaluation.bootstrap`.
+
+    Each row is resampled on its own trials, the subsets :func:`evaluate_tandem` computes the row on: all bona fide
+    trials and the attack's spoofs for the CM; the ASV's targets, non-targets and spoofs of the attack. The min t-DCF
+    interval of a row is ``bootstrap_tdcf(row.cm_trials, row.asv_trials, n, level, seed)``
+    (:func:`~llrcore.bootstrap_tdcf`: the five classes of trials drawn apart). **The ASV threshold stays the pooled
+    one**: in every row, as :func:`evaluate_tandem` holds it, and in every replicate, as :func:`~llrcore.bootstrap_tdcf`
+    holds it (a setting of the deployed ASV; what varies is how often the ASV errs at it). The CM threshold is free: a
+    replicate's value is the minimum over the CM thresholds,
+
+    ``min t-DCF = min_s (C0 + C1 Pmiss_cm(s) + C2 Pfa_cm(s)) / t-DCF_default``,
+
+    with C0, C1, C2 from the ASV's error rates in the replicate (Kinnunen et al., IEEE/ACM TASLP 28, 2020). The CM EER
+    interval of a row is ``bootstrap(row.cm_trials, n, level, seed=seed).interval("eer")`` (:func:`~llrcore.bootstrap`,
+    ROCCH-EER). Intervals are percentiles of the replicates (Efron & Tibshirani, 1993, ch. 13); replicates without a
+    t-DCF (:attr:`~llrcore.TandemBootstrap.failed`) are left out.
+
+    Parameters
+    ----------
+    cm, asv : Trials
+        As in :func:`evaluate_tandem`.
+    n : int
+        Replicates per row (and per metric).
+    level : float
+        Confidence level, e.g. 0.95.
+    seed : int
+        Seed of ``numpy.random.default_rng``, the same for every row: the pooled row's min t-DCF interval is that of
+        ``bootstrap_tdcf(cm, asv, n, level, seed)``.
+    formulation, cost_model, asv_threshold, by, name
+        As in :func:`evaluate_tandem`.
+    cm_eer : bool
+        Also the CM EER's interval (it costs about twice the min t-DCF's: :func:`~llrcore.bootstrap` computes every
+        binary metric of each replicate).
+    progress : callable, optional
+        Called as ``progress(done, total)`` over the replicates of all rows and metrics (``total = n × rows``, twice
+        that with `cm_eer`).
+
+    Returns
+    -------
+    TandemIntervals
+        ``.to_frame()``: one row per attack and the pooled row with ``min t-DCF lower``/``upper`` (and ``CM EER %
+        lower``/``upper``); ``.interval(attack, metric)``.
+    """
+    evaluation = evaluate_tandem(cm, asv, formulation=formulation, cost_model=cost_model, asv_threshold=asv_threshold,
+                                 by=by, name=name)
+    return evaluation.bootstrap(n, level, seed, cm_eer=cm_eer, progress=progress)
 
 
 def tandem_table(evaluations: Mapping[str, TandemEvaluation] | list[TandemEvaluation], *,

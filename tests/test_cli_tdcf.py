@@ -3,7 +3,9 @@
 Independent references: the known min t-DCF of the four ASVspoof 2019 LA CMs behind the organisers' ASV (eval part;
 legacy / revised: LFCC-GMM 0.0934 / 0.1503, RawNet2-a 0.1125 / 0.1682, b 0.1059 / 0.1620, c 0.1205 / 0.1756); the
 per-attack numbers against ``lc.tdcf`` and ``lc.eer`` on subsets of the raw files read with pandas; the ASV's spoof
-false-alarm rate counted trial by trial. Bad input: one sentence on stderr, exit status 2.
+false-alarm rate counted trial by trial; the intervals against ``lc.bootstrap_tdcf`` (pooled) and
+``lc.bootstrap_tandem`` (per attack, itself tested against ``lc.bootstrap_tdcf`` on hand-made subsets in
+test_spoofing.py) with the same seed. Bad input: one sentence on stderr, exit status 2.
 """
 import json
 from pathlib import Path
@@ -54,6 +56,29 @@ def test_ci_adds_the_bootstrap_interval_of_each_system(capsys):
     with pytest.raises(SystemExit) as refused:  # argparse's own usage line and status 2
         run(capsys, CM_DEV, "--asv", ASV_DEV, "--ci", 95)
     assert refused.value.code == 2 and "95 is not a probability" in capsys.readouterr().err
+
+
+def test_ci_with_by_attack_gives_every_attack_its_interval(capsys):
+    status, out, _ = run(capsys, CM_DEV, "--asv", ASV_DEV, "--by-attack", "--ci", 0.9, "--bootstrap", 30, "--seed", 3,
+                         "--json")
+    assert status == 0
+    systems, asv = json.loads(out)["systems"], lc.read_trials(ASV_DEV)
+    for name, cm in lc.read_trials(CM_DEV).items():
+        expected = lc.bootstrap_tandem(cm, asv, n=30, level=0.9, seed=3)
+        rows = systems[name]["attacks"]
+        assert [row["attack"] for row in rows] == [f"A0{i}" for i in range(1, 7)] + ["pooled"]
+        for row in rows:
+            assert (row["min t-DCF lower"], row["min t-DCF upper"]) == expected.interval(row["attack"])
+            assert row["min t-DCF lower"] <= row["min t-DCF"] <= row["min t-DCF upper"]
+        assert (systems[name]["min t-DCF lower"], systems[name]["min t-DCF upper"]) == expected.interval()
+    status, out, _ = run(capsys, CM_DEV, "--asv", ASV_DEV, "--by-attack", "--ci", 0.9, "--bootstrap", 30, "--csv")
+    columns = pd.read_csv(pd.io.common.StringIO(out)).columns.tolist()
+    assert columns[columns.index("min t-DCF"):columns.index("min t-DCF") + 3] == [
+        "min t-DCF", "min t-DCF lower", "min t-DCF upper"]
+    status, out, _ = run(capsys, CM_DEV, "--asv", ASV_DEV, "--by-attack", "--ci", 0.9, "--bootstrap", 30)
+    assert "Intervals: 90 % bootstrap of the min t-DCF, pooled and per attack, 30 replicates" in out
+    per_attack = out.split("Per attack")[1]
+    assert "min t-DCF lower" in per_attack and "min t-DCF upper" in per_attack
 
 
 def test_per_attack_csv_against_hand_made_subsets(capsys):

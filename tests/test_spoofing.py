@@ -17,6 +17,10 @@ Independent references:
 4. The pooled min t-DCF equals the values known for these four CMs (legacy / revised): LFCC-GMM 0.0934 / 0.1503,
    RawNet2-a 0.1125 / 0.1682, b 0.1059 / 0.1620, c 0.1205 / 0.1756.
 5. Refusals are sentences (``ValueError``).
+6. Intervals per attack (``lc.bootstrap_tandem``): ``lc.bootstrap_tdcf`` (tested on its own against ``lc.tdcf`` on the
+   drawn trials, test_tandem_bootstrap.py) run directly on each attack's trials made here with pandas from the raw
+   files, with the same seed: every row's replicates, hence its interval, to the last bit; the CM EER's interval
+   likewise against ``lc.bootstrap`` on the raw bona fide and spoof scores; the error bars against those intervals.
 """
 from __future__ import annotations
 
@@ -245,3 +249,92 @@ def test_attack_bars_draw_the_table(cm, asv, lfcc):
     assert fig.layout.yaxis.type == "log"
     with pytest.raises(ValueError, match="not broken down by attack"):
         attack_bars_figure({"LFCC-GMM": lc.evaluate_tandem(cm["LFCC-GMM"], asv, by=None)})
+
+
+# --- bootstrap intervals per attack ----------------------------------------------------------------------------------
+
+def raw_rows(raw_cm, raw_asv, attack: str, system: str = "LFCC-GMM") -> tuple[lc.Trials, lc.Trials]:
+    """One row's trials from the raw files: all bona fide trials with the attack's spoofs (every spoof for
+    ``"pooled"``) for the CM; the ASV's targets and non-targets with its spoofs of the attack."""
+    every = attack == "pooled"
+    bonafide = raw_cm.loc[raw_cm.key == "bonafide", system].to_numpy()
+    spoof_cm = raw_cm.loc[(raw_cm.key == "spoof") & (every | (raw_cm.attack == attack)), system].to_numpy()
+    tar, non = (raw_asv.loc[raw_asv.kind == kind, "score"].to_numpy() for kind in ("target", "nontarget"))
+    spoof_asv = raw_asv.loc[(raw_asv.kind == "spoof") & (every | (raw_asv.attack == attack)), "score"].to_numpy()
+    return lc.Trials(bonafide, spoof_cm), lc.Trials(tar, non, spoof=spoof_asv)
+
+
+@pytest.mark.parametrize("formulation", ["revised", "legacy"])
+def test_each_row_interval_is_bootstrap_tdcf_on_that_rows_trials(raw_cm, raw_asv, cm, asv, formulation):
+    result = lc.bootstrap_tandem(cm["LFCC-GMM"], asv, n=50, level=0.9, seed=11, formulation=formulation)
+    frame = result.to_frame().set_index("attack")
+    assert list(frame.index) == [*ATTACKS, "pooled"]
+    for attack in [*ATTACKS, "pooled"]:
+        cm_row, asv_row = raw_rows(raw_cm, raw_asv, attack)
+        direct = lc.bootstrap_tdcf(cm_row, asv_row, n=50, level=0.9, seed=11, formulation=formulation)
+        np.testing.assert_array_equal(result.tdcf[attack].replicates, direct.replicates)  # to the last bit
+        assert result.interval(attack) == direct.interval()
+        assert (frame.loc[attack, "min t-DCF lower"], frame.loc[attack, "min t-DCF upper"]) == direct.interval()
+        assert result.tdcf[attack].asv_threshold == lc.asv_eer_threshold(asv_row.tar, asv_row.non)  # the pooled one
+    pooled = lc.bootstrap_tdcf(cm["LFCC-GMM"], asv, n=50, level=0.9, seed=11, formulation=formulation)
+    assert result.interval() == pooled.interval()  # what the page's card showed before the rows had intervals
+
+
+def test_a_given_asv_threshold_is_held_in_every_row(raw_cm, raw_asv, cm, asv):
+    result = lc.evaluate_tandem(cm["LFCC-GMM"], asv, asv_threshold=0.0).bootstrap(20, seed=2)
+    assert {ci.asv_threshold for ci in result.tdcf.values()} == {0.0}
+    cm_row, asv_row = raw_rows(raw_cm, raw_asv, "A17")
+    assert result.interval("A17") == lc.bootstrap_tdcf(cm_row, asv_row, 20, seed=2, asv_threshold=0.0).interval()
+
+
+def test_cm_eer_interval_is_lc_bootstrap_on_that_rows_cm_trials(raw_cm, raw_asv, cm, asv):
+    seen = []
+    result = lc.bootstrap_tandem(cm["RawNet2-a"], asv, n=20, seed=4, cm_eer=True,
+                                 progress=lambda done, total: seen.append((done, total)))
+    frame = result.to_frame().set_index("attack")
+    for attack in ("A10", "A17", "pooled"):
+        cm_row, _ = raw_rows(raw_cm, raw_asv, attack, "RawNet2-a")
+        expected = lc.bootstrap(cm_row, 20, seed=4).interval("eer")
+        assert result.interval(attack, "CM EER") == expected
+        assert frame.loc[attack, ["CM EER % lower", "CM EER % upper"]].tolist() == [100 * x for x in expected]
+    assert seen == [(done, 2 * 20 * 14) for done in range(1, 2 * 20 * 14 + 1)]  # every replicate of every row
+    columns = list(result.to_frame(percent=False).columns)
+    assert columns[columns.index("CM EER"):columns.index("CM EER") + 6] == [
+        "CM EER", "CM EER lower", "CM EER upper", "min t-DCF", "min t-DCF lower", "min t-DCF upper"]
+    without = lc.evaluate_tandem(cm["RawNet2-a"], asv, by=None).bootstrap(20, seed=4)
+    assert "CM EER % lower" not in without.to_frame() and np.isnan(without.interval(metric="CM EER")).all()
+    assert list(without.tdcf) == ["pooled"]
+
+
+def test_a_row_without_a_tdcf_has_no_interval():
+    attack = pd.DataFrame({"attack": ["-"] * 3 + ["X1", "X1", "X2", "X2"]})
+    cm = lc.Trials([3.0, 2.0, 1.0], [0.0, 1.5, -1.0, 2.5], metadata=attack)
+    asv_meta = pd.DataFrame({"attack": ["bonafide"] * 5 + ["X1", "X1", "X2", "X2"]})
+    asv = lc.Trials([5.0, 4.0, 3.0], [-2.0, 0.5], spoof=[-5.0, -4.0, 4.5, 3.5], metadata=asv_meta)
+    result = lc.bootstrap_tandem(cm, asv, n=30, formulation="legacy", asv_threshold=1.0)
+    frame = result.to_frame().set_index("attack")
+    assert result.tdcf["X1"] is None and frame.loc["X1", ["min t-DCF lower", "min t-DCF upper"]].isna().all()
+    assert np.isfinite(result.interval("pooled")).all()
+    with pytest.raises(KeyError, match="No row 'X3': the rows are X1, X2 and pooled"):
+        result.interval("X3")
+    with pytest.raises(KeyError, match="the intervals are of min t-DCF and CM EER"):
+        result.interval("X2", "SPF-EER")
+
+
+def test_attack_bars_draw_the_intervals_as_error_bars(cm, asv):
+    from llrcore.plots.spoofing import attack_bars_figure
+
+    results = {name: lc.evaluate_tandem(cm[name], asv) for name in ("LFCC-GMM", "RawNet2-a")}
+    intervals = {"LFCC-GMM": results["LFCC-GMM"].bootstrap(20, cm_eer=True)}
+    fig = attack_bars_figure(results, intervals=intervals)
+    bars = {t.meta["label"]: t for t in fig.data}
+    frame = intervals["LFCC-GMM"].to_frame()
+    for column in ("min t-DCF", "CM EER %"):
+        bar = bars[f"LFCC-GMM {column}"]
+        np.testing.assert_array_equal(bar.y, frame[column])
+        np.testing.assert_array_equal(bar.error_y.array, frame[f"{column} upper"] - frame[column])
+        np.testing.assert_array_equal(bar.error_y.arrayminus, frame[column] - frame[f"{column} lower"])
+    assert bars["RawNet2-a min t-DCF"].error_y.array is None  # no intervals asked for it
+    assert "error bars: 95 % bootstrap intervals" in fig.layout.title.text
+    assert all(axis.title.text for axis in (fig.layout.yaxis, fig.layout.yaxis2, fig.layout.yaxis3, fig.layout.xaxis3))
+    assert "error bars" not in attack_bars_figure(results).layout.title.text

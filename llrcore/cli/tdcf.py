@@ -10,7 +10,6 @@ import pandas as pd
 
 from ..io import read_trials
 from ..spoofing import NO_ATTACKS, evaluate_tandem, tandem_table
-from ..tandem_bootstrap import bootstrap_tdcf
 from ..tdcf import tdcf_cost_model
 from ._options import probability, replicates
 
@@ -41,8 +40,8 @@ def add_command(commands) -> None:
     parser.add_argument("--by-attack", action="store_true", help="add the per-attack table (both files need an "
                         "'attack' column)")
     parser.add_argument("--ci", type=probability, metavar="LEVEL", help="bootstrap confidence interval of the min "
-                        "t-DCF at this level, e.g. 0.95 (the CM's and the ASV's trials drawn apart, the ASV threshold "
-                        "kept)")
+                        "t-DCF at this level, e.g. 0.95, pooled and with --by-attack per attack (each row's trials: "
+                        "the CM's and the ASV's drawn apart, the ASV threshold kept at the pooled one)")
     parser.add_argument("--bootstrap", type=replicates, default=1000, metavar="N", help="bootstrap replicates (1000)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the bootstrap draws (0)")
     output = parser.add_mutually_exclusive_group()
@@ -91,22 +90,22 @@ def run(args) -> str:
         for note in result.notes():
             warnings.warn(f"{name}: {note}", stacklevel=1)
     summary = tandem_table(results).set_index("system")
-    if args.ci:
-        intervals = [bootstrap_tdcf(trials, asv, n=args.bootstrap, level=args.ci, seed=args.seed,
-                                    formulation=args.formulation, asv_threshold=args.asv_threshold).interval()
-                     for trials in systems.values()]
+    ranges = {name: result.bootstrap(args.bootstrap, args.ci, args.seed) for name, result in results.items()
+              if args.ci}
+    if ranges:
         position = summary.columns.get_loc("min t-DCF") + 1
-        for offset, (column, values) in enumerate(zip(("min t-DCF lower", "min t-DCF upper"), zip(*intervals))):
+        for offset, (column, values) in enumerate(zip(("min t-DCF lower", "min t-DCF upper"),
+                                                      zip(*(ranges[name].interval() for name in results)))):
             summary.insert(position + offset, column, values)
-    attacks = (pd.concat([r.to_frame().assign(system=n) for n, r in results.items()]).set_index(["system", "attack"])
+    frames = {name: ranges.get(name, result).to_frame() for name, result in results.items()}  # per attack
+    attacks = (pd.concat([frame.assign(system=n) for n, frame in frames.items()]).set_index(["system", "attack"])
                if by else None)
     if args.json:  # json.dumps writes floats exactly
         first = next(iter(results.values()))
         document = {"formulation": args.formulation, "cost_model": dict(first.tdcf.cost_model),
                     "asv_threshold": first.asv_threshold, "units": UNITS,
                     "systems": {name: {**dict(summary.loc[name].items()),
-                                       **({"attacks": results[name].to_frame().to_dict(orient="records")} if by
-                                          else {})}
+                                       **({"attacks": frames[name].to_dict(orient="records")} if by else {})}
                                 for name in results}}
         return json.dumps(document, indent=2, default=_json_value)
     if args.csv:
@@ -118,9 +117,9 @@ def run(args) -> str:
     header = (f"CM: {Path(args.scores).name}; ASV: {Path(args.asv).name} ({asv.tar.size:,} targets, {asv.non.size:,} "
               f"non-targets, {asv.spoof.size:,} spoofs), threshold {first.asv_threshold:.4f} ({threshold})\n"
               f"{FORMULATIONS[args.formulation]}; cost model{default}: {model}\nUnits: {UNITS}\n"
-              + (f"Intervals: {100 * args.ci:g} % bootstrap of the min t-DCF, {args.bootstrap:,} replicates, seed "
-                 f"{args.seed}, the CM's and the ASV's trials drawn apart, the ASV threshold kept\n"
-                 if args.ci else ""))
+              + (f"Intervals: {100 * args.ci:g} % bootstrap of the min t-DCF{', pooled and per attack' * bool(by)}, "
+                 f"{args.bootstrap:,} replicates, seed {args.seed}, the CM's and the ASV's trials drawn apart, the ASV "
+                 "threshold kept\n" if args.ci else ""))
     text = header + _text(summary.drop(columns="formulation"))
     if by:
         text += "\n\nPer attack (every bona fide trial, one attack's spoofs; the ASV threshold stays the pooled one):\n"

@@ -8,7 +8,8 @@ with the same ASV; they compute nothing.
   with different score scales share one axis; each system's minimum marked; the floor (a perfect CM) and 1 (the
   better CM that decides without looking) as reference lines.
 - :func:`attack_bars_figure` — per attack and pooled: each CM's EER, the ASV's spoof false-alarm rate (one bar: it
-  does not depend on the CM), each CM's min t-DCF, in three panels over one attack axis.
+  does not depend on the CM), each CM's min t-DCF, in three panels over one attack axis; with
+  :class:`~llrcore.TandemIntervals` (:func:`~llrcore.bootstrap_tandem`), their bootstrap intervals as error bars.
 """
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from ..spoofing import TandemEvaluation
+from ..spoofing import TandemEvaluation, TandemIntervals
 from ._style import LINE_WIDTH, REFERENCE_COLOUR, decimation_indices, legend_key, legend_label, point_marker
 from ._style import style_figure, system_colour
 
@@ -123,7 +124,8 @@ ATTACK_PANELS = (("CM EER %", "CM EER (%)"), ("ASV spoof FA %", "ASV accepts<br>
                  ("min t-DCF", "min t-DCF<br>(normalised)"))
 
 
-def attack_bars_figure(results: Mapping[str, TandemEvaluation], *, log_eer: bool = False) -> go.Figure:
+def attack_bars_figure(results: Mapping[str, TandemEvaluation], *, log_eer: bool = False,
+                       intervals: Mapping[str, TandemIntervals] | None = None) -> go.Figure:
     """Per attack and pooled, grouped bars: each CM's EER, the ASV's spoof false-alarm rate, each CM's min t-DCF.
 
     Parameters
@@ -132,9 +134,12 @@ def attack_bars_figure(results: Mapping[str, TandemEvaluation], *, log_eer: bool
         Broken down by attack (``by=``), the same ASV and formulation for all.
     log_eer : bool
         A logarithmic CM EER axis (per-attack EERs span three decades on ASVspoof 2019 LA).
+    intervals : mapping of CM system name to TandemIntervals, optional
+        Bootstrap intervals (:meth:`TandemEvaluation.bootstrap`), drawn as error bars on the bars they have limits
+        for (the min t-DCF; the CM EER when it was bootstrapped); a system without one is drawn without.
     """
-    results = _checked(results)
-    frames = {name: result.to_frame() for name, result in results.items()}
+    results, intervals = _checked(results), dict(intervals or {})
+    frames = {name: (intervals[name] if name in intervals else result).to_frame() for name, result in results.items()}
     if all(len(frame) == 1 for frame in frames.values()):
         raise ValueError("The results are not broken down by attack (evaluate_tandem with by=None): nothing per "
                          "attack to draw.")
@@ -149,7 +154,9 @@ def attack_bars_figure(results: Mapping[str, TandemEvaluation], *, log_eer: bool
     fig.add_trace(_bars(asv, "ASV spoof FA %", "ASV (the same for every CM)", REFERENCE_COLOUR, showlegend=True)
                   .update(width=0.35), row=2, col=1)
     first = next(iter(results.values()))
-    style_figure(fig, f"Per attack: countermeasure EER, ASV spoof acceptance, {first.formulation} min t-DCF",
+    levels = sorted({f"{100 * ci.level:g} %" for ci in intervals.values()})
+    bars = f" (error bars: {', '.join(levels)} bootstrap intervals)" if levels else ""
+    style_figure(fig, f"Per attack: countermeasure EER, ASV spoof acceptance, {first.formulation} min t-DCF{bars}",
                  height=880)
     fig.update_layout(barmode="group", bargap=0.2, bargroupgap=0.05)
     for row, (_, title) in enumerate(ATTACK_PANELS, start=1):
@@ -164,6 +171,15 @@ def attack_bars_figure(results: Mapping[str, TandemEvaluation], *, log_eer: bool
 
 
 def _bars(frame: pd.DataFrame, column: str, name: str, colour: str, *, showlegend: bool) -> go.Bar:
-    return go.Bar(x=frame.index.to_numpy(), y=frame[column].to_numpy(dtype=float), name=name, legendgroup=name,
-                  showlegend=showlegend, marker=dict(color=colour), meta=dict(system=name, label=f"{name} {column}"),
-                  hovertemplate=f"{name}<br>%{{x}}: {column} %{{y:.4g}}<extra></extra>")
+    """One system's bars of `column`, with error bars when `frame` has its ``lower`` and ``upper`` limits."""
+    y = frame[column].to_numpy(dtype=float)
+    error, limits, bounds = None, "", None
+    if f"{column} lower" in frame.columns:
+        bounds = frame[[f"{column} lower", f"{column} upper"]].to_numpy(dtype=float)
+        error = dict(type="data", symmetric=False, array=bounds[:, 1] - y, arrayminus=y - bounds[:, 0],
+                     thickness=1.5, width=4, color="#333333")
+        limits = " [%{customdata[0]:.4g}, %{customdata[1]:.4g}]"
+    return go.Bar(x=frame.index.to_numpy(), y=y, name=name, legendgroup=name, showlegend=showlegend,
+                  marker=dict(color=colour), error_y=error, customdata=bounds,
+                  meta=dict(system=name, label=f"{name} {column}"),
+                  hovertemplate=f"{name}<br>%{{x}}: {column} %{{y:.4g}}{limits}<extra></extra>")

@@ -4,19 +4,23 @@ sidebar, the four ASVspoof 2019 LA countermeasures loaded with the page's button
 Independent references: the known min t-DCF of the LFCC-GMM countermeasure behind the organisers' ASV on the LA
 evaluation part (revised 0.1503, legacy 0.0934); the per-attack CSV against ``lc.tdcf`` on subsets of the raw files
 read with pandas (all bona fide trials, one attack's spoofs, the ASV's spoofs of that attack); the interval shown
-against ``lc.bootstrap_tdcf`` (itself tested against ``lc.tdcf`` on the drawn trials).
+against ``lc.bootstrap_tdcf`` (itself tested against ``lc.tdcf`` on the drawn trials); the per-attack intervals in
+the CSV and the error bars drawn in the browser against ``lc.bootstrap_tandem`` (itself tested against
+``lc.bootstrap_tdcf`` on each attack's trials made with pandas) with the page's replicates.
 """
 from __future__ import annotations
 
+import base64
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 from playwright.sync_api import Page, expect
 
 import llrcore as lc
 from test_browser import no_exception, open_page, snap, wait_for_charts, wait_idle
-from test_conditions_page import download, go
+from test_conditions_page import download, go, type_number
 
 pytestmark = pytest.mark.e2e
 
@@ -24,6 +28,22 @@ ASSETS = Path(__file__).resolve().parents[2] / "assets"
 CM_EVAL = ASSETS / "asvspoof2019_la_cm" / "ASVspoof2019.LA.cm.eval.scores.tsv.gz"
 ASV_EVAL = ASSETS / "asvspoof2019_la" / "ASVspoof2019.LA.asv.eval.gi.trl.scores.txt"
 LFCC = "ASVspoof19 LA CM LFCC-GMM (eval)"
+REPLICATES = 100  # typed into the page: few, to keep the run short
+#: The error bars of the trace labelled `label` (meta.label) of a figure on the page, as plotly holds them.
+ERROR_BARS = """label => {
+    for (const plot of document.querySelectorAll('.js-plotly-plot')) {
+        const found = plot.data.find(trace => trace.meta && trace.meta.label === label);
+        if (found) return [found.error_y.array, found.error_y.arrayminus];
+    }
+    return null;
+}"""
+
+
+def numbers(held) -> np.ndarray:
+    """An array as plotly holds it in the browser: a list, or base64 bytes with their dtype (numpy data)."""
+    if isinstance(held, dict):
+        return np.frombuffer(base64.b64decode(held["bdata"]), dtype=held["dtype"])
+    return np.asarray(held, dtype=float)
 
 
 def min_tdcf_of_first_cm(page: Page):
@@ -69,15 +89,29 @@ def test_tandem_page_loads_the_countermeasures_and_switches_formulation(page: Pa
     no_exception(page)
     snap(page, screenshots / "spoofing_legacy.png")
 
-    page.get_by_text("95 % confidence interval of each min t-DCF", exact=False).click()
+    type_number(page, "Replicates", str(REPLICATES))
+    page.get_by_text("95 % confidence interval of each min t-DCF, pooled and per attack", exact=False).click()
     wait_idle(page, timeout=300_000)
-    cm = lc.read_trials(CM_EVAL)["LFCC-GMM"]
-    ci = lc.bootstrap_tdcf(cm, lc.read_trials(ASV_EVAL), n=1000, formulation="legacy")
+    cm, asv = lc.read_trials(CM_EVAL)["LFCC-GMM"], lc.read_trials(ASV_EVAL)
+    ci = lc.bootstrap_tdcf(cm, asv, n=REPLICATES, formulation="legacy")
     shown = page.locator(".st-key-tandem_ci_0")
     expect(shown).to_contain_text(f"min t-DCF, 95 % interval: {ci.lower:.4f} – {ci.upper:.4f}")
+    expect(page.get_by_text("The 95 % interval of each min t-DCF draws that row's trials again (100 times")) \
+        .to_be_visible()
+    per_attack = lc.bootstrap_tandem(cm, asv, n=REPLICATES, formulation="legacy").to_frame().set_index("attack")
+    table = download(page, page.locator(".st-key-tandem_attacks_csv").get_by_role("button"))
+    rows = table[table.system == LFCC].set_index("attack")
+    assert list(rows.index) == list(per_attack.index)
+    for column in ("min t-DCF", "min t-DCF lower", "min t-DCF upper"):
+        assert rows[column].to_numpy() == pytest.approx(per_attack[column].to_numpy(), rel=1e-12)
+    plus, minus = map(numbers, page.evaluate(ERROR_BARS, f"{LFCC} min t-DCF"))  # the error bars the browser draws
+    assert plus == pytest.approx((per_attack["min t-DCF upper"] - per_attack["min t-DCF"]).to_numpy(), rel=1e-12)
+    assert minus == pytest.approx((per_attack["min t-DCF"] - per_attack["min t-DCF lower"]).to_numpy(), rel=1e-12)
     go(page, "Fusion")
-    go(page, "ASV + countermeasure")  # the intervals stay on, and are not computed again
+    go(page, "ASV + countermeasure")  # the intervals and their replicates stay, and are not computed again
     expect(shown).to_contain_text(f"min t-DCF, 95 % interval: {ci.lower:.4f} – {ci.upper:.4f}")
+    expect(page.get_by_role("spinbutton", name="Replicates")).to_have_value(str(REPLICATES))
+    wait_for_charts(page, 2)
     no_exception(page)
     snap(page, screenshots / "spoofing_intervals.png")
 
