@@ -30,6 +30,7 @@ from .conditional_calibration import ConditionalCalibration
 from .data.checks import as_scores
 from .data.trials import Trials
 from .newton import newton, newton_polish, trust_region
+from .parallel import dot
 from .prior import as_plo
 from .rates import SortedScores, sigmoid
 from .rules import BetaRule
@@ -183,10 +184,10 @@ class _Objective:
             hessian[-1, -1] += weight * curvature.sum()
             for i, column in enumerate(columns):
                 weighted = curvature * column
-                gradient[i] += weight * (slope @ column)
+                gradient[i] += weight * dot(slope, column)
                 hessian[i, -1] += weight * weighted.sum()
                 for j in range(i, len(columns)):
-                    hessian[i, j] += weight * (weighted @ columns[j])
+                    hessian[i, j] += weight * dot(weighted, columns[j])
         hessian = np.triu(hessian) + np.triu(hessian, 1).T
         m = self.standardisation
         gradient, hessian = m.T @ gradient, m.T @ hessian @ m
@@ -201,7 +202,7 @@ def _centre_spread(tar: np.ndarray, non: np.ndarray) -> tuple[float, float]:
     n = tar.size + non.size
     mean = (tar.sum() + non.sum()) / n
     deviation = np.concatenate([tar, non]) - mean
-    return mean, np.sqrt(deviation @ deviation / n)
+    return mean, np.sqrt(dot(deviation, deviation) / n)
 
 
 def _ill_conditioned(centre: np.ndarray, spread: np.ndarray) -> np.ndarray:
@@ -257,7 +258,7 @@ def _moments(tar: np.ndarray, non: np.ndarray) -> tuple[float, float]:
     """Mean and spread of one system's pooled scores, for conditioning only (so E[s^2] - E[s]^2 is good enough)."""
     n = tar.size + non.size
     mean = (tar.sum() + non.sum()) / n
-    return mean, np.sqrt(max((tar @ tar + non @ non) / n - mean**2, 0.0))
+    return mean, np.sqrt(max((dot(tar, tar) + dot(non, non)) / n - mean**2, 0.0))
 
 
 def _start(objective: _Objective, tar_columns, non_columns) -> np.ndarray:

@@ -5,7 +5,8 @@ one process share the work without copying the scores. Three patterns cover it:
 
 - :func:`sort_classes`: the target and non-target scores sorted in chunks on all threads, the sorted chunks merged
   by value range (each range on its own thread: gather its piece of every chunk, merge them with numpy's stable sort,
-  which finds the sorted runs and merges them in linear time), and each range's per-score class counts made there;
+  which finds the sorted runs and merges them in linear time), and whatever else a range can do alone done there
+  (:class:`~llrcore.rates.SortedScores` merges the range's targets into its non-targets);
 - :func:`over_chunks`, :func:`elementwise` and :func:`cumulative`: a pass over a long array cut into chunks whose
   bounds depend only on its length, never on the number of threads;
 - :func:`ordered_map` and :func:`run_dependent`: whole tasks (bootstrap replicates, calibration fits) on a pool, the
@@ -13,8 +14,9 @@ one process share the work without copying the scores. Three patterns cover it:
 
 **No number depends on the number of threads**: a sort's result is unique (``-0.0`` is read as ``0.0``, so that
 where the zeros of a tie fall cannot depend on the chunks), counts are integers, element-wise results are computed by
-the same kernel whatever the chunk, every floating-point reduction runs once, serially, over the whole array, and
-random draws are made in the calling thread, in their serial order.
+the same kernel whatever the chunk, every floating-point reduction runs once, serially, over the whole array (and
+not through BLAS, whose dot product splits over BLAS's own threads: :func:`dot`), and random draws are made in the
+calling thread, in their serial order.
 
 How many: ``threads=`` where a function takes it, else the limit set with :func:`thread_limit`, else the environment
 variable ``LLRCORE_THREADS``, else the CPUs this process may run on (``os.sched_getaffinity``). Work inside a pool
@@ -37,7 +39,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 
 import numpy as np
 
-__all__ = ["ENVIRONMENT_VARIABLE", "available_cpus", "chunk_bounds", "cumulative", "elementwise", "map_tasks",
+__all__ = ["ENVIRONMENT_VARIABLE", "available_cpus", "chunk_bounds", "cumulative", "dot", "elementwise", "map_tasks",
            "ordered_map", "over_chunks", "run_dependent", "sort", "sort_classes", "thread_count", "thread_limit",
            "workers_for"]
 
@@ -289,6 +291,13 @@ def cumulative(counts: np.ndarray, out: np.ndarray, finish: Callable | None = No
 
     over_chunks(running, counts.size, threads)
     return out
+
+
+def dot(a: np.ndarray, b: np.ndarray) -> float:
+    """``sum(a * b)`` by numpy's own loop, never BLAS: a BLAS dot product of more than about 100,000 values is split
+    over BLAS's threads (its value then depends on their number), and those threads, woken, spin on the cores that
+    the pool's threads need."""
+    return np.einsum("i,i->", a, b)
 
 
 # ----- whole tasks -------------------------------------------------------------------------------------------------

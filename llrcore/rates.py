@@ -369,7 +369,7 @@ def _cumulative(weights: np.ndarray) -> np.ndarray:
 def _weighted_sum(weights: np.ndarray, cost: np.ndarray) -> float:
     """``sum(weights * cost)`` where a zero weight of an infinite cost adds nothing (not NaN)."""
     with np.errstate(invalid="ignore"):
-        total = weights @ cost
+        total = parallel.dot(weights, cost)
         if np.isnan(total):
             total = np.where(weights > 0, weights * cost, 0.0).sum()
     return total

@@ -4,7 +4,7 @@ Independent references: ``np.sort`` (the parallel sort must equal it bit for bit
 ``np.unique`` with counts for the table of unique scores and class counts; ``np.cumsum`` and plain numpy for the step
 DET and Cllr; and, for everything else (``evaluate``'s whole row, the DETs, the PAV LLRs, bootstrap replicates and
 intervals, the paired comparison, the t-DCF bootstrap, the prior-weighting sweep), the same call on one thread, which
-runs the serial code of before the pool existed. Small chunk sizes (``MIN_PARALLEL``, ``CHUNK`` lowered) make small
+runs the serial code of before the pool existed; and the same calls with BLAS limited to one thread (threadpoolctl). Small chunk sizes (``MIN_PARALLEL``, ``CHUNK`` lowered) make small
 data cross many chunks and ranges, so that every edge (an empty range, a tie across chunks, a run of one class across
 chunks) is met; one test runs the default sizes on 1.5M scores.
 
@@ -233,6 +233,22 @@ def test_sweep_table_is_the_same_on_any_number_of_threads():
         assert seen == [(k, 9) for k in range(1, 10)]
         for frame, expected in zip(got, reference):
             assert frame.equals(expected), threads
+
+
+def test_no_number_depends_on_blas_threads():
+    """BLAS splits a dot product of more than 100,000 values over its own threads; the fits and the bootstrap's Cllr
+    sum without BLAS, so limiting BLAS to one thread changes nothing (and leaves no BLAS thread spinning)."""
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    rng = np.random.default_rng(11)
+    trials = lc.Trials(rng.normal(2, 1, 120_000), rng.normal(-1, 1.2, 240_000))
+
+    def numbers():
+        fit = lc.fit_affine(trials.tar, trials.non, lc.BetaRule.brier(), -2.0)
+        return (fit.scale, fit.offset), lc.bootstrap(trials, n=3, seed=1, threads=2).replicates.to_numpy()
+
+    reference = numbers()
+    with threadpoolctl.threadpool_limits(1):
+        assert_same(numbers(), reference)
 
 
 # ----- how many threads --------------------------------------------------------------------------------------------
