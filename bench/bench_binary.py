@@ -452,11 +452,15 @@ def profile_worker(n_tar: int, n_non: int, reps: int, out_path: str) -> None:
 # ---------------------------------------------------------------------------------------------------------------
 # Driver
 # ---------------------------------------------------------------------------------------------------------------
-def _spawn(argv: list[str], timeout: float) -> tuple[dict | None, str]:
+def _spawn(argv: list[str], timeout: float, *, script: str | None = None,
+           env: dict | None = None) -> tuple[dict | None, str]:
+    """Run a worker (this file's, or `script`'s in bench/) in a subprocess with `env` (default: this one's, with the
+    checkout on PYTHONPATH); return its JSON record, or None and why it failed."""
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "out.json"
-        cmd = [sys.executable, str(Path(__file__).resolve()), *argv, "--out", str(out)]
-        env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+        cmd = [sys.executable, str(HERE / script if script else Path(__file__).resolve()), *argv, "--out", str(out)]
+        if env is None:
+            env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
         try:
             proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env, cwd=ROOT)
         except subprocess.TimeoutExpired:
@@ -716,6 +720,12 @@ def render(records: dict, profile: dict | None, info: dict, size: tuple[int, int
     return "\n".join(out) + "\n"
 
 
+def add_size_option(parser: argparse.ArgumentParser) -> None:
+    """--size full (1M + 10M, writes bench/RESULTS.md) or small (100k + 1M, a quick check)."""
+    parser.add_argument("--size", choices=sorted(SIZES), default="full",
+                        help="full: 1M + 10M (writes bench/RESULTS.md); small: 100k + 1M, quick check")
+
+
 def add_run_options(parser: argparse.ArgumentParser, *, idle_wait: float) -> None:
     """The options every benchmark run shares: --idle-wait, --write, --no-write, and the worker's hidden ones."""
     parser.add_argument("--idle-wait", type=float, default=idle_wait,
@@ -731,8 +741,7 @@ def add_run_options(parser: argparse.ArgumentParser, *, idle_wait: float) -> Non
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--size", choices=sorted(SIZES), default="full",
-                        help="full: 1M + 10M (writes bench/RESULTS.md); small: 100k + 1M, quick check")
+    add_size_option(parser)
     parser.add_argument("--reps", type=int, default=3, help="repetitions per tool (best is reported)")
     parser.add_argument("--budget", type=float, default=TIME_BUDGET,
                         help="seconds of timed work per tool before it stops repeating / counts as too slow")

@@ -37,7 +37,8 @@ from pathlib import Path
 
 import numpy as np
 from _results import publish
-from bench_binary import ROOT, SEED, SIZES, _maxrss_mib, add_run_options, machine_info, make_data, wait_for_idle
+from bench_binary import (ROOT, SEED, SIZES, _maxrss_mib, add_run_options, add_size_option, machine_info, make_data,
+                          wait_for_idle)
 
 RESULTS = Path(__file__).resolve().parent / "RESULTS.md"
 HEADING = "## Bootstrap (1M target + 10M non-target, 1,000 replicates)"
@@ -287,8 +288,7 @@ def render(records: dict, info: dict, size: tuple[int, int], command: str, repli
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--size", choices=sorted(SIZES), default="full",
-                        help="full: 1M + 10M (writes bench/RESULTS.md); small: 100k + 1M, quick check")
+    add_size_option(parser)
     parser.add_argument("--replicates", type=int, default=1000, help="llrcore bootstrap replicates (default 1000)")
     parser.add_argument("--naive-replicates", type=int, default=None,
                         help="replicates of the naive way (default 5 at full size, 20 small)")
