@@ -105,9 +105,13 @@ def plan_turns(k: int, shares: np.ndarray, leader: int | None, halves: int, rng:
             return z
 
 
-def simulate(k: int, balanced: bool, plda: TwoCovariancePLDA, rng: np.random.Generator, params: dict):
+def simulate(k: int, balanced: bool, plda: TwoCovariancePLDA, rng: np.random.Generator, params: dict,
+             duration: float | None = None):
+    """One recording of `k` speakers; its length is the corpus's (60 + 12 k + U(0, 20) s, at most 200 s) unless
+    `duration` (s) is given, as the benchmark does for a matrix of realistic size."""
     dimension = params["dimension"]
-    duration = float(min(200.0, 60.0 + 12.0 * k + rng.uniform(0.0, 20.0)))
+    drawn = float(min(200.0, 60.0 + 12.0 * k + rng.uniform(0.0, 20.0)))  # drawn either way: the corpus's seed stream
+    duration = drawn if duration is None else float(duration)
     halves = int(duration // HALF)
     duration = halves * HALF
     leader = None
