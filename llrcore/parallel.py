@@ -359,6 +359,8 @@ def run_dependent(function: Callable, tasks: Sequence, depends_on: Sequence[Sequ
     pool = _pool(threads)
 
     def run(i: int) -> None:
+        if failed.is_set():  # the caller has given up (a task failed, or on_done raised): skip what is queued
+            return
         try:
             results[i] = function(tasks[i], *(results[j] for j in parents[i]))
         except BaseException as error:  # noqa: BLE001 (handed to the calling thread, which raises it)
@@ -379,10 +381,16 @@ def run_dependent(function: Callable, tasks: Sequence, depends_on: Sequence[Sequ
     for i, d in enumerate(parents):
         if not d:
             pool.submit(run, i)
-    for _ in tasks:
-        i, error = finished.get()
-        if error is not None:
-            raise error
-        if on_done is not None:
-            on_done(i)
+    try:
+        for _ in tasks:
+            i, error = finished.get()
+            if error is not None:
+                raise error
+            if on_done is not None:
+                on_done(i)
+    except BaseException:
+        # on_done raising (a Streamlit rerun stops the script inside the progress bar) or an interrupt: the tasks
+        # not yet started must not go on running on the shared pool, ahead of the next caller's
+        failed.set()
+        raise
     return results
