@@ -204,7 +204,7 @@ class TandemEvaluation:
         return notes
 
     def bootstrap(self, n: int = 1000, level: float = 0.95, seed: int = 0, *, cm_eer: bool = False,
-                  progress: Progress | None = None) -> TandemIntervals:
+                  progress: Progress | None = None, threads: int | None = None) -> TandemIntervals:
         """Bootstrap intervals of every row's min t-DCF (and CM EER), on the trials of each row: see
         :func:`bootstrap_tandem`."""
         runs = 2 if cm_eer else 1
@@ -214,10 +214,10 @@ class TandemEvaluation:
             tdcfs[row.attack] = None if row.tdcf is None else bootstrap_tdcf(
                 row.cm_trials, row.asv_trials, n, level, seed, formulation=self.formulation,
                 cost_model=row.tdcf.cost_model, asv_threshold=self.asv_threshold,
-                progress=_shifted(progress, done, total))
+                progress=_shifted(progress, done, total), threads=threads)
             if cm_eer:
                 eers[row.attack] = bootstrap(row.cm_trials, n, level, seed=seed,
-                                             progress=_shifted(progress, done + n, total))
+                                             progress=_shifted(progress, done + n, total), threads=threads)
         return TandemIntervals(evaluation=self, tdcf=tdcfs, cm_eer=eers, level=level, n=n, seed=seed)
 
 
@@ -387,7 +387,8 @@ def evaluate_tandem(cm: Trials, asv: Trials, *, formulation: str = "revised", co
 def bootstrap_tandem(cm: Trials, asv: Trials, n: int = 1000, level: float = 0.95, seed: int = 0, *,
                      formulation: str = "revised", cost_model: Mapping | None = None,
                      asv_threshold: float | None = None, by: str | None = "attack", name: str | None = None,
-                     cm_eer: bool = False, progress: Progress | None = None) -> TandemIntervals:
+                     cm_eer: bool = False, progress: Progress | None = None,
+                     threads: int | None = None) -> TandemIntervals:
     """Percentile bootstrap intervals of the min t-DCF (and of the CM EER), per attack and pooled:
     :func:`evaluate_tandem`, then :meth:`TandemEvaluation.bootstrap`.
 
@@ -425,6 +426,9 @@ def bootstrap_tandem(cm: Trials, asv: Trials, n: int = 1000, level: float = 0.95
     progress : callable, optional
         Called as ``progress(done, total)`` over the replicates of all rows and metrics (``total = n × rows``, twice
         that with `cm_eer`).
+    threads : int, optional
+        Replicates computed at once (:func:`~llrcore.thread_count`: by default ``LLRCORE_THREADS`` or every CPU).
+        No number depends on it.
 
     Returns
     -------
@@ -434,7 +438,7 @@ def bootstrap_tandem(cm: Trials, asv: Trials, n: int = 1000, level: float = 0.95
     """
     evaluation = evaluate_tandem(cm, asv, formulation=formulation, cost_model=cost_model, asv_threshold=asv_threshold,
                                  by=by, name=name)
-    return evaluation.bootstrap(n, level, seed, cm_eer=cm_eer, progress=progress)
+    return evaluation.bootstrap(n, level, seed, cm_eer=cm_eer, progress=progress, threads=threads)
 
 
 def tandem_table(evaluations: Mapping[str, TandemEvaluation] | list[TandemEvaluation], *,

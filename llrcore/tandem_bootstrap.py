@@ -34,7 +34,7 @@ import pandas as pd
 from . import parallel
 from .data.trials import Trials
 from .tdcf import tdcf, tdcf_weights
-from .uncertainty import check_replicates, percentile_interval
+from .uncertainty import _window, check_replicates, percentile_interval
 
 __all__ = ["TandemBootstrap", "bootstrap_tdcf"]
 
@@ -136,7 +136,8 @@ def bootstrap_tdcf(cm: Trials, asv: Trials, n: int = 1000, level: float = 0.95, 
                         (asv.spoof.size - asv_spoof) / asv.spoof.size)
 
     replicates = np.empty(n)
-    for i, value in enumerate(parallel.ordered_map(replicate, draws, threads)):
+    in_flight = _window(sum(values.size for values in classes), threads)  # each holds its draws of every trial
+    for i, value in enumerate(parallel.ordered_map(replicate, draws, threads, window=in_flight)):
         replicates[i] = value
         if progress is not None:
             progress(i + 1, n)

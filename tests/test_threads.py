@@ -4,9 +4,10 @@ Independent references: ``np.sort`` (the parallel sort must equal it bit for bit
 ``np.unique`` with counts for the table of unique scores and class counts; ``np.cumsum`` and plain numpy for the step
 DET and Cllr; and, for everything else (``evaluate``'s whole row, the DETs, the PAV LLRs, bootstrap replicates and
 intervals, the paired comparison, the t-DCF bootstrap, the prior-weighting sweep), the same call on one thread, which
-runs the serial code of before the pool existed; and the same calls with BLAS limited to one thread (threadpoolctl). Small chunk sizes (``MIN_PARALLEL``, ``CHUNK`` lowered) make small
-data cross many chunks and ranges, so that every edge (an empty range, a tie across chunks, a run of one class across
-chunks) is met; one test runs the default sizes on 1.5M scores.
+runs the serial code of before the pool existed; and the same calls with BLAS limited to one thread (threadpoolctl).
+Small chunk sizes (``MIN_PARALLEL``, ``CHUNK`` lowered) make small data cross many chunks and ranges, so that every
+edge (an empty range, a tie across chunks, a run of one class across chunks) is met; one test runs the default sizes
+on 1.5M scores.
 
 No test is timed: speed is measured in ``bench/bench_threads.py``.
 """
@@ -215,6 +216,8 @@ def test_tdcf_bootstrap_is_the_same_on_any_number_of_threads():
         result = lc.bootstrap_tdcf(cm, asv, n=25, seed=2, threads=threads)
         assert_same_bits(result.replicates, reference.replicates)
         assert (result.lower, result.upper) == (reference.lower, reference.upper)
+        pooled = lc.bootstrap_tandem(cm, asv, n=25, seed=2, by=None, threads=threads).tdcf["pooled"]
+        assert_same_bits(pooled.replicates, reference.replicates)
 
 
 def test_sweep_table_is_the_same_on_any_number_of_threads():
@@ -340,3 +343,27 @@ def test_run_dependent_gives_the_serial_results_and_raises_errors(threads):
         parallel.run_dependent(fails, [1, 2, 3, 4], [(), (), (1,), (2,)], threads)
     with pytest.raises(ValueError, match="before it"):
         parallel.run_dependent(fails, [1, 2], [(1,), ()], threads)
+
+
+def test_run_dependent_stops_when_the_caller_gives_up():
+    """A progress callback that raises (a Streamlit rerun stops the script inside its progress bar) leaves no chain
+    of tasks running on the shared pool."""
+    import threading
+    import time
+
+    ran, started = [], threading.Event()
+
+    def task(i, *parents):
+        started.set()
+        time.sleep(0.02)
+        ran.append(i)
+        return i
+
+    def stop(i):
+        raise KeyboardInterrupt
+
+    n = 40
+    with pytest.raises(KeyboardInterrupt):
+        parallel.run_dependent(task, list(range(n)), [()] + [(i,) for i in range(n - 1)], 2, on_done=stop)
+    time.sleep(0.3)  # the chain would have run some 15 tasks more by now
+    assert len(ran) <= 2
