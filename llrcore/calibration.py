@@ -531,23 +531,18 @@ class WarmStarts:
 
 
 class WarmFits:
-    """:func:`fit_affine` on one training set for many rules and prior weightings, each fit started from a nearby one
-    (:class:`WarmStarts`). Each fit equals ``fit_affine(tar, non, rule, plo)``."""
+    """:func:`fit_affine` on one training set for many rules and prior weightings, each fit started from a nearby one:
+    the caller plans the fits in :attr:`starts` (:class:`WarmStarts`) and makes each with :meth:`fit` from the fit
+    planned as its start. Each fit equals ``fit_affine(tar, non, rule, plo)``."""
 
     def __init__(self, tar, non):
         self.tar, self.non = as_scores(tar, "target scores"), as_scores(non, "non-target scores")
         self.starts = WarmStarts()
-        self._fits: list[Affine] = []
 
     def fit(self, rule: BetaRule, plo: float, start: Affine | None) -> Affine:
         """One fit from `start`: what every planned fit is."""
         return fit_affine(self.tar, self.non, rule, plo, start=start)
 
-    def __call__(self, rule: BetaRule, plo: float) -> Affine:
-        index = self.starts.add(rule, plo)
-        for rule_k, plo_k, start in self.starts.fits[len(self._fits):]:
-            self._fits.append(self.fit(rule_k, plo_k, None if start is None else self._fits[start]))
-        return self._fits[index]
 
 
 def fit_cmlg(tar, non, alpha: float = 0.5) -> Affine:
