@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-import functools
 import os
 import queue
 import threading
@@ -129,14 +128,28 @@ def _mark_worker() -> None:
     _in_worker.active = True
 
 
-@functools.lru_cache(maxsize=None)
+_pools: dict[int, ThreadPoolExecutor] = {}
+_pools_lock = threading.Lock()
+
+
 def _pool(workers: int) -> ThreadPoolExecutor:
-    """One pool per size, made on first use and kept (its threads wait idle between calls)."""
-    return ThreadPoolExecutor(workers, thread_name_prefix="llrcore", initializer=_mark_worker)
+    """One pool per size, made on first use and kept (its threads wait idle between calls); the lock keeps two
+    sessions of the app that start at the same moment from each making one."""
+    with _pools_lock:
+        if workers not in _pools:
+            _pools[workers] = ThreadPoolExecutor(workers, thread_name_prefix="llrcore", initializer=_mark_worker)
+        return _pools[workers]
 
 
-if hasattr(os, "register_at_fork"):  # a forked child has none of its parent's threads: make pools afresh
-    os.register_at_fork(after_in_child=_pool.cache_clear)
+def _forget_pools() -> None:
+    """In a forked child: none of the parent's threads exist there, so its pools (and lock) are made afresh."""
+    global _pools_lock
+    _pools.clear()
+    _pools_lock = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_pools)
 
 
 def workers_for(size: int, threads: int | None = None) -> int:
@@ -306,8 +319,9 @@ def ordered_map(function: Callable, arguments: Iterable, threads: int | None = N
     """``function(a)`` for each `a` of `arguments`, yielded in order, computed on `threads` pool threads.
 
     `arguments` is consumed in the calling thread, one at a time and in order (so random draws made there follow
-    their serial order), at most `window` (default: the number of threads) ahead of the results: that bounds the
-    memory the arguments and results in flight hold.
+    their serial order), at most ``window + 1`` ahead of the results (`window` defaults to the number of threads;
+    the one more keeps every thread busy while the oldest result is taken): that bounds the memory the arguments
+    and results in flight hold.
     """
     threads = thread_count(threads)
     if threads <= 1:
