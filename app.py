@@ -10,6 +10,7 @@ from pathlib import Path
 
 import streamlit as st
 
+import llrcore as lc
 from app_pages._loaded import SYSTEMS
 from app_pages._pages import PAGES
 from app_pages._units import sidebar_control
@@ -20,6 +21,12 @@ st.set_page_config(page_title="llrcore workbench", page_icon=":material/balance:
 st.logo(str(ROOT / "assets" / "logo.svg"), size="large", icon_image=str(ROOT / "assets" / "icon.svg"))
 
 st.html(f"<style>{(ROOT / 'assets' / 'style.css').read_text()}</style>")
+
+try:  # an operator's setting, read by every analysis: said once, in words, instead of a traceback on every page
+    lc.thread_count()
+except ValueError as err:
+    st.error(str(err))
+    st.stop()
 
 if SYSTEMS.key not in st.session_state:  # a session's first run: the demo systems, so every page works at once
     with st.spinner("Loading the demo data…"):

@@ -388,3 +388,11 @@ def test_metrics_match_the_library(at):
     assert table.loc["FVC-AUS DCA-PLDA", "Cllr"] == pytest.approx(expected.cllr)
     assert table.loc["FVC-AUS DCA-PLDA", "EER %"] == pytest.approx(100 * expected.eer)
     assert table.loc["FVC-AUS DCA-PLDA", "actDCF"] == pytest.approx(expected.act_dcf)
+
+
+def test_a_bad_thread_setting_is_said_once_in_words(monkeypatch):
+    monkeypatch.setenv(lc.parallel.ENVIRONMENT_VARIABLE, "many")
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    assert not exceptions(at)
+    assert errors(at) == ["The environment variable LLRCORE_THREADS must be a whole number of at least 1 (1 for one "
+                          f"thread, {lc.parallel.available_cpus()} for every CPU here), not 'many'."]
