@@ -104,7 +104,9 @@ def _load_upload(upload, role: str, scale: str = "ln") -> bool:
 
 def _class_files_loader(role: str, handled: set) -> None:
     """The forensic form: same-source LRs in one file and different-source LRs in another, one value per line."""
-    with st.expander("Same-source and different-source LRs in two files", icon=":material/balance:"):
+    # Keyed and tracked, so that the reruns of an upload never fold it while the person is filling it in.
+    with st.expander("Same-source and different-source LRs in two files", icon=":material/balance:",
+                     key="class_files_expander", on_change="rerun"):
         st.caption("One value per line and no labels, as forensic LR systems write them (e.g. lir's `LLR_KM.csv` "
                    "and `LLR_KNM.csv`): the file says which comparisons its LRs are from.")
         same_column, different_column = st.columns(2)

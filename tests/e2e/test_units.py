@@ -90,9 +90,13 @@ def test_two_files_of_log10_lrs_uploaded_on_the_data_page(page: Page, app_url, s
     open_page(page, f"{app_url}/data")
     page.get_by_text("Same-source and different-source LRs in two files").click()
     page.get_by_text("The values are log10 LRs").click()
+    box = page.get_by_role("checkbox", name="The values are log10 LRs")
+    expect(box).to_be_checked()
     wait_idle(page)
+    expect(box).to_be_checked()
     page.locator(".st-key-same_source_upload input[type=file]").set_input_files(KM)
     wait_idle(page)
+    expect(box).to_be_checked()
     page.locator(".st-key-different_source_upload input[type=file]").set_input_files(KNM)
     expect(page.get_by_text("Added LLR_KM from LLR_KM.csv and LLR_KNM.csv as evaluation.")).to_be_visible(
         timeout=30_000)
