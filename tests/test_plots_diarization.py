@@ -209,3 +209,35 @@ def test_similarity_view_table_is_the_drawn_matrix():
     fig = dp.similarity_heatmap_figure(view)
     assert fig.to_json() == dp.similarity_heatmap_figure(scores, labels, reference=reference).to_json()
     assert "segment" in lc.diarization.similarity_view(scores).to_frame().columns
+
+
+def test_block_means_against_a_loop_over_blocks():
+    """Every pixel of a pooled image is the plain mean of its block of cells, the narrower last blocks too."""
+    rng = np.random.default_rng(4)
+    values = rng.normal(size=(23, 23))
+    means, size = dp.block_means(values, 5)
+    assert size == 5 and means.shape == (5, 5)
+    for i in range(5):
+        for j in range(5):
+            assert means[i, j] == pytest.approx(values[5 * i:5 * i + 5, 5 * j:5 * j + 5].mean(), rel=1e-13)
+    same, one = dp.block_means(values, 23)
+    assert one == 1 and same is values
+
+
+def test_a_large_matrix_is_drawn_as_block_means_lined_up_with_the_segments():
+    """N = 5,000: the PNG has at most MAX_IMAGE_CELLS pixels a side, each the mean of its block (within the 256
+    colours of the scale), placed at its block's centre in segment units, so strips and block lines still match."""
+    n, size = 5000, -(-5000 // dp.MAX_IMAGE_CELLS)
+    truth = np.repeat([0, 1], [3001, 1999])
+    scores = np.where(truth[:, None] == truth[None, :], 1.0, -1.0)
+    fig = dp.similarity_heatmap_figure(scores, truth)
+    image = next(t for t in fig.data if isinstance(t, go.Image))
+    pixels = _image_pixels(image)
+    m = -(-n // size)
+    assert pixels.shape == (m, m, 3) and m <= dp.MAX_IMAGE_CELLS
+    assert image.x0 == pytest.approx((size - 1) / 2) and image.dx == pytest.approx(size)
+    # the block straddling the speaker change (row 3001) is a mixture: its mean is between the two colours
+    straddle = 3001 // size
+    inside, across, mixed = pixels[0, 0].astype(int), pixels[0, -1].astype(int), pixels[straddle, 0].astype(int)
+    assert 3001 % size != 0 and not (mixed == inside).all() and not (mixed == across).all()
+    assert (pixels[: straddle, : straddle] == inside).all() and (pixels[: straddle, straddle + 1:] == across).all()

@@ -3,7 +3,9 @@ Gaussians, the posterior of the number of speakers, the evidence bound per itera
 
 Pure functions of llrcore results (:class:`~llrcore.diarization.ClusteringResult`, turn tables) returning plotly
 figures in the workbench's style. Big matrices are drawn as one PNG image (``px.imshow(binary_string=True)``): a
-1000 x 1000 matrix is a few hundred kB instead of megabytes of JSON.
+1000 x 1000 matrix is a few hundred kB instead of megabytes of JSON. Beyond :data:`MAX_IMAGE_CELLS` segments a
+side, a pixel is the mean score of a square block of pairs (:func:`block_means`): a 5,000-segment matrix would be
+25 million cells, tens of MB of PNG for a figure 640 px high.
 """
 from __future__ import annotations
 
@@ -26,6 +28,9 @@ __all__ = ["speaker_colours", "similarity_heatmap_figure", "score_distribution_f
 _EXTRA = ("#7F7F7F", "#BCBD22", "#17BECF", "#9467BD", "#8C564B", "#E377C2", "#AEC7E8", "#FFBB78")
 #: Height of the similarity-matrix figure (px); the matrix fills it, whatever the width.
 MATRIX_HEIGHT = 640
+#: Most pixels a side of the matrix image: above it, blocks of pairs are averaged (ES2005a's 1,025 segments are
+#: drawn cell for cell; the figure is 640 px high, so a finer image shows nothing more).
+MAX_IMAGE_CELLS = 1200
 WITHIN_COLOUR = CLASS_COLOURS["target"]
 BETWEEN_COLOUR = CLASS_COLOURS["non-target"]
 
@@ -92,8 +97,11 @@ def similarity_heatmap_figure(scores, labels=None, *, reference=None, reorder: b
                         row_heights=[0.04 * len(strips), 1 - 0.04 * len(strips)])
     n = view.n_segments
     lo, hi = view.colour_range
-    image = px.imshow(_colour_image(view.scores, lo, hi), binary_string=True, x=np.arange(n), y=np.arange(n)).data[0]
-    image.hovertemplate = "row %{y}, column %{x}<extra></extra>"
+    means, size = block_means(view.scores, MAX_IMAGE_CELLS)
+    centres = np.arange(means.shape[0]) * size + (size - 1) / 2  # in segments: the strips and blocks line up
+    image = px.imshow(_colour_image(means, lo, hi), binary_string=True, x=centres, y=centres).data[0]
+    image.hovertemplate = ("row %{y}, column %{x}<extra></extra>" if size == 1 else
+                           f"around row %{{y:.0f}}, column %{{x:.0f}}: mean of {size} x {size} pairs<extra></extra>")
     fig.add_trace(image, row=2, col=1)
     if strips:
         fig.add_trace(_strip_trace(strips, names, np.stack(hover), n), row=1, col=1)
@@ -161,6 +169,20 @@ def _matrix_axes(fig: go.Figure, view: SimilarityView, title: str | None) -> Non
 
 
 _SCALE = "Viridis"
+
+
+def block_means(values: np.ndarray, cells: int) -> tuple[np.ndarray, int]:
+    """The mean of every ``size x size`` block of a square matrix, ``size = ceil(n / cells)``: at most `cells` a
+    side (the last block row and column are narrower when `size` does not divide n). Returns (means, size); with
+    ``size == 1`` the matrix itself."""
+    n = values.shape[0]
+    size = max(-(-n // cells), 1)
+    if size == 1:
+        return values, 1
+    starts = np.arange(0, n, size)
+    sums = np.add.reduceat(np.add.reduceat(values, starts, axis=0), starts, axis=1)
+    counts = np.diff(np.append(starts, n))
+    return sums / np.outer(counts, counts), size
 
 
 def _colour_image(values: np.ndarray, lo: float, hi: float) -> np.ndarray:
