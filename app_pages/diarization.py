@@ -20,7 +20,14 @@ import pandas as pd
 import streamlit as st
 
 import llrcore as lc
-from llrcore.diarization import EFFECTIVE_SCORES, METHODS, block_mean_matrix, cluster_summary, similarity_view
+from llrcore.diarization import (
+    EFFECTIVE_SCORES,
+    METHODS,
+    block_mean_matrix,
+    cluster_summary,
+    method_to_trust,
+    similarity_view,
+)
 from llrcore.plots import diarization as diarization_plots
 from app_pages._diarization_corpus import corpus_section
 from app_pages._figures import show_figure
@@ -236,13 +243,12 @@ def run_clustering(record: LoadedMatrix, settings_: Settings) -> None:
 # ----- scoring -------------------------------------------------------------------------------------------------------
 
 
-def comparison(record: LoadedMatrix, results: dict, settings_: Settings) -> pd.DataFrame:
+def comparison(record: LoadedMatrix, results: dict, settings_: Settings) -> lc.diarization.MethodComparison:
     """The methods side by side (lc.compare_methods), with the published full system's RTTM where there is one."""
     outputs = {METHOD_NAMES[method]: result for method, result in results.items()}
     if record.system is not None:  # the demo: VBx's own output on the same recording
         outputs["VBx (full system, its RTTM)"] = record.system
-    return lc.compare_methods(record.matrix, outputs, collar=settings_.collar,
-                              skip_overlap=settings_.skip_overlap).to_frame()
+    return lc.compare_methods(record.matrix, outputs, collar=settings_.collar, skip_overlap=settings_.skip_overlap)
 
 
 def show_comparison(table: pd.DataFrame, matrix) -> None:
@@ -468,9 +474,12 @@ def one_recording() -> None:
         preview(record)
         return
 
-    table = comparison(record, results, chosen)
+    compared = comparison(record, results, chosen)
+    table = compared.to_frame()
     rows = {method: row for method, row in zip(results, table.to_dict("records"))}
     headline(record, results["bayes"], rows["bayes"])
+    advice = method_to_trust(matrix.scores, compared, names=METHOD_NAMES)
+    st.info(f"**Which answer to trust here: {advice.method}.** {advice.reason}", icon=":material/verified:")
     st.subheader("Methods side by side")
     show_comparison(table, matrix)
 

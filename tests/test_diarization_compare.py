@@ -2,7 +2,8 @@
 
 Independent references: the segment error by trying every one-to-one mapping of clusters to speakers (itertools, a
 hand-made case small enough to enumerate), and pyannote.metrics' DiarizationErrorRate called directly on the same
-turns (collar 2 x 0.25 s, overlap skipped: the md-eval convention).
+turns (collar 2 x 0.25 s, overlap skipped: the md-eval convention). The advice of which method to trust is checked
+against the DERs of the same table, read by hand (``min`` over its rows).
 """
 from __future__ import annotations
 
@@ -69,3 +70,35 @@ def test_der_columns_are_pyannotes_and_a_full_systems_turns_have_no_segment_scor
     assert table.loc["spectral", "seconds"] == result.seconds
     assert np.isnan(table.loc["its turns", "segment error"])
     assert table.loc["spectral", "segment error"] == lc.segment_scores(result.labels, matrix.reference).error
+
+
+def test_the_method_to_trust_is_the_lowest_der_and_never_a_full_systems_rttm():
+    """ES2005a with VBx's own RTTM in the table (the page's demo): the advice is the clustering with the lowest DER,
+    even where the Bayesian model is not it; VBx's row has no segment labels and is never advised."""
+    folder = ASSETS / "ami_ES2005a"
+    matrix = lc.read_similarity(folder / "ES2005a_similarity.npz", reference=folder / "ES2005a.rttm")
+    outputs = {m: lc.cluster_similarity(matrix, m) for m in ("ahc", "spectral")}
+    outputs["VBx"] = lc.read_rttm(folder / "ES2005a.vbx_output_reproduced_here.rttm")
+    # a perfect "system" beside them would be advised if its row counted: the reference's own turns
+    outputs["the reference"] = matrix.reference_turns
+    comparison = lc.compare_methods(matrix, outputs)
+    table = comparison.to_frame().set_index("method")
+    advice = lc.diarization.method_to_trust(matrix.scores, comparison)
+    assert advice.method == table.loc[["ahc", "spectral"], "DER"].idxmin()
+    assert f"{100 * table.loc[advice.method, 'DER']:.1f} %" in advice.reason
+    assert "VBx" not in advice.reason and "the reference" not in advice.reason
+
+
+def test_without_a_reference_the_advice_follows_the_kind_of_score():
+    rng = np.random.default_rng(1)
+    labels = np.repeat([0, 1], 20)
+    outputs = lambda s: {"bayes": lc.cluster_similarity(s, "ahc")}  # noqa: E731 - any clustering will do
+    cosines = np.clip(np.where(labels[:, None] == labels[None, :], 0.8, 0.3) + rng.normal(0, 0.05, (40, 40)), -1, 1)
+    cosines = (cosines + cosines.T) / 2
+    llrs = 30 * cosines - 15
+    names = {"nme-sc": "NME-SC", "spectral": "Spectral"}
+    for scores, expected in ((cosines, "NME-SC"), (llrs, "Spectral")):
+        matrix = lc.SimilarityMatrix(scores)
+        advice = lc.diarization.method_to_trust(scores, lc.compare_methods(matrix, outputs(scores)), names=names)
+        assert advice.method == expected
+        assert "No reference" in advice.reason

@@ -28,7 +28,7 @@ from .cluster import (
     cluster_similarity,
     cluster_summary,
 )
-from .compare import COMPARISON_COLUMNS, MethodComparison, compare_methods
+from .compare import COMPARISON_COLUMNS, Advice, MethodComparison, compare_methods, method_to_trust
 from .corpus import CORPUS_COLUMNS, CorpusScores, cluster_recordings, score_corpus
 from .gaussians import GaussianFit, ScoreMixture, fit_score_mixture
 from .result import ClusteringResult
@@ -50,6 +50,7 @@ __all__ = [
     "block_mean_matrix", "cluster_summary", "GaussianFit", "ScoreMixture",
     "fit_score_mixture", "SegmentScores", "segment_scores", "optimal_mapping", "segments_to_turns",
     "labels_from_turns", "DERResult", "diarization_error_rate", "compare_methods", "MethodComparison",
+    "Advice", "method_to_trust",
     "COMPARISON_COLUMNS", "SimilarityView", "similarity_view", "CORPUS_COLUMNS", "CorpusScores",
     "cluster_recordings", "score_corpus",
 ]

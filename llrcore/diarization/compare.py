@@ -18,7 +18,7 @@ from ..data.similarity import SimilarityMatrix
 from .result import ClusteringResult
 from .scoring import diarization_error_rate, segment_scores, segments_to_turns
 
-__all__ = ["MethodComparison", "compare_methods", "COMPARISON_COLUMNS"]
+__all__ = ["Advice", "MethodComparison", "compare_methods", "method_to_trust", "COMPARISON_COLUMNS"]
 
 #: The columns of :meth:`MethodComparison.to_frame`, after ``method``; rates are fractions, ``seconds`` wall time.
 COMPARISON_COLUMNS = ("speakers", "DER", "missed", "false alarm", "confusion", "segment error", "purity",
@@ -83,3 +83,54 @@ def compare_methods(matrix: SimilarityMatrix, outputs: Mapping, *, collar: float
     """
     rows = tuple(_row(str(name), matrix, output, collar, skip_overlap) for name, output in outputs.items())
     return MethodComparison(rows, float(collar), bool(skip_overlap))
+
+
+@dataclass(frozen=True)
+class Advice:
+    """Which method's answer to trust on a recording (``method``: a row name of the comparison, or a key of
+    :data:`~llrcore.diarization.cluster.METHODS` through `names`) and why, in one sentence (``reason``)."""
+
+    method: str
+    reason: str
+
+
+#: Without a reference, the method with the lowest mean DER on the development corpus (tests/data/diarization_corpus,
+#: bench/RESULTS.md) for each kind of score: Resemblyzer cosines and two-covariance PLDA LLRs.
+CORPUS_BEST = {"cosine": "nme-sc", "llr": "spectral"}
+
+
+def method_to_trust(scores, comparison: MethodComparison, *, names: Mapping | None = None) -> Advice:
+    """The method whose answer to trust on this recording, and why.
+
+    With a reference, the measured answer: the method with the lowest DER in `comparison` (else the lowest segment
+    error); a full system's RTTM in the table (no segment labels) is left out, it is not a method of this page.
+    Without one, the development corpus's: the Bayesian model's number of speakers held on the recordings it was
+    chosen on (ES2005a, pyannote's sample) but not on recordings it never saw, where NME-SC had the lowest mean DER on
+    cosine similarities and spectral clustering on PLDA LLRs (:data:`CORPUS_BEST`). A matrix whose scores all lie in
+    [-1, 1] is taken for cosines, any other for LLRs.
+
+    Parameters
+    ----------
+    scores : array_like (N, N)
+    comparison : MethodComparison
+        Of the methods run on `scores` (:func:`compare_methods`).
+    names : Mapping, optional
+        Method key (``"nme-sc"``) -> the name shown for it, for the advice without a reference.
+    """
+    frame = comparison.to_frame()
+    frame = frame[frame["segment error"].notna() | frame["seconds"].notna()]  # clusterings, not a system's RTTM
+    for column, what in (("DER", "DER"), ("segment error", "segment error")):
+        scored = frame.dropna(subset=[column])
+        if len(scored):
+            best = scored.loc[scored[column].idxmin()]
+            others = ", ".join(f"{row.method} {100 * row[column]:.1f} %" for _, row in scored.iterrows()
+                               if row.method != best.method)
+            return Advice(str(best.method), f"It has the lowest {what} on this recording against its reference: "
+                                            f"{100 * best[column]:.1f} %" + (f" ({others})." if others else "."))
+    kind = "cosine" if float(np.min(scores)) >= -1.0 and float(np.max(scores)) <= 1.0 else "llr"
+    method = CORPUS_BEST[kind]
+    described = "cosine similarities (every score in [-1, 1])" if kind == "cosine" else "LLRs (scores beyond [-1, 1])"
+    return Advice(str((names or {}).get(method, method)),
+                  f"No reference to measure against. These look like {described}: on the development corpus of "
+                  f"recordings no method was tuned on, it had the lowest mean DER on such scores, and the Bayesian "
+                  f"model often found the wrong number of speakers (it was chosen on ES2005a; README, Diarization).")
