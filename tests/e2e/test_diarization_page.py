@@ -130,3 +130,47 @@ def test_second_demo_two_speakers_from_cosines(page: Page, app_url, screenshots)
     no_exception(page)
     snap(page, screenshots / "diarization_pyannote_sample_timeline.png")
 
+
+def test_a_recording_of_5000_windows_shows_its_progress_and_its_speakers(page: Page, app_url, screenshots, tmp_path):
+    """N = 5,000 (an hour of 1.5 s windows every 0.75 s), uploaded as a float32 `.npz` with its times: the progress
+    bar names the Bayesian model's start and iteration while it runs, the speakers found are the library's on the same
+    file, and the matrix is drawn as block means (at most MAX_IMAGE_CELLS pixels a side)."""
+    import llrcore as lc
+    from llrcore.plots.diarization import MAX_IMAGE_CELLS
+
+    rng = np.random.default_rng(5)
+    n, speakers = 5000, 5
+    turn_speakers = rng.choice(speakers, size=600, p=[0.35, 0.25, 0.2, 0.12, 0.08])
+    labels = np.repeat(turn_speakers, rng.integers(4, 22, size=600))[:n]
+    offsets = rng.normal(0, 2, n)
+    between = rng.uniform(-30, -15, (speakers, speakers))
+    means = np.where(np.eye(speakers, dtype=bool), 8.0, (between + between.T) / 2)
+    noise = np.triu(rng.normal(0, 6, (n, n)), 1)
+    scores = (means[labels][:, labels] + offsets[:, None] + offsets[None, :] + noise + noise.T).astype(np.float32)
+    start = 0.75 * np.arange(n)
+    path = tmp_path / "hour.npz"
+    np.savez(path, scores=scores, start=start, end=start + 1.5)
+    expected = lc.cluster_similarity(lc.read_similarity(path), "bayes")  # while the server is idle
+
+    open_diarization(page, app_url)
+    page.get_by_text("Upload a similarity matrix").click()
+    page.locator(".st-key-diar_upload input[type=file]").set_input_files(path)
+    expect(page.get_by_text("Loaded hour.npz: 5,000 segments.")).to_be_visible(timeout=120_000)
+    wait_idle(page, timeout=120_000)
+    page.get_by_role("button", name="Cluster").click()
+    progress = page.get_by_test_id("stProgress")
+    expect(progress.filter(has_text=re.compile(r"Bayesian block model — start \d+ of \d+ \(.+\): iteration \d+")
+                           )).to_be_visible(timeout=240_000)
+    snap(page, screenshots / "diarization_5000_progress.png")
+    speakers_found = page.get_by_test_id("stMetric").filter(has_text="Speakers found")
+    expect(speakers_found).to_contain_text(str(expected.n_clusters), timeout=300_000)
+    expect(page.get_by_text("Which answer to trust here: Spectral.")).to_be_visible()  # LLRs, no reference
+    wait_idle(page, timeout=120_000)
+    wait_for_charts(page)
+    sizes = page.locator("[data-testid=stPlotlyChart]").first.locator("image").evaluate_all(
+        "images => Promise.all(images.map(image => new Promise(done => { const i = new Image(); "
+        "i.onload = () => done([i.naturalWidth, i.naturalHeight]); i.src = image.getAttribute('href'); })))")
+    matrix_images = [(w, h) for w, h in sizes if w == h]  # the strips above it are images too, a row per strip
+    assert matrix_images and all(0 < w <= MAX_IMAGE_CELLS for w, _ in matrix_images), sizes
+    no_exception(page)
+    snap(page, screenshots / "diarization_5000.png")
