@@ -97,17 +97,43 @@ class Advice:
 #: Without a reference, the method with the lowest mean DER on the development corpus (tests/data/diarization_corpus,
 #: bench/RESULTS.md) for each kind of score: Resemblyzer cosines and two-covariance PLDA LLRs.
 CORPUS_BEST = {"cosine": "nme-sc", "llr": "spectral"}
+#: Scores within [-1 - this, 1 + this] are taken for cosines: unit vectors in float32 give self-similarities of
+#: 1.0000006 and the like.
+COSINE_SLACK = 1e-3
+
+
+def looks_like_cosines(scores) -> bool:
+    """Whether every score lies in [-1, 1] (to :data:`COSINE_SLACK`): cosine similarities, not LLRs."""
+    return float(np.min(scores)) >= -1.0 - COSINE_SLACK and float(np.max(scores)) <= 1.0 + COSINE_SLACK
+
+
+def _measured(frame: pd.DataFrame) -> Advice | None:
+    """The clustering with the lowest DER (ties: the lower segment error), else the lowest segment error; None
+    when nothing was scored."""
+    for column, tie_break in (("DER", "segment error"), ("segment error", "DER")):
+        scored = frame.dropna(subset=[column]).sort_values([column, tie_break], kind="stable")
+        if not len(scored):
+            continue
+        best, value = scored.iloc[0], scored.iloc[0][column]
+        tied = [str(m) for m in scored.loc[scored[column] == value, "method"] if m != best.method]
+        others = ", ".join(f"{row.method} {100 * row[column]:.1f} %" for _, row in scored.iloc[1:].iterrows())
+        reason = f"It has the lowest {column} on this recording against its reference: {100 * value:.1f} %"
+        if tied:
+            reason += (f", shared with {', '.join(tied)}; of those, its {tie_break} is the lowest "
+                       f"({100 * best[tie_break]:.1f} %)")
+        return Advice(str(best.method), reason + (f" ({others})." if others else "."))
+    return None
 
 
 def method_to_trust(scores, comparison: MethodComparison, *, names: Mapping | None = None) -> Advice:
     """The method whose answer to trust on this recording, and why.
 
-    With a reference, the measured answer: the method with the lowest DER in `comparison` (else the lowest segment
-    error); a full system's RTTM in the table (no segment labels) is left out, it is not a method of this page.
-    Without one, the development corpus's: the Bayesian model's number of speakers held on the recordings it was
-    chosen on (ES2005a, pyannote's sample) but not on recordings it never saw, where NME-SC had the lowest mean DER on
-    cosine similarities and spectral clustering on PLDA LLRs (:data:`CORPUS_BEST`). A matrix whose scores all lie in
-    [-1, 1] is taken for cosines, any other for LLRs.
+    With a reference, the measured answer: the method with the lowest DER in `comparison` (a tie goes to the lower
+    segment error), else the lowest segment error; a full system's RTTM in the table (no segment labels, no time) is
+    left out, it is not a method of this page. Without one, the development corpus's: the Bayesian model's number of
+    speakers held on the recordings it was chosen on (ES2005a, pyannote's sample) but not on recordings it never
+    saw, where NME-SC had the lowest mean DER on cosine similarities and spectral clustering on PLDA LLRs
+    (:data:`CORPUS_BEST`; :func:`looks_like_cosines` tells them apart).
 
     Parameters
     ----------
@@ -116,18 +142,17 @@ def method_to_trust(scores, comparison: MethodComparison, *, names: Mapping | No
         Of the methods run on `scores` (:func:`compare_methods`).
     names : Mapping, optional
         Method key (``"nme-sc"``) -> the name shown for it, for the advice without a reference.
+
+    Returns
+    -------
+    Advice
+        ``method`` (a row of `comparison`, or the shown name of a method key) and ``reason``, one sentence.
     """
     frame = comparison.to_frame()
-    frame = frame[frame["segment error"].notna() | frame["seconds"].notna()]  # clusterings, not a system's RTTM
-    for column, what in (("DER", "DER"), ("segment error", "segment error")):
-        scored = frame.dropna(subset=[column])
-        if len(scored):
-            best = scored.loc[scored[column].idxmin()]
-            others = ", ".join(f"{row.method} {100 * row[column]:.1f} %" for _, row in scored.iterrows()
-                               if row.method != best.method)
-            return Advice(str(best.method), f"It has the lowest {what} on this recording against its reference: "
-                                            f"{100 * best[column]:.1f} %" + (f" ({others})." if others else "."))
-    kind = "cosine" if float(np.min(scores)) >= -1.0 and float(np.max(scores)) <= 1.0 else "llr"
+    measured = _measured(frame[frame["segment error"].notna() | frame["seconds"].notna()])
+    if measured is not None:
+        return measured
+    kind = "cosine" if looks_like_cosines(scores) else "llr"
     method = CORPUS_BEST[kind]
     described = "cosine similarities (every score in [-1, 1])" if kind == "cosine" else "LLRs (scores beyond [-1, 1])"
     return Advice(str((names or {}).get(method, method)),
