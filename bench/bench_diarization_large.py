@@ -7,8 +7,9 @@ bench_diarization.py: 6 unbalanced speakers, speaker drift, turn effects, overla
 speech at 0.75 s per window), saved once as a ``.npz`` with its segment times and an RTTM. Each tool then runs in a
 subprocess of its own, which reads the file as the app does (``lc.read_similarity``) before the clock starts, so
 that its peak memory is its own: the peak resident size while it runs (VmHWM, reset after reading) minus the resident
-size after reading, reported beside the size of one N x N float64 matrix. One run per tool (a run takes tens of seconds). The Bayesian model's ``progress``
-callback is counted, with the time of its first call: the page's progress bar is driven by it.
+size after reading, reported beside the size of one N x N float64 matrix. One run per tool (a run takes tens of
+seconds). The Bayesian model's ``progress`` callback is counted, with the time of its first call: the page's progress
+bar is driven by it.
 
 Writes the section "## Diarization at N = 5000 (time, memory, progress)" of bench/RESULTS.md. A benchmark, not a
 test.
@@ -83,10 +84,9 @@ def section(n: int, k: int, rows: dict) -> str:
     out = [SECTION, "",
            f"One PLDA LLR matrix of N = {n:,} windows (6 unbalanced speakers, {k} in the reference; simulated as the "
            "corpus's PLDA half, seed of bench_diarization.py), read from a `.npz` as the app reads an upload. Each "
-           "tool in its own subprocess, one run; *peak*: the peak resident size while it runs (VmHWM) above the resident "
-           "size after reading the file "
-           f"(one N x N float64 matrix is {rows['bayes']['matrix_mib']:.0f} MiB); DER with pyannote.metrics (collar "
-           "0.25 s per side, overlap ignored).", "",
+           "tool in its own subprocess, one run; *peak*: the peak resident size while it runs (VmHWM) above the "
+           f"resident size after reading the file (one N x N float64 matrix is {rows['bayes']['matrix_mib']:.0f} "
+           "MiB); DER with pyannote.metrics (collar 0.25 s per side, overlap ignored).", "",
            f"Machine: {os.cpu_count()} CPUs, {platform.platform()}; python {platform.python_version()}, numpy "
            f"{np.__version__}; llrcore {lc.__version__}, commit {commit} (working tree); "
            f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}.", "",

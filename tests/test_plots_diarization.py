@@ -211,20 +211,20 @@ def test_similarity_view_table_is_the_drawn_matrix():
     assert "segment" in lc.diarization.similarity_view(scores).to_frame().columns
 
 
-def test_block_means_against_a_loop_over_blocks():
+def test_pooled_cells_against_a_loop_over_blocks():
     """Every pixel of a pooled image is the plain mean of its block of cells, the narrower last blocks too."""
     rng = np.random.default_rng(4)
     values = rng.normal(size=(23, 23))
-    means, size = dp.block_means(values, 5)
+    means, size = dp.pooled_cells(values, 5)
     assert size == 5 and means.shape == (5, 5)
     for i in range(5):
         for j in range(5):
             assert means[i, j] == pytest.approx(values[5 * i:5 * i + 5, 5 * j:5 * j + 5].mean(), rel=1e-13)
-    same, one = dp.block_means(values, 23)
+    same, one = dp.pooled_cells(values, 23)
     assert one == 1 and same is values
 
 
-def test_a_large_matrix_is_drawn_as_block_means_lined_up_with_the_segments():
+def test_a_large_matrix_is_drawn_as_pooled_cells_lined_up_with_the_segments():
     """N = 5,000: the PNG has at most MAX_IMAGE_CELLS pixels a side, each the mean of its block (within the 256
     colours of the scale), placed at its block's centre in segment units, so strips and block lines still match."""
     n, size = 5000, -(-5000 // dp.MAX_IMAGE_CELLS)
@@ -241,3 +241,15 @@ def test_a_large_matrix_is_drawn_as_block_means_lined_up_with_the_segments():
     inside, across, mixed = pixels[0, 0].astype(int), pixels[0, -1].astype(int), pixels[straddle, 0].astype(int)
     assert 3001 % size != 0 and not (mixed == inside).all() and not (mixed == across).all()
     assert (pixels[: straddle, : straddle] == inside).all() and (pixels[: straddle, straddle + 1:] == across).all()
+
+
+def test_a_pooled_image_whose_squares_do_not_divide_n_keeps_the_segments_extent():
+    """N = 2,401 in squares of 3: the last pixel would reach row 2,402.5; the axes stay on the segments."""
+    n = 2401
+    truth = np.repeat([0, 1], [1500, 901])
+    scores = np.where(truth[:, None] == truth[None, :], 1.0, -1.0)
+    fig = dp.similarity_heatmap_figure(scores, truth)
+    image = next(t for t in fig.data if isinstance(t, go.Image))
+    assert image.dx == 3 and _image_pixels(image).shape[:2] == (801, 801)
+    assert list(fig.layout.xaxis2.range) == [-0.5, n - 0.5] and list(fig.layout.yaxis2.range) == [n - 0.5, -0.5]
+    assert "up to 3 x 3" in image.hovertemplate

@@ -80,6 +80,14 @@ EFFECTIVE_SCORES = 6.25
 #: ES2005a, the development corpus and the bench's N = 2000 PLDA matrix, 1e-7 took twice the iterations for the
 #: same number of speakers and a DER within 0.6 points.
 TOLERANCE = 1e-6
+#: A merge move is kept when its re-converged bound beats the unmerged one by more than this share of it: the
+#: margin of earlier versions, kept apart from :data:`TOLERANCE` so that merges are judged as before.
+MERGE_MARGIN = 1e-7
+#: The matrices multiply the responsibilities in this precision. The two products per iteration are the model's whole
+#: N^2 cost and are bound by memory traffic: float32 reads half the bytes and takes half the memory. Against float64
+#: (tests/test_diarization.py on ES2005a; measured also on pyannote's sample, the corpus and the bench's matrices):
+#: the same partitions and iterations (one fewer in 312), every run's bound within 5e-8 of it relative.
+PRODUCT_DTYPE = np.float32
 
 # ----- progress ----------------------------------------------------------------------------------------------------
 
@@ -125,11 +133,7 @@ class _VariationalBlockModel:
 
     def __init__(self, z: np.ndarray, beta: float, within_prior: tuple, between_prior: tuple, alpha: float,
                  log_scale: float):
-        # the two products with R per iteration are the model's whole N^2 cost, bound by memory traffic: D and D2
-        # in float32 read half the bytes (and take half the memory). Measured against float64 on ES2005a, pyannote's
-        # sample, the corpus and the bench's matrices: the same partitions and iterations (one fewer in 312), every
-        # run's bound within 5e-8 of it relative (<= 0.0006 nats)
-        self.D = z.astype(np.float32)
+        self.D = z.astype(PRODUCT_DTYPE)  # see PRODUCT_DTYPE
         np.fill_diagonal(self.D, 0.0)
         self.D2 = self.D * self.D
         self.N = z.shape[0]
@@ -146,9 +150,9 @@ class _VariationalBlockModel:
         return _State(R, *self.products(R))
 
     def products(self, R: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """``D @ R`` and ``D2 @ R`` (float32 products, returned in float64)."""
-        R32 = R.astype(np.float32)
-        return (self.D @ R32).astype(np.float64), (self.D2 @ R32).astype(np.float64)
+        """``D @ R`` and ``D2 @ R`` (in :data:`PRODUCT_DTYPE`, returned in float64)."""
+        R = R.astype(self.D.dtype)
+        return (self.D @ R).astype(np.float64), (self.D2 @ R).astype(np.float64)
 
     @staticmethod
     def statistics(R, DR, D2R):
@@ -489,7 +493,7 @@ def fit_block_model(scores: np.ndarray, initial_labels: dict, *, prior: BlockMod
             for _, l, m in screened[:merge_candidates]:
                 trial = _Run(vb, name, max_iter, tol, progress, index, len(initial_labels), min_clusters)
                 merged = trial.converge(_merged(st, l, m))
-                if merged.elbo > st.elbo + tol * abs(st.elbo) and merged.R.shape[1] >= min_clusters:
+                if merged.elbo > st.elbo + MERGE_MARGIN * abs(st.elbo) and merged.R.shape[1] >= min_clusters:
                     run.absorb(trial)
                     st, improved = merged, True
                     seen.add(_partition(st.R))

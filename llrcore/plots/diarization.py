@@ -4,7 +4,7 @@ Gaussians, the posterior of the number of speakers, the evidence bound per itera
 Pure functions of llrcore results (:class:`~llrcore.diarization.ClusteringResult`, turn tables) returning plotly
 figures in the workbench's style. Big matrices are drawn as one PNG image (``px.imshow(binary_string=True)``): a
 1000 x 1000 matrix is a few hundred kB instead of megabytes of JSON. Beyond :data:`MAX_IMAGE_CELLS` segments a
-side, a pixel is the mean score of a square block of pairs (:func:`block_means`): a 5,000-segment matrix would be
+side, a pixel is the mean score of a square of pairs (:func:`pooled_cells`): a 5,000-segment matrix would be
 25 million cells, tens of MB of PNG for a figure 640 px high.
 """
 from __future__ import annotations
@@ -21,14 +21,14 @@ from ..diarization.scoring import optimal_mapping
 from ..diarization.view import SimilarityView, cluster_order, similarity_view
 from ._style import CLASS_COLOURS, PALETTE, style_figure, with_alpha, wrap_label
 
-__all__ = ["speaker_colours", "similarity_heatmap_figure", "score_distribution_figure",
+__all__ = ["speaker_colours", "similarity_heatmap_figure", "pooled_cells", "score_distribution_figure",
            "n_speakers_figure", "elbo_trace_figure", "timeline_figure", "cluster_order"]
 
 #: Colours of speakers beyond the palette's (which keeps blue/vermillion/green... for the first ones).
 _EXTRA = ("#7F7F7F", "#BCBD22", "#17BECF", "#9467BD", "#8C564B", "#E377C2", "#AEC7E8", "#FFBB78")
 #: Height of the similarity-matrix figure (px); the matrix fills it, whatever the width.
 MATRIX_HEIGHT = 640
-#: Most pixels a side of the matrix image: above it, blocks of pairs are averaged (ES2005a's 1,025 segments are
+#: Most pixels a side of the matrix image: above it, squares of pairs are averaged (ES2005a's 1,025 segments are
 #: drawn cell for cell; the figure is 640 px high, so a finer image shows nothing more).
 MAX_IMAGE_CELLS = 1200
 WITHIN_COLOUR = CLASS_COLOURS["target"]
@@ -97,11 +97,12 @@ def similarity_heatmap_figure(scores, labels=None, *, reference=None, reorder: b
                         row_heights=[0.04 * len(strips), 1 - 0.04 * len(strips)])
     n = view.n_segments
     lo, hi = view.colour_range
-    means, size = block_means(view.scores, MAX_IMAGE_CELLS)
+    means, size = pooled_cells(view.scores, MAX_IMAGE_CELLS)
     centres = np.arange(means.shape[0]) * size + (size - 1) / 2  # in segments: the strips and blocks line up
     image = px.imshow(_colour_image(means, lo, hi), binary_string=True, x=centres, y=centres).data[0]
     image.hovertemplate = ("row %{y}, column %{x}<extra></extra>" if size == 1 else
-                           f"around row %{{y:.0f}}, column %{{x:.0f}}: mean of {size} x {size} pairs<extra></extra>")
+                           f"around row %{{y:.0f}}, column %{{x:.0f}}: mean of up to {size} x {size} pairs"
+                           "<extra></extra>")
     fig.add_trace(image, row=2, col=1)
     if strips:
         fig.add_trace(_strip_trace(strips, names, np.stack(hover), n), row=1, col=1)
@@ -163,6 +164,11 @@ def _matrix_axes(fig: go.Figure, view: SimilarityView, title: str | None) -> Non
     # no square-cell constraint: in a column narrower than the figure is tall it would shrink the matrix to the
     # width and leave a blank band under it; at this height the cells are square in a column about 650 px wide
     fig.update_yaxes(showticklabels=False, row=2, col=1, showgrid=False, scaleanchor=False)
+    # the segments' own extent: a pooled image's last, narrower square of pairs would otherwise widen the axes past
+    # the strips and the cluster lines (an image's y axis runs downwards)
+    n = view.n_segments
+    fig.update_xaxes(range=[-0.5, n - 0.5], row=2, col=1)
+    fig.update_yaxes(range=[n - 0.5, -0.5], row=2, col=1)
     style_figure(fig, title or f"Similarity matrix, {k} cluster{'s' if k != 1 else ''}", height=MATRIX_HEIGHT,
                  legend_below=False)
     fig.update_layout(showlegend=False, margin=dict(l=95, r=30, t=70, b=50))
@@ -171,10 +177,18 @@ def _matrix_axes(fig: go.Figure, view: SimilarityView, title: str | None) -> Non
 _SCALE = "Viridis"
 
 
-def block_means(values: np.ndarray, cells: int) -> tuple[np.ndarray, int]:
-    """The mean of every ``size x size`` block of a square matrix, ``size = ceil(n / cells)``: at most `cells` a
-    side (the last block row and column are narrower when `size` does not divide n). Returns (means, size); with
-    ``size == 1`` the matrix itself."""
+def pooled_cells(values: np.ndarray, cells: int) -> tuple[np.ndarray, int]:
+    """A square matrix pooled to at most `cells` a side: the mean of every ``size x size`` square of cells.
+
+    ``size = ceil(n / cells)``; pixel ``(i, j)`` is the mean of ``values[i s:(i+1) s, j s:(j+1) s]`` (the last row
+    and column of squares are narrower when `size` does not divide n). The diagonal counts like any cell: this is
+    a picture, not :func:`~llrcore.diarization.cluster.block_mean_matrix` of the clusters.
+
+    Returns
+    -------
+    (ndarray, int)
+        The pooled matrix and `size`; with ``size == 1``, `values` itself.
+    """
     n = values.shape[0]
     size = max(-(-n // cells), 1)
     if size == 1:
