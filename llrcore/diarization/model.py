@@ -199,9 +199,9 @@ class _VariationalBlockModel:
         kl += float(np.sum(kl_beta(g1, g2, 1.0, self.alpha))) if g1.size else 0.0
         return self.coefficients(within, between), self.expected_log_pi(g1, g2), kl
 
-    def elbo(self, R, n, pairs, sums, squares, theta, sticks, terms=None) -> float:
-        """The bound; `terms` are :meth:`parameter_terms` of (theta, sticks) when already at hand."""
-        (c0, c1, c2), log_pi, kl = self.parameter_terms(theta, sticks) if terms is None else terms
+    def elbo(self, R, n, pairs, sums, squares, terms) -> float:
+        """The bound, from the block statistics of R and the :meth:`parameter_terms` of q(theta) and q(v)."""
+        (c0, c1, c2), log_pi, kl = terms
         expected_loglik = 0.5 * float(np.sum(c0 * pairs + c1 * sums + c2 * squares))
         entropy = -float(np.sum(R * np.log(np.maximum(R, 1e-300))))
         return self.beta * expected_loglik + self.jacobian - kl + float(n @ log_pi) + entropy
@@ -211,7 +211,7 @@ class _VariationalBlockModel:
         n, pairs, sums, squares = self.statistics(st.R, st.DR, st.D2R)
         st.theta = self.update_theta(pairs, sums, squares)
         st.sticks = self.update_sticks(n)
-        st.elbo = self.elbo(st.R, n, pairs, sums, squares, st.theta, st.sticks)
+        st.elbo = self.elbo(st.R, n, pairs, sums, squares, self.parameter_terms(st.theta, st.sticks))
         return st
 
     def responsibility_step(self, st: _State) -> tuple[_State, bool]:
@@ -239,8 +239,7 @@ class _VariationalBlockModel:
             DR = st.DR + rho * (target_DR - st.DR)
             D2R = st.D2R + rho * (target_D2R - st.D2R)
             n, pairs, sums, squares = self.statistics(R, DR, D2R)
-            return _State(R, DR, D2R, st.theta, st.sticks,
-                          self.elbo(R, n, pairs, sums, squares, st.theta, st.sticks, terms))
+            return _State(R, DR, D2R, st.theta, st.sticks, self.elbo(R, n, pairs, sums, squares, terms))
 
         best = max((state_at(rho) for rho in candidates), key=lambda candidate: candidate.elbo)
         rho = 0.5
