@@ -1,10 +1,15 @@
 """Build a diarization development corpus from synthetic speech: espeak-ng conversations, Resemblyzer cosines.
 
-Each recording is a K-speaker conversation (K = 1..10) synthesised with espeak-ng: every speaker is a distinct
+Each recording is a K-speaker conversation (K = 1..10) synthesised with espeak-ng: every speaker is an espeak-ng
 voice (a language voice, a voice variant, pitch and speed varied together) reading English prose taken offline
 (the standard library's ``pydoc_data.topics`` text and ``/usr/share/common-licenses``, code-like lines dropped).
-Turns last 1-8 s, speaking time is unbalanced (some recordings have one dominant speaker) and short
-back-channels ("mm hmm", "right", ...) come from the listeners. The mix goes through a short synthetic room
+The K voices are the K most distinct ones to the embedder of a pool of POOL random candidates: each candidate reads
+one clean reference utterance (~6 s), embedded whole with the VoiceEncoder, and greedy farthest-point selection on
+the cosine picks K (from a random first one, the candidate whose largest cosine to the chosen is smallest). Turns
+last 1-8 s, speaking time is unbalanced (some recordings have one dominant speaker) and short back-channels
+("mm hmm", "right", ...) come from the listeners; every speaker speaks at least MIN_SPEECH s (turns, back-channels
+not counted): a speaker below it after the planned turns gets extra turns, each put at a random turn boundary not
+next to one of its own, until it has. The mix goes through a short synthetic room
 impulse and gets a little noise. Windows of 1.5 s every 0.75 s inside the speech regions (oracle speech activity:
 the union of the turns, pauses under 0.5 s bridged; a shorter last window to the region end if >= 0.5 s) are
 embedded with Resemblyzer's pretrained VoiceEncoder (as ``VoiceEncoder.embed_utterance`` does, batched), L2
@@ -47,6 +52,9 @@ WINDOW = 1.5  # s
 SHIFT = 0.75  # s
 MIN_WINDOW = 0.5  # s
 BRIDGE = 0.5  # s: pauses shorter than this do not split a speech region
+MIN_SPEECH = 10.0  # s: every speaker's synthesised turns (back-channels not counted) last at least this long
+POOL = 96  # candidate voices per recording, of which the K most distinct to the embedder are used
+REFERENCE_WORDS = 22  # words of a candidate's reference utterance (about 6 s at -s 165)
 _EPS = 1e-9
 
 LANGUAGES = ["en-us", "en-gb", "en-gb-scotland", "en-029", "fr-fr", "de", "nl", "it", "es", "pt", "pl", "sv",
@@ -135,13 +143,44 @@ def speaker_shares(k: int, dominant: bool, rng: np.random.Generator) -> tuple[np
     return w / w.sum(), leader
 
 
-def choose_voices(k: int, rng: np.random.Generator) -> list[dict]:
-    languages = rng.permutation(LANGUAGES)
-    variants = rng.permutation(VARIANTS)
-    pitches = rng.permutation(np.linspace(20, 80, max(k, 2)).round().astype(int))
-    speeds = rng.permutation(np.linspace(135, 195, max(k, 2)).round().astype(int))
-    return [{"language": str(languages[i]), "variant": str(variants[i]), "pitch": int(pitches[i]),
-             "speed": int(speeds[i])} for i in range(k)]
+def candidate_voices(n: int, rng: np.random.Generator) -> list[dict]:
+    """`n` random voices: a language voice, a variant, pitch 20-80 and speed 135-195 (uniform integers)."""
+    return [{"language": str(rng.choice(LANGUAGES)), "variant": str(rng.choice(VARIANTS)),
+             "pitch": int(rng.integers(20, 81)), "speed": int(rng.integers(135, 196))} for _ in range(n)]
+
+
+def farthest_point(cosines: np.ndarray, k: int, first: int) -> list[int]:
+    """Greedy farthest-point selection: from `first`, repeatedly the candidate whose largest cosine to the chosen
+    ones is smallest."""
+    chosen = [first]
+    while len(chosen) < k:
+        closest = cosines[:, chosen].max(axis=1)
+        closest[chosen] = np.inf
+        chosen.append(int(np.argmin(closest)))
+    return chosen
+
+
+def choose_voices(k: int, rng: np.random.Generator, prose: Prose, encoder, workdir: Path, pool: int = POOL):
+    """The K most distinct voices to the embedder of `pool` random candidates and the largest reference cosine
+    between two of them (nan for K = 1). Each candidate reads the same clean reference text (no room, no noise),
+    embedded whole (``VoiceEncoder.embed_utterance``, L2-normalised)."""
+    from resemblyzer import audio, hparams
+
+    candidates = candidate_voices(pool, rng)
+    text = prose.take(REFERENCE_WORDS)
+    E = []
+    for voice in candidates:
+        wav = synthesise(text, voice, workdir)
+        wav = audio.normalize_volume(wav / (np.abs(wav).max() + 1e-9), hparams.audio_norm_target_dBFS,
+                                     increase_only=True)
+        E.append(encoder.embed_utterance(wav.astype(np.float32)))
+    E = np.array(E, dtype=np.float64)
+    E /= np.linalg.norm(E, axis=1, keepdims=True)
+    cosines = E @ E.T
+    chosen = farthest_point(cosines, k, int(rng.integers(pool)))
+    sub = cosines[np.ix_(chosen, chosen)]
+    largest = float(sub[np.triu_indices(k, 1)].max()) if k > 1 else float("nan")
+    return [candidates[c] for c in chosen], largest
 
 
 def next_speaker(shares: np.ndarray, current: int | None, rng: np.random.Generator) -> int:
@@ -161,35 +200,64 @@ def plan_turns(k: int, shares: np.ndarray, leader: int | None, target: float, rn
                 listener = int(rng.choice([s for s in range(k) if s != current]))
                 turns.append((listener, 0.0, True))
             current = next_speaker(shares, current, rng)
-            if leader is None:
-                seconds = float(rng.uniform(1.0, 8.0))
-            else:  # the dominant speaker holds the floor longer
-                seconds = float(rng.uniform(4.0, 8.0) if current == leader else rng.uniform(1.0, 4.0))
+            seconds = turn_seconds(current, leader, rng)  # a dominant speaker holds the floor longer
             turns.append((current, seconds, False))
             total += seconds
         if len({s for s, _, b in turns if not b}) == k:
             return turns
 
 
-def build_recording(index: int, k: int, dominant: bool, rng, prose: Prose, workdir: Path):
-    voices = choose_voices(k, rng)
+def turn_seconds(speaker: int, leader: int | None, rng: np.random.Generator) -> float:
+    """A turn's planned length: 1-8 s, or 4-8 s for a dominant speaker and 1-4 s for the others."""
+    if leader is None:
+        return float(rng.uniform(1.0, 8.0))
+    return float(rng.uniform(4.0, 8.0) if speaker == leader else rng.uniform(1.0, 4.0))
+
+
+def speak(speaker: int, seconds: float, backchannel: bool, voice: dict, rng, prose: Prose, workdir: Path):
+    """One turn's audio (peak 1): a back-channel, or prose planned for `seconds`, cut at 8 s, read on to >= 1 s."""
+    if backchannel:
+        text = str(rng.choice(BACKCHANNELS))
+    else:
+        text = prose.take(max(2, int(round(seconds * voice["speed"] / 60.0))))
+    wav = synthesise(text, voice, workdir)
+    if not backchannel:
+        wav = wav[: int(8.0 * SAMPLE_RATE)]
+        if wav.size < SAMPLE_RATE:  # at least 1 s: read on
+            wav = np.concatenate([wav, synthesise(prose.take(4), voice, workdir)])[: int(8.0 * SAMPLE_RATE)]
+        fade = int(0.02 * SAMPLE_RATE)
+        wav[-fade:] *= np.linspace(1.0, 0.0, fade)
+    return wav / (np.abs(wav).max() + 1e-9)
+
+
+def insert_position(speakers: list[int], speaker: int, rng: np.random.Generator) -> int:
+    """A random turn boundary (0..len) whose neighbours are not `speaker`'s (the end if there is none)."""
+    allowed = [p for p in range(len(speakers) + 1)
+               if (p == 0 or speakers[p - 1] != speaker) and (p == len(speakers) or speakers[p] != speaker)]
+    return int(rng.choice(allowed)) if allowed else len(speakers)
+
+
+def build_recording(index: int, k: int, dominant: bool, rng, prose: Prose, encoder, workdir: Path, pool: int = POOL):
+    voices, reference_cosine = choose_voices(k, rng, prose, encoder, workdir, pool)
     shares, leader = speaker_shares(k, dominant, rng)
     target = float(min(240.0, (50.0 + 12.0 * k + rng.uniform(0.0, 30.0)) / 0.75))  # espeak reads ~0.75x the plan
-    pieces, turns, cursor = [], [], 0.3
+    spoken = []  # (speaker, is back-channel, audio) in conversation order
     for speaker, seconds, backchannel in plan_turns(k, shares, leader, target, rng):
-        voice = voices[speaker]
-        if backchannel:
-            text = str(rng.choice(BACKCHANNELS))
-        else:
-            text = prose.take(max(2, int(round(seconds * voice["speed"] / 60.0))))
-        wav = synthesise(text, voice, workdir)
-        if not backchannel:
-            wav = wav[: int(8.0 * SAMPLE_RATE)]
-            if wav.size < SAMPLE_RATE:  # at least 1 s: read on
-                wav = np.concatenate([wav, synthesise(prose.take(4), voice, workdir)])[: int(8.0 * SAMPLE_RATE)]
-            fade = int(0.02 * SAMPLE_RATE)
-            wav[-fade:] *= np.linspace(1.0, 0.0, fade)
-        wav = wav / (np.abs(wav).max() + 1e-9)
+        spoken.append((speaker, backchannel, speak(speaker, seconds, backchannel, voices[speaker], rng, prose,
+                                                    workdir)))
+    planned_turns, extra = len(spoken), 0
+    while True:  # the speaking floor: extra turns for a speaker below MIN_SPEECH s, at random turn boundaries
+        speech = np.zeros(k)
+        for speaker, backchannel, wav in spoken:
+            speech[speaker] += 0.0 if backchannel else wav.size / SAMPLE_RATE
+        if speech.min() >= MIN_SPEECH:
+            break
+        speaker = int(np.argmin(speech))
+        wav = speak(speaker, turn_seconds(speaker, leader, rng), False, voices[speaker], rng, prose, workdir)
+        spoken.insert(insert_position([s for s, _, _ in spoken], speaker, rng), (speaker, False, wav))
+        extra += 1
+    pieces, turns, cursor = [], [], 0.3
+    for speaker, _, wav in spoken:
         start = cursor
         pieces.append((int(round(start * SAMPLE_RATE)), wav))
         turns.append((start, start + wav.size / SAMPLE_RATE, speaker))
@@ -206,7 +274,8 @@ def build_recording(index: int, k: int, dominant: bool, rng, prose: Prose, workd
     power = np.mean(mix[mix != 0] ** 2)
     mix = mix + rng.normal(0.0, np.sqrt(power / 10 ** (snr / 10)), mix.size)
     return {"name": f"synth{index:02d}_k{k:02d}", "k": k, "voices": voices, "turns": turns, "duration": duration,
-            "wav": mix.astype(np.float32), "rt60": rt60, "snr": snr, "dominant": dominant}
+            "wav": mix.astype(np.float32), "rt60": rt60, "snr": snr, "dominant": dominant, "speech": speech,
+            "reference_cosine": reference_cosine, "planned_turns": planned_turns, "extra_turns": extra}
 
 
 # ----- windows, embeddings ------------------------------------------------------------------------------------------
@@ -334,12 +403,14 @@ def main(argv=None) -> None:
     parser.add_argument("--out", type=Path, default=Path("tests/data/diarization_corpus"))
     parser.add_argument("--recordings", type=int, default=24, help="number of recordings (>= 20 covers K=1..10 twice)")
     parser.add_argument("--seed", type=int, default=20261125)
+    parser.add_argument("--pool", type=int, default=POOL, help="candidate voices per recording")
     args = parser.parse_args(argv)
 
     resemblyzer = import_resemblyzer()
     import torch
 
     torch.manual_seed(args.seed)
+    torch.set_num_threads(1)  # one thread: as fast on small batches, no stall when the machine is busy
     rng = np.random.default_rng(args.seed)
     prose = Prose(prose_words(), rng)
     encoder = resemblyzer.VoiceEncoder(device="cpu", verbose=False)
@@ -351,7 +422,7 @@ def main(argv=None) -> None:
     started = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
         for index, (k, dominant) in enumerate(design(args.recordings, rng), start=1):
-            rec = build_recording(index, k, dominant, rng, prose, Path(tmp))
+            rec = build_recording(index, k, dominant, rng, prose, encoder, Path(tmp), args.pool)
             name, turns = rec["name"], rec["turns"]
             start, end = windows(speech_regions(turns))
             from resemblyzer import audio, hparams
@@ -369,14 +440,19 @@ def main(argv=None) -> None:
             same = labels[i] == labels[j]
             within = S[i[ok & same], j[ok & same]].mean()
             between = S[i[ok & ~same], j[ok & ~same]].mean() if k > 1 else float("nan")
+            extra = f" ({rec['extra_turns']} added for the speaking floor)" if rec["extra_turns"] else ""
             described.append(
-                f"  {name}: K = {k}, {rec['duration']:.1f} s, {start.size} windows, {len(turns)} turns, "
+                f"  {name}: K = {k}, {rec['duration']:.1f} s, {start.size} windows, {len(turns)} turns{extra}, "
                 f"{'one dominant speaker, ' if dominant else ''}RT60 {rec['rt60']:.2f} s, SNR {rec['snr']:.1f} dB, "
-                f"cosine within {within:.3f} / between {between:.3f}\n"
+                f"cosine within {within:.3f} / between {between:.3f}, largest reference cosine between its voices "
+                + (f"{rec['reference_cosine']:.3f}\n" if k > 1 else "-\n")
                 + "".join(f"      {speaker_names[s]}: {v['language']}+{v['variant']} -p {v['pitch']} -s {v['speed']}"
-                          f"  ({100 * shares[s]:.1f} % of speech)\n" for s, v in enumerate(rec["voices"])))
+                          f"  ({100 * shares[s]:.1f} % of speech, {rec['speech'][s]:.1f} s of turns)\n"
+                          for s, v in enumerate(rec["voices"])))
             print(f"[{index:2d}/{args.recordings}] {name}: K={k} {rec['duration']:.0f} s, {start.size} windows, "
-                  f"within {within:.3f} between {between:.3f} ({time.perf_counter() - started:.0f} s)", flush=True)
+                  f"within {within:.3f} between {between:.3f}, reference cosine {rec['reference_cosine']:.3f}, "
+                  f"least speech {rec['speech'].min():.1f} s, {rec['extra_turns']} extra turns "
+                  f"({time.perf_counter() - started:.0f} s)", flush=True)
 
     ks = [r["K"] for r in rows]
     versions = (f"espeak-ng: {espeak}\n  Resemblyzer {importlib.metadata.version('resemblyzer')}, "
@@ -387,7 +463,7 @@ Diarization development corpus: synthetic espeak-ng conversations scored with Re
 
 Made by tools/make_diarization_corpus.py, seed {args.seed}, {args.recordings} recordings:
   python tools/make_diarization_corpus.py --out {shlex.quote(str(args.out))} \\
-      --recordings {args.recordings} --seed {args.seed}
+      --recordings {args.recordings} --seed {args.seed}{'' if args.pool == POOL else f' --pool {args.pool}'}
   {versions}
   (the recipe of /work/shared/RECIPES.md, "A diarization development corpus from synthetic speech")
 
@@ -400,9 +476,27 @@ Files
                its own SOURCE.txt)
   The audio is not kept.
 
+Two rules make every speaker countable. An earlier version of this corpus took each recording's voices as the
+first K of random permutations and let the turn-taking decide how long each speaker spoke: in many recordings
+some pairs of voices were not distinct to the embedder (a pair's mean between-speaker cosine as high as, or
+higher than, one speaker's own within-speaker mean) and some speakers had 1-4 windows of speech, so no method
+could find those speakers and the corpus could not measure K. Now:
+  - distinct voices: for each recording {args.pool} candidate voices are drawn (language voice and variant from the
+    lists in the tool, pitch -p uniform 20-80, speed -s uniform 135-195 words/min, integers); each reads the same
+    clean reference text ({REFERENCE_WORDS} words of the prose below, about 6 s; no room, no noise), embedded whole
+    with VoiceEncoder.embed_utterance (volume-normalised, L2-normalised); the K voices are picked by greedy
+    farthest-point selection on the cosine (a random first candidate, then repeatedly the candidate whose largest
+    cosine to the chosen ones is smallest): the K most distinct voices of the pool, no threshold. The largest
+    reference cosine between a recording's voices is given below.
+  - a speaking floor: every speaker's turns (back-channels not counted) last at least {MIN_SPEECH:g} s of
+    synthesised speech. A speaker below it after the planned turns gets extra turns (planned as its other turns),
+    each put at a random turn boundary not next to one of its own, until it has {MIN_SPEECH:g} s; the recording
+    gets longer by them. (Redrawing the plan until every speaker reached the floor cannot work in the dominant-
+    speaker design: for K >= 6 the others' turns at the planned length leave too little time for all of them.)
+
 How a recording is made
-  - K speakers, each a distinct espeak-ng voice: a language voice + a variant, pitch (-p, 20-80) and speed
-    (-s, 135-195 words/min) varied together, all reading English prose (pydoc_data.topics and
+  - K speakers, each an espeak-ng voice (chosen as above): a language voice + a variant, pitch (-p, 20-80) and
+    speed (-s, 135-195 words/min) varied together, all reading English prose (pydoc_data.topics and
     /usr/share/common-licenses, code-like lines dropped); 22,050 Hz resampled to 16 kHz (resample_poly).
   - Turn-taking weights: Dirichlet(1.5) + 0.04, renormalised; in "dominant" recordings one speaker takes
     about every other turn, its turns planned 4-8 s and the others' 1-4 s. Turns of 1-8 s (a target drawn
@@ -410,7 +504,7 @@ How a recording is made
     drawn by weight, never the current one); with probability 0.18 a
     listener's back-channel ({', '.join(BACKCHANNELS)}) comes between turns. Pauses 0.05-0.4 s,
     one in ten 0.8-1.6 s; no overlapping speech. Planned speech (50 + 12 K + U(0, 30)) / 0.75 s, capped at 240 s
-    (espeak-ng reads the planned text in about 0.75 of the planned time).
+    (espeak-ng reads the planned text in about 0.75 of the planned time), then the speaking floor's extra turns.
   - Turn levels x U(0.6, 1), a synthetic room impulse (direct path + exponentially decaying noise, RT60
     0.15-0.45 s, 0.3 s long), white noise at 18-30 dB SNR.
   - Speech regions = union of the turns, pauses < {BRIDGE} s bridged (oracle speech activity). Windows of {WINDOW} s
@@ -424,7 +518,9 @@ Corpus
   {len(rows)} recordings; K: {', '.join(f'{k}: {ks.count(k)}' for k in sorted(set(ks)))}
   total {sum(float(r['duration']) for r in rows) / 60:.1f} min, {sum(r['windows'] for r in rows):,} windows.
   Per recording (voices as espeak-ng -v <language>+<variant> -p <pitch> -s <speed>; cosine means over window
-  pairs labelled by the speaker at each window centre):
+  pairs labelled by the speaker at each window centre; the largest cosine between the reference embeddings of
+  the recording's voices; per speaker its share of speech (back-channels included, as corpus.csv) and the seconds
+  of its turns (back-channels not counted, the floor's measure)):
 {''.join(described)}"""
     size = write_index(args.out, rows, text)
     print(f"{args.out}: {len(rows)} recordings, {size:.1f} MB ({time.perf_counter() - started:.0f} s)")

@@ -4,7 +4,8 @@ The generative model (per recording, dimension D):
 
 - speaker means ``m_s ~ N(0, B)`` (between-speaker covariance B);
 - the recording is cut into halves of 0.75 s; a turn list on that grid (turns of 1.5-7.5 s, speakers alternating,
-  speaking time balanced or not) gives each half its speaker ``z_h``;
+  speaking time balanced or not) gives each half its speaker ``z_h``; every speaker speaks at least ``MIN_HALVES``
+  halves (10.5 s): a speaker below it gets extra turns at random turn boundaries (the recording gets longer);
 - each half carries ``y_h = m_{z_h} + d_{z_h}(h) + u_{turn(h)}``: a per-speaker drift ``d`` (an AR(1) process over
   the speaker's halves in time order, stationary covariance ``drift * W``, correlation time ``drift_time``) and a
   per-turn effect ``u ~ N(0, turn_effect * W)`` shared by the halves of one turn;
@@ -36,10 +37,12 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # the sibling tool below
-from make_diarization_corpus import next_speaker, shares_of, write_index, write_recording  # noqa: E402
+from make_diarization_corpus import (  # noqa: E402
+    MIN_SPEECH, insert_position, next_speaker, shares_of, write_index, write_recording)
 
 HALF = 0.75  # s
 WINDOW = 2 * HALF
+MIN_HALVES = int(np.ceil(MIN_SPEECH / HALF - 1e-9))  # every speaker speaks at least MIN_SPEECH s: 14 halves, 10.5 s
 PARAMETERS = {
     "dimension": 64,
     "between_eigenvalues": (0.3, 3.0),  # B's eigenvalues log-spaced in this range, random orientation
@@ -88,27 +91,46 @@ class TwoCovariancePLDA:
         return float(multivariate_normal(cov=same).logpdf(z) - multivariate_normal(cov=different).logpdf(z))
 
 
+def turn_halves(speaker: int, leader: int | None, rng: np.random.Generator) -> int:
+    """A turn's length in halves: 2-10, or 6-10 for a dominant speaker (``leader``) and 2-6 for the others."""
+    if leader is None:
+        return int(rng.integers(2, 11))
+    return int(rng.integers(6, 11) if speaker == leader else rng.integers(2, 7))
+
+
 def plan_turns(k: int, shares: np.ndarray, leader: int | None, halves: int, rng: np.random.Generator) -> np.ndarray:
     """Speaker of each half: turns of 2-10 halves (1.5-7.5 s), never the same speaker twice in a row; a dominant
-    speaker (``leader``) holds 6-10 halves, the others 2-6."""
+    speaker (``leader``) holds 6-10 halves, the others 2-6. `halves` halves, then the speaking floor: while a
+    speaker has fewer than MIN_HALVES halves, the one with the fewest gets an extra turn (drawn as its others), put
+    at a random turn boundary not next to one of its own turns; the plan gets longer by them."""
+    z, current = [], None
+    while len(z) < halves:
+        current = next_speaker(shares, current, rng)
+        z += [current] * turn_halves(current, leader, rng)
+    z = z[:halves]
+    turns = [[z[0], 0]]
+    for s in z:
+        if s == turns[-1][0]:
+            turns[-1][1] += 1
+        else:
+            turns.append([s, 1])
     while True:
-        z, current = [], None
-        while len(z) < halves:
-            current = next_speaker(shares, current, rng)
-            if leader is None:
-                length = int(rng.integers(2, 11))
-            else:
-                length = int(rng.integers(6, 11) if current == leader else rng.integers(2, 7))
-            z += [current] * length
-        z = np.array(z[:halves])
-        if np.unique(z).size == k and all((z == s).sum() >= 2 for s in range(k)):
-            return z
+        spoken = np.zeros(k, int)
+        for s, length in turns:
+            spoken[s] += length
+        if spoken.min() >= MIN_HALVES:
+            return np.array([s for s, length in turns for _ in range(length)])
+        speaker = int(np.argmin(spoken))
+        length = turn_halves(speaker, leader, rng)
+        turns.insert(insert_position([s for s, _ in turns], speaker, rng), [speaker, length])
 
 
 def simulate(k: int, balanced: bool, plda: TwoCovariancePLDA, rng: np.random.Generator, params: dict,
              duration: float | None = None):
     """One recording of `k` speakers; its length is the corpus's (60 + 12 k + U(0, 20) s, at most 200 s) unless
-    `duration` (s) is given, as the benchmark does for a matrix of realistic size."""
+    `duration` (s) is given, as the benchmark does for a matrix of realistic size; either is cut to whole halves and
+    lengthened by the speaking floor's extra turns when a speaker has fewer than MIN_HALVES halves (never at the
+    benchmark's sizes)."""
     dimension = params["dimension"]
     drawn = float(min(200.0, 60.0 + 12.0 * k + rng.uniform(0.0, 20.0)))  # drawn either way: the corpus's seed stream
     duration = drawn if duration is None else float(duration)
@@ -123,6 +145,8 @@ def simulate(k: int, balanced: bool, plda: TwoCovariancePLDA, rng: np.random.Gen
         shares[leader] += shares.sum()
         shares /= shares.sum()
     z = plan_turns(k, shares, leader, halves, rng)
+    halves = z.size  # the speaking floor's extra turns make the recording longer
+    duration = halves * HALF
     turn_id = np.concatenate([[0], np.cumsum(z[1:] != z[:-1])])
 
     chol_b = np.linalg.cholesky(plda.between)
@@ -183,7 +207,8 @@ def main(argv=None) -> None:
             same = centre[i] == centre[j]
             within = S[i[same & far], j[same & far]]
             between = S[i[~same], j[~same]]
-            described.append(f"  {name}: K = {k}, {duration:.2f} s, {start.size} windows, {len(turns)} turns, shares "
+            described.append(f"  {name}: K = {k}, {duration:.2f} s, {start.size} windows, {len(turns)} turns, "
+                             f"least speech {min(np.bincount(z, minlength=k)) * HALF:.2f} s, shares "
                              f"{', '.join(f'{100 * v:.0f}' for v in shares)} %; LLR within (non-overlapping) "
                              f"{within.mean():.1f} +- {within.std():.1f}"
                              + (f", between {between.mean():.1f} +- {between.std():.1f}\n" if k > 1 else "\n"))
@@ -205,6 +230,12 @@ Model (see the tool's docstring for the formulas)
   W = R2 diag(geomspace{params['within_eigenvalues']}) R2'
   (R1, R2 random orthogonal, drawn first from the seed); speaker means m_s ~ N(0, B).
   Halves of {HALF} s; turns of 2-10 halves (1.5-7.5 s), the next speaker drawn by share, never the current one.
+  Speaking floor: every speaker speaks at least {MIN_HALVES} halves ({MIN_HALVES * HALF:g} s, i.e. >= {MIN_SPEECH:g} s,
+  as in the cosine corpus). A speaker below it after the planned length gets extra turns (drawn as its other
+  turns), each put at a random turn boundary not next to one of its own, until it has; the recording gets longer by
+  them. Without it some speakers had 2-4 halves of speech (1.5-3 s), which no method can count. (Redrawing the
+  plan until every speaker reaches the floor cannot work in the unbalanced design: at the planned length the
+  non-dominant speakers average 15-13 halves each for K = 7-10, and no draw in 500 met the floor for K >= 7.)
   Half value y_h = m_z + d_z(h) + u_turn: drift AR(1) per speaker over its halves, stationary covariance
   {params['drift']} W, correlation time {params['drift_time']:g} s; turn effect u ~ N(0, {params['turn_effect']} W).
   Window i = halves i, i+1 ({WINDOW} s every {HALF} s): x_i = (y_i + y_(i+1))/2 + q_i (n_i + n_(i+1))/sqrt(2),
@@ -214,7 +245,7 @@ Model (see the tool's docstring for the formulas)
   Designs: K = 1..10, each balanced (equal turn-taking weights; shares still vary with the turn lengths) and
   unbalanced (weights Dirichlet(1) + 0.03, one dominant speaker's raised by their sum: it takes about every
   other turn, its turns 6-10 halves, the others' 2-6); K = 1 twice.
-  Length 60 + 12 K + U(0, 20) s, capped at 200 s, cut to whole halves.
+  Length 60 + 12 K + U(0, 20) s, capped at 200 s, cut to whole halves, then the speaking floor's extra turns.
   A window's reference speaker: the one at its centre (windows across a change mix two speakers).
 
 Recordings (LLR mean +- sd; within-speaker over windows >= 2 halves apart, i.e. not overlapping)
