@@ -22,6 +22,7 @@ import streamlit as st
 import llrcore as lc
 from llrcore.diarization import (
     EFFECTIVE_SCORES,
+    MEAN_TURN,
     METHODS,
     block_mean_matrix,
     cluster_summary,
@@ -39,7 +40,7 @@ from app_pages._uploads import read_user_file
 VBX_PUBLISHED_DER = 7.06  # VBx README, "Run the example": ES2005a, dscore --collar 0.25 --ignore_overlaps
 METHOD_NAMES = {"bayes": "Bayesian block model", "ahc": "AHC (average linkage)", "spectral": "Spectral",
                 "nme-sc": "NME-SC (auto-tuned spectral)"}
-EVIDENCE_STEPS = [1, 2, 3, 4, 5, 5.5, 6, 6.25, 6.5, 7, 8, 10, 12, 15, 20, 25, 30, 40, 50, 75, 100]
+EVIDENCE_STEPS = [5, 10, 15, 20, 25, 30, 35, 37.5, 40, 45, 50, 60, 75, 100, 150, 200, 300]
 MATRIX_HELP = ("NumPy `.npy` (one square array) or `.npz` (several matrices allowed; arrays `start`/`end` give the "
                "segment times); or CSV/TSV/text with N rows of N numbers (header and name column optional).")
 
@@ -149,11 +150,12 @@ def settings(matrix) -> Settings:
                 high = int(high_column.number_input("At most", 1, n, min(10, n), key="diar_max",
                                                     persist_state="session"))
         evidence = evidence_column.select_slider(
-            "Evidence per segment (Bayes)", EVIDENCE_STEPS, value=EFFECTIVE_SCORES, key="diar_evidence",
+            "Evidence per independent segment (Bayes)", EVIDENCE_STEPS, value=EFFECTIVE_SCORES, key="diar_evidence",
             persist_state="session",
             help="How many independent scores one segment's row of scores is worth: the score likelihood is "
-                 "tempered by this / (N − 1), like VBx's Fa. Scores of overlapping windows are strongly dependent "
-                 "(default 6.25, set on x-vector windows of 1.44 s every 0.24 s); raise it for independent scores.")
+                 "tempered by this × share / (N − 1), like VBx's Fa. Overlapping windows share it (share = shift / "
+                 "length; without times 1/6, as x-vector windows of 1.5 s every 0.25 s). Default "
+                 f"{EFFECTIVE_SCORES:g}; raise it (×6) for a matrix of independent scores without times.")
         st.markdown("**Scoring** (needs segment times and a reference RTTM)")
         collar_column, overlap_column = st.columns(2)
         collar = collar_column.select_slider("Collar per side (s)", [0.0, 0.1, 0.25, 0.5], value=0.25,
@@ -338,7 +340,8 @@ def figures(record: LoadedMatrix, result, method: str) -> None:
                 show_figure(lambda: diarization_plots.n_speakers_figure(
                     result, reference_count=matrix.n_reference_speakers), "diar_n_speakers",
                     "p(K) ∝ exp(best evidence bound with K speakers), over the numbers some start reached; the "
-                    "Chinese-restaurant prior of the partition is inside the bound.")
+                    "prior of the partition (the sticky chain over time; without times, the Chinese-restaurant "
+                    "process) is inside the bound.")
                 runs = result.runs.rename(columns={"run": "start", "initial_clusters": "speakers at start",
                                                    "n_clusters": "speakers at end", "elbo": "evidence bound"})
                 st.dataframe(runs, hide_index=True, width="stretch", column_config={
@@ -379,8 +382,8 @@ def cluster_table(matrix, result) -> None:
     st.dataframe(means, width="stretch",
                  column_config={c: st.column_config.NumberColumn(format="%.3g") for c in means.columns})
     st.caption("Rows and columns are clusters; the diagonal holds the pairs inside a cluster. The block model fits "
-               "one Gaussian to all diagonal blocks and one to each off-diagonal block: two clusters whose block "
-               "mean is close to the diagonal ones would rather be one speaker.")
+               "one Gaussian to all diagonal blocks and one to all the others: two clusters whose block mean is "
+               "close to the diagonal ones would rather be one speaker.")
 
 
 def downloads(matrix, result, method: str) -> None:
@@ -419,15 +422,16 @@ def preview(record: LoadedMatrix) -> None:
                                matrix.reference is not None else ""))
         st.markdown(
             "The **Bayesian block model** explains the matrix as blocks of Gaussian scores: one Gaussian for all "
-            "pairs of the same speaker, one per pair of speakers, and a Chinese-restaurant prior over the "
-            "partition, so the number of speakers is part of what is inferred.")
+            "pairs of the same speaker, one for all pairs of different speakers, and a sticky Markov chain over the "
+            f"segments in time order (a speaker keeps the floor for about {MEAN_TURN:g} s, then the next is drawn), "
+            "so the number of speakers is part of what is inferred.")
 
 
 # ----- the page ------------------------------------------------------------------------------------------------------
 
 st.title("Diarization")
 st.caption("Who spoke when, from the matrix of scores between speech segments only: a Gaussian block model of the "
-           "matrix with a Chinese-restaurant prior over partitions, fitted by variational Bayes (the number of "
+           "matrix with a sticky Markov chain over time (VBx's prior), fitted by variational Bayes (the number of "
            "speakers is inferred), against average-linkage AHC, spectral clustering and NME-SC (spectral clustering "
            "that tunes itself).")
 

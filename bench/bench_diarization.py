@@ -110,12 +110,14 @@ def scipy_ahc(scores: np.ndarray, *, k: int | None = None, threshold: float | No
     return fcluster(tree, top - threshold, criterion="distance")
 
 
-def contenders(scores: np.ndarray, k_true: int) -> list[tuple[str, str, object]]:
-    """(name, what it is told, function returning labels or a ClusteringResult)."""
+def contenders(matrix: lc.SimilarityMatrix, k_true: int) -> list[tuple[str, str, object]]:
+    """(name, what it is told, function returning labels or a ClusteringResult). llrcore gets the matrix with its
+    segment times, as the app passes it (the Bayesian model's chain runs over them); the peers get the scores."""
+    scores = np.asarray(matrix.scores)
     return [
-        ("llrcore bayes", "nothing (K inferred)", lambda: lc.cluster_similarity(scores, "bayes")),
-        ("llrcore ahc", "nothing (threshold from the score mixture)", lambda: lc.cluster_similarity(scores, "ahc")),
-        ("llrcore spectral", "nothing (K by eigengap)", lambda: lc.cluster_similarity(scores, "spectral")),
+        ("llrcore bayes", "nothing (K inferred)", lambda: lc.cluster_similarity(matrix, "bayes")),
+        ("llrcore ahc", "nothing (threshold from the score mixture)", lambda: lc.cluster_similarity(matrix, "ahc")),
+        ("llrcore spectral", "nothing (K by eigengap)", lambda: lc.cluster_similarity(matrix, "spectral")),
         ("sklearn SpectralClustering", f"true K = {k_true}", lambda: sklearn_spectral(scores, k_true)),
         ("scipy AHC (average)", f"true K = {k_true}", lambda: scipy_ahc(scores, k=k_true)),
     ]
@@ -126,7 +128,7 @@ def measure(scores, truth, reps: int, matrix=None) -> tuple[float, list[dict]]:
     eigh_time, eigh_times, _ = best_time(lambda: np.linalg.eigh(scores), reps)
     matrix = matrix if matrix is not None else lc.SimilarityMatrix(scores, reference=truth)
     rows = []
-    for name, told, function in contenders(scores, int(np.unique(truth).size)):
+    for name, told, function in contenders(matrix, int(np.unique(truth).size)):
         seconds, times, result = best_time(function, reps)
         (scored,) = lc.compare_methods(matrix, {name: result}).rows
         row = {"tool": name, "told": told, "seconds": seconds, "times": times, "x_eigh": seconds / eigh_time,

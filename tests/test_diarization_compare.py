@@ -130,8 +130,8 @@ def test_without_a_reference_the_advice_follows_the_kind_of_score():
     labels = np.repeat([0, 1], 40)
     cosines = _cosines_of_unit_vectors(rng, labels)
     assert cosines.max() > 1.0  # the case the slack is for
-    names = {"nme-sc": "NME-SC", "spectral": "Spectral"}
-    for scores, expected in ((cosines, "NME-SC"), (30.0 * cosines - 15.0, "Spectral")):
+    names = {"nme-sc": "NME-SC", "bayes": "Bayesian block model"}
+    for scores, expected in ((cosines, "NME-SC"), (30.0 * cosines - 15.0, "Bayesian block model")):
         matrix = lc.SimilarityMatrix(scores)
         comparison = lc.compare_methods(matrix, {"ahc": lc.cluster_similarity(matrix, "ahc")})
         advice = lc.diarization.method_to_trust(scores, comparison, names=names)

@@ -1,6 +1,6 @@
 """Speaker diarization from a similarity matrix: cluster segments given only their pairwise scores, and score it.
 
-- :mod:`~llrcore.diarization.model` — the Bayesian Gaussian block model with a Dirichlet-process prior (Publication I
+- :mod:`~llrcore.diarization.model` — the Bayesian Gaussian block model with a sticky-chain prior (Publication I
   of the thesis chapter ``papers/004``), mean-field variational inference; its prior and conjugate algebra in
   :mod:`~llrcore.diarization.block_prior`.
 - :mod:`~llrcore.diarization.baselines` — average-linkage AHC and spectral clustering.
@@ -33,7 +33,8 @@ from .corpus import CORPUS_COLUMNS, CorpusScores, cluster_recordings, score_corp
 from .gaussians import GaussianFit, ScoreMixture, fit_score_mixture
 from .result import ClusteringResult
 from .block_prior import PRIOR_STRENGTH, BlockModelPrior, crp_log_prior
-from .model import EFFECTIVE_SCORES, Progress
+from .chain import loop_probability, sticky_chain
+from .model import EFFECTIVE_SCORES, MEAN_TURN, MIN_SPEECH, Progress
 from .view import SimilarityView, similarity_view
 from .scoring import (
     DERResult,
@@ -46,7 +47,7 @@ from .scoring import (
 
 __all__ = [
     "SimilarityMatrix", "TURN_COLUMNS", "cluster_similarity", "ClusteringResult", "METHODS", "DEFAULT_MAX_CLUSTERS",
-    "EFFECTIVE_SCORES", "PRIOR_STRENGTH", "BlockModelPrior", "Progress", "crp_log_prior", "block_gaussians",
+    "EFFECTIVE_SCORES", "MEAN_TURN", "MIN_SPEECH", "loop_probability", "sticky_chain", "PRIOR_STRENGTH", "BlockModelPrior", "Progress", "crp_log_prior", "block_gaussians",
     "block_mean_matrix", "cluster_summary", "GaussianFit", "ScoreMixture",
     "fit_score_mixture", "SegmentScores", "segment_scores", "optimal_mapping", "segments_to_turns",
     "labels_from_turns", "DERResult", "diarization_error_rate", "compare_methods", "MethodComparison",

@@ -11,6 +11,7 @@ import pandas as pd
 from ..data.similarity import SimilarityMatrix, as_similarity
 from .baselines import (
     ahc_labels,
+    default_min_cluster_size,
     eigengap_clusters,
     relabel_by_appearance,
     spectral_embedding,
@@ -18,7 +19,8 @@ from .baselines import (
 )
 from .block_prior import PRIOR_STRENGTH, BlockModelPrior
 from .gaussians import GaussianFit, ScoreMixture, fit_score_mixture
-from .model import EFFECTIVE_SCORES, fit_block_model
+from .chain import loop_probability
+from .model import EFFECTIVE_SCORES, MEAN_TURN, MIN_SPEECH, fit_block_model
 from .nme_sc import MAX_SPEAKERS as NME_MAX_SPEAKERS
 from .nme_sc import nme_sc
 from .result import ClusteringResult
@@ -26,6 +28,7 @@ from .scoring import optimal_mapping
 
 __all__ = [
     "DEFAULT_MAX_CLUSTERS",
+    "SHARE_WITHOUT_TIMES",
     "METHODS",
     "ClusteringResult",
     "block_gaussians",
@@ -35,6 +38,9 @@ __all__ = [
 ]
 
 METHODS = ("bayes", "ahc", "spectral", "nme-sc")
+#: Without times, a segment is taken as an x-vector window that overlaps five others (1.5 s every 0.25 s, as
+#: AMI ES2005a's 1.44 s every 0.24 s): its share of the evidence per independent segment.
+SHARE_WITHOUT_TIMES = 1.0 / 6.0
 #: Default upper bound on the number of speakers (the eigen-decomposition and the DP truncation use it).
 DEFAULT_MAX_CLUSTERS = 20
 
@@ -132,6 +138,7 @@ def _check_bounds(n: int, n_clusters, min_clusters, max_clusters) -> tuple[int, 
 
 def cluster_similarity(S, method: str = "bayes", *, n_clusters: int | None = None, min_clusters: int = 1,
                        max_clusters: int | None = None, effective_scores: float = EFFECTIVE_SCORES,
+                       mean_turn: float = MEAN_TURN, min_speech: float = MIN_SPEECH,
                        concentration: float = 1.0, prior_strength: float = PRIOR_STRENGTH,
                        threshold: float | None = None,
                        min_cluster_size: int | None = None, seed: int = 0, progress=None) -> ClusteringResult:
@@ -162,7 +169,20 @@ def cluster_similarity(S, method: str = "bayes", *, n_clusters: int | None = Non
         Bounds on the number of speakers, honoured by every method; `max_clusters` defaults to
         :data:`DEFAULT_MAX_CLUSTERS` and is also the truncation of the Dirichlet process.
     effective_scores : float
-        Bayes: evidence per segment; the score likelihood is tempered by ``effective_scores / (N - 1)``.
+        Bayes: evidence per independent segment. The score likelihood is tempered by ``effective_scores * f /
+        (N - 1)``, where ``f = min(1, shift / length)`` for windows of median length `length` every `shift`
+        seconds (overlapping windows share their audio) and ``f =`` :data:`SHARE_WITHOUT_TIMES` (1/6, x-vector
+        windows) for a matrix without times: there, independent scores need ``effective_scores = 6 * e`` for
+        ``e`` per segment.
+    mean_turn : float
+        Bayes, segments with times: seconds a speaker keeps the floor on average; the loop probability of the
+        sticky chain over the segments in time order is ``exp(-shift / mean_turn)``
+        (:mod:`llrcore.diarization.chain`). A matrix without times has no order: its segments are independent
+        draws (the Dirichlet-process mixture).
+    min_speech : float
+        Bayes, segments with times: a speaker speaks at least this many seconds (``min_speech / shift``
+        segments); a smaller cluster is merged into its best partner (a one-window outlier is not a speaker).
+        Without times the smallest speaker is `min_cluster_size` segments.
     concentration : float
         Bayes: alpha of the Chinese restaurant process.
     prior_strength : float
@@ -171,7 +191,8 @@ def cluster_similarity(S, method: str = "bayes", *, n_clusters: int | None = Non
     threshold : float, optional
         AHC: stop merging below this average score (default: from the score mixture).
     min_cluster_size : int, optional
-        AHC: smaller clusters are dissolved (default 2 % of the segments, at least 2).
+        AHC: smaller clusters are dissolved; Bayes without times: the smallest speaker (default 2 % of the
+        segments, at least 2).
     seed : int
         k-means seeding of spectral clustering and NME-SC.
     progress : callable, optional
@@ -199,10 +220,12 @@ def cluster_similarity(S, method: str = "bayes", *, n_clusters: int | None = Non
             warnings.warn(note, UserWarning, stacklevel=2)
     n = scores.shape[0]
     low, high = _check_bounds(n, n_clusters, min_clusters, max_clusters)
-    if effective_scores <= 0 or concentration <= 0 or prior_strength <= 0:
-        raise ValueError("effective_scores, concentration and prior_strength must be positive.")
+    if min(effective_scores, concentration, prior_strength, mean_turn) <= 0 or min_speech < 0:
+        raise ValueError("effective_scores, mean_turn, concentration and prior_strength must be positive and "
+                         "min_speech not negative.")
     options = dict(n_clusters=n_clusters, min_clusters=low, max_clusters=high, effective_scores=effective_scores,
-                   concentration=concentration, prior_strength=prior_strength, threshold=threshold,
+                   mean_turn=mean_turn, min_speech=min_speech, concentration=concentration,
+                   prior_strength=prior_strength, threshold=threshold,
                    min_cluster_size=min_cluster_size, seed=seed)
 
     if n == 1:
@@ -234,14 +257,29 @@ def cluster_similarity(S, method: str = "bayes", *, n_clusters: int | None = Non
             inits = _initial_partitions(scores, mixture, embedding, k_hat, low, high, n_clusters,
                                         min_cluster_size, seed)
             prior = BlockModelPrior.from_mixture(mixture, concentration=concentration, mean_strength=prior_strength)
-            fit = fit_block_model(scores, inits, prior=prior, effective_scores=effective_scores, min_clusters=low,
-                                  max_clusters=high, progress=progress)
+            timing = _chain_options(S, effective_scores, mean_turn, min_speech, min_cluster_size)
+            fit = fit_block_model(scores, inits, prior=prior, min_clusters=low, max_clusters=high,
+                                  progress=progress, **timing)
             return dataclasses.replace(fit, mixture=mixture, eigenvalues=embedding.eigenvalues,
                                        seconds=time.perf_counter() - began, options={**options, **fit.options})
     labels = relabel_by_appearance(labels)
     within, means, variances, counts = block_gaussians(scores, labels)
     return ClusteringResult(method, labels, np.eye(int(labels.max()) + 1)[labels], within, means, variances, counts,
                             mixture, seconds=time.perf_counter() - began, options=options, **extra)
+
+
+def _chain_options(S, effective_scores: float, mean_turn: float, min_speech: float, min_cluster_size) -> dict:
+    """The block model's options that come from the segment times: evidence per (overlapping) segment, the loop
+    probability of the chain and the smallest speaker in segments (see :func:`cluster_similarity`)."""
+    if isinstance(S, SimilarityMatrix) and S.has_times and S.n_segments > 1:
+        shift = float(np.median(np.diff(np.sort(S.start))))
+        length = float(np.median(S.end - S.start))
+        share = min(1.0, shift / length) if length > 0 else 1.0
+        return {"effective_scores": effective_scores * share, "loop": loop_probability(S.start, mean_turn),
+                "min_cluster_size": min_speech / shift if shift > 0 else 0.0}
+    n = int(np.asarray(S.scores if isinstance(S, SimilarityMatrix) else S).shape[0])
+    size = default_min_cluster_size(n) if min_cluster_size is None else int(min_cluster_size)
+    return {"effective_scores": effective_scores * SHARE_WITHOUT_TIMES, "loop": 0.0, "min_cluster_size": size}
 
 
 def _initial_partitions(scores, mixture, embedding, k_hat, low, high, n_clusters, min_cluster_size, seed) -> dict:

@@ -1,43 +1,52 @@
-"""Bayesian speaker partitioning of a similarity matrix: a Gaussian stochastic block model with a Dirichlet-process
-prior over partitions, fitted by mean-field variational inference (Publication I of a PhD thesis chapter on speaker
-partitioning: discriminative PLDA, multi-task PSVM and speaker diarization; block model after Mørup & Schmidt's IRM
-variant for community detection).
+"""Bayesian speaker partitioning of a similarity matrix: a Gaussian stochastic block model with a sticky Markov
+chain over the speakers of segments in time order (a Dirichlet-process mixture when they have no order), fitted by
+mean-field variational inference (Publication I of a PhD thesis chapter on speaker partitioning: discriminative
+PLDA, multi-task PSVM and speaker diarization; block model after Mørup & Schmidt's IRM variant for community
+detection; the chain after VBx, Landini et al., Computer Speech & Language 71, 2022).
 
 The model
 ---------
 Segments ``i = 1..N`` belong to speakers ``z_i``; the score ``d_ij`` of a pair ``i < j`` is Gaussian with
-parameters of its block::
+parameters of its kind of pair::
 
-    d_ij | z_i = z_j = k        ~ N(mu_w, 1/lambda_w)           within one speaker: ONE pooled Gaussian
-    d_ij | z_i = l != m = z_j   ~ N(mu_lm, 1/lambda_lm)         between two speakers: a Gaussian per pair (l, m)
+    d_ij | z_i = z_j            ~ N(mu_w, 1/lambda_w)           within one speaker: ONE pooled Gaussian
+    d_ij | z_i != z_j           ~ N(mu_b, 1/lambda_b)           between two speakers: ONE tied Gaussian
     (mu, lambda)                ~ Normal-Gamma(m0, kappa0, a0, b0)  (m0 high for within, low for between)
-    z                           ~ CRP(alpha)                     = the partition of a Dirichlet process DP(alpha)
+    pi_k = v_k prod_{j<k} (1 - v_j),  v_k ~ Beta(1, alpha)      speaker weights: DP(alpha) by stick breaking
+    z_1 ~ Cat(pi);  z_t = z_{t-1} with probability p, else z_t ~ Cat(pi)    the sticky chain (p = 0: i.i.d.)
 
-The Chinese-restaurant prior (eq. 5.87 of the chapter, ``p(Z) = alpha^K Gamma(alpha)/Gamma(alpha+N) prod_k
-Gamma(|B_k|)``) is the partition distribution of a DP mixture; it is represented by its stick-breaking
-construction ``pi_k = v_k prod_{j<k} (1 - v_j)``, ``v_k ~ Beta(1, alpha)``, truncated at T components (Blei &
-Jordan 2006), so that every update is in closed form. The number of speakers is whatever the posterior uses.
+The chain (:mod:`llrcore.diarization.chain`) runs over the segments in time order with the loop probability
+``p = exp(-shift / mean_turn)``; with ``p = 0`` the z_i are independent draws from pi, the stick-breaking form of
+the Chinese-restaurant prior of the chapter (eq. 5.87, ``p(Z) = alpha^K Gamma(alpha)/Gamma(alpha+N) prod_k
+Gamma(|B_k|)``; Blei & Jordan 2006, truncated at T components). The number of speakers is whatever the posterior
+uses. One between-speaker Gaussian for all pairs of speakers (rather than one per pair, as in the chapter) makes a
+speaker cost no set of pair parameters that grows with K; and the chain makes a new speaker pay for its turns, so
+that scattered windows that fit no one well (a low-quality window scores low against everybody) are not a speaker.
+A speaker also speaks at least ``min_cluster_size`` segments (:func:`fit_block_model`).
 
 The soft ordering constraint of the paper (within-speaker means above between-speaker means) is the prior: the
 Normal-Gamma of the within Gaussian is centred on the upper component of a two-Gaussian fit of all the scores, the
-between ones on the lower component (:func:`~llrcore.diarization.gaussians.fit_score_mixture`).
+between one on the lower component (:func:`~llrcore.diarization.gaussians.fit_score_mixture`).
 
 Variational inference
 ---------------------
-``q(z, v, theta) = prod_i Cat(z_i | r_i) prod_k Beta(v_k) q(theta)`` with Normal-Gamma ``q(theta)``. With
-responsibilities R (N x T), the expected block statistics are matrix products: ordered-pair counts
-``R^T (11^T - I) R = n n^T - R^T R``, score sums ``R^T D R`` and sums of squares ``R^T D2 R`` (D = S with zero
-diagonal, D2 = D**2). The expected log-density of a score under a Normal-Gamma posterior (m, kappa, a, b) is
-the quadratic ``c0 + c1 d + c2 d^2`` with ``c2 = -a/(2b)``, ``c1 = (a/b) m``,
-``c0 = (psi(a) - log b - log 2 pi)/2 - (a/b) m^2/2 - 1/(2 kappa)``; so the update of all responsibilities is
+``q(z, s, v, theta) = q(z, s) prod_k Beta(v_k) q(theta)`` with Normal-Gamma ``q(theta)`` and q(z, s) a chain (s:
+the redraw indicators). With its marginals R (N x T), the expected block statistics are matrix products:
+ordered-pair counts ``R^T (11^T - I) R = n n^T - R^T R``, score sums ``R^T D R`` and sums of squares ``R^T D2 R``
+(D = S with zero diagonal, D2 = D**2); the diagonal of each is the within Gaussian's, the rest the between one's.
+The expected log-density of a score under a Normal-Gamma posterior (m, kappa, a, b) is the quadratic
+``c0 + c1 d + c2 d^2`` with ``c2 = -a/(2b)``, ``c1 = (a/b) m``, ``c0 = (psi(a) - log b - log 2 pi)/2 -
+(a/b) m^2/2 - 1/(2 kappa)``; so each segment's expected log-likelihood as speaker k is
 
-    log r_ik = E[log pi_k] + beta * [ ((n^T - R) C0) + (D R) C1 + (D2 R) C2 ]_ik   (+ const, then softmax)
+    e_ik = beta * [ ((n^T - R) C0) + (D R) C1 + (D2 R) C2 ]_ik
 
-with C0, C1, C2 the T x T coefficient matrices (diagonal: the within Gaussian). The parameter updates are the
-conjugate Normal-Gamma and Beta posteriors. Updating all r_i at once is not coordinate ascent (the pair terms
-couple them), so the new responsibilities are taken as a direction and a step ``R + rho (R* - R)`` is accepted
-only if the evidence lower bound (ELBO) does not decrease (rho = 1, 1/2, 1/4, ...). The direction is an ascent
-direction (each r_i* maximises the concave bound in r_i alone), so the ELBO is monotone over iterations.
+with C0, C1, C2 the T x T coefficient matrices (diagonal: within; elsewhere: between), and the optimal q(z, s) for
+given logits e is the chain's posterior with emissions exp(e), computed exactly by forward-backward
+(:func:`~llrcore.diarization.chain.sticky_chain`, which also gives the partition term ``log Z - sum R e`` of the
+bound and the expected draws from pi that update q(v)). The parameter updates are the conjugate Normal-Gamma and
+Beta posteriors. Updating all segments at once is not coordinate ascent (the pair terms couple them), so the new
+logits are a direction: ``e + rho (e* - e)`` is accepted only if the evidence lower bound (ELBO) does not
+decrease (rho = 1, 1/2, 1/4, ...), and the ELBO is monotone over iterations.
 
 Dependent scores
 ----------------
@@ -46,7 +55,9 @@ independent, their likelihood swamps the partition prior and any misfit of the G
 within-speaker scores over a meeting) is "explained" by more speakers. As VBx scales its acoustic likelihood
 (``Fa``), the score likelihood is tempered: multiplied by ``beta = effective_scores / (N - 1)``, so that one
 segment's N - 1 scores count as `effective_scores` independent ones. This keeps the choice of the number of
-speakers independent of the recording's length. The bound is then a bound on the tempered evidence.
+speakers independent of the recording's length. Windows that overlap share their audio, so
+:func:`~llrcore.diarization.cluster.cluster_similarity` gives each ``shift / length`` of the evidence of an
+independent window (:data:`EFFECTIVE_SCORES`). The bound is then a bound on the tempered evidence.
 """
 from __future__ import annotations
 
@@ -55,7 +66,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 import scipy.linalg
-from scipy.special import digamma, softmax
+from scipy.special import digamma
 
 from .block_prior import (
     BlockModelPrior,
@@ -64,16 +75,27 @@ from .block_prior import (
     kl_normal_gamma,
     ng_posterior,
 )
+from .chain import sticky_chain
 from .gaussians import GaussianFit
 from .result import ClusteringResult
 
-__all__ = ["EFFECTIVE_SCORES", "TOLERANCE", "Progress", "fit_block_model"]
+__all__ = ["EFFECTIVE_SCORES", "MEAN_TURN", "MIN_SPEECH", "TOLERANCE", "Progress", "fit_block_model"]
 
-#: Default evidence per segment (see the module docstring), with :data:`PRIOR_STRENGTH`. Chosen on the AMI meeting
-#: ES2005a, the only real matrix at hand (so tuned on the showcase itself, as VBx's Fa/Fb are tuned on AMI): its
-#: 4 speakers are found for 5.5 <= effective_scores <= 6.5; lower values merge its smallest speaker into another,
-#: higher ones split its largest speaker into an early and a late part.
-EFFECTIVE_SCORES = 6.25
+#: Default evidence per independent segment (see the module docstring): one window's N - 1 scores count as this
+#: many independent scores, shared out among windows that overlap (``cluster_similarity`` multiplies it by
+#: ``shift / length``: 6.25 per window of AMI ES2005a, the previous default). Chosen with :data:`MEAN_TURN` and
+#: :data:`MIN_SPEECH` on the development corpus (tests/data/diarization_corpus) and ES2005a. Right K on its cosine
+#: and PLDA halves (mean DER), ES2005a's K (DER): 25: 11/24 (25.2 %), 15/20 (7.2 %), 4 (3.14 %); 37.5: 12/24
+#: (20.2 %), 16/20 (6.6 %), 4 (2.79 %); 50: 14/24 (18.9 %), 15/20 (6.8 %), 5 (8.16 %: its largest speaker split).
+EFFECTIVE_SCORES = 37.5
+#: Default mean turn of the sticky chain, seconds: the loop probability is ``exp(-shift / MEAN_TURN)``. As above:
+#: 10 s: 12/24 (19.1 %), 15/20 (6.9 %), 4 (2.79 %); 30 s: as above; 60 s: 12/24 (21.8 %), 16/20 (6.7 %), 4 (3.19 %).
+MEAN_TURN = 30.0
+#: Default smallest speaker, seconds of speech: a cluster of less is merged into its best partner. Below the
+#: corpus's 10 s floor per speaker. As above: 2 s: 9/24 (20.5 %), 11/20 (8.0 %), 4 (2.79 %); 4 s: as above; 8 s:
+#: 11/24 (21.7 %), 15/20 (6.8 %), 4 (2.79 %). What it removes are clusters of a few windows: the PLDA half's
+#: low-quality windows score low against every speaker and are otherwise worth a cluster of their own.
+MIN_SPEECH = 4.0
 
 #: A run stops when an iteration raises the bound by less than this share of it (0.01-0.03 nats on the recordings
 #: at hand). What follows is a slow tail in the soft responsibilities of a few windows on speaker changes: on
@@ -118,11 +140,16 @@ class Progress:
 
 @dataclass
 class _State:
-    """Responsibilities, their products with D and D2, and the q(theta), q(v) that go with them."""
+    """q(z) as a sticky chain: its logits e, marginals R (with their products with D and D2), expected draws from
+    pi and log normaliser; the q(theta), q(v) that go with them; `log_pi` is E[log pi] when q(z) was computed."""
 
     R: np.ndarray
     DR: np.ndarray
     D2R: np.ndarray
+    logits: np.ndarray
+    draws: np.ndarray
+    log_z: float
+    log_pi: np.ndarray
     theta: tuple = ()
     sticks: tuple = ()
     elbo: float = -np.inf
@@ -132,7 +159,7 @@ class _VariationalBlockModel:
     """Mean-field VB of the block model on standardised scores (see the module docstring for the equations)."""
 
     def __init__(self, z: np.ndarray, beta: float, within_prior: tuple, between_prior: tuple, alpha: float,
-                 log_scale: float):
+                 log_scale: float, loop: float = 0.0):
         self.D = z.astype(PRODUCT_DTYPE)  # see PRODUCT_DTYPE
         np.fill_diagonal(self.D, 0.0)
         self.D2 = self.D * self.D
@@ -141,13 +168,11 @@ class _VariationalBlockModel:
         self.within_prior = within_prior
         self.between_prior = between_prior
         self.alpha = float(alpha)
+        self.loop = float(loop)
         # the bound refers to the scores in their own units: Jacobian of the standardisation, tempered like them
         self.jacobian = -self.beta * 0.5 * self.N * (self.N - 1) * log_scale
 
     # -- pieces ------------------------------------------------------------------------------------------------
-
-    def state(self, R: np.ndarray) -> _State:
-        return _State(R, *self.products(R))
 
     def products(self, R: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``D @ R`` and ``D2 @ R`` (in :data:`PRODUCT_DTYPE`, returned in float64)."""
@@ -161,15 +186,20 @@ class _VariationalBlockModel:
         return n, pairs, R.T @ DR, R.T @ D2R
 
     def update_theta(self, pairs, sums, squares):
+        """The within Gaussian from the diagonal blocks, the one between Gaussian from all the others."""
         b = self.beta
-        within = ng_posterior(b * 0.5 * np.trace(pairs), b * 0.5 * np.trace(sums), b * 0.5 * np.trace(squares),
-                               *self.within_prior)
-        between = ng_posterior(b * pairs, b * sums, b * squares, *self.between_prior)
-        return within, between
 
-    def update_sticks(self, n):
-        tail = np.cumsum(n[::-1])[::-1]  # sum_{j >= k} n_j
-        return 1.0 + n[:-1], self.alpha + tail[1:]
+        def split(x):
+            diagonal = 0.5 * np.trace(x)
+            return diagonal, 0.5 * float(x.sum()) - diagonal
+
+        (wp, bp), (ws, bs), (wq, bq) = split(pairs), split(sums), split(squares)
+        return ng_posterior(b * wp, b * ws, b * wq, *self.within_prior), \
+            ng_posterior(b * bp, b * bs, b * bq, *self.between_prior)
+
+    def update_sticks(self, draws):
+        tail = np.cumsum(draws[::-1])[::-1]  # sum_{j >= k} draws_j
+        return 1.0 + draws[:-1], self.alpha + tail[1:]
 
     @staticmethod
     def expected_log_pi(g1, g2):
@@ -178,85 +208,108 @@ class _VariationalBlockModel:
         return np.concatenate([log_v, [0.0]]) + np.concatenate([[0.0], np.cumsum(log_1mv)])
 
     @staticmethod
-    def coefficients(within, between):
-        cw = expected_log_density_coefficients(*within)
-        cb = expected_log_density_coefficients(*between)
+    def coefficients(within, between, k: int):
+        """The T x T matrices C0, C1, C2 of the expected log-density (diagonal: within; elsewhere: between)."""
         matrices = []
-        for w, b in zip(cw, cb):
-            m = np.array(b, dtype=np.float64)
-            np.fill_diagonal(m, w)
+        for w, b in zip(expected_log_density_coefficients(*within), expected_log_density_coefficients(*between)):
+            m = np.full((k, k), float(b))
+            np.fill_diagonal(m, float(w))
             matrices.append(m)
         return matrices
 
-    def parameter_terms(self, theta, sticks) -> tuple:
+    def parameter_terms(self, theta, sticks, k: int) -> tuple:
         """What the bound needs of q(theta) and q(v) alone: the coefficient matrices, E[log pi] and the KL
         divergences from the priors (shared by every candidate step of one iteration, which keeps them fixed)."""
         within, between = theta
-        upper = np.triu_indices(between[0].shape[0], 1)
-        kl = float(kl_normal_gamma(*within, *self.within_prior))
-        kl += float(np.sum(kl_normal_gamma(*(p[upper] for p in between), *self.between_prior)))
+        kl = float(kl_normal_gamma(*within, *self.within_prior)) + float(kl_normal_gamma(*between,
+                                                                                          *self.between_prior))
         g1, g2 = sticks
         kl += float(np.sum(kl_beta(g1, g2, 1.0, self.alpha))) if g1.size else 0.0
-        return self.coefficients(within, between), self.expected_log_pi(g1, g2), kl
+        return self.coefficients(within, between, k), self.expected_log_pi(g1, g2), kl
 
-    def elbo(self, R, n, pairs, sums, squares, terms) -> float:
-        """The bound, from the block statistics of R and the :meth:`parameter_terms` of q(theta) and q(v)."""
+    def elbo(self, st: _State, statistics, terms) -> float:
+        """The bound, from the block statistics of q(z) and the :meth:`parameter_terms` of q(theta) and q(v).
+
+        The partition part ``E_q[log p(z, s | v)] + H(q(z, s))`` is ``log Z - sum R e`` for the E[log pi] q(z) was
+        computed with, plus ``draws . (E[log pi] - that)`` when q(v) has moved since (sticky_chain's docstring)."""
         (c0, c1, c2), log_pi, kl = terms
+        _, pairs, sums, squares = statistics
         expected_loglik = 0.5 * float(np.sum(c0 * pairs + c1 * sums + c2 * squares))
-        entropy = -float(np.sum(R * np.log(np.maximum(R, 1e-300))))
-        return self.beta * expected_loglik + self.jacobian - kl + float(n @ log_pi) + entropy
+        partition = st.log_z - float(np.sum(st.R * st.logits)) + float(st.draws @ (log_pi - st.log_pi))
+        return self.beta * expected_loglik + self.jacobian - kl + partition
+
+    def logits(self, R, DR, D2R, coefficients) -> np.ndarray:
+        """``e_ik = beta [ (n - r_i) C0 + (D R) C1 + (D2 R) C2 ]_ik``: window i's expected log-likelihood as k."""
+        c0, c1, c2 = coefficients
+        return self.beta * ((R.sum(axis=0) - R) @ c0 + DR @ c1 + D2R @ c2)
+
+    def chain_state(self, logits, log_pi, theta=(), sticks=()) -> _State:
+        """q(z) for these logits: the chain's marginals and their products (one N^2 product)."""
+        chain = sticky_chain(logits, log_pi, self.loop)
+        return _State(chain.marginals, *self.products(chain.marginals), logits, chain.draws, chain.log_z, log_pi,
+                      theta, sticks)
 
     def refresh(self, st: _State) -> _State:
-        """Exact updates of q(theta) and q(v) for the current responsibilities, and the bound."""
-        n, pairs, sums, squares = self.statistics(st.R, st.DR, st.D2R)
-        st.theta = self.update_theta(pairs, sums, squares)
-        st.sticks = self.update_sticks(n)
-        st.elbo = self.elbo(st.R, n, pairs, sums, squares, self.parameter_terms(st.theta, st.sticks))
+        """Exact updates of q(theta) and q(v) for the current q(z), and the bound."""
+        statistics = self.statistics(st.R, st.DR, st.D2R)
+        st.theta = self.update_theta(*statistics[1:])
+        st.sticks = self.update_sticks(st.draws)
+        st.elbo = self.elbo(st, statistics, self.parameter_terms(st.theta, st.sticks, st.R.shape[1]))
         return st
 
+    def start(self, R: np.ndarray, *, pinned: bool = False) -> _State:
+        """A state from responsibilities (smoothed hard labels, a merge, a split): q(theta) from their statistics,
+        q(v) from the speaker changes of their hard labels, then q(z) of the chain for the logits they give, or,
+        `pinned`, for logits that hold every segment to its hard label (0 for it, -:data:`_PIN` for the others)."""
+        R = R[:, np.argsort(-R.sum(axis=0), kind="stable")]  # the stick-breaking order: largest first
+        DR, D2R = self.products(R)
+        _, pairs, sums, squares = self.statistics(R, DR, D2R)
+        theta = self.update_theta(pairs, sums, squares)
+        hard = np.argmax(R, axis=1)
+        changes = np.r_[True, hard[1:] != hard[:-1]] if self.loop > 0 else np.ones(hard.size, dtype=bool)
+        sticks = self.update_sticks(np.bincount(hard[changes], minlength=R.shape[1]) + 1e-3)
+        coefficients, log_pi, _ = self.parameter_terms(theta, sticks, R.shape[1])
+        if pinned:
+            logits = np.full(R.shape, -_PIN)
+            logits[np.arange(hard.size), hard] = 0.0
+        else:
+            logits = self.logits(R, DR, D2R, coefficients)
+        return self.refresh(self.chain_state(logits, log_pi, theta, sticks))
+
     def responsibility_step(self, st: _State) -> tuple[_State, bool]:
-        """New responsibilities along the mean-field direction ``R + rho (R* - R)``; returns (state, moved).
+        """New logits along ``e + rho (e* - e)`` with q(theta), q(v) held; returns (state, moved).
 
-        The bound along the direction costs no N^2 work (the products with D and D2 are linear in R), so the
-        full step rho = 1 is compared with over-relaxed steps (up to 2, as far as R stays a probability) and the
-        best is taken; if none raises the bound, the step is halved until one does.
-        """
-        terms = self.parameter_terms(st.theta, st.sticks)
-        (c0, c1, c2), log_pi, _ = terms
-        n = st.R.sum(axis=0)
-        logits = log_pi + self.beta * ((n - st.R) @ c0 + st.DR @ c1 + st.D2R @ c2)
-        target = softmax(logits, axis=1)
-        target_DR, target_D2R = self.products(target)
-        step = target - st.R
-        shrinking = step < 0
-        feasible = float(np.min(st.R[shrinking] / -step[shrinking])) if shrinking.any() else np.inf
-        candidates = [1.0] + [rho for rho in (1.5, 2.0) if rho < feasible]
-
-        def state_at(rho):
-            R = st.R + rho * step
-            if rho > 1.0:
-                R = np.maximum(R, 0.0)  # round-off below zero at the feasible limit
-            DR = st.DR + rho * (target_DR - st.DR)
-            D2R = st.D2R + rho * (target_D2R - st.D2R)
-            n, pairs, sums, squares = self.statistics(R, DR, D2R)
-            return _State(R, DR, D2R, st.theta, st.sticks, self.elbo(R, n, pairs, sums, squares, terms))
-
-        best = max((state_at(rho) for rho in candidates), key=lambda candidate: candidate.elbo)
-        rho = 0.5
-        while best.elbo < st.elbo and rho >= 1.0 / 1024:
-            best = state_at(rho)
+        e* are the mean-field logits of the current q(z); the full step rho = 1 is tried first and halved until the
+        bound does not decrease (all windows move at once, which coordinate ascent does not promise)."""
+        terms = self.parameter_terms(st.theta, st.sticks, st.R.shape[1])
+        target = self.logits(st.R, st.DR, st.D2R, terms[0])
+        rho = 1.0
+        while rho >= 1.0 / 256:
+            candidate = self.chain_state(st.logits + rho * (target - st.logits), terms[1], st.theta, st.sticks)
+            candidate.elbo = self.elbo(candidate, self.statistics(candidate.R, candidate.DR, candidate.D2R), terms)
+            if candidate.elbo >= st.elbo:
+                return candidate, True
             rho *= 0.5
-        return (best, True) if best.elbo >= st.elbo else (st, False)
+        return st, False
 
-    def run(self, R, *, max_iter: int = 300, tol: float = TOLERANCE, on_iteration=None):
-        """Iterate from responsibilities R (or a state that already has their products) until the bound stops
-        rising or a cluster empties.
+    def merge_score(self, st: _State, l: int, m: int) -> float:
+        """A cheap ranking of the merge of clusters l and m: the bound's likelihood and parameter terms with the
+        columns of R and of its products added (no N^2 work), the partition term left out."""
+        R, DR, D2R = (_merge_columns(A, l, m) for A in (st.R, st.DR, st.D2R))
+        statistics = self.statistics(R, DR, D2R)
+        theta = self.update_theta(*statistics[1:])
+        (c0, c1, c2), _, kl = self.parameter_terms(theta, self.update_sticks(_merge_columns(st.draws, l, m)),
+                                                   R.shape[1])
+        _, pairs, sums, squares = statistics
+        return self.beta * 0.5 * float(np.sum(c0 * pairs + c1 * sums + c2 * squares)) - kl
+
+    def run(self, st: _State, *, max_iter: int = 300, tol: float = TOLERANCE, on_iteration=None):
+        """Iterate from a state until the bound stops rising or a cluster empties.
 
         Returns the final state, the ELBO per iteration and whether it stopped because a cluster emptied (expected
         size below half a segment and nobody's most probable cluster): the caller then drops it and starts a new
         stage, rather than spending many iterations draining it.
         """
-        st = self.refresh(R if isinstance(R, _State) else self.state(R))
         history = [st.elbo]
         if on_iteration is not None:
             on_iteration(0, st)
@@ -299,20 +352,22 @@ class _Run:
         if self.progress is not None:
             self.progress(Progress(self.name, self.index, self.n_runs, iteration, float(st.elbo), k))
 
-    def converge(self, R) -> _State:
-        """Iterate to convergence, dropping emptied clusters; never below `min_clusters` (see :func:`_reseed`)."""
-        if not isinstance(R, _State) and R.shape[1] < self.min_clusters:
+    def converge(self, R: np.ndarray) -> _State:
+        """Iterate to convergence from responsibilities, dropping emptied clusters (each drop starts a new stage
+        from the remaining columns); never below `min_clusters` (see :func:`_reseed`)."""
+        if R.shape[1] < self.min_clusters:
             R = self._reseed(R)
         while True:
             self.stage += 1
-            st, history, emptied = self.vb.run(R, max_iter=self.max_iter, tol=self.tol, on_iteration=self._record)
+            st, history, emptied = self.vb.run(self.vb.start(R), max_iter=self.max_iter, tol=self.tol,
+                                               on_iteration=self._record)
             self.iterations += history.size - 1
             if not emptied and _occupied(st.R).size == st.R.shape[1]:
                 return st
             R = _compact(st.R)
             if R.shape[1] < self.min_clusters:
                 if self.reseeds >= _MAX_RESEEDS:  # keeps draining the re-seeded clusters: stop at a split
-                    st = self.vb.refresh(self.vb.state(self._reseed(R)))
+                    st = self.vb.start(self._reseed(R), pinned=True)
                     self._record(0, st)
                     return st
                 R = self._reseed(R)
@@ -363,18 +418,15 @@ def _compact(R: np.ndarray) -> np.ndarray:
     return R[:, np.argsort(-R.sum(axis=0), kind="stable")]
 
 
-def _merged(st: _State, l: int, m: int) -> _State:
-    """Clusters l and m made one: the columns add up, in R and in its products with D and D2 (no N^2 work)."""
+def _merge_columns(A: np.ndarray, l: int, m: int) -> np.ndarray:
+    """Columns l and m of A (or entries, for a vector) added into one; the others in their order."""
+    merged = np.delete(A, m, axis=-1)
+    merged[..., l if l < m else l - 1] += A[..., m]
+    return merged
 
-    def merge(A):
-        merged = np.delete(A, m, axis=1)
-        merged[:, l if l < m else l - 1] += A[:, m]
-        return merged
 
-    R, DR, D2R = merge(st.R), merge(st.DR), merge(st.D2R)
-    order = np.argsort(-R.sum(axis=0), kind="stable")
-    return _State(R[:, order], DR[:, order], D2R[:, order])
-
+#: Logit gap that pins a segment to its label (a run that keeps draining re-seeded clusters stops there).
+_PIN = 50.0
 
 #: How many clusters one run may re-seed before it stops iterating and keeps the last split as it is.
 _MAX_RESEEDS = 12
@@ -420,6 +472,22 @@ def _split_least_coherent(D: np.ndarray, R: np.ndarray) -> np.ndarray:
     return R[:, np.argsort(-R.sum(axis=0), kind="stable")]
 
 
+def _absorb_small_clusters(vb: _VariationalBlockModel, run: _Run, st: _State, min_size: float,
+                           min_clusters: int) -> _State:
+    """Merge clusters of fewer than `min_size` expected segments into their best partner, smallest first, each
+    merge re-converged as a stage of `run`, while more than `min_clusters` clusters remain."""
+    while st.R.shape[1] > max(min_clusters, 1):
+        sizes = st.R.sum(axis=0)
+        small = int(np.argmin(sizes))
+        if sizes[small] >= min_size:
+            break
+        partner = max((m for m in range(sizes.size) if m != small), key=lambda m: vb.merge_score(st, small, m))
+        trial = _Run(vb, run.name, run.max_iter, run.tol, run.progress, run.index, run.n_runs, run.min_clusters)
+        st = trial.converge(_merge_columns(st.R, small, partner))
+        run.absorb(trial)
+    return st
+
+
 def _partition(R: np.ndarray) -> tuple:
     """The hard partition of responsibilities, labels numbered by first appearance (to recognise duplicates)."""
     hard = np.argmax(R, axis=1)
@@ -431,13 +499,14 @@ def _partition(R: np.ndarray) -> tuple:
 
 def fit_block_model(scores: np.ndarray, initial_labels: dict, *, prior: BlockModelPrior,
                     effective_scores: float = EFFECTIVE_SCORES, min_clusters: int = 1,
-                    max_clusters: int | None = None, merge_candidates: int = 1, max_iter: int = 300,
-                    tol: float = TOLERANCE, progress=None) -> ClusteringResult:
+                    max_clusters: int | None = None, loop: float = 0.0, min_cluster_size: float = 0.0,
+                    merge_candidates: int = 1,
+                    max_iter: int = 300, tol: float = TOLERANCE, progress=None) -> ClusteringResult:
     """Variational posterior of the block model from several initial partitions; the best bound wins.
 
     Each run starts from one partition in `initial_labels` (name -> labels), iterates to convergence, then tries
-    merge moves: every pair of speakers merged is scored by the bound at once (parameters updated, responsibilities
-    not), the best `merge_candidates` are iterated to convergence and a merge is kept only when the re-converged
+    merge moves: every pair of speakers merged is ranked at once by the bound's likelihood and parameter terms
+    (:meth:`_VariationalBlockModel.merge_score`), the best `merge_candidates` are iterated to convergence and a merge is kept only when the re-converged
     bound is higher; repeated until no merge is kept. Merges are not retried from a partition reached before.
 
     The number of speakers stays within [`min_clusters`, `max_clusters`] in every run, so that the best bound is
@@ -457,7 +526,15 @@ def fit_block_model(scores: np.ndarray, initial_labels: dict, *, prior: BlockMod
         Initial partitions (e.g. over-clustered AHC, spectral clustering with several K).
     prior : BlockModelPrior
     effective_scores : float
-        Evidence per segment: the likelihood is tempered by ``effective_scores / (N - 1)``.
+        Evidence per segment (here: per row of the matrix, overlap already accounted for): the likelihood is
+        tempered by ``effective_scores / (N - 1)``.
+    loop : float
+        Loop probability of the sticky chain over the segments in time order (:mod:`llrcore.diarization.chain`);
+        0 makes them independent draws (segments in no particular order).
+    min_cluster_size : float
+        A speaker has at least this many segments (expected count under q(z)): a smaller cluster is merged into the
+        partner that :meth:`~_VariationalBlockModel.merge_score` ranks first and the run re-converges, while more
+        than `min_clusters` remain (a truncation of the partition prior).
     progress : callable, optional
         Called with a :class:`Progress` after every iteration.
     """
@@ -470,7 +547,7 @@ def fit_block_model(scores: np.ndarray, initial_labels: dict, *, prior: BlockMod
     scale = float(upper.std()) if upper.size and upper.std() > 0 else 1.0
     within_prior, between_prior = prior.standardised(location, scale)
     vb = _VariationalBlockModel((scores - location) / scale, beta, within_prior, between_prior,
-                                prior.concentration, np.log(scale))
+                                prior.concentration, np.log(scale), loop)
 
     trace_rows, run_rows, finals, seen = [], [], [], set()
     for index, (name, labels) in enumerate(initial_labels.items()):
@@ -479,19 +556,20 @@ def fit_block_model(scores: np.ndarray, initial_labels: dict, *, prior: BlockMod
             raise ValueError(f"The start {name!r} has more than max_clusters = {max_clusters} clusters.")
         run = _Run(vb, name, max_iter, tol, progress, index, len(initial_labels), min_clusters)
         st = run.converge(_one_hot(labels))
+        st = _absorb_small_clusters(vb, run, st, min_cluster_size, min_clusters)
         # merge moves, unless another start already converged to this partition (and tried them): every pair of
-        # clusters merged costs no N^2 work to score (the columns of R and its products add up); the most promising
+        # clusters merged costs no N^2 work to rank (the columns of R and its products add up); the most promising
         # one is iterated to convergence and kept only if the bound ends higher, then the search repeats
         improved = _partition(st.R) not in seen
         seen.add(_partition(st.R))
         while improved and st.R.shape[1] > max(min_clusters, 1):
             improved = False
             k = st.R.shape[1]
-            screened = sorted(((vb.refresh(_merged(st, l, m)).elbo, l, m) for l in range(k) for m in range(l + 1, k)),
+            screened = sorted(((vb.merge_score(st, l, m), l, m) for l in range(k) for m in range(l + 1, k)),
                               reverse=True)
             for _, l, m in screened[:merge_candidates]:
                 trial = _Run(vb, name, max_iter, tol, progress, index, len(initial_labels), min_clusters)
-                merged = trial.converge(_merged(st, l, m))
+                merged = trial.converge(_merge_columns(st.R, l, m))
                 if merged.elbo > st.elbo + MERGE_MARGIN * abs(st.elbo) and merged.R.shape[1] >= min_clusters:
                     run.absorb(trial)
                     st, improved = merged, True
@@ -529,22 +607,19 @@ def _result(st: _State, vb: _VariationalBlockModel, location, scale, beta, prior
     rank = np.empty_like(order)
     rank[order] = np.arange(order.size)
     labels = rank[hard]
-    final = vb.refresh(vb.state(R))  # posterior Gaussians of exactly these clusters
-    (mw, kw, aw, bw), (mb, kb, ab, bb) = final.theta
-
-    def unscale_mean(m):
-        return location + scale * m
-
-    def variance(a, b):  # E[1/lambda] for Gamma(a, b) is b / (a - 1); the mode of the variance for small a
-        return scale**2 * b / np.maximum(a - 1.0, 1e-12)
-
-    n, pairs, _, _ = vb.statistics(final.R, final.DR, final.D2R)
-    k = R.shape[1]
-    off = ~np.eye(k, dtype=bool)
-    between_means = np.where(off, unscale_mean(mb), np.nan)
-    between_variances = np.where(off, variance(ab, bb), np.nan)
+    DR, D2R = vb.products(R)
+    _, pairs, sums, squares = vb.statistics(R, DR, D2R)
+    (mw, _, aw, bw), _ = vb.update_theta(pairs, sums, squares)  # of exactly these clusters
+    variance_w = scale**2 * bw / max(aw - 1.0, 1e-12)  # E[1/lambda] = b / (a - 1) for Gamma(a, b)
+    within = GaussianFit(float(location + scale * mw), float(variance_w), float(0.5 * np.trace(pairs)))
+    # the model ties the between-speaker blocks; each pair's own moments under q(z) say which speakers are close
+    off = ~np.eye(R.shape[1], dtype=bool)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        means = sums / pairs
+        variances = np.maximum(squares / pairs - means**2, 0.0)
+    between_means = np.where(off, location + scale * means, np.nan)
+    between_variances = np.where(off, scale**2 * variances, np.nan)
     between_counts = np.where(off, pairs, np.nan)
-    within = GaussianFit(float(unscale_mean(mw)), float(variance(aw, bw)), float(0.5 * np.trace(pairs)))
     return ClusteringResult("bayes", labels, R, within, between_means, between_variances, between_counts,
                             elbo=float(st.elbo), trace=trace, runs=runs, n_clusters_posterior=posterior,
                             options={"beta": float(beta), "prior": prior})

@@ -165,7 +165,7 @@ def test_a_recording_of_5000_windows_shows_its_progress_and_its_speakers(page: P
     snap(page, screenshots / "diarization_5000_progress.png")
     speakers_found = page.get_by_test_id("stMetric").filter(has_text="Speakers found")
     expect(speakers_found).to_contain_text(str(expected.n_clusters), timeout=300_000)
-    expect(page.get_by_text("Which answer to trust here: Spectral.")).to_be_visible()  # LLRs, no reference
+    expect(page.get_by_text("Which answer to trust here: Bayesian block model.")).to_be_visible()  # LLRs, no reference
     wait_idle(page, timeout=120_000)
     wait_for_charts(page)
     sizes = page.locator("[data-testid=stPlotlyChart]").first.locator("image").evaluate_all(
