@@ -24,6 +24,7 @@ from llrcore.diarization import (
     EFFECTIVE_SCORES,
     MEAN_TURN,
     METHODS,
+    PRESETS,
     block_mean_matrix,
     cluster_summary,
     method_to_trust,
@@ -41,6 +42,8 @@ VBX_PUBLISHED_DER = 7.06  # VBx README, "Run the example": ES2005a, dscore --col
 METHOD_NAMES = {"bayes": "Bayesian block model", "ahc": "AHC (average linkage)", "spectral": "Spectral",
                 "nme-sc": "NME-SC (auto-tuned spectral)"}
 EVIDENCE_STEPS = [5, 10, 15, 20, 25, 30, 35, 37.5, 40, 45, 50, 60, 75, 100, 150, 200, 300]
+PRIOR_NAMES = {None: "From this recording", "synthetic-cosine": "Learnt: synthetic cosines",
+               "simulated-plda": "Learnt: simulated PLDA"}
 MATRIX_HELP = ("NumPy `.npy` (one square array) or `.npz` (several matrices allowed; arrays `start`/`end` give the "
                "segment times); or CSV/TSV/text with N rows of N numbers (header and name column optional).")
 
@@ -118,6 +121,7 @@ class Settings:
     effective_scores: float
     collar: float
     skip_overlap: bool
+    prior: str | None = None
 
     def options(self, method: str) -> dict:
         """The options of `cluster_similarity` that matter for `method` (the cache key)."""
@@ -125,6 +129,8 @@ class Settings:
                    "max_clusters": self.max_clusters}
         if method == "bayes":
             options["effective_scores"] = self.effective_scores
+            if self.prior is not None:
+                options["prior"] = self.prior
         return options
 
 
@@ -156,6 +162,15 @@ def settings(matrix) -> Settings:
                  "tempered by this × share / (N − 1), like VBx's Fa. Overlapping windows share it (share = shift / "
                  "length; without times 1/6, as x-vector windows of 1.5 s every 0.25 s). Default "
                  f"{EFFECTIVE_SCORES:g}; raise it (×6) for a matrix of independent scores without times.")
+        prior = evidence_column.selectbox(
+            "Score model (Bayes)", [None, *PRESETS], key="diar_prior",
+            format_func=lambda name: PRIOR_NAMES.get(name, f"Learnt: {name}"),
+            persist_state="session",
+            help="What same-speaker and different-speaker scores look like: from this recording's own scores (a "
+                 "two-Gaussian fit), or learnt from a half of the labelled development corpus. A learnt model fixes "
+                 "the scale, and on scores made the same way it finds the number of speakers more often; on others "
+                 "it misleads: the synthetic voices' model finds 1 speaker on pyannote's real sample of 2 "
+                 "(README, Diarization; `llrcore diarize --prior-from` learns one from your labelled recordings).")
         st.markdown("**Scoring** (needs segment times and a reference RTTM)")
         collar_column, overlap_column = st.columns(2)
         collar = collar_column.select_slider("Collar per side (s)", [0.0, 0.1, 0.25, 0.5], value=0.25,
@@ -167,7 +182,7 @@ def settings(matrix) -> Settings:
     if high is not None and low > high:
         st.warning(f"At least {low} but at most {high} speakers is impossible; the bounds are swapped.")
         low, high = high, low
-    return Settings(n_clusters, low, high, float(evidence), float(collar), bool(skip))
+    return Settings(n_clusters, low, high, float(evidence), float(collar), bool(skip), prior)
 
 
 # ----- clustering, on demand, with progress --------------------------------------------------------------------------

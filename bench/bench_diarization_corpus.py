@@ -4,10 +4,13 @@
 
 The corpus is tests/data/diarization_corpus: synthetic espeak-ng conversations scored as Resemblyzer cosines
 (tools/make_diarization_corpus.py) and PLDA-style LLR matrices from a two-covariance model
-(tools/simulate_plda_matrices.py), K = 1..10, none of them used to choose any default. For each recording and
-method, with the number of speakers inferred (nothing given): the K found, the DER (pyannote.metrics through
+(tools/simulate_plda_matrices.py), K = 1..10; the Bayesian model's defaults were chosen on it. For each recording
+and method, with the number of speakers inferred (nothing given): the K found, the DER (pyannote.metrics through
 ``lc.diarization_error_rate``, collar 0.25 s per side, overlap ignored, a UEM of the whole recording, as the tests
 score the demos) and the wall time of one call. Methods the installed llrcore does not know are skipped.
+``bayes-learnt`` is the Bayesian model with the prior learnt from labelled recordings
+(``BlockModelPrior.from_recordings``) of the same half of the corpus, cross-validated: recordings of even rows of
+its corpus.csv get the prior of the odd ones, and the other way round.
 
 Writes the section "## Diarization development corpus (synthetic cosines and PLDA)" of bench/RESULTS.md (other
 sections kept). A benchmark, not a test.
@@ -32,7 +35,8 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 CORPUS = ROOT / "tests" / "data" / "diarization_corpus"
 SECTION = "## Diarization development corpus (synthetic cosines and PLDA)"
-METHODS = ("bayes", "ahc", "spectral", "nme-sc")
+METHODS = ("bayes", "ahc", "spectral", "nme-sc", "bayes-learnt")
+LEARNT = "bayes-learnt"
 
 
 def recordings():
@@ -42,7 +46,33 @@ def recordings():
                 yield kind, folder, row
 
 
+def numbered():
+    """(corpus, fold, folder, row): the fold is the parity of the row's number in its corpus.csv."""
+    counts: dict = {}
+    for kind, folder, row in recordings():
+        counts[kind] = counts.get(kind, -1) + 1
+        yield kind, counts[kind] % 2, folder, row
+
+
+def learnt_priors() -> dict:
+    """(corpus, fold) -> the prior learnt from the labelled recordings of the other fold."""
+    folds: dict = {}
+    for kind, fold, folder, row in numbered():
+        matrix = lc.read_similarity(folder / f"{row['recording']}.npz", reference=folder / f"{row['recording']}.rttm")
+        folds.setdefault((kind, fold), []).append(matrix)
+    return {(kind, fold): lc.diarization.BlockModelPrior.from_recordings(folds[(kind, 1 - fold)])
+            for kind, fold in folds}
+
+
+def cluster(matrix, method: str, prior=None):
+    if method == LEARNT:
+        return lc.cluster_similarity(matrix, "bayes", prior=prior)
+    return lc.cluster_similarity(matrix, method)
+
+
 def available(method: str, matrix) -> bool:
+    if method == LEARNT:
+        return hasattr(lc.diarization, "PRESETS")
     try:
         lc.cluster_similarity(matrix, method)
     except (ValueError, NotImplementedError, KeyError) as err:
@@ -59,7 +89,8 @@ def main() -> None:
     args.size, args.write = "full", True  # the corpus has one size: publish writes unless --no-write
 
     rows, methods = [], None
-    for kind, folder, row in recordings():
+    priors = learnt_priors() if LEARNT in args.methods and hasattr(lc.diarization, "PRESETS") else {}
+    for kind, fold, folder, row in numbered():
         name, k, duration = row["recording"], int(row["K"]), float(row["duration"])
         matrix = lc.read_similarity(folder / f"{name}.npz", reference=folder / f"{name}.rttm")
         if methods is None:
@@ -68,7 +99,7 @@ def main() -> None:
         line = [f"{kind:6s} {name:22s} K={k:2d} N={matrix.n_segments:4d}"]
         for method in methods:
             started = time.perf_counter()
-            result = lc.cluster_similarity(matrix, method)
+            result = cluster(matrix, method, priors.get((kind, fold)))
             seconds = time.perf_counter() - started
             turns = result.turns(matrix.start, matrix.end, matrix.uri)
             der = lc.diarization_error_rate(matrix.reference_turns, turns, uem=uem, collar=0.25,

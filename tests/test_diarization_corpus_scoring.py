@@ -149,6 +149,24 @@ def test_the_command_line_diarizes_three_recordings(tmp_path, capsys):
     assert "TOTAL" in text and "DER %" in text and CHOSEN[0] in text
 
 
+def test_the_command_line_learns_the_prior_from_labelled_recordings(capsys):
+    """--prior-from: the prior of the within- and between-speaker Gaussians learnt from other labelled recordings
+    (the rest of the corpus), as BlockModelPrior.from_recordings learns it; --prior: a preset by name."""
+    test = [str(CORPUS / f"{name}.npz") for name in CHOSEN[2:]]
+    labelled = [str(CORPUS / f"{name}.npz") for name in CHOSEN[:2]]
+    assert main(["diarize", *test, "--prior-from", *labelled, "--csv"]) == 0
+    printed = pd.read_csv(pd.io.common.StringIO(capsys.readouterr().out), index_col="uri")
+    matrices = lc.read_corpus(test)
+    prior = lc.diarization.BlockModelPrior.from_recordings(lc.read_corpus(labelled))
+    expected = lc.score_corpus(matrices, lc.cluster_recordings(matrices, "bayes", prior=prior)).to_frame()
+    np.testing.assert_allclose(printed["DER %"], expected["DER %"])
+    assert list(printed["found"]) == list(expected["found"])
+    assert main(["diarize", *test, "--prior", "synthetic-cosine"]) == 0
+    assert "prior: synthetic-cosine" in capsys.readouterr().out
+    assert main(["diarize", *test, "--prior", "synthetic-cosine", "--method", "ahc"]) == 2
+    assert "--method bayes" in capsys.readouterr().err
+
+
 def test_the_command_line_says_what_is_wrong_in_one_sentence(tmp_path, capsys):
     shutil.copy(CORPUS / "synth03_k02.npz", tmp_path / "lonely.npz")
     assert main(["diarize", str(tmp_path / "lonely.npz")]) == 2

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from ..diarization import METHODS
+from ..diarization.block_prior import PRESETS, BlockModelPrior
 from ..diarization.corpus import cluster_recordings, score_corpus
 from ..io.diarization import read_uem, write_rttm
 from ..io.diarization_corpus import read_corpus
@@ -28,6 +29,12 @@ def add_command(commands) -> None:
                              "or given too)")
     parser.add_argument("--method", choices=METHODS, default="bayes", help="clustering method (bayes)")
     parser.add_argument("--n-clusters", type=int, metavar="K", help="exact number of speakers of every recording")
+    prior = parser.add_mutually_exclusive_group()
+    prior.add_argument("--prior", choices=list(PRESETS),
+                       help="bayes: within- and between-speaker score Gaussians learnt from the development corpus, for "
+                            "scores of that kind (default: from each recording's own scores)")
+    prior.add_argument("--prior-from", nargs="+", metavar="FOLDER_OR_FILES",
+                       help="bayes: learn them from these labelled recordings (.npz + .rttm) of the same kind of scores")
     parser.add_argument("--collar", type=_collar, default=0.25,
                         help="seconds not scored on each side of a reference boundary (0.25, md-eval convention)")
     parser.add_argument("--keep-overlap", action="store_true", help="score overlapped speech too")
@@ -53,7 +60,11 @@ def run(args) -> str:
         if sys.stderr.isatty():
             print(f"llrcore diarize: {done}/{total} recordings clustered ({uri})", file=sys.stderr, flush=True)
 
+    if (args.prior or args.prior_from) and args.method != "bayes":
+        raise ValueError(f"--prior and --prior-from are for --method bayes, not {args.method}.")
     options = {} if args.n_clusters is None else {"n_clusters": args.n_clusters}
+    if args.prior or args.prior_from:
+        options["prior"] = args.prior or BlockModelPrior.from_recordings(read_corpus(args.prior_from))
     hypotheses = cluster_recordings(matrices, args.method, progress=progress, **options)
     table = score_corpus(matrices, hypotheses, uems=uems, collar=args.collar,
                          skip_overlap=not args.keep_overlap).to_frame()
@@ -67,7 +78,8 @@ def run(args) -> str:
     if args.csv:
         return table.to_csv()
     overlap = "overlapped speech scored" if args.keep_overlap else "overlapped speech not scored"
-    header = (f"Method: {args.method}; collar {args.collar:g} s on each side of a reference boundary, {overlap}\n"
+    learnt = f" (prior: {args.prior or 'learnt from ' + ' '.join(args.prior_from)})" if "prior" in options else ""
+    header = (f"Method: {args.method}{learnt}; collar {args.collar:g} s on each side of a reference boundary, {overlap}\n"
               f"Units: {UNITS}.\n")
     formats = {c: "{:.2f}".format for c in table.columns if table[c].dtype.kind == "f"}
     return header + table.to_string(formatters=formats)

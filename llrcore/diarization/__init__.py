@@ -32,7 +32,7 @@ from .compare import COMPARISON_COLUMNS, Advice, MethodComparison, compare_metho
 from .corpus import CORPUS_COLUMNS, CorpusScores, cluster_recordings, score_corpus
 from .gaussians import GaussianFit, ScoreMixture, fit_score_mixture
 from .result import ClusteringResult
-from .block_prior import PRIOR_STRENGTH, BlockModelPrior, crp_log_prior
+from .block_prior import PRESETS, PRIOR_STRENGTH, BlockModelPrior, crp_log_prior
 from .chain import loop_probability, sticky_chain
 from .model import EFFECTIVE_SCORES, MEAN_TURN, MIN_SPEECH, Progress
 from .view import SimilarityView, similarity_view
@@ -47,7 +47,7 @@ from .scoring import (
 
 __all__ = [
     "SimilarityMatrix", "TURN_COLUMNS", "cluster_similarity", "ClusteringResult", "METHODS", "DEFAULT_MAX_CLUSTERS",
-    "EFFECTIVE_SCORES", "MEAN_TURN", "MIN_SPEECH", "loop_probability", "sticky_chain", "PRIOR_STRENGTH", "BlockModelPrior", "Progress", "crp_log_prior", "block_gaussians",
+    "EFFECTIVE_SCORES", "MEAN_TURN", "MIN_SPEECH", "loop_probability", "sticky_chain", "PRESETS", "PRIOR_STRENGTH", "BlockModelPrior", "Progress", "crp_log_prior", "block_gaussians",
     "block_mean_matrix", "cluster_summary", "GaussianFit", "ScoreMixture",
     "fit_score_mixture", "SegmentScores", "segment_scores", "optimal_mapping", "segments_to_turns",
     "labels_from_turns", "DERResult", "diarization_error_rate", "compare_methods", "MethodComparison",

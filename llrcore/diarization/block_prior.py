@@ -2,7 +2,8 @@
 
 - :class:`BlockModelPrior` — Normal-Gamma priors of the within- and between-speaker score Gaussians (within above
   between: the soft ordering constraint) and the concentration of the Dirichlet process over partitions;
-  empirical Bayes from a two-Gaussian fit of the scores (:meth:`BlockModelPrior.from_mixture`).
+  empirical Bayes from a two-Gaussian fit of the scores (:meth:`BlockModelPrior.from_mixture`), or learnt from
+  labelled recordings (:meth:`BlockModelPrior.from_recordings`; :data:`PRESETS`, learnt from the development corpus).
 - :func:`crp_log_prior` — the Chinese restaurant process prior of a partition.
 - Normal-Gamma posteriors, expected log-densities and Kullback-Leibler divergences of Normal-Gamma and Beta
   distributions (Bishop, *Pattern Recognition and Machine Learning*, sec. 2.3.6 and 10.1; the thesis chapter of
@@ -18,6 +19,9 @@ from scipy.special import betaln, digamma, gammaln
 from .gaussians import ScoreMixture
 
 __all__ = [
+    "LEARNT_SHAPE",
+    "LEARNT_STRENGTH",
+    "PRESETS",
     "PRIOR_STRENGTH",
     "BlockModelPrior",
     "crp_log_prior",
@@ -29,6 +33,14 @@ __all__ = [
 
 #: Default kappa0: each prior mean weighs as much as this many tempered scores (the soft ordering constraint).
 PRIOR_STRENGTH = 10.0
+#: kappa0 and a0 of a prior learnt from labelled recordings (:meth:`BlockModelPrior.from_recordings`): its means and
+#: variances weigh as much as this many tempered scores, far more than one recording's own (one window's are worth
+#: ``effective_scores``), so they set the scale of "same" and "different" speaker. Learnt on one half of the
+#: development corpus and tested on the other (both ways; bench/RESULTS.md), right K and mean DER on the cosine and
+#: PLDA halves: kappa0 = a0 = 10: 12/24 (20.6 %), 16/20 (6.3 %); 1000 and a0 = 1: 15/24 (15.6 %), 18/20 (4.9 %);
+#: 1000 and 1000: 16/24 (15.1 %), 18/20 (5.1 %); 1e5 and 1e5: 15/24 (15.4 %), 18/20 (5.0 %).
+LEARNT_STRENGTH = 1000.0
+LEARNT_SHAPE = 1000.0
 
 _LOG_2PI = float(np.log(2 * np.pi))
 
@@ -87,16 +99,19 @@ class BlockModelPrior:
     Attributes
     ----------
     within_mean, between_mean : float
-        Prior means of the within-speaker Gaussian and of every between-speaker Gaussian (within > between: the
+        Prior means of the within-speaker Gaussian and of the between-speaker Gaussian (within > between: the
         paper's soft ordering constraint).
     variance : float
-        Prior guess of the score variance (``b0 / a0``).
+        Prior guess of the score variance (``b0 / a0``); of the within-speaker scores only when `between_variance`
+        is given.
     mean_strength : float
         kappa0: the prior of each mean weighs as much as this many (tempered) scores.
     shape : float
         a0 of the Gamma prior on the precisions (weak for small values).
     concentration : float
         alpha of the Dirichlet process / Chinese restaurant process.
+    between_variance : float, optional
+        Prior guess of the between-speaker score variance (default: `variance`).
     """
 
     within_mean: float
@@ -105,6 +120,7 @@ class BlockModelPrior:
     mean_strength: float = PRIOR_STRENGTH
     shape: float = 1.0
     concentration: float = 1.0
+    between_variance: float | None = None
 
     @classmethod
     def from_mixture(cls, mixture: ScoreMixture, *, concentration: float = 1.0, mean_strength: float = PRIOR_STRENGTH,
@@ -113,10 +129,52 @@ class BlockModelPrior:
         variance = 0.5 * (mixture.within.variance + mixture.between.variance)
         return cls(mixture.within.mean, mixture.between.mean, variance, mean_strength, shape, concentration)
 
+    @classmethod
+    def from_recordings(cls, matrices, *, mean_strength: float = LEARNT_STRENGTH, shape: float = LEARNT_SHAPE,
+                        concentration: float = 1.0) -> BlockModelPrior:
+        """A prior learnt from labelled recordings of the same kind of scores: the mean and variance of all their
+        same-speaker pairs and of all their different-speaker pairs (segments labelled by their reference), held
+        with the weight of `mean_strength` and `shape` tempered scores (:data:`LEARNT_STRENGTH`).
+
+        Each matrix needs a reference; at least one must have two speakers or more.
+        """
+        within, between = [], []
+        for matrix in matrices:
+            if matrix.reference is None:
+                raise ValueError(f"{matrix.name}: a prior is learnt from labelled recordings; this one has no "
+                                 "reference.")
+            labels = np.unique(np.asarray(matrix.reference), return_inverse=True)[1]
+            rows, columns = np.triu_indices(labels.size, 1)
+            same = labels[rows] == labels[columns]
+            pairs = np.asarray(matrix.scores, dtype=np.float64)[rows, columns]
+            within.append(pairs[same])
+            between.append(pairs[~same])
+        within, between = np.concatenate(within or [np.empty(0)]), np.concatenate(between or [np.empty(0)])
+        if within.size < 2 or between.size < 2:
+            raise ValueError("A prior needs same-speaker and different-speaker pairs: give labelled recordings, at "
+                             "least one with two speakers or more.")
+        return cls(float(within.mean()), float(between.mean()), float(within.var()), mean_strength, shape,
+                   concentration, float(between.var()))
+
     def standardised(self, location: float, scale: float) -> tuple[tuple, tuple]:
         """Normal-Gamma hyper-parameters (m0, kappa0, a0, b0) of the within and between Gaussians for scores
         standardised as ``(s - location) / scale``."""
-        b0 = self.shape * self.variance / scale**2
-        within = ((self.within_mean - location) / scale, self.mean_strength, self.shape, b0)
-        between = ((self.between_mean - location) / scale, self.mean_strength, self.shape, b0)
+        between_variance = self.variance if self.between_variance is None else self.between_variance
+        within = ((self.within_mean - location) / scale, self.mean_strength, self.shape,
+                  self.shape * self.variance / scale**2)
+        between = ((self.between_mean - location) / scale, self.mean_strength, self.shape,
+                   self.shape * between_variance / scale**2)
         return within, between
+
+
+#: Priors learnt from the development corpus (tests/data/diarization_corpus; :meth:`BlockModelPrior.from_recordings`
+#: on all its cosine recordings, and on all its PLDA matrices; rounded to 4 digits, a test recomputes them), for
+#: scores made as that corpus's only.
+#: ``synthetic-cosine``: cosines of Resemblyzer d-vectors of 1.5 s windows of synthetic espeak-ng voices in a room;
+#: they do not carry over to real voices: on pyannote's real sample (Resemblyzer, 1.5 s windows every 0.25 s) it
+#: finds 1 speaker of 2. ``simulated-plda``: the LLRs of tools/simulate_plda_matrices.py; a real PLDA system's LLRs
+#: have their own scale. For real recordings, learn the prior from labelled recordings of the same system.
+PRESETS = {
+    "synthetic-cosine": BlockModelPrior(0.7472, 0.5847, 0.007641, LEARNT_STRENGTH, LEARNT_SHAPE, 1.0, 0.008751),
+    "simulated-plda": BlockModelPrior(5.751, -22.11, 94.82, LEARNT_STRENGTH, LEARNT_SHAPE, 1.0, 195.7),
+}

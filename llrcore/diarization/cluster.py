@@ -17,7 +17,7 @@ from .baselines import (
     spectral_embedding,
     spectral_labels,
 )
-from .block_prior import PRIOR_STRENGTH, BlockModelPrior
+from .block_prior import PRESETS, PRIOR_STRENGTH, BlockModelPrior
 from .gaussians import GaussianFit, ScoreMixture, fit_score_mixture
 from .chain import loop_probability
 from .model import EFFECTIVE_SCORES, MEAN_TURN, MIN_SPEECH, fit_block_model
@@ -140,7 +140,7 @@ def cluster_similarity(S, method: str = "bayes", *, n_clusters: int | None = Non
                        max_clusters: int | None = None, effective_scores: float = EFFECTIVE_SCORES,
                        mean_turn: float = MEAN_TURN, min_speech: float = MIN_SPEECH,
                        concentration: float = 1.0, prior_strength: float = PRIOR_STRENGTH,
-                       threshold: float | None = None,
+                       prior: BlockModelPrior | str | None = None, threshold: float | None = None,
                        min_cluster_size: int | None = None, seed: int = 0, progress=None) -> ClusteringResult:
     """Cluster speech segments given only the matrix of their pairwise scores.
 
@@ -188,6 +188,12 @@ def cluster_similarity(S, method: str = "bayes", *, n_clusters: int | None = Non
     prior_strength : float
         Bayes: kappa0, the weight of the prior means of the Gaussians in (tempered) scores: how firmly
         within-speaker means are held above between-speaker means.
+    prior : BlockModelPrior or str, optional
+        Bayes: the prior of the within- and between-speaker Gaussians. Default: from a two-Gaussian fit of this
+        recording's scores (with `concentration` and `prior_strength`). A name of
+        :data:`~llrcore.diarization.block_prior.PRESETS` (``"synthetic-cosine"``, ``"simulated-plda"``) or
+        ``BlockModelPrior.from_recordings(labelled)``: learnt from labelled recordings of the same kind of scores,
+        it fixes what "same" and "different" speaker look like (README, Diarization).
     threshold : float, optional
         AHC: stop merging below this average score (default: from the score mixture).
     min_cluster_size : int, optional
@@ -256,7 +262,11 @@ def cluster_similarity(S, method: str = "bayes", *, n_clusters: int | None = Non
         else:
             inits = _initial_partitions(scores, mixture, embedding, k_hat, low, high, n_clusters,
                                         min_cluster_size, seed)
-            prior = BlockModelPrior.from_mixture(mixture, concentration=concentration, mean_strength=prior_strength)
+            if prior is None:
+                prior = BlockModelPrior.from_mixture(mixture, concentration=concentration,
+                                                     mean_strength=prior_strength)
+            elif isinstance(prior, str):
+                prior = _preset(prior)
             timing = _chain_options(S, effective_scores, mean_turn, min_speech, min_cluster_size)
             fit = fit_block_model(scores, inits, prior=prior, min_clusters=low, max_clusters=high,
                                   progress=progress, **timing)
@@ -266,6 +276,13 @@ def cluster_similarity(S, method: str = "bayes", *, n_clusters: int | None = Non
     within, means, variances, counts = block_gaussians(scores, labels)
     return ClusteringResult(method, labels, np.eye(int(labels.max()) + 1)[labels], within, means, variances, counts,
                             mixture, seconds=time.perf_counter() - began, options=options, **extra)
+
+
+def _preset(name: str) -> BlockModelPrior:
+    if name not in PRESETS:
+        raise ValueError(f"Unknown prior {name!r}; choose one of {', '.join(PRESETS)}, or learn one with "
+                         "BlockModelPrior.from_recordings.")
+    return PRESETS[name]
 
 
 def _chain_options(S, effective_scores: float, mean_turn: float, min_speech: float, min_cluster_size) -> dict:
