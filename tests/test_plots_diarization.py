@@ -23,13 +23,15 @@ AMI = Path(__file__).parents[1] / "assets" / "ami_ES2005a" / "ES2005a_similarity
 
 @pytest.fixture(scope="module")
 def clustered():
+    # a conversation: turns of 12-25 windows of 1.44 s every 0.24 s (3-6 s), speakers of 90, 60 and 30 windows
     rng = np.random.default_rng(2)
-    truth = np.repeat([0, 1, 2], [30, 20, 10])
-    rng.shuffle(truth)
+    turns = [(0, 20), (1, 15), (0, 25), (2, 12), (1, 20), (0, 20), (2, 18), (1, 25), (0, 25)]
+    truth = np.concatenate([np.full(length, speaker) for speaker, length in turns])
+    n = truth.size
     means = np.array([[10.0, -20.0, -25.0], [-20.0, 10.0, -15.0], [-25.0, -15.0, 10.0]])
-    noise = np.triu(rng.normal(0, 5, (60, 60)), 1)
+    noise = np.triu(rng.normal(0, 5, (n, n)), 1)
     scores = means[truth][:, truth] + noise + noise.T
-    start = 0.24 * np.arange(60)
+    start = 0.24 * np.arange(n)
     matrix = lc.SimilarityMatrix(scores, start=start, end=start + 1.44, reference=np.array(list("ABC"))[truth],
                                  uri="m")
     return matrix, lc.cluster_similarity(matrix, "bayes"), truth
@@ -47,7 +49,7 @@ def test_heatmap_is_reordered_by_cluster_with_boundaries(clustered):
     fig = dp.similarity_heatmap_figure(matrix.scores, result.labels, reference=matrix.reference)
     image = next(t for t in fig.data if isinstance(t, go.Image))
     pixels = _image_pixels(image)
-    assert pixels.shape == (60, 60, 3)
+    assert pixels.shape == (180, 180, 3)
     sizes = np.bincount(result.labels)
     # inside the first diagonal block the colours are bright (high scores), off it dark: compare mean brightness
     first = pixels[: sizes[0], : sizes[0]].mean()
@@ -153,6 +155,19 @@ def test_elbo_run_ending_far_below_is_pinned_with_a_note(clustered):
     assert any(a.text == "▼" and a.y == fig.layout.yaxis.range[0] for a in fig.layout.annotations)
     _assert_every_run_on_the_axis_or_noted(fig, far)
     _assert_every_run_on_the_axis_or_noted(dp.elbo_trace_figure(result), result)
+
+
+def test_elbo_stage_above_every_final_bound_stays_on_the_axis(clustered):
+    """A run's bound falls where a speaker shorter than min_speech is merged into another (a stage of its own), so an
+    earlier stage can end above every run's final bound: the axis reaches up to it."""
+    _, result, _ = clustered
+    trace = result.trace.copy()
+    first = trace.index[trace["run"] == result.runs["run"].iloc[-1]][0]
+    trace.loc[first, "elbo"] = trace["elbo"].max() + 30.0
+    raised = dataclasses.replace(result, trace=trace)
+    fig = dp.elbo_trace_figure(raised)
+    assert fig.layout.yaxis.range[1] >= trace["elbo"].max()
+    _assert_every_run_on_the_axis_or_noted(fig, raised)
 
 
 def test_similarity_matrix_fills_its_figure(clustered):

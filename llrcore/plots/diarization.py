@@ -296,15 +296,17 @@ def n_speakers_figure(result: ClusteringResult, *, reference_count: int | None =
     return fig
 
 
-def _elbo_range(finals: list[float]) -> tuple[float, float]:
+def _elbo_range(finals: list[float], peak: float) -> tuple[float, float]:
     """The zoomed range of the evidence bound: down to every run's final bound, unless one ended so far below the
-    others that showing it would flatten the climbs that matter (then it is pinned at the bottom, with a note)."""
+    others that showing it would flatten the climbs that matter (then it is pinned at the bottom, with a note), and
+    up to the highest bound of any iteration (`peak`): a run falls where a speaker shorter than ``min_speech`` is
+    merged into another, so a stage before it can end above every final bound."""
     best = max(finals)
     spread = best - float(np.median(finals))
     reach = max(10.0 * spread, 0.25 * abs(best), 50.0)  # how far below the best a final bound is still drawn
     lowest = min([f for f in finals if best - f <= reach], default=best)
     span = max(1.15 * (best - lowest), 1.5 * spread, 0.02 * abs(best), 10.0)
-    return best - span, best + 0.08 * span
+    return best - span, max(best, peak) + 0.08 * span
 
 
 def elbo_trace_figure(result: ClusteringResult, *, zoom: bool = True) -> go.Figure:
@@ -325,7 +327,7 @@ def elbo_trace_figure(result: ClusteringResult, *, zoom: bool = True) -> go.Figu
     chosen = result.runs.loc[result.runs["chosen"], "run"].iloc[0]
     parts = [(name, part.reset_index(drop=True)) for name, part in trace.groupby("run", sort=False)]
     finals = [float(part["elbo"].iloc[-1]) for _, part in parts]
-    low, high = _elbo_range(finals) if zoom else (-np.inf, np.inf)
+    low, high = _elbo_range(finals, float(trace["elbo"].max())) if zoom else (-np.inf, np.inf)
     below, climbs = [], []
     for i, (name, part) in enumerate(parts):
         x = np.arange(len(part))
