@@ -412,3 +412,11 @@ def test_a_score_file_without_its_key_says_which_option_gives_it(tmp_path, capsy
     assert main(["report", str(FORMATS / "two_column.csv"), "--calibrate-on", str(FORMATS / "kaldi_scores.txt"),
                  "-o", str(tmp_path / "r.html")]) == 2
     assert capsys.readouterr().err.rstrip().endswith("Give it with --dev-key KEY_FILE.")
+
+
+def test_output_into_a_closed_pipe_is_no_traceback():
+    """`llrcore ... | head`: the reader stops early and the pipe closes; the command ends quietly, status 0."""
+    corpus = Path(__file__).parents[1] / "assets" / "diarization_corpus"
+    shell = subprocess.run(f'"{sys.executable}" -m llrcore.cli diarize "{corpus}" --method ahc | true',
+                           shell=True, capture_output=True, text=True, timeout=300)
+    assert "Traceback" not in shell.stderr and "BrokenPipeError" not in shell.stderr, shell.stderr

@@ -48,6 +48,7 @@ stderr, one line each, ``llrcore <command>: warning: <sentence>``, and do not ch
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import warnings
 from pathlib import Path
@@ -86,7 +87,10 @@ def main(argv=None) -> int:
         return EXIT_BAD_INPUT
     if isinstance(result, int):
         return result
-    print(result)
+    try:
+        print(result, flush=True)
+    except BrokenPipeError:  # `llrcore ... | head`: the reader has what it wanted; Python's recipe, no traceback
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return 0
 
 
