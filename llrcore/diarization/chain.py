@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.special
 
-__all__ = ["ChainPosterior", "loop_probability", "sticky_chain"]
+__all__ = ["ChainPosterior", "loop_probability", "median_shift", "sticky_chain"]
 
 
 @dataclass(frozen=True)
@@ -40,16 +40,20 @@ class ChainPosterior:
     log_z: float
 
 
+def median_shift(start) -> float:
+    """The median step between window starts (seconds), in any order; 0 for one window or none."""
+    start = np.asarray(start, dtype=np.float64)
+    return float(np.median(np.diff(np.sort(start)))) if start.size > 1 else 0.0
+
+
 def loop_probability(start, mean_turn: float) -> float:
-    """``p = exp(-shift / mean_turn)``, with shift the median step between window starts (seconds).
+    """``p = exp(-shift / mean_turn)``, with shift the :func:`median_shift` of the window starts.
 
     A speaker then keeps the floor for ``mean_turn`` seconds on average. One window, or none: ``p = 0``.
     """
-    start = np.asarray(start, dtype=np.float64)
-    if start.size < 2:
+    if np.size(start) < 2:
         return 0.0
-    shift = float(np.median(np.diff(np.sort(start))))
-    return float(np.exp(-max(shift, 0.0) / mean_turn))
+    return float(np.exp(-median_shift(start) / mean_turn))
 
 
 def sticky_chain(logits: np.ndarray, log_pi: np.ndarray, loop: float) -> ChainPosterior:
@@ -79,9 +83,9 @@ def sticky_chain(logits: np.ndarray, log_pi: np.ndarray, loop: float) -> ChainPo
     redraw = q * prior
     # forward: x_t = p psi_t * a_{t-1} + (redraw * psi_t) (1 . a_{t-1}), then a_t = x_t / c_t
     first = prior * psi[0]
-    forward, scale = _chunked(p * psi[1:], redraw * psi[1:], np.ones((n - 1, k)), first / first.sum(),
-                              normalise=True)
-    forward = np.vstack([first / first.sum(), forward])
+    entry = first / first.sum()
+    forward, scale = _chunked(p * psi[1:], redraw * psi[1:], np.ones((n - 1, k)), entry, normalise=True)
+    forward = np.vstack([entry, forward])
     scale = np.concatenate([[first.sum()], scale])
     # backward: b_t = p w * b_{t+1} + 1 (redraw * w . b_{t+1}), w = psi_{t+1} / c_{t+1}, from t = N-1 down
     ahead = psi / scale[:, None]

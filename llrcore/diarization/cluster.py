@@ -19,7 +19,7 @@ from .baselines import (
 )
 from .block_prior import PRESETS, PRIOR_STRENGTH, BlockModelPrior
 from .gaussians import GaussianFit, ScoreMixture, fit_score_mixture
-from .chain import loop_probability
+from .chain import loop_probability, median_shift
 from .model import EFFECTIVE_SCORES, MEAN_TURN, MIN_SPEECH, fit_block_model
 from .nme_sc import MAX_SPEAKERS as NME_MAX_SPEAKERS
 from .nme_sc import nme_sc
@@ -289,7 +289,7 @@ def _chain_options(S, effective_scores: float, mean_turn: float, min_speech: flo
     """The block model's options that come from the segment times: evidence per (overlapping) segment, the loop
     probability of the chain and the smallest speaker in segments (see :func:`cluster_similarity`)."""
     if isinstance(S, SimilarityMatrix) and S.has_times and S.n_segments > 1:
-        shift = float(np.median(np.diff(np.sort(S.start))))
+        shift = median_shift(S.start)
         length = float(np.median(S.end - S.start))
         share = min(1.0, shift / length) if length > 0 else 1.0
         return {"effective_scores": effective_scores * share, "loop": loop_probability(S.start, mean_turn),

@@ -372,6 +372,12 @@ class _Run:
                     return st
                 R = self._reseed(R)
 
+    def sibling(self) -> _Run:
+        """A fresh run with this one's start and settings: a merge move's own stages, which :meth:`absorb` appends
+        when the move is kept."""
+        return _Run(self.vb, self.name, self.max_iter, self.tol, self.progress, self.index, self.n_runs,
+                    self.min_clusters)
+
     def _reseed(self, R: np.ndarray) -> np.ndarray:
         while R.shape[1] < self.min_clusters:
             R = _split_least_coherent(self.vb.D, R)
@@ -472,17 +478,16 @@ def _split_least_coherent(D: np.ndarray, R: np.ndarray) -> np.ndarray:
     return R[:, np.argsort(-R.sum(axis=0), kind="stable")]
 
 
-def _absorb_small_clusters(vb: _VariationalBlockModel, run: _Run, st: _State, min_size: float,
-                           min_clusters: int) -> _State:
+def _absorb_small_clusters(run: _Run, st: _State, min_size: float) -> _State:
     """Merge clusters of fewer than `min_size` expected segments into their best partner, smallest first, each
-    merge re-converged as a stage of `run`, while more than `min_clusters` clusters remain."""
-    while st.R.shape[1] > max(min_clusters, 1):
+    merge re-converged as a stage of `run`, while more than its `min_clusters` clusters remain."""
+    while st.R.shape[1] > max(run.min_clusters, 1):
         sizes = st.R.sum(axis=0)
         small = int(np.argmin(sizes))
         if sizes[small] >= min_size:
             break
-        partner = max((m for m in range(sizes.size) if m != small), key=lambda m: vb.merge_score(st, small, m))
-        trial = _Run(vb, run.name, run.max_iter, run.tol, run.progress, run.index, run.n_runs, run.min_clusters)
+        partner = max((m for m in range(sizes.size) if m != small), key=lambda m: run.vb.merge_score(st, small, m))
+        trial = run.sibling()
         st = trial.converge(_merge_columns(st.R, small, partner))
         run.absorb(trial)
     return st
@@ -556,7 +561,7 @@ def fit_block_model(scores: np.ndarray, initial_labels: dict, *, prior: BlockMod
             raise ValueError(f"The start {name!r} has more than max_clusters = {max_clusters} clusters.")
         run = _Run(vb, name, max_iter, tol, progress, index, len(initial_labels), min_clusters)
         st = run.converge(_one_hot(labels))
-        st = _absorb_small_clusters(vb, run, st, min_cluster_size, min_clusters)
+        st = _absorb_small_clusters(run, st, min_cluster_size)
         # merge moves, unless another start already converged to this partition (and tried them): every pair of
         # clusters merged costs no N^2 work to rank (the columns of R and its products add up); the most promising
         # one is iterated to convergence and kept only if the bound ends higher, then the search repeats
@@ -568,7 +573,7 @@ def fit_block_model(scores: np.ndarray, initial_labels: dict, *, prior: BlockMod
             screened = sorted(((vb.merge_score(st, l, m), l, m) for l in range(k) for m in range(l + 1, k)),
                               reverse=True)
             for _, l, m in screened[:merge_candidates]:
-                trial = _Run(vb, name, max_iter, tol, progress, index, len(initial_labels), min_clusters)
+                trial = run.sibling()
                 merged = trial.converge(_merge_columns(st.R, l, m))
                 if merged.elbo > st.elbo + MERGE_MARGIN * abs(st.elbo) and merged.R.shape[1] >= min_clusters:
                     run.absorb(trial)
