@@ -485,6 +485,37 @@ def test_a_window_that_fits_no_one_is_not_a_speaker(name):
     assert result.options["min_speech"] == lc.diarization.MIN_SPEECH
 
 
+def test_one_start_has_more_clusters_than_a_low_eigengap_estimate(monkeypatch):
+    """plda_k09_balanced (9 simulated speakers) with the prior learnt from the other fold of the PLDA corpus (its odd
+    rows): the eigengap says 2, and with starts of at most 2 K + 2 = 6 clusters every run ends at 6 or fewer (a run
+    only loses clusters), DER 27 %. The over-clustered start of OVER_CLUSTERED = 20 ends at the 9 with a higher
+    bound than every other run, DER 3.6 % (pyannote.metrics, collar 0.25 s, overlap ignored)."""
+    from llrcore.diarization import cluster
+
+    index = pd.read_csv(PLDA_CORPUS / "corpus.csv")
+    matrices = [lc.read_similarity(PLDA_CORPUS / f"{name}.npz", reference=PLDA_CORPUS / f"{name}.rttm")
+                for name in index["recording"]]
+    number = int(np.flatnonzero(index["recording"] == "plda_k09_balanced")[0])
+    prior = lc.diarization.BlockModelPrior.from_recordings(matrices[1 - number % 2::2])
+    matrix = matrices[number]
+
+    def fit():
+        result = lc.cluster_similarity(matrix, "bayes", prior=prior)
+        turns = result.turns(matrix.start, matrix.end, matrix.uri)
+        return result, lc.diarization_error_rate(matrix.reference_turns, turns, collar=0.25, skip_overlap=True).der
+
+    result, der = fit()
+    assert lc.diarization.baselines.eigengap_clusters(result.eigenvalues, 1, 20) == 2
+    assert result.n_clusters == 9 and der < 0.05
+    over = result.runs[result.runs["initial_clusters"] == cluster.OVER_CLUSTERED]
+    assert over["chosen"].all() and len(over) == 1
+
+    monkeypatch.setattr(cluster, "OVER_CLUSTERED", 0)
+    few, few_der = fit()
+    assert few.runs["initial_clusters"].max() == 6 and few.n_clusters <= 6 and few_der > 0.2
+    assert few.elbo < result.elbo
+
+
 def test_segment_times_turn_on_the_chain_and_share_out_overlapping_windows(es2005a):
     """With times, the segments are a sticky chain with p = exp(-shift / mean_turn) and each window has shift/length
     of the evidence; the same scores without times are independent draws with 1/6 of it (x-vector windows)."""
@@ -530,9 +561,9 @@ def test_readme_s_development_corpus_numbers():
     bayes, nme, learnt = _corpus_scores("bayes"), _corpus_scores("nme-sc"), _corpus_scores("bayes", learnt=True)
     for frame, expected in ((bayes, {"cosine": (12, 20.2), "plda": (16, 6.6)}),
                             (nme, {"cosine": (15, 13.0), "plda": (16, 15.7)}),
-                            (learnt, {"cosine": (16, 15.1), "plda": (18, 5.1)})):
+                            (learnt, {"cosine": (16, 15.1), "plda": (20, 3.5)})):
         measured = {kind: (int(part["right"].sum()), round(100 * part["der"].mean(), 1))
                     for kind, part in frame.groupby("kind")}
         assert measured == expected
-    assert [round(100 * f["der"].mean(), 1) for f in (bayes, nme, learnt)] == [14.0, 14.2, 10.5]
-    assert [int(f["right"].sum()) for f in (bayes, nme, learnt)] == [28, 31, 34]
+    assert [round(100 * f["der"].mean(), 1) for f in (bayes, nme, learnt)] == [14.0, 14.2, 9.8]
+    assert [int(f["right"].sum()) for f in (bayes, nme, learnt)] == [28, 31, 36]
