@@ -1,6 +1,7 @@
 """The Diarization page's "Several recordings" tab: a corpus of similarity matrices with their RTTMs (uploaded, or the
 six demo recordings of ``assets/diarization_corpus``), clustered by one method and scored per recording and in total
-(``lc.cluster_recordings``, ``lc.score_corpus``).
+(``lc.cluster_recordings``, ``lc.score_corpus``); the Bayesian method with the score model of each recording, a
+preset, or the one learnt from the other recordings (leave one out).
 
 The corpus in use and the tables already computed live in ``st.session_state`` under keys of their own
 (``diar_corpus`` and ``diar_corpus_results``), so they survive a switch of tab or page.
@@ -19,6 +20,8 @@ DEMO_FOLDER = Path(__file__).resolve().parents[1] / "assets" / "diarization_corp
 DEMO_NAME = "The demo corpus (6 synthetic conversations, 1 to 6 speakers)"
 PERCENT = ("DER %", "missed %", "false alarm %", "confusion %", "JER %", "purity %", "coverage %")
 SECONDS = ("speech (s)", "missed (s)", "false alarm (s)", "confusion (s)")
+#: The score model choice that learns it for each recording from the references of all the others.
+OTHERS = "others"
 
 
 @st.cache_resource(show_spinner=False)
@@ -55,14 +58,15 @@ def load_box() -> None:
                 st.session_state["diar_corpus"] = (ids, f"{len(matrices)} uploaded recording{'s' if len(matrices) > 1 else ''}", matrices)
 
 
-def run(key: tuple, matrices: tuple, method: str, collar: float) -> None:
+def run(key: tuple, matrices: tuple, method: str, collar: float, prior: str | None) -> None:
     bar = st.progress(0.0, text=f"Clustering {len(matrices)} recordings…")
 
     def progress(done, total, uri):
         bar.progress(done / total, text=f"{done} of {total} recordings clustered ({uri})")
 
+    options = {"prior_from_others": True} if prior == OTHERS else {} if prior is None else {"prior": prior}
     try:
-        hypotheses = lc.cluster_recordings(matrices, method, progress=progress)
+        hypotheses = lc.cluster_recordings(matrices, method, progress=progress, **options)
         scores = lc.score_corpus(matrices, hypotheses, collar=collar)
     except ValueError as err:
         st.error(str(err), icon=":material/error:")
@@ -99,8 +103,9 @@ def show(scores: lc.CorpusScores, hypotheses: pd.DataFrame, method: str) -> None
                                 icon=":material/download:", key="diar_corpus_rttm")
 
 
-def corpus_section(method_names: dict) -> None:
-    """The tab: load, choose the method, run with a progress bar, the table with its total and the downloads."""
+def corpus_section(method_names: dict, prior_names: dict) -> None:
+    """The tab: load, choose the method (and the Bayesian method's score model: `prior_names` as on the other tab,
+    with :data:`OTHERS` beside them), run with a progress bar, the table with its total and the downloads."""
     st.caption("Several recordings at once: does a method hold on recordings it was not tuned on? Each recording "
                "is clustered alone; DER, JER, purity and coverage per recording and over the whole corpus.")
     load_box()
@@ -110,16 +115,25 @@ def corpus_section(method_names: dict) -> None:
         return
     data_key, description, matrices = loaded
     names = {name: method for method, name in method_names.items()}
-    method_column, collar_column, run_column = st.columns([2, 1, 1], vertical_alignment="bottom")
+    method_column, model_column, collar_column, run_column = st.columns([2, 2, 1, 1], vertical_alignment="bottom")
     method = names[method_column.selectbox("Method", list(names), key="diar_corpus_method")]
+    models = {None: "From each recording", OTHERS: "Learnt from the other recordings",
+              **{name: label for name, label in prior_names.items() if name is not None}}
+    prior = model_column.selectbox(
+        "Score model (Bayes)", list(models), format_func=models.get, key="diar_corpus_prior",
+        disabled=method != "bayes",
+        help="What same-speaker and different-speaker scores look like. Learnt from the other recordings: each "
+             "recording is clustered with the model learnt from the references of all the others (leave one out), "
+             "what a model learnt from your labelled recordings does on one it has not seen (README, Diarization).")
+    prior = prior if method == "bayes" else None
     collar = collar_column.number_input("Collar (s per side)", 0.0, 2.0, 0.25, 0.05, key="diar_corpus_collar")
     pressed = run_column.button("Run", type="primary", icon=":material/play_arrow:", key="diar_corpus_run",
                                 width="stretch")
     speakers = sum(m.n_reference_speakers for m in matrices)
     st.caption(f"{description}: {', '.join(m.uri for m in matrices)} · {speakers} reference speakers")
-    key = (data_key, method, float(collar))
+    key = (data_key, method, float(collar), prior)
     if pressed:
-        run(key, matrices, method, float(collar))
+        run(key, matrices, method, float(collar), prior)
     result = st.session_state.get("diar_corpus_results", {}).get(key)
     if result is None:
         st.info("Press **Run** to cluster every recording.", icon=":material/info:")

@@ -170,7 +170,8 @@ def settings(matrix) -> Settings:
                  "two-Gaussian fit), or learnt from a half of the labelled development corpus. A learnt model fixes "
                  "the scale, and on scores made the same way it finds the number of speakers more often; on others "
                  "it misleads: the synthetic voices' model finds 1 speaker on pyannote's real sample of 2 "
-                 "(README, Diarization; `llrcore diarize --prior-from` learns one from your labelled recordings).")
+                 "(README, Diarization; `llrcore diarize --prior-from` learns one from your labelled recordings, and "
+                 "the Several recordings tab shows what one learnt from the others does on each of them).")
         st.markdown("**Scoring** (needs segment times and a reference RTTM)")
         collar_column, overlap_column = st.columns(2)
         collar = collar_column.select_slider("Collar per side (s)", [0.0, 0.1, 0.25, 0.5], value=0.25,
@@ -458,7 +459,7 @@ def main() -> None:
             one_recording()
     if several.open:
         with several:
-            corpus_section(METHOD_NAMES)
+            corpus_section(METHOD_NAMES, PRIOR_NAMES)
 
 
 def one_recording() -> None:

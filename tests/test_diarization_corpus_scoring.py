@@ -8,6 +8,8 @@ Independent references:
   string splitting, not ``lc.read_rttm``) and from the hypothesis turns, with the same UEM and a collar of
   ``2 * collar`` (pyannote's collar is the total width); its accumulated ``report(display=False)`` TOTAL row for the
   corpus total;
+- the leave-one-out score model: the same-speaker and different-speaker pairs of the other recordings pooled here
+  from their references by hand;
 - a two-speaker (plus one unmatched speaker) example whose JER, DER, purity and coverage are worked out by hand
   from the definitions of the DIHARD II evaluation plan (Ryant et al. 2019, section on JER: per reference speaker
   ``(FA + MISS) / TOTAL`` over the union with its mapped system speaker, 1 when unmapped, averaged).
@@ -165,6 +167,66 @@ def test_the_command_line_learns_the_prior_from_labelled_recordings(capsys):
     assert "prior: synthetic-cosine" in capsys.readouterr().out
     assert main(["diarize", *test, "--prior", "synthetic-cosine", "--method", "ahc"]) == 2
     assert "--method bayes" in capsys.readouterr().err
+
+
+def _pairs_by_hand(matrix) -> tuple[np.ndarray, np.ndarray]:
+    """Same-speaker and different-speaker scores of the pairs i < j, by the reference speakers' names."""
+    names = np.asarray(matrix.reference).astype(str)
+    rows, columns = np.triu_indices(names.size, 1)
+    same = names[rows] == names[columns]
+    scores = np.asarray(matrix.scores)[rows, columns]
+    return scores[same], scores[~same]
+
+
+def test_each_recording_clustered_with_the_model_learnt_from_the_others(capsys):
+    """prior_from_others: recording r is clustered with the within and between Gaussians of the pooled labelled
+    pairs of every other recording (computed here from the references by hand, held with the weights of
+    LEARNT_STRENGTH and LEARNT_SHAPE): leave one out. On synth02_k01 (one speaker) that model finds the one speaker
+    where the recording's own two-Gaussian fit finds two. Same through ``llrcore diarize --prior-from-others``."""
+    from llrcore.diarization import block_prior
+
+    names = ("synth02_k01", *CHOSEN)
+    matrices = lc.read_corpus([CORPUS / f"{name}.npz" for name in names])
+    hypotheses = lc.cluster_recordings(matrices, "bayes", prior_from_others=True)
+    for matrix in matrices:
+        pairs = [_pairs_by_hand(other) for other in matrices if other.uri != matrix.uri]
+        within, between = (np.concatenate([p[k] for p in pairs]) for k in (0, 1))
+        prior = lc.diarization.BlockModelPrior(within.mean(), between.mean(), within.var(),
+                                               block_prior.LEARNT_STRENGTH, block_prior.LEARNT_SHAPE, 1.0,
+                                               between.var())
+        labels = lc.cluster_similarity(matrix, "bayes", prior=prior).labels
+        expected = lc.segments_to_turns(matrix.start, matrix.end, labels, uri=matrix.uri)
+        pd.testing.assert_frame_equal(hypotheses[hypotheses["uri"] == matrix.uri].reset_index(drop=True), expected)
+    found = lc.score_corpus(matrices, hypotheses).to_frame()["found"]
+    assert found["synth02_k01"] == 1
+    assert lc.cluster_similarity(matrices[0], "bayes").n_clusters == 2
+
+    assert main(["diarize", *(str(CORPUS / f"{name}.npz") for name in names), "--prior-from-others", "--csv"]) == 0
+    printed = pd.read_csv(pd.io.common.StringIO(capsys.readouterr().out), index_col="uri")
+    np.testing.assert_allclose(printed["DER %"], lc.score_corpus(matrices, hypotheses).to_frame()["DER %"])
+    assert main(["diarize", str(CORPUS / "synth03_k02.npz"), str(CORPUS / "synth05_k03.npz"),
+                 "--prior-from-others"]) == 0
+    assert "learnt from the other recordings" in capsys.readouterr().out
+
+
+def test_a_model_from_the_other_recordings_is_refused_in_a_sentence(capsys):
+    matrices = lc.read_corpus([CORPUS / f"{name}.npz" for name in CHOSEN[:2]])
+    with pytest.raises(ValueError, match="for the Bayesian method, not ahc"):
+        lc.cluster_recordings(matrices, "ahc", prior_from_others=True)
+    with pytest.raises(ValueError, match="either a prior or prior_from_others"):
+        lc.cluster_recordings(matrices, "bayes", prior="synthetic-cosine", prior_from_others=True)
+    with pytest.raises(ValueError, match="at least two recordings"):
+        lc.cluster_recordings(matrices[:1], "bayes", prior_from_others=True)
+    alone = lc.read_corpus([CORPUS / "synth02_k01.npz"])[0]  # one speaker: no different-speaker pairs
+    with pytest.raises(ValueError, match="for 'synth03_k02', learnt from the other recordings: .*two speakers"):
+        lc.cluster_recordings([alone, matrices[0]], "bayes", prior_from_others=True)
+    unlabelled = lc.read_similarity(CORPUS / "synth05_k03.npz")
+    with pytest.raises(ValueError, match="needs every reference; 'synth05_k03' has none"):
+        lc.cluster_recordings([matrices[0], unlabelled], "bayes", prior_from_others=True)
+    assert main(["diarize", str(CORPUS / "synth03_k02.npz"), str(CORPUS / "synth05_k03.npz"),
+                 "--prior-from-others", "--method", "nme-sc"]) == 2
+    error = capsys.readouterr().err
+    assert "--method bayes" in error and "Traceback" not in error
 
 
 def test_the_command_line_says_what_is_wrong_in_one_sentence(tmp_path, capsys):

@@ -15,6 +15,7 @@
     llrcore validate SCORES -o validation.html [--log10] [--calibrate-on DEV] [--method affine|pav] [--no-calibration]
                      [--criterion NAME=VALUE ...] [--by COLUMN ...] [--folds K] [--group-by COLUMN] [--name NAME]
     llrcore diarize FOLDER_OR_FILES... [--method bayes|ahc|spectral|nme-sc] [--n-clusters K] [--collar 0.25]
+                    [--prior NAME | --prior-from LABELLED... | --prior-from-others]
                     [--keep-overlap] [--uem UEM] [--csv | --json] [--rttm-out DIR]
 
 ``evaluate`` prints the metrics in the units of the app's Evaluate page: the EER in percent (column ``EER %``),

@@ -35,6 +35,9 @@ def add_command(commands) -> None:
                             "scores of that kind (default: from each recording's own scores)")
     prior.add_argument("--prior-from", nargs="+", metavar="FOLDER_OR_FILES",
                        help="bayes: learn them from these labelled recordings (.npz + .rttm) of the same kind of scores")
+    prior.add_argument("--prior-from-others", action="store_true",
+                       help="bayes: cluster each recording with them learnt from all the other recordings given "
+                            "(leave one out: how a learnt model does on recordings it has not seen)")
     parser.add_argument("--collar", type=_collar, default=0.25,
                         help="seconds not scored on each side of a reference boundary (0.25, md-eval convention)")
     parser.add_argument("--keep-overlap", action="store_true", help="score overlapped speech too")
@@ -60,11 +63,12 @@ def run(args) -> str:
         if sys.stderr.isatty():
             print(f"llrcore diarize: {done}/{total} recordings clustered ({uri})", file=sys.stderr, flush=True)
 
-    if (args.prior or args.prior_from) and args.method != "bayes":
-        raise ValueError(f"--prior and --prior-from are for --method bayes, not {args.method}.")
+    if (args.prior or args.prior_from or args.prior_from_others) and args.method != "bayes":
+        raise ValueError(f"--prior, --prior-from and --prior-from-others are for --method bayes, not {args.method}.")
     options = {} if args.n_clusters is None else {"n_clusters": args.n_clusters}
     if args.prior or args.prior_from:
         options["prior"] = args.prior or BlockModelPrior.from_recordings(read_corpus(args.prior_from))
+    options["prior_from_others"] = args.prior_from_others
     hypotheses = cluster_recordings(matrices, args.method, progress=progress, **options)
     table = score_corpus(matrices, hypotheses, uems=uems, collar=args.collar,
                          skip_overlap=not args.keep_overlap).to_frame()
@@ -79,6 +83,8 @@ def run(args) -> str:
         return table.to_csv()
     overlap = "overlapped speech scored" if args.keep_overlap else "overlapped speech not scored"
     learnt = f" (prior: {args.prior or 'learnt from ' + ' '.join(args.prior_from)})" if "prior" in options else ""
+    if args.prior_from_others:
+        learnt = " (prior: learnt from the other recordings, leave one out)"
     header = (f"Method: {args.method}{learnt}; collar {args.collar:g} s on each side of a reference boundary, {overlap}\n"
               f"Units: {UNITS}.\n")
     formats = {c: "{:.2f}".format for c in table.columns if table[c].dtype.kind == "f"}

@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 
 from ..data.similarity import TURN_COLUMNS, SimilarityMatrix
+from .block_prior import BlockModelPrior
 from .cluster import cluster_similarity
 from .scoring import check_turns, recordings, segments_to_turns
 
@@ -178,6 +179,7 @@ def score_corpus(references, hypotheses, *, uems: pd.DataFrame | None = None, co
 
 
 def cluster_recordings(matrices: Iterable[SimilarityMatrix], method: str = "bayes", *,
+                       prior_from_others: bool = False,
                        progress: Callable[[int, int, str], None] | None = None, **options) -> pd.DataFrame:
     """Cluster every similarity matrix of a corpus and return the hypotheses as speaker turns.
 
@@ -186,7 +188,12 @@ def cluster_recordings(matrices: Iterable[SimilarityMatrix], method: str = "baye
     matrices : iterable of SimilarityMatrix
         With segment times (the turns need them); recording names (``uri``) must differ.
     method : {"bayes", "ahc", "spectral", "nme-sc"}
-        As :func:`~llrcore.cluster_similarity`; `options` (``n_clusters``, ``max_clusters``, ...) go to it.
+        As :func:`~llrcore.cluster_similarity`; `options` (``n_clusters``, ``max_clusters``, ``prior``, ...) go to
+        it.
+    prior_from_others : bool
+        Bayes: cluster each recording with the score model learnt from the references of all the others
+        (:meth:`~llrcore.diarization.BlockModelPrior.from_recordings`, leave one out): what a model learnt from
+        labelled recordings does on a recording it has not seen. Every recording needs a reference.
     progress : callable, optional
         Called as ``progress(done, total, uri)`` after each recording.
 
@@ -201,14 +208,37 @@ def cluster_recordings(matrices: Iterable[SimilarityMatrix], method: str = "baye
     repeated = sorted({u for u in uris if uris.count(u) > 1})
     if repeated:
         raise ValueError(f"Several recordings are named {', '.join(map(repr, repeated))}; each needs its own name.")
+    if prior_from_others:
+        _check_leave_one_out(matrices, method, options)
     tables = []
     for done, matrix in enumerate(matrices, start=1):
         if not matrix.has_times:
             raise ValueError(f"The recording {matrix.uri!r} has no segment times, so its speaker turns are unknown.")
-        result = cluster_similarity(matrix, method, **options)
+        learnt = {"prior": _learnt_from_others(matrices, matrix)} if prior_from_others else {}
+        result = cluster_similarity(matrix, method, **options, **learnt)
         tables.append(segments_to_turns(matrix.start, matrix.end, np.asarray(result.labels), uri=matrix.uri))
         if progress is not None:
             progress(done, len(matrices), matrix.uri)
     if not tables:
         return pd.DataFrame({c: pd.Series(dtype=float if c in ("start", "end") else object) for c in TURN_COLUMNS})
     return pd.concat(tables, ignore_index=True)
+
+
+def _check_leave_one_out(matrices: list, method: str, options: dict) -> None:
+    if method != "bayes":
+        raise ValueError(f"A score model learnt from the other recordings is for the Bayesian method, not {method}.")
+    if "prior" in options:
+        raise ValueError("Give either a prior or prior_from_others, not both.")
+    if len(matrices) < 2:
+        raise ValueError("A score model learnt from the other recordings needs at least two recordings.")
+    unlabelled = [m.uri for m in matrices if m.reference is None]
+    if unlabelled:
+        raise ValueError(f"A score model learnt from the other recordings needs every reference; "
+                         f"{', '.join(map(repr, unlabelled))} has none.")
+
+
+def _learnt_from_others(matrices: list, matrix: SimilarityMatrix) -> BlockModelPrior:
+    try:
+        return BlockModelPrior.from_recordings([m for m in matrices if m is not matrix])
+    except ValueError as err:
+        raise ValueError(f"The score model for {matrix.uri!r}, learnt from the other recordings: {err}") from None

@@ -2,8 +2,9 @@
 through the sidebar, the tab, the demo corpus, Run; the TOTAL DER shown is the library's.
 
 Independent reference: ``lc.score_corpus`` on ``lc.cluster_recordings`` of the same six recordings
-(assets/diarization_corpus), computed here; the downloaded CSV against it row by row. Screenshot
-``tests/e2e/screenshots/diarization_corpus.png`` (1600 px wide).
+(assets/diarization_corpus), computed here; the downloaded CSV against it row by row; with the score model learnt
+from the other recordings, ``lc.cluster_recordings(..., prior_from_others=True)``. Screenshots
+``tests/e2e/screenshots/diarization_corpus.png`` and ``diarization_corpus_learnt.png`` (1600 px wide).
 """
 from __future__ import annotations
 
@@ -15,27 +16,35 @@ from playwright.sync_api import Page, expect
 
 import llrcore as lc
 from test_browser import no_exception, open_page, snap, wait_idle
-from test_conditions_page import download, go
+from test_conditions_page import choose, download, go
 
 pytestmark = pytest.mark.e2e
 
 CORPUS = Path(__file__).resolve().parents[2] / "assets" / "diarization_corpus"
 
 
-def test_several_recordings_on_the_demo_corpus(page: Page, app_url, screenshots):
-    open_page(page, app_url)
-    go(page, "Diarization")
-    expect(page.get_by_role("heading", name="Diarization")).to_be_visible()
+def run_the_demo_corpus(page: Page, score_model: str | None = None):
+    """The tab, the demo corpus, the score model if one is named, Run; returns the TOTAL DER metric shown."""
     page.get_by_role("tab", name="Several recordings", exact=True).click()
     wait_idle(page)
     page.get_by_role("button", name="The demo corpus").click()
     wait_idle(page)
     expect(page.get_by_text("synth02_k01, synth03_k02")).to_be_visible()
+    if score_model is not None:
+        choose(page, "Score model (Bayes)", score_model)
     page.get_by_role("button", name="Run", exact=True).click()
     wait_idle(page, timeout=180_000)
     shown = page.get_by_test_id("stMetric").filter(has_text="DER (total)")
     expect(shown).to_be_visible(timeout=120_000)
     no_exception(page)
+    return shown
+
+
+def test_several_recordings_on_the_demo_corpus(page: Page, app_url, screenshots):
+    open_page(page, app_url)
+    go(page, "Diarization")
+    expect(page.get_by_role("heading", name="Diarization")).to_be_visible()
+    shown = run_the_demo_corpus(page)
 
     matrices = lc.read_corpus(CORPUS)
     expected = lc.score_corpus(matrices, lc.cluster_recordings(matrices, "bayes")).to_frame()
@@ -69,3 +78,22 @@ def test_uploaded_recordings_pair_by_name_and_a_missing_rttm_is_said(page: Page,
     expected = lc.score_corpus([matrix], lc.cluster_recordings([matrix], "bayes")).to_frame()
     expect(page.get_by_test_id("stMetric").filter(has_text="DER (total)")).to_contain_text(
         f"{expected.loc['TOTAL', 'DER %']:.2f} %")
+
+
+def test_the_score_model_learnt_from_the_other_recordings(page: Page, app_url, screenshots):
+    """The person loads the demo corpus, keeps the Bayesian method, picks the score model learnt from the other
+    recordings and runs: each recording clustered with the model of the five others. The demo's one-speaker
+    recording gets one speaker (its own scores' model finds two); the numbers are the library's."""
+    open_page(page, f"{app_url}/diarization")
+    shown = run_the_demo_corpus(page, "Learnt from the other recordings")
+
+    matrices = lc.read_corpus(CORPUS)
+    expected = lc.score_corpus(matrices, lc.cluster_recordings(matrices, "bayes", prior_from_others=True)).to_frame()
+    own = lc.score_corpus(matrices, lc.cluster_recordings(matrices, "bayes")).to_frame()
+    assert expected.loc["synth02_k01", "found"] == 1 and own.loc["synth02_k01", "found"] == 2
+    expect(shown).to_contain_text(f"{expected.loc['TOTAL', 'DER %']:.2f} %")
+    table = download(page, page.get_by_role("button", name="Table as CSV")).set_index("uri")
+    assert np.allclose(table["DER %"], expected["DER %"]) and list(table["found"]) == list(expected["found"])
+    page.wait_for_timeout(500)
+    snap(page, screenshots / "diarization_corpus_learnt.png")
+
