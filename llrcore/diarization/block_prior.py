@@ -37,10 +37,10 @@ PRIOR_STRENGTH = 10.0
 #: variances weigh as much as this many tempered scores, far more than one recording's own (one window's are worth
 #: ``effective_scores``), so they set the scale of "same" and "different" speaker. Learnt on one half of the
 #: development corpus and tested on the other (both ways; bench/RESULTS.md), right K and mean DER on the cosine and
-#: PLDA halves: kappa0 = a0 = 10: 12/24 (20.1 %), 16/20 (6.3 %); kappa0 = 1000 and a0 = 1, 10 or 30: 16/24 (14.9 %),
-#: 19/20 (3.8 %); a0 = 100: 17/24 (15.1 %), 19/20 (3.8 %); a0 = 300: 16/24 (15.1 %), 20/20 (3.5 %); a0 = 1000:
-#: 15/24 (15.3 %), 20/20 (3.6 %); kappa0 = a0 = 1e5: 14/24 (14.2 %), 20/20 (3.6 %). The means are held firmly, the
-#: variances less: a recording's own spread of scores still counts.
+#: PLDA halves: kappa0 = a0 = 10: 12/24 (20.4 %), 17/20 (4.2 %); kappa0 = 1000 and a0 = 1, 10, 30 or 100: 17/24
+#: (15.0 to 14.6 %), 19/20 (3.7 %); a0 = 300: 17/24 (14.7 %), 20/20 (3.4 %); a0 = 1000: 17/24 (14.8 %), 20/20
+#: (3.5 %); kappa0 = a0 = 1e5: 14/24 (13.9 %), 20/20 (3.5 %). The means are held firmly, the variances less: a
+#: recording's own spread of scores still counts.
 LEARNT_STRENGTH = 1000.0
 LEARNT_SHAPE = 300.0
 
