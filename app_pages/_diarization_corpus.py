@@ -37,6 +37,26 @@ def parse_uploads(ids: tuple, _uploads: list):
     return read_user_file("the uploaded files", lambda: lc.read_corpus(_uploads))
 
 
+@st.cache_resource(show_spinner=False, max_entries=4, ttl="1h")
+def _learnt(data_key, _matrices: tuple):
+    """(BlockModelPrior, None) learnt from the corpus's references, or (None, the sentence saying why not)."""
+    try:
+        return lc.diarization.BlockModelPrior.from_recordings(_matrices), None
+    except ValueError as err:
+        return None, str(err)
+
+
+def loaded_corpus_model():
+    """The score model learnt from the corpus loaded on this tab and what that corpus is; (None, why not) when there
+    is no corpus or it cannot teach one (no recording of two speakers or more)."""
+    loaded = st.session_state.get("diar_corpus")
+    if loaded is None:
+        return None, "no corpus is loaded in Several recordings"
+    data_key, description, matrices = loaded
+    prior, error = _learnt(data_key, tuple(matrices))
+    return (None, error) if prior is None else (prior, description)
+
+
 def load_box() -> None:
     """Uploads of matrices with their RTTMs, or the demo corpus; a good corpus replaces the one in use."""
     upload_column, demo_column = st.columns([3, 1], gap="medium", vertical_alignment="center")

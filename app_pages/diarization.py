@@ -31,7 +31,7 @@ from llrcore.diarization import (
     similarity_view,
 )
 from llrcore.plots import diarization as diarization_plots
-from app_pages._diarization_corpus import corpus_section
+from app_pages._diarization_corpus import corpus_section, loaded_corpus_model
 from app_pages._figures import show_figure
 from app_pages._loaded import MATRICES
 from app_pages._registry import LoadedMatrix
@@ -44,6 +44,8 @@ METHOD_NAMES = {"bayes": "Bayesian block model", "ahc": "AHC (average linkage)",
 EVIDENCE_STEPS = [5, 10, 15, 20, 25, 30, 35, 37.5, 40, 45, 50, 60, 75, 100, 150, 200, 300]
 PRIOR_NAMES = {None: "From this recording", "synthetic-cosine": "Learnt: synthetic cosines",
                "simulated-plda": "Learnt: simulated PLDA"}
+#: The score model choice learnt from the labelled corpus loaded in the Several recordings tab.
+CORPUS_PRIOR = "corpus"
 MATRIX_HELP = ("NumPy `.npy` (one square array) or `.npz` (several matrices allowed; arrays `start`/`end` give the "
                "segment times); or CSV/TSV/text with N rows of N numbers (header and name column optional).")
 
@@ -121,7 +123,7 @@ class Settings:
     effective_scores: float
     collar: float
     skip_overlap: bool
-    prior: str | None = None
+    prior: str | lc.diarization.BlockModelPrior | None = None
 
     def options(self, method: str) -> dict:
         """The options of `cluster_similarity` that matter for `method` (the cache key)."""
@@ -162,16 +164,24 @@ def settings(matrix) -> Settings:
                  "tempered by this × share / (N − 1), like VBx's Fa. Overlapping windows share it (share = shift / "
                  "length; without times 1/6, as x-vector windows of 1.5 s every 0.25 s). Default "
                  f"{EFFECTIVE_SCORES:g}; raise it (×6) for a matrix of independent scores without times.")
+        learnt, corpus = loaded_corpus_model()
+        names = {None: PRIOR_NAMES[None], **{name: PRIOR_NAMES.get(name, f"Learnt: {name}") for name in PRESETS},
+                 **({CORPUS_PRIOR: "Learnt: the loaded corpus"} if learnt is not None else {})}
+        if st.session_state.get("diar_prior") not in names:  # the corpus it was learnt from is gone
+            st.session_state["diar_prior"] = None
         prior = evidence_column.selectbox(
-            "Score model (Bayes)", [None, *PRESETS], key="diar_prior",
-            format_func=lambda name: PRIOR_NAMES.get(name, f"Learnt: {name}"),
+            "Score model (Bayes)", list(names), key="diar_prior", format_func=names.get,
             persist_state="session",
             help="What same-speaker and different-speaker scores look like: from this recording's own scores (a "
                  "two-Gaussian fit), or learnt from a half of the labelled development corpus. A learnt model fixes "
                  "the scale, and on scores made the same way it finds the number of speakers more often; on others "
                  "it misleads: the synthetic voices' model finds 1 speaker on pyannote's real sample of 2 "
-                 "(README, Diarization; `llrcore diarize --prior-from` learns one from your labelled recordings, and "
-                 "the Several recordings tab shows what one learnt from the others does on each of them).")
+                 "(README, Diarization). Load your labelled recordings in Several recordings to learn one from them "
+                 "here (`llrcore diarize --prior-from` does it from the shell); that tab also shows what a model "
+                 "learnt from the others does on each of them.")
+        if prior == CORPUS_PRIOR:
+            evidence_column.caption(f"From the references of Several recordings: {corpus}.")
+            prior = learnt
         st.markdown("**Scoring** (needs segment times and a reference RTTM)")
         collar_column, overlap_column = st.columns(2)
         collar = collar_column.select_slider("Collar per side (s)", [0.0, 0.1, 0.25, 0.5], value=0.25,

@@ -3,11 +3,13 @@ through the sidebar, the tab, the demo corpus, Run; the TOTAL DER shown is the l
 
 Independent reference: ``lc.score_corpus`` on ``lc.cluster_recordings`` of the same six recordings
 (assets/diarization_corpus), computed here; the downloaded CSV against it row by row; with the score model learnt
-from the other recordings, ``lc.cluster_recordings(..., prior_from_others=True)``. Screenshots
+from the other recordings, ``lc.cluster_recordings(..., prior_from_others=True)``; on the One recording tab, with the
+model learnt from the loaded corpus, ``lc.cluster_similarity(..., prior=BlockModelPrior.from_recordings(corpus))``. Screenshots
 ``tests/e2e/screenshots/diarization_corpus.png`` and ``diarization_corpus_learnt.png`` (1600 px wide).
 """
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -96,4 +98,40 @@ def test_the_score_model_learnt_from_the_other_recordings(page: Page, app_url, s
     assert np.allclose(table["DER %"], expected["DER %"]) and list(table["found"]) == list(expected["found"])
     page.wait_for_timeout(500)
     snap(page, screenshots / "diarization_corpus_learnt.png")
+
+
+def test_one_recording_with_the_model_learnt_from_the_loaded_corpus(page: Page, app_url, screenshots):
+    """The person loads the demo corpus on Several recordings, goes back to One recording, takes pyannote's sample
+    and the score model learnt from that corpus, and clusters: the speakers shown are the library's with the model
+    learnt from the six labelled recordings. Without a corpus the choice is not offered."""
+    open_page(page, f"{app_url}/diarization")
+    page.locator(".st-key-diar_prior").click()
+    expect(page.get_by_role("option", name="Learnt: the loaded corpus")).to_have_count(0)
+    page.keyboard.press("Escape")
+    page.get_by_role("tab", name="Several recordings", exact=True).click()
+    wait_idle(page)
+    page.get_by_role("button", name="The demo corpus").click()
+    wait_idle(page)
+    page.get_by_role("tab", name="One recording", exact=True).click()
+    wait_idle(page)
+    page.locator(".st-key-diar_set").get_by_role("combobox").click()
+    page.get_by_role("option", name=re.compile("pyannote sample")).click()
+    wait_idle(page)
+    page.locator(".st-key-diar_prior").click()
+    page.get_by_role("option", name="Learnt: the loaded corpus").click()
+    wait_idle(page)
+    expect(page.get_by_text("From the references of Several recordings: The demo corpus")).to_be_visible()
+    page.get_by_role("button", name="Cluster").click()
+    wait_idle(page, timeout=120_000)
+    no_exception(page)
+
+    prior = lc.diarization.BlockModelPrior.from_recordings(lc.read_corpus(CORPUS))
+    sample = lc.read_similarity(CORPUS.parent / "pyannote_sample" / "sample_similarity.npz")
+    expected = lc.cluster_similarity(sample, "bayes", prior=prior).n_clusters
+    assert expected != lc.cluster_similarity(sample, "bayes").n_clusters  # the choice is what changed the answer
+    expect(page.get_by_test_id("stMetric").filter(has_text="Speakers found")).to_contain_text(str(expected),
+                                                                                            timeout=60_000)
+    page.mouse.move(0, 0)  # no tooltip over the page
+    page.wait_for_timeout(500)
+    snap(page, screenshots / "diarization_learnt_from_corpus.png")
 
