@@ -188,6 +188,44 @@ def test_kl_divergences_match_monte_carlo_and_quadrature():
     assert block_prior.kl_beta(*g, *prior) == pytest.approx(quadrature, abs=1e-8)
 
 
+@pytest.mark.parametrize("offset", [0.0, 1e6])
+def test_pair_moments_pool_as_numpy_on_the_concatenated_scores(offset):
+    """PairMoments added in any grouping equal numpy's mean and variance of all the scores together, empty sets
+    included, and stay exact for scores far from zero (where sum-of-squares formulas lose every digit)."""
+    rng = np.random.default_rng(7)
+    parts = [offset + rng.normal(0.0, 1.0, size) for size in (0, 1, 5, 300, 2)]
+    pooled = sum((block_prior.PairMoments.of(part) for part in parts), block_prior.PairMoments())
+    backwards = sum((block_prior.PairMoments.of(part) for part in parts[::-1]), block_prior.PairMoments())
+    everything = np.concatenate(parts)
+    for moments in (pooled, backwards):
+        assert moments.count == everything.size
+        assert moments.mean == pytest.approx(everything.mean(), rel=1e-15, abs=1e-12)
+        assert moments.variance == pytest.approx(everything.var(), rel=1e-9)
+
+
+def test_presets_are_learnt_from_the_development_corpus():
+    """PRESETS (rounded to 4 significant digits in the code) are BlockModelPrior.from_recordings of all the cosine
+    conversations and of all the PLDA matrices of tests/data/diarization_corpus; the mean and variance of their
+    same-speaker and different-speaker pairs, gathered here with numpy from the references."""
+    for name, folder in (("synthetic-cosine", PLDA_CORPUS.parent), ("simulated-plda", PLDA_CORPUS)):
+        matrices = lc.read_corpus(folder)
+        same, different = [], []
+        for matrix in matrices:
+            names = np.asarray(matrix.reference).astype(str)
+            rows, columns = np.triu_indices(names.size, 1)
+            within = names[rows] == names[columns]
+            same.append(matrix.scores[rows, columns][within])
+            different.append(matrix.scores[rows, columns][~within])
+        same, different = np.concatenate(same), np.concatenate(different)
+        preset = block_prior.PRESETS[name]
+        expected = (same.mean(), different.mean(), same.var(), different.var())
+        assert (preset.within_mean, preset.between_mean, preset.variance, preset.between_variance) == pytest.approx(
+            expected, rel=5e-4)
+        learnt = lc.diarization.BlockModelPrior.from_recordings(matrices)
+        assert (learnt.within_mean, learnt.between_mean, learnt.variance, learnt.between_variance) == pytest.approx(
+            expected, rel=1e-12)
+
+
 def test_crp_log_prior_equals_the_product_of_seating_probabilities():
     labels = [0, 0, 1, 0, 2, 1, 1, 0, 3]
     alpha = 1.7

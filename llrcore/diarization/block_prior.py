@@ -3,7 +3,8 @@
 - :class:`BlockModelPrior` — Normal-Gamma priors of the within- and between-speaker score Gaussians (within above
   between: the soft ordering constraint) and the concentration of the Dirichlet process over partitions;
   empirical Bayes from a two-Gaussian fit of the scores (:meth:`BlockModelPrior.from_mixture`), or learnt from
-  labelled recordings (:meth:`BlockModelPrior.from_recordings`; :data:`PRESETS`, learnt from the development corpus).
+  labelled recordings (:meth:`BlockModelPrior.from_recordings`; :data:`PRESETS`, learnt from the development corpus)
+  through the :class:`PairMoments` of each recording's same-speaker and different-speaker pairs.
 - :func:`crp_log_prior` — the Chinese restaurant process prior of a partition.
 - Normal-Gamma posteriors, expected log-densities and Kullback-Leibler divergences of Normal-Gamma and Beta
   distributions (Bishop, *Pattern Recognition and Machine Learning*, sec. 2.3.6 and 10.1; the thesis chapter of
@@ -24,6 +25,8 @@ __all__ = [
     "PRESETS",
     "PRIOR_STRENGTH",
     "BlockModelPrior",
+    "PairMoments",
+    "labelled_pair_moments",
     "crp_log_prior",
     "expected_log_density_coefficients",
     "kl_beta",
@@ -95,6 +98,55 @@ def crp_log_prior(labels, alpha: float = 1.0) -> float:
 
 
 @dataclass(frozen=True)
+class PairMoments:
+    """Count, mean and sum of squared deviations from the mean (``m2``) of a set of scores.
+
+    Sets pool exactly with ``+`` (Chan, Golub and LeVeque's pairwise update: ``m2 = m2_a + m2_b + delta^2 n_a n_b /
+    n``), so the moments of several recordings are computed once and any selection of them pooled without going back
+    to the scores (a leave-one-out prior costs no pass over the matrices).
+    """
+
+    count: int = 0
+    mean: float = 0.0
+    m2: float = 0.0
+
+    @classmethod
+    def of(cls, scores: np.ndarray) -> PairMoments:
+        scores = np.asarray(scores, dtype=np.float64)
+        if scores.size == 0:
+            return cls()
+        mean = float(scores.mean())
+        return cls(int(scores.size), mean, float(np.sum((scores - mean) ** 2)))
+
+    def __add__(self, other: PairMoments) -> PairMoments:
+        if other.count == 0:
+            return self
+        if self.count == 0:
+            return other
+        count = self.count + other.count
+        delta = other.mean - self.mean
+        return PairMoments(count, self.mean + delta * other.count / count,
+                           self.m2 + other.m2 + delta**2 * self.count * other.count / count)
+
+    @property
+    def variance(self) -> float:
+        """The population variance ``m2 / count`` (``numpy.var``)."""
+        return self.m2 / self.count
+
+
+def labelled_pair_moments(matrix) -> tuple[PairMoments, PairMoments]:
+    """The :class:`PairMoments` of a labelled recording's same-speaker and of its different-speaker pairs ``i < j``
+    (segments labelled by the matrix's reference)."""
+    if matrix.reference is None:
+        raise ValueError(f"{matrix.name}: a prior is learnt from labelled recordings; this one has no reference.")
+    labels = np.unique(np.asarray(matrix.reference), return_inverse=True)[1]
+    rows, columns = np.triu_indices(labels.size, 1)
+    same = labels[rows] == labels[columns]
+    pairs = np.asarray(matrix.scores, dtype=np.float64)[rows, columns]
+    return PairMoments.of(pairs[same]), PairMoments.of(pairs[~same])
+
+
+@dataclass(frozen=True)
 class BlockModelPrior:
     """Hyper-parameters of the block model, in the units of the scores.
 
@@ -140,23 +192,20 @@ class BlockModelPrior:
 
         Each matrix needs a reference; at least one must have two speakers or more.
         """
-        within, between = [], []
-        for matrix in matrices:
-            if matrix.reference is None:
-                raise ValueError(f"{matrix.name}: a prior is learnt from labelled recordings; this one has no "
-                                 "reference.")
-            labels = np.unique(np.asarray(matrix.reference), return_inverse=True)[1]
-            rows, columns = np.triu_indices(labels.size, 1)
-            same = labels[rows] == labels[columns]
-            pairs = np.asarray(matrix.scores, dtype=np.float64)[rows, columns]
-            within.append(pairs[same])
-            between.append(pairs[~same])
-        within, between = np.concatenate(within or [np.empty(0)]), np.concatenate(between or [np.empty(0)])
-        if within.size < 2 or between.size < 2:
+        return cls.from_pair_moments([labelled_pair_moments(matrix) for matrix in matrices],
+                                     mean_strength=mean_strength, shape=shape, concentration=concentration)
+
+    @classmethod
+    def from_pair_moments(cls, moments, *, mean_strength: float = LEARNT_STRENGTH, shape: float = LEARNT_SHAPE,
+                          concentration: float = 1.0) -> BlockModelPrior:
+        """:meth:`from_recordings` from the :func:`labelled_pair_moments` of each recording (a sequence of
+        (same-speaker, different-speaker) pairs of :class:`PairMoments`), pooled."""
+        within = sum((same for same, _ in moments), PairMoments())
+        between = sum((different for _, different in moments), PairMoments())
+        if within.count < 2 or between.count < 2:
             raise ValueError("A prior needs same-speaker and different-speaker pairs: give labelled recordings, at "
                              "least one with two speakers or more.")
-        return cls(float(within.mean()), float(between.mean()), float(within.var()), mean_strength, shape,
-                   concentration, float(between.var()))
+        return cls(within.mean, between.mean, within.variance, mean_strength, shape, concentration, between.variance)
 
     def standardised(self, location: float, scale: float) -> tuple[tuple, tuple]:
         """Normal-Gamma hyper-parameters (m0, kappa0, a0, b0) of the within and between Gaussians for scores

@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from ..data.similarity import TURN_COLUMNS, SimilarityMatrix
-from .block_prior import BlockModelPrior
+from .block_prior import BlockModelPrior, labelled_pair_moments
 from .cluster import cluster_similarity
 from .scoring import check_turns, recordings, segments_to_turns
 
@@ -210,11 +210,12 @@ def cluster_recordings(matrices: Iterable[SimilarityMatrix], method: str = "baye
         raise ValueError(f"Several recordings are named {', '.join(map(repr, repeated))}; each needs its own name.")
     if prior_from_others:
         _check_leave_one_out(matrices, method, options)
+        moments = [labelled_pair_moments(matrix) for matrix in matrices]  # once: each prior pools the others'
     tables = []
     for done, matrix in enumerate(matrices, start=1):
         if not matrix.has_times:
             raise ValueError(f"The recording {matrix.uri!r} has no segment times, so its speaker turns are unknown.")
-        learnt = {"prior": _learnt_from_others(matrices, matrix)} if prior_from_others else {}
+        learnt = {"prior": _learnt_from_others(moments, done - 1, matrix.uri)} if prior_from_others else {}
         result = cluster_similarity(matrix, method, **options, **learnt)
         tables.append(segments_to_turns(matrix.start, matrix.end, np.asarray(result.labels), uri=matrix.uri))
         if progress is not None:
@@ -237,8 +238,9 @@ def _check_leave_one_out(matrices: list, method: str, options: dict) -> None:
                          f"{', '.join(map(repr, unlabelled))} has none.")
 
 
-def _learnt_from_others(matrices: list, matrix: SimilarityMatrix) -> BlockModelPrior:
+def _learnt_from_others(moments: list, index: int, uri: str) -> BlockModelPrior:
+    """The prior of the pair moments of every recording but the one at `index`."""
     try:
-        return BlockModelPrior.from_recordings([m for m in matrices if m is not matrix])
+        return BlockModelPrior.from_pair_moments(moments[:index] + moments[index + 1:])
     except ValueError as err:
-        raise ValueError(f"The score model for {matrix.uri!r}, learnt from the other recordings: {err}") from None
+        raise ValueError(f"The score model for {uri!r}, learnt from the other recordings: {err}") from None
