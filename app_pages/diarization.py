@@ -42,8 +42,9 @@ VBX_PUBLISHED_DER = 7.06  # VBx README, "Run the example": ES2005a, dscore --col
 METHOD_NAMES = {"bayes": "Bayesian block model", "ahc": "AHC (average linkage)", "spectral": "Spectral",
                 "nme-sc": "NME-SC (auto-tuned spectral)"}
 EVIDENCE_STEPS = [5, 10, 15, 20, 25, 30, 35, 37.5, 40, 45, 50, 60, 75, 100, 150, 200, 300]
-PRIOR_NAMES = {None: "From this recording", "synthetic-cosine": "Learnt: synthetic cosines",
-               "simulated-plda": "Learnt: simulated PLDA"}
+PRESET_LABELS = {"synthetic-cosine": "Learnt: synthetic cosines", "simulated-plda": "Learnt: simulated PLDA"}
+#: The score models of the Bayesian method, both tabs: the recording's own, then every preset of the library.
+PRIOR_NAMES = {None: "From this recording", **{name: PRESET_LABELS.get(name, f"Learnt: {name}") for name in PRESETS}}
 #: The score model choice learnt from the labelled corpus loaded in the Several recordings tab.
 CORPUS_PRIOR = "corpus"
 MATRIX_HELP = ("NumPy `.npy` (one square array) or `.npz` (several matrices allowed; arrays `start`/`end` give the "
@@ -165,8 +166,7 @@ def settings(matrix) -> Settings:
                  "length; without times 1/6, as x-vector windows of 1.5 s every 0.25 s). Default "
                  f"{EFFECTIVE_SCORES:g}; raise it (×6) for a matrix of independent scores without times.")
         learnt, corpus = loaded_corpus_model()
-        names = {None: PRIOR_NAMES[None], **{name: PRIOR_NAMES.get(name, f"Learnt: {name}") for name in PRESETS},
-                 **({CORPUS_PRIOR: "Learnt: the loaded corpus"} if learnt is not None else {})}
+        names = {**PRIOR_NAMES, **({CORPUS_PRIOR: "Learnt: the loaded corpus"} if learnt is not None else {})}
         if st.session_state.get("diar_prior") not in names:  # the corpus it was learnt from is gone
             st.session_state["diar_prior"] = None
         prior = evidence_column.selectbox(
