@@ -82,9 +82,11 @@ def run(args) -> str:
     if args.csv:
         return table.to_csv()
     overlap = "overlapped speech scored" if args.keep_overlap else "overlapped speech not scored"
-    learnt = f" (prior: {args.prior or 'learnt from ' + ' '.join(args.prior_from)})" if "prior" in options else ""
+    learnt = ""
     if args.prior_from_others:
         learnt = " (prior: learnt from the other recordings, leave one out)"
+    elif "prior" in options:
+        learnt = f" (prior: {args.prior or 'learnt from ' + ' '.join(args.prior_from)})"
     header = (f"Method: {args.method}{learnt}; collar {args.collar:g} s on each side of a reference boundary, {overlap}\n"
               f"Units: {UNITS}.\n")
     formats = {c: "{:.2f}".format for c in table.columns if table[c].dtype.kind == "f"}
