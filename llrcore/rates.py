@@ -19,6 +19,7 @@ minCllr). The PYLLR ``PAV`` object (N. Brümmer) answers the same questions from
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -30,7 +31,7 @@ from .data.checks import as_scores
 from .prior import sigmoid
 
 __all__ = ["ReweightedScores", "ScoreCounts", "SortedScores", "PAVBlocks", "sigmoid", "softplus", "softplus_bits",
-           "cllr_bits"]
+           "cllr_bits", "mean_cost_bits"]
 
 
 def softplus(x):
@@ -47,17 +48,61 @@ def softplus_bits(x):
 def cllr_bits(tar_llr: np.ndarray, non_llr: np.ndarray, *, threads: int | None = None) -> float:
     """``(mean_tar log2(1 + e^-l) + mean_non log2(1 + e^l)) / 2``: Cllr in bits of validated LLR arrays.
 
-    Finite LLRs give a finite Cllr whenever it is below the largest float, even when one cost in bits (an LLR beyond
-    about 1.2e308) or a sum of costs is not: then the costs are taken in nats and averaged scaled by their largest
-    (:func:`_half_mean_cost_bits`). The costs are computed on `threads` threads (:mod:`llrcore.parallel`), each mean
-    over the whole array at once, so the value does not depend on their number.
+    Finite costs give a finite Cllr whenever it is below the largest float, even when one cost in bits (an LLR beyond
+    about 1.2e308) or a sum of costs is not, and whatever infinite LLRs that cost nothing (a target's ``+inf``, a
+    non-target's ``-inf``) lie beside them: the costs are then summed without overflow (:func:`mean_cost_bits`). The
+    costs are computed on `threads` threads (:mod:`llrcore.parallel`), each mean over the whole array at once, so the
+    value does not depend on their number.
     """
     tar_cost, non_cost = cost_bits(tar_llr, non_llr, threads=threads)
     with np.errstate(over="ignore"):
         value = (tar_cost.mean() + non_cost.mean()) / 2
-        if np.isinf(value) and np.isfinite(tar_llr).all() and np.isfinite(non_llr).all():
-            value = _half_mean_cost_bits(softplus(-tar_llr)) + _half_mean_cost_bits(softplus(non_llr))
+    if np.isinf(value):  # a cost is infinite, or a sum of costs overflowed
+        value = mean_cost_bits(tar_llr, -1) + mean_cost_bits(non_llr, 1)
     return float(value)
+
+
+def mean_cost_bits(llr: np.ndarray, sign: int, plo: float = 0.0, weights=None, total=None) -> float:
+    """``P_class * mean log2(1 + e^(sign (l + plo)))`` over one class's LLRs without overflow: what the target
+    (``sign = -1``, ``P_class = sigmoid(plo)``) or non-target (``sign = 1``, ``P_class = sigmoid(-plo)``) trials add to
+    the empirical cross-entropy at prior log-odds `plo`, or to Cllr at ``plo = 0``.
+
+    Each cost is taken in nats at half scale, ``softplus(x) / 2`` with ``x / 2 = sign (l / 2 + plo / 2)`` (finite for
+    a finite LLR even where ``l + plo`` is not; ``softplus(x) = x`` to the last bit for ``x > 40``), and the mean is
+    ``top * mean(cost / top)`` with ``top`` the largest half cost, so no sum can overflow, and the prior multiplies
+    ``top`` before it can underflow (:func:`_prior_times`). The result is infinite only when it is beyond the largest
+    float, or when an LLR is infinite on the costly side (whatever the prior: it is never 0 at a finite `plo`).
+    `weights` (summing to `total`) count each LLR a number of times; an LLR of weight 0 adds nothing, even an
+    infinite one.
+    """
+    llr = np.asarray(llr, dtype=np.float64)
+    if weights is not None:
+        counted = weights > 0
+        llr, weights = llr[counted], weights[counted]
+    half = sign * (llr / 2 + plo / 2)
+    if half.size == 0:
+        return 0.0
+    if np.isposinf(half).any():
+        return np.inf
+    with np.errstate(over="ignore"):  # 2 * half overflows only where half > 20, and that branch is not taken
+        half_cost = np.where(half > 20, half, softplus(2 * half) / 2)
+    top = half_cost.max()
+    if top == 0:
+        return 0.0
+    ratio = half_cost / top
+    mean = ratio.mean() if weights is None else parallel.dot(weights, ratio) / total
+    with np.errstate(over="ignore"):  # beyond the largest float: inf is the answer
+        return float(_prior_times(-sign * plo, top) * (mean * (2 / np.log(2))))
+
+
+def _prior_times(x: float, value: float) -> float:
+    """``sigmoid(x) * value`` for a positive `value`, also where the prior ``sigmoid(x)`` is below the smallest
+    float: there (``x < -700``) it is ``e^x`` to the last bit, applied as ``e^a e^a e^(x - 2a)`` with ``a = trunc(x /
+    3)`` (``x - 2a`` is exact), the largest factor first, so that ``value`` shrinks without underflow on the way."""
+    if x >= -700:
+        return float(sigmoid(x)) * value
+    a = math.trunc(x / 3)
+    return value * math.exp(a) * math.exp(a) * math.exp(x - 2 * a)
 
 
 def cost_bits(tar_llr: np.ndarray, non_llr: np.ndarray, *, threads: int | None = None
@@ -82,17 +127,6 @@ def _false_alarm_cost_bits(llr, out):
     with np.errstate(over="ignore"):
         np.divide(llr, np.log(2), out=out)
         return np.logaddexp2(0.0, out, out=out)
-
-
-def _half_mean_cost_bits(cost_nats: np.ndarray) -> float:
-    """Half the mean of finite non-negative costs in nats, in bits, without overflow in the sum: ``top *
-    mean(cost / top) / (2 ln 2)`` with ``top`` the largest cost (each ratio is at most 1, so their sum cannot
-    overflow)."""
-    top = cost_nats.max()
-    if top == 0:
-        return 0.0
-    with np.errstate(over="ignore"):
-        return top * ((cost_nats / top).mean() / (2 * np.log(2)))
 
 
 @dataclass(frozen=True)
@@ -326,7 +360,12 @@ class ReweightedScores(ScoreCounts):
         """Cllr in bits, each class's mean cost weighted by the trials' weights."""
         tar_cost, non_cost = self._table.costs
         miss, fa = _weighted_sum(self._tar_weights, tar_cost), _weighted_sum(self._non_weights, non_cost)
-        return float((miss / self.n_tar + fa / self.n_non) / 2)
+        with np.errstate(over="ignore"):
+            value = (miss / self.n_tar + fa / self.n_non) / 2
+        if np.isinf(value):  # a drawn cost is infinite, or a weighted sum overflowed (as cllr_bits)
+            value = (mean_cost_bits(self._table.tar, -1, weights=self._tar_weights, total=self.n_tar)
+                     + mean_cost_bits(self._table.non, 1, weights=self._non_weights, total=self.n_non))
+        return float(value)
 
     @cached_property
     def pav(self) -> PAVBlocks:
@@ -367,8 +406,9 @@ def _cumulative(weights: np.ndarray) -> np.ndarray:
 
 
 def _weighted_sum(weights: np.ndarray, cost: np.ndarray) -> float:
-    """``sum(weights * cost)`` where a zero weight of an infinite cost adds nothing (not NaN)."""
-    with np.errstate(invalid="ignore"):
+    """``sum(weights * cost)`` where a zero weight of an infinite cost adds nothing (not NaN); inf when the sum
+    overflows (:meth:`ReweightedScores.cllr` then sums without overflow)."""
+    with np.errstate(invalid="ignore", over="ignore"):
         total = parallel.dot(weights, cost)
         if np.isnan(total):
             total = np.where(weights > 0, weights * cost, 0.0).sum()

@@ -19,7 +19,8 @@ that starts exactly on the identity (``y1 == x1``) and rises above it (``y2 > x2
 and a smallest LLR of ``-inf`` with a finite PAV LLR and a finite largest PAV LLR gives NaN in lir (an infinite
 x-range) but ``inf`` here (a horizontal line to ``x = -inf`` encloses an infinite area); and lir turns log10 LRs
 into LRs (``10 ** x``), so an LR beyond the float range (``|log10 LR|`` above about 308) becomes 0 or infinite there
-and its devPAV ``inf``, where llrcore, in log units throughout, gives the finite area. The PAV itself is llrcore's
+and its devPAV ``inf``, where llrcore, in log units throughout, gives the finite value (the area divided by the
+x-range as a mean over segments, so that an area beyond the largest float still gives it). The PAV itself is llrcore's
 (:class:`~llrcore.rates.SortedScores`, ties pooled); lir's is scikit-learn's isotonic regression with the classes
 weighted equally, the same solution to rounding.
 
@@ -39,20 +40,37 @@ import numpy as np
 from ._trials import sorted_classes
 from .units import to_log10
 
-__all__ = ["cllr_cal", "devpav", "identity_deviation_area"]
+__all__ = ["cllr_cal", "devpav", "identity_deviation_area", "mean_identity_deviation"]
 
 
 def identity_deviation_area(x, y) -> float:
     """``sum_i integral_{x_i}^{x_{i+1}} |y(x) - x| dx`` for the polyline through the points ``(x_i, y_i)``
     (``x`` increasing): the area between it and the identity line."""
+    length, deviation = _segments(x, y)
+    with np.errstate(over="ignore"):  # an area beyond the largest float is inf
+        return float((length * deviation).sum())
+
+
+def mean_identity_deviation(x, y) -> float:
+    """:func:`identity_deviation_area` divided by ``x_last - x_first``, without overflow: the mean over the segments,
+    weighted by their share of the x-range (each at most 1), of their mean deviation (LLRs of +-1e308 have areas
+    beyond the largest float but a finite devPAV)."""
+    length, deviation = _segments(x, y)
+    return float(((length / length.sum()) * deviation).sum())
+
+
+def _segments(x, y) -> tuple[np.ndarray, np.ndarray]:
+    """Each segment's x-length and its mean ``|y(x) - x|``: for end deviations ``d1, d2``, ``(|d1| + |d2|) / 2`` on
+    one side of the identity, ``(d1^2 + d2^2) / (2 (|d1| + |d2|))`` across it, written ``s/2 ((|d1|/s)^2 +
+    (|d2|/s)^2)`` with ``s = |d1| + |d2|`` so that no square overflows."""
     x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
-    deviation = y - x
+    deviation = np.abs(y - x)
     d1, d2, length = deviation[:-1], deviation[1:], np.diff(x)
-    same_side = d1 * d2 >= 0
-    with np.errstate(invalid="ignore", divide="ignore"):
-        crossing = (d1 * d1 + d2 * d2) / (2 * (np.abs(d1) + np.abs(d2)))
-    area = length * np.where(same_side, (np.abs(d1) + np.abs(d2)) / 2, crossing)
-    return float(area.sum())
+    crosses = np.sign(y - x)[:-1] * np.sign(y - x)[1:] < 0
+    total = d1 + d2
+    with np.errstate(invalid="ignore", divide="ignore"):  # 0 / 0 only where the segment does not cross
+        crossing = total / 2 * ((d1 / total) ** 2 + (d2 / total) ** 2)
+    return length, np.where(crosses, crossing, d1 / 2 + d2 / 2)
 
 
 def devpav(tar_llr, non_llr=None) -> float:
@@ -79,7 +97,7 @@ def devpav(tar_llr, non_llr=None) -> float:
     x, y = to_log10(x[finite]), to_log10(y[finite])
     if x.size == 1:
         return float(abs(x[0] - y[0]))
-    return identity_deviation_area(x, y) / float(x[-1] - x[0])
+    return mean_identity_deviation(x, y)
 
 
 def cllr_cal(tar_llr, non_llr=None) -> float:

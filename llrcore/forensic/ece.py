@@ -7,7 +7,7 @@ with ``P = sigmoid(plo)``::
 
 in bits: the information still missing about the true proposition after the evidence, averaged over the trials
 (Ramos & González-Rodríguez). At ``plo = 0`` (P = 0.5) it is Cllr (Brümmer & du Preez), exactly: the two are
-computed by the same expression there. The ECE plot shows it against the prior log10-odds for
+computed by the same code there. The ECE plot shows it against the prior log10-odds for
 
 - the system's LLRs (solid),
 - their PAV-calibrated version (dashed): the ECE of the PAV-optimal LLRs, the lowest any monotone transform of the
@@ -33,7 +33,8 @@ import pandas as pd
 from scipy.special import expit
 
 from ..data.trials import Trials
-from ..rates import ScoreCounts, softplus_bits
+from ..data.checks import as_scores
+from ..rates import ScoreCounts, cllr_bits, mean_cost_bits, softplus_bits
 from ._trials import sorted_classes
 from .units import from_log10, to_log10
 
@@ -50,11 +51,20 @@ def _priors(plo) -> np.ndarray:
     return plo
 
 
-def _ece_of_sorted(tar: np.ndarray, non: np.ndarray, plo: np.ndarray) -> np.ndarray:
-    """ECE in bits of LLR arrays at each prior log-odds (one pass over the trials per prior)."""
+def _ece_of_llrs(tar: np.ndarray, non: np.ndarray, plo: np.ndarray) -> np.ndarray:
+    """ECE in bits of LLR arrays at each prior log-odds (one pass over the trials per prior); at ``plo = 0`` it is
+    Cllr computed as :func:`~llrcore.rates.cllr_bits` computes it, and where a cost or a sum overflows (huge finite
+    LLRs) or a prior is below the smallest float it is summed without either (:func:`~llrcore.rates.mean_cost_bits`)."""
     out = np.empty(plo.size)
     for k, shift in enumerate(plo):
-        out[k] = expit(shift) * softplus_bits(-(tar + shift)).mean() + expit(-shift) * softplus_bits(non + shift).mean()
+        if shift == 0:
+            out[k] = cllr_bits(tar, non)
+            continue
+        with np.errstate(over="ignore", invalid="ignore"):
+            out[k] = (expit(shift) * softplus_bits(-(tar + shift)).mean()
+                      + expit(-shift) * softplus_bits(non + shift).mean())
+        if not np.isfinite(out[k]) or abs(shift) > 700:  # overflow, or a prior below the smallest float
+            out[k] = mean_cost_bits(tar, -1, shift) + mean_cost_bits(non, 1, shift)
     return out
 
 
@@ -94,10 +104,14 @@ def ece(tar_llr, non_llr=None, plo=0.0):
     -------
     float or ndarray
     """
-    if isinstance(tar_llr, (Trials, ScoreCounts)) and non_llr is not None:
-        non_llr, plo = None, non_llr
-    table, _ = sorted_classes(tar_llr, non_llr)
-    values = _ece_of_sorted(table.tar, table.non, _priors(plo))
+    if isinstance(tar_llr, (Trials, ScoreCounts)):
+        if non_llr is not None:
+            non_llr, plo = None, non_llr
+        table, _ = sorted_classes(tar_llr, non_llr)
+        tar, non = table.tar, table.non
+    else:  # in the order given, as cllr(tar, non) takes them: ece(tar, non, 0) is cllr(tar, non) to the last bit
+        tar, non = as_scores(tar_llr, "target LLRs"), as_scores(non_llr, "non-target LLRs")
+    values = _ece_of_llrs(tar, non, _priors(plo))
     return float(values[0]) if np.ndim(plo) == 0 else values
 
 
@@ -169,7 +183,7 @@ def ece_curve(tar_llr, non_llr=None, *, prior_log10_odds=None, name: str | None 
     return ECECurve(
         name=trials_name if name is None else name,
         plo=plo,
-        system=_ece_of_sorted(table.tar, table.non, plo),
+        system=_ece_of_llrs(table.tar, table.non, plo),
         pav=_pav_ece(table, plo),
         reference=_reference_ece(plo),
         cllr=table.cllr(),
