@@ -17,11 +17,12 @@ import pandas as pd
 from ..data.multiclass import (
     MulticlassScores,
     as_llr_matrix,
+    blocks,
     class_index,
     class_prior,
     classes_of,
     llrs_and_labels,
-    row_logsumexp,
+    softmax_columns,
 )
 from ..data.trials import Trials
 from ..rates import SortedScores, cllr_bits
@@ -140,7 +141,30 @@ def detection_llrs(llrs, target, prior=None) -> np.ndarray:
         raise ValueError("The prior gives no weight to any non-target class, so there is nothing to detect against.")
     with np.errstate(divide="ignore"):
         log_weights = np.log(weights / weights.sum())
-    return matrix[:, t] - row_logsumexp(matrix, log_weights)
+    return _detection(matrix, t, log_weights)
+
+
+def _detection(matrix: np.ndarray, t: int, log_weights: np.ndarray) -> np.ndarray:
+    """``-log sum_i exp(log_weights_i + (l_i - l_t))`` for every row, block by block.
+
+    Computed from the differences ``l_i - l_t`` alone, their terms summed in sorted order, so that two trials whose
+    LLRs differ by a constant, or whose other classes are the same values in another order, get the same detection
+    LLR to the last bit (``l_t - logsumexp(l_i + log w_i)`` rounds each row its own way, and a tie split by one ulp
+    changes the minimum Cavg). A target ruled out (``l_t = -inf``) gives ``-inf``; every other class ruled out,
+    ``+inf``.
+    """
+    out = np.empty(matrix.shape[0])
+    for rows in blocks(*matrix.shape):
+        z = np.ascontiguousarray(matrix[rows].T)  # class-major: the sums over classes run along contiguous memory
+        target = z[t].copy()
+        ruled_out = np.isneginf(target)
+        with np.errstate(invalid="ignore"):  # -inf - -inf: a ruled-out target, answered below
+            z -= target
+        z += log_weights[:, None]
+        z[:, ruled_out] = 0.0
+        z.sort(axis=0)  # summed smallest first, in one order whatever the order of the classes
+        out[rows] = np.where(ruled_out, -np.inf, -softmax_columns(z))
+    return out
 
 
 def detection_trials(llrs, labels=None, target=0, prior=None, *, name: str | None = None) -> Trials:

@@ -19,7 +19,10 @@ normalised cost by default (``normalised=False`` gives the 2011/2015 form: at ``
 
 ``minimum=True`` replaces the Bayes threshold with the single threshold, shared by all target classes, that makes
 the cost smallest (as the LRE scorers' minimum Cavg): the cost is a sum over every (trial, target) detection LLR of a
-weight for a miss or for a false alarm, so one sort of all of them and cumulative sums give it at every threshold.
+weight for a miss or for a false alarm, so one sort of all of them and cumulative sums give it at every threshold,
+rejecting everything included (as the binary minimum DCF); the cost of the best is then counted from whole counts, as
+the actual cost is. Equal detection LLRs are equal to the last bit (:func:`~llrcore.multiclass.detection_llrs` works
+from the differences ``l_i - l_t``), so a tie is never split.
 
 References: N. Brümmer and D. van Leeuwen, "On calibration of language recognition scores", Odyssey 2006 (eq. 9);
 NIST, "The 2015 NIST Language Recognition Evaluation Plan" and "The 2017 NIST Language Recognition Evaluation Plan"
@@ -74,16 +77,36 @@ def _counts(labels: np.ndarray, n: int) -> np.ndarray:
 
 
 def _cost(det: np.ndarray, labels: np.ndarray, miss_w: float, fa_w: float, threshold: float, minimum: bool) -> float:
-    t_count, n = det.shape
-    counts = _counts(labels, n)
-    if not minimum:
-        accepted = np.zeros((n, n))  # accepted[c, T]: trials of class c accepted as T
+    counts = _counts(labels, det.shape[1])
+    if minimum:
+        threshold = _best_threshold(det, labels, counts, miss_w, fa_w)
+    return _cost_at(det, labels, counts, miss_w, fa_w, threshold)
+
+
+def _cost_at(det: np.ndarray, labels: np.ndarray, counts: np.ndarray, miss_w: float, fa_w: float,
+             threshold: float | None) -> float:
+    """The cost with every trial accepted as each target T whose detection LLR is at or above `threshold` (None:
+    nothing accepted), from whole counts: each rate is one division of two integers."""
+    n = det.shape[1]
+    accepted = np.zeros((n, n))  # accepted[c, T]: trials of class c accepted as T
+    if threshold is not None:
         np.add.at(accepted, labels, det >= threshold)
-        rate = accepted / counts[:, None]  # rate[c, T] = P_fa(T, c) off the diagonal, 1 - P_miss(T) on it
-        p_miss = 1.0 - np.diag(rate)
-        p_fa = rate.sum(axis=0) - np.diag(rate)  # sum over the non-target classes of each target
-        return float(np.mean(miss_w * p_miss + fa_w / (n - 1) * p_fa))
-    # every (trial, target) pair weighs a miss (its own class) or a false alarm (another class) when on the wrong side
+    p_miss = (counts - np.diag(accepted)) / counts
+    fa_rate = accepted / counts[:, None]  # fa_rate[c, T] = P_fa(T, c) off the diagonal
+    np.fill_diagonal(fa_rate, 0.0)
+    return float(np.mean(miss_w * p_miss + fa_w / (n - 1) * fa_rate.sum(axis=0)))
+
+
+def _best_threshold(det: np.ndarray, labels: np.ndarray, counts: np.ndarray, miss_w: float, fa_w: float
+                    ) -> float | None:
+    """The single threshold (a detection LLR, or None for rejecting everything) of least cost.
+
+    Every (trial, target) pair weighs a miss (its own class) or a false alarm (another class) when on the wrong side,
+    so one sort of all detection LLRs and cumulative sums give the cost at every threshold: at each distinct value (a
+    tie is never split) and above all of them. Rejecting everything is always a candidate, as in the binary minimum
+    DCF, even above a detection LLR of ``+inf`` that no threshold rejects.
+    """
+    t_count, n = det.shape
     per_trial = 1.0 / (n * counts[labels])
     is_target = np.zeros((t_count, n), dtype=bool)
     is_target[np.arange(t_count), labels] = True
@@ -94,10 +117,9 @@ def _cost(det: np.ndarray, labels: np.ndarray, miss_w: float, fa_w: float, thres
     fa_weight = weight.reshape(-1)[order] - miss_weight
     below_miss = np.concatenate(([0.0], np.cumsum(miss_weight)))  # miss cost with the first k values rejected
     above_fa = np.concatenate((np.cumsum(fa_weight[::-1])[::-1], [0.0]))  # false alarms with the rest accepted
-    # thresholds: at each distinct value (a tie is never split), and above all of them (reject everything)
-    starts = np.flatnonzero(np.concatenate(([True], values[1:] != values[:-1])))
-    cuts = np.append(starts, values.size) if np.isfinite(values[-1]) or values[-1] < 0 else starts
-    return float(np.min(below_miss[cuts] + above_fa[cuts]))
+    cuts = np.append(np.flatnonzero(np.concatenate(([True], values[1:] != values[:-1]))), values.size)
+    best = cuts[np.argmin(below_miss[cuts] + above_fa[cuts])]
+    return None if best == values.size else float(values[best])  # the cost is then counted exactly (_cost_at)
 
 
 def cavg(scores, p_target: float = 0.5, *, c_miss: float = 1, c_fa: float = 1, minimum: bool = False,
