@@ -22,7 +22,7 @@ import pandas as pd
 from .data.trials import Trials
 from .metrics import SRE12_P_TARGETS, BinaryMetrics, table_row
 from .metrics import evaluate as evaluate_trials
-from .prior import as_operating_point
+from .prior import as_operating_point, prior_may_come_second
 from .parallel import thread_limit
 from .uncertainty import BootstrapResult, Progress, bootstrap
 from .words import listed
@@ -152,6 +152,7 @@ class ConditionMetrics:
         return results
 
 
+@prior_may_come_second("p_target")
 def evaluate(tar_llr, non_llr=None, *, p_target=0.01, c_miss=1.0, c_fa=1.0, name: str = "",
              by: str | Sequence[str] | None = None, primary=SRE12_P_TARGETS,
              threads: int | None = None) -> BinaryMetrics | ConditionMetrics:
@@ -163,7 +164,8 @@ def evaluate(tar_llr, non_llr=None, *, p_target=0.01, c_miss=1.0, c_fa=1.0, name
     tar_llr, non_llr
         Two arrays, or one :class:`~llrcore.Trials` (needed with `by`).
     p_target, c_miss, c_fa
-        The operating point of minDCF and actDCF; `p_target` may be an :class:`~llrcore.OperatingPoint`.
+        The operating point of minDCF and actDCF; `p_target` may be an :class:`~llrcore.OperatingPoint`, and after a
+        Trials it may come second: ``evaluate(trials, 0.01, by="gender")``.
     primary : sequence of float or str
         The P_target values of Cprimary, or a NIST evaluation's name (``"SRE16"``); default SRE'12's.
     name : str

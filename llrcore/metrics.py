@@ -16,13 +16,15 @@ Interspeech 2021.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 import pandas as pd
 
 from .data.checks import as_scores
 from .data.trials import Trials
-from .prior import OperatingPoint, as_operating_point, as_plo, effective_plo, primary_p_targets, sigmoid
+from .prior import (OperatingPoint, as_operating_point, as_plo, effective_plo, primary_p_targets,
+                    prior_may_come_second, sigmoid)
 from .rates import ReweightedScores, ScoreCounts, SortedScores, cllr_bits
 from .words import LLRVerdict, calibration_loss_percent, llr_verdict
 
@@ -70,12 +72,6 @@ def trials_table(trials, what: str = "trials") -> SortedScores:
     return sorted_scores(trials, None)
 
 
-def _operating_point_second(non, p_target):
-    """``f(trials, op)``: an OperatingPoint given where the non-target scores go after a Trials is the operating
-    point. Returns ``(non, p_target)``."""
-    return (None, non) if isinstance(non, OperatingPoint) else (non, p_target)
-
-
 def normalised_bayes_error(bayes_error, plo_eff):
     """Bayes error at the effective prior divided by its no-system value ``min(P_eff, 1 - P_eff)``.
 
@@ -106,27 +102,28 @@ def _float_or_array(values, plo):
     return float(values) if np.ndim(plo) == 0 else np.asarray(values, dtype=np.float64)
 
 
+@prior_may_come_second("p_target")
 def min_dcf(tar, non=None, p_target=0.01, c_miss=1.0, c_fa=1.0) -> float | np.ndarray:
     """Minimum normalised detection cost over all thresholds (on the ROCCH).
 
     ``minDCF = min_t [P C_miss Pmiss(t) + (1-P) C_fa Pfa(t)] / min(P C_miss, (1-P) C_fa)``.
-    Scores need not be LLRs. `p_target` may be an :class:`~llrcore.prior.OperatingPoint` (with its costs), also
-    given second after a Trials: ``min_dcf(trials, op)``; or an array of priors, which gives an array of costs (one
-    sort and one PAV for all).
+    Scores need not be LLRs. `p_target` may be an :class:`~llrcore.prior.OperatingPoint` (with its costs) or an array
+    of priors, which gives an array of costs (one sort and one PAV for all). After a Trials it may come second, the
+    costs after it: ``min_dcf(trials, 0.01, 10)``, ``min_dcf(trials, op)``
+    (:func:`~llrcore.prior.prior_may_come_second`).
     """
-    non, p_target = _operating_point_second(non, p_target)
     plo = effective_plo(p_target, c_miss, c_fa)
     return _float_or_array(normalised_bayes_error(sorted_scores(tar, non).min_bayes_error(plo), plo), plo)
 
 
+@prior_may_come_second("p_target")
 def act_dcf(tar_llr, non_llr=None, p_target=0.01, c_miss=1.0, c_fa=1.0) -> float | np.ndarray:
     """Actual normalised detection cost of LLRs thresholded at the Bayes threshold ``-plo_eff``.
 
     ``actDCF = [P C_miss Pmiss(-plo_eff) + (1-P) C_fa Pfa(-plo_eff)] / min(P C_miss, (1-P) C_fa)``.
-    `p_target` may be an :class:`~llrcore.prior.OperatingPoint` (with its costs), also given second after a Trials:
-    ``act_dcf(trials, op)``; or an array of priors, which gives an array of costs.
+    `p_target` may be an :class:`~llrcore.prior.OperatingPoint` (with its costs) or an array of priors, which gives an
+    array of costs; after a Trials it may come second: ``act_dcf(trials, 0.01)``, ``act_dcf(trials, op)``.
     """
-    non_llr, p_target = _operating_point_second(non_llr, p_target)
     plo = effective_plo(p_target, c_miss, c_fa)
     return _float_or_array(normalised_bayes_error(sorted_scores(tar_llr, non_llr).actual_bayes_error(plo), plo), plo)
 
@@ -173,6 +170,7 @@ def det_curve(tar, non=None, *, rocch: bool = False) -> tuple[np.ndarray, np.nda
     return table.rocch() if rocch else table.det_steps()
 
 
+@prior_may_come_second("p_targets", "p_targets")
 def cprimary(tar_llr, non_llr=None, p_targets=SRE12_P_TARGETS, *, minimum: bool = False,
              partition_by=None) -> float:
     """Primary cost of the NIST SREs: mean normalised DCF over `p_targets` with ``C_miss = C_fa = 1``.
@@ -184,7 +182,8 @@ def cprimary(tar_llr, non_llr=None, p_targets=SRE12_P_TARGETS, *, minimum: bool 
     ----------
     p_targets : sequence of float or str
         The priors, or the name of an evaluation in :data:`~llrcore.prior.NIST_PRIMARY_P_TARGETS` (``"SRE16"``,
-        ``"SRE21"``, ...). Default SRE'12's 0.01 and 0.001.
+        ``"SRE21"``, ...). Default SRE'12's 0.01 and 0.001. After a Trials they may come second:
+        ``cprimary(trials, "SRE16")``.
     minimum : bool
         Average the minimum DCFs instead of the actual ones.
     partition_by : str or list of str, optional
@@ -201,13 +200,14 @@ def cprimary(tar_llr, non_llr=None, p_targets=SRE12_P_TARGETS, *, minimum: bool 
     return float(np.mean(normalised_bayes_error(error, plo)))
 
 
-def _equalised(trials, non_llr, partition_by) -> ReweightedScores:
+def _equalised(trials, non_llr, partition_by) -> EqualisedScores:
     """The trials re-weighted so that each partition's targets, and its non-targets, weigh 1 in all: a trial's
     weight is the sum over the partitions it is in of ``1 / (number of trials of its class there)``."""
     if not isinstance(trials, Trials) or non_llr is not None:
         raise TypeError("Give one Trials with metadata to equalise the cost over partitions, not two arrays.")
     n_tar, n_scored = trials.tar.size, len(trials)
     weights = np.zeros(n_scored)
+    tar_parts, non_parts = [], []
     for values, mask in trials.partitions(partition_by):
         mask = mask[:n_scored]
         counts = mask[:n_tar].sum(), mask[n_tar:].sum()
@@ -217,8 +217,54 @@ def _equalised(trials, non_llr, partition_by) -> ReweightedScores:
                              "targets and non-targets for an equalised cost.")
         weights[:n_tar] += mask[:n_tar] / counts[0]
         weights[n_tar:] += mask[n_tar:] / counts[1]
+        tar_parts.append(np.sort(trials.tar[mask[:n_tar]]))
+        non_parts.append(np.sort(trials.non[mask[n_tar:]]))
     table = trials.sorted
-    return table.reweighted(weights[:n_tar], weights[n_tar:], order=table.trial_order(trials.tar, trials.non))
+    order = table.trial_order(trials.tar, trials.non)
+    return EqualisedScores(table, weights[:n_tar][order[0]], weights[n_tar:][order[1]], tar_parts, non_parts)
+
+
+class EqualisedScores(ReweightedScores):
+    """Trials weighted so that every partition weighs alike (:func:`cprimary` with ``partition_by``), whose error
+    rates are counted exactly: ``Pmiss(t) = (1/K) sum_p (targets of p below t) / (targets of p)`` summed as fractions
+    of whole counts (a sum of float weights ``1 / n_p`` drifts by many ulps over thousands of trials). The PAV runs on
+    the float weights; the rates of the vertex it picks are counted exactly too."""
+
+    def __init__(self, table: SortedScores, tar_weights, non_weights, tar_parts, non_parts):
+        super().__init__(table, tar_weights, non_weights)
+        self._tar_parts, self._non_parts = tar_parts, non_parts
+
+    def miss_rate(self, thresholds) -> np.ndarray:
+        """``(1/K) sum_p Pmiss_p(t)``, each threshold's value rounded once from the exact fraction."""
+        return _mean_fraction(self._tar_parts, thresholds, below=True)
+
+    def false_alarm_rate(self, thresholds) -> np.ndarray:
+        """``(1/K) sum_p Pfa_p(t)``, each threshold's value rounded once from the exact fraction."""
+        return _mean_fraction(self._non_parts, thresholds, below=False)
+
+    def min_rates(self, plo) -> tuple[np.ndarray, np.ndarray]:
+        """The exact rates at the threshold of the PAV vertex that :meth:`ScoreCounts.min_rates` picks: the first
+        score of that block (above every score for the block past the last: nothing accepted)."""
+        j = np.searchsorted(self.pav.llr, -np.asarray(plo, dtype=np.float64), side="left")
+        table, (tar_start, non_start) = self._table, self._table.runs
+        first_tar = np.append(table.tar, np.inf)[tar_start[self.pav.first]]
+        first_non = np.append(table.non, np.inf)[non_start[self.pav.first]]
+        thresholds = np.append(np.minimum(first_tar, first_non), np.nan)  # NaN: above every score
+        return self.miss_rate(thresholds[j]), self.false_alarm_rate(thresholds[j])
+
+
+def _mean_fraction(parts: list[np.ndarray], thresholds, *, below: bool) -> np.ndarray:
+    """For each threshold ``t``, ``(1/K) sum_p`` (share of partition p's sorted scores below ``t``, or at or above it
+    with ``below=False``), summed exactly as fractions; a NaN threshold lies above every score."""
+    thresholds = np.asarray(thresholds, dtype=np.float64)
+    counts = [np.where(np.isnan(thresholds), part.size, np.searchsorted(part, thresholds, side="left"))
+              for part in parts]
+    out = np.empty(thresholds.shape)
+    for index in np.ndindex(thresholds.shape):
+        total = sum(Fraction(int(count[index]) if below else part.size - int(count[index]), part.size)
+                    for part, count in zip(parts, counts))
+        out[index] = float(total / len(parts))
+    return out
 
 
 @dataclass(frozen=True)
@@ -280,6 +326,7 @@ class BayesErrorRates:
         )
 
 
+@prior_may_come_second("plo", "plo")
 def bayes_error_rates(tar_llr, non_llr=None, plo=None, *, c_miss=1.0, c_fa=1.0) -> BayesErrorRates:
     """Actual, minimum and default Bayes error rates at many prior log-odds, and the trapezium bound.
 
@@ -290,7 +337,9 @@ def bayes_error_rates(tar_llr, non_llr=None, plo=None, *, c_miss=1.0, c_fa=1.0) 
     Parameters
     ----------
     plo : array_like, optional
-        Prior log-odds ``logit(P_target)``; default 201 values from -10 to 10. NaN is refused (ValueError).
+        Prior log-odds ``logit(P_target)``; default 201 values from -10 to 10. NaN is refused (ValueError). After a
+        Trials one value may come second (``bayes_error_rates(trials, 0.0)``); an array goes in ``plo=`` (an array
+        second would read as scores).
     c_miss, c_fa : float
         Costs; with other than 1 the rates become expected costs at threshold ``-(plo + log(C_miss/C_fa))``.
     """
@@ -359,11 +408,13 @@ class BinaryMetrics:
         return llr_verdict(self.cllr, self.min_cllr)
 
 
+@prior_may_come_second("p_target")
 def evaluate(tar_llr, non_llr=None, *, p_target=0.01, c_miss=1.0, c_fa=1.0, name="",
              primary=SRE12_P_TARGETS) -> BinaryMetrics:
     """Every metric of :class:`BinaryMetrics` for scores taken as LLRs, sorting once and running PAV once.
 
-    `p_target` may be an :class:`~llrcore.prior.OperatingPoint` (then it brings its costs). `primary` gives the
+    `p_target` may be an :class:`~llrcore.prior.OperatingPoint` (then it brings its costs), and after a Trials it may
+    come second: ``evaluate(trials, 0.01)``. `primary` gives the
     P_target values of Cprimary: values, or a NIST evaluation's name (``"SRE16"``, ``"SRE21"``: see
     :data:`~llrcore.prior.NIST_PRIMARY_P_TARGETS`); default SRE'12's 0.01 and 0.001.
     """

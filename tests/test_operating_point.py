@@ -67,4 +67,4 @@ def test_an_operating_point_second_after_trials_is_the_operating_point_and_score
     assert lc.act_dcf(trials, op) == lc.act_dcf(trials.tar, trials.non, p_target=0.2, c_miss=3)
     assert lc.min_dcf(trials, op) == lc.min_dcf(trials.tar, trials.non, p_target=0.2, c_miss=3)
     with pytest.raises(TypeError, match="holds both classes"):  # it used to ignore the second argument
-        lc.min_dcf(trials, 0.01)
+        lc.min_dcf(trials, np.array([-1.0, 2.5]))  # scores (a number second is the prior since issue 28)

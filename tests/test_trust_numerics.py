@@ -1,0 +1,389 @@
+"""Issue 28's library numbers: huge finite LLRs, exact ties in the minimum Cavg, the equalised Cprimary to the last
+bits, and a prior given second after a Trials.
+
+Independent references, each computed here and never by llrcore:
+
+- ``mpmath`` at 60 digits for every cost of an LLR, ``log2(1 + e^x)`` of the exact float ``x``, summed exactly
+  (Cllr, the ECE at any prior, minCllr, Cllr_cal), and for devPAV of a PAV that pools everything (the area under
+  ``|x|``, ``(x0^2 + x3^2) / 2``, in exact log10 units);
+- a brute-force minimum Cavg over every threshold, in plain Python: detection LLRs of eq. 9 (flat prior over the
+  other classes) at 60 digits with ``mpmath`` (values closer than 1e-40 are one tie), the costs as
+  ``fractions.Fraction`` of whole counts, rejecting everything and accepting everything among the candidates;
+- the equalised Cprimary of NIST SRE16-21 as ``Fraction`` sums of each partition's miss and false-alarm counts over
+  its own totals (README example, ASVspoof 2019 LA LFCC-GMM by attack, and a hand case);
+- minDCF and actDCF of a hand case as ``Fraction`` minima over all thresholds, and each function's keyword form for
+  the prior given second.
+
+Each test failed before its fix (issue 28).
+"""
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from pathlib import Path
+
+import mpmath as mp
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import llrcore as lc
+
+INF = math.inf
+BIGGEST = np.finfo(float).max
+ROOT = Path(__file__).resolve().parents[1]
+
+
+# ----- references --------------------------------------------------------------------------------------------------
+def exact_ece(tar, non, plo=0.0) -> float:
+    """``P mean_tar log2(1 + e^-(l + plo)) + (1 - P) mean_non log2(1 + e^(l + plo))``, ``P = sigmoid(plo)``, at 60
+    digits (inf for an infinite cost: the prior is never exactly 0 for a finite plo)."""
+    with mp.workdps(60):
+        def cost(x):
+            return mp.log1p(mp.exp(x)) / mp.log(2) if x != mp.inf else mp.inf
+        shift = mp.mpf(plo)
+        p, q = 1 / (1 + mp.exp(-shift)), 1 / (1 + mp.exp(shift))  # P and 1 - P, each to 60 digits
+        miss = mp.fsum(cost(-(mp.mpf(float(l)) + shift)) for l in tar) / len(tar)
+        fa = mp.fsum(cost(mp.mpf(float(l)) + shift) for l in non) / len(non)
+        value = p * miss + q * fa
+        return INF if value == mp.inf or value > BIGGEST else float(value)
+
+
+def close(value: float, exact: float, rel: float = 1e-14) -> bool:
+    """``value`` equals ``exact`` to `rel`; near the largest float, ``inf`` for an exact value that rounds past it."""
+    if math.isinf(exact) or (exact > BIGGEST * (1 - 1e-12) and math.isinf(value)):
+        return value == exact or math.isinf(value)
+    return value == pytest.approx(exact, rel=rel, abs=1e-300)
+
+
+# ----- 1. huge finite LLRs -----------------------------------------------------------------------------------------
+HUGE_CASES = [
+    ([0.0], [1e308, 1e308]),
+    ([INF, 0.0], [1e308, 1e308]),  # a target certain and right costs nothing
+    ([0.0], [-INF, 1e308, 1e308]),  # so does a non-target at -inf
+    ([-1e308, INF, 3.0], [-INF, 1.2e308, 1.7e308, -2.0]),
+    ([BIGGEST, -1.5e308], [-BIGGEST, 2.0]),
+]
+
+
+@pytest.mark.parametrize("tar, non", HUGE_CASES)
+def test_cllr_of_huge_finite_llrs_beside_costless_infinities_is_exact(tar, non):
+    exact = exact_ece(tar, non)
+    assert math.isfinite(exact)
+    assert close(lc.cllr(tar, non), exact)
+    assert close(lc.cllr(lc.Trials(tar, non)), exact)
+
+
+@pytest.mark.parametrize("tar, non", HUGE_CASES)
+def test_ece_of_huge_finite_llrs_is_exact_at_every_prior(tar, non):
+    assert lc.ece(tar, non, 0.0) == lc.cllr(tar, non)
+    for plo in (0.0, -3.0, 2.5, -800.0, 700.0, 1e308, -1e308, 1.7e308):
+        assert close(lc.ece(tar, non, plo), exact_ece(tar, non, plo)), plo
+        assert close(lc.ece(lc.Trials(tar, non), plo), exact_ece(tar, non, plo)), plo
+
+
+def test_a_reweighted_cllr_of_huge_llrs_is_that_of_the_trials_it_draws():
+    tar, non = np.array([0.0, 1.0, INF]), np.array([2.0, 1e308, -INF, 1.5e308])
+    table = lc.Trials(tar, non).sorted
+    # weights in the original order: 1e308 twice, 1.5e308 once, the costless infinities once or not at all
+    for w_tar, w_non in (([1, 1, 0], [0, 2, 0, 1]), ([2, 0, 1], [1, 2, 1, 0]), ([1, 1, 1], [0, 3, 0, 2])):
+        drawn_tar, drawn_non = np.repeat(tar, w_tar), np.repeat(non, w_non)
+        replicate = table.reweighted(np.array(w_tar), np.array(w_non), order=table.trial_order(tar, non))
+        assert close(replicate.cllr(), exact_ece(drawn_tar, drawn_non))
+    # a drawn certain-and-wrong LLR is infinite, one not drawn is not
+    wrong = lc.Trials([0.0, -INF], [1e308]).sorted
+    assert wrong.reweighted(np.array([1, 1]), np.array([2])).cllr() == INF
+    assert close(wrong.reweighted(np.array([0, 2]), np.array([2])).cllr(), exact_ece([0.0, 0.0], [1e308] * 2))
+
+
+def test_bootstrap_replicates_of_huge_llrs_are_finite():
+    trials = lc.Trials([0.0, 1.0, 2.0], [1e308, 1e308, -1.0, 1.5e308])
+    replicates = lc.bootstrap(trials, n=40, seed=1).replicates["cllr"].dropna()
+    assert len(replicates) > 0 and np.isfinite(replicates).all()
+
+
+def test_min_cllr_cllr_cal_and_devpav_of_huge_llrs():
+    tar, non = [INF, 0.0, 1e308], [1e308, 1e308, -3.0]
+    trials = lc.Trials(tar, non)
+    min_cllr = lc.min_cllr(trials)
+    # PAV: scores -3 (non), 0 (tar), 1e308 (two non, one tar), inf (tar): blocks {-3} (LLR -inf), {0, 1e308 x3}
+    # pooled (two of three targets, two of three non-targets: LLR log 1 = 0), {inf} (LLR inf)
+    assert min_cllr == pytest.approx(exact_ece([INF, 0.0, 0.0], [-INF, 0.0, 0.0]), rel=1e-14)
+    assert close(lc.cllr_cal(trials), exact_ece(tar, non) - min_cllr)
+    # devPAV: PAV pools all four LLRs (LLR 0), so the polyline is y = 0 from x0 to x3 in log10 units
+    with mp.workdps(60):
+        x0, x3 = mp.mpf(-1e308) / mp.log(10), mp.mpf(1e308) / mp.log(10)
+        exact = float((x0 ** 2 + x3 ** 2) / 2 / (x3 - x0))
+    assert lc.devpav([-1e308, 5.0], [-5.0, 1e308]) == pytest.approx(exact, rel=1e-14)
+
+
+def test_bayes_error_rates_of_huge_llrs_are_the_counts():
+    rates = lc.bayes_error_rates([1e308, 0.0, -BIGGEST], [-1e308, BIGGEST, 1.0], plo=[0.0, -1e308, 1e308])
+    # plo 0: one miss of three (-BIGGEST), two false alarms of three; plo -1e308: all weight on false alarms at
+    # threshold 1e308 (BIGGEST accepted); plo 1e308: all weight on misses at threshold -1e308 (-BIGGEST missed)
+    assert rates.actual.tolist() == [0.5 * 1 / 3 + 0.5 * 2 / 3, 1 / 3, 1 / 3]
+    assert np.isfinite(rates.minimum).all()
+
+
+LLR = st.one_of(st.sampled_from([INF, -INF, 1e308, -1e308, BIGGEST, -BIGGEST, 1.2e308, 0.0, -0.0]),
+                st.floats(-50, 50), st.floats(allow_nan=False, allow_infinity=True))
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(LLR, min_size=1, max_size=5), st.lists(LLR, min_size=1, max_size=5))
+def test_ece_at_prior_log_odds_zero_is_cllr_everywhere(tar, non):
+    exact = exact_ece(tar, non)
+    trials = lc.Trials(tar, non)
+    assert lc.ece(tar, non, 0.0) == lc.cllr(tar, non)
+    assert lc.ece(trials, 0.0) == lc.cllr(trials) == lc.ece_curve(trials, prior_log10_odds=[0.0]).system[0]
+    for value in (lc.cllr(tar, non), lc.cllr(trials)):
+        assert close(value, exact), (value, exact)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(LLR, min_size=1, max_size=4), st.lists(LLR, min_size=1, max_size=4),
+       st.one_of(st.sampled_from([-1e308, -800.0, -710.0, -30.0, 3.5, 705.0, 900.0, 1.7e308]), st.floats(-40, 40)))
+def test_ece_is_exact_at_any_prior(tar, non, plo):
+    assert close(lc.ece(tar, non, plo), exact_ece(tar, non, plo), rel=1e-13)
+
+
+# ----- 2. minimum Cavg ---------------------------------------------------------------------------------------------
+def detection_values(matrix, labels):
+    """``(value, is_target, class, target)`` of every detection LLR, at 60 digits (flat prior over the others)."""
+    n = len(matrix[0])
+    out = []
+    with mp.workdps(60):
+        for row, c in zip(matrix, labels):
+            for target in range(n):
+                others = [mp.exp(mp.mpf(row[i])) if row[i] != -INF else mp.mpf(0) for i in range(n) if i != target]
+                mean = mp.fsum(others) / (n - 1)
+                if row[target] == -INF:
+                    value = -mp.inf
+                elif mean == 0:
+                    value = mp.inf
+                else:
+                    value = mp.mpf(row[target]) - mp.log(mean)
+                out.append((value, c == target, c, target))
+    return out
+
+
+def brute_cavg(matrix, labels, p_target, threshold=None) -> Fraction:
+    """Normalised Cavg, exact, at `threshold` (an mpf), or the least over every threshold when None."""
+    n = len(matrix[0])
+    counts = [sum(1 for c in labels if c == k) for k in range(n)]
+    beta = (1 - Fraction(p_target)) / Fraction(p_target)
+    values = detection_values(matrix, labels)
+
+    def cost(accept) -> Fraction:
+        total = Fraction(0)
+        for target in range(n):
+            missed = sum(1 for v, own, c, t in values if t == target and own and not accept(v))
+            total += Fraction(missed, counts[target])
+            for k in range(n):
+                if k != target:
+                    accepted = sum(1 for v, own, c, t in values if t == target and c == k and accept(v))
+                    total += beta / (n - 1) * Fraction(accepted, counts[k])
+        return total / n
+
+    with mp.workdps(60):  # every comparison at the precision of the values
+        if threshold is not None:
+            return cost(lambda v: v >= threshold)
+        distinct = []
+        for v in sorted((v for v, *_ in values), key=lambda v: (v != -mp.inf, v)):
+            if not distinct or not (v == distinct[-1] or (mp.isfinite(v) and abs(v - distinct[-1]) <= 1e-40)):
+                distinct.append(v)
+        candidates = [cost(lambda v, t=t: v >= t - mp.mpf(10) ** -45) for t in distinct]
+        return min([*candidates, cost(lambda v: False)])  # rejecting everything
+
+
+def test_min_cavg_of_rows_that_differ_by_a_constant_keeps_the_tie():
+    matrix, labels = [[0, 2, 1], [0, -1, 1], [0, -1, 2], [-1, -2, 0]], [0, 1, 2, 2]
+    assert brute_cavg(matrix, labels, 0.5) == Fraction(5, 6)
+    assert lc.cavg(matrix, 0.5, labels=labels, minimum=True) == float(Fraction(5, 6))
+    det = np.column_stack([lc.detection_llrs(np.array(matrix, float), t) for t in range(3)])
+    assert (det[1] == det[3]).all()
+
+
+def test_min_cavg_never_exceeds_rejecting_everything():
+    matrix, labels = [[0.0, 0.0], [0.0, -INF]], [0, 1]  # trial 1 is certainly class 0: a false alarm at any threshold
+    assert brute_cavg(matrix, labels, 0.1) == 1
+    assert lc.cavg(matrix, 0.1, labels=labels, minimum=True) == 1.0
+    assert lc.cavg(matrix, 0.1, labels=labels) == float(brute_cavg(matrix, labels, 0.1, mp.log(9)))  # 5.5
+
+
+def random_case(rng):
+    n = int(rng.integers(2, 5))
+    size = int(rng.integers(n, n + 5))
+    matrix = rng.integers(-2, 3, (size, n)).astype(float)
+    matrix[rng.random((size, n)) < 0.25] = -INF
+    matrix[np.arange(size), rng.integers(0, n, size)] = rng.integers(-2, 3, size)  # a finite value in every row
+    labels = np.concatenate([np.arange(n), rng.integers(0, n, size - n)])
+    for k in rng.integers(0, size, 2):  # a row shifted by a constant, and one with its other classes permuted
+        matrix = np.vstack([matrix, matrix[k] + rng.integers(-3, 4)])
+        labels = np.append(labels, labels[k])
+    return matrix, labels
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_min_cavg_is_the_brute_force_minimum_over_every_threshold(seed):
+    rng = np.random.default_rng(seed)
+    matrix, labels = random_case(rng)
+    rows = matrix.tolist()
+    for p_target in (0.5, 0.1, 0.8):
+        exact = brute_cavg(rows, labels.tolist(), p_target)
+        value = lc.cavg(matrix, p_target, labels=labels, minimum=True)
+        assert value == pytest.approx(float(exact), rel=1e-15, abs=1e-300), (p_target, rows, labels)
+        assert value <= min(1.0, float((1 - Fraction(p_target)) / Fraction(p_target))) + 1e-15
+        with mp.workdps(60):
+            bayes = mp.log((1 - mp.mpf(p_target)) / mp.mpf(p_target))
+        actual = lc.cavg(matrix, p_target, labels=labels)
+        assert actual == pytest.approx(float(brute_cavg(rows, labels.tolist(), p_target, bayes)), rel=1e-15)
+        assert value <= actual + 1e-15
+
+
+def test_detection_llrs_do_not_depend_on_the_order_of_the_other_classes():
+    matrix = np.array([[0.3, 1.7, -2.1, 0.9], [0.3, 0.9, 1.7, -2.1], [0.3, -2.1, 0.9, 1.7]])
+    assert len(set(lc.detection_llrs(matrix, 0).tolist())) == 1
+
+
+# ----- 3. equalised Cprimary ---------------------------------------------------------------------------------------
+def exact_equalised_cprimary(trials: lc.Trials, column: str, p_targets) -> Fraction:
+    """``mean_P [ mean_p Pmiss_p + (1 - P)/P mean_p Pfa_p ]`` at the Bayes threshold ``log((1 - P)/P)``, the
+    partitions p being the column's values; a trial without a value (``-``) is in every partition."""
+    values = trials.metadata[column].astype(str).to_numpy()[:len(trials)]
+    tar_values, non_values = values[:trials.tar.size], values[trials.tar.size:]
+    partitions = sorted({v for v in values if v not in ("-", "")})
+    total = Fraction(0)
+    for p in p_targets:
+        threshold = math.log((1 - p) / p)
+        miss = fa = Fraction(0)
+        for part in partitions:
+            tar = trials.tar[(tar_values == part) | (tar_values == "-")]
+            non = trials.non[(non_values == part) | (non_values == "-")]
+            miss += Fraction(int((tar < threshold).sum()), tar.size)
+            fa += Fraction(int((non >= threshold).sum()), non.size)
+        p = Fraction(p)
+        total += (miss + (1 - p) / p * fa) / len(partitions)
+    return total / len(p_targets)
+
+
+def test_equalised_cprimary_of_the_readme_example_is_exact():
+    assert "equalised over partitions" in (ROOT / "README.md").read_text()
+    cm = lc.read_trials(ROOT / "assets/asvspoof2019_la_cm/ASVspoof2019.LA.cm.eval.scores.tsv.gz")
+    for name, trials in cm.items():  # the README's LFCC-GMM first
+        for p_targets in ("SRE16", "SRE21", "SRE12", (0.3, 0.5)):  # SRE21 and 0.5 were 4e-14 and 2e-12 off
+            exact = exact_equalised_cprimary(trials, "attack", lc.prior.primary_p_targets(p_targets))
+            value = lc.cprimary(trials, p_targets=p_targets, partition_by="attack")
+            assert value == pytest.approx(float(exact), rel=1e-15), (name, p_targets)
+
+
+def hand_trials() -> lc.Trials:
+    rng = np.random.default_rng(7)
+    sizes = {"a": (3, 7), "b": (11, 13), "c": (1, 29)}  # counts whose inverses are not binary fractions
+    tar = np.concatenate([rng.normal(3, 1.5, n) for n, _ in sizes.values()])
+    non = np.concatenate([rng.normal(-1, 1.5, n) for _, n in sizes.values()])
+    lang = [k for k, (n, _) in sizes.items() for _ in range(n)] + [k for k, (_, n) in sizes.items() for _ in range(n)]
+    return lc.Trials(tar, non, metadata=pd.DataFrame({"lang": lang}))
+
+
+def test_equalised_cprimary_of_a_hand_case_is_exact():
+    trials = hand_trials()
+    for p_targets in ((0.01, 0.005), (0.3,), (0.05, 0.2, 0.5)):
+        exact = exact_equalised_cprimary(trials, "lang", p_targets)
+        assert lc.cprimary(trials, p_targets, partition_by="lang") == pytest.approx(float(exact), rel=1e-15)
+
+
+def test_equalised_min_cprimary_is_the_exact_least_cost_of_each_prior():
+    trials = hand_trials()
+    lang = trials.metadata["lang"].to_numpy()
+    parts = [(trials.tar[lang[:trials.tar.size] == k], trials.non[lang[trials.tar.size:] == k]) for k in "abc"]
+    thresholds = [*np.unique(np.concatenate([trials.tar, trials.non])), INF]
+    for p_targets in ((0.01, 0.005), (0.3,), (0.2, 0.5)):
+        total = Fraction(0)
+        for p in p_targets:
+            beta = (1 - Fraction(p)) / Fraction(p)
+            total += min(sum(Fraction(int((tar < t).sum()), tar.size) + beta * Fraction(int((non >= t).sum()),
+                                                                                          non.size)
+                             for tar, non in parts) / 3 for t in thresholds)
+        value = lc.cprimary(trials, p_targets, partition_by="lang", minimum=True)
+        assert value == pytest.approx(float(total / len(p_targets)), rel=1e-15)
+
+
+# ----- 4. the prior second after a Trials ---------------------------------------------------------------------------
+TAR, NON = [1.0, 2.0, 3.0, 0.2], [-1.0, 0.5, 2.5, -0.3, 0.1]
+
+
+def exact_dcf(p, c_miss=1, c_fa=1, actual=False) -> float:
+    """Normalised DCF, least over all thresholds or at the Bayes threshold, as a Fraction rounded once."""
+    p, c_miss, c_fa = Fraction(p), Fraction(c_miss), Fraction(c_fa)
+
+    def cost(t):
+        misses = Fraction(sum(1 for s in TAR if s < t), len(TAR))
+        false_alarms = Fraction(sum(1 for s in NON if s >= t), len(NON))
+        return (p * c_miss * misses + (1 - p) * c_fa * false_alarms) / min(p * c_miss, (1 - p) * c_fa)
+
+    if actual:
+        return float(cost(math.log((1 - p) * c_fa / (p * c_miss))))
+    return float(min(cost(t) for t in [*TAR, *NON, INF]))
+
+
+@pytest.mark.parametrize("first", ["trials", "sorted"])
+def test_a_number_second_after_trials_is_the_prior(first):
+    trials = lc.Trials(TAR, NON)
+    data = trials if first == "trials" else trials.sorted
+    assert lc.min_dcf(data, 0.25) == pytest.approx(exact_dcf(0.25), rel=1e-15)
+    assert lc.min_dcf(data, 0.25, 10) == pytest.approx(exact_dcf(0.25, 10), rel=1e-15)  # c_miss third
+    assert lc.min_dcf(data, 0.25, 10, 2) == pytest.approx(exact_dcf(0.25, 10, 2), rel=1e-15)
+    assert lc.min_dcf(data, 0.25, c_fa=3) == pytest.approx(exact_dcf(0.25, 1, 3), rel=1e-15)
+    assert lc.min_dcf(data, 0.25, 10, c_fa=3) == pytest.approx(exact_dcf(0.25, 10, 3), rel=1e-15)
+    assert lc.act_dcf(data, 0.25, 10) == pytest.approx(exact_dcf(0.25, 10, actual=True), rel=1e-15)
+    assert lc.act_dcf(data, np.float64(0.4)) == pytest.approx(exact_dcf(0.4, actual=True), rel=1e-15)
+    np.testing.assert_allclose(lc.min_dcf(data, [0.25, 0.6]), [exact_dcf(0.25), exact_dcf(0.6)], rtol=1e-15)
+    np.testing.assert_allclose(lc.act_dcf(data, (0.25, 0.6), 10), [exact_dcf(0.25, 10, actual=True),
+                                                                    exact_dcf(0.6, 10, actual=True)], rtol=1e-15)
+    op = lc.OperatingPoint(0.25, 10)
+    assert lc.min_dcf(data, op) == pytest.approx(exact_dcf(0.25, 10), rel=1e-15)
+    assert lc.cprimary(data, (0.25, 0.4)) == pytest.approx((exact_dcf(0.25, actual=True)
+                                                             + exact_dcf(0.4, actual=True)) / 2, rel=1e-15)
+    assert lc.cprimary(data, "SRE21") == lc.cprimary(data, p_targets=(0.01, 0.05))
+    assert lc.cprimary(data, 0.25, minimum=True) == pytest.approx(exact_dcf(0.25), rel=1e-15)
+    plo = math.log(0.25 / 0.75)
+    rates = lc.bayes_error_rates(data, plo)
+    assert rates.actual[0] == pytest.approx(0.25 * exact_dcf(0.25, actual=True), rel=1e-15)
+    assert lc.bayes_error_rates(data, plo, c_miss=10).actual[0] == lc.bayes_error_rates(data, plo=plo,
+                                                                                       c_miss=10).actual[0]
+
+
+def test_evaluate_takes_the_prior_second():
+    trials = lc.Trials(TAR, NON, metadata=pd.DataFrame({"g": list("ffmm") + list("fmfmf")}))
+    metrics = lc.evaluate(trials, 0.25)
+    assert metrics.p_target == 0.25
+    assert metrics.min_dcf == pytest.approx(exact_dcf(0.25), rel=1e-15)
+    assert metrics.act_dcf == pytest.approx(exact_dcf(0.25, actual=True), rel=1e-15)
+    assert lc.evaluate(trials, 0.25, c_miss=10).min_dcf == pytest.approx(exact_dcf(0.25, 10), rel=1e-15)
+    assert lc.evaluate(trials, lc.OperatingPoint(0.25, 10)).min_dcf == pytest.approx(exact_dcf(0.25, 10), rel=1e-15)
+    assert lc.metrics.evaluate(trials, 0.25).act_dcf == pytest.approx(exact_dcf(0.25, actual=True), rel=1e-15)
+    by = lc.evaluate(trials, 0.25, by="g")
+    assert by.pooled.metrics.p_target == 0.25
+    assert by.pooled.metrics.min_dcf == pytest.approx(exact_dcf(0.25), rel=1e-15)
+    with pytest.raises(TypeError, match="given twice"):
+        lc.evaluate(trials, 0.25, p_target=0.1)
+
+
+@pytest.mark.parametrize("function", [lc.min_dcf, lc.act_dcf, lc.cprimary, lc.bayes_error_rates, lc.evaluate,
+                                      lc.metrics.evaluate])
+def test_scores_or_trials_second_after_trials_are_still_refused(function):
+    trials = lc.Trials(TAR, NON)
+    for second in (trials, np.array([-1.0, 0.5, 2.5]), [0.2, 1.5], trials.sorted):
+        with pytest.raises(TypeError, match="holds both classes"):
+            function(trials, second)
+    assert function(trials.tar, trials.non) is not None  # two arrays as ever
+
+
+def test_an_array_of_log_odds_second_is_refused_as_ambiguous():
+    trials = lc.Trials(TAR, NON)
+    with pytest.raises(TypeError, match="plo="):
+        lc.bayes_error_rates(trials, [0.0, 1.0])
+    assert lc.bayes_error_rates(trials, plo=[0.0, 1.0]).actual.size == 2
