@@ -22,7 +22,8 @@ import pandas as pd
 from .data.trials import Trials
 from .metrics import SRE12_P_TARGETS, BinaryMetrics, table_row
 from .metrics import evaluate as evaluate_trials
-from .prior import as_operating_point, prior_may_come_second
+from ._prior_second import prior_may_come_second
+from .prior import as_operating_point
 from .parallel import thread_limit
 from .uncertainty import BootstrapResult, Progress, bootstrap
 from .words import listed

@@ -23,8 +23,8 @@ import pandas as pd
 
 from .data.checks import as_scores
 from .data.trials import Trials
-from .prior import (OperatingPoint, as_operating_point, as_plo, effective_plo, primary_p_targets,
-                    prior_may_come_second, sigmoid)
+from ._prior_second import prior_may_come_second
+from .prior import OperatingPoint, as_operating_point, as_plo, effective_plo, primary_p_targets, sigmoid
 from .rates import ReweightedScores, ScoreCounts, SortedScores, cllr_bits
 from .words import LLRVerdict, calibration_loss_percent, llr_verdict
 
@@ -110,7 +110,7 @@ def min_dcf(tar, non=None, p_target=0.01, c_miss=1.0, c_fa=1.0) -> float | np.nd
     Scores need not be LLRs. `p_target` may be an :class:`~llrcore.prior.OperatingPoint` (with its costs) or an array
     of priors, which gives an array of costs (one sort and one PAV for all). After a Trials it may come second, the
     costs after it: ``min_dcf(trials, 0.01, 10)``, ``min_dcf(trials, op)``
-    (:func:`~llrcore.prior.prior_may_come_second`).
+    (:func:`~llrcore._prior_second.prior_may_come_second`).
     """
     plo = effective_plo(p_target, c_miss, c_fa)
     return _float_or_array(normalised_bayes_error(sorted_scores(tar, non).min_bayes_error(plo), plo), plo)
