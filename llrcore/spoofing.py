@@ -32,8 +32,8 @@ row's min t-DCF interval is :func:`~llrcore.bootstrap_tdcf` (:mod:`llrcore.tande
 the very subsets the row was computed on (:attr:`AttackRow.cm_trials`, :attr:`AttackRow.asv_trials`). It draws the
 CM's and the ASV's trials apart (the organisers' ASV file has no trial ids to pair them) and keeps the ASV threshold,
 here the pooled one of every row, in every replicate; the CM threshold is free in each replicate. The CM EER's
-interval (``cm_eer=True``) is :func:`~llrcore.bootstrap` on the row's CM trials. Both are percentile intervals (Efron
-& Tibshirani, "An introduction to the bootstrap", 1993, ch. 13); every row draws with the same seed, so the pooled
+interval (``cm_eer=True``) is :func:`~llrcore.bootstrap` on the row's CM trials. Both are BCa intervals (Efron 1987;
+:mod:`llrcore.intervals`); every row draws with the same seed, so the pooled
 row's min t-DCF interval is that of ``bootstrap_tdcf(cm, asv, seed=seed)``.
 """
 from __future__ import annotations
@@ -389,7 +389,7 @@ def bootstrap_tandem(cm: Trials, asv: Trials, n: int = 1000, level: float = 0.95
                      asv_threshold: float | None = None, by: str | None = "attack", name: str | None = None,
                      cm_eer: bool = False, progress: Progress | None = None,
                      threads: int | None = None) -> TandemIntervals:
-    """Percentile bootstrap intervals of the min t-DCF (and of the CM EER), per attack and pooled:
+    """Bootstrap intervals (BCa) of the min t-DCF (and of the CM EER), per attack and pooled:
     :func:`evaluate_tandem`, then :meth:`TandemEvaluation.bootstrap`.
 
     Each row is resampled on its own trials, the subsets :func:`evaluate_tandem` computes the row on: all bona fide
@@ -404,7 +404,7 @@ def bootstrap_tandem(cm: Trials, asv: Trials, n: int = 1000, level: float = 0.95
 
     with C0, C1, C2 from the ASV's error rates in the replicate (Kinnunen et al., IEEE/ACM TASLP 28, 2020). The CM EER
     interval of a row is ``bootstrap(row.cm_trials, n, level, seed=seed).interval("eer")`` (:func:`~llrcore.bootstrap`,
-    ROCCH-EER). Intervals are percentiles of the replicates (Efron & Tibshirani, 1993, ch. 13); replicates without a
+    ROCCH-EER). Intervals are BCa (Efron 1987; :mod:`llrcore.intervals`); replicates without a
     t-DCF (:attr:`~llrcore.TandemBootstrap.failed`) are left out.
 
     Parameters

@@ -6,8 +6,12 @@ spoofed trials, the ASV's targets, non-targets and spoofs, each as many as there
 where it is** (by default the ASV's equal-error point on all its trials, :func:`~llrcore.asv_eer_threshold`): it is a
 setting of the deployed ASV, as in :mod:`llrcore.spoofing`, and what varies from replicate to replicate is how often
 the ASV errs at it. The CM threshold is free: each replicate's value is the minimum over the CM thresholds, as the
-full data's is. The interval is the percentile interval of the replicates (Efron & Tibshirani, "An introduction to
-the bootstrap", 1993, ch. 13), as :func:`~llrcore.bootstrap` gives for the other metrics.
+full data's is. The interval is BCa by default (bias-corrected and accelerated, Efron 1987), or the percentile
+interval of the replicates (``method="percentile"``; Efron & Tibshirani, "An introduction to the bootstrap", 1993,
+ch. 13-14), as :func:`~llrcore.bootstrap` gives for the other metrics (:mod:`llrcore.intervals`). BCa's acceleration
+comes from a grouped jackknife: each of the five classes is a stratum, dealt into blocks
+(:func:`~llrcore.intervals.jackknife_blocks`, strata 0 to 4 in the order of the draws below), and one block at a time
+gets the weight 0, so the jackknife does not sort again either.
 
 No replicate sorts again (the rule of :mod:`llrcore.uncertainty`): the scores are sorted once, and each CM score's
 place among the thresholds of the full curve is found once. A replicate counts how often each place was drawn
@@ -34,7 +38,8 @@ import pandas as pd
 from . import parallel
 from .data.trials import Trials
 from .tdcf import tdcf, tdcf_weights
-from .uncertainty import _window, check_replicates, percentile_interval
+from .intervals import DEFAULT_METHOD, acceleration, bca_interval, check_method, jackknife_blocks, percentile_interval
+from .uncertainty import _window, check_replicates
 
 __all__ = ["TandemBootstrap", "bootstrap_tdcf"]
 
@@ -50,13 +55,17 @@ class TandemBootstrap:
     minimum : float
         The normalised minimum t-DCF of all the trials.
     lower, upper : float
-        The percentile interval at `level` (NaN replicates left out).
+        The interval at `level` by `method` (NaN replicates left out).
     level : float
     replicates : ndarray
         The minimum t-DCF of each replicate, in the order drawn.
     seed : int
     asv_threshold : float
         The ASV threshold every replicate keeps.
+    method : str
+        ``"bca"`` or ``"percentile"`` (:mod:`llrcore.intervals`).
+    acceleration : float or None
+        BCa's acceleration, from the grouped jackknife (None with ``method="percentile"``).
     """
 
     formulation: str
@@ -67,15 +76,20 @@ class TandemBootstrap:
     replicates: np.ndarray = field(repr=False)
     seed: int
     asv_threshold: float
+    method: str = DEFAULT_METHOD
+    acceleration: float | None = None
 
     @property
     def failed(self) -> int:
         """Replicates without a t-DCF (the ASV erred too much in them; NaN)."""
         return int(np.isnan(self.replicates).sum())
 
-    def interval(self) -> tuple[float, float]:
-        """``(lower, upper)``."""
-        return self.lower, self.upper
+    def interval(self, method: str | None = None) -> tuple[float, float]:
+        """``(lower, upper)``; by `method` when given (``"percentile"`` for any result, ``"bca"`` for one drawn with
+        ``method="bca"``)."""
+        if method is None:
+            return self.lower, self.upper
+        return _interval(self.replicates, self.minimum, self.acceleration, self.level, check_method(method))
 
     def to_frame(self) -> pd.DataFrame:
         """One row per replicate: ``replicate``, ``min_tdcf``."""
@@ -84,10 +98,10 @@ class TandemBootstrap:
 
 def bootstrap_tdcf(cm: Trials, asv: Trials, n: int = 1000, level: float = 0.95, seed: int = 0, *,
                    formulation: str = "revised", cost_model: Mapping | None = None,
-                   asv_threshold: float | None = None,
+                   asv_threshold: float | None = None, method: str = DEFAULT_METHOD,
                    progress: Callable[[int, int], object] | None = None,
                    threads: int | None = None) -> TandemBootstrap:
-    """Percentile bootstrap interval of the normalised minimum t-DCF of `cm` in front of `asv`.
+    """Bootstrap interval (BCa by default) of the normalised minimum t-DCF of `cm` in front of `asv`.
 
     The resampling is in the module docstring (:mod:`llrcore.tandem_bootstrap`): the five classes of trials drawn
     apart, the ASV threshold held, no sort per replicate.
@@ -109,6 +123,8 @@ def bootstrap_tdcf(cm: Trials, asv: Trials, n: int = 1000, level: float = 0.95, 
         ascending).
     formulation, cost_model, asv_threshold
         As in :func:`~llrcore.tdcf`.
+    method : {"bca", "percentile"}
+        BCa (the default, with the grouped jackknife of the module docstring) or percentile interval.
     progress : callable, optional
         Called as ``progress(done, n)`` after each replicate, in the calling thread.
     threads : int, optional
@@ -120,6 +136,7 @@ def bootstrap_tdcf(cm: Trials, asv: Trials, n: int = 1000, level: float = 0.95, 
     TandemBootstrap
     """
     n, level = check_replicates(n, level)
+    method = check_method(method)
     full = tdcf(cm.tar, cm.non, asv.tar, asv.non, asv.spoof, formulation=formulation, cost_model=cost_model,
                 asv_threshold=asv_threshold)
     cm_places = [np.searchsorted(full.thresholds, np.sort(scores)) for scores in (cm.tar, cm.non)]
@@ -128,12 +145,16 @@ def bootstrap_tdcf(cm: Trials, asv: Trials, n: int = 1000, level: float = 0.95, 
     classes = [*cm_places, *asv_rejects]
     draws = ([rng.integers(0, values.size, values.size) for values in classes] for _ in range(n))
 
+    def weighted_minimum(weights) -> float:
+        """The minimum t-DCF with each trial of each class counted `weights` times (sorted order)."""
+        bonafide, spoof = (np.bincount(places, weights=w, minlength=full.thresholds.size)
+                           for places, w in zip(cm_places, weights[:2]))
+        (tar, n_tar), (non, n_non), (asv_spoof, n_spoof) = ((np.dot(rejects, w), w.sum())
+                                                             for rejects, w in zip(asv_rejects, weights[2:]))
+        return _minimum(full, bonafide, spoof, tar / n_tar, (n_non - non) / n_non, (n_spoof - asv_spoof) / n_spoof)
+
     def replicate(drawn) -> float:
-        bonafide, spoof = (np.bincount(places[index], minlength=full.thresholds.size)
-                           for places, index in zip(cm_places, drawn[:2]))
-        tar, non, asv_spoof = (rejects[index].sum() for rejects, index in zip(asv_rejects, drawn[2:]))
-        return _minimum(full, bonafide, spoof, tar / asv.tar.size, (asv.non.size - non) / asv.non.size,
-                        (asv.spoof.size - asv_spoof) / asv.spoof.size)
+        return weighted_minimum([np.bincount(index, minlength=values.size) for index, values in zip(drawn, classes)])
 
     replicates = np.empty(n)
     in_flight = _window(sum(values.size for values in classes), threads)  # each holds its draws of every trial
@@ -141,8 +162,35 @@ def bootstrap_tdcf(cm: Trials, asv: Trials, n: int = 1000, level: float = 0.95, 
         replicates[i] = value
         if progress is not None:
             progress(i + 1, n)
-    lower, upper = percentile_interval(replicates, level)
-    return TandemBootstrap(full.formulation, full.minimum, lower, upper, level, replicates, seed, full.asv_threshold)
+    accel = None
+    if method == "bca":
+        blocks = _jackknife([values.size for values in classes], seed)  # each block's weights made as it is taken
+        strata, jackknife = zip(*parallel.ordered_map(lambda block: (block[0], weighted_minimum(block[1])), blocks,
+                                                      threads, window=in_flight))
+        accel = float(acceleration(np.array(jackknife), np.array(strata)))
+    lower, upper = _interval(replicates, full.minimum, accel, level, method)
+    return TandemBootstrap(full.formulation, full.minimum, lower, upper, level, replicates, seed, full.asv_threshold,
+                           method, accel)
+
+
+def _jackknife(sizes: list[int], seed: int):
+    """The grouped jackknife's left-out blocks, class after class, as ``(stratum, weights of every class)``."""
+    for stratum, size in enumerate(sizes):
+        blocks = jackknife_blocks(size, seed, stratum)
+        for j in range(blocks.max() + 1):
+            weights = [np.ones(other, np.int64) for other in sizes]
+            weights[stratum] = (blocks != j).astype(np.int64)
+            yield stratum, weights
+
+
+def _interval(replicates: np.ndarray, minimum: float, accel: float | None, level: float,
+              method: str) -> tuple[float, float]:
+    if method == "percentile":
+        return percentile_interval(replicates, level)
+    if accel is None:
+        raise ValueError("A BCa interval needs the jackknife of a bootstrap run with method='bca'; this one was run "
+                         "with method='percentile'.")
+    return bca_interval(replicates, minimum, accel, level)
 
 
 def _minimum(full, bonafide: np.ndarray, spoof: np.ndarray, pmiss_asv: float, pfa_asv: float,

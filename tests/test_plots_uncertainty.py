@@ -34,7 +34,7 @@ def test_condition_figure_draws_values_and_percentile_intervals(systems):
         assert trace.name == f"{name} (95 % intervals)"
         assert list(trace.x) == [*(c.values["gender"] for c in result.conditions), "pooled"]
         np.testing.assert_allclose(trace.y, [100 * row.metrics.eer for row in result.rows])
-        upper = [100 * np.percentile(intervals[name][row.label].replicates["eer"], 97.5) for row in result.rows]
+        upper = [100 * intervals[name][row.label].interval("eer")[1] for row in result.rows]  # BCa by default
         np.testing.assert_allclose(np.asarray(trace.y) + np.asarray(trace.error_y.array), upper)
 
 

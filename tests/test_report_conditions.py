@@ -221,7 +221,7 @@ def test_whole_groups_are_drawn_where_a_system_has_the_column_and_said_where_not
     assert "drawn whole speaker groups (40 of them)" in grouped and "very likely" not in grouped
     plain = report.summaries[1].text("sure")
     assert "drawn one by one" in plain and "Its trials have no column “speaker”" in plain
-    assert report.settings["confidence intervals"] == ("90 % percentile bootstrap, 100 replicates, whole speaker "
+    assert report.settings["confidence intervals"] == ("90 % BCa bootstrap, 100 replicates, whole speaker "
                                                         "groups drawn (one by one for plain: no column 'speaker'), "
                                                         "seed 1")
     assert "ci=0.9, bootstrap=100, group_by='speaker', seed=1)" in report.settings["in Python"]

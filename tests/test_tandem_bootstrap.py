@@ -48,7 +48,7 @@ def test_each_replicate_is_the_tdcf_of_the_drawn_trials(systems, formulation):
     np.testing.assert_array_equal(result.replicates, expected)  # to the last bit
     assert result.minimum == lc.tdcf(cm.tar, cm.non, asv.tar, asv.non, asv.spoof, formulation=formulation).minimum
     lower, upper = np.nanpercentile(expected, [2.5, 97.5])  # NaN-aware, as the interval leaves failures out
-    assert result.interval() == pytest.approx((lower, upper), rel=1e-14)
+    assert result.interval("percentile") == pytest.approx((lower, upper), rel=1e-14)  # BCa: test_bootstrap_coverage
     assert lower < result.minimum < upper
 
 
@@ -70,7 +70,7 @@ def test_replicates_without_a_meaning_are_nan_and_left_out():
     expected = from_scratch(cm, asv, 50, 3, "legacy")
     np.testing.assert_array_equal(result.replicates, expected)
     assert 0 < result.failed < 50
-    assert result.interval() == pytest.approx(tuple(np.nanpercentile(expected, [2.5, 97.5])), rel=1e-14)
+    assert result.interval("percentile") == pytest.approx(tuple(np.nanpercentile(expected, [2.5, 97.5])), rel=1e-14)
 
 
 def test_bad_arguments_are_sentences(systems):

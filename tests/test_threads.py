@@ -181,7 +181,7 @@ def bootstrap_numbers(trials, threads, **kwargs):
                           **kwargs)
     assert seen == [(k, 15) for k in range(1, 16)]
     band = result.det_band
-    return {"replicates": result.replicates.to_numpy(), "frame": result.to_frame().to_numpy(),
+    return {"replicates": result.replicates.to_numpy(), "frame": result.to_frame().select_dtypes("number").to_numpy(),
             "band": (band.pmiss, band.lower, band.upper), "estimate": dataclasses.astuple(result.estimate)}
 
 

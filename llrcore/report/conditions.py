@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from ..conditions import evaluate as evaluate_by
 from ..data.trials import Trials
+from ..intervals import DEFAULT_METHOD, INTERVAL_METHODS
 from ..prior import OperatingPoint
 from ..uncertainty import bootstrap
 from .summary import SystemExtras
@@ -28,7 +29,7 @@ class Resampling:
     Attributes
     ----------
     level : float
-        Coverage of the percentile intervals, e.g. 0.95.
+        Coverage of the intervals (BCa, :func:`~llrcore.bootstrap`'s default), e.g. 0.95.
     replicates : int
     group_by : str or None
         The metadata column whose groups were drawn whole (None: trials one by one).
@@ -44,11 +45,12 @@ class Resampling:
     ungrouped: tuple[str, ...] = ()
 
     def describe(self) -> str:
-        """``"95 % percentile bootstrap, 1,000 replicates, trials drawn one by one, seed 0"``."""
+        """``"95 % BCa bootstrap, 1,000 replicates, trials drawn one by one, seed 0"``."""
         how = f"whole {self.group_by} groups drawn" if self.group_by else "trials drawn one by one"
         if self.ungrouped:
             how += f" (one by one for {', '.join(self.ungrouped)}: no column {self.group_by!r})"
-        return f"{100 * self.level:g} % percentile bootstrap, {self.replicates:,} replicates, {how}, seed {self.seed}"
+        method = INTERVAL_METHODS[DEFAULT_METHOD]
+        return f"{100 * self.level:g} % {method} bootstrap, {self.replicates:,} replicates, {how}, seed {self.seed}"
 
 
 @dataclass(frozen=True)
