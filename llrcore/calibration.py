@@ -10,7 +10,8 @@
 - ``fit_affine(trials, by="gender")`` — one calibration per condition, a
   :class:`~llrcore.conditional_calibration.ConditionalCalibration`.
 
-k-fold cross-validated calibration (:func:`~llrcore.folds.cross_calibrate`) is in :mod:`llrcore.folds`.
+k-fold cross-validated calibration (:func:`~llrcore.folds.cross_calibrate`) is in :mod:`llrcore.folds`; the calibrators
+themselves in :mod:`llrcore.calibrators`; far scores (+-1e308) and collapsed fits in :mod:`llrcore.calibration_checks`.
 
 The affine objective has two parameters (``d + 1`` for fusion), so it is minimised by a trust-region Newton method
 with its exact gradient and Hessian (scipy's ``trust-exact``): it converges to machine precision in a handful of
@@ -22,10 +23,11 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 
 import numpy as np
 
+from .calibration_checks import fit_setting_aside_far, flag_collapse
+from .calibrators import Affine, Fusion, PAVCalibrator, as_matrix as _as_matrix
 from .conditional_calibration import ConditionalCalibration
 from .data.checks import as_scores
 from .data.trials import Trials
@@ -58,65 +60,6 @@ _GRADIENT_TOLERANCE = 1e-6
 # Scores with a smaller spread, or an offset larger than this many spreads, are fitted on centred and scaled copies:
 # in raw parameters their products with the scale lose digits and their squares may underflow.
 _SMALL_SPREAD, _LARGE_OFFSET = 1e-8, 1e6
-
-
-@dataclass(frozen=True)
-class Affine:
-    """An affine calibration ``llr = scale * score + offset``; call it on scores to get LLRs.
-
-    ``converged`` is False when the fit that made it did not reach the optimum (a warning said so then).
-    """
-
-    scale: float
-    offset: float
-    converged: bool = field(default=True, repr=False, compare=False)
-
-    def __call__(self, scores) -> np.ndarray:
-        return self.scale * np.asarray(scores, dtype=np.float64) + self.offset
-
-
-@dataclass(frozen=True)
-class Fusion:
-    """A linear fusion ``llr = sum_k weights[k] * scores_k + offset``; call it on an ``(N, K)`` score matrix.
-
-    ``converged`` is False when the fit that made it did not reach the optimum (a warning said so then).
-    """
-
-    weights: np.ndarray
-    offset: float
-    converged: bool = field(default=True, repr=False, compare=False)
-
-    def __call__(self, scores) -> np.ndarray:
-        return _as_matrix(scores, "scores") @ self.weights + self.offset
-
-
-@dataclass(frozen=True)
-class PAVCalibrator:
-    """Monotone non-parametric calibration from PAV, finite everywhere.
-
-    Within the score range of a PAV block the LLR is that block's; between blocks it is interpolated linearly;
-    beyond the training scores it stays at the end blocks' values.
-    """
-
-    knots: np.ndarray
-    llrs: np.ndarray
-
-    def __call__(self, scores) -> np.ndarray:
-        return np.interp(np.asarray(scores, dtype=np.float64), self.knots, self.llrs)
-
-
-def _as_matrix(scores, what: str) -> np.ndarray:
-    """Scores of K systems as an ``(N, K)`` float matrix: a 2-D array, or a list of K 1-D arrays."""
-    if isinstance(scores, (list, tuple)):
-        matrix = np.column_stack([as_scores(column, what) for column in scores])
-    else:
-        matrix = np.asarray(scores, dtype=np.float64)
-        matrix = matrix[:, None] if matrix.ndim == 1 else matrix
-    if matrix.ndim != 2 or matrix.shape[0] == 0:
-        raise ValueError(f"The {what} must be a non-empty (trials x systems) matrix.")
-    if not np.isfinite(matrix).all():
-        raise ValueError(f"The {what} contain missing or infinite values; calibration needs finite scores.")
-    return matrix
 
 
 class _Objective:
@@ -216,8 +159,8 @@ def _fit_rescaled(tar_columns, non_columns, rule, plo, regularisation, theta, ce
     ``b_s = b_z - w_s . centre``. A start is transformed the other way."""
     tar_z = [(t - c) / d for t, c, d in zip(tar_columns, centre, spread)]
     non_z = [(u - c) / d for u, c, d in zip(non_columns, centre, spread)]
-    start = None if theta is None else Fusion(weights=theta[:-1] * spread, offset=theta[-1] + theta[:-1] @ centre)
-    fusion = fit_fusion(tar_z, non_z, rule, plo, regularisation=regularisation, start=start)
+    start = None if theta is None else np.append(theta[:-1] * spread, theta[-1] + theta[:-1] @ centre)
+    fusion = _fit_fusion(tar_z, non_z, rule, plo, regularisation, start)
     weights = fusion.weights / spread
     return Fusion(weights=weights, offset=float(fusion.offset - weights @ centre), converged=fusion.converged)
 
@@ -269,7 +212,7 @@ def _start(objective: _Objective, tar_columns, non_columns) -> np.ndarray:
     """
     zero = np.zeros(len(tar_columns) + 1)
     try:
-        gaussian = [fit_cmlg(t, u) for t, u in zip(tar_columns, non_columns)]
+        gaussian = [_cmlg(t, u, 0.5) for t, u in zip(tar_columns, non_columns)]
     except ValueError:  # a system without spread: no Gaussian estimate
         return zero
     raw = np.array([g.scale for g in gaussian] + [sum(g.offset for g in gaussian)]) / len(gaussian)
@@ -353,6 +296,9 @@ def fit_fusion(systems_tar, systems_non, rule: BetaRule | None = None, plo: floa
         `start`: for them `start` should be near that (logistic regression's fusion at a neighbouring `plo`). A
         start from which Newton steps do not converge is ignored.
 
+    Far scores (+-1e308) that cost nothing at the optimum are set aside while fitting; a fit that collapses (as far
+    scores on the wrong side force) comes with ``failure`` saying why and a RuntimeWarning (:mod:`.calibration_checks`).
+
     Raises
     ------
     ValueError
@@ -366,15 +312,26 @@ def fit_fusion(systems_tar, systems_non, rule: BetaRule | None = None, plo: floa
     if not (np.isfinite(regularisation) and regularisation >= 0):
         raise ValueError("The regularisation must be a non-negative number.")
     theta = None if start is None else _start_parameters(start, len(tar_columns))
+    fusion = _fit_fusion(tar_columns, non_columns, rule, plo, regularisation, theta)
+    return flag_collapse(fusion, tar_columns, non_columns)
+
+
+def _fit_fusion(tar_columns, non_columns, rule: BetaRule, plo: float, regularisation: float, theta) -> Fusion:
+    """:func:`fit_fusion` of checked score columns from raw start parameters `theta` (or None), not yet checked for
+    a collapse. Far scores are set aside when they cost nothing
+    (:func:`~llrcore.calibration_checks.fit_setting_aside_far`)."""
     if regularisation == 0:
         _refuse_separable(tar_columns, non_columns)
+        aside = fit_setting_aside_far(_fit_fusion, tar_columns, non_columns, rule, plo, theta)
+        if aside is not None:
+            return aside
     magnitude = np.array([max(np.abs(t).max(), np.abs(u).max()) for t, u in zip(tar_columns, non_columns)])
     if (magnitude > _HUGE).any():
         # Squares of such scores overflow in the Hessian: fit on scaled copies, then scale the weights back.
         divisor = np.where(magnitude > _HUGE, magnitude, 1.0)
-        scaled_start = None if theta is None else Fusion(weights=theta[:-1] * divisor, offset=theta[-1])
-        fusion = fit_fusion([t / d for t, d in zip(tar_columns, divisor)], [u / d for u, d in zip(non_columns, divisor)],
-                            rule, plo, regularisation=regularisation, start=scaled_start)
+        scaled_start = None if theta is None else np.append(theta[:-1] * divisor, theta[-1])
+        fusion = _fit_fusion([t / d for t, d in zip(tar_columns, divisor)],
+                             [u / d for u, d in zip(non_columns, divisor)], rule, plo, regularisation, scaled_start)
         return Fusion(weights=fusion.weights / divisor, offset=fusion.offset, converged=fusion.converged)
     centre, spread = np.array([_centre_spread(t, u) for t, u in zip(tar_columns, non_columns)]).T
     rescale = _ill_conditioned(centre, spread)
@@ -491,7 +448,8 @@ def fit_affine(tar, non=None, rule: BetaRule | None = None, plo: float = 0.0, *,
     fusion_start = None if start is None else Fusion(weights=np.array([start.scale]), offset=start.offset)
     fusion = fit_fusion(as_scores(tar, "target scores"), as_scores(non, "non-target scores"), rule, plo,
                         start=fusion_start)
-    return Affine(scale=float(fusion.weights[0]), offset=fusion.offset, converged=fusion.converged)
+    return Affine(scale=float(fusion.weights[0]), offset=fusion.offset, converged=fusion.converged,
+                  failure=fusion.failure)
 
 
 class WarmStarts:
@@ -560,11 +518,17 @@ def fit_cmlg(tar, non, alpha: float = 0.5) -> Affine:
         raise ValueError("CMLG's alpha weights the two variances and must be between 0 and 1.")
     if not (np.isfinite(tar).all() and np.isfinite(non).all()):
         raise ValueError("CMLG calibration needs finite scores.")
-    variance = (1 - alpha) * non.var() + alpha * tar.var()
-    if variance <= 0:
-        raise ValueError("The scores have no spread, so a Gaussian calibration cannot be fitted.")
-    scale = (tar.mean() - non.mean()) / variance
-    return Affine(scale=float(scale), offset=float(-scale * (tar.mean() + non.mean()) / 2))
+    return flag_collapse(_cmlg(tar, non, alpha), [tar], [non])
+
+
+def _cmlg(tar: np.ndarray, non: np.ndarray, alpha: float) -> Affine:
+    """:func:`fit_cmlg` of checked scores, not checked for a collapse (far scores make its variance overflow)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        variance = (1 - alpha) * non.var() + alpha * tar.var()
+        if variance <= 0:
+            raise ValueError("The scores have no spread, so a Gaussian calibration cannot be fitted.")
+        scale = (tar.mean() - non.mean()) / variance
+        return Affine(scale=float(scale), offset=float(-scale * (tar.mean() + non.mean()) / 2))
 
 
 def fit_pav(tar, non) -> PAVCalibrator:

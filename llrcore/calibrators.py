@@ -1,0 +1,90 @@
+"""The calibrators that :mod:`llrcore.calibration` trains: affine, linear fusion and PAV, each called on scores.
+
+An affine calibration or a fusion whose fit collapsed (:mod:`llrcore.calibration_checks`) carries the reason in
+``failure``: it is the optimum of its objective, kept so that a caller can show it, but not a calibration to use.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .data.checks import as_scores
+
+__all__ = ["Affine", "Fusion", "PAVCalibrator"]
+
+
+@dataclass(frozen=True)
+class Affine:
+    """An affine calibration ``llr = scale * score + offset``; call it on scores to get LLRs.
+
+    ``converged`` is False when the fit that made it did not reach the optimum (a warning said so then).
+    ``failure`` says why the fit collapsed (every ordinary score gets about the same LLR although the scores separate
+    the classes, or a parameter is not finite); empty when it did not. ``collapsed`` is True when it did.
+    """
+
+    scale: float
+    offset: float
+    converged: bool = field(default=True, repr=False, compare=False)
+    failure: str = field(default="", repr=False, compare=False)
+
+    @property
+    def collapsed(self) -> bool:
+        return bool(self.failure)
+
+    def __call__(self, scores) -> np.ndarray:
+        return self.scale * np.asarray(scores, dtype=np.float64) + self.offset
+
+
+@dataclass(frozen=True)
+class Fusion:
+    """A linear fusion ``llr = sum_k weights[k] * scores_k + offset``; call it on an ``(N, K)`` score matrix.
+
+    ``converged`` is False when the fit that made it did not reach the optimum (a warning said so then); ``failure``
+    says why it collapsed, as for :class:`Affine`.
+    """
+
+    weights: np.ndarray
+    offset: float
+    converged: bool = field(default=True, repr=False, compare=False)
+    failure: str = field(default="", repr=False, compare=False)
+
+    @property
+    def collapsed(self) -> bool:
+        return bool(self.failure)
+
+    def __call__(self, scores) -> np.ndarray:
+        return as_matrix(scores, "scores") @ self.weights + self.offset
+
+
+@dataclass(frozen=True)
+class PAVCalibrator:
+    """Monotone non-parametric calibration from PAV, finite everywhere.
+
+    Within the score range of a PAV block the LLR is that block's; between blocks it is interpolated linearly;
+    beyond the training scores it stays at the end blocks' values.
+    """
+
+    knots: np.ndarray
+    llrs: np.ndarray
+
+    @property
+    def collapsed(self) -> bool:
+        return False  # PAV follows the data: a far score moves one block, never the others
+
+    def __call__(self, scores) -> np.ndarray:
+        return np.interp(np.asarray(scores, dtype=np.float64), self.knots, self.llrs)
+
+
+def as_matrix(scores, what: str) -> np.ndarray:
+    """Scores of K systems as an ``(N, K)`` float matrix: a 2-D array, or a list of K 1-D arrays."""
+    if isinstance(scores, (list, tuple)):
+        matrix = np.column_stack([as_scores(column, what) for column in scores])
+    else:
+        matrix = np.asarray(scores, dtype=np.float64)
+        matrix = matrix[:, None] if matrix.ndim == 1 else matrix
+    if matrix.ndim != 2 or matrix.shape[0] == 0:
+        raise ValueError(f"The {what} must be a non-empty (trials x systems) matrix.")
+    if not np.isfinite(matrix).all():
+        raise ValueError(f"The {what} contain missing or infinite values; calibration needs finite scores.")
+    return matrix
