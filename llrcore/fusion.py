@@ -399,9 +399,14 @@ def fuse(dev_systems, eval_systems=None, *, rule: BetaRule | None = None, plo: f
         raise ValueError("Fusion needs two or more systems; to calibrate one system, use calibration.")
     evaluation = None if eval_systems is None else align_systems(_pair_evaluation(dev.names, eval_systems))
     fusion = fit_fusion(dev.tar, dev.non, rule, plo, regularisation=regularisation)
+    if fusion.collapsed:  # no fusion to judge (llrcore.calibration_checks): said, not shown as one
+        raise ValueError(f"the fusion collapsed ({fusion.failure}). Remove the far scores, or fuse other systems.")
     calibrations = {}
     for k, name in enumerate(dev.names):
         alone = fit_fusion(dev.tar[:, k], dev.non[:, k], rule, plo, regularisation=regularisation)
+        if alone.collapsed:
+            raise ValueError(f"{name} calibrated alone collapsed ({alone.failure}), so the fusion cannot be compared "
+                             "with it. Remove the far scores, or fuse other systems.")
         calibrations[name] = Affine(scale=float(alone.weights[0]), offset=alone.offset)
     fusion_name = "fusion"
     while fusion_name in dev.names:  # a system of that name keeps it: the fusion's row and curve are named apart

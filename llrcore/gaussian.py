@@ -297,9 +297,19 @@ class GaussianComparison:
     gaussian_cllr_at_mu: float
     gaussian_cllr_at_eer: float
 
+    @property
+    def collapsed(self) -> bool:
+        """Whether the CMLG calibration collapsed (:attr:`~llrcore.Affine.failure` says why): then it is no
+        calibration, and only :attr:`eer` and :attr:`min_cllr`, of the scores themselves, mean anything."""
+        return self.calibration.collapsed
+
     def sentence(self) -> str:
         """How close the system is to the ideal, in one plain sentence."""
         who = self.name or "This system"
+        if self.collapsed:
+            return (f"{who}: the CMLG calibration failed, {self.calibration.failure}. Its EER is "
+                    f"{100 * self.eer:.2f} % and the best monotone calibration of its scores reaches "
+                    f"{self.min_cllr:.3f} bits.")
         return (
             f"{who}: after CMLG calibration (mu = {self.mu:.2f}) its Cllr is {self.cllr:.3f} bits; calibrated "
             f"Gaussian LLRs with the same EER ({100 * self.eer:.2f} %) would have {self.gaussian_cllr_at_eer:.3f} "
@@ -320,9 +330,12 @@ def gaussian_comparison(trials: Trials, *, alpha: float = 0.5) -> GaussianCompar
     calibration = fit_cmlg(trials.tar, trials.non, alpha=alpha)
     calibrated = Trials(calibration(trials.tar), calibration(trials.non), name=trials.name)
     table = calibrated.sorted
-    mu = float(np.mean(calibrated.tar) - np.mean(calibrated.non)) / 2.0
-    mu = max(mu, 0.0)  # a (m_e - m_d) = (m_e - m_d)^2 / v >= 0 whatever the sign of a; only rounding is clipped
-    eer = table.eer()
+    with np.errstate(over="ignore", invalid="ignore"):  # a collapsed fit (far scores) may give no finite mean
+        mu = float(np.mean(calibrated.tar) - np.mean(calibrated.non)) / 2.0
+    mu = max(mu, 0.0) if np.isfinite(mu) else 0.0  # (m_e - m_d)^2 / v >= 0 whatever the sign of a; only rounding
+    # The data's own EER and minCllr: a calibration that collapsed (scale 0) would make every LLR equal and both 50 %.
+    data = trials.sorted if calibration.collapsed else table
+    eer = data.eer()
     return GaussianComparison(
         name=trials.name,
         calibration=calibration,
@@ -330,7 +343,7 @@ def gaussian_comparison(trials: Trials, *, alpha: float = 0.5) -> GaussianCompar
         mu=mu,
         eer=eer,
         cllr=table.cllr(),
-        min_cllr=table.min_cllr(),
+        min_cllr=data.min_cllr(),
         gaussian_eer=eer_from_mu(mu),
         gaussian_cllr_at_mu=gaussian_cllr(mu),
         gaussian_cllr_at_eer=gaussian_cllr(mu_from_eer(eer)) if eer > 0 else 0.0,

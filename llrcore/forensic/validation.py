@@ -244,6 +244,9 @@ class LRValidation:
     by : tuple of str
         The metadata columns of the robustness row.
     rows : tuple of ValidationRow
+    calibration_failure : str
+        Why the calibration failed (a collapsed fit, :attr:`~llrcore.Affine.failure`); then there is no `after`
+        stage and the LLRs are judged as given. Empty when it did not.
     """
 
     name: str
@@ -259,6 +262,7 @@ class LRValidation:
     by: tuple[str, ...]
     rows: tuple[ValidationRow, ...]
     seed: int = 0
+    calibration_failure: str = ""
 
     @property
     def calibrated(self) -> bool:
@@ -284,6 +288,8 @@ class LRValidation:
         cross-validation on these same trials, limited to the ELUB bounds"``."""
         if self.method is None:
             return "no calibration: the LRs are judged as given"
+        if self.calibration_failure:  # why, in full, is in calibration_failure; here its first clause
+            return f"no calibration: {self.calibration_failure.split(' — ')[0]}; the LRs are judged as given"
         how = {"affine": "logistic-regression (affine)", "pav": "PAV (monotone)", "cmlg": "Gaussian (CMLG)"}
         trained = (f"trained by {self.folds}-fold cross-validation on these same trials" if self.folds
                    else f"trained on {self.development}")
@@ -456,6 +462,7 @@ def validate_lr_method(
             split = Folds.split(trials.tar.size, trials.non.size, folds, tar_groups=tar_groups,
                                 non_groups=non_groups, seed=seed)
             calibrators = [fit(tar, non, **options) for tar, non in split.training_sets(trials.tar, trials.non)]
+            failure = _collapsed(calibrators, n_folds=int(folds))
             bounded = [elub_bounded(c, tar, non, **bound) for c, (tar, non)
                        in zip(calibrators, split.training_sets(trials.tar, trials.non))]
             raw_llrs = split.apply(trials.tar, trials.non, calibrators)
@@ -463,12 +470,14 @@ def validate_lr_method(
             n_folds = int(folds)
         else:
             calibrator = fit(calibrate_on.tar, calibrate_on.non, **options)
+            failure = _collapsed([calibrator])
             bounded = [elub_bounded(calibrator, calibrate_on.tar, calibrate_on.non, **bound)]
             raw_llrs = calibrator(trials.tar), calibrator(trials.non)
             bounded_llrs = bounded[0](trials.tar), bounded[0](trials.non)
             development = (f"{calibrate_on.name or 'the development set'} ({calibrate_on.tar.size:,} same-source and "
                            f"{calibrate_on.non.size:,} different-source trials)")
-        fold_bounds = tuple(b.bounds for b in bounded)
+        fold_bounds = () if failure else tuple(b.bounds for b in bounded)
+    if calibrate is not None and not failure:
         unbounded = dataclasses.replace(trials, tar=raw_llrs[0], non=raw_llrs[1], spoof=np.empty(0),
                                         metadata=_without_spoof(trials), name=f"{name} (calibrated)")
         after = _stage(CALIBRATED, dataclasses.replace(unbounded, tar=bounded_llrs[0], non=bounded_llrs[1]), by)
@@ -476,7 +485,17 @@ def validate_lr_method(
         name=name, before=before, after=after, unbounded=unbounded, method=None if calibrate is None else calibrate,
         folds=n_folds, development=development, fold_bounds=fold_bounds, bounds=elub_bounds(trials, step=elub_step),
         criteria=criteria, by=by, rows=_rows(before, after, criteria, by), seed=seed,
+        calibration_failure=failure if calibrate is not None else "",
     )
+
+
+def _collapsed(calibrators, n_folds: int | None = None) -> str:
+    """Why the calibration failed (:attr:`~llrcore.Affine.failure` of a collapsed fit, in any fold); "" if not."""
+    failed = [(i, c.failure) for i, c in enumerate(calibrators) if getattr(c, "collapsed", False)]
+    if not failed:
+        return ""
+    where = (f"in {len(failed)} of its {n_folds} cross-validation folds " if n_folds else "")
+    return f"the calibration collapsed {where}— {failed[0][1]}"
 
 
 def _without_spoof(trials: Trials) -> pd.DataFrame:

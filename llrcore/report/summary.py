@@ -17,6 +17,7 @@ is the Bayes error rate ``P_eff Pmiss + (1 - P_eff) Pfa`` at the same threshold,
 from __future__ import annotations
 
 import html
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
@@ -192,9 +193,16 @@ def _direction(trials: Trials, class_names: tuple[str, str]) -> str:
         return ("some of its likelihood ratios are infinite (absolute certainty), which a single wrong trial makes "
                 "infinitely costly")
     try:
-        fix = fit_affine(trials.tar, trials.non)
+        with warnings.catch_warnings():  # a collapse is said in words below, not warned about
+            warnings.simplefilter("ignore", RuntimeWarning)
+            fix = fit_affine(trials.tar, trials.non)
     except ValueError:
         return ""
+    if fix.collapsed:
+        return ("a few of its likelihood ratios lie astronomically far from the others on the wrong side, so far "
+                "that no affine recalibration can repair them (" + fix.failure.split(" (")[0] + ")")
+    if fix.scale <= 0:
+        return "its likelihood ratios point the wrong way (higher for the other hypothesis)"
     words = []
     if fix.scale < 0.8:
         words.append(f"its likelihood ratios are too extreme (they overstate the strength of the evidence about "
@@ -214,6 +222,8 @@ def summarise_calibration(name, trials, calibrate_on, method, rule, plo, op: Ope
     result = calibrate_and_evaluate(calibrate_on if calibrate_on is not None else trials,
                                     trials if calibrate_on is not None else None, method, rule, plo,
                                     folds=CROSS_VALIDATION_FOLDS, p_target=op)
+    if getattr(result.calibrator, "collapsed", False):  # no calibration: the report says why instead of its numbers
+        raise ValueError(f"it collapsed ({result.calibrator.failure}). Remove the far scores, or choose PAV.")
     calibrated = result.calibrated
     calibrated = Trials(calibrated.tar, calibrated.non, name=f"{name} (calibrated)", spoof=calibrated.spoof)
     if result.cross_validated:
