@@ -325,8 +325,11 @@ class DecisionHistograms:
 
 def _aligned_edges(lo: float, hi: float, bins: int, threshold: float) -> np.ndarray:
     """Bin edges of about `bins` equal bins over ``[lo, hi]``, shifted so the threshold is an edge: then every bin
-    is either wholly accepted or wholly rejected, and the error areas are exact histogram areas."""
-    width = (hi - lo) / bins
+    is either wholly accepted or wholly rejected, and the error areas are exact histogram areas. A range too wide for
+    floating point (``hi - lo`` overflows, e.g. from -1e308 to 1e308) is refused in a sentence."""
+    width = hi / bins - lo / bins  # never overflows, unlike (hi - lo) / bins
+    if not (np.isfinite(width) and width > 0 and np.isfinite((hi - lo) / width)):
+        raise ValueError(f"The scores span [{lo:.3g}, {hi:.3g}], too wide a range for {bins} histogram bins.")
     if not np.isfinite(threshold):
         return lo + width * np.arange(bins + 1)
     first = np.floor((lo - threshold) / width)

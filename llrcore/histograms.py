@@ -35,8 +35,27 @@ def histogram_range(classes: list[np.ndarray], tail: float = 5e-4) -> tuple[floa
     core = q_hi - q_lo
     if core > 0 and hi - lo > 3 * core:
         lo, hi = q_lo - 0.05 * core, q_hi + 0.05 * core
+    lo, hi = _fenced(lo, hi, finite)
     if hi <= lo:
         lo, hi = lo - 0.5, hi + 0.5
+    return lo, hi
+
+
+#: Scores further than this many interquartile ranges beyond the quartiles are left out of a histogram's range.
+FENCE = 1e3
+
+
+def _fenced(lo: float, hi: float, classes: list[np.ndarray]) -> tuple[float, float]:
+    """``[lo, hi]``, or the range of the scores within :data:`FENCE` interquartile ranges of the quartiles (the lowest
+    class's lower and the highest class's upper quartile) when it is far wider: a few scores of +-1e308 among ordinary
+    ones, in a class too small for the tail quantiles to leave them out, would put every other score in one bin, and
+    ``hi - lo`` overflows. `classes` are sorted and finite."""
+    lower = min(_quantile_sorted(c, 0.25) for c in classes)
+    upper = max(_quantile_sorted(c, 0.75) for c in classes)
+    fence = FENCE * (upper - lower)
+    if upper > lower and not hi - lo <= 2 * fence:
+        inside = [c[np.searchsorted(c, lower - fence):np.searchsorted(c, upper + fence, side="right")] for c in classes]
+        lo, hi = min(float(c[0]) for c in inside if c.size), max(float(c[-1]) for c in inside if c.size)
     return lo, hi
 
 
