@@ -1,6 +1,7 @@
 """What the app, the report and the command line say about a system, decided once: the LLR verdict, and the words
 and numbers every front end writes the same way (:func:`percent`, :func:`format_errors` for errors per 100 trials,
-:func:`bits`, :func:`describe_calibration`, :func:`escape_markdown` for a user's string in Markdown).
+:func:`bits`, :func:`number` for any number in a card or a box, :func:`describe_calibration`,
+:func:`escape_markdown` for a user's string in Markdown).
 
 :func:`llr_verdict` answers "can these scores be used as likelihood ratios as they are?" from two numbers that do not
 depend on any operating point: Cllr, the cost of the scores taken as natural-log LLRs averaged over all priors, and
@@ -36,6 +37,7 @@ from .rules import BetaRule
 
 __all__ = [
     "GOOD_LOSS_PERCENT",
+    "LARGEST_FIXED",
     "USELESS_CLLR",
     "VERDICTS",
     "VERDICT_RULE",
@@ -47,6 +49,7 @@ __all__ = [
     "escape_markdown",
     "format_errors",
     "llr_verdict",
+    "number",
     "percent",
 ]
 
@@ -181,8 +184,8 @@ def errors_phrase(x: float) -> str:
 
 def with_interval(value: float, lower: float, upper: float, digits: int = 2) -> str:
     """A number with its confidence interval, as the app's tables and the report write it:
-    ``with_interval(2.4312, 2.21, 2.674) -> '2.43 [2.21, 2.67]'``."""
-    return f"{value:.{digits}f} [{lower:.{digits}f}, {upper:.{digits}f}]"
+    ``with_interval(2.4312, 2.21, 2.674) -> '2.43 [2.21, 2.67]'`` (each by :func:`number`)."""
+    return f"{number(value, digits)} [{number(lower, digits)}, {number(upper, digits)}]"
 
 
 def listed(labels: list[str]) -> str:
@@ -190,9 +193,33 @@ def listed(labels: list[str]) -> str:
     return labels[0] if len(labels) == 1 else f"{', '.join(labels[:-1])} and {labels[-1]}"
 
 
+#: From this size on, :func:`number` writes exponent notation (a fixed-point 1e308 has 309 digits).
+LARGEST_FIXED = 1e6
+
+
+def number(x: float, decimals: int = 3, *, sign: bool = False) -> str:
+    """A number for a card, a metric row or a sentence, in a box of about ten characters: `decimals` decimals, or
+    three significant digits in exponent notation from :data:`LARGEST_FIXED` on; 'infinite' for an infinite one.
+
+    ``number(0.25314) -> '0.253'``, ``number(2.4312, 2) -> '2.43'``, ``number(1.99e305) -> '1.99e+305'``,
+    ``number(-123456789.0, 1) -> '-1.23e+08'``, ``number(0.0143, 4, sign=True) -> '+0.0143'``,
+    ``number(float('inf')) -> 'infinite'``, ``number(float('-inf')) -> '-infinite'``, ``number(nan) -> 'NaN'``.
+    """
+    x = float(x)
+    if np.isnan(x):
+        return "NaN"
+    if np.isinf(x):
+        return "-infinite" if x < 0 else f"{'+' if sign else ''}infinite"
+    plus = "+" if sign else ""
+    if abs(x) >= LARGEST_FIXED:
+        return f"{x:{plus}.3g}"
+    return f"{x:{plus}.{decimals}f}"
+
+
 def bits(x: float) -> str:
-    """A Cllr in bits, three decimals: 0.2531 -> '0.253'; 'infinite' for an infinite one."""
-    return f"{x:.3f}" if np.isfinite(x) else "infinite"
+    """A Cllr in bits, three decimals: 0.2531 -> '0.253'; '2.39e+305' for a huge one, 'infinite' for an infinite one
+    (:func:`number`)."""
+    return number(x, 3)
 
 
 def describe_calibration(method: str, rule: BetaRule | None = None, plo: float = 0.0) -> str:

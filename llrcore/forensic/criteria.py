@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ..words import number
 from .units import from_log10
 from .verbal import verbal_scale_table
 
@@ -139,7 +140,7 @@ def format_value(value: float, unit: str, units: str = "log10") -> str:
         return f"{100 * value:.3g} %"
     if unit == "log10":
         return f"{value:.3g} (log10)" if units == "log10" else f"{from_log10(value):.3g} (ln)"
-    return f"{value:.3f} bits" if np.isfinite(value) else "infinite"
+    return f"{number(value)} bits" if np.isfinite(value) else "infinite"  # 2.39e+305 bits, never 306 digits
 
 
 def check_units(units: str) -> None:
