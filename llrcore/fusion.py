@@ -13,10 +13,11 @@ How trials are paired
 By **ids** when every system carries the same id columns in its :attr:`~llrcore.Trials.metadata`: the first of
 :data:`ID_COLUMNS` that all of them have (``model`` and ``test`` of BOSARIS/Kaldi files; ``utt`` of ASVspoof
 countermeasure files; ``trial``). The order of the lines does not matter; every trial of one system must be in every
-other, with the same label, and no id may appear twice in a system. Otherwise by **line order**: the i-th target
-trial of each system is one trial, and so on for the non-targets (and spoof trials), which needs as many trials of
-each class in every system. The systems of one multi-system file (a ``dict`` from :func:`~llrcore.read_trials`) share
-their trials line by line, so they are aligned by construction.
+other, with the same label; ids that repeat cannot pair, and pair by line order only when both lists agree id by
+id, row by row (:mod:`llrcore.data.pairing`, shared with :func:`~llrcore.compare_systems`). Otherwise by **line
+order**: the i-th target trial of each system is one trial, and so on for the non-targets (and spoof trials), which
+needs as many trials of each class in every system. The systems of one multi-system file (a ``dict`` from
+:func:`~llrcore.read_trials`) share their trials line by line, so they are aligned by construction.
 
 Reference
 ---------
@@ -34,16 +35,12 @@ import numpy as np
 import pandas as pd
 
 from .calibration import Affine, Fusion, fit_fusion
+from .data.pairing import ID_COLUMNS, class_blocks, pair_trials, shared_id_columns
 from .data.trials import Trials, as_systems
 from .metrics import BinaryMetrics, evaluate, metrics_table
 from .rules import BetaRule
-from .words import listed
 
 __all__ = ["ID_COLUMNS", "AlignedSystems", "FusionResult", "align_systems", "fuse"]
-
-#: Trial ids that pair trials across systems, in order of preference: the first group every system has is used.
-ID_COLUMNS = (("model", "test"), ("utt",), ("trial",))
-_CLASSES = ("target", "non-target", "spoof")
 
 
 @dataclass(frozen=True, eq=False)
@@ -93,70 +90,6 @@ class AlignedSystems:
         return f"{counts}, {how}"
 
 
-def _blocks(trials: Trials) -> list[np.ndarray]:
-    return [trials.tar, trials.non, trials.spoof]
-
-
-def _class_codes(trials: Trials) -> np.ndarray:
-    return np.repeat(np.arange(3), [b.size for b in _blocks(trials)])
-
-
-def _shared_ids(systems: dict[str, Trials]) -> tuple[str, ...]:
-    for columns in ID_COLUMNS:
-        if all(all(c in t.metadata.columns for c in columns) for t in systems.values()):
-            return columns
-    return ()
-
-
-def _ids(trials: Trials, columns: tuple[str, ...]) -> pd.Index:
-    frame = trials.metadata[list(columns)].astype(str)
-    return pd.MultiIndex.from_frame(frame) if len(columns) > 1 else pd.Index(frame[columns[0]])
-
-
-def _example(columns: tuple[str, ...], key) -> str:
-    values = key if isinstance(key, tuple) else (key,)
-    return ", ".join(f"{c} {v}" for c, v in zip(columns, values))
-
-
-def _counts(trials: Trials) -> str:
-    counts = [f"{trials.tar.size:,} target", f"{trials.non.size:,} non-target"]
-    return listed(counts + ([f"{trials.spoof.size:,} spoof"] if trials.spoof.size else []))
-
-
-def _positions_by_ids(reference: str, ref: Trials, name: str, other: Trials, columns) -> np.ndarray:
-    """Row of `other` (over its targets, non-targets, spoof trials) for each row of `ref`, or a ValueError."""
-    ref_ids, ids = _ids(ref, columns), _ids(other, columns)
-    for who, index in ((reference, ref_ids), (name, ids)):
-        repeated = index[index.duplicated()]
-        if len(repeated):
-            raise ValueError(f"{who} has {len(repeated):,} trials with the same {' and '.join(columns)} as another "
-                             f"(e.g. {_example(columns, repeated[0])}), so its trials cannot be paired by their ids.")
-    positions = ids.get_indexer(ref_ids)
-    missing = positions < 0
-    extra = np.ones(len(ids), bool)
-    extra[positions[~missing]] = False
-    if missing.any() or extra.any():
-        parts = []
-        for count, total, owner, lacking, example in (
-            (int(missing.sum()), len(ref_ids), reference, name, ref_ids[np.argmax(missing)] if missing.any() else None),
-            (int(extra.sum()), len(ids), name, reference, ids[np.argmax(extra)] if extra.any() else None),
-        ):
-            if count:
-                parts.append(f"{count:,} of the {total:,} trials of {owner} are missing from {lacking} "
-                             f"(e.g. {_example(columns, example)})")
-        raise ValueError(f"{reference} and {name} were not scored on the same trials: {' and '.join(parts)}. "
-                         "Fusion needs every system's score for every trial: give files of the same trials.")
-    ref_class, other_class = _class_codes(ref), _class_codes(other)[positions]
-    differ = ref_class != other_class
-    if differ.any():
-        i = int(np.argmax(differ))
-        raise ValueError(
-            f"{reference} and {name} label {int(differ.sum()):,} of the same trials differently (e.g. "
-            f"{_example(columns, ref_ids[i])} is a {_CLASSES[ref_class[i]]} trial in {reference} and a "
-            f"{_CLASSES[other_class[i]]} trial in {name}): the systems must be scored against the same key.")
-    return positions
-
-
 def align_systems(systems: Mapping[str, Trials] | Sequence[Trials]) -> AlignedSystems:
     """Pair the trials of several systems scored on the same trials.
 
@@ -179,36 +112,28 @@ def align_systems(systems: Mapping[str, Trials] | Sequence[Trials]) -> AlignedSy
     ------
     ValueError
         With a sentence naming the two systems and what differs: trials of one missing from the other (how many,
-        and an example id), the same trial labelled differently, an id repeated within a system, or, by line
-        order, different numbers of trials of a class.
+        and an example id), the same trial labelled differently, ids that repeat in a different order in the two
+        systems, or, by line order, different numbers of trials of a class (:func:`llrcore.data.pairing.pair_trials`).
     """
     if isinstance(systems, (Mapping, Sequence)) and len(systems) == 0:
         raise ValueError("There are no systems to pair: give two or more systems scored on the same trials.")
     systems = as_systems(systems)
     names = tuple(systems)
-    columns = _shared_ids(systems)
+    columns = shared_id_columns(systems.values())
     reference, ref = names[0], systems[names[0]]
-    scores = [np.concatenate(_blocks(ref))]
+    scores, by_ids = [np.concatenate(class_blocks(ref))], True
     for name in names[1:]:
-        other = systems[name]
-        if columns:
-            scores.append(np.concatenate(_blocks(other))[_positions_by_ids(reference, ref, name, other, columns)])
-        elif [b.size for b in _blocks(other)] != [b.size for b in _blocks(ref)]:
-            without = [n for n in (reference, name) if not any(c in systems[n].metadata.columns
-                                                               for group in ID_COLUMNS for c in group)]
-            why = (f"{' and '.join(without)} {'has' if len(without) == 1 else 'have'} no trial ids"
-                   if without else "they have no trial ids in common")
-            raise ValueError(
-                f"{reference} and {name} cannot be paired trial by trial: {why}, so their trials are paired by line "
-                f"order, which needs as many trials of each class, but {reference} has {_counts(ref)} trials and "
-                f"{name} has {_counts(other)}.")
-        else:
-            scores.append(np.concatenate(_blocks(other)))
+        pairing = pair_trials(reference, ref, name, systems[name], columns, remedy=(
+            "Fusion needs every system's score for every trial: give files of the same trials."))
+        other = np.concatenate(class_blocks(systems[name]))
+        scores.append(other if pairing.positions is None else other[pairing.positions])
+        by_ids = by_ids and pairing.positions is not None
     matrix = np.column_stack(scores)
     matrix.flags.writeable = False
     cut = np.cumsum([ref.tar.size, ref.non.size])
     tar, non, spoof = np.split(matrix, cut)
-    return AlignedSystems(names=names, tar=tar, non=non, spoof=spoof, metadata=ref.metadata, id_columns=columns)
+    return AlignedSystems(names=names, tar=tar, non=non, spoof=spoof, metadata=ref.metadata,
+                          id_columns=columns if by_ids else ())
 
 
 @dataclass(frozen=True, eq=False)
