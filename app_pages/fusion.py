@@ -199,7 +199,9 @@ def main() -> None:
 
     st.markdown(f"Fused {what} with the {describe_rule(rule)} rule, prior weighting P = {1 / (1 + np.exp(-plo)):.3g}"
                 f", regularisation λ = {regularisation:g}.")
-    (st.success if result.beats_best_single else st.warning)(result.verdict(), icon=":material/merge:")
+    # green only when the fusion wins both ways: by Cllr, and where its LLRs are used (actDCF at the operating point)
+    wins = result.beats_best_single and result.beats_at_operating_point
+    (st.success if wins else st.warning)(result.verdict(), icon=":material/merge:")
     verdict_cards(result)
     weights_column, download_column = st.columns([3, 1], vertical_alignment="bottom")
     with weights_column:

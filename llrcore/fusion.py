@@ -205,16 +205,38 @@ class FusionResult:
         best = self.metrics[self.best_single].cllr
         return bool(self.metrics[self.fusion_name].cllr < best)
 
+    @property
+    def best_single_at_operating_point(self) -> str:
+        """The system calibrated alone with the lowest actual DCF at the metrics' operating point (first of equals)."""
+        return min(self.names, key=lambda n: self.metrics[n].act_dcf)
+
+    @property
+    def beats_at_operating_point(self) -> bool:
+        """Whether the fusion's normalised actual DCF at the metrics' operating point is lower than that of every
+        system calibrated alone and below 1, the cost of deciding without any system."""
+        ours = self.metrics[self.fusion_name].act_dcf
+        return bool(ours < self.metrics[self.best_single_at_operating_point].act_dcf and ours < 1.0)
+
     def verdict(self) -> str:
-        """The comparison in one sentence, e.g. ``"The fusion beats the best single system, B, calibrated alone:
-        Cllr 0.330 vs 0.354 bits on the evaluation trials."``"""
+        """The comparison in two sentences: by Cllr, which judges the LLRs at every operating point at once (what the
+        fusion's training objective is, as in BOSARIS and FoCal), then by actual DCF at the operating point of the
+        metrics, where the fused LLRs are used, e.g. ``"On Cllr (every operating point at once), the fusion beats the
+        best single system, B, calibrated alone: 0.330 vs 0.354 bits on the evaluation trials. At the operating point
+        (P_target = 0.01) it does not beat the best there, A alone: actDCF 3.033 vs 0.940 (1 = deciding without any
+        system); worse than no system there."``"""
         best = self.best_single
         ours, theirs = self.metrics[self.fusion_name].cllr, self.metrics[best].cllr
-        verb = "beats" if self.beats_best_single else "did not beat"
+        verb = "beats" if self.beats_best_single else "does not beat"
         where = ("the evaluation trials" if self.evaluation is not None
                  else "the development trials it was trained on (no evaluation trials: an optimistic comparison)")
-        return (f"The fusion {verb} the best single system, {best}, calibrated alone: Cllr {ours:.3f} vs "
-                f"{theirs:.3f} bits on {where}.")
+        fused, best_op = self.metrics[self.fusion_name], self.best_single_at_operating_point
+        costs = "" if fused.c_miss == fused.c_fa == 1 else f", C_miss = {fused.c_miss:g}, C_fa = {fused.c_fa:g}"
+        useless = "; worse than no system there" if fused.act_dcf >= 1 else ""
+        return (f"On Cllr (every operating point at once), the fusion {verb} the best single system, {best}, "
+                f"calibrated alone: {ours:.3f} vs {theirs:.3f} bits on {where}. At the operating point (P_target = "
+                f"{fused.p_target:g}{costs}) it {'beats' if self.beats_at_operating_point else 'does not beat'} "
+                f"the best there, {best_op} alone: actDCF {fused.act_dcf:.3f} vs {self.metrics[best_op].act_dcf:.3f} "
+                f"(1 = deciding without any system){useless}.")
 
     def to_frame(self) -> pd.DataFrame:
         """The comparison table on the judged trials: one row per system (the fusion first), the columns of
@@ -303,8 +325,9 @@ def fuse(dev_systems, eval_systems=None, *, rule: BetaRule | None = None, plo: f
     Returns
     -------
     FusionResult
-        ``.to_frame()`` compares the fusion with each system calibrated alone, ``.verdict()`` says in a sentence
-        whether it beats the best of them by Cllr (``.beats_best_single``, ``.best_single``).
+        ``.to_frame()`` compares the fusion with each system calibrated alone, ``.verdict()`` says whether it beats
+        the best of them by Cllr (``.beats_best_single``, ``.best_single``) and by actual DCF at the operating point
+        (``.beats_at_operating_point``, ``.best_single_at_operating_point``).
 
     Raises
     ------

@@ -251,9 +251,10 @@ def test_the_four_countermeasures_fused_against_the_best_one_calibrated_alone(cm
     best = min(singles, key=singles.get)
     assert result.best_single == best == "RawNet2-a"
     assert result.beats_best_single is beats and bool(fusion_cllr < singles[best]) is beats
-    verb = "beats" if beats else "did not beat"
-    assert result.verdict() == (f"The fusion {verb} the best single system, {best}, calibrated alone: Cllr "
-                                f"{fusion_cllr:.3f} vs {singles[best]:.3f} bits on the evaluation trials.")
+    verb = "beats" if beats else "does not beat"
+    assert result.verdict().startswith(f"On Cllr (every operating point at once), the fusion {verb} the best single "
+                                       f"system, {best}, calibrated alone: {fusion_cllr:.3f} vs {singles[best]:.3f} "
+                                       "bits on the evaluation trials. At the operating point (P_target = 0.01)")
     table = result.to_frame()
     assert list(table.index) == ["fusion", *SYSTEMS]
     assert table.loc["fusion", "Cllr"] == pytest.approx(fusion_cllr, rel=1e-10)
@@ -263,8 +264,8 @@ def test_the_four_countermeasures_fused_against_the_best_one_calibrated_alone(cm
 def test_without_evaluation_trials_the_comparison_is_on_the_development_trials(cm_trials):
     result = lc.fuse({n: cm_trials["dev"][n] for n in RAWNETS})
     assert result.judged_on == "development" and result.fused is result.fused_dev
-    assert result.verdict().endswith("on the development trials it was trained on (no evaluation trials: an "
-                                     "optimistic comparison).")
+    assert ("on the development trials it was trained on (no evaluation trials: an optimistic comparison). At the "
+            "operating point") in result.verdict()
 
 
 def test_the_fused_scores_table_is_read_back_by_read_trials(cm_trials, tmp_path):
