@@ -127,9 +127,12 @@ class Report:
         score distributions)."""
         return report_figures(self)
 
-    def to_html(self) -> str:
-        """The report as one self-contained HTML page (plotly.js inlined once; no network needed)."""
-        return render_html(self)
+    def to_html(self, *, written: datetime | None = None) -> str:
+        """The report as one self-contained HTML page (plotly.js inlined once; no network needed).
+
+        The page says when it was made: `written`, by default now (the moment the file is written, which a cached
+        report, e.g. the app's, may write long after :attr:`created`)."""
+        return render_html(self, written=written or datetime.now(UTC).astimezone())
 
     def write(self, path) -> None:
         """Write :meth:`to_html` to `path` (UTF-8)."""

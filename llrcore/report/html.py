@@ -212,10 +212,11 @@ def _css() -> str:
     return resources.files(__package__).joinpath("report.css").read_text(encoding="utf-8")
 
 
-def render_html(report) -> str:
-    """The page of a :class:`~llrcore.report.Report`: summary, figures, every metric, settings and glossary."""
+def render_html(report, written=None) -> str:
+    """The page of a :class:`~llrcore.report.Report`: summary, figures, every metric, settings and glossary; it says
+    it was made at `written` (a datetime; default the report's ``created``)."""
     op = f"P_target = {report.p_target:g}, C_miss = {report.c_miss:g}, C_fa = {report.c_fa:g}"
-    created = report.created.strftime("%Y-%m-%d %H:%M %Z").strip()
+    created = (written or report.created).strftime("%Y-%m-%d %H:%M %Z").strip()
     figures = "".join(figure_html(key, item) for key, item in report.figures.items() if key not in _OWN_SECTION)
     table = _with_intervals(_percent_eer(report.metrics_table()))
     intervals = (f" Each metric of a system as given has its {100 * report.resampling.level:g} % bootstrap interval "
