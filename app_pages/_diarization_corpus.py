@@ -75,7 +75,8 @@ def load_box() -> None:
             if error:
                 st.error(error, icon=":material/error:")
             else:
-                st.session_state["diar_corpus"] = (ids, f"{len(matrices)} uploaded recording{'s' if len(matrices) > 1 else ''}", matrices)
+                plural = "s" if len(matrices) > 1 else ""
+                st.session_state["diar_corpus"] = (ids, f"{len(matrices)} uploaded recording{plural}", matrices)
 
 
 def run(key: tuple, matrices: tuple, method: str, collar: float, prior: str | None) -> None:
@@ -104,8 +105,12 @@ def show(scores: lc.CorpusScores, hypotheses: pd.DataFrame, method: str) -> None
     columns[1].metric("JER (total)", f"{total['JER %']:.2f} %", help="Mean over every reference speaker")
     columns[2].metric("Purity", f"{total['purity %']:.1f} %")
     columns[3].metric("Coverage", f"{total['coverage %']:.1f} %")
-    columns[4].metric("Speakers found", f"{int(total['found'])}", f"{int(total['found'] - total['speakers']):+d} "
-                      "against the reference", delta_color="off")
+    columns[4].metric("Speaker count right", f"{scores.right_counts} of {len(scores.components)}",
+                      f"{scores.count_error} speaker{'s' if scores.count_error != 1 else ''} off in all",
+                      delta_color="off", delta_arrow="off",
+                      help="Recordings in which as many speakers were found as the reference has; below, the sum "
+                           "over the recordings of the number found minus the number in the reference, "
+                           "without its sign (the column found against speakers).")
     st.dataframe(table.reset_index(), hide_index=True, width="stretch", column_config={
         **{c: st.column_config.NumberColumn(c, format="%.2f") for c in PERCENT},
         **{c: st.column_config.NumberColumn(c, format="%.1f") for c in SECONDS},

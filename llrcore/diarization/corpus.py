@@ -85,6 +85,19 @@ class CorpusScores:
         t = self.total
         return float(t["jer_error"] / t["jer_speakers"]) if t["jer_speakers"] > 0 else 1.0
 
+    @property
+    def right_counts(self) -> int:
+        """How many recordings have as many speakers found as the reference has."""
+        rows = self.components
+        return int((rows["found"] == rows["speakers"]).sum())
+
+    @property
+    def count_error(self) -> int:
+        """The speaker-count error over the corpus: ``sum_r |found_r - speakers_r|`` over the recordings (one speaker
+        too many in one recording and one too few in another make 2, where the totals differ by 0)."""
+        rows = self.components
+        return int((rows["found"] - rows["speakers"]).abs().sum())
+
     def to_frame(self, total: bool = True) -> pd.DataFrame:
         """:data:`CORPUS_COLUMNS`, one row per recording (index ``uri``) and, with `total`, the row ``TOTAL``."""
         rows = self.components.copy()
