@@ -119,8 +119,8 @@ def show_figures(chosen, p_target: float, c_miss: float, c_fa: float,
                                        bands, list(chosen)),
                 "det",
                 "Miss against false-alarm rate on probit axes. Circles: EER; diamonds: minimum DCF at the operating "
-                "point; stars: the actual DCF of the scores used as LLRs. An open symbol on the edge: a rate of 0 or "
-                "1, which probit axes cannot show." + band_words,
+                "point; stars: the actual DCF of the scores used as LLRs. An open symbol just inside the edge: a rate of "
+                "0 or 1, which probit axes cannot show (the note above the plot says which)." + band_words,
                 data=lambda: det.to_frame(steps=steps),
             )
     if tabs["APE"].open:

@@ -8,6 +8,7 @@ CSL 2006); its straight ROC segments are bent by the probit warping, so they are
 """
 from __future__ import annotations
 
+import html
 from dataclasses import dataclass
 
 import numpy as np
@@ -16,7 +17,7 @@ from scipy.special import ndtr, ndtri
 
 from ..curves import MARKER_TITLES, CurveSet, DETCurve, DETMarker, det_curves
 from ._style import LINE_WIDTH, REFERENCE_COLOUR, decimation_indices, format_percent, legend_key, legend_label
-from ._style import operating_point_text, point_marker, style_figure, system_colour, with_alpha
+from ._style import _visible_length, operating_point_text, point_marker, style_figure, system_colour, with_alpha
 
 __all__ = ["det_figure", "DET_TICKS", "probit"]
 
@@ -29,6 +30,10 @@ _LOWEST = 1e-6  # no DET axis goes below 0.0001 %
 _HIGHEST = (0.5, 0.6, 0.8, 0.9, 0.95, 0.98, 0.99)
 _MAX_POINTS = 2000
 _SYMBOLS = {"eer": "circle", "min_dcf": "diamond", "act_dcf": "star"}
+#: A marker pinned off the axes is drawn this far inside the edge (a fraction of the axes' span: the half width of a
+#: 19 px star with its outline on a plot of 300 px), and markers that would cover one another this far apart.
+_PINNED_INSET, _PINNED_STEP = 0.04, 0.075
+_NOTE_WIDTH = 90  # characters of the note above the plot on one line
 _HOVER_RATES = "False-alarm rate: %{customdata[0]:.3~%}<br>Miss rate: %{customdata[1]:.3~%}"
 
 
@@ -114,15 +119,16 @@ def _curve_trace(pfa, pmiss, keep, clip, span, *, name, colour, group, kind, wid
     )
 
 
-def _edge(rate: float, axis_range) -> tuple[float, str | None]:
+def _edge(rate: float, axis_range, inset: float = 0.0) -> tuple[float, str | None]:
     """Where a marker at `rate` is drawn on an axis spanning `axis_range` (probits): at ``probit(rate)``, or pinned
-    at the nearer edge when that is outside (a rate of 0 or 1 has no probit). Returns the position and ``"low"``,
-    ``"high"`` or None (not pinned)."""
+    `inset` inside the nearer edge when that is outside (a rate of 0 or 1 has no probit): inside, so that the symbol
+    sits in the plot and not on the tick labels beyond the axis line. Returns the position and ``"low"``, ``"high"``
+    or None (not pinned)."""
     position = float(probit(rate))
     if position < axis_range[0]:
-        return float(axis_range[0]), "low"
+        return float(axis_range[0]) + inset, "low"
     if position > axis_range[1]:
-        return float(axis_range[1]), "high"
+        return float(axis_range[1]) - inset, "high"
     return position, None
 
 
@@ -133,21 +139,23 @@ def _off_axis_text(what: str, rate: float, side: str) -> str:
     return f"{what} = {format_percent(rate)}, {'below' if side == 'low' else 'above'} the axis"
 
 
-def _point_trace(pfa, pmiss, extra, x_range, y_range, *, name, colour, group, kind, symbol, size, hover, columns):
-    """One operating-point marker; pinned at the edge of the axes with an open symbol when a rate is off them.
+def _point_trace(pfa, pmiss, extra, x_range, y_range, *, name, colour, group, kind, symbol, size, hover, columns,
+                 inset=0.0):
+    """One operating-point marker; pinned `inset` inside the edge of the axes with an open symbol when a rate is
+    off them.
 
     ``customdata`` keeps the true rates (also 0 or 1), ``meta["pinned"]`` the note saying which rate is off the
     axes (None when the marker sits at its rates).
     """
-    x, x_side = _edge(pfa, x_range)
-    y, y_side = _edge(pmiss, y_range)
+    x, x_side = _edge(pfa, x_range, inset)
+    y, y_side = _edge(pmiss, y_range, inset)
     off = [_off_axis_text(what, rate, side) for what, rate, side in (("Pfa", pfa, x_side), ("Pmiss", pmiss, y_side))
            if side is not None]
     note = " and ".join(off) + " at this threshold" if off else None
     marker = point_marker(colour, size, symbol)
     if note:
         marker = dict(symbol=f"{symbol}-open", size=size + 2, color=colour, line=dict(color=colour, width=3))
-        hover += f"<br><i>drawn at the edge of the axes: {note}</i>"
+        hover += f"<br><i>drawn inside the edge of the axes: {note}</i>"
     return go.Scatter(
         x=np.array([x]),
         y=np.array([y]),
@@ -157,37 +165,70 @@ def _point_trace(pfa, pmiss, extra, x_range, y_range, *, name, colour, group, ki
         legendgroup=group,
         showlegend=False,  # the system's curve names the values; one shared key explains the symbols
         marker=marker,
-        cliponaxis=False,  # a pinned marker sits on the axis line: draw all of it
+        cliponaxis=False,  # a marker near the edge is drawn whole
         hovertemplate=f"<b>{group}</b><br>{hover}<extra></extra>",
         meta=dict(system=group, kind=kind, columns=["false_alarm_rate", "miss_rate", *columns], pinned=note,
                   sides=(x_side, y_side)),
     )
 
 
-def _pinned_notes(fig: go.Figure, titles: dict[str, str], x_range, y_range) -> None:
-    """One note per place where markers are pinned at the edge, saying which rate is 0 or 1 there, with an arrow
-    from inside the plot (in the system's colour; grey when several systems share the place)."""
-    places: dict[tuple, list] = {}
+def _spread_pinned(fig: go.Figure, step: float) -> None:
+    """Move pinned markers that would cover another marker (pinned or not) `step` further inside the plot, away
+    from the edge they are pinned to (from a corner: along the false-alarm axis), until they are free: two systems
+    whose actDCF has Pfa = 0 then show two symbols, not one on top of the other. A pinned marker's position says
+    only "off the axes", so moving it inwards changes nothing it stands for."""
+    markers = [t for t in fig.data if isinstance(t.meta, dict) and t.meta.get("kind") in _SYMBOLS]
+    placed = [(float(t.x[0]), float(t.y[0])) for t in markers if not t.meta.get("pinned")]
+    for trace in (t for t in markers if t.meta.get("pinned")):
+        x_side, y_side = trace.meta["sides"]
+        dx = {"low": 1.0, "high": -1.0}.get(x_side, 0.0)
+        dy = 0.0 if dx else {"low": 1.0, "high": -1.0}[y_side]
+        x, y = float(trace.x[0]), float(trace.y[0])
+        while any(np.hypot(x - u, y - v) < step * (1 - 1e-9) for u, v in placed):
+            x, y = x + dx * step, y + dy * step
+        trace.x, trace.y = np.array([x]), np.array([y])
+        placed.append((x, y))
+
+
+def _coloured_names(traces) -> str:
+    """The systems of `traces`, each in its colour, separated by commas, on lines of about :data:`_NOTE_WIDTH`
+    characters (a name is never broken)."""
+    lines, length = [[]], 0
+    for trace in traces:
+        name = trace.meta["system"]
+        if lines[-1] and length + 2 + len(name) > _NOTE_WIDTH:
+            lines.append([])
+            length = 0
+        length += len(name) + 2
+        lines[-1].append(f"<span style='color:{trace.marker.color}'>{html.escape(name)}</span>")
+    return ",<br>".join(", ".join(line) for line in lines)
+
+
+def _pinned_note(fig: go.Figure, titles: dict[str, str]) -> None:
+    """One note above the plot for every marker pinned inside the edge, saying which rate is 0 or 1 there: a line
+    per marker and rate (systems that share both on one line, each name in its colour). Above the plot, no curve,
+    marker or tick label can hide it and no two notes can overlap; the figure and its top margin grow by its
+    lines."""
+    lines: dict[tuple, list] = {}
     for trace in fig.data:
         meta = trace.meta if isinstance(trace.meta, dict) else {}
         if meta.get("pinned"):
-            key = (float(trace.x[0]), float(trace.y[0]), meta["pinned"], tuple(meta["sides"]))
-            places.setdefault(key, []).append(trace)
-    per_edge: dict[tuple, int] = {}
-    for (x, y, note, (x_side, y_side)), traces in places.items():
-        kinds = ", ".join(dict.fromkeys(titles[t.meta["kind"]] for t in traces))
-        colours = {t.marker.color for t in traces}
-        colour = colours.pop() if len(colours) == 1 else REFERENCE_COLOUR
-        stack = per_edge[(x_side, y_side)] = per_edge.get((x_side, y_side), -1) + 1  # notes on one edge: stacked
-        # the text sits inside the plot, away from the edge(s) the marker is pinned to; along a free edge it goes
-        # towards the middle of the plot
-        right = {"low": 1, "high": -1}.get(x_side, 1 if x < sum(x_range) / 2 else -1)
-        up = {"low": 1, "high": -1}.get(y_side, 1 if y < sum(y_range) / 2 else -1)
-        fig.add_annotation(
-            x=x, y=y, text=f"{kinds}: {note}", showarrow=True, arrowhead=2, arrowsize=1, arrowwidth=1.5,
-            arrowcolor=colour, ax=30 * right, ay=-(34 + 26 * stack) * up, xanchor="left" if right > 0 else "right",
-            font=dict(size=13, color=colour), bgcolor="rgba(255,255,255,0.85)",
-        )
+            lines.setdefault((titles[meta["kind"]], meta["pinned"]), []).append(trace)
+    if not lines:
+        return
+    text = ["Open symbols inside the edge: a rate of 0 or 1 (or off the axes), which probit axes cannot show"]
+    for (title, note), traces in lines.items():
+        names = _coloured_names(traces)
+        line = f"{names}: {title} at {note}"
+        text.append(line if _visible_length(line) <= _NOTE_WIDTH else f"{names}:<br>{title} at {note}")
+    text = "<br>".join(text)
+    fig.add_annotation(text=text, xref="paper", yref="paper", x=0.5, y=1, xanchor="center", yanchor="bottom",
+                       yshift=8, showarrow=False, align="center", font=dict(size=13, color=REFERENCE_COLOUR))
+    room = 18 * (text.count("<br>") + 1)  # the note's lines; the figure grows by them, the plot keeps its size
+    height = (fig.layout.height or 680) + room
+    # the title keeps its place at the top (by default it sits in the middle of the margin, on the note)
+    fig.update_layout(height=height, margin=dict(t=80 + room),
+                      title=dict(yref="container", y=1 - 22 / height, yanchor="top"))
 
 
 def det_figure(
@@ -232,8 +273,10 @@ def det_figure(
     -----
     A rate of 0 or 1 has no probit (``-inf``, ``+inf``): an EER, minDCF or actDCF marker with such a rate (or one
     beyond the axes' 0.0001 %...99 % limits) is pinned at the edge of the axes, drawn as the open version of its
-    symbol, with a note saying which rate it is ("Pmiss = 0 at this threshold") and ``meta["pinned"]`` holding
-    that note; its ``customdata`` keeps the true rates. The symbol key lists only the looks that are drawn.
+    symbol, a little inside the plot (not on the tick labels beyond the axis line; markers that would cover each
+    other are spread further in), with one note above the plot saying which rate it is ("Pmiss = 0 at this
+    threshold") and ``meta["pinned"]`` holding that note; its ``customdata`` keeps the true rates. The symbol key
+    lists only the looks that are drawn.
     """
     curves = systems if isinstance(systems, CurveSet) else det_curves(systems, p_target, c_miss, c_fa)
     axes = _Axes.fit(curves.values())
@@ -241,8 +284,8 @@ def det_figure(
     for position, curve in enumerate(curves.values()):
         _draw_system(fig, curve, system_colour(position), axes, rocch=rocch or not steps, steps=steps,
                      rule_of_30=rule_of_30)
+    _spread_pinned(fig, _PINNED_STEP * axes.span)
     _symbol_key(fig)
-    _pinned_notes(fig, MARKER_TITLES, axes.x_range, axes.y_range)
     if steps and (rocch or not steps):
         fig.add_trace(legend_key("thin: step DET", line=dict(color=REFERENCE_COLOUR, width=1.5)))
     if rule_of_30:
@@ -251,6 +294,7 @@ def det_figure(
     title = ("DET curve" if len(curves) == 1 else "DET curves") + (
         "" if op is None else f" (operating point P<sub>target</sub> = {op.p_target:g})")
     _style_axes(fig, axes, title)
+    _pinned_note(fig, MARKER_TITLES)
     return fig
 
 
@@ -318,7 +362,8 @@ def _marker_trace(marker: DETMarker, curve: DETCurve, colour: str, axes: _Axes) 
     if marker.kind == "eer":
         return _point_trace(marker.false_alarm_rate, marker.miss_rate, [marker.cost], axes.x_range, axes.y_range,
                             name=f"{curve.name}: EER", colour=colour, group=curve.name, kind="eer",
-                            symbol=_SYMBOLS["eer"], size=13, hover="EER = %{customdata[2]:.3~%}", columns=["eer"])
+                            symbol=_SYMBOLS["eer"], size=13, hover="EER = %{customdata[2]:.3~%}", columns=["eer"],
+                            inset=_PINNED_INSET * axes.span)
     symbol = _SYMBOLS[marker.kind]
     return _point_trace(
         marker.false_alarm_rate, marker.miss_rate, [marker.cost], axes.x_range, axes.y_range,
@@ -326,7 +371,7 @@ def _marker_trace(marker: DETMarker, curve: DETCurve, colour: str, axes: _Axes) 
         symbol=symbol, size=17 if symbol == "star" else 15,
         hover=(f"{marker.title} = %{{customdata[2]:.4f}} (normalised)<br>"
                f"{operating_point_text(curve.operating_point)}<br>{_HOVER_RATES}"),
-        columns=[marker.kind],
+        columns=[marker.kind], inset=_PINNED_INSET * axes.span,
     )
 
 
@@ -355,7 +400,7 @@ def _symbol_key(fig: go.Figure) -> None:
             fig.add_trace(legend_key(text, marker=dict(symbol=_SYMBOLS[kind], size=13, color=REFERENCE_COLOUR)))
         if True in looks:
             fig.add_trace(legend_key(
-                f"{MARKER_TITLES[kind]} drawn at the edge: its rate (e.g. 0 or 1) is off the axes",
+                f"{MARKER_TITLES[kind]} drawn inside the edge: a rate off the axes (the note above)",
                 marker=dict(symbol=f"{_SYMBOLS[kind]}-open", size=13, color=REFERENCE_COLOUR,
                             line=dict(color=REFERENCE_COLOUR, width=2.5)),
             ))
