@@ -29,7 +29,7 @@ from ..gaussian import (
     mu_from_eer,
 )
 from ._style import CLASS_COLOURS, LINE_WIDTH, PALETTE, REFERENCE_COLOUR, format_percent, point_marker, style_figure
-from ._style import with_alpha
+from ._style import with_alpha, wrap_label
 from ._units import llr_factor, llr_unit, rescale_llr_axes
 from .decisions import two_line_title
 from .det import _ticks, _upper_limit, det_figure, probit
@@ -38,6 +38,7 @@ __all__ = ["gaussian_llr_figure", "gaussian_det_figure", "cllr_eer_figure"]
 
 _IDEAL_COLOUR = "#111111"
 _REFERENCE_EERS = (0.001, 0.01, 0.05, 0.1, 0.2, 0.4)
+_COINCIDE = 0.05  # a Cllr within 5 % (or 0.01 bit) of the minCllr sits on the same point of the plot
 
 
 def _mu_text(mu: float) -> str:
@@ -304,13 +305,21 @@ def _marked_eer(fig: go.Figure, curve: CllrEerCurve) -> None:
 
 
 def _system_at_its_eer(fig: go.Figure, comparison: GaussianComparison) -> None:
-    """A system's Cllr after CMLG (star) and minCllr (diamond) at its EER."""
+    """A system's Cllr after CMLG (star) and minCllr (diamond) at its EER.
+
+    The two are often a few thousandths of a bit apart, one point on the plot: the diamond is drawn first, open and
+    larger, the star filled on top of it, so both show however close they are (a star inside a diamond), and the
+    star's legend entry says so when they coincide."""
     name = comparison.name or "data"
-    for value, label, symbol in ((comparison.cllr, "Cllr after CMLG", "star"),
-                                 (comparison.min_cllr, "minCllr (PAV)", "diamond")):
+    close = abs(comparison.cllr - comparison.min_cllr) <= max(_COINCIDE * comparison.min_cllr, 0.01)
+    for value, label, symbol, marker, rank, note in (
+            (comparison.min_cllr, "minCllr (PAV)", "diamond",
+             dict(symbol="diamond-open", size=24, color=PALETTE[3], line=dict(color=PALETTE[3], width=3)), 1002, ""),
+            (comparison.cllr, "Cllr after CMLG", "star", point_marker(PALETTE[3], 16, "star"), 1001,
+             ", inside the diamond" if close else "")):
         fig.add_trace(go.Scatter(
             x=np.array([100 * comparison.eer]), y=np.array([value]), mode="markers",
-            name=f"{name}: {label} {value:.3f} bits", marker=point_marker(PALETTE[3], 17, symbol),
+            name=wrap_label(f"{name}: {label} {value:.3f} bits{note}", 48), marker=marker, legendrank=rank,
             hovertemplate=f"{name}<br>EER %{{x:.3~g}} %<br>{label} %{{y:.4f}} bits<extra></extra>",
             meta=dict(system=name, kind=symbol),
         ))
