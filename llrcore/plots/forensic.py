@@ -24,6 +24,7 @@ import plotly.graph_objects as go
 from ..data.trials import as_systems
 from ..forensic.ece import ECECurve, ece_curve
 from ..forensic.tippett import Tippett, tippett
+from ..words import bits
 from ._style import LINE_WIDTH, REFERENCE_COLOUR, decimate_curve, format_percent, legend_key, legend_label
 from ._style import point_marker, style_figure, system_colour
 from ._units import llr_unit, rescale_llr_axes
@@ -35,6 +36,9 @@ PRIOR_TITLE = "Prior log10-odds, log10(P(H1) / P(H2))"
 #: The prior axis of an ECE plot in natural log (units="ln").
 PRIOR_LN_TITLE = "Prior log-odds, ln(P(H1) / P(H2))"
 ECE_TITLE = "ECE (bits)"
+#: The ECE axis starts this fraction of its top below 0, so that a curve at 0 is not drawn on the axis line; a
+#: curve that stays below :data:`_FLAT` of the top lies along 0.
+_BELOW_ZERO, _FLAT = 0.04, 0.03
 
 
 def _results(systems, kind, compute) -> dict:
@@ -127,13 +131,24 @@ def tippett_figure(systems, *, units: str = "log10") -> go.Figure:
     return rescale_llr_axes(fig, units, drawn="log10")
 
 
+def _interleaved_dash(position: int, count: int, length: int = 9) -> str:
+    """The dash pattern of the `position`-th of `count` dashed curves: dashes of `length` px that take turns, so that
+    curves lying on one another (every curve after PAV along 0 when Cllr_min is ~0) all show their colour; one
+    curve alone is plainly dashed."""
+    before, after = position * length, (count - position) * length
+    return f"0px,{before}px,{length}px,{after}px" if before else f"{length}px,{after}px"
+
+
 def ece_figure(systems, *, prior_log10_odds=None, units: str = "log10") -> go.Figure:
     """ECE plot: empirical cross-entropy in bits against the prior log10-odds.
 
     Per system (its colour): the ECE of its LLRs (solid) and of their PAV-calibrated version (dashed, the least any
-    monotone recalibration reaches); once the neutral reference LR = 1 (dotted, the prior's entropy). At prior
-    log10-odds 0 (vertical line) the solid curve is Cllr and the dashed one Cllr_min, stated in the legend; a solid
-    curve above the dotted one means LLRs worse than no evidence at those priors.
+    monotone recalibration reaches; drawn over every solid curve, the dashes of the systems taking turns so that
+    curves on one another all show); once the neutral reference LR = 1 (dotted, the prior's entropy). The ECE axis
+    starts a little below 0, so that a curve at 0 (Cllr_min = 0) is drawn above the axis line, and the legend says
+    so when a dashed curve lies along 0. At prior log10-odds 0 (vertical line) the solid curve is Cllr and the dashed
+    one Cllr_min, stated in the legend; a solid curve above the dotted one means LLRs worse than no evidence at those
+    priors.
 
     Parameters
     ----------
@@ -155,36 +170,51 @@ def ece_figure(systems, *, prior_log10_odds=None, units: str = "log10") -> go.Fi
         meta=dict(system=None, kind="reference", label="neutral reference (LR = 1)"),
     ))
     tops = [float(first.reference.max())]
+    calibrated = []  # the PAV curves, drawn over every system's own curve (so that none hides them)
     for position, (name, curve) in enumerate(curves.items()):
         colour = system_colour(position)
-        details = f"Cllr {curve.cllr:.3f} bits, Cllr_min {curve.min_cllr:.3f}"
+        details = f"Cllr {bits(curve.cllr)} bits, Cllr_min {bits(curve.min_cllr)}"  # 2.39e+305, never 306 digits
         for kind, values, dash, label in (("system", curve.system, "solid", legend_label(name, details)),
                                           ("PAV", curve.pav, "dash", f"{name} PAV-calibrated")):
-            fig.add_trace(go.Scatter(
+            trace = go.Scatter(
                 x=curve.prior_log10_odds, y=values, mode="lines", name=label, legendgroup=name,
                 showlegend=kind == "system",
-                line=dict(color=colour, width=LINE_WIDTH if dash == "solid" else LINE_WIDTH - 0.5, dash=dash),
+                line=dict(color=colour, width=LINE_WIDTH if dash == "solid" else LINE_WIDTH - 0.5,
+                          dash=dash if dash == "solid" else _interleaved_dash(position, len(curves))),
                 hovertemplate=f"<b>{name}</b> {'LLRs' if kind == 'system' else 'PAV-calibrated'}<br>prior "
                               f"{odds} %{{x:.2f}}<br>ECE = %{{y:.3f}} bits<extra></extra>",
                 meta=dict(system=name, kind=kind, label=f"{name} {kind}"),
-            ))
+            )
             finite = values[np.isfinite(values)]
-            tops.append(float(finite.max()) if finite.size else 0.0)
+            highest = float(finite.max()) if finite.size else 0.0
+            tops.append(highest)
+            if kind == "system":
+                fig.add_trace(trace)
+            else:
+                calibrated.append((trace, highest))
+    top = 1.08 * max(tops)
+    for trace, _ in calibrated:
+        fig.add_trace(trace)
+    for position, (name, curve) in enumerate(curves.items()):
         fig.add_trace(go.Scatter(
             x=np.zeros(2), y=np.array([curve.cllr, curve.min_cllr]), mode="markers", showlegend=False,
-            legendgroup=name, name=f"{name}: Cllr and Cllr_min", marker=point_marker(colour, 12, ["circle", "diamond"]),
+            legendgroup=name, name=f"{name}: Cllr and Cllr_min",
+            marker=point_marker(system_colour(position), 12, ["circle", "diamond"]),
             customdata=np.array([["Cllr"], ["Cllr_min"]], dtype=object),
             hovertemplate=f"<b>{name}</b> %{{customdata[0]}} = %{{y:.4f}} bits<extra></extra>",
             meta=dict(system=name, kind="cllr"),
         ))
     fig.add_trace(legend_key("solid: the LLRs", line=dict(color=REFERENCE_COLOUR, width=2.5)))
-    fig.add_trace(legend_key("dashed: after PAV (calibrated)", line=dict(color=REFERENCE_COLOUR, width=2.5,
-                                                                         dash="dash")))
+    # a Cllr_min of ~0 puts a dashed curve along 0 all the way: the axis starts a little below 0 so that it is
+    # drawn above the axis line, and the key says where to look for it
+    flat = any(highest < _FLAT * top for _, highest in calibrated)
+    fig.add_trace(legend_key("dashed: after PAV (calibrated)" + (", along 0 where Cllr_min ≈ 0" if flat else ""),
+                             line=dict(color=REFERENCE_COLOUR, width=2.5, dash="dash")))
     fig.add_vline(x=0.0, line=dict(color="#333333", width=1.6, dash="dashdot"), layer="below",
                   annotation=dict(text="prior odds 1: ECE = Cllr", font=dict(size=15, color="#222222"),
                                   bgcolor="rgba(255,255,255,0.8)"), annotation_position="top right")
     style_figure(fig, "Empirical cross-entropy (ECE)", height=600)
     fig.update_layout(hovermode="closest")
     fig.update_xaxes(title_text=PRIOR_TITLE if units == "log10" else PRIOR_LN_TITLE)
-    fig.update_yaxes(title_text=ECE_TITLE, range=[0, 1.08 * max(tops)])
+    fig.update_yaxes(title_text=ECE_TITLE, range=[-_BELOW_ZERO * top, top])
     return rescale_llr_axes(fig, units, drawn="log10")
