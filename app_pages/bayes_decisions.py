@@ -117,8 +117,9 @@ def threshold_view(trials: lc.Trials, summary: lc.DecisionSummary, p_target, c_m
     with right:
         st.write("")  # align with the toggle on the left
         show_figure(lambda: errors_per_100_figure(summary), "bayes_per_100")
-        table = summary.table()
-        st.dataframe(table.map(lambda v: per_100(v)), width="stretch")
+        table = summary.shown_table()  # the parts add up to the totals as shown
+        st.dataframe(table, width="stretch", column_config={
+            column: st.column_config.TextColumn(alignment="right") for column in table.columns})
         st.caption(f"Expected decisions out of 100 trials. On the data: {summary.misses:,} of {summary.n_tar:,} "
                    f"targets missed, {summary.false_alarms:,} of {summary.n_non:,} non-targets accepted.")
 

@@ -198,6 +198,40 @@ class DecisionSummary:
             index=pd.Index(["target", "non-target"], name="trial is"),
         )
 
+    def shown_table(self) -> pd.DataFrame:
+        """:meth:`table` as text to show, with a ``total`` column: one number of decimals for every cell (enough
+        for the smallest count: 0.37 needs two) and each row's parts rounded by largest remainder, so that what is
+        shown adds up to the shown total (0.37 + 98.63 = 99.00, where rounding each cell alone gives 0.37 and 99).
+        A count of exactly 0 reads "0".
+
+        Reference: M. Balinski and H. P. Young, *Fair Representation*, 2nd ed., Brookings 2001 (Hamilton's method).
+        """
+        table = self.table()
+        table["total"] = table.sum(axis=1)
+        positive = table.to_numpy()[table.to_numpy() > 0]
+        decimals = int(np.clip(1 - np.floor(np.log10(positive.min())), 0, _MAX_DECIMALS)) if positive.size else 0
+        units = [_parts_adding_up(row[["accepted", "rejected"]].to_numpy(), row["total"], decimals)
+                 for _, row in table.iterrows()]
+        text = [["0" if value == 0 else f"{count / 10.0 ** decimals:.{decimals}f}" for count, value in zip(*row)]
+                for row in zip(units, table.to_numpy())]
+        return pd.DataFrame(text, index=table.index, columns=table.columns)
+
+
+#: The most decimals of :meth:`DecisionSummary.shown_table` (a count below 0.0001 per 100 trials reads 0.0000).
+_MAX_DECIMALS = 4
+
+
+def _parts_adding_up(parts: np.ndarray, total: float, decimals: int) -> list[int]:
+    """`parts` and their `total` in units of ``10**-decimals``: the total rounded, the parts rounded down and the
+    units left over given to the largest remainders (Hamilton's largest-remainder method), so the parts add up."""
+    scale = 10.0 ** decimals
+    whole = int(round(total * scale))
+    floors = np.floor(parts * scale).astype(np.int64)
+    order = np.argsort(-(parts * scale - floors), kind="stable")
+    for i in order[:max(whole - int(floors.sum()), 0)]:
+        floors[i] += 1
+    return [*(int(v) for v in floors), whole]
+
 
 def _min_threshold(table: SortedScores, plo_eff: float) -> float:
     """Lowest score accepted by the PAV-optimal decisions at `plo_eff` (the block :meth:`min_rates` starts at)."""

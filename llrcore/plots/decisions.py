@@ -30,6 +30,9 @@ __all__ = ["decision_figure", "errors_per_100_figure", "fixed_threshold_figure",
 
 _THRESHOLD_COLOUR = "#222222"
 _FIXED_COLOUR, _BAYES_COLOUR = PALETTE[1], PALETTE[0]
+#: The labels at the top of a decision figure fill the plot above this height (a fraction of it): 22 px of text on
+#: a plot of 300 px or more, and a gap.
+_LABEL_BAND = 0.86
 _P_TICKS = np.array([1e-4, 1e-3, 0.01, 0.1, 0.5, 0.9, 0.99, 0.999, 0.9999])
 
 
@@ -142,7 +145,7 @@ def _threshold_marks(fig: go.Figure, histograms: DecisionHistograms, units: str 
     else:
         side = "right" if threshold > hi else "left"
         fig.add_annotation(
-            x=hi if side == "right" else lo, y=0.9, yref="paper", showarrow=False, xanchor=side,
+            x=hi if side == "right" else lo, y=1.0, yref="paper", yanchor="top", showarrow=False, xanchor=side,
             text=f"Bayes threshold {threshold * llr_factor(units):+.3g} is off the chart: every trial in view is "
                  f"{'rejected' if side == 'right' else 'accepted'}",
             font=dict(size=15, color=_THRESHOLD_COLOUR), bgcolor="rgba(255,255,255,0.85)",
@@ -152,7 +155,8 @@ def _threshold_marks(fig: go.Figure, histograms: DecisionHistograms, units: str 
                              line=dict(color=_THRESHOLD_COLOUR, width=3)))
     best = histograms.summary.min_threshold
     if np.isfinite(best) and lo <= best <= hi:
-        fig.add_vline(x=best, line=dict(color=REFERENCE_COLOUR, width=2.2, dash="dash"))
+        # it stops below the band of labels at the top ("accept", "reject", the note), so it crosses none of them
+        fig.add_vline(x=best, y0=0, y1=_LABEL_BAND, line=dict(color=REFERENCE_COLOUR, width=2.2, dash="dash"))
         fig.add_trace(legend_key(f"best threshold in hindsight (PAV): {best * llr_factor(units):+.2f}",
                                  line=dict(color=REFERENCE_COLOUR, width=2.2, dash="dash")))
 
