@@ -279,16 +279,28 @@ def comparison(record: LoadedMatrix, results: dict, settings_: Settings) -> lc.d
     return lc.compare_methods(record.matrix, outputs, collar=settings_.collar, skip_overlap=settings_.skip_overlap)
 
 
+PERCENT_COLUMNS = ("DER", "missed", "false alarm", "confusion", "segment error", "purity", "coverage")
+NOT_MEASURED = "—"  # shown for a value that does not apply (NaN in the library's table; Streamlit would write None)
+
+
+def not_measured_note(table: pd.DataFrame) -> str | None:
+    """Why some cells read "—": the library leaves NaN what cannot be measured for an output."""
+    if not table[list(PERCENT_COLUMNS) + ["seconds"]].isna().to_numpy().any():
+        return None
+    return (f"{NOT_MEASURED}: not measured for this output. A full system's RTTM has speaker turns but no segment "
+            "labels (no segment error, purity or coverage) and was not timed here; without segment times and a "
+            "reference RTTM there is no DER.")
+
+
 def show_comparison(table: pd.DataFrame, matrix) -> None:
-    percent = {c: st.column_config.NumberColumn(c, format="percent")
-               for c in ("DER", "missed", "false alarm", "confusion", "segment error", "purity", "coverage")}
-    st.dataframe(table, hide_index=True, width="stretch", column_config={
+    percent = {c: st.column_config.NumberColumn(c, format="percent") for c in PERCENT_COLUMNS}
+    st.dataframe(table, hide_index=True, width="stretch", placeholder=NOT_MEASURED, column_config={
         **percent, "seconds": st.column_config.NumberColumn("time (s)", format="%.2f"),
         "speakers": st.column_config.NumberColumn(
             "speakers", format="%d",
             help=f"Reference: {matrix.n_reference_speakers}" if matrix.n_reference_speakers else None),
     })
-    notes = []
+    notes = [note for note in (not_measured_note(table),) if note]
     if table["DER"].notna().any():
         notes.append(f"DER with a collar of {st.session_state.get('diar_collar', 0.25):g} s per side"
                      + (", overlapped speech ignored" if st.session_state.get("diar_skip_overlap", True) else "")
