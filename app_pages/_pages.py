@@ -45,6 +45,7 @@ PAGES = [
              "Language-recognition style LLR vectors: multiclass Cllr, the α·λ + γ calibration, pair-wise and "
              "detection analyses, confusion matrix at any prior."),
     PageSpec("app_pages/diarization.py", "Diarization", ":material/record_voice_over:", "Diarization",
-             "Who spoke when from a similarity matrix: Bayesian block model with a CRP prior vs AHC and "
-             "spectral; DER."),
+             "Who spoke when from a similarity matrix: a Bayesian block model with a sticky Markov chain over the "
+             "windows in time order (as in VBx) and a fitted or learnt score model, against AHC, spectral and "
+             "NME-SC; DER."),
 ]
