@@ -10,12 +10,16 @@ from dataclasses import dataclass
 import streamlit as st
 
 import llrcore as lc
+from llrcore.intervals import DEFAULT_METHOD, INTERVAL_METHODS
 from app_pages import _operating_point
 from app_pages._loaded import SYSTEMS
 
 CACHE_KEY = "bootstrap_runs"
+METHOD = INTERVAL_METHODS[DEFAULT_METHOD]  # "BCa": how every interval the app shows is made
 ONE_BY_ONE = "trials one by one"
 LEVELS = (0.9, 0.95, 0.99)
+SETTINGS_KEY = "unc_settings"  # the controls' values, kept for the session (their widgets' state is not)
+DEFAULTS = {"unc_by": [], "unc_on": False, "unc_reps": 1000, "unc_level": 0.95, "unc_group": ONE_BY_ONE}
 
 
 @dataclass(frozen=True)
@@ -45,21 +49,39 @@ def break_down_by(columns: list[str], *, key: str, container=None, **options) ->
         **options))
 
 
+def _keep(key: str) -> None:
+    st.session_state.setdefault(SETTINGS_KEY, {})[key] = st.session_state[key]
+
+
+def _restore(columns: list[str]) -> None:
+    """Set the controls' widgets from the session's settings before they are drawn: a page switch deletes the state
+    of widgets the new page does not draw, so widget keys alone forgot the choices. A column the chosen systems lack
+    is left out of the view but kept in the settings (it returns with a system that has it)."""
+    kept = {**DEFAULTS, **st.session_state.get(SETTINGS_KEY, {})}
+    kept["unc_by"] = [c for c in kept["unc_by"] if c in columns]
+    if kept["unc_group"] not in columns:
+        kept["unc_group"] = ONE_BY_ONE
+    st.session_state.update(kept)
+
+
 def controls(chosen: dict[str, lc.Trials]) -> Settings:
-    """The controls, in one bordered row; their choices stay for the session."""
+    """The controls, in one bordered row; their choices stay for the session (shared by the pages that draw them)."""
     columns = metadata_columns(chosen)
+    _restore(columns)
     with st.container(border=True):
         st.markdown("**Conditions and confidence**")
         by_column, ci_column, reps_column, level_column, group_column = st.columns([3, 3, 2, 2, 3],
                                                                                     vertical_alignment="bottom")
-        by = break_down_by(columns, key="unc_by", container=by_column)
-        intervals = ci_column.toggle("Confidence intervals", key="unc_on",
-                                     help="Bootstrap: draw the trials again with replacement, many times.")
-        replicates = reps_column.number_input("Replicates", 100, 10_000, 1000, step=100, key="unc_reps")
-        level = level_column.selectbox("Level", LEVELS, index=1, format_func=lambda x: f"{100 * x:.0f} %",
-                                       key="unc_level")
+        by = break_down_by(columns, key="unc_by", container=by_column, on_change=_keep, args=("unc_by",))
+        intervals = ci_column.toggle("Confidence intervals", key="unc_on", on_change=_keep, args=("unc_on",),
+                                     help=f"Bootstrap: draw the trials again with replacement, many times "
+                                          f"({METHOD} intervals: bias-corrected and accelerated).")
+        replicates = reps_column.number_input("Replicates", 100, 10_000, step=100, key="unc_reps", on_change=_keep,
+                                              args=("unc_reps",))
+        level = level_column.selectbox("Level", LEVELS, format_func=lambda x: f"{100 * x:.0f} %", key="unc_level",
+                                       on_change=_keep, args=("unc_level",))
         group = group_column.selectbox(
-            "Resample", [ONE_BY_ONE, *columns], key="unc_group",
+            "Resample", [ONE_BY_ONE, *columns], key="unc_group", on_change=_keep, args=("unc_group",),
             format_func=lambda c: c if c == ONE_BY_ONE else f"whole {c} groups",
             help="Trials of one speaker (or model) are not independent: drawing whole speakers gives honest, "
                  "wider intervals.")

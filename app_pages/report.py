@@ -16,7 +16,7 @@ import llrcore as lc
 from llrcore import export
 from llrcore.report import VERDICTS, format_errors
 from app_pages import _uncertainty
-from app_pages._loaded import SYSTEMS
+from app_pages._loaded import SYSTEMS, chosen_systems
 from app_pages._operating_point import operating_point
 
 log = logging.getLogger(__name__)
@@ -34,12 +34,8 @@ FIGURE_FORMATS = {"png": "PNG (slides)", "svg": "SVG (vector)", "pdf": "PDF (pri
 
 
 def choose_systems() -> list[str]:
-    loaded = SYSTEMS.sets()
-    evaluation = [name for name, system in loaded.items() if system.role == "evaluation"]
-    st.session_state.setdefault("report_systems", evaluation or list(loaded))
-    st.session_state["report_systems"] = [n for n in st.session_state["report_systems"] if n in loaded]
-    return st.multiselect("Systems in the report", list(loaded), key="report_systems",
-                          placeholder="Choose the systems to report on")
+    """The evaluation sets by default; the choice survives page switches and new evaluation sets join it."""
+    return chosen_systems("report_systems", "Systems in the report", placeholder="Choose the systems to report on")
 
 
 def calibration_choice() -> tuple[str, str | None, str]:
