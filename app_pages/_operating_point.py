@@ -13,7 +13,7 @@ import numpy as np
 import streamlit as st
 
 import llrcore as lc
-from app_pages._units import llr_text
+from app_pages._units import llr_text, odds_name, shown
 
 STATE_KEY = "operating_point"
 PRIMARY_KEY = "primary_cost"  # the NIST evaluation whose P_targets Evaluate's Cprimary averages
@@ -57,9 +57,13 @@ def _on_preset() -> None:
         st.session_state[STATE_KEY], st.session_state[PRIMARY_KEY] = preset
 
 
-def _on_value() -> None:
-    values = {field: st.session_state[key] for key, field in FIELDS.items() if key in st.session_state}
+def update(**values: float) -> None:
+    """Change some of ``p_target``, ``c_miss``, ``c_fa`` of the app's operating point (a page's own controls)."""
     st.session_state[STATE_KEY] = lc.OperatingPoint(**{**vars(current()), **values})
+
+
+def _on_value() -> None:
+    update(**{field: st.session_state[key] for key, field in FIELDS.items() if key in st.session_state})
 
 
 def operating_point(title: str = "Operating point", *, presets: bool = True, compact: bool = False) \
@@ -89,7 +93,7 @@ def operating_point(title: str = "Operating point", *, presets: bool = True, com
     fa_column.number_input("C_fa", min_value=1e-6, step=1.0, format="%g", key="op_c_fa", on_change=_on_value,
                            help="Cost of a false alarm.")
     st.caption(
-        f"Effective prior log-odds **{op.plo_eff:+.3f}** (effective P_target {op.p_eff:.4g}): "
+        f"Effective prior {odds_name()} **{shown(op.plo_eff):+.3f}** (effective P_target {op.p_eff:.4g}): "
         f"LLRs at or above **{llr_text(op.threshold)}** are accepted as targets."
     )
     return op.p_target, op.c_miss, op.c_fa

@@ -52,3 +52,9 @@ def shown(llr: float) -> float:
 def llr_text(llr: float, spec: str = "+.3f") -> str:
     """A natural-log LLR written in the app's units with its unit: ``+4.595 (ln LR)``, ``+1.996 (log10 LR)``."""
     return f"{shown(llr):{spec}} ({unit()})"
+
+
+def odds_name() -> str:
+    """``"log-odds"`` or ``"log10-odds"``: prior log-odds in the app's units, as the LLRs they are compared with (the
+    Bayes threshold on LLRs is minus the effective prior log-odds, in either unit)."""
+    return "log-odds" if current() == "ln" else "log10-odds"

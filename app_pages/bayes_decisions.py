@@ -2,19 +2,22 @@
 
 For teachers and for explaining a system to non-specialists (Brümmer, Ferrer & Swart, Interspeech 2021). Every
 control is bound to the address bar (``bind="query-params"``), so a link carries the exact setting; the page body is
-one fragment, so moving a slider redraws only it.
+one fragment, so moving a slider redraws only it. The prior and cost sliders start at the app's operating point
+(``_operating_point.py``) unless the address bar sets them (a link wins), and moving them changes it.
 """
 from __future__ import annotations
 
 import html
 
 import streamlit as st
+from streamlit.errors import StreamlitAPIException
 
 import llrcore as lc
+from app_pages import _operating_point
 from app_pages._figures import show_figure
 from app_pages._loaded import SYSTEMS, trials_by_name
 from app_pages._units import current as llr_units
-from app_pages._units import shown, unit
+from app_pages._units import odds_name, shown, unit
 from llrcore import plots
 from llrcore.decisions import decision_histograms, per_100
 from llrcore.plots.decisions import decision_figure, errors_per_100_figure, fixed_threshold_figure
@@ -49,6 +52,36 @@ def default_index(names: list[str], preferred: str | None, role: str) -> int:
     return roles.index(role) if role in roles else 0
 
 
+# ----- the app's operating point --------------------------------------------------------------------------------------
+
+SLIDERS = {"prior": ("p_target", PRIORS), "c_miss": ("c_miss", COSTS), "c_fa": ("c_fa", COSTS)}
+
+
+def _from_app(key: str) -> list[float]:
+    """The options of a slider, the app's value among them; the slider starts there unless the address bar holds it.
+
+    The address bar holds a slider's value when a link set it or the slider was moved on this page (a moved slider
+    writes it there and, through :func:`_to_app`, into the app's operating point); without it, as on arriving from
+    another page (a page switch clears the address bar), the slider takes the app's value, and the address bar too, so
+    that a copied link shares what is shown. (A bound slider keeps its own state across page switches.)
+    """
+    field, options = SLIDERS[key]
+    value = getattr(_operating_point.current(), field)
+    if key not in st.query_params and st.session_state.get(key) != value:
+        st.session_state[key] = value
+        try:
+            st.query_params[key] = number(value)
+        except StreamlitAPIException:  # bound since an earlier visit: the slider's new state reaches the address bar
+            pass
+    return sorted({*options, value})
+
+
+def _to_app() -> None:
+    """``on_change`` of the three sliders: the setting becomes the app's operating point."""
+    _operating_point.update(**{field: st.session_state[key] for key, (field, _) in SLIDERS.items()
+                               if key in st.session_state})
+
+
 # ----- the screen --------------------------------------------------------------------------------------------------
 
 
@@ -61,18 +94,20 @@ def controls(names: list[str]):
             bind="query-params", help="Its scores are taken as natural-log likelihood ratios.",
         )
         p_target = prior_column.select_slider(
-            "P(target): how often a trial is a target", PRIORS, value=0.01, format_func=number, key="prior",
-            bind="query-params",
+            "P(target): how often a trial is a target", _from_app("prior"), value=0.01, format_func=number,
+            key="prior", bind="query-params", on_change=_to_app,
         )
-        c_miss = miss_column.select_slider("C_miss: cost of a miss", COSTS, value=1.0, format_func=number,
-                                           key="c_miss", bind="query-params")
-        c_fa = fa_column.select_slider("C_fa: cost of a false alarm", COSTS, value=1.0, format_func=number,
-                                       key="c_fa", bind="query-params")
+        c_miss = miss_column.select_slider("C_miss: cost of a miss", _from_app("c_miss"), value=1.0,
+                                           format_func=number, key="c_miss", bind="query-params", on_change=_to_app)
+        c_fa = fa_column.select_slider("C_fa: cost of a false alarm", _from_app("c_fa"), value=1.0,
+                                       format_func=number, key="c_fa", bind="query-params", on_change=_to_app)
         plo = float(lc.effective_plo(p_target))
         plo_eff = float(lc.effective_plo(p_target, c_miss, c_fa))
-        costs = "" if c_miss == c_fa == 1 else f"; with these costs the effective log-odds are **{plo_eff:+.2f}**"
+        odds = f"logit({p_target:g})" if llr_units() == "ln" else f"log10({p_target:g} / {1 - p_target:g})"
+        costs = "" if c_miss == c_fa == 1 else \
+            f"; with these costs the effective {odds_name()} are **{shown(plo_eff):+.2f}**"
         st.caption(
-            f"Prior log-odds logit({p_target:g}) = **{plo:+.2f}**{costs}. Bayes decision: accept a trial when its "
+            f"Prior {odds_name()} {odds} = **{shown(plo):+.2f}**{costs}. Bayes decision: accept a trial when its "
             f"{'LLR' if llr_units() == 'ln' else unit()} is at least **{shown(-plo_eff):+.2f}**. The address bar "
             "holds these settings: copy it to share this view."
         )
