@@ -2,11 +2,13 @@
 their digits and, when asked, their confidence intervals."""
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
 import llrcore as lc
-from llrcore.words import with_interval
+from llrcore.intervals import DEFAULT_METHOD, INTERVAL_METHODS
+from llrcore.words import LARGEST_FIXED, number, with_interval
 from app_pages import _operating_point
 from app_pages._loaded import SYSTEMS
 
@@ -45,13 +47,62 @@ def with_intervals(table):
     return shown.drop(columns=[c for c in shown.columns if c.endswith((" lower", " upper"))])
 
 
-#: How each metric column of a table is shown: its heading, digits and help.
+def split_intervals(table) -> tuple[pd.DataFrame, pd.DataFrame | None]:
+    """A metrics table as two: its numbers (limits dropped), and its intervals, ``[2.21, 2.67]`` per metric under the
+    metric's name with the rows' names (its text columns) first; None when it has no limits.
+
+    Values and intervals in one cell (``0.2213 [0.2043, 0.2509]``) made a table of three systems far wider than the
+    page at 1600 px: cells were clipped or the last columns (minCprimary, "as LLRs") needed sideways scrolling."""
+    limited = [column for column in INTERVAL_DIGITS if f"{column} lower" in table.columns]
+    numbers = table.drop(columns=[c for c in table.columns if c.endswith((" lower", " upper"))])
+    if not limited:
+        return numbers, None
+    names = [c for c in numbers.columns if numbers[c].dtype.kind == "O" and c != "as LLRs"]
+    intervals = numbers[names].copy()
+    for column in limited:
+        digits = INTERVAL_DIGITS[column]
+        intervals[column] = [f"[{number(lo, digits)}, {number(hi, digits)}]"
+                             for lo, hi in zip(table[f"{column} lower"], table[f"{column} upper"])]
+    return numbers, intervals
+
+
+def show_metrics(table, evaluation: str | None = None, *, level: float | None = None) -> None:
+    """A metrics table on the screen: its numbers, then, when it has limits, their intervals in a second table
+    (:func:`split_intervals`) under a caption naming the `level`."""
+    numbers, intervals = split_intervals(table)
+    numbers = fitting_numbers(numbers)
+    st.dataframe(numbers, width="stretch", hide_index=True, column_config=metric_columns(numbers, evaluation))
+    if intervals is not None:
+        what = f"{100 * level:.0f} % " if level is not None else ""
+        st.caption(f"Their {what}{INTERVAL_METHODS[DEFAULT_METHOD]} bootstrap confidence intervals [lower, upper]:")
+        st.dataframe(intervals, width="stretch", hide_index=True, column_config={
+            column: st.column_config.TextColumn(METRIC_FORMATS.get(column, (column,))[0])
+            for column in INTERVAL_DIGITS if column in intervals.columns})
+
+
+def fitting_numbers(table) -> pd.DataFrame:
+    """The metric columns holding a number too long for a cell (a Cllr of 2.39e+305 has 306 digits at "%.4f") as
+    text written by :func:`~llrcore.words.number` (``2.39e+305``), with the column's decimals for the others."""
+    shown = table.copy()
+    for column, (_, digits, _, _) in METRIC_FORMATS.items():
+        if column in shown.columns and shown[column].dtype.kind == "f":
+            values = shown[column].to_numpy()
+            if np.any(np.abs(values[np.isfinite(values)]) >= LARGEST_FIXED):
+                shown[column] = [number(value, int(digits[2:-1])) for value in values]
+    return shown
+
+
+#: How each metric column of a table is shown: its heading, digits, help and width in pixels (the heading and a
+#: number of four decimals). Short headings, units in the help, so that a table of every metric of three systems fits
+#: the page at 1600 px.
 METRIC_FORMATS = {
-    "EER %": ("EER %", "%.2f", None), "minDCF": ("minDCF", "%.4f", None), "actDCF": ("actDCF", "%.4f", None),
-    "Cllr": ("Cllr (bits)", "%.4f", None), "minCllr": ("minCllr (bits)", "%.4f", None),
-    "calibration loss %": ("calibration loss %", "%.1f", None),
-    "Cprimary": ("Cprimary", "%.4f", None),
-    "minCprimary": ("minCprimary", "%.4f", None),
+    "EER %": ("EER %", "%.2f", "ROCCH equal error rate, in %.", 70),
+    "minDCF": ("minDCF", "%.4f", None, 74), "actDCF": ("actDCF", "%.4f", None, 74),
+    "Cllr": ("Cllr", "%.4f", "Cllr of the scores taken as natural-log LLRs, in bits.", 74),
+    "minCllr": ("minCllr", "%.4f", "Cllr after the best monotone recalibration (PAV), in bits.", 76),
+    "calibration loss %": ("cal. loss %", "%.1f", "Calibration loss: 100 (Cllr − minCllr) / Cllr.", 84),
+    "Cprimary": ("Cprimary", "%.4f", None, 82),
+    "minCprimary": ("minCprimary", "%.4f", None, 100),
 }
 
 
@@ -62,10 +113,10 @@ def metric_columns(table, evaluation: str | None = None) -> dict:
     evaluation = evaluation or _operating_point.primary()
     p_targets = " and ".join(f"{p:g}" for p in lc.prior.primary_p_targets(evaluation))
     cprimary_help = f"NIST {evaluation}'s primary cost: the mean normalised actual DCF at P_target = {p_targets}."
-    for column, (heading, digits, help_text) in METRIC_FORMATS.items():
+    for column, (heading, digits, help_text, width) in METRIC_FORMATS.items():
         help_text = cprimary_help if column == "Cprimary" else help_text
         if column in table.columns:
-            config[column] = (st.column_config.NumberColumn(heading, format=digits, help=help_text)
+            config[column] = (st.column_config.NumberColumn(heading, format=digits, help=help_text, width=width)
                               if table[column].dtype.kind == "f" else st.column_config.TextColumn(heading,
                                                                                                  help=help_text))
     return config

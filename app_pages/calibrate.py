@@ -19,10 +19,11 @@ from llrcore.calibration_analysis import NAMED_RULES, calibrate_and_evaluate, ca
 from llrcore.plots.calibration import calibration_transform_figure, threshold_weighting_figure
 from llrcore.plots.uncertainty import condition_figure
 from llrcore.weighting import threshold_weightings
+from llrcore.words import number
 from app_pages._loaded import SYSTEMS
 from app_pages._messages import flash, show_flashes
 from app_pages._registry import LoadedSystem
-from app_pages._tables import count_columns, metric_columns, with_intervals
+from app_pages._tables import count_columns, show_metrics
 from app_pages._calibration_controls import CUSTOM_RULE, RULES, choose_sets, custom_rule, describe_rule, md
 from app_pages._figures import show_figure
 from app_pages import _uncertainty
@@ -155,6 +156,12 @@ def transform_sentence(result: lc.CalibrationResult, train: str) -> str:
             f"{abs(offset):.4g}**.")
 
 
+def show_failure(failure: str) -> None:
+    """A collapsed fit (``Affine.failure``) is no calibration: said in words, with no metrics or figures of it."""
+    st.error(f"**This calibration failed:** {md(failure)}. Its LLRs are not shown as a calibration; remove the far "
+             "scores from the training file, or choose PAV.", icon=":material/error:")
+
+
 def show_problems(result: lc.CalibrationResult) -> None:
     """A degenerate fit is shown (it is the objective's honest optimum) under a warning that says what is wrong."""
     if result.degenerate:
@@ -176,8 +183,8 @@ def metric_cards(before, after) -> None:
         change = new - old
         unchanged = abs(change) <= 1e-9 * max(1.0, abs(old))
         column.metric(
-            label, f"{new:.3f}{unit}", border=True, help=help_text,
-            delta="unchanged" if unchanged else f"{change:+.3f}{unit} (was {old:.3f}{unit})",
+            label, f"{number(new)}{unit}", border=True, help=help_text,
+            delta="unchanged" if unchanged else f"{number(change, sign=True)}{unit} (was {number(old)}{unit})",
             delta_color="off" if unchanged else "inverse", delta_arrow="off" if unchanged else "auto",
         )
 
@@ -200,15 +207,10 @@ def intervals(result: lc.CalibrationResult, key: tuple) -> dict[str, lc.Bootstra
 
 
 def show_metrics_table(result, raw_name: str, key: tuple) -> None:
-    ci_column, caption_column = st.columns([1, 3], vertical_alignment="center")
-    on = ci_column.toggle("Confidence intervals", key="cal_ci", help="Bootstrap: the evaluation trials drawn again "
-                          "with replacement, 1,000 times, and every metric recomputed.")
+    on = st.toggle("Confidence intervals", key="cal_ci", help="Bootstrap: the evaluation trials drawn again "
+                   "with replacement, 1,000 times, and every metric recomputed.")
     boots = intervals(result, key) if on else None
-    if boots:
-        caption_column.caption("Each metric with its 95 % bootstrap confidence interval [lower, upper].")
-    table = metrics_frame(result, raw_name, boots)
-    shown = with_intervals(table) if boots else table
-    st.dataframe(shown, hide_index=True, width="stretch", column_config=metric_columns(shown, "SRE12"))
+    show_metrics(metrics_frame(result, raw_name, boots), "SRE12", level=0.95 if boots else None)
 
 
 def calibrated_file(trials: lc.Trials) -> bytes:
@@ -386,7 +388,7 @@ def show_condition_calibration(result: lc.ConditionCalibrationResult, train: str
     show_figure(lambda: condition_figure(stages, metric, intervals=intervals or None), "cal_conditions",
                 "Each condition's value on the evaluation trials (circles) and all of them pooled (diamonds): before "
                 "calibration, after one pooled calibration and after one calibration per condition"
-                + (", with 95 % bootstrap intervals." if intervals else "."),
+                + (f", with 95 % {_uncertainty.METHOD} bootstrap intervals." if intervals else "."),
                 data=lambda: result.to_frame(eer_percent=True))
     with st.expander("The calibrations per condition"):
         st.dataframe(result.calibration.to_frame(), hide_index=True, width="stretch",
@@ -443,6 +445,9 @@ def main() -> None:
     if result.cross_validated:
         st.caption(f"The evaluation LLRs come from {result.folds} calibrations, each trained without the fold it "
                    "calibrates; the transform above is the one trained on all trials, to apply to new scores.")
+    if getattr(result.calibrator, "collapsed", False):
+        show_failure(result.calibrator.failure)
+        return
     show_problems(result)
     metric_cards(result.before, result.after)
     loaded = SYSTEMS.sets()

@@ -12,36 +12,24 @@ import llrcore as lc
 from llrcore import plots
 from llrcore.plots.uncertainty import CONDITION_METRICS, condition_figure, with_det_bands
 from app_pages import _operating_point, _uncertainty
-from app_pages._loaded import SYSTEMS, trials_by_name
-from app_pages._tables import metric_columns, with_intervals
+from app_pages._loaded import SYSTEMS, chosen_systems, trials_by_name
+from app_pages._tables import show_metrics
 from app_pages._figures import show_figure
 from app_pages._operating_point import operating_point
+from llrcore.words import number
 
 
 def choose_systems() -> list[str]:
-    """Multiselect of the loaded systems; default the evaluation sets; the choice survives page switches."""
+    """Multiselect of the loaded systems; default the evaluation sets; the choice survives page switches and new
+    evaluation sets join it (:func:`~app_pages._loaded.chosen_systems`)."""
     loaded = SYSTEMS.sets()
-    options = list(loaded)
-    ids = {name: system.id for name, system in loaded.items()}
-    if "eval_systems" in st.session_state:  # the widget is alive: drop systems removed meanwhile
-        st.session_state["eval_systems"] = [n for n in st.session_state["eval_systems"] if n in options]
-    else:
-        kept = st.session_state.get("eval_systems_kept")
-        if kept is None:
-            default = [n for n, r in loaded.items() if r.role == "evaluation"] or options
-        else:
-            default = [n for n in options if ids[n] in kept]
-        st.session_state["eval_systems"] = default
     with st.container(border=True):
         st.markdown("**Systems**")
-        selected = st.multiselect(
-            "Systems to show", options, key="eval_systems", label_visibility="collapsed",
-            placeholder="Choose systems to evaluate",
-        )
+        selected = chosen_systems("eval_systems", "Systems to show", label_visibility="collapsed",
+                                  placeholder="Choose systems to evaluate")
         roles = [loaded[name].role for name in selected]
         st.caption(f"{roles.count('evaluation')} evaluation and {roles.count('development')} development "
-                   f"set{'s' if roles.count('development') != 1 else ''} chosen, of {len(options)} loaded.")
-    st.session_state["eval_systems_kept"] = [ids[n] for n in selected]
+                   f"set{'s' if roles.count('development') != 1 else ''} chosen, of {len(loaded)} loaded.")
     return selected
 
 
@@ -55,16 +43,16 @@ def metric_cards(results) -> None:
         for column, result in zip(columns, results[start:start + per_row]):
             with column.container(border=True):
                 st.markdown(f"**{result.name}**")
-                eer_col, dcf_col, cllr_col = st.columns(3)
+                eer_col, dcf_col, cllr_col = st.columns([0.9, 1.05, 1.25])  # Cllr's box holds "2.39e+305 bits"
                 eer_col.metric("EER", f"{100 * result.eer:.2f} %", help="ROCCH equal error rate.")
                 dcf_col.metric(
-                    "actDCF", f"{result.act_dcf:.3f}",
-                    delta=f"{result.act_dcf - result.min_dcf:+.3f} vs minDCF {result.min_dcf:.3f}",
+                    "actDCF", number(result.act_dcf),
+                    delta=f"{number(result.act_dcf - result.min_dcf, sign=True)} vs minDCF {number(result.min_dcf)}",
                     delta_color="inverse" if result.act_dcf - result.min_dcf > 1e-12 else "off",
                     help="Normalised actual DCF of the scores taken as LLRs; the delta is what calibration loses.",
                 )
                 cllr_col.metric(
-                    "Cllr", f"{result.cllr:.3f} bits",
+                    "Cllr", f"{number(result.cllr)} bits",
                     delta=f"{result.calibration_loss_percent:.0f} % calibration loss",
                     delta_color="off" if result.llr_verdict.good else "inverse",
                     delta_arrow="off",
@@ -78,12 +66,7 @@ def metrics_frame(results, boots=None):
 
 def show_metrics_table(results, boots: dict[str, lc.BootstrapResult] | None = None) -> None:
     csv = metrics_frame(results, boots)
-    table = csv
-    if boots:
-        table = with_intervals(csv)
-        level = next(iter(boots.values())).level
-        st.caption(f"Each metric with its {100 * level:.0f} % bootstrap confidence interval [lower, upper].")
-    st.dataframe(table, width="stretch", hide_index=True, column_config=metric_columns(table))
+    show_metrics(csv, level=next(iter(boots.values())).level if boots else None)
     st.download_button(
         "Metrics as CSV", csv.to_csv(index=False).encode(), file_name="llrcore_metrics.csv", mime="text/csv",
         icon=":material/download:", key="download_metrics",
@@ -185,8 +168,7 @@ def show_conditions(chosen, op: lc.OperatingPoint, settings: _uncertainty.Settin
                       for name, result in results.items()} if settings.intervals else {})
     for name, result in results.items():
         st.markdown(f"**{lc.words.escape_markdown(name)}**")
-        frame = with_intervals(result.to_frame(eer_percent=True, intervals=per_condition.get(name)))
-        st.dataframe(frame, width="stretch", hide_index=True, column_config=metric_columns(frame))
+        show_metrics(result.to_frame(eer_percent=True, intervals=per_condition.get(name)))
         for note in result.notes():
             st.caption(f":material/warning: {lc.words.escape_markdown(note)}")
     metric_column, _ = st.columns([3, 2])
@@ -196,7 +178,7 @@ def show_conditions(chosen, op: lc.OperatingPoint, settings: _uncertainty.Settin
     show_figure(lambda: condition_figure(results, metric, intervals=per_condition or None, order=list(chosen)),
                 "conditions",
                 "Each condition's value (circles) and all trials pooled (diamonds)"
-                + (", with bootstrap intervals." if per_condition else "."),
+                + (f", with {_uncertainty.METHOD} bootstrap intervals." if per_condition else "."),
                 data=lambda: pd.concat([r.to_frame(intervals=per_condition.get(n)).assign(system=n)
                                         for n, r in results.items()]))
 

@@ -17,11 +17,12 @@ from app_pages._demos import ASSETS, DEMO_SETS, system_demo
 from app_pages._figures import show_figure
 from app_pages._loaded import SYSTEMS
 from app_pages._registry import LoadedSystem
+from app_pages._tables import count_columns
 from app_pages._units import current as llr_units
 from llrcore.forensic.validation import METRICS, ValidationCriteria, verbal_scale_frame
 from llrcore.plots.forensic import ece_figure, tippett_figure
 from llrcore.report.validation import DECISION_WORDS, build_validation_report, validation_paragraphs
-from llrcore.words import escape_markdown
+from llrcore.words import escape_markdown, number, percent
 
 FVC = "FVC-AUS DCA-PLDA"
 CARTRIDGE = "Cartridge cases (lir)"
@@ -113,12 +114,12 @@ def choose_criteria() -> ValidationCriteria:
                    "the data. A metric passes when it is below its criterion.")
         values = {}
         columns = st.columns(4)
-        for position, (key, (label, percent, step)) in enumerate(CRITERIA.items()):
+        for position, (key, (label, in_percent, step)) in enumerate(CRITERIA.items()):
             default = getattr(defaults, key)
-            shown = columns[position % 4].number_input(label, min_value=1e-6, value=100 * default if percent
+            shown = columns[position % 4].number_input(label, min_value=1e-6, value=100 * default if in_percent
                                                        else default, step=step, format="%g",
                                                        key=f"forensic_criterion_{key}", persist_state="session")
-            values[key] = shown / 100 if percent else shown
+            values[key] = shown / 100 if in_percent else shown
     return ValidationCriteria(**values)
 
 
@@ -147,14 +148,18 @@ def show_numbers(validation: lc.LRValidation, units: str) -> None:
     table = validation.metrics_frame(units)
     for _, row in table.iterrows():
         st.markdown(f"**LRs {row['LLRs']}**")
-        cells = st.columns(7)
-        cells[0].metric("Cllr", f"{row['Cllr (bits)']:.4f} bits")
-        cells[1].metric("Cllr_min", f"{row['Cllr_min (bits)']:.4f} bits")
-        cells[2].metric("Cllr_cal", f"{row['Cllr_cal (bits)']:.4f} bits")
-        cells[3].metric("EER", f"{row['EER %']:.3g} %")
-        cells[4].metric(f"devPAV ({UNITS[units]})", f"{row[f'devPAV ({units})']:.4g}")
-        cells[5].metric("Same source, LR < 1", f"{row['misleading same source %']:.3g} %")
-        cells[6].metric("Different src., LR > 1", f"{row['misleading different source %']:.3g} %")
+        # one format for every number (words.number, words.percent), and boxes wide enough for the longest
+        # (1.99e+305 bits): seven in a row overlapped at 1600 px
+        cards = [("Cllr", f"{number(row['Cllr (bits)'], 4)} bits"),
+                 ("Cllr_min", f"{number(row['Cllr_min (bits)'], 4)} bits"),
+                 ("Cllr_cal", f"{number(row['Cllr_cal (bits)'], 4)} bits"),
+                 ("EER", percent(row["EER %"] / 100)),
+                 (f"devPAV ({UNITS[units]})", f"{row[f'devPAV ({units})']:.4g}"),  # 4 digits: never long
+                 ("Same source, LR < 1", percent(row["misleading same source %"] / 100)),
+                 ("Different source, LR > 1", percent(row["misleading different source %"] / 100))]
+        for start in (0, 4):
+            for cell, (label, value) in zip(st.columns(4), cards[start:start + 4]):
+                cell.metric(label, value, border=True)
 
 
 def show_figures(validation: lc.LRValidation, units: str) -> None:
@@ -185,8 +190,10 @@ def show_tables(validation: lc.LRValidation, units: str) -> None:
     left, right = st.columns(2, gap="medium")
     with left:
         st.subheader("Misleading evidence")
-        st.dataframe(validation.misleading_frame(), hide_index=True, column_config={
-            "rate": st.column_config.NumberColumn("rate %", format="percent")})
+        misleading = validation.misleading_frame()
+        misleading["rate"] = [percent(rate) for rate in misleading["rate"]]  # as the numbers above write it
+        st.dataframe(misleading, hide_index=True, column_config={**count_columns("misleading", "trials"),
+                                                                 "rate": st.column_config.TextColumn("rate")})
     with right:
         st.subheader("Verbal scale (ENFSI 2015)")
         st.caption("Bands of LR > 1 (support for the same-source proposition); the same bands of 1/LR support the "
@@ -236,6 +243,9 @@ def main() -> None:
         st.error(f"This validation could not be made: {error}")
         return
     validation = validation.with_criteria(criteria)
+    if validation.calibration_failure:  # a collapsed fit is no calibration: the LRs are judged as given
+        st.error(f"**The calibration failed:** {escape_markdown(validation.calibration_failure)}. The LRs are judged "
+                 "as given; remove the far scores from the file, or choose PAV.", icon=":material/error:")
     show_matrix(validation, units)
     download(validation, units, system.source)
     show_numbers(validation, units)

@@ -17,7 +17,7 @@ from app_pages._loaded import SYSTEMS, trials_by_name
 from app_pages._units import current as llr_units
 from llrcore.gaussian import cllr_eer_curve, gaussian_densities
 from llrcore.plots.gaussian import cllr_eer_figure, gaussian_det_figure, gaussian_llr_figure
-from llrcore.words import percent
+from llrcore.words import escape_markdown, percent
 
 CHOICES = ["EER", "d'", "μ"]
 # slider ranges: EER 0.1-49.9 %, and the d' and mu that span about the same range of systems
@@ -146,6 +146,14 @@ def your_scores() -> None:
         result = comparison(loaded[name].id, float(alpha), trials)
     except ValueError as err:
         st.error(f"{name} cannot be fitted with CMLG: {err}")
+        return
+    if result.collapsed:  # no calibration to set against the ideal: say why, and what the scores themselves give
+        st.error(f"**The CMLG calibration of {escape_markdown(name)} failed:** {result.calibration.failure}. "
+                 "Remove the far scores from the file, or calibrate these scores with PAV on the Calibrate page.",
+                 icon=":material/error:")
+        cards([("EER of the data", percent(result.eer), None, None),
+               ("minCllr (PAV)", f"{result.min_cllr:.4f} bits", None, "The best any monotone calibration of these "
+                                                                      "scores can do.")])
         return
     sentence = html.escape(result.sentence(), quote=False)
     st.markdown(f"<p style='font-size:1.2rem; line-height:1.45'>{sentence}</p>", unsafe_allow_html=True)

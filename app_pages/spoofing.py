@@ -17,7 +17,7 @@ from app_pages._figures import show_figure
 from app_pages._loaded import SYSTEMS
 from app_pages._messages import flash, show_flashes
 from app_pages._tables import with_intervals
-from app_pages._uncertainty import run_once
+from app_pages._uncertainty import METHOD, run_once
 from llrcore.plots.spoofing import TDCF_X_AXES, attack_bars_figure, tdcf_figure
 
 FORMULATIONS = {"revised": "revised (ASVspoof 2021 on)", "legacy": "legacy (ASVspoof 2019)"}
@@ -211,8 +211,9 @@ def cm_cards(results: dict[str, lc.TandemEvaluation], ranges: dict[str, lc.Tande
                 if name in ranges:
                     lower, upper = ranges[name].interval()
                     st.container(key=f"tandem_ci_{start + offset}").caption(
-                        f"min t-DCF, {100 * LEVEL:g} % interval: **{lower:.4f} – {upper:.4f}** ({ranges[name].n:,} "
-                        "bootstrap replicates; the CM's and the ASV's trials drawn apart, the ASV threshold kept)")
+                        f"min t-DCF, {100 * LEVEL:g} % {METHOD} interval: **{lower:.4f} – {upper:.4f}** "
+                        f"({ranges[name].n:,} bootstrap replicates; the CM's and the ASV's trials drawn apart, the ASV "
+                        "threshold kept)")
 
 
 def show_table(results: dict[str, lc.TandemEvaluation]) -> None:
@@ -232,7 +233,8 @@ def attack_frame(name: str, result: lc.TandemEvaluation, ranges: dict[str, lc.Ta
 def attack_table(frame: pd.DataFrame, replicates: int | None) -> None:
     """The per-attack table; a min t-DCF with limits is written ``0.1503 [0.1410, 0.1603]``."""
     shown = with_intervals(frame)
-    ci_help = (f"With its {100 * LEVEL:g} % bootstrap interval ({replicates:,} replicates of this row's trials)."
+    ci_help = (f"With its {100 * LEVEL:g} % {METHOD} bootstrap interval ({replicates:,} replicates of this row's "
+               "trials)."
                if replicates else None)
     st.dataframe(shown, hide_index=True, width="stretch", height=35 * (len(shown) + 1) + 3, column_config={
         **{c: st.column_config.NumberColumn(format="%.2f") for c in shown.columns if c.endswith("%")},
@@ -268,7 +270,7 @@ def show_attacks(results: dict[str, lc.TandemEvaluation], ranges: dict[str, lc.T
                 st.caption(f":material/warning: {lc.words.escape_markdown(note)}")
     log_column, _ = st.columns([1, 4])
     log_eer = log_column.toggle("Logarithmic EER axis", value=True, key="tandem_log_eer")
-    bars = "" if not ranges else f" Black whiskers: {100 * LEVEL:g} % bootstrap intervals of the min t-DCF."
+    bars = "" if not ranges else f" Black whiskers: {100 * LEVEL:g} % {METHOD} bootstrap intervals of the min t-DCF."
     show_figure(lambda: attack_bars_figure(broken_down, log_eer=log_eer, intervals=ranges), "tandem_attacks",
                 "Top: each CM's EER against one attack; middle: the share of that attack the ASV accepts on its own; "
                 "bottom: each CM's min t-DCF with that attack's spoofs." + bars,

@@ -105,7 +105,7 @@ def test_calibration_per_attack_after_adding_the_countermeasure_demo(page: Page,
     # with confidence intervals, the figure per condition gets its bars (each calibration's bootstrap per attack)
     page.get_by_text("Confidence intervals", exact=True).click()
     wait_idle(page, timeout=300_000)
-    expect(page.get_by_text(re.compile(r"after one calibration per condition, with 95 % bootstrap intervals\."))) \
+    expect(page.get_by_text(re.compile(r"after one calibration per condition, with 95 % BCa bootstrap intervals\."))) \
         .to_be_visible(timeout=120_000)
     expect(page.locator(".st-key-cal_conditions .errorbar").first).to_be_attached()
     no_exception(page)

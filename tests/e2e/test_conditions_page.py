@@ -67,7 +67,7 @@ def test_intervals_on_the_demo_sets_with_defaults_untouched(page: Page, app_url,
     type_number(page, "Replicates", "200")
     page.get_by_text("Confidence intervals", exact=True).click()
     wait_idle(page, timeout=180_000)
-    expect(page.get_by_text(re.compile(r"Each metric with its 95 % bootstrap confidence interval"))).to_be_visible()
+    expect(page.get_by_text(re.compile(r"Their 95 % BCa bootstrap confidence intervals"))).to_be_visible()
     no_exception(page)
     table = download(page, page.get_by_role("button", name="Metrics as CSV"))
     row = table.set_index("system").loc["ASVspoof19 LA ASV (eval)"]
@@ -136,6 +136,6 @@ def test_calibrate_shows_intervals_before_and_after(page: Page, app_url, screens
     open_page(page, f"{app_url}/calibrate")
     page.get_by_text("Confidence intervals", exact=True).click()
     wait_idle(page, timeout=300_000)
-    expect(page.get_by_text("Each metric with its 95 % bootstrap confidence interval [lower, upper].")).to_be_visible()
+    expect(page.get_by_text("Their 95 % BCa bootstrap confidence intervals [lower, upper]:")).to_be_visible()
     no_exception(page)
     snap(page, screenshots / "calibrate_intervals.png")

@@ -95,7 +95,7 @@ def test_tandem_page_loads_the_countermeasures_and_switches_formulation(page: Pa
     cm, asv = lc.read_trials(CM_EVAL)["LFCC-GMM"], lc.read_trials(ASV_EVAL)
     ci = lc.bootstrap_tdcf(cm, asv, n=REPLICATES, formulation="legacy")
     shown = page.locator(".st-key-tandem_ci_0")
-    expect(shown).to_contain_text(f"min t-DCF, 95 % interval: {ci.lower:.4f} – {ci.upper:.4f}")
+    expect(shown).to_contain_text(f"min t-DCF, 95 % BCa interval: {ci.lower:.4f} – {ci.upper:.4f}")
     expect(page.get_by_text("The 95 % interval of each min t-DCF draws that row's trials again (100 times")) \
         .to_be_visible()
     per_attack = lc.bootstrap_tandem(cm, asv, n=REPLICATES, formulation="legacy").to_frame().set_index("attack")
@@ -109,7 +109,7 @@ def test_tandem_page_loads_the_countermeasures_and_switches_formulation(page: Pa
     assert minus == pytest.approx((per_attack["min t-DCF"] - per_attack["min t-DCF lower"]).to_numpy(), rel=1e-12)
     go(page, "Fusion")
     go(page, "ASV + countermeasure")  # the intervals and their replicates stay, and are not computed again
-    expect(shown).to_contain_text(f"min t-DCF, 95 % interval: {ci.lower:.4f} – {ci.upper:.4f}")
+    expect(shown).to_contain_text(f"min t-DCF, 95 % BCa interval: {ci.lower:.4f} – {ci.upper:.4f}")
     expect(page.get_by_role("spinbutton", name="Replicates")).to_have_value(str(REPLICATES))
     wait_for_charts(page, 2)
     no_exception(page)
