@@ -5,7 +5,8 @@ file left out (trials of a score file that are not in its key) is a :class:`Load
   BOSARIS HDF5
   (:func:`read_trials` detects the format; :mod:`~llrcore.io.kaldi` joins a score file with its key,
   :mod:`~llrcore.io.columnar` reads Parquet and npz, :mod:`~llrcore.io.labels` knows the label words, and
-  :mod:`~llrcore.io.text` is the text-table parser every text reader shares; :mod:`~llrcore.io.metadata` keeps
+  :mod:`~llrcore.io.text` is the text-table parser every text reader shares, :mod:`~llrcore.io.fast` its pyarrow
+  path for regular files; :mod:`~llrcore.io.metadata` keeps
   the other columns as ``Trials.metadata`` and joins a metadata table with the trials).
 - :mod:`~llrcore.io.class_files` — same-source and different-source LRs in two files, one value per line
   (:func:`read_class_files`, natural-log or log10 LRs), the form forensic LR systems write.

@@ -136,6 +136,11 @@ class _Source:
                     from None
         return cls(data, path)
 
+    def forget_bytes(self) -> None:
+        """Let go of the file's bytes once it is parsed (hundreds of MB for millions of trials): messages about it
+        need only its name."""
+        self.data = b""
+
     @property
     def name(self) -> str:
         """The file's name as messages show it."""

@@ -11,9 +11,12 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from ..data.trials import Trials
-from ._source import LoadWarning, _Source, _text_bytes
+from ._source import LoadWarning, _scan_lines, _Source, _text_bytes
+from .fast import compact_categories
 from .labels import BONAFIDE, LABELS, NONTARGET, SPOOF, TARGET, label_key, text_labels, trials_from_codes
 from .metadata import MetadataTable, attach
 from .text import TextFile, is_number
@@ -43,7 +46,8 @@ class TrialList:
 
 def read_trial_list(src: _Source, is_key: bool) -> TrialList:
     """The pairs of a text score file ``model test score`` or key ``model test target|nontarget``."""
-    text = TextFile(src, _text_bytes(src))
+    data = _text_bytes(src)
+    text = TextFile(src, data, skippable=_scan_lines(src, data, len(data) + 1, "a trial list"))
     rows, sample = text.rows, text.sample
     kind = "key file 'model test target|nontarget'" if is_key else "Kaldi/BOSARIS score file 'model test score'"
     if is_key:
@@ -57,7 +61,7 @@ def read_trial_list(src: _Source, is_key: bool) -> TrialList:
     for (lineno, *_), row in zip(sample, rows):
         if len(row) != 3:
             raise src.error(f"a {kind} needs 3 columns, but this line has {len(row)}.", lineno)
-    frame, lines = text.read(first, 3, [0, 1] + ([2] if is_key else []), reference)
+    frame, lines = text.read(first, 3, [0, 1] + ([2] if is_key else []), reference, numbers=[] if is_key else [2])
     values = text_labels(text, frame[2], lines, 3, reference) if is_key else text.scores(frame[2], lines, 3, reference)
     refuse_duplicates(src, frame[0], frame[1], lines, "key entry" if is_key else "trial")
     return TrialList(src, frame[0], frame[1], values, lines)
@@ -80,6 +84,7 @@ def join_with_key(score_list: TrialList, key_list: TrialList, name: str, table: 
     model_ids, key_model_ids = _shared_codes(models, key_models)
     test_ids, key_test_ids = _shared_codes(tests, key_tests)
     width = int(max(test_ids.max(initial=0), key_test_ids.max(initial=0))) + 1
+    # a hash join on one integer per pair (the key's pairs are distinct: refuse_duplicates saw to it)
     where = pd.Index(key_model_ids * width + key_test_ids).get_indexer(model_ids * width + test_ids)
     in_key = where >= 0
     scored = np.zeros(len(key_models), bool)
@@ -113,7 +118,7 @@ def join_with_key(score_list: TrialList, key_list: TrialList, name: str, table: 
     metadata = attach(table, pd.DataFrame({"model": models, "test": tests}), src, lines, score_list.unit, keep=keep)
     if keep is not None:  # the ids of the trials left out are no longer categories
         for column in ("model", "test"):
-            metadata[column] = metadata[column].cat.remove_unused_categories()
+            metadata[column] = compact_categories(metadata[column])
     return trials_from_codes(src, scores[in_key], kept, name, metadata=metadata, lines=_kept(lines, in_key),
                              unit=score_list.unit), notes
 
@@ -144,21 +149,67 @@ def _refuse_a_missing_class(src: _Source, key_name: str, labels: np.ndarray, kep
 
 
 def _shared_codes(a: pd.Series, b: pd.Series) -> tuple[np.ndarray, np.ndarray]:
-    """Integer codes of two categorical columns in one shared numbering (equal strings, equal codes)."""
-    categories = pd.Index(a.cat.categories.astype(str)).append(pd.Index(b.cat.categories.astype(str))).str.strip()
-    shared, _ = pd.factorize(categories)
-    n = len(a.cat.categories)
-    return shared[:n][a.cat.codes.to_numpy()].astype(np.int64), shared[n:][b.cat.codes.to_numpy()].astype(np.int64)
+    """Integer codes of two categorical columns in one numbering of their ids compared as text, spaces stripped
+    (equal ids, equal codes; an id of `b` that `a` lacks gets a code of its own, above those of `a`).
+
+    One hash pass over each column's distinct ids (pyarrow's ``index_in``), not over every trial.
+    """
+    ids_a, ids_b = _id_text(a.cat.categories), _id_text(b.cat.categories)
+    # the ids of `a` numbered 0..n-1 in order of first appearance among its (stripped) categories
+    if stripped_equal(a.cat.categories, ids_a):  # distinct categories stay distinct: they number themselves
+        lut_a, distinct = np.arange(len(ids_a), dtype=np.int64), ids_a
+    else:
+        encoded = pc.dictionary_encode(ids_a)
+        lut_a, distinct = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64), encoded.dictionary
+    lut_b = pc.index_in(ids_b, value_set=distinct).fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
+    missing = lut_b < 0
+    lut_b[missing] = len(distinct) + np.arange(int(missing.sum()))
+    return _take_codes(lut_a, a), _take_codes(lut_b, b)
+
+
+def _id_text(categories: pd.Index):
+    """The categories as an Arrow string array, spaces at either end stripped."""
+    if categories.dtype == "str":  # Arrow strings already (pandas 3): no copy
+        ids = pa.array(categories.array)
+    else:
+        ids = pa.array(np.asarray(categories.astype(str), dtype=object), type=pa.string())
+    return pc.utf8_trim_whitespace(ids.cast(pa.string()))
+
+
+def stripped_equal(categories: pd.Index, stripped) -> bool:
+    """Whether no category had spaces at either end (`stripped` is the categories stripped, as Arrow strings)."""
+    lengths = np.asarray(categories.str.len(), dtype=np.int64) if categories.dtype == "str" else None
+    if lengths is None:
+        return False
+    return bool((pc.utf8_length(stripped).to_numpy(zero_copy_only=False) == lengths).all())
+
+
+def _take_codes(lut: np.ndarray, column: pd.Series) -> np.ndarray:
+    codes = column.cat.codes.to_numpy()
+    return lut[codes]
+
+
+def _pair_codes(models: pd.Series, tests: pd.Series) -> np.ndarray:
+    """One int64 per (model, test) pair of two categorical columns: equal pairs, equal numbers."""
+    width = max(len(tests.cat.categories), 1)
+    return models.cat.codes.to_numpy().astype(np.int64) * width + tests.cat.codes.to_numpy()
 
 
 def refuse_duplicates(src: _Source, models: pd.Series, tests: pd.Series, lines: np.ndarray,
-                       what: str = "trial") -> None:
-    """A LoadError naming both lines when a (model, test) pair appears twice: which score would count is unknown."""
-    pairs = pd.DataFrame({"m": models, "t": tests})
-    duplicated = pairs.duplicated().to_numpy()
-    if duplicated.any():
-        row = int(np.argmax(duplicated))
-        m, t = models.iloc[row], tests.iloc[row]
-        first = int(np.argmax(((models == m) & (tests == t)).to_numpy()))
-        raise src.error(f"the {what} '{m} {t}' appears a second time (first on line {int(lines[first])}); each "
-                        "(model, test) pair may appear only once.", int(lines[row]))
+                      what: str = "trial") -> None:
+    """A LoadError naming both lines when a (model, test) pair appears twice: which score would count is unknown.
+
+    The check sorts one integer per pair (fast on millions of trials); the message counts the pairs that repeat.
+    """
+    pairs = _pair_codes(models, tests)
+    ordered = np.sort(pairs)
+    if ordered.size < 2 or not (ordered[1:] == ordered[:-1]).any():
+        return
+    duplicated = pd.Index(pairs).duplicated()
+    row = int(np.argmax(duplicated))
+    first = int(np.argmax(pairs == pairs[row]))
+    m, t = models.iloc[row], tests.iloc[row]
+    repeats = int(duplicated.sum())
+    raise src.error(f"the {what} '{m} {t}' appears a second time (first on line {int(lines[first])}); each "
+                    f"(model, test) pair may appear only once ({_count(repeats, 'line')} of {len(pairs):,} "
+                    f"{'repeats' if repeats == 1 else 'repeat'} a pair of an earlier line).", int(lines[row]))

@@ -1,5 +1,6 @@
 """The text-table parser every reader of score files shares: one file's first data lines (to detect its layout:
-separator, decimal mark, header) and the rest read in one pass by pandas' C parser, with every problem a
+separator, decimal mark, header) and the rest read in one pass: by pyarrow's CSV reader when the file is regular
+(:mod:`~llrcore.io.fast`), else, or when that finds a problem, by pandas' C parser, with every problem a
 :class:`~llrcore.io.LoadError` that names the file and the line.
 
 Used by :mod:`~llrcore.io.trials` (binary trials), :mod:`~llrcore.io.multiclass` (score matrices) and
@@ -15,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from ._source import LoadError, _Source
+from .fast import read_table
 
 __all__ = [
     "NAN_WORDS",
@@ -39,7 +41,7 @@ WHITESPACE = r"\s+"
 
 
 class TextFile:
-    """One text file: the first data lines (to detect the layout), and the rest read by pandas.
+    """One text file: the first data lines (to detect the layout), and the rest read by pyarrow or pandas.
 
     Data lines are the lines that are neither blank nor comments (first non-blank character ``#``).
     """
@@ -93,13 +95,26 @@ class TextFile:
                                  "must have the same columns.", lineno)
 
     # -- the bulk -------------------------------------------------------------------------------------------------
-    def read(self, first: int, ncols: int, categorical: list[int], reference: int) -> tuple[pd.DataFrame, np.ndarray]:
+    def read(self, first: int, ncols: int, categorical: list[int], reference: int, numbers: list[int] = ()) \
+            -> tuple[pd.DataFrame, np.ndarray]:
         """Read the data lines from sample line `first` on; return the table and each row's line number
-        (an array, or a ``range`` when the rows are consecutive lines)."""
+        (an array, or a ``range`` when the rows are consecutive lines).
+
+        Columns `categorical` are read as categoricals, columns `numbers` (scores), when they can be, as float64.
+        A regular file is parsed by pyarrow (:func:`~llrcore.io.fast.read_table`); any other, or one with a problem,
+        by pandas, whose errors are turned into messages naming the line.
+        """
         lineno0, start = self.sample[first][0], self.sample[first][1]
         end = len(self.data)
         while end > start and self.data[end - 1] in b" \t\n":  # trailing blanks, without copying the whole file
             end -= 1
+        if not self.skippable and not self._spaced_separator():
+            # the whole file, when the rows are all of it: no copy (pyarrow ignores one final line end)
+            whole = start == 0 and self.data[end:] in (b"", b"\n")
+            frame = read_table(self.data if whole else self.data[start:end], self.sep, self.decimal, ncols,
+                               categorical, list(numbers))
+            if frame is not None:
+                return frame, range(lineno0, lineno0 + len(frame))
         body = self.data[start:end]
         if self.skippable:  # a blank, comment or indented line: find the data lines one by one
             body, lines = drop_blank_and_comments(body, lineno0)
@@ -112,10 +127,14 @@ class TextFile:
                        dtype={j: "category" for j in categorical}, low_memory=False)
         if self.sep == WHITESPACE:
             options["quoting"] = csv.QUOTE_NONE
-        elif any(self.sep + blank in text for *_, text in self.sample for blank in (" ", "\t")):
+        elif self._spaced_separator():
             # it doubles pandas' parsing time, so only where the file has spaces after its separators; elsewhere
             # an odd padded field still reads right (labels and scores are stripped when converted)
             options["skipinitialspace"] = True
+        if self.skippable and not options.get("skipinitialspace"):
+            frame = read_table(body, self.sep, self.decimal, ncols, categorical, list(numbers))
+            if frame is not None and len(frame) == len(lines):
+                return frame, lines
         try:
             frame = pd.read_csv(io.BytesIO(body), **options)
             if lines is None:
@@ -144,6 +163,11 @@ class TextFile:
             self.check_width(int(lines[0]), ncols, reference)
             raise self.src.error(f"the lines have {columns_phrase(frame.shape[1])} but line {reference} has {ncols}.")
         return frame, lines
+
+    def _spaced_separator(self) -> bool:
+        """Whether the sample has spaces after its separators (then pandas must skip them: skipinitialspace)."""
+        return self.sep != WHITESPACE and any(self.sep + blank in text for *_, text in self.sample
+                                              for blank in (" ", "\t"))
 
     def _quote_error(self, lines: np.ndarray) -> LoadError:
         for lineno in lines:
