@@ -56,9 +56,17 @@ def chart_with(page: Page, text: str):
 
 
 def table_cells(page: Page, index: int = 0) -> list[list[str]]:
-    """The rows of a dataframe as the page writes them (the grid's accessible table), header first."""
-    return page.get_by_test_id("stDataFrame").nth(index).evaluate(
-        "g => Array.from(g.querySelectorAll('table tr')).map(r => Array.from(r.children).map(c => c.textContent))")
+    """The rows of a dataframe as the page writes them (the grid's accessible table), header first; the grid fills
+    that table after it is drawn, so it is read again until it has rows (a loaded machine takes a while)."""
+    grid = page.get_by_test_id("stDataFrame").nth(index)
+    grid.scroll_into_view_if_needed()
+    for _ in range(60):
+        rows = grid.evaluate("g => Array.from(g.querySelectorAll('table tr'))"
+                             ".map(r => Array.from(r.children).map(c => c.textContent))")
+        if len(rows) > 1:
+            return rows
+        page.wait_for_timeout(500)
+    raise AssertionError("the data grid's accessible table stayed empty for 30 s")
 
 
 def test_det_of_four_systems_notes_and_stars_overlap_nothing(page: Page, app_url, screenshots):
