@@ -1,4 +1,5 @@
-"""BCa bootstrap intervals: the formula, the grouped jackknife behind it, and how often they cover the truth.
+"""BCa bootstrap intervals, the smoothed bootstrap of minDCF: the formulas, the jackknife and the draws behind them,
+and how often they cover the truth.
 
 Independent references:
 - BCa by hand (Efron 1987; Efron & Tibshirani 1993, eq. 14.9-14.15) with scipy.stats.norm: the bias correction
@@ -7,6 +8,12 @@ Independent references:
 - a closed form: Cllr is a mean cost per class, so its delete-one jackknife acceleration is Efron's two-sample
   skewness ``sum_k sum_i (c_i - m_k)^3 / (8 n_k^3) / (6 (sum_k sum_i (c_i - m_k)^2 / (4 n_k^2))^1.5)``;
 - numpy.percentile on the replicates where no infinity is involved;
+- the smoothed bootstrap by hand (Silverman & Young 1987; Silverman 1986, eq. 3.31): the shrunk kernel from
+  numpy's std and percentiles, the draws repeated from ``default_rng([seed, 2])`` as the ``llrcore.intervals``
+  docstring says, each replicate's minDCF by ``lc.min_dcf`` on the new scores (its ROCCH path), the kernel
+  estimate's minDCF by scipy.stats.norm.cdf on a dense grid refined by scipy.optimize, the basic interval by
+  numpy.percentile (Davison & Hinkley 1997, eq. 5.6); the errors at the minDCF threshold by brute force over every
+  threshold;
 - theory: calibrated Gaussian LLRs (targets N(mu, 2 mu), non-targets N(-mu, 2 mu)) have EER ``Phi(-sqrt(mu / 2))``,
   minDCF at P_target 0.01 at the Bayes threshold ``log(99)`` and Cllr ``E[log2(1 + e^-x)]`` by scipy quadrature;
   nominal 95 % intervals should cover them about 95 % of the time.
@@ -64,9 +71,14 @@ def test_bca_is_the_formula_with_a_jackknife_recomputed_from_scratch():
     for k, metric in enumerate(METRICS):
         assert result.acceleration[metric] == pytest.approx(accel[k], rel=1e-9, abs=1e-12)
         expected = bca_by_hand(result.replicates[metric].to_numpy(), getattr(result.estimate, metric), accel[k])
-        assert result.interval(metric) == pytest.approx(expected, rel=1e-9)
+        assert result.interval(metric, "bca") == pytest.approx(expected, rel=1e-9)
+        if metric != "min_dcf":
+            assert result.interval(metric) == result.interval(metric, "bca")
     table = result.to_frame()
-    assert table["method"].eq("95 % BCa").all()
+    # minDCF rests on fewer than 30 false alarms here (brute force), so its interval is the smoothed bootstrap's.
+    assert min(errors_at_min_dcf(tar, non, op)) < 30
+    assert table["method"].drop("min_dcf").eq("95 % BCa").all()
+    assert table.loc["min_dcf", "method"] == "95 % smoothed basic"
     assert (table["lower"] <= table["estimate"]).all() and (table["estimate"] <= table["upper"]).all()
     percentile = lc.bootstrap(lc.Trials(tar, non), n=300, seed=5, p_target=op, method="percentile")
     assert percentile.acceleration is None and percentile.to_frame()["method"].eq("95 % percentile").all()
@@ -75,6 +87,86 @@ def test_bca_is_the_formula_with_a_jackknife_recomputed_from_scratch():
         lc.bootstrap(lc.Trials(tar, non), n=10, method="studentised")
     with pytest.raises(ValueError, match="method='bca'"):
         percentile.interval("eer", "bca")
+    with pytest.raises(ValueError, match="minDCF of a bootstrap run with method='bca'"):
+        percentile.interval("min_dcf", "smoothed")
+    with pytest.raises(ValueError, match="minDCF of a bootstrap run"):
+        result.interval("eer", "smoothed")
+
+
+def errors_at_min_dcf(tar, non, op) -> tuple[int, int]:
+    """Misses and false alarms at the lowest threshold of least cost, by brute force over every threshold."""
+    w_miss, w_fa = op.p_target * op.c_miss, (1 - op.p_target) * op.c_fa
+    thresholds = np.concatenate([[-np.inf], np.unique(np.concatenate([tar, non])) + 1e-9])
+    misses = np.array([np.sum(tar < t) for t in thresholds])
+    false_alarms = np.array([np.sum(non >= t) for t in thresholds])
+    best = np.argmin(w_miss * misses / tar.size + w_fa * false_alarms / non.size)
+    return int(misses[best]), int(false_alarms[best])
+
+
+def shrunk_kernel(x: np.ndarray) -> tuple[np.ndarray, float]:
+    """Silverman & Young's shrunk Gaussian kernel with Silverman's rule-of-thumb bandwidth: centres and width."""
+    s = np.std(x, ddof=1)
+    q75, q25 = np.percentile(x, [75, 25])
+    h = 0.9 * min(s, (q75 - q25) / 1.34) * x.size ** -0.2
+    c = np.sqrt(1 + h ** 2 / s ** 2)
+    return x.mean() + (x - x.mean()) / c, h / c
+
+
+def kernel_min_dcf(tar_kernel, non_kernel, op) -> float:
+    """The kernel estimates' minDCF: a dense grid of thresholds with scipy's normal cdf, refined by scipy.optimize."""
+    from scipy.optimize import minimize_scalar
+    w_miss, w_fa = op.p_target * op.c_miss, (1 - op.p_target) * op.c_fa
+
+    def cost(t):
+        miss = stats.norm.cdf(t, tar_kernel[0], tar_kernel[1]).mean()
+        false_alarm = stats.norm.sf(t, non_kernel[0], non_kernel[1]).mean()
+        return (w_miss * miss + w_fa * false_alarm) / min(w_miss, w_fa)
+
+    grid = np.linspace(-20, 20, 4001)
+    best = grid[np.argmin([cost(t) for t in grid])]
+    return min(minimize_scalar(cost, bounds=(best - 0.01, best + 0.01), method="bounded").fun, 1.0)
+
+
+def test_the_smoothed_bootstrap_of_min_dcf_is_its_recipe_redone_from_scratch():
+    rng = np.random.default_rng(12)
+    tar, non = rng.normal(3, 2.4, 60), rng.normal(-3, 2.4, 500)
+    op = lc.OperatingPoint(0.02, c_miss=2.0)
+    result = lc.bootstrap(lc.Trials(tar, non), n=80, seed=7, p_target=op)
+    kernels = shrunk_kernel(np.sort(tar)), shrunk_kernel(np.sort(non))
+    draws = np.random.default_rng([7, 2])
+    replicates = []
+    for _ in range(80):
+        counts = [np.bincount(draws.integers(0, x.size, x.size), minlength=x.size) for x in (tar, non)]
+        scores = [np.repeat(centres, w) + width * draws.standard_normal(w.sum())
+                  for (centres, width), w in zip(kernels, counts)]
+        replicates.append(lc.min_dcf(*scores, op))
+    assert result.smoothed.replicates == pytest.approx(replicates, rel=1e-12, abs=1e-15)
+    centre = kernel_min_dcf(*kernels, op)
+    assert result.smoothed.centre == pytest.approx(centre, rel=1e-6)
+    q_lo, q_hi = np.percentile(np.array(replicates) - centre, [2.5, 97.5])
+    estimate = lc.min_dcf(tar, non, op)
+    expected = np.clip([estimate - q_hi, estimate - q_lo], 0, 1)
+    assert result.interval("min_dcf") == pytest.approx(tuple(expected), rel=1e-5)
+    assert result.metric_method("min_dcf") == "smoothed" and result.metric_method("eer") == "bca"
+    threaded = lc.bootstrap(lc.Trials(tar, non), n=80, seed=7, p_target=op, threads=2)
+    assert np.array_equal(threaded.smoothed.replicates, result.smoothed.replicates)
+
+
+def test_min_dcf_on_30_errors_or_more_keeps_bca_and_smooth_forces_either_way():
+    # P_target 0.5 near the EER of 400 + 400 trials: about 60 misses and 60 false alarms (brute force below).
+    rng = np.random.default_rng(13)
+    tar, non = rng.normal(1, 1, 400), rng.normal(-1, 1, 400)
+    op = lc.OperatingPoint(0.5)
+    assert min(errors_at_min_dcf(tar, non, op)) >= 30
+    plain = lc.bootstrap(lc.Trials(tar, non), n=50, seed=1, p_target=op)
+    assert plain.smoothed is None and plain.to_frame().loc["min_dcf", "method"] == "95 % BCa"
+    forced = lc.bootstrap(lc.Trials(tar, non), n=50, seed=1, p_target=op, smooth=True)
+    assert forced.to_frame().loc["min_dcf", "method"] == "95 % smoothed basic"
+    assert forced.interval("min_dcf", "bca") == plain.interval("min_dcf")  # the same plain replicates
+    few = lc.Trials(rng.normal(3, 2, 50), rng.normal(-3, 2, 300))
+    assert min(errors_at_min_dcf(few.tar, few.non, lc.OperatingPoint(0.01))) < 30
+    assert lc.bootstrap(few, n=20, seed=1, smooth=False).smoothed is None
+    assert lc.bootstrap(few, n=20, seed=1, method="percentile").smoothed is None
 
 
 def test_the_acceleration_of_cllr_is_the_closed_form_of_a_mean_per_class():
@@ -139,25 +231,27 @@ def gaussian_truth(mu: float, p_target: float = 0.01) -> dict[str, float]:
 
 
 def test_default_intervals_cover_the_truth_at_300_targets_and_3000_non_targets():
-    """200 fixed samples x 200 replicates (~35 s on one core). With these seeds the percentile intervals covered the
-    EER in 182 of 200 samples (91 %) and the minDCF at P_target 0.01 in 131 (65.5 %). BCa covers the EER and Cllr in
-    at least 186 (93 %, the goal; a true 95 % falls below 186 of 200 with probability 0.08: the bound is tight by
-    design, it is the goal, and the seeds are fixed) and the minDCF in at least 150 (75 %): the minimum over
-    thresholds of ~4 false alarms is three times as optimistic as its replicates (bench/bench_bootstrap_coverage.py),
-    which no re-weighting bootstrap sees."""
+    """200 fixed samples x 200 replicates (~30 s on one core). With these seeds the percentile intervals covered the
+    EER in 182 of 200 samples (91 %) and the minDCF at P_target 0.01 in 131 (65.5 %), BCa the minDCF in 156 (78 %).
+    BCa covers the EER and Cllr in at least 186 (93 %, the goal; a true 95 % falls below 186 of 200 with probability
+    0.08: the bound is tight by design, it is the goal, and the seeds are fixed). The default minDCF interval, the
+    smoothed bootstrap's (it rests on about four false alarms), covers it in 177 here; the bound is 172 (86 %): the
+    goal of 93 % is not reached by any method measured (bench/bench_bootstrap_coverage.py, bench/RESULTS.md)."""
     mu = 4.0
     truth = gaussian_truth(mu)
-    covered = {(metric, method): 0 for metric in truth for method in ("bca", "percentile")}
+    covered = {(metric, method): 0 for metric in truth for method in (None, "bca", "percentile")}
     for seed in range(200):
         rng = np.random.default_rng(10_000 + seed)
         trials = lc.Trials(rng.normal(mu, np.sqrt(2 * mu), 300), rng.normal(-mu, np.sqrt(2 * mu), 3000))
-        result = lc.bootstrap(trials, n=200, seed=seed, p_target=0.01)
+        result = lc.bootstrap(trials, n=200, seed=seed, p_target=0.01, threads=1)  # no number depends on threads
         for metric, value in truth.items():
-            for method in ("bca", "percentile"):
+            for method in (None, "bca", "percentile"):
                 low, high = result.interval(metric, method)
                 covered[metric, method] += low <= value <= high
-    assert covered["eer", "bca"] >= 186 and covered["cllr", "bca"] >= 186, covered
-    assert covered["min_dcf", "bca"] >= 150 and covered["min_dcf", "bca"] >= covered["min_dcf", "percentile"] + 16
+    assert covered["eer", None] >= 186 and covered["cllr", None] >= 186, covered
+    assert covered["eer", None] == covered["eer", "bca"] and covered["cllr", None] == covered["cllr", "bca"]
+    assert covered["min_dcf", None] >= 172 and covered["min_dcf", None] >= covered["min_dcf", "percentile"] + 40
+    assert covered["min_dcf", None] >= covered["min_dcf", "bca"] + 15, covered
 
 
 def test_an_infinite_cllr_has_an_infinite_upper_limit_not_nan():
