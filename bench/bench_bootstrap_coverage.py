@@ -1,0 +1,178 @@
+"""Benchmark: how often nominal 95 % bootstrap intervals cover the true EER, minDCF and Cllr, per interval method,
+on the designs that chose the default and on held-out designs that no choice looked at.
+
+Data whose truth is known: calibrated Gaussian LLRs (van Leeuwen & Brümmer 2013), targets ~ N(mu, 2 mu) and
+non-targets ~ N(-mu, 2 mu); a design is (mu, targets, non-targets, P_target, first seed), sample s drawn with
+``numpy.random.default_rng(first seed + s)``. The true values, by closed form and quadrature (no llrcore code):
+
+- EER = Phi(-sqrt(mu / 2)), so EER e needs mu = 2 Phi^-1(e)^2;
+- minDCF at P (C_miss = C_fa = 1, normalised by min(P, 1 - P)): the Bayes threshold of calibrated LLRs,
+  ``t = log((1 - P) / P)``, is optimal, so ``minDCF = (P Phi((t - mu) / sqrt(2 mu)) + (1 - P) Phi((-t - mu) /
+  sqrt(2 mu))) / min(P, 1 - P)``;
+- Cllr = E[log2(1 + e^-x)], x ~ N(mu, 2 mu) (scipy quadrature).
+
+Each sample gets ``lc.bootstrap(trials, n=R, seed=s, p_target=P, smooth=True)`` (BCa with its grouped jackknife, and
+the smoothed bootstrap of minDCF), and every method's interval is made from the same replicates:
+
+- ``percentile``: ``result.interval(metric, "percentile")`` (Efron & Tibshirani 1993, ch. 13);
+- ``BC``: BCa without the acceleration (``llrcore.intervals.bca_interval(..., 0.0, ...)``: bias correction only);
+- ``BCa``: ``result.interval(metric, "bca")`` (Efron 1987);
+- ``basic``: ``2 estimate - (upper, lower)`` of the percentile interval (Davison & Hinkley 1997, eq. 5.6);
+- ``smoothed``: ``result.interval("min_dcf", "smoothed")``, the basic interval of the shrunk smoothed bootstrap
+  (Silverman & Young 1987; ``llrcore.intervals``; minDCF only);
+- ``default``: what ``lc.bootstrap`` gives without ``smooth=``: for minDCF ``smoothed`` when it rests on fewer than
+  30 misses or false alarms (``llrcore.intervals.needs_smoothing``, the rule of 30), else ``BCa``; ``BCa`` for the
+  others.
+
+The designs: **chose** are those the method was chosen on (EER 7.9 % and 2.3 %, 300 + 3,000, P_target 0.01, seeds
+from 10,000: the benchmark's design before the smoothed bootstrap); every other design is **held out**: it was run
+once, after the choice, with nothing changed afterwards.
+
+Coverage is the share of samples whose interval holds the true value, with its binomial standard error
+``sqrt(c (1 - c) / S)``; "below" counts samples whose interval lies wholly below the truth (too optimistic).
+
+This is a benchmark, not a test: it prints and records numbers, it asserts nothing. Run::
+
+    python bench/bench_bootstrap_coverage.py               # 200 samples x 200 replicates per design, 2 processes
+    python bench/bench_bootstrap_coverage.py --size small  # 30 samples x 100 replicates, prints only
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import numpy as np
+from _results import publish
+from scipy import integrate, stats
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import llrcore as lc  # noqa: E402
+from llrcore.intervals import bca_interval, needs_smoothing  # noqa: E402
+
+HEADING = "## Bootstrap interval coverage (calibrated Gaussian LLRs)"
+LEVEL = 0.95
+SIZES = {"full": (200, 200), "small": (30, 100)}  # samples, replicates
+METRICS = {"eer": "EER", "min_dcf": "minDCF", "cllr": "Cllr"}
+METHODS = ("percentile", "BC", "BCa", "basic", "smoothed", "default")
+
+
+def mu_of_eer(eer: float) -> float:
+    return 2 * stats.norm.ppf(eer) ** 2
+
+
+#: name -> (role, mu, targets, non-targets, P_target, first seed)
+DESIGNS = {
+    "EER 7.9 %, 300 + 3,000, P 0.01": ("chose", 4.0, 300, 3000, 0.01, 10_000),
+    "EER 2.3 %, 300 + 3,000, P 0.01": ("chose", 8.0, 300, 3000, 0.01, 10_000),
+    "EER 7.9 %, 300 + 3,000, P 0.01, other seeds": ("held out", 4.0, 300, 3000, 0.01, 80_000),
+    "EER 1 %, 300 + 3,000, P 0.01": ("held out", mu_of_eer(0.01), 300, 3000, 0.01, 20_000),
+    "EER 15 %, 300 + 3,000, P 0.01": ("held out", mu_of_eer(0.15), 300, 3000, 0.01, 30_000),
+    "EER 7.9 %, 1,000 + 10,000, P 0.01": ("held out", 4.0, 1000, 10_000, 0.01, 40_000),
+    "EER 7.9 %, 100 + 1,000, P 0.01": ("held out", 4.0, 100, 1000, 0.01, 50_000),
+    "EER 7.9 %, 300 + 3,000, P 0.05": ("held out", 4.0, 300, 3000, 0.05, 60_000),
+    "EER 7.9 %, 300 + 3,000, P 0.001": ("held out", 4.0, 300, 3000, 0.001, 70_000),
+}
+
+
+def truth(mu: float, p_target: float) -> dict[str, float]:
+    """The true EER, minDCF and Cllr of calibrated Gaussian LLRs with means +-mu (closed forms, quadrature)."""
+    sigma = np.sqrt(2 * mu)
+    t = np.log((1 - p_target) / p_target)
+    min_dcf = (p_target * stats.norm.cdf((t - mu) / sigma) + (1 - p_target) * stats.norm.cdf((-t - mu) / sigma))
+    density = stats.norm(mu, sigma).pdf
+    cllr, _ = integrate.quad(lambda x: np.logaddexp(0, -x) / np.log(2) * density(x), -np.inf, np.inf)
+    return {"eer": float(stats.norm.cdf(-np.sqrt(mu / 2))), "min_dcf": float(min_dcf / min(p_target, 1 - p_target)),
+            "cllr": cllr}
+
+
+def intervals(result: lc.BootstrapResult, metric: str, smooth: bool) -> dict[str, tuple[float, float]]:
+    """Every method's interval of `metric` from the same replicates; ``default`` is what ``lc.bootstrap`` gives by
+    default: the smoothed interval of minDCF when `smooth` (the rule of 30), BCa otherwise."""
+    values, estimate = result.replicates[metric].to_numpy(), getattr(result.estimate, metric)
+    low, high = result.interval(metric, "percentile")
+    found = {"percentile": (low, high), "BC": bca_interval(values, estimate, 0.0, LEVEL),
+             "BCa": result.interval(metric, "bca"), "basic": (2 * estimate - high, 2 * estimate - low)}
+    if metric == "min_dcf":
+        found["smoothed"] = result.interval(metric, "smoothed")
+    found["default"] = found["smoothed" if metric == "min_dcf" and smooth else "BCa"]
+    return found
+
+
+def coverage(design: tuple, samples: int, replicates: int) -> dict:
+    """(covered, below) counts per (metric, method) over `samples` samples of `design`."""
+    _, mu, n_tar, n_non, p_target, first = design
+    true = truth(mu, p_target)
+    covered, below, smoothed = {}, {}, 0
+    sigma = np.sqrt(2 * mu)
+    start = time.perf_counter()
+    for s in range(samples):
+        rng = np.random.default_rng(first + s)
+        trials = lc.Trials(rng.normal(mu, sigma, n_tar), rng.normal(-mu, sigma, n_non))
+        result = lc.bootstrap(trials, n=replicates, level=LEVEL, seed=s, p_target=p_target, smooth=True, threads=1)
+        smooth = needs_smoothing(trials.tar, trials.non, lc.OperatingPoint(p_target))
+        smoothed += smooth
+        for metric, value in true.items():
+            for method, (low, high) in intervals(result, metric, smooth).items():
+                covered[metric, method] = covered.get((metric, method), 0) + (low <= value <= high)
+                below[metric, method] = below.get((metric, method), 0) + (high < value)
+    return {"truth": true, "covered": covered, "below": below, "smoothed": smoothed,
+            "seconds": time.perf_counter() - start}
+
+
+def cell(run: dict, metric: str, method: str, samples: int) -> str:
+    if (metric, method) not in run["covered"]:
+        return "—"
+    c, b = run["covered"][metric, method] / samples, run["below"][metric, method] / samples
+    text = f"{100 * c:.1f} ± {100 * np.sqrt(c * (1 - c) / samples):.1f} [{100 * b:.1f}]"
+    return f"**{text}**" if method == "default" else text
+
+
+def render(runs: dict, samples: int, replicates: int, seconds: float, command: str, processes: int) -> str:
+    out = [HEADING, "",
+           f"`{command}`: {samples} samples per design, {replicates:,} replicates each, nominal {100 * LEVEL:g} % "
+           f"intervals ({seconds:.0f} s on {processes} processes). Coverage % ± binomial standard error; in brackets "
+           "the % of samples whose interval lies wholly below the truth. **default**: what `lc.bootstrap` gives by "
+           "default (BCa; "
+           "for minDCF the smoothed bootstrap's basic interval when it rests on fewer than 30 misses or false alarms, "
+           "the rule of 30, else BCa). *chose*: the designs the method was chosen on; "
+           "*held out*: designs no choice looked at (other seeds, EERs, sizes and P_target), run once after the "
+           "choice.", ""]
+    for name, run in runs.items():
+        role, mu, n_tar, n_non, p_target, first = DESIGNS[name]
+        true = run["truth"]
+        out += [f"{name} ({role}; mu = {mu:.3g}, seeds from {first:,}; true EER {100 * true['eer']:.2f} %, minDCF "
+                f"{true['min_dcf']:.4f}, Cllr {true['cllr']:.4f}; minDCF smoothed by default in "
+                f"{run['smoothed']} of {samples} samples)", "",
+                "| metric | " + " | ".join(METHODS) + " |", "|---" * (len(METHODS) + 1) + "|"]
+        out += [f"| {label} | " + " | ".join(cell(run, metric, method, samples) for method in METHODS) + " |"
+                for metric, label in METRICS.items()]
+        out.append("")
+    return "\n".join(out) + "\n"
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--size", choices=sorted(SIZES), default="full")
+    parser.add_argument("--design", action="append", help="run only this design (repeatable)")
+    parser.add_argument("--processes", type=int, default=2)
+    parser.add_argument("--write", action="store_true", help="write RESULTS.md at any size")
+    parser.add_argument("--no-write", action="store_true", help="never write RESULTS.md")
+    args = parser.parse_args(argv)
+    samples, replicates = SIZES[args.size]
+    names = args.design or list(DESIGNS)
+    command = "python bench/bench_bootstrap_coverage.py" + ("" if args.size == "full" else f" --size {args.size}")
+    start = time.perf_counter()
+    with ProcessPoolExecutor(args.processes) as pool:
+        futures = {name: pool.submit(coverage, DESIGNS[name], samples, replicates) for name in names}
+        runs = {}
+        for name, future in futures.items():
+            runs[name] = future.result()
+            print(f"{name} done ({runs[name]['seconds']:.0f} s)", flush=True)
+    publish(HEADING, render(runs, samples, replicates, time.perf_counter() - start, command, args.processes), args)
+
+
+if __name__ == "__main__":
+    main()
