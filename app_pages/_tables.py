@@ -8,6 +8,7 @@ import streamlit as st
 
 import llrcore as lc
 from llrcore.intervals import DEFAULT_METHOD, INTERVAL_METHODS
+from llrcore.metrics import METHOD_COLUMN
 from llrcore.words import LARGEST_FIXED, number, with_interval
 from app_pages import _operating_point
 from app_pages._loaded import SYSTEMS
@@ -54,7 +55,7 @@ def split_intervals(table) -> tuple[pd.DataFrame, pd.DataFrame | None]:
     Values and intervals in one cell (``0.2213 [0.2043, 0.2509]``) made a table of three systems far wider than the
     page at 1600 px: cells were clipped or the last columns (minCprimary, "as LLRs") needed sideways scrolling."""
     limited = [column for column in INTERVAL_DIGITS if f"{column} lower" in table.columns]
-    numbers = table.drop(columns=[c for c in table.columns if c.endswith((" lower", " upper"))])
+    numbers = table.drop(columns=[c for c in table.columns if c.endswith((" lower", " upper")) or c == METHOD_COLUMN])
     if not limited:
         return numbers, None
     names = [c for c in numbers.columns if numbers[c].dtype.kind == "O" and c != "as LLRs"]
@@ -68,16 +69,29 @@ def split_intervals(table) -> tuple[pd.DataFrame, pd.DataFrame | None]:
 
 def show_metrics(table, evaluation: str | None = None, *, level: float | None = None) -> None:
     """A metrics table on the screen: its numbers, then, when it has limits, their intervals in a second table
-    (:func:`split_intervals`) under a caption naming the `level`."""
+    (:func:`split_intervals`) under a caption naming their level and method (the table's ``interval method``,
+    else the `level` and the default method)."""
     numbers, intervals = split_intervals(table)
     numbers = fitting_numbers(numbers)
     st.dataframe(numbers, width="stretch", hide_index=True, column_config=metric_columns(numbers, evaluation))
     if intervals is not None:
-        what = f"{100 * level:.0f} % " if level is not None else ""
-        st.caption(f"Their {what}{INTERVAL_METHODS[DEFAULT_METHOD]} bootstrap confidence intervals [lower, upper]:")
+        st.caption(f"Their {interval_methods(table, level)}:")
         st.dataframe(intervals, width="stretch", hide_index=True, column_config={
             column: st.column_config.TextColumn(METRIC_FORMATS.get(column, (column,))[0])
             for column in INTERVAL_DIGITS if column in intervals.columns})
+
+
+def interval_methods(table, level: float | None = None) -> str:
+    """How a metrics table's intervals were made, from its ``interval method`` column: ``"95 % BCa bootstrap
+    confidence intervals [lower, upper] (minDCF: 95 % smoothed basic)"``, the metrics made otherwise in brackets; the
+    default method at `level` for a table without the column."""
+    if METHOD_COLUMN not in table.columns:
+        what = f"{100 * level:g} % " if level is not None else ""
+        return f"{what}{INTERVAL_METHODS[DEFAULT_METHOD]} bootstrap confidence intervals [lower, upper]"
+    parts = [text.split("; ") for text in table[METHOD_COLUMN].dropna()]
+    main = " / ".join(dict.fromkeys(p[0] for p in parts))
+    others = "; ".join(dict.fromkeys(other for p in parts for other in p[1:]))
+    return f"{main} bootstrap confidence intervals [lower, upper]" + (f" ({others})" if others else "")
 
 
 def fitting_numbers(table) -> pd.DataFrame:

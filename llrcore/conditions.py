@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from .data.trials import Trials
+from .intervals import DEFAULT_METHOD
 from .metrics import SRE12_P_TARGETS, BinaryMetrics, table_row
 from .metrics import evaluate as evaluate_trials
 from ._prior_second import prior_may_come_second
@@ -114,7 +115,8 @@ class ConditionMetrics:
         eer_percent : bool
             The EER in percent, in a column ``EER %``.
         intervals : dict, optional
-            :meth:`bootstrap`'s result: adds ``<metric> lower`` and ``<metric> upper`` after each metric that has one.
+            :meth:`bootstrap`'s result: adds ``<metric> lower`` and ``<metric> upper`` after each metric that has one,
+            and ``interval method`` (``"95 % BCa"``, :func:`~llrcore.metrics.interval_method`).
         """
         records = [self._record(row, eer_percent, (intervals or {}).get(row.label)) for row in self.rows]
         return pd.DataFrame.from_records(records)
@@ -139,15 +141,16 @@ class ConditionMetrics:
         return notes
 
     def bootstrap(self, n: int = 1000, level: float = 0.95, group_by: str | None = None, seed: int = 0, *,
-                  progress: Progress | None = None) -> dict[str, BootstrapResult]:
-        """Bootstrap intervals of each condition and of the pooled trials (:func:`~llrcore.bootstrap`), keyed by
-        :attr:`Condition.label`; conditions without both classes are left out. `progress(done, total)` counts
-        replicates over all conditions."""
+                  method: str = DEFAULT_METHOD, progress: Progress | None = None) -> dict[str, BootstrapResult]:
+        """Bootstrap intervals of each condition and of the pooled trials (:func:`~llrcore.bootstrap`, by `method`:
+        ``"bca"`` or ``"percentile"``, which each result keeps as ``.method``), keyed by :attr:`Condition.label`;
+        conditions without both classes are left out. `progress(done, total)` counts replicates over all
+        conditions."""
         rows = [row for row in self.rows if row.trials is not None]
         total, results = n * len(rows), {}
         for position, row in enumerate(rows):
             step = None if progress is None else (lambda done, _, offset=position * n: progress(offset + done, total))
-            results[row.label] = bootstrap(row.trials, n=n, level=level, group_by=group_by, seed=seed,
+            results[row.label] = bootstrap(row.trials, n=n, level=level, group_by=group_by, seed=seed, method=method,
                                            p_target=row.metrics.operating_point, primary=row.metrics.primary,
                                            progress=step)
         return results

@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from .data.checks import as_scores
+from .intervals import interval_words
 from .data.trials import Trials
 from ._prior_second import prior_may_come_second
 from .prior import OperatingPoint, as_operating_point, as_plo, effective_plo, primary_p_targets, sigmoid
@@ -467,7 +468,8 @@ def metrics_table(results, *, eer_percent: bool = False, verdict: bool = False, 
         (:func:`~llrcore.words.llr_verdict`).
     intervals : mapping, optional
         System name -> :class:`~llrcore.BootstrapResult`: each metric it has an interval for gets two more columns,
-        ``<column> lower`` and ``<column> upper``, right after it (in the column's unit).
+        ``<column> lower`` and ``<column> upper``, right after it (in the column's unit), and the row's last column,
+        ``interval method``, names how they were made (:func:`interval_method`: ``"95 % BCa"``).
 
     Raises
     ------
@@ -497,4 +499,22 @@ def table_row(result: BinaryMetrics | None, *, eer_percent: bool = False, interv
         if interval is not None and attribute in interval.replicates.columns:
             lower, upper = interval.interval(attribute)
             row[f"{label} lower"], row[f"{label} upper"] = scale * lower, scale * upper
+    if interval is not None:
+        row[METHOD_COLUMN] = interval_method(interval)
     return row
+
+
+#: The column of :func:`metrics_table` naming how the intervals of its row were made.
+METHOD_COLUMN = "interval method"
+
+
+def interval_method(interval) -> str:
+    """How the intervals of a :class:`~llrcore.BootstrapResult` are made, in words: ``"95 % BCa"``, and the
+    metrics made otherwise after a semicolon (``"95 % BCa; minDCF: 95 % smoothed basic"``, the smoothed bootstrap
+    of a minDCF that rests on few errors, :mod:`llrcore.intervals`)."""
+    def words(method: str) -> str:
+        return interval_words(interval.level, method).removesuffix(" bootstrap interval")
+
+    others = [f"{METRIC_COLUMNS[m]}: {words(interval.metric_method(m))}" for m in METRIC_COLUMNS
+              if m in interval.replicates.columns and interval.metric_method(m) != interval.method]
+    return "; ".join([words(interval.method), *others])

@@ -46,7 +46,8 @@ import pandas as pd
 
 from .conditions import RULE_OF_30
 from .data.trials import Trials, condition_codes
-from .metrics import eer
+from .intervals import DEFAULT_METHOD, check_method, interval_words
+from .metrics import METHOD_COLUMN, eer
 from .tandem_bootstrap import TandemBootstrap, bootstrap_tdcf
 from .tdcf import TandemDCF, asv_eer_threshold, spoof_false_alarm_rate, tdcf
 from .uncertainty import BootstrapResult, Progress, bootstrap
@@ -204,9 +205,11 @@ class TandemEvaluation:
         return notes
 
     def bootstrap(self, n: int = 1000, level: float = 0.95, seed: int = 0, *, cm_eer: bool = False,
-                  progress: Progress | None = None, threads: int | None = None) -> TandemIntervals:
-        """Bootstrap intervals of every row's min t-DCF (and CM EER), on the trials of each row: see
-        :func:`bootstrap_tandem`."""
+                  method: str = DEFAULT_METHOD, progress: Progress | None = None,
+                  threads: int | None = None) -> TandemIntervals:
+        """Bootstrap intervals of every row's min t-DCF (and CM EER), on the trials of each row, by `method`
+        (``"bca"`` or ``"percentile"``): see :func:`bootstrap_tandem`."""
+        method = check_method(method)
         runs = 2 if cm_eer else 1
         total, tdcfs, eers = n * runs * len(self.rows), {}, {}
         for position, row in enumerate(self.rows):
@@ -214,11 +217,11 @@ class TandemEvaluation:
             tdcfs[row.attack] = None if row.tdcf is None else bootstrap_tdcf(
                 row.cm_trials, row.asv_trials, n, level, seed, formulation=self.formulation,
                 cost_model=row.tdcf.cost_model, asv_threshold=self.asv_threshold,
-                progress=_shifted(progress, done, total), threads=threads)
+                method=method, progress=_shifted(progress, done, total), threads=threads)
             if cm_eer:
-                eers[row.attack] = bootstrap(row.cm_trials, n, level, seed=seed,
+                eers[row.attack] = bootstrap(row.cm_trials, n, level, seed=seed, method=method,
                                              progress=_shifted(progress, done + n, total), threads=threads)
-        return TandemIntervals(evaluation=self, tdcf=tdcfs, cm_eer=eers, level=level, n=n, seed=seed)
+        return TandemIntervals(evaluation=self, tdcf=tdcfs, cm_eer=eers, level=level, n=n, seed=seed, method=method)
 
 
 #: The metrics of :class:`TandemIntervals`: name -> is it a rate (its column of :meth:`TandemEvaluation.to_frame`
@@ -245,6 +248,8 @@ class TandemIntervals:
         Replicates per row.
     seed : int
         The seed of every row's draws.
+    method : str
+        ``"bca"`` or ``"percentile"`` (:mod:`llrcore.intervals`), the method of every interval.
     """
 
     evaluation: TandemEvaluation
@@ -253,6 +258,12 @@ class TandemIntervals:
     level: float
     n: int
     seed: int
+    method: str = DEFAULT_METHOD
+
+    @property
+    def interval_words(self) -> str:
+        """``"95 % BCa bootstrap interval"``."""
+        return interval_words(self.level, self.method)
 
     def interval(self, attack: str = POOLED, metric: str = "min t-DCF") -> tuple[float, float]:
         """``(lower, upper)`` of ``"min t-DCF"`` or ``"CM EER"`` (a fraction) for one attack or ``"pooled"``; NaNs for
@@ -269,7 +280,7 @@ class TandemIntervals:
     def to_frame(self, *, percent: bool = True) -> pd.DataFrame:
         """:meth:`TandemEvaluation.to_frame` with ``min t-DCF lower`` and ``min t-DCF upper`` after ``min t-DCF`` and,
         when the CM EER was bootstrapped, ``CM EER % lower`` and ``CM EER % upper`` after ``CM EER %`` (without
-        `` %`` and as fractions when ``percent=False``)."""
+        `` %`` and as fractions when ``percent=False``), and last ``interval method`` (``"95 % BCa"``)."""
         frame = self.evaluation.to_frame(percent=percent)
         for metric in [m for m in INTERVAL_METRICS if m != "CM EER" or self.cm_eer]:
             column, scale = (f"{metric} %", 100.0) if INTERVAL_METRICS[metric] and percent else (metric, 1.0)
@@ -277,6 +288,7 @@ class TandemIntervals:
             position = frame.columns.get_loc(column) + 1
             frame.insert(position, f"{column} lower", bounds[:, 0])
             frame.insert(position + 1, f"{column} upper", bounds[:, 1])
+        frame[METHOD_COLUMN] = self.interval_words.removesuffix(" bootstrap interval")
         return frame
 
 
@@ -387,10 +399,10 @@ def evaluate_tandem(cm: Trials, asv: Trials, *, formulation: str = "revised", co
 def bootstrap_tandem(cm: Trials, asv: Trials, n: int = 1000, level: float = 0.95, seed: int = 0, *,
                      formulation: str = "revised", cost_model: Mapping | None = None,
                      asv_threshold: float | None = None, by: str | None = "attack", name: str | None = None,
-                     cm_eer: bool = False, progress: Progress | None = None,
+                     cm_eer: bool = False, method: str = DEFAULT_METHOD, progress: Progress | None = None,
                      threads: int | None = None) -> TandemIntervals:
-    """Bootstrap intervals (BCa) of the min t-DCF (and of the CM EER), per attack and pooled:
-    :func:`evaluate_tandem`, then :meth:`TandemEvaluation.bootstrap`.
+    """Bootstrap intervals (BCa, or percentile with ``method="percentile"``) of the min t-DCF (and of the CM EER),
+    per attack and pooled: :func:`evaluate_tandem`, then :meth:`TandemEvaluation.bootstrap`.
 
     Each row is resampled on its own trials, the subsets :func:`evaluate_tandem` computes the row on: all bona fide
     trials and the attack's spoofs for the CM; the ASV's targets, non-targets and spoofs of the attack. The min t-DCF
@@ -420,6 +432,8 @@ def bootstrap_tandem(cm: Trials, asv: Trials, n: int = 1000, level: float = 0.95
         ``bootstrap_tdcf(cm, asv, n, level, seed)``.
     formulation, cost_model, asv_threshold, by, name
         As in :func:`evaluate_tandem`.
+    method : {"bca", "percentile"}
+        How every interval is made (:mod:`llrcore.intervals`); the result keeps it as ``.method``.
     cm_eer : bool
         Also the CM EER's interval (it costs about twice the min t-DCF's: :func:`~llrcore.bootstrap` computes every
         binary metric of each replicate).
@@ -438,7 +452,7 @@ def bootstrap_tandem(cm: Trials, asv: Trials, n: int = 1000, level: float = 0.95
     """
     evaluation = evaluate_tandem(cm, asv, formulation=formulation, cost_model=cost_model, asv_threshold=asv_threshold,
                                  by=by, name=name)
-    return evaluation.bootstrap(n, level, seed, cm_eer=cm_eer, progress=progress, threads=threads)
+    return evaluation.bootstrap(n, level, seed, cm_eer=cm_eer, method=method, progress=progress, threads=threads)
 
 
 def tandem_table(evaluations: Mapping[str, TandemEvaluation] | list[TandemEvaluation], *,

@@ -52,7 +52,7 @@ def test_ci_adds_the_bootstrap_interval_of_each_system(capsys):
         expected = lc.bootstrap_tdcf(cm, lc.read_trials(ASV_DEV), n=40, level=0.9, seed=5)
         assert (systems[name]["min t-DCF lower"], systems[name]["min t-DCF upper"]) == expected.interval()
     status, out, _ = run(capsys, CM_DEV, "--asv", ASV_DEV, "--ci", 0.9, "--bootstrap", 40)
-    assert "Intervals: 90 % bootstrap of the min t-DCF, 40 replicates, seed 0" in out
+    assert "Intervals: 90 % BCa bootstrap intervals of the min t-DCF, 40 replicates, seed 0" in out
     with pytest.raises(SystemExit) as refused:  # argparse's own usage line and status 2
         run(capsys, CM_DEV, "--asv", ASV_DEV, "--ci", 95)
     assert refused.value.code == 2 and "95 is not a probability" in capsys.readouterr().err
@@ -76,7 +76,7 @@ def test_ci_with_by_attack_gives_every_attack_its_interval(capsys):
     assert columns[columns.index("min t-DCF"):columns.index("min t-DCF") + 3] == [
         "min t-DCF", "min t-DCF lower", "min t-DCF upper"]
     status, out, _ = run(capsys, CM_DEV, "--asv", ASV_DEV, "--by-attack", "--ci", 0.9, "--bootstrap", 30)
-    assert "Intervals: 90 % bootstrap of the min t-DCF, pooled and per attack, 30 replicates" in out
+    assert "Intervals: 90 % BCa bootstrap intervals of the min t-DCF, pooled and per attack, 30 replicates" in out
     per_attack = out.split("Per attack")[1]
     assert "min t-DCF lower" in per_attack and "min t-DCF upper" in per_attack
 

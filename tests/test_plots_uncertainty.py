@@ -31,7 +31,7 @@ def test_condition_figure_draws_values_and_percentile_intervals(systems):
     assert fig.layout.title.text == "EER per gender" and fig.layout.yaxis.title.text == "EER (%)"
     assert fig.layout.xaxis.title.text == "gender"
     for trace, (name, result) in zip(fig.data, results.items()):
-        assert trace.name == f"{name} (95 % intervals)"
+        assert trace.name == f"{name} (95 % BCa bootstrap intervals)"
         assert list(trace.x) == [*(c.values["gender"] for c in result.conditions), "pooled"]
         np.testing.assert_allclose(trace.y, [100 * row.metrics.eer for row in result.rows])
         upper = [100 * intervals[name][row.label].interval("eer")[1] for row in result.rows]  # BCa by default

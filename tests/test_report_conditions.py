@@ -144,15 +144,15 @@ def test_intervals_in_words_hold_the_numbers_of_lc_bootstrap_with_the_same_seed(
     assert counted == pytest.approx(100 * P_TARGET * summary.metrics.act_dcf, rel=1e-12)
     low, high = (100 * P_TARGET * x for x in interval.interval("act_dcf"))
     words = summary.text("errors")
-    assert f"this system makes about {counted:.1f} errors, very likely between {low:.1f} and {high:.1f} (95 % interval)" \
-        in words
+    assert (f"this system makes about {counted:.1f} errors, very likely between {low:.1f} and {high:.1f} "
+            "(95 % BCa bootstrap interval)") in words
     low, high = interval.interval("eer")
     sure = summary.text("sure")
     assert f"Its equal error rate is {100 * summary.metrics.eer:.2f} %, very likely between {100 * low:.2f} % and " \
            f"{100 * high:.2f} %" in sure
     low, high = interval.interval("cllr")
     assert f"very likely between {low:.3f} and {high:.3f}" in sure
-    assert f"95 % intervals from {REPLICATES} bootstrap resamplings of the trials, drawn one by one" in sure
+    assert f"95 % BCa bootstrap intervals from {REPLICATES} resamplings of the trials, drawn one by one" in sure
     assert html.escape(words) in page.replace("<strong>", "").replace("</strong>", "")
     # and in the table of all metrics, the calibrated rows having none
     metrics = next(iter(tables_of(page, "metrics").values()))
@@ -276,7 +276,7 @@ def test_llrcore_report_by_attack_with_intervals(tmp_path, capsys, raw):
     low, high = interval.interval("eer")
     words = f"likely between {100 * low:.2f} % and {100 * high:.2f} %"
     assert words in printed and words in page
-    assert "90 % intervals from 40 bootstrap resamplings" in printed
+    assert "90 % BCa bootstrap intervals from 40 resamplings" in printed
     assert "By the rule of 30, the error rates of attack=" in printed
     assert "--by attack --ci 0.9 --bootstrap 40 --seed 2" in page  # how to reproduce
 

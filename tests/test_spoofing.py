@@ -335,6 +335,6 @@ def test_attack_bars_draw_the_intervals_as_error_bars(cm, asv):
         np.testing.assert_array_equal(bar.error_y.array, frame[f"{column} upper"] - frame[column])
         np.testing.assert_array_equal(bar.error_y.arrayminus, frame[column] - frame[f"{column} lower"])
     assert bars["RawNet2-a min t-DCF"].error_y.array is None  # no intervals asked for it
-    assert "error bars: 95 % bootstrap intervals" in fig.layout.title.text
+    assert "error bars: 95 % BCa bootstrap intervals" in fig.layout.title.text
     assert all(axis.title.text for axis in (fig.layout.yaxis, fig.layout.yaxis2, fig.layout.yaxis3, fig.layout.xaxis3))
     assert "error bars" not in attack_bars_figure(results).layout.title.text

@@ -7,7 +7,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from ..metrics import evaluate, metrics_table
+from ..metrics import METHOD_COLUMN, evaluate, metrics_table
 from ..prior import NIST_PRIMARY_P_TARGETS, OperatingPoint, primary_p_targets
 from ..words import VERDICT_RULE
 from ._options import add_conditions_options, add_operating_point, load_systems
@@ -67,7 +67,8 @@ def run(args) -> str:
         return json.dumps(rows, indent=2, default=_json_value)
     if args.csv:
         return table.to_csv()
-    ci = (f"Intervals: {100 * args.ci:g} % bootstrap, {args.bootstrap:,} replicates, "
+    ci = (f"Intervals: bootstrap ({' / '.join(dict.fromkeys(table[METHOD_COLUMN].dropna()))}), "
+          f"{args.bootstrap:,} replicates, "
           f"{'whole ' + args.group_by + ' groups' if args.group_by else 'trials one by one'}, seed {args.seed}\n"
           if args.ci else "")
     primary = ", ".join(f"{p:g}" for p in primary_p_targets(args.primary))

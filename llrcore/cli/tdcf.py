@@ -8,7 +8,9 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..intervals import DEFAULT_METHOD, interval_words
 from ..io import read_trials
+from ..metrics import METHOD_COLUMN
 from ..spoofing import NO_ATTACKS, evaluate_tandem, tandem_table
 from ..tdcf import tdcf_cost_model
 from ._options import probability, replicates
@@ -97,6 +99,7 @@ def run(args) -> str:
         for offset, (column, values) in enumerate(zip(("min t-DCF lower", "min t-DCF upper"),
                                                       zip(*(ranges[name].interval() for name in results)))):
             summary.insert(position + offset, column, values)
+        summary[METHOD_COLUMN] = [ranges[name].interval_words.removesuffix(" bootstrap interval") for name in results]
     frames = {name: ranges.get(name, result).to_frame() for name, result in results.items()}  # per attack
     attacks = (pd.concat([frame.assign(system=n) for n, frame in frames.items()]).set_index(["system", "attack"])
                if by else None)
@@ -117,7 +120,8 @@ def run(args) -> str:
     header = (f"CM: {Path(args.scores).name}; ASV: {Path(args.asv).name} ({asv.tar.size:,} targets, {asv.non.size:,} "
               f"non-targets, {asv.spoof.size:,} spoofs), threshold {first.asv_threshold:.4f} ({threshold})\n"
               f"{FORMULATIONS[args.formulation]}; cost model{default}: {model}\nUnits: {UNITS}\n"
-              + (f"Intervals: {100 * args.ci:g} % bootstrap of the min t-DCF{', pooled and per attack' * bool(by)}, "
+              + (f"Intervals: {interval_words(args.ci, DEFAULT_METHOD)}s of the min t-DCF"
+                 f"{', pooled and per attack' * bool(by)}, "
                  f"{args.bootstrap:,} replicates, seed {args.seed}, the CM's and the ASV's trials drawn apart, the ASV "
                  "threshold kept\n" if args.ci else ""))
     text = header + _text(summary.drop(columns="formulation"))

@@ -154,8 +154,8 @@ def attack_bars_figure(results: Mapping[str, TandemEvaluation], *, log_eer: bool
     fig.add_trace(_bars(asv, "ASV spoof FA %", "ASV (the same for every CM)", REFERENCE_COLOUR, showlegend=True)
                   .update(width=0.35), row=2, col=1)
     first = next(iter(results.values()))
-    levels = sorted({f"{100 * ci.level:g} %" for ci in intervals.values()})
-    bars = f" (error bars: {', '.join(levels)} bootstrap intervals)" if levels else ""
+    methods = sorted({ci.interval_words for ci in intervals.values()})
+    bars = f" (error bars: {', '.join(methods)}s)" if methods else ""
     style_figure(fig, f"Per attack: countermeasure EER, ASV spoof acceptance, {first.formulation} min t-DCF{bars}",
                  height=880)
     fig.update_layout(barmode="group", bargap=0.2, bargroupgap=0.05)

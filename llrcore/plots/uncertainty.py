@@ -11,6 +11,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from ..conditions import ConditionMetrics
+from ..intervals import interval_words
 from ..metrics import METRIC_COLUMNS
 from ..uncertainty import BootstrapResult, DETBand
 from ._style import point_marker, style_figure, system_colour, with_alpha
@@ -83,12 +84,18 @@ def _condition_trace(name: str, position: int, result: ConditionMetrics, metric:
                            for row in rows]) * scale
         error = dict(type="data", symmetric=False, array=bounds[:, 1] - values, arrayminus=values - bounds[:, 0],
                      thickness=2, width=6, color=system_colour(position))
-    level = f" ({100 * next(iter(intervals.values())).level:.0f} % intervals)" if intervals else ""
+    level = f" ({_method_words(next(iter(intervals.values())), metric)}s)" if intervals else ""
     colour = system_colour(position)
     symbols = ["diamond" if row is result.pooled else "circle" for row in rows]
     return go.Scatter(x=labels, y=values, mode="markers", name=f"{name}{level}", error_y=error,
                       marker={**point_marker(colour, 12), "symbol": symbols},
                       hovertemplate=f"{name}<br>%{{x}}: %{{y:.4g}}<extra></extra>")
+
+
+def _method_words(interval: BootstrapResult, metric: str) -> str:
+    """``"95 % BCa bootstrap interval"``: how `interval` makes the interval of `metric` (the smoothed bootstrap's for
+    a minDCF on few errors)."""
+    return interval_words(interval.level, interval.metric_method(metric))
 
 
 def with_det_bands(fig: go.Figure, bands: Mapping[str, DETBand], order: Sequence[str]) -> go.Figure:

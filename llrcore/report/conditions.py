@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from ..conditions import evaluate as evaluate_by
 from ..data.trials import Trials
-from ..intervals import DEFAULT_METHOD, INTERVAL_METHODS
+from ..intervals import DEFAULT_METHOD, interval_words
 from ..prior import OperatingPoint
 from ..uncertainty import bootstrap
 from .summary import SystemExtras
@@ -49,8 +49,13 @@ class Resampling:
         how = f"whole {self.group_by} groups drawn" if self.group_by else "trials drawn one by one"
         if self.ungrouped:
             how += f" (one by one for {', '.join(self.ungrouped)}: no column {self.group_by!r})"
-        method = INTERVAL_METHODS[DEFAULT_METHOD]
-        return f"{100 * self.level:g} % {method} bootstrap, {self.replicates:,} replicates, {how}, seed {self.seed}"
+        drawn = self.interval_words.removesuffix(" interval")
+        return f"{drawn}, {self.replicates:,} replicates, {how}, seed {self.seed}"
+
+    @property
+    def interval_words(self) -> str:
+        """``"95 % BCa bootstrap interval"`` (:func:`~llrcore.bootstrap`'s default method, which the report draws)."""
+        return interval_words(self.level, DEFAULT_METHOD)
 
 
 @dataclass(frozen=True)

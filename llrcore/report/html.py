@@ -82,7 +82,7 @@ def _big_interval(report, summary: SystemSummary) -> str:
     if interval is None:
         return ""
     _, lower, upper = with_bounds(summary.errors_per_100, *errors_interval(interval, report.operating_point))
-    return f'<span class="unit range">{100 * interval.level:g} % interval: {_esc(lower)} to {_esc(upper)}</span>'
+    return f'<span class="unit range">{_esc(interval.interval_words)}: {_esc(lower)} to {_esc(upper)}</span>'
 
 
 def _system_html(report, position: int, summary: SystemSummary) -> str:
@@ -181,7 +181,7 @@ def _conditions_html(report) -> str:
                         f"<h3>{_esc(summary.name)}</h3>{_condition_table(summary)}{notes}</article>")
     lacking = (f"<p>Not broken down (no column {_esc(', '.join(map(repr, breakdown.by)))}): "
                f"{_esc(', '.join(breakdown.lacking))}.</p>" if breakdown.lacking else "")
-    intervals = (f", each with its {100 * resampling.level:g} % bootstrap interval [lower, upper]"
+    intervals = (f", each with its {resampling.interval_words} [lower, upper]"
                  if resampling is not None else "")
     figure = figure_html("conditions", report.figures["conditions"]) if "conditions" in report.figures else ""
     return f"""<section id="conditions"><h2>Per {_esc(breakdown.words)}</h2>
@@ -216,11 +216,12 @@ def render_html(report, written=None) -> str:
     """The page of a :class:`~llrcore.report.Report`: summary, figures, every metric, settings and glossary; it says
     it was made at `written` (a datetime; default the report's ``created``)."""
     op = f"P_target = {report.p_target:g}, C_miss = {report.c_miss:g}, C_fa = {report.c_fa:g}"
-    created = (written or report.created).strftime("%Y-%m-%d %H:%M %Z").strip()
+    created = made_on(written or report.created)
     figures = "".join(figure_html(key, item) for key, item in report.figures.items() if key not in _OWN_SECTION)
     table = _with_intervals(_percent_eer(report.metrics_table()))
-    intervals = (f" Each metric of a system as given has its {100 * report.resampling.level:g} % bootstrap interval "
-                 "[lower, upper]; the calibrated rows have none." if report.resampling is not None else "")
+    intervals = (f" Each metric of a system as given has its {report.resampling.interval_words} [lower, upper] (the "
+                 "column “interval method” names it for each metric); the calibrated rows have none."
+                 if report.resampling is not None else "")
     conditions = _conditions_html(report)
     nav_conditions = (f'<a href="#conditions">Per {_esc(report.breakdown.words)}</a>'
                       if report.breakdown is not None else "")

@@ -355,10 +355,10 @@ def with_bounds(value: float, lower: float, upper: float, significant: int = 2) 
 
 
 def _errors_with_interval(errors: float, interval: BootstrapResult, op: OperatingPoint) -> tuple:
-    """``**2.4 errors**, very likely between 2.2 and 2.7 (95 % interval)``."""
+    """``**2.4 errors**, very likely between 2.2 and 2.7 (95 % BCa bootstrap interval)``."""
     value, lower, upper = with_bounds(errors, *errors_interval(interval, op))
     return (Bold(f"{value} error" if value == "1" else f"{value} errors"),
-            f", {likely(interval.level)} between {lower} and {upper} ({100 * interval.level:g} % interval)")
+            f", {likely(interval.level)} between {lower} and {upper} ({interval.interval_words})")
 
 
 def _sure_sentence(interval: BootstrapResult, group_by: str | None) -> tuple:
@@ -372,7 +372,7 @@ def _sure_sentence(interval: BootstrapResult, group_by: str | None) -> tuple:
     sentence = (
         "Its equal error rate is ", Bold(f"{eer} %"), f", {word} between {eer_low} % and {eer_high} %; its overall "
         "cost (Cllr) is ", Bold(cllr), f" bits, {word} between {cllr_low} and {cllr_high}. With many more trials like these the numbers would {word} fall "
-        f"within these ranges ({100 * interval.level:g} % intervals from {len(interval.replicates):,} bootstrap "
+        f"within these ranges ({interval.interval_words}s from {len(interval.replicates):,} "
         f"resamplings of the trials, drawn {drawn}).",
     )
     if group_by and interval.group_by is None:

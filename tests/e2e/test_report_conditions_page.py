@@ -45,7 +45,8 @@ def test_report_broken_down_by_attack_with_intervals(page: Page, browser: Browse
     no_exception(page)
     expect(page.get_by_test_id("stAlertContentError")).to_have_count(0)
     expect(page.get_by_text(re.compile(r"Broken down by attack into 13 conditions")).first).to_be_visible()
-    expect(page.get_by_text(re.compile(r"very likely between .* \(95 % interval\)")).first).to_be_visible()
+    expect(page.get_by_text(re.compile(r"very likely between .* \(95 % BCa bootstrap interval\)")).first
+           ).to_be_visible()
     snap(page, screenshots / "report_conditions_page.png")
 
     with page.expect_download(timeout=120_000) as download:
