@@ -213,7 +213,7 @@ def show_words(validation: lc.LRValidation, units: str) -> None:
 def download(validation: lc.LRValidation, units: str, source: str) -> None:
     st.download_button(
         "Download validation report (HTML)", icon=":material/download:", type="primary", on_click="ignore",
-        data=lambda: build_validation_report(validation, source=source, units=units).html,
+        data=lambda: build_validation_report(validation, source=source, units=units).to_html(),
         file_name="validation_report.html", mime="text/html", key="forensic_download",
     )
     st.caption("One self-contained file: the matrix, the figures, the bounds and the verbal scale, in words a "

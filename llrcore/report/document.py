@@ -4,7 +4,7 @@ from __future__ import annotations
 import platform
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from functools import cached_property
 
 import numpy as np
@@ -20,7 +20,7 @@ from ..rules import BetaRule
 from ..words import describe_calibration, escape_markdown
 from .conditions import Breakdown, Resampling, resample
 from .figures import ReportFigure, report_figures
-from .html import render_html
+from .html import render_html, writing_time
 from .summary import (
     CROSS_VALIDATION_FOLDS,
     TOPICS,
@@ -132,7 +132,7 @@ class Report:
 
         The page says when it was made: `written`, by default now (the moment the file is written, which a cached
         report, e.g. the app's, may write long after :attr:`created`)."""
-        return render_html(self, written=written or datetime.now(UTC).astimezone())
+        return render_html(self, written=written or writing_time())
 
     def write(self, path) -> None:
         """Write :meth:`to_html` to `path` (UTF-8)."""
@@ -223,7 +223,7 @@ def build_report(systems, *, p_target: float | OperatingPoint = 0.01, c_miss: fl
         c_fa=op.c_fa,
         class_names=class_names,
         settings=settings,
-        created=datetime.now(UTC).astimezone(),
+        created=writing_time(),
         version=__version__,
         breakdown=breakdown,
         resampling=resampling,

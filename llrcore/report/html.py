@@ -4,6 +4,7 @@ metric and its interval share a cell, ``3.48 [3.26, 3.69]``; with conditions, a 
 from __future__ import annotations
 
 import html
+from datetime import UTC, datetime
 from importlib import resources
 
 import numpy as np
@@ -17,7 +18,7 @@ from ..plots._style import system_colour
 from ..words import VERDICTS, format_errors
 from .summary import TOPICS, SystemSummary, errors_interval, with_bounds
 
-__all__ = ["figure_html", "html_page", "render_html", "table_html"]
+__all__ = ["figure_html", "html_page", "made_on", "render_html", "table_html", "writing_time"]
 
 # No network at all, even if something in the page tried: scripts and styles only inline, images only inline data.
 _CSP = ("default-src 'none'; script-src 'unsafe-inline' 'unsafe-eval'; style-src 'unsafe-inline'; "
@@ -77,7 +78,7 @@ def _bars_html(summary: SystemSummary, non_answer: str, calibrated_colour: str) 
 
 
 def _big_interval(report, summary: SystemSummary) -> str:
-    """Under the big number, its interval: ``95 % interval: 0.31 to 0.43``."""
+    """Under the big number, its interval: ``95 % BCa bootstrap interval: 0.31 to 0.43``."""
     interval = summary.extras.interval
     if interval is None:
         return ""
@@ -210,6 +211,17 @@ def _plot_html(key: str, fig: go.Figure) -> str:
 def _css() -> str:
     """The style sheet, read from the package's ``report.css``."""
     return resources.files(__package__).joinpath("report.css").read_text(encoding="utf-8")
+
+
+def writing_time() -> datetime:
+    """Now, in the local time zone: the moment a report is written, which a cached report (the app's) may reach long
+    after its analysis was built."""
+    return datetime.now(UTC).astimezone()
+
+
+def made_on(when: datetime) -> str:
+    """The time a page says it was made, ``2026-11-27 10:17 UTC``."""
+    return when.strftime("%Y-%m-%d %H:%M %Z").strip()
 
 
 def render_html(report, written=None) -> str:

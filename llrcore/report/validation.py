@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import html
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from functools import cached_property
 
 import numpy as np
@@ -30,7 +30,7 @@ from ..plots.forensic import ece_figure, tippett_figure
 from ..plots.uncertainty import condition_figure
 from ..words import bits
 from .figures import ReportFigure
-from .html import figure_html, html_page, table_html
+from .html import figure_html, html_page, made_on, table_html, writing_time
 
 __all__ = ["ValidationReport", "build_validation_report", "validation_paragraphs"]
 
@@ -197,18 +197,22 @@ class ValidationReport:
         """:func:`validation_paragraphs` of the validation."""
         return validation_paragraphs(self.validation, self.units)
 
-    @cached_property
+    @property
     def html(self) -> str:
-        """The report as one self-contained HTML page."""
-        return _render(self)
+        """:meth:`to_html` written now."""
+        return self.to_html()
 
-    def to_html(self) -> str:
-        return self.html
+    def to_html(self, *, written: datetime | None = None) -> str:
+        """The report as one self-contained HTML page.
+
+        The page says when it was made: `written`, by default now (the moment the file is written, which a cached
+        report, e.g. the app's, may write long after :attr:`created`), as :meth:`llrcore.report.Report.to_html`."""
+        return _render(self, written or writing_time())
 
     def write(self, path) -> None:
-        """Write :attr:`html` to `path` (UTF-8)."""
+        """Write :meth:`to_html` to `path` (UTF-8)."""
         with open(path, "w", encoding="utf-8") as out:
-            out.write(self.html)
+            out.write(self.to_html())
 
 
 def build_validation_report(validation: LRValidation | Trials, *, title: str | None = None, source: str = "",
@@ -240,7 +244,7 @@ def build_validation_report(validation: LRValidation | Trials, *, title: str | N
     title = title or f"Validation report: {validation.name or 'LR method'}"
     return ValidationReport(validation=validation, title=title,
                             source=source, description=description, units=units, command=command or "",
-                            created=datetime.now(UTC).astimezone(), version=__version__)
+                            created=writing_time(), version=__version__)
 
 
 # ----- the page -----------------------------------------------------------------------------------------------------
@@ -312,9 +316,9 @@ def _verbal(report: ValidationReport) -> str:
             f"{table_html(frame, formats, 'metrics')}")
 
 
-def _render(report: ValidationReport) -> str:
+def _render(report: ValidationReport, written: datetime) -> str:
     v = report.validation
-    created = report.created.strftime("%Y-%m-%d %H:%M %Z").strip()
+    created = made_on(written)
     paragraphs = validation_paragraphs(v, report.units)
     verdict_class, verdict = ("good", "passes") if v.passed else ("unusable", "does not pass")
     plain = "".join(f'<p class="topic">{_esc(c)}</p><p>{_esc(paragraphs[c])}</p>' for c in CHARACTERISTICS)
