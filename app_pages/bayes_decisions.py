@@ -169,8 +169,8 @@ def priors_view(name: str, trials: lc.Trials, p_target: float, c_miss: float, c_
         try:
             calibrated = cross_calibrated(system.id, trials)
             systems[calibrated.name] = calibrated
-        except ValueError as err:
-            st.warning(f"The system could not be calibrated: {err}")
+        except ValueError as err:  # e.g. a fold's fit collapsed: said as failed, never drawn as a calibration
+            st.error(f"**The calibration by cross-validation failed:** {err}", icon=":material/error:")
     p_eff = float(f"{float(sigmoid(lc.effective_plo(p_target, c_miss, c_fa))):.3g}")  # a readable label
     show_figure(lambda: plots.bayes_error_trapezium_figure(systems, p_target=p_eff), "bayes_trapezium")
     marker = f"P(target) = {p_target:g}" if c_miss == c_fa == 1 else (

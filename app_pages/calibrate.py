@@ -445,8 +445,8 @@ def main() -> None:
     if result.cross_validated:
         st.caption(f"The evaluation LLRs come from {result.folds} calibrations, each trained without the fold it "
                    "calibrates; the transform above is the one trained on all trials, to apply to new scores.")
-    if getattr(result.calibrator, "collapsed", False):
-        show_failure(result.calibrator.failure)
+    if result.collapsed:  # the fit on all trials, or that of a cross-validation fold
+        show_failure(result.failure)
         return
     show_problems(result)
     metric_cards(result.before, result.after)

@@ -6,6 +6,8 @@ kept in the session, keyed by its settings: changing a figure option or coming b
 """
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import streamlit as st
 
@@ -158,8 +160,9 @@ def best_summary(sweep: lc.RuleSweep) -> None:
         f"the floor with the evaluation labels (PAV): {sweep.min_cost:.3f}.",
         icon=":material/star:",
     )
-    if (sweep.frame["cllr"] > 1).any():
-        worst = sweep.frame.loc[sweep.frame["cllr"].idxmax()]
+    show_collapsed(sweep)
+    if (sweep.usable["cllr"] > 1).any():
+        worst = sweep.usable.loc[sweep.usable["cllr"].idxmax()]
         st.caption(
             f"Some calibrations are degenerate: e.g. {worst['rule']} at τ = {worst['plo']:+.1f} has Cllr "
             f"{worst['cllr']:.3g} bits. A thin-tailed rule weighted at a very low prior looks only at the highest "
@@ -168,8 +171,27 @@ def best_summary(sweep: lc.RuleSweep) -> None:
         )
 
 
+def best_error(sweep: lc.RuleSweep) -> str:
+    """Why a sweep has no best: the library's sentence."""
+    try:
+        sweep.best
+    except ValueError as err:
+        return str(err)
+    return ""
+
+
+def show_collapsed(sweep: lc.RuleSweep) -> None:
+    """The calibrations whose fit collapsed (``collapsed`` in the sweep's table): never the best, not drawn."""
+    collapsed = int(sweep.frame["collapsed"].sum())
+    if collapsed:
+        st.warning(f"**{collapsed} of {len(sweep.frame)} calibrations failed:** their fit (or that of a "
+                   "cross-validation fold) collapsed, every ordinary trial getting the same LLR, because a score lies "
+                   "far away on the wrong side of the others. They are left out of the figure and of the best, and "
+                   "marked *collapsed* in the table of every calibration.", icon=":material/error:")
+
+
 def best_per_rule(sweep: lc.RuleSweep):
-    frame = sweep.frame
+    frame = sweep.usable
     rows = frame.loc[frame.groupby("rule", sort=False)["cost"].idxmin()]
     table = rows[["rule", "alpha", "beta", "plo", "p_weight", "cost", "cllr"]].rename(
         columns={"plo": "best τ", "p_weight": "best P", "cost": sweep.cost_name, "cllr": "Cllr (bits)"})
@@ -183,6 +205,11 @@ def show_tables(sweep: lc.RuleSweep) -> None:
         sweep.cost_name: st.column_config.NumberColumn(format="%.4f"),
         "Cllr (bits)": st.column_config.NumberColumn(format="%.4f"),
     })
+    every_calibration(sweep)
+
+
+def every_calibration(sweep: lc.RuleSweep) -> None:
+    """The sweep's whole table, a collapsed fit marked in its ``collapsed`` column, and its CSV."""
     with st.expander("Every calibration of the sweep"):
         st.dataframe(sweep.frame, hide_index=True, width="stretch")
         st.download_button("Sweep as CSV", sweep.frame.to_csv(index=False).encode(), file_name="rule_sweep.csv",
@@ -250,6 +277,10 @@ def main() -> None:
         except ValueError as err:
             st.error(f"The sweep could not be run: {err}")
             return
+    if sweep.usable.empty:  # every fit collapsed: no best, no curve
+        st.error(f"**This sweep failed.** {best_error(sweep)}", icon=":material/error:")
+        every_calibration(sweep)
+        return
 
     best_summary(sweep)
     best = sweep.best
@@ -259,7 +290,7 @@ def main() -> None:
                                                                          evaluation))
     cost_tab, weighting_tab = st.tabs([f"{sweep.cost_name} against the prior weighting", "Threshold weighting"])
     with cost_tab:
-        show_figure(lambda: rule_comparison_figure(sweep), "rule_comparison",
+        show_figure(lambda: rule_comparison_figure(dataclasses.replace(sweep, frame=sweep.usable)), "rule_comparison",
                     "Each curve: one rule; each point: an affine calibration trained with that rule and prior "
                     "weighting on the training trials, judged on the evaluation trials. The star is the best; dashed: "
                     "the floor any monotone calibration could reach knowing the evaluation labels.",

@@ -26,6 +26,7 @@ Interspeech 2013 (eqs. 3, 7, 10, 16; figs. 1-3).
 from __future__ import annotations
 
 import dataclasses
+import warnings
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -35,7 +36,7 @@ import pandas as pd
 
 from . import parallel
 from .calibration import Affine, PAVCalibrator, WarmFits, fit_affine, fit_cmlg, fit_pav
-from .folds import Folds, cross_calibrate
+from .folds import Folds
 from .data.trials import Trials
 from .metrics import (
     SRE12_P_TARGETS,
@@ -47,7 +48,9 @@ from .metrics import (
     normalised_bayes_error,
 )
 from .rates import SortedScores, cllr_bits, sigmoid
-from .rules import BetaRule, threshold_weighting
+from .rules import BetaRule
+from .words import listed
+from .weighting import weighting_mode  # noqa: F401  (in __all__: fig. 1 beside the sweep of fig. 2)
 
 __all__ = [
     "DEFAULT_PLO_GRID",
@@ -59,6 +62,8 @@ __all__ = [
     "calibrate_and_evaluate",
     "calibration_label",
     "calibration_problems",
+    "collapsed_folds",
+    "collapsed_folds_words",
     "sweep_prior_weighting",
     "weighting_mode",
 ]
@@ -116,6 +121,11 @@ class CalibrationResult:
     problems : tuple of str
         Sentences saying why this calibration is degenerate (:func:`calibration_problems`); empty when it is not.
         The result is kept either way: a degenerate fit is the honest optimum of its objective.
+    collapsed_folds : tuple of int
+        Under cross-validation, the folds (numbered from 1) whose calibrator collapsed
+        (:attr:`~llrcore.Affine.failure`): their trials' calibrated LLRs are all about equal, and say nothing.
+    fold_failure : str
+        Why the first of them collapsed; empty when none did.
     """
 
     method: str
@@ -129,10 +139,27 @@ class CalibrationResult:
     after: BinaryMetrics
     train_name: str
     problems: tuple[str, ...] = ()
+    collapsed_folds: tuple[int, ...] = ()
+    fold_failure: str = ""
 
     @property
     def cross_validated(self) -> bool:
         return self.folds is not None
+
+    @property
+    def failure(self) -> str:
+        """Why this is no calibration: the calibrator trained on all the trials collapsed, or that of a
+        cross-validation fold did (then the calibrated LLRs of its trials are meaningless); empty when none did."""
+        where = f"in {collapsed_folds_words(self.collapsed_folds, self.folds)}" if self.collapsed_folds else ""
+        if getattr(self.calibrator, "collapsed", False):
+            also = f", and {where}" if where else ""
+            return f"the calibration trained on all the trials collapsed{also} — {self.calibrator.failure}"
+        return f"the calibration collapsed {where} — {self.fold_failure}" if where else ""
+
+    @property
+    def collapsed(self) -> bool:
+        """Whether a fit collapsed (:attr:`failure`): the result is then no calibration to use or to show."""
+        return bool(self.failure)
 
     @property
     def degenerate(self) -> bool:
@@ -207,12 +234,16 @@ def calibrate_and_evaluate(
     method = check_method(method)
     fit, options = method_fitter(method, rule, plo, cmlg_alpha)
     calibrator = fit(train.tar, train.non, **options)
+    fold_calibrators = []
     if test is None:
         raw = train
-        tar_llr, non_llr = cross_calibrate(train.tar, train.non, fit, folds=folds, seed=seed, **options)
+        split = Folds.split(train.tar.size, train.non.size, folds, seed=seed)  # as cross_calibrate, keeping the fits
+        fold_calibrators = [fit(tar, non, **options) for tar, non in split.training_sets(train.tar, train.non)]
+        tar_llr, non_llr = split.apply(train.tar, train.non, fold_calibrators)
     else:
         raw = test
         tar_llr, non_llr = calibrator(test.tar), calibrator(test.non)
+    collapsed = collapsed_folds(fold_calibrators)
     cv_folds = int(folds) if test is None else None
     label = calibration_label(method, options.get("rule"), options.get("plo"), cv_folds)
     name = f"{raw.name} · {label}" if raw.name else label
@@ -232,7 +263,19 @@ def calibrate_and_evaluate(
         after=after,
         train_name=train.name,
         problems=calibration_problems(calibrator, train, after.cllr, rule=options.get("rule")),
+        collapsed_folds=collapsed,
+        fold_failure=fold_calibrators[collapsed[0] - 1].failure if collapsed else "",
     )
+
+
+def collapsed_folds(calibrators) -> tuple[int, ...]:
+    """The folds, numbered from 1, whose calibrator collapsed (``.collapsed``, :mod:`llrcore.calibration_checks`)."""
+    return tuple(i for i, c in enumerate(calibrators, start=1) if getattr(c, "collapsed", False))
+
+
+def collapsed_folds_words(folds: Sequence[int], n_folds: int) -> str:
+    """``"folds 1, 2 and 4 of 5"``, ``"fold 3 of 5"``."""
+    return f"fold{'s' * (len(folds) > 1)} {listed([str(f) for f in folds])} of {n_folds}"
 
 
 #: An affine calibration whose scale is this many times that of the closed-form Gaussian one is close to a step.
@@ -262,10 +305,13 @@ def calibration_problems(calibrator, train: Trials, evaluation_cllr: float | Non
     problems = []
     if isinstance(calibrator, Affine):
         try:
-            gaussian = fit_cmlg(train.tar, train.non).scale
+            with warnings.catch_warnings():  # a collapse of the reference is not the user's fit's: no warning
+                warnings.simplefilter("ignore", RuntimeWarning)
+                reference = fit_cmlg(train.tar, train.non)
+            gaussian = np.nan if reference.collapsed else reference.scale
         except ValueError:  # no spread in a class: no Gaussian reference
             gaussian = np.nan
-        if np.isfinite(gaussian) and abs(calibrator.scale) > STEP_SCALE_RATIO * abs(gaussian):
+        if np.isfinite(gaussian) and gaussian != 0 and abs(calibrator.scale) > STEP_SCALE_RATIO * abs(gaussian):
             problems.append(
                 f"The calibration is close to a step function: its scale {calibrator.scale:.3g} is "
                 f"{abs(calibrator.scale / gaussian):.0f} times that of the Gaussian (CMLG) calibration of the same "
@@ -312,7 +358,9 @@ class RuleSweep:
     frame : DataFrame
         One row per (rule, prior weighting): ``rule`` (name), ``alpha``, ``beta``, ``plo`` (the weighting ``tau``),
         ``p_weight`` (``sigmoid(tau)``), ``cost`` (mean normalised actual DCF over `p_targets` of the calibrated
-        evaluation LLRs; Cprimary with the defaults) and ``cllr`` (their Cllr in bits).
+        evaluation LLRs; Cprimary with the defaults), ``cllr`` (their Cllr in bits) and ``collapsed`` (True when the
+        fit, or that of any cross-validation fold, collapsed: :attr:`~llrcore.Affine.failure`; its cost is that of
+        meaningless LLRs, and :attr:`best` never chooses it).
     cost_name : str
         What ``cost`` is, for axis labels: ``"Cprimary"`` or e.g. ``"actDCF (P=0.01, Cmiss=10, Cfa=1)"``.
     raw_cost : float
@@ -336,9 +384,23 @@ class RuleSweep:
     cross_validated: bool
 
     @property
+    def usable(self) -> pd.DataFrame:
+        """The rows whose fits did not collapse."""
+        return self.frame[~self.frame["collapsed"]]
+
+    @property
     def best(self) -> pd.Series:
-        """The row with the lowest cost (the first one if several tie)."""
-        return self.frame.loc[self.frame["cost"].idxmin()]
+        """The row with the lowest cost (the first one if several tie) among those whose fit did not collapse.
+
+        Raises
+        ------
+        ValueError
+            When every fit collapsed."""
+        usable = self.usable
+        if usable.empty:
+            raise ValueError("Every calibration of the sweep collapsed (a score far away on the wrong side of the "
+                             "others decides every fit): remove the far scores from the training trials.")
+        return usable.loc[usable["cost"].idxmin()]
 
 
 def _cost_name(p_targets: tuple, c_miss: float, c_fa: float) -> str:
@@ -439,12 +501,13 @@ def sweep_prior_weighting(
             cost = (_mean_act_dcf(table, plo_eff, affine) if affine.scale > 0
                     else _mean_act_dcf(SortedScores(tar_llr, non_llr), plo_eff))
         return {"rule": rule.name, "alpha": rule.alpha, "beta": rule.beta, "plo": tau,
-                "p_weight": float(sigmoid(tau)), "cost": cost, "cllr": cllr_bits(tar_llr, non_llr)}
+                "p_weight": float(sigmoid(tau)), "cost": cost, "cllr": cllr_bits(tar_llr, non_llr),
+                "collapsed": bool(collapsed_folds(affines))}
 
     rows = _run_planned(fits, planned, cells, row, threads, progress)
     operating_points = [dict(p_target=p, c_miss=c_miss, c_fa=c_fa) for p in p_targets]
     return RuleSweep(
-        frame=pd.DataFrame(rows, columns=["rule", "alpha", "beta", "plo", "p_weight", "cost", "cllr"]),
+        frame=pd.DataFrame(rows, columns=["rule", "alpha", "beta", "plo", "p_weight", "cost", "cllr", "collapsed"]),
         cost_name=_cost_name(p_targets, c_miss, c_fa),
         raw_cost=float(np.mean([act_dcf(table, **op) for op in operating_points])),
         min_cost=float(np.mean([min_dcf(table, **op) for op in operating_points])),
@@ -484,24 +547,3 @@ def _run_planned(fits: list[WarmFits], planned: list[list[int]], cells: list, ro
                 progress(len(done), len(cells))
 
     return parallel.run_dependent(run, tasks, depends_on, threads, on_done=on_done)[first_row:]
-
-
-# ----- the threshold weighting (fig. 1) -----------------------------------------------------------------------------
-
-
-def weighting_mode(rule: BetaRule, plo: float) -> float:
-    """The LLR threshold where the effective weighting ``w(t + tau) Omega_tau(t)`` of `rule` peaks (``tau = plo``).
-
-    The weighting is unimodal (log-concave in ``t``); its maximum is found on a 1/100 grid and refined by a
-    parabola through the log-weights around it (accurate to about 1e-6). For the logarithmic rule the mode is
-    exactly ``-tau/2``; for Brier it moves most of the way towards ``-tau``; for boosting it stays at 0.
-    """
-    centre = -float(plo) / 2
-    t = centre + np.arange(-4000, 4001) / 100.0  # +-40 around the logarithmic rule's mode: covers every tau
-    with np.errstate(divide="ignore"):
-        log_weight = np.log(threshold_weighting(rule, plo, t))
-    i = int(np.clip(np.argmax(log_weight), 1, t.size - 2))
-    left, middle, right = log_weight[i - 1 : i + 2]
-    curvature = left - 2 * middle + right
-    shift = 0.5 * (left - right) / curvature if curvature < 0 else 0.0
-    return float(t[i] + shift * 0.01)

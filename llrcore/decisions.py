@@ -31,7 +31,8 @@ import numpy as np
 import pandas as pd
 
 from .calibration import fit_affine
-from .folds import cross_calibrate
+from .calibration_analysis import collapsed_folds, collapsed_folds_words
+from .folds import Folds
 from .data.trials import Trials
 from .histograms import histogram_range
 from .metrics import bayes_error_rates, effective_plo, trials_table
@@ -406,9 +407,21 @@ def decision_histograms(trials, p_target: float, c_miss: float = 1.0, c_fa: floa
 def cross_calibrated(trials: Trials, *, fit=fit_affine, folds: int = 5, seed: int = 0) -> Trials:
     """The same trials with calibrated LLRs from k-fold cross-validation, named ``"<name> (calibrated)"``.
 
-    Every score is calibrated by a ``fit`` trained on the other folds
-    (:func:`~llrcore.folds.cross_calibrate`), so a miscalibrated system can be shown next to its honestly
-    calibrated self when no separate development set exists.
+    Every score is calibrated by a ``fit`` trained on the other folds (as :func:`~llrcore.folds.cross_calibrate`
+    does), so a miscalibrated system can be shown next to its honestly calibrated self when no separate development
+    set exists.
+
+    Raises
+    ------
+    ValueError
+        When the fit of any fold collapsed (:attr:`~llrcore.Affine.failure`, e.g. a score of -1e308 among the
+        targets): its trials' LLRs would all be about equal, a copy that is no calibration.
     """
-    tar, non = cross_calibrate(trials.tar, trials.non, fit, folds=folds, seed=seed)
+    split = Folds.split(trials.tar.size, trials.non.size, folds, seed=seed)
+    calibrators = [fit(tar, non) for tar, non in split.training_sets(trials.tar, trials.non)]
+    failed = collapsed_folds(calibrators)
+    if failed:
+        raise ValueError(f"The calibration collapsed in {collapsed_folds_words(failed, folds)} — "
+                         f"{calibrators[failed[0] - 1].failure}; no calibrated copy is shown.")
+    tar, non = split.apply(trials.tar, trials.non, calibrators)
     return Trials(tar, non, name=f"{trials.name or 'system'} (calibrated)")

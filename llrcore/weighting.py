@@ -4,7 +4,7 @@ A rule (alpha, beta) trained with prior weighting ``tau`` weights the Bayes deci
 ``w(t + tau) Omega_tau(t)``, ``w(t) = sigmoid(t)^alpha sigmoid(-t)^beta / B(alpha, beta)`` and
 ``Omega_tau(t) = sigmoid(-tau) (1 + e^{t+tau}) / (1 + e^t)`` (eqs. 7, 10), normalised to unit area
 (:func:`~llrcore.rules.threshold_weighting`). :func:`threshold_weightings` computes it for several rules with each
-mode (:func:`~llrcore.calibration_analysis.weighting_mode`) and the Bayes thresholds of the operating points it is
+mode (:func:`weighting_mode`) and the Bayes thresholds of the operating points it is
 judged at; :func:`~llrcore.plots.calibration.threshold_weighting_figure` draws it and its ``to_frame`` is the table a
 user downloads.
 
@@ -19,11 +19,28 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .calibration_analysis import weighting_mode
 from .metrics import effective_plo
 from .rules import BetaRule, threshold_weighting
 
-__all__ = ["RuleWeighting", "ThresholdWeightings", "bayes_threshold", "threshold_weightings"]
+__all__ = ["RuleWeighting", "ThresholdWeightings", "bayes_threshold", "threshold_weightings", "weighting_mode"]
+
+
+def weighting_mode(rule: BetaRule, plo: float) -> float:
+    """The LLR threshold where the effective weighting ``w(t + tau) Omega_tau(t)`` of `rule` peaks (``tau = plo``).
+
+    The weighting is unimodal (log-concave in ``t``); its maximum is found on a 1/100 grid and refined by a
+    parabola through the log-weights around it (accurate to about 1e-6). For the logarithmic rule the mode is
+    exactly ``-tau/2``; for Brier it moves most of the way towards ``-tau``; for boosting it stays at 0.
+    """
+    centre = -float(plo) / 2
+    t = centre + np.arange(-4000, 4001) / 100.0  # +-40 around the logarithmic rule's mode: covers every tau
+    with np.errstate(divide="ignore"):
+        log_weight = np.log(threshold_weighting(rule, plo, t))
+    i = int(np.clip(np.argmax(log_weight), 1, t.size - 2))
+    left, middle, right = log_weight[i - 1 : i + 2]
+    curvature = left - 2 * middle + right
+    shift = 0.5 * (left - right) / curvature if curvature < 0 else 0.0
+    return float(t[i] + shift * 0.01)
 
 
 def bayes_threshold(p_target, c_miss: float = 1.0, c_fa: float = 1.0) -> float | None:
