@@ -24,6 +24,7 @@ import plotly.graph_objects as go
 from ..data.trials import as_systems
 from ..forensic.ece import ECECurve, ece_curve
 from ..forensic.tippett import Tippett, tippett
+from ..histograms import FENCE, histogram_range
 from ..words import bits
 from ._style import LINE_WIDTH, REFERENCE_COLOUR, decimate_curve, format_percent, legend_key, legend_label
 from ._style import point_marker, style_figure, system_colour
@@ -66,9 +67,41 @@ def _class_curve(result: Tippett, proportions: np.ndarray, x_edges: tuple[float,
 
 
 def _x_edges(results) -> tuple[float, float]:
-    finite = np.concatenate([r.log10_lr[np.isfinite(r.log10_lr)] for r in results] + [np.zeros(1)])
-    span = max(float(finite.max() - finite.min()), 1.0)
-    return float(finite.min()) - 0.05 * span, float(finite.max()) + 0.05 * span
+    """The Tippett plot's x range: the finite log10 LRs and 0, with a margin; LRs more than
+    :data:`~llrcore.histograms.FENCE` interquartile ranges beyond the quartiles are left out of it
+    (:func:`~llrcore.histograms.histogram_range` with no tails trimmed: its fence alone), so that an LLR of +-1e308
+    among ordinary ones does not stretch the axis to +-1e307 with every other LR at 0."""
+    classes = [np.sort(r.log10_lr[np.isfinite(r.log10_lr)]) for r in results] + [np.zeros(1)]
+    lo, hi = histogram_range(classes, tail=0.0)
+    lo, hi = min(lo, 0.0), max(hi, 0.0)
+    span = max(hi - lo, 1.0)
+    return lo - 0.05 * span, hi + 0.05 * span
+
+
+def _beyond(results, edges: tuple[float, float]) -> tuple[int, int]:
+    """How many LRs of all `results` lie left and right of the x range `edges` (infinite ones included: all are
+    drawn at the axis edges)."""
+    left = right = 0
+    for r in results:
+        counts = r.same_source * r.n_tar + r.different_source * r.n_non  # LRs at or above each distinct value
+        x = r.log10_lr
+        first_in, first_right = np.searchsorted(x, edges[0]), np.searchsorted(x, edges[1], side="right")
+        total = r.n_tar + r.n_non
+        left += total - (round(counts[first_in]) if first_in < x.size else 0)
+        right += round(counts[first_right]) if first_right < x.size else 0
+    return int(left), int(right)
+
+
+def _note_beyond(fig: go.Figure, left: int, right: int) -> None:
+    """Arrows at the axis ends saying how many LRs lie beyond them (their curves end at the edge): bottom left and top
+    right, the corners the curves leave free (every proportion is near 1 at the left end and near 0 at the right)."""
+    for count, x, y, arrow, anchor in ((left, 0.0, 0.04, "←", "left"), (right, 1.0, 0.96, "→", "right")):
+        if count:
+            text = f"{count:,} LR{'s' * (count > 1)} beyond the axis"
+            fig.add_annotation(
+                text=f"{arrow} {text}" if anchor == "left" else f"{text} {arrow}", xref="paper", yref="paper",
+                x=x, y=y, xanchor=anchor, yanchor="bottom" if anchor == "left" else "top", showarrow=False,
+                font=dict(size=14, color="#222222"), bgcolor="rgba(255,255,255,0.85)", name="beyond the axis")
 
 
 def tippett_figure(systems, *, units: str = "log10") -> go.Figure:
@@ -128,6 +161,7 @@ def tippett_figure(systems, *, units: str = "log10") -> go.Figure:
     fig.update_layout(hovermode="closest")
     fig.update_xaxes(title_text=unit, range=list(edges))
     fig.update_yaxes(title_text="Proportion of LRs at or above (%)", tickformat=".0%", range=[-0.02, 1.02])
+    _note_beyond(fig, *_beyond(results.values(), edges))
     return rescale_llr_axes(fig, units, drawn="log10")
 
 
@@ -170,6 +204,9 @@ def ece_figure(systems, *, prior_log10_odds=None, units: str = "log10") -> go.Fi
         meta=dict(system=None, kind="reference", label="neutral reference (LR = 1)"),
     ))
     tops = [float(first.reference.max())]
+    # ECE beyond FENCE times the neutral reference's top (1 bit) is left above the axis (LLRs of +-1e308 on the wrong
+    # side give 1e305 bits, which would flatten every other curve onto 0) and said in a note
+    limit, above = FENCE * tops[0], {}
     calibrated = []  # the PAV curves, drawn over every system's own curve (so that none hides them)
     for position, (name, curve) in enumerate(curves.items()):
         colour = system_colour(position)
@@ -186,7 +223,10 @@ def ece_figure(systems, *, prior_log10_odds=None, units: str = "log10") -> go.Fi
                 meta=dict(system=name, kind=kind, label=f"{name} {kind}"),
             )
             finite = values[np.isfinite(values)]
-            highest = float(finite.max()) if finite.size else 0.0
+            shown = finite[finite <= limit]
+            highest = float(shown.max()) if shown.size else 0.0
+            if shown.size < values.size:
+                above[f"{name}{'' if kind == 'system' else ' after PAV'}"] = float(np.max(values))
             tops.append(highest)
             if kind == "system":
                 fig.add_trace(trace)
@@ -213,6 +253,12 @@ def ece_figure(systems, *, prior_log10_odds=None, units: str = "log10") -> go.Fi
     fig.add_vline(x=0.0, line=dict(color="#333333", width=1.6, dash="dashdot"), layer="below",
                   annotation=dict(text="prior odds 1: ECE = Cllr", font=dict(size=15, color="#222222"),
                                   bgcolor="rgba(255,255,255,0.8)"), annotation_position="top right")
+    if above:
+        fig.add_annotation(
+            text="↑ above the axis:<br>" + "<br>".join(f"{name} up to {bits(v)} bits" for name, v in above.items()),
+            xref="paper", yref="paper", x=0.005, y=1.0, xanchor="left", yanchor="top", align="left", showarrow=False,
+            name="beyond the axis",
+            font=dict(size=14, color="#222222"), bgcolor="rgba(255,255,255,0.85)")
     style_figure(fig, "Empirical cross-entropy (ECE)", height=600)
     fig.update_layout(hovermode="closest")
     fig.update_xaxes(title_text=PRIOR_TITLE if units == "log10" else PRIOR_LN_TITLE)
