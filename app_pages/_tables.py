@@ -120,6 +120,12 @@ METRIC_FORMATS = {
 }
 
 
+def text_number(heading: str, help_text: str | None):
+    """A metric column whose numbers are text (``2.39e+305``, :func:`fitting_numbers`): right-aligned like the
+    numbers of the other columns, so that the digits line up."""
+    return st.column_config.TextColumn(heading, help=help_text, alignment="right")
+
+
 def metric_columns(table, evaluation: str | None = None) -> dict:
     """column_config of a metrics table: numbers with their digits; a metric written with its interval is text
     under the same heading. `evaluation` names the primary cost of the Cprimary column (default the app's)."""
@@ -131,6 +137,5 @@ def metric_columns(table, evaluation: str | None = None) -> dict:
         help_text = cprimary_help if column == "Cprimary" else help_text
         if column in table.columns:
             config[column] = (st.column_config.NumberColumn(heading, format=digits, help=help_text, width=width)
-                              if table[column].dtype.kind == "f" else st.column_config.TextColumn(heading,
-                                                                                                 help=help_text))
+                              if table[column].dtype.kind == "f" else text_number(heading, help_text))
     return config
