@@ -37,17 +37,8 @@ from .prior import as_plo
 from .rates import SortedScores, sigmoid
 from .rules import BetaRule
 
-__all__ = [
-    "Affine",
-    "Fusion",
-    "PAVCalibrator",
-    "WarmFits",
-    "WarmStarts",
-    "fit_affine",
-    "fit_cmlg",
-    "fit_fusion",
-    "fit_pav",
-]
+__all__ = ["Affine", "Fusion", "PAVCalibrator", "WarmFits", "WarmStarts", "fit_affine", "fit_cmlg", "fit_fusion",
+           "fit_pav"]
 
 _SUBSAMPLE_ABOVE = 200_000  # trials; below this the full data is used from the start
 _HUGE = 1e100  # scores beyond this are scaled before fitting
@@ -322,9 +313,15 @@ def _fit_fusion(tar_columns, non_columns, rule: BetaRule, plo: float, regularisa
     (:func:`~llrcore.calibration_checks.fit_setting_aside_far`)."""
     if regularisation == 0:
         _refuse_separable(tar_columns, non_columns)
-        aside = fit_setting_aside_far(_fit_fusion, tar_columns, non_columns, rule, plo, theta)
+        aside = fit_setting_aside_far(_fit_fusion, tar_columns, non_columns, rule, plo, theta,
+                                      plain=lambda: _fit_all(tar_columns, non_columns, rule, plo, 0.0, theta))
         if aside is not None:
             return aside
+    return _fit_all(tar_columns, non_columns, rule, plo, regularisation, theta)
+
+
+def _fit_all(tar_columns, non_columns, rule: BetaRule, plo: float, regularisation: float, theta) -> Fusion:
+    """:func:`_fit_fusion` with every score in the objective as it is."""
     magnitude = np.array([max(np.abs(t).max(), np.abs(u).max()) for t, u in zip(tar_columns, non_columns)])
     if (magnitude > _HUGE).any():
         # Squares of such scores overflow in the Hessian: fit on scaled copies, then scale the weights back.

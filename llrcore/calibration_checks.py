@@ -12,9 +12,12 @@ A far score on the right side (a target scored +1e308) costs exactly nothing at 
 collapsed, and yet its square overflows the Hessian and its size swamps the spread that conditions the fit (scaling
 the scores by 1e308 turned the ordinary ones into subnormal numbers: the fit collapsed although its optimum is
 ordinary). :func:`fit_setting_aside_far` fits without the far scores, keeping each class's weight ``P / N_tar`` and
-``(1 - P) / N_non`` of all the trials, and accepts the fit only when every far score's cost and both its derivatives
-are exactly zero there in double precision: then the value, gradient and Hessian of the objective of all the trials
-are those of the fit, which is its optimum.
+``(1 - P) / N_non`` of all the trials, and accepts the fit only when both derivatives of every far score's cost are
+exactly zero there in double precision: then the gradient and Hessian of the objective of all the trials are those of
+the fit, which is its optimum up to a constant. The constant is 0 for far scores on the right side; on the wrong side
+of a rule whose cost is bounded (Brier's, or any with alpha, beta > 1 on that side) each far score costs the bound, and
+the fit is compared with the fit of all the trials as they are (which may collapse to lower their cost): the lower
+objective is kept. The logarithmic rule charges a wrong-side score without bound, so there the collapse stands.
 
 Far means more than :data:`FAR` interquartile ranges from the median of a system's pooled scores.
 """
@@ -26,11 +29,13 @@ from dataclasses import replace
 import numpy as np
 
 from .calibrators import Fusion
+from .prior import sigmoid
 from .rates import SortedScores
 from .rules import BetaRule
 from .words import percent
 
-__all__ = ["COLLAPSED_SPREAD", "FAR", "collapse_reason", "far_rows", "fit_setting_aside_far", "flag_collapse"]
+__all__ = ["COLLAPSED_SPREAD", "FAR", "collapse_reason", "far_rows", "fit_setting_aside_far", "flag_collapse",
+           "objective_value"]
 
 #: A fit has collapsed when the LLRs of a system's lower and upper quartile scores differ by at most this (nats).
 COLLAPSED_SPREAD = 1e-6
@@ -66,25 +71,35 @@ def far_rows(tar_columns, non_columns) -> tuple[np.ndarray, np.ndarray]:
     return far_tar, far_non
 
 
-def _costs_nothing(rule: BetaRule, tar_llr: np.ndarray, non_llr: np.ndarray) -> bool:
-    """Whether these log-odds cost exactly nothing under `rule`: cost, slope and curvature all 0 in double precision
-    (a log-odds that overflowed to infinity on the right side does too; an undefined one, NaN, does not)."""
+def _derivatives_vanish(rule: BetaRule, tar_llr: np.ndarray, non_llr: np.ndarray) -> bool:
+    """Whether the costs of these log-odds under `rule` have slope and curvature exactly 0 in double precision (a
+    log-odds that overflowed to infinity does too where the cost is bounded there; an undefined one, NaN, does not)."""
     if np.isnan(tar_llr).any() or np.isnan(non_llr).any():
         return False
     with np.errstate(over="ignore", invalid="ignore"):
-        parts = (rule.target_cost(tar_llr), *rule.target_derivatives(tar_llr), rule.non_cost(non_llr),
-                 *rule.non_derivatives(non_llr))
+        parts = (*rule.target_derivatives(tar_llr), *rule.non_derivatives(non_llr))
     return all(not np.any(part) for part in parts)  # a NaN part (inf on the wrong side) is truthy: not free
 
 
-def fit_setting_aside_far(fit, tar_columns, non_columns, rule: BetaRule, plo: float, theta) -> Fusion | None:
+def objective_value(fusion: Fusion, tar_columns, non_columns, rule: BetaRule, plo: float) -> float:
+    """The prior-weighted objective ``P mean_tar C(q|H1) + (1 - P) mean_non C(q|H2)`` of `fusion` on these trials."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        tar_llr = sum(w * c for w, c in zip(fusion.weights, tar_columns)) + (fusion.offset + plo)
+        non_llr = sum(w * c for w, c in zip(fusion.weights, non_columns)) + (fusion.offset + plo)
+        return float(sigmoid(plo) * rule.target_cost(tar_llr).mean() + sigmoid(-plo) * rule.non_cost(non_llr).mean())
+
+
+def fit_setting_aside_far(fit, tar_columns, non_columns, rule: BetaRule, plo: float, theta, *, plain) \
+        -> Fusion | None:
     """The fit of all the trials made without their far scores (:func:`far_rows`), or None when there are none, when
-    the others cannot be fitted alone, or when a far score is not exactly free at the fit found.
+    the others cannot be fitted alone, or when a far score's cost is not exactly flat at the fit found.
 
     Each remaining trial keeps its weight in the objective of all the trials: the per-trial weights ``P / N_tar`` and
     ``(1 - P) / N_non`` of ``n_tar`` and ``n_non`` remaining trials are those of prior weighting
     ``tau' = tau + ln(n_tar / N_tar) - ln(n_non / N_non)`` on them (up to a common factor), and as the objective sees
-    ``scale * s + offset + tau`` the offset found at ``tau'`` is ``offset' = offset - (tau' - tau)``.
+    ``scale * s + offset + tau`` the offset found at ``tau'`` is ``offset' = offset - (tau' - tau)``. Where a far
+    score costs something there (a bounded cost on its wrong side), the fit of all the trials as they are,
+    ``plain()``, is made too and the one with the lower objective (:func:`objective_value`) is returned.
 
     `fit` is :func:`~llrcore.calibration.fit_fusion`'s worker ``(tar_columns, non_columns, rule, plo,
     regularisation, theta) -> Fusion``; `theta` a start (weights..., offset) or None.
@@ -100,13 +115,18 @@ def fit_setting_aside_far(fit, tar_columns, non_columns, rule: BetaRule, plo: fl
                      start)
     except ValueError:  # e.g. the remaining scores separate the classes
         return None
-    offset = float(fusion.offset + shift)
+    fusion = Fusion(weights=fusion.weights, offset=float(fusion.offset + shift), converged=fusion.converged)
     with np.errstate(over="ignore", invalid="ignore"):
-        tar_llr = sum(w * c[far_tar] for w, c in zip(fusion.weights, tar_columns)) + offset + plo
-        non_llr = sum(w * c[far_non] for w, c in zip(fusion.weights, non_columns)) + offset + plo
-    if not _costs_nothing(rule, np.asarray(tar_llr, float), np.asarray(non_llr, float)):
+        tar_llr = np.asarray(sum(w * c[far_tar] for w, c in zip(fusion.weights, tar_columns)) + fusion.offset + plo,
+                             dtype=np.float64)
+        non_llr = np.asarray(sum(w * c[far_non] for w, c in zip(fusion.weights, non_columns)) + fusion.offset + plo,
+                             dtype=np.float64)
+        free = not (np.any(rule.target_cost(tar_llr)) or np.any(rule.non_cost(non_llr)))
+    if not _derivatives_vanish(rule, tar_llr, non_llr):
         return None
-    return Fusion(weights=fusion.weights, offset=offset, converged=fusion.converged)
+    if free:
+        return fusion
+    return min((fusion, plain()), key=lambda f: objective_value(f, tar_columns, non_columns, rule, plo))
 
 
 def collapse_reason(weights, offset: float, tar_columns, non_columns) -> str:
@@ -132,7 +152,7 @@ def collapse_reason(weights, offset: float, tar_columns, non_columns) -> str:
     if far:
         largest = max(np.abs(c[far_tar]).max(initial=0) for c in tar_columns)
         largest = max(largest, max(np.abs(c[far_non]).max(initial=0) for c in non_columns))
-        cause = (f"; {far} score{'s' if far != 1 else ''} (up to {largest:.3g} in size) lie more than {FAR:.0e} "
+        cause = (f"; {far} score{'s lie' if far != 1 else ' lies'} (up to {largest:.3g} in size) more than {FAR:.0e} "
                  "interquartile ranges from the others, and on the wrong side they cost so much that the fit can "
                  "only shrink its scale to nearly 0")
     return (f"it gives every ordinary trial the same LLR (the LLRs of the middle half of the scores differ by "

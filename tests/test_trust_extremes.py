@@ -10,6 +10,8 @@ Independent references:
 - the exact objective and its gradient evaluated in 60-digit arithmetic with mpmath, on the true +-1e308 scores
   (``ln(1 + e^x)`` needs no care there), to show that a fit is stationary, or that a collapsed fit is indeed better than
   an ordinary one;
+- a rule whose wrong-side cost is bounded (Brier's): scipy's Nelder-Mead on the objective written out with costs by
+  quadrature of the Beta weighting;
 - ``lc.eer``/``lc.min_cllr`` of the raw scores (monotone calibrations do not change them), counts by hand, and exact
   hand-written strings for the formatting helper.
 """
@@ -21,7 +23,9 @@ import mpmath
 import numpy as np
 import pandas as pd
 import pytest
-from scipy.special import expit
+from scipy.integrate import quad
+from scipy.optimize import minimize
+from scipy.special import betaln, expit
 from sklearn.linear_model import LogisticRegression
 
 import llrcore as lc
@@ -90,6 +94,40 @@ def test_a_far_score_on_the_wrong_side_collapses_the_fit_which_warns_and_is_flag
     usual = lc.fit_affine(*ordinary())
     assert exact_objective(tar, non, fit.scale, fit.offset, 0.0)[0] < exact_objective(tar, non, usual.scale,
                                                                                      usual.offset, 0.0)[0]
+
+
+@pytest.mark.parametrize("rule", [lc.BetaRule.brier(), lc.BetaRule(2.0, 1.0)])
+def test_a_rule_whose_wrong_side_cost_is_bounded_fits_the_ordinary_trials(rule):
+    """A target at -1e308 under a rule whose target cost is bounded (alpha > 1): the far target costs the bound at
+    any ordinary fit, a constant, so the fit of all the trials is that of the others with their weights P / N_tar of
+    all the trials; no collapse. Reference: scipy's Nelder-Mead on that objective written out in the test, the
+    canonical costs by quadrature of the Beta weighting (w(t) (1 + e^-t) from x to infinity, and the mirror)."""
+    tar, non = ordinary()
+    far_tar = np.append(tar, -FAR)
+
+    def cost(x, target):
+        a, b = rule.alpha, rule.beta
+        w = lambda t: expit(t) ** a * expit(-t) ** b / np.exp(betaln(a, b))
+        if target:
+            return quad(lambda t: w(t) * (1 + np.exp(-t)), x, np.inf)[0]
+        return quad(lambda t: w(t) * (1 + np.exp(t)), -np.inf, x)[0]
+
+    grid = np.linspace(-40, 40, 4001)  # the costs are smooth: interpolate them on a fine grid of log-odds
+    tar_cost = np.array([cost(x, True) for x in grid])
+    non_cost = np.array([cost(x, False) for x in grid])
+
+    def objective(theta):
+        scale, offset = theta
+        return (0.5 * np.interp(scale * tar + offset, grid, tar_cost).sum() / far_tar.size
+                + 0.5 * np.interp(scale * non + offset, grid, non_cost).sum() / non.size)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        fit = lc.fit_affine(far_tar, non, rule)
+    assert not fit.collapsed
+    best = minimize(objective, [fit.scale * 0.9, fit.offset + 0.1], method="Nelder-Mead",
+                    options=dict(xatol=1e-9, fatol=1e-14, maxiter=4000)).x
+    assert fit.scale == pytest.approx(best[0], rel=1e-3) and fit.offset == pytest.approx(best[1], abs=1e-3)
 
 
 def test_cmlg_and_fusion_collapse_is_flagged_too():
