@@ -43,7 +43,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..calibration_analysis import check_method, method_fitter
+from ..calibration_analysis import check_method, collapsed_folds, collapsed_folds_words, method_fitter
 from ..conditions import Condition, ConditionMetrics
 from ..conditions import evaluate as evaluate_conditions
 from ..data.trials import Trials
@@ -491,11 +491,11 @@ def validate_lr_method(
 
 def _collapsed(calibrators, n_folds: int | None = None) -> str:
     """Why the calibration failed (:attr:`~llrcore.Affine.failure` of a collapsed fit, in any fold); "" if not."""
-    failed = [(i, c.failure) for i, c in enumerate(calibrators) if getattr(c, "collapsed", False)]
-    if not failed:
+    folds = collapsed_folds(calibrators)
+    if not folds:
         return ""
-    where = (f"in {len(failed)} of its {n_folds} cross-validation folds " if n_folds else "")
-    return f"the calibration collapsed {where}— {failed[0][1]}"
+    where = f"in cross-validation {collapsed_folds_words(folds, n_folds)} " if n_folds else ""
+    return f"the calibration collapsed {where}— {calibrators[folds[0] - 1].failure}"
 
 
 def _without_spoof(trials: Trials) -> pd.DataFrame:
