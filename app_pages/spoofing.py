@@ -250,7 +250,7 @@ def attack_caption(ranges: dict[str, lc.TandemIntervals]) -> str:
             "the CM threshold is the best for that attack.")
     if not ranges:
         return text
-    return (f"{text} The {100 * LEVEL:g} % interval of each min t-DCF draws that row's trials again "
+    return (f"{text} The {100 * LEVEL:g} % {METHOD} interval of each min t-DCF draws that row's trials again "
             f"({next(iter(ranges.values())).n:,} times; the CM's bona fide and spoofed trials and the ASV's targets, "
             "non-targets and spoofs apart), the ASV threshold held at the pooled one. The CM EER per attack has its "
             "intervals on Evaluate (break down by attack).")

@@ -96,7 +96,7 @@ def test_tandem_page_loads_the_countermeasures_and_switches_formulation(page: Pa
     ci = lc.bootstrap_tdcf(cm, asv, n=REPLICATES, formulation="legacy")
     shown = page.locator(".st-key-tandem_ci_0")
     expect(shown).to_contain_text(f"min t-DCF, 95 % BCa interval: {ci.lower:.4f} – {ci.upper:.4f}")
-    expect(page.get_by_text("The 95 % interval of each min t-DCF draws that row's trials again (100 times")) \
+    expect(page.get_by_text("The 95 % BCa interval of each min t-DCF draws that row's trials again (100 times")) \
         .to_be_visible()
     per_attack = lc.bootstrap_tandem(cm, asv, n=REPLICATES, formulation="legacy").to_frame().set_index("attack")
     table = download(page, page.locator(".st-key-tandem_attacks_csv").get_by_role("button"))
