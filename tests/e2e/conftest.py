@@ -1,10 +1,12 @@
 """Fixtures of the browser tests: Debian's Chromium for Playwright and the app running on a free port.
 
 Playwright launches the system browser (never ``playwright install``), the app is started
-once per module with ``python -m streamlit run`` and polled on ``/_stcore/health``.
+once per test process with ``python -m streamlit run`` and polled on ``/_stcore/health`` (``fresh_app_url``: once
+per module, for tests of a new server's first request).
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import socket
@@ -22,6 +24,8 @@ SCREENSHOTS = Path(__file__).resolve().parent / "screenshots"
 
 @pytest.fixture(scope="session")
 def browser_type_launch_args(browser_type_launch_args):
+    if shutil.which("chromium") is None:  # only reached when LLRCORE_REQUIRE_BROWSER kept the tests from skipping
+        pytest.fail(BROWSER_REQUIRED, pytrace=False)
     return {
         **browser_type_launch_args,
         "executable_path": shutil.which("chromium"),
@@ -41,9 +45,9 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture(scope="module")
-def app_url(tmp_path_factory):
-    """Start ``streamlit run app.py`` on a free port; yield its URL; stop it at the end of the module."""
+@contextlib.contextmanager
+def _running_app(tmp_path_factory):
+    """Run ``streamlit run app.py`` on a free port and yield its URL; stop it on leaving."""
     port = _free_port()
     log_path = tmp_path_factory.mktemp("streamlit") / "server.log"
     command = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless=true",
@@ -58,8 +62,8 @@ def app_url(tmp_path_factory):
         while True:
             try:
                 with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
-                    if response.read().decode().strip() == "ok":
-                        break
+                    if response.read().decode().strip() == "ok" and process.poll() is None:
+                        break  # our server answered (not another worker's that took the port first)
             except OSError:
                 pass
             if process.poll() is not None or time.monotonic() > deadline:
@@ -76,22 +80,43 @@ def app_url(tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
+def app_url(tmp_path_factory):
+    """The app's URL: one server per test process (per pytest-xdist worker), shared by its browser tests.
+
+    Sharing is safe because every test opens its own browser context, hence its own Streamlit session (its data,
+    widgets and uploads); a server start costs seconds, once per process instead of once per module."""
+    with _running_app(tmp_path_factory) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def fresh_app_url(tmp_path_factory):
+    """A server of the module's own, for tests of what a freshly started server does with its first request."""
+    with _running_app(tmp_path_factory) as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
 def screenshots() -> Path:
     SCREENSHOTS.mkdir(exist_ok=True)
     return SCREENSHOTS
 
 
 BROWSER_MISSING = "Debian's chromium is not installed (apt-get install -y chromium)"
+BROWSER_REQUIRED = "LLRCORE_REQUIRE_BROWSER is set but Debian's chromium is not installed."
 
 
 def pytest_collection_modifyitems(config, items):
     """Without the system Chromium the browser tests are skipped, or fail where CI requires them (it sets
-    LLRCORE_REQUIRE_BROWSER: a missing browser must not quietly hide the pages)."""
+    LLRCORE_REQUIRE_BROWSER: a missing browser must not quietly hide the pages).
+
+    They fail one by one rather than stop the run: under pytest-xdist this hook runs in every worker, where a
+    usage error would end the worker with an internal error instead of a sentence."""
     if shutil.which("chromium") is not None:
         return
     here = Path(__file__).resolve().parent
     browser_tests = [item for item in items if here in Path(str(item.fspath)).resolve().parents]
-    if browser_tests and os.environ.get("LLRCORE_REQUIRE_BROWSER"):
-        raise pytest.UsageError("LLRCORE_REQUIRE_BROWSER is set but Debian's chromium is not installed.")
+    if os.environ.get("LLRCORE_REQUIRE_BROWSER"):
+        return  # they run, and browser_type_launch_args fails each of them with BROWSER_REQUIRED
     for item in browser_tests:
         item.add_marker(pytest.mark.skip(reason=BROWSER_MISSING))
