@@ -14,8 +14,18 @@ from .data.checks import as_scores
 __all__ = ["Affine", "Fusion", "PAVCalibrator"]
 
 
+class _Fitted:
+    """What a fitted calibrator says of its fit: ``collapsed`` when its ``failure`` says why."""
+
+    failure: str
+
+    @property
+    def collapsed(self) -> bool:
+        return bool(self.failure)
+
+
 @dataclass(frozen=True)
-class Affine:
+class Affine(_Fitted):
     """An affine calibration ``llr = scale * score + offset``; call it on scores to get LLRs.
 
     ``converged`` is False when the fit that made it did not reach the optimum (a warning said so then).
@@ -28,16 +38,12 @@ class Affine:
     converged: bool = field(default=True, repr=False, compare=False)
     failure: str = field(default="", repr=False, compare=False)
 
-    @property
-    def collapsed(self) -> bool:
-        return bool(self.failure)
-
     def __call__(self, scores) -> np.ndarray:
         return self.scale * np.asarray(scores, dtype=np.float64) + self.offset
 
 
 @dataclass(frozen=True)
-class Fusion:
+class Fusion(_Fitted):
     """A linear fusion ``llr = sum_k weights[k] * scores_k + offset``; call it on an ``(N, K)`` score matrix.
 
     ``converged`` is False when the fit that made it did not reach the optimum (a warning said so then); ``failure``
@@ -48,10 +54,6 @@ class Fusion:
     offset: float
     converged: bool = field(default=True, repr=False, compare=False)
     failure: str = field(default="", repr=False, compare=False)
-
-    @property
-    def collapsed(self) -> bool:
-        return bool(self.failure)
 
     def __call__(self, scores) -> np.ndarray:
         return as_matrix(scores, "scores") @ self.weights + self.offset
