@@ -62,6 +62,13 @@ def no_exception(page: Page) -> None:
     expect(page.get_by_test_id("stException")).to_have_count(0)
 
 
+def write_labelled(trials, path: Path) -> Path:
+    """`trials` as a two-column file ``score label`` (each score written to the last digit), as users upload them."""
+    lines = [f"{float(s)!r} target" for s in trials.tar] + [f"{float(s)!r} nontarget" for s in trials.non]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
 @pytest.fixture
 def score_file(tmp_path):
     rng = np.random.default_rng(7)

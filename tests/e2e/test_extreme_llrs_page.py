@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from playwright.sync_api import Page, expect
-from test_browser import no_exception, open_page, snap, wait_idle
+from test_browser import no_exception, open_page, snap, wait_idle, write_labelled
 from test_conditions_page import go
 
 import llrcore as lc
@@ -38,11 +38,7 @@ def scores() -> lc.Trials:
 
 @pytest.fixture
 def extreme_file(tmp_path):
-    trials = scores()
-    path = tmp_path / f"{NAME}.txt"
-    lines = [f"{float(s)!r} target" for s in trials.tar] + [f"{float(s)!r} nontarget" for s in trials.non]
-    path.write_text("\n".join(lines) + "\n")
-    return path
+    return write_labelled(scores(), tmp_path / f"{NAME}.txt")
 
 
 def choose(page: Page, box: str, option: str) -> None:
