@@ -200,7 +200,8 @@ class SmoothedKernel:
     """The shrunk Gaussian kernel estimate of one class's score density (Silverman & Young 1987): component i is
     ``N(m + (x_i - m) / c, (h / c)^2)`` with ``c = sqrt(1 + h^2 / s^2)``, so that its variance is the sample's
     ``s^2``; ``h = 0.9 min(s, IQR / 1.34) n^(-1/5)`` is Silverman's rule of thumb (1986, eq. 3.31), over the finite
-    scores (an infinite score stays where it is; fewer than two finite scores, or no spread: no smoothing)."""
+    scores (an infinite score stays where it is; fewer than two finite scores, no spread, or a variance beyond the
+    largest float, as scores of +-1e308 give: no smoothing)."""
 
     centres: np.ndarray = field(repr=False)
     width: float
@@ -209,12 +210,13 @@ class SmoothedKernel:
     def of(cls, scores) -> "SmoothedKernel":
         x = np.asarray(scores, dtype=np.float64)
         finite = x[np.isfinite(x)]
-        s = finite.std(ddof=1) if finite.size > 1 else 0.0
-        if not s > 0:
+        with np.errstate(over="ignore", invalid="ignore"):
+            s, m = (finite.std(ddof=1), finite.mean()) if finite.size > 1 else (0.0, 0.0)
+        if not (s > 0 and np.isfinite(s) and np.isfinite(m)):  # no spread, or one beyond a float (+-1e308)
             return cls(x, 0.0)
         iqr = np.subtract(*np.percentile(finite, [75, 25]))
         h = 0.9 * (min(s, iqr / 1.34) if iqr > 0 else s) * finite.size ** -0.2
-        c, m = np.sqrt(1 + (h / s) ** 2), finite.mean()
+        c = np.sqrt(1 + (h / s) ** 2)
         with np.errstate(invalid="ignore"):
             return cls(np.where(np.isfinite(x), m + (x - m) / c, x), float(h / c))
 
@@ -250,7 +252,10 @@ def smoothed_min_dcf(tar: SmoothedKernel, non: SmoothedKernel, p_target: float, 
     centres, spread = centres[np.isfinite(centres)], 5 * max(tar.width, non.width)
     if centres.size == 0:
         return 1.0
-    grid = np.linspace(centres.min() - spread, centres.max() + spread, 400)
+    with np.errstate(over="ignore", invalid="ignore"):
+        grid = np.linspace(centres.min() - spread, centres.max() + spread, 400)
+    if not np.isfinite(grid).all():  # scores of +-1e308: no even grid spans them; the scores themselves as thresholds
+        grid = np.unique(centres)
     values = np.array([dcf(t) for t in grid])
     best = int(np.argmin(values))
     refined = minimize_scalar(dcf, bounds=(grid[max(best - 1, 0)], grid[min(best + 1, grid.size - 1)]),
