@@ -92,8 +92,9 @@ def _example(columns: tuple[str, ...], key) -> str:
 
 
 def _counts(trials: Trials) -> str:
-    spoof = f", {trials.spoof.size:,} spoof" if trials.spoof.size else ""
-    return f"{trials.tar.size:,} target{spoof} and {trials.non.size:,} non-target"
+    if not trials.spoof.size:
+        return f"{trials.tar.size:,} target and {trials.non.size:,} non-target"
+    return f"{trials.tar.size:,} target, {trials.non.size:,} non-target and {trials.spoof.size:,} spoof"
 
 
 def pair_trials(reference: str, ref: Trials, name: str, other: Trials, columns: tuple[str, ...] | None = None, *,
