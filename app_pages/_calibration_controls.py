@@ -12,7 +12,7 @@ import streamlit as st
 import llrcore as lc
 from app_pages._loaded import SYSTEMS
 from app_pages._registry import ROLE_HELP
-from llrcore.calibration_analysis import NAMED_RULES
+from llrcore.calibration.analysis import NAMED_RULES
 from llrcore.words import escape_markdown
 
 CROSS_VALIDATION = "Cross-validation within the training set"

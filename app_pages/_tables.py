@@ -7,8 +7,8 @@ import pandas as pd
 import streamlit as st
 
 import llrcore as lc
-from llrcore.intervals import DEFAULT_METHOD, INTERVAL_METHODS
-from llrcore.metrics import METHOD_COLUMN
+from llrcore.uncertainty.intervals import DEFAULT_METHOD, INTERVAL_METHODS
+from llrcore.binary.metrics import METHOD_COLUMN
 from llrcore.words import LARGEST_FIXED, number, with_interval
 from app_pages import _operating_point
 from app_pages._loaded import SYSTEMS

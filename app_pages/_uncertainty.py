@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 import llrcore as lc
-from llrcore.intervals import DEFAULT_METHOD, INTERVAL_METHODS
+from llrcore.uncertainty.intervals import DEFAULT_METHOD, INTERVAL_METHODS
 from app_pages import _operating_point
 from app_pages._loaded import SYSTEMS
 

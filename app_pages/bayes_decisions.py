@@ -19,9 +19,9 @@ from app_pages._loaded import SYSTEMS, trials_by_name
 from app_pages._units import current as llr_units
 from app_pages._units import odds_name, shown, unit
 from llrcore import plots
-from llrcore.decisions import decision_histograms, per_100
+from llrcore.binary.rates import sigmoid
 from llrcore.plots.decisions import decision_figure, errors_per_100_figure, fixed_threshold_figure
-from llrcore.rates import sigmoid
+from llrcore.teaching.decisions import decision_histograms, per_100
 from llrcore.words import percent
 
 PRIORS = [0.0001, 0.0002, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.03, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5,

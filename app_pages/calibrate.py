@@ -15,10 +15,10 @@ import streamlit as st
 
 import llrcore as lc
 from llrcore import plots
-from llrcore.calibration_analysis import NAMED_RULES, calibrate_and_evaluate, calibration_label
+from llrcore.calibration.analysis import NAMED_RULES, calibrate_and_evaluate, calibration_label
 from llrcore.plots.calibration import calibration_transform_figure, threshold_weighting_figure
 from llrcore.plots.uncertainty import condition_figure
-from llrcore.weighting import threshold_weightings
+from llrcore.calibration.weighting import threshold_weightings
 from llrcore.words import number
 from app_pages._loaded import SYSTEMS
 from app_pages._messages import flash, show_flashes
@@ -381,7 +381,7 @@ def show_condition_calibration(result: lc.ConditionCalibrationResult, train: str
         st.caption(f":material/info: {md(note)}")
     metric_column, _ = st.columns([2, 3])
     metric = metric_column.segmented_control("Metric per condition", ["cllr", "act_dcf"], default="cllr",
-                                             key="cal_by_metric", format_func=lc.metrics.METRIC_COLUMNS.get) or "cllr"
+                                             key="cal_by_metric", format_func=lc.binary.metrics.METRIC_COLUMNS.get) or "cllr"
     metrics = {"before": result.before, "pooled": result.pooled, "per condition": result.per_condition}
     stages = {STAGE_NAMES[stage]: metrics[stage] for stage in CONDITION_VIEWS[view]}
     intervals = condition_intervals(result, CONDITION_VIEWS[view], key)

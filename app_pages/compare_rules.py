@@ -12,9 +12,9 @@ import numpy as np
 import streamlit as st
 
 import llrcore as lc
-from llrcore.calibration_analysis import SRE12_P_TARGETS, sweep_prior_weighting
+from llrcore.calibration.analysis import SRE12_P_TARGETS, sweep_prior_weighting
 from llrcore.plots.calibration import rule_comparison_figure, threshold_weighting_figure
-from llrcore.weighting import threshold_weightings
+from llrcore.calibration.weighting import threshold_weightings
 from app_pages._loaded import SYSTEMS
 from app_pages._calibration_controls import CROSS_VALIDATION, CUSTOM_RULE, RULES, choose_sets, custom_rule
 from app_pages._figures import show_figure

@@ -174,7 +174,7 @@ def show_conditions(chosen, op: lc.OperatingPoint, settings: _uncertainty.Settin
     metric_column, _ = st.columns([3, 2])
     metric = metric_column.segmented_control(
         "Metric per condition", list(CONDITION_METRICS), default="eer", key="cond_metric",
-        format_func=lambda m: lc.metrics.METRIC_COLUMNS[m]) or "eer"
+        format_func=lambda m: lc.binary.metrics.METRIC_COLUMNS[m]) or "eer"
     show_figure(lambda: condition_figure(results, metric, intervals=per_condition or None, order=list(chosen)),
                 "conditions",
                 "Each condition's value (circles) and all trials pooled (diamonds)"
@@ -201,7 +201,7 @@ def show_comparison(chosen, op: lc.OperatingPoint, settings: _uncertainty.Settin
     for metric in ("eer", "act_dcf", "cllr"):
         st.markdown(f"- {lc.words.escape_markdown(result.sentence(metric))}")
     table = result.to_frame().reset_index()
-    table["metric"] = table["metric"].map(lc.metrics.METRIC_COLUMNS)
+    table["metric"] = table["metric"].map(lc.binary.metrics.METRIC_COLUMNS)
     st.dataframe(table, width="stretch", hide_index=True, column_config={
         c: st.column_config.NumberColumn(format="%.4f") for c in ("a", "b", "difference", "lower", "upper")} | {
         "b_better": st.column_config.NumberColumn("B better in", format="percent")})

@@ -15,8 +15,8 @@ import llrcore as lc
 from app_pages._figures import show_figure
 from app_pages._loaded import SYSTEMS, trials_by_name
 from app_pages._units import current as llr_units
-from llrcore.gaussian import cllr_eer_curve, gaussian_densities
 from llrcore.plots.gaussian import cllr_eer_figure, gaussian_det_figure, gaussian_llr_figure
+from llrcore.teaching.gaussian import cllr_eer_curve, gaussian_densities
 from llrcore.words import escape_markdown, percent
 
 CHOICES = ["EER", "d'", "μ"]

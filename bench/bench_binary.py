@@ -351,8 +351,8 @@ def profile_worker(n_tar: int, n_non: int, reps: int, out_path: str) -> None:
 
     import llrcore as lc
     from llrcore import data as lc_data
-    from llrcore import metrics as lc_metrics
-    from llrcore import rates as lc_rates
+    from llrcore.binary import metrics as lc_metrics
+    from llrcore.binary import rates as lc_rates
 
     tar, non = make_data(n_tar, n_non)
     scores = tar.base

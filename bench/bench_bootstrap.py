@@ -1,13 +1,13 @@
 """Benchmark: 1,000 bootstrap replicates of 1M target + 10M non-target LLRs, llrcore against the naive way.
 
 A replicate draws the trials again with replacement (per class) and recomputes EER, minDCF, actDCF, Cllr, minCllr
-and Cprimary (``llrcore.uncertainty.BOOTSTRAP_METRICS``, P_target 0.01). Side by side in the same run, each in its
+and Cprimary (``llrcore.uncertainty.resampling.BOOTSTRAP_METRICS``, P_target 0.01). Side by side in the same run, each in its
 own subprocess (so its peak memory is its own):
 
 1. ``llrcore``: ``lc.bootstrap(lc.Trials(tar, non), n=N, seed=0)``; the whole call is timed (one sort, N replicates
    that re-weight the sorted trials, the metrics of all the trials and the DET band), and each replicate through
    the ``progress`` callback (the time between successive calls).
-2. ``naive``, resample, rebuild, recompute: the draws of the ``llrcore.uncertainty`` docstring
+2. ``naive``, resample, rebuild, recompute: the draws of the ``llrcore.uncertainty.resampling`` docstring
    (``rng = np.random.default_rng(0)``; per replicate ``rng.integers(0, n_tar, n_tar)`` then
    ``rng.integers(0, n_non, n_non)`` index ``np.sort(tar)`` and ``np.sort(non)``), then
    ``lc.evaluate(lc.Trials(tar_sorted[i], non_sorted[j]))`` from scratch. Slow, so only a few replicates; they are
@@ -86,7 +86,7 @@ def run_llrcore(tar, non, replicates: int) -> dict:
 
 def run_naive(tar, non, replicates: int) -> dict:
     import llrcore as lc
-    from llrcore.uncertainty import BOOTSTRAP_METRICS
+    from llrcore.uncertainty.resampling import BOOTSTRAP_METRICS
 
     start = time.perf_counter()
     tar_sorted, non_sorted = np.sort(tar), np.sort(non)
@@ -123,7 +123,7 @@ def run_full(tar, non, reps: int) -> dict:
 
 def worker(tool: str, n_tar: int, n_non: int, replicates: int, reps: int, out_path: str) -> None:
     import llrcore  # noqa: F401  (imports before the baseline)
-    import llrcore.uncertainty  # noqa: F401
+    import llrcore.uncertainty.resampling  # noqa: F401
 
     rss_imports = _maxrss_mib()
     tar, non = make_data(n_tar, n_non)
@@ -215,7 +215,7 @@ def render(records: dict, info: dict, size: tuple[int, int], command: str, repli
         "Each tool runs in its own subprocess. *llrcore*: one `lc.bootstrap(lc.Trials(tar, non), n, seed=0)` call "
         "(run once); *per replicate* is the mean time between successive `progress` calls "
         "(replicates 2 to N; the one-off sort and caches are in the first, the metrics of all the trials and the "
-        "DET band after the last). *naive*: the same draws (module docstring of `llrcore.uncertainty`) indexing "
+        "DET band after the last). *naive*: the same draws (module docstring of `llrcore.uncertainty.resampling`) indexing "
         "`np.sort(tar)`, `np.sort(non)`, then `lc.evaluate(lc.Trials(...))` from scratch; a replicate's time "
         "includes its draws. *full analysis*: `lc.evaluate(lc.Trials(tar, non))` from the unsorted arrays, best of "
         f"{reps}. Peak memory: `ru_maxrss` of the subprocess above the baseline after imports (inputs included: "

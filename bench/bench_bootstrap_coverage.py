@@ -15,13 +15,13 @@ Each sample gets ``lc.bootstrap(trials, n=R, seed=s, p_target=P, smooth=True)`` 
 the smoothed bootstrap of minDCF), and every method's interval is made from the same replicates:
 
 - ``percentile``: ``result.interval(metric, "percentile")`` (Efron & Tibshirani 1993, ch. 13);
-- ``BC``: BCa without the acceleration (``llrcore.intervals.bca_interval(..., 0.0, ...)``: bias correction only);
+- ``BC``: BCa without the acceleration (``llrcore.uncertainty.intervals.bca_interval(..., 0.0, ...)``: bias correction only);
 - ``BCa``: ``result.interval(metric, "bca")`` (Efron 1987);
 - ``basic``: ``2 estimate - (upper, lower)`` of the percentile interval (Davison & Hinkley 1997, eq. 5.6);
 - ``smoothed``: ``result.interval("min_dcf", "smoothed")``, the basic interval of the shrunk smoothed bootstrap
-  (Silverman & Young 1987; ``llrcore.intervals``; minDCF only);
+  (Silverman & Young 1987; ``llrcore.uncertainty.intervals``; minDCF only);
 - ``default``: what ``lc.bootstrap`` gives without ``smooth=``: for minDCF ``smoothed`` when it rests on fewer than
-  30 misses or false alarms (``llrcore.intervals.needs_smoothing``, the rule of 30), else ``BCa``; ``BCa`` for the
+  30 misses or false alarms (``llrcore.uncertainty.intervals.needs_smoothing``, the rule of 30), else ``BCa``; ``BCa`` for the
   others.
 
 The designs: **chose** are those the method was chosen on (EER 7.9 % and 2.3 %, 300 + 3,000, P_target 0.01, seeds
@@ -50,7 +50,7 @@ from scipy import integrate, stats
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import llrcore as lc  # noqa: E402
-from llrcore.intervals import bca_interval, needs_smoothing  # noqa: E402
+from llrcore.uncertainty.intervals import bca_interval, needs_smoothing  # noqa: E402
 
 HEADING = "## Bootstrap interval coverage (calibrated Gaussian LLRs)"
 LEVEL = 0.95

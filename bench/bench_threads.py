@@ -138,7 +138,7 @@ def worker(n_tar: int, n_non: int, rounds: int, out_path: str) -> None:
 def step_times(tar, non, threads: int, rounds: int) -> dict:
     """Best time of each heavy step of the analysis on `threads` threads: the sort and merge of
     ``SortedScores``, its PAV, Cllr and the step DET."""
-    from llrcore.rates import SortedScores
+    from llrcore.binary.rates import SortedScores
 
     best: dict[str, float] = {}
 
@@ -166,7 +166,7 @@ def extras_worker(n_tar: int, n_non: int, replicates: int, out_path: str) -> Non
     """Bootstrap replicates (``lc.bootstrap``, seed 0) of the same data and the FVC prior-weighting sweep (the
     Compare-rules page's default: 4 rules, tau = -8 ... 0 by 1/2, 5-fold CV), on 1 thread and on all threads."""
     import llrcore as lc
-    from llrcore.calibration_analysis import NAMED_RULES, sweep_prior_weighting
+    from llrcore.calibration.analysis import NAMED_RULES, sweep_prior_weighting
 
     tar, non = make_data(n_tar, n_non)
     data = np.load(ROOT / "assets" / "fvcaus_plda" / "fvcaus_plda.npz")

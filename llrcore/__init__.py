@@ -4,9 +4,9 @@ The analysis library behind the llrcore workbench; usable on its own from a note
 streamlit). Conventions: natural-log LLRs, Cllr in bits, a target is accepted when ``llr >= -plo_eff`` with
 ``plo_eff = logit(P_target) + log(C_miss / C_fa)``.
 """
-from . import plots
+from . import _moved, plots
 from ._version import __version__
-from .calibration import (
+from .calibration.fit import (
     Affine,
     Fusion,
     PAVCalibrator,
@@ -15,7 +15,7 @@ from .calibration import (
     fit_fusion,
     fit_pav,
 )
-from .curves import (
+from .binary.curves import (
     BayesErrorCurve,
     CurveSet,
     DETCurve,
@@ -24,9 +24,9 @@ from .curves import (
     det_curves,
     pav_transforms,
 )
-from .histograms import ScoreHistograms, score_histograms
+from .binary.histograms import ScoreHistograms, score_histograms
 from .data.trials import Trials
-from .metrics import (
+from .binary.metrics import (
     BayesErrorRates,
     BinaryMetrics,
     act_dcf,
@@ -47,14 +47,14 @@ from .io import read_bosaris_key, read_bosaris_ndx, read_bosaris_scores  # BOSAR
 from .io import write_bosaris_key, write_bosaris_ndx, write_bosaris_scores
 from .parallel import thread_count, thread_limit
 from .prior import NIST_PRIMARY_P_TARGETS, OperatingPoint, as_operating_point, logit, sigmoid
-from .rates import SortedScores
-from .rules import BetaRule, objective, threshold_weighting
-from .weighting import ThresholdWeightings, threshold_weightings
+from .binary.rates import SortedScores
+from .calibration.rules import BetaRule, objective, threshold_weighting
+from .calibration.weighting import ThresholdWeightings, threshold_weightings
 from .words import VERDICT_RULE, VERDICTS, LLRVerdict, llr_verdict
-from .calibration_conditions import ConditionCalibrationResult, calibrate_by_condition
-from .conditional_calibration import ConditionalCalibration
-from .folds import Folds, cross_calibrate
-from .calibration_analysis import (
+from .calibration.conditions import ConditionCalibrationResult, calibrate_by_condition
+from .calibration.conditional import ConditionalCalibration
+from .calibration.folds import Folds, cross_calibrate
+from .calibration.analysis import (
     CalibrationResult,
     RuleSweep,
     calibrate_and_evaluate,
@@ -62,15 +62,15 @@ from .calibration_analysis import (
     sweep_prior_weighting,
     weighting_mode,
 )
-from .decisions import (
+from .teaching.decisions import (
     DecisionHistograms,
     DecisionSummary,
     bayes_decisions,
     cross_calibrated,
     decision_histograms,
 )
-from .fixed_threshold import FixedThresholdAnalysis, fixed_false_alarm_threshold, score_threshold_for_false_alarm_rate
-from .gaussian import (
+from .teaching.fixed_threshold import FixedThresholdAnalysis, fixed_false_alarm_threshold, score_threshold_for_false_alarm_rate
+from .teaching.gaussian import (
     CllrEerCurve,
     GaussianComparison,
     GaussianDensities,
@@ -111,8 +111,8 @@ from .multiclass import (
     pairwise_decisions,
     scores_to_llrs,
 )
-from .conditions import Condition, ConditionMetrics, evaluate
-from .uncertainty import BootstrapResult, DETBand, SystemComparison, bootstrap, compare_systems
+from .uncertainty.conditions import Condition, ConditionMetrics, evaluate
+from .uncertainty.resampling import BootstrapResult, DETBand, SystemComparison, bootstrap, compare_systems
 from .report import CalibrationSummary, Report, SystemSummary, build_report
 from .data.similarity import SimilarityMatrix
 from .diarization import (
@@ -141,10 +141,10 @@ from .io.diarization import (
 )
 from .io.diarization_corpus import read_corpus
 
-from .tdcf import TandemDCF, asv_eer_threshold, spoof_false_alarm_rate, tdcf, tdcf_cost_model
-from .fusion import ID_COLUMNS, AlignedSystems, FusionResult, align_systems, fuse
-from .spoofing import AttackRow, TandemEvaluation, TandemIntervals, bootstrap_tandem, evaluate_tandem, tandem_table
-from .tandem_bootstrap import TandemBootstrap, bootstrap_tdcf
+from .spoofing.tdcf import TandemDCF, asv_eer_threshold, spoof_false_alarm_rate, tdcf, tdcf_cost_model
+from .calibration.fusion import ID_COLUMNS, AlignedSystems, FusionResult, align_systems, fuse
+from .spoofing.tandem import AttackRow, TandemEvaluation, TandemIntervals, bootstrap_tandem, evaluate_tandem, tandem_table
+from .spoofing.tdcf_bootstrap import TandemBootstrap, bootstrap_tdcf
 from .forensic import (
     ECECurve,
     ElubBounded,
@@ -164,3 +164,12 @@ from .forensic import (
     validate_lr_method,
     verbal_scale,
 )
+
+_moved.install()
+
+
+def __getattr__(name: str):
+    """``llrcore.metrics`` and the other modules that moved into packages, for one release (:mod:`llrcore._moved`)."""
+    if name in _moved.MOVED:
+        return _moved.moved_module(name, stacklevel=4)
+    raise AttributeError(f"module 'llrcore' has no attribute {name!r}")

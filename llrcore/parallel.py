@@ -6,7 +6,7 @@ one process share the work without copying the scores. Three patterns cover it:
 - :func:`sort_classes`: the target and non-target scores sorted in chunks on all threads, the sorted chunks merged
   by value range (each range on its own thread: gather its piece of every chunk, merge them with numpy's stable sort,
   which finds the sorted runs and merges them in linear time), and whatever else a range can do alone done there
-  (:class:`~llrcore.rates.SortedScores` merges the range's targets into its non-targets);
+  (:class:`~llrcore.binary.rates.SortedScores` merges the range's targets into its non-targets);
 - :func:`over_chunks`, :func:`elementwise` and :func:`cumulative`: a pass over a long array cut into chunks whose
   bounds depend only on its length, never on the number of threads;
 - :func:`ordered_map` and :func:`run_dependent`: whole tasks (bootstrap replicates, calibration fits) on a pool, the

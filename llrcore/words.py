@@ -29,11 +29,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .prior import sigmoid
-from .rules import BetaRule
+
+if TYPE_CHECKING:  # words stand below the calibration package, which uses them
+    from .calibration.rules import BetaRule
 
 __all__ = [
     "GOOD_LOSS_PERCENT",
@@ -222,14 +225,25 @@ def bits(x: float) -> str:
     return number(x, 3)
 
 
+#: Interval methods of a bootstrap run -> their name in words.
+INTERVAL_METHODS = {"bca": "BCa", "percentile": "percentile"}
+#: Every interval's name in words, the smoothed bootstrap's (minDCF of a BCa run) included.
+_INTERVAL_WORDS = {**INTERVAL_METHODS, "smoothed": "smoothed basic"}
+
+
+def interval_words(level: float, method: str) -> str:
+    """``"95 % BCa bootstrap interval"``."""
+    return f"{100 * level:g} % {_INTERVAL_WORDS[method]} bootstrap interval"
+
+
 def describe_calibration(method: str, rule: BetaRule | None = None, plo: float = 0.0) -> str:
     """The calibration in words, e.g. ``affine, logistic regression weighted for P_target = 0.01``."""
     if method == "pav":
         return "PAV (monotone, non-parametric)"
     if method == "cmlg":
         return "CMLG (Gaussian, closed form)"
-    rule = rule or BetaRule.logarithmic()
-    fitted = "logistic regression" if rule == BetaRule.logarithmic() else f"{rule.name} rule"
+    logarithmic = rule is None or (rule.alpha, rule.beta) == (1, 1)
+    fitted = "logistic regression" if logarithmic else f"{rule.name} rule"
     return f"affine, {fitted} weighted for P_target = {float(sigmoid(plo)):.3g}"
 
 

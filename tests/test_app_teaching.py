@@ -16,7 +16,7 @@ from scipy import stats
 from streamlit.testing.v1 import AppTest
 
 import llrcore as lc
-from llrcore.decisions import per_100
+from llrcore.teaching.decisions import per_100
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")

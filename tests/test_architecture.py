@@ -7,6 +7,10 @@ inside functions included), never by importing the modules. The rules (README, "
   module, and importing a module of a package runs it, so a package that re-exports a module that imports the
   package back is a circle too);
 - the data layer (``llrcore/data/``) and ``llrcore/prior.py`` import nothing of llrcore above them;
+- the packages stand in layers (:data:`LAYERS`, the README's "Layout"): a module imports only modules of its own
+  package and of the layers below it, never a package beside it on its own layer nor one above;
+- figures never compute (``llrcore/plots/``): from the engines (:data:`ENGINES`: sorting and PAV, fits, resampling,
+  clustering) they import result types only, never a function;
 - a reader (``llrcore/io/``) imports only readers, the data layer and the prior module: never an analysis;
 - no analysis imports a reader: only ``llrcore/__init__.py`` (which gathers the public API) and the command line
   (``llrcore/cli/``, a front end) do;
@@ -26,6 +30,23 @@ ROOT = Path(__file__).resolve().parents[1]
 LIBRARY = ROOT / "llrcore"
 PAGES = ROOT / "app_pages"
 FOUNDATION = ("llrcore.data", "llrcore.prior")
+#: The packages from the bottom up; each imports only from its own package and from the layers below.
+LAYERS = (
+    ("llrcore.data", "llrcore.prior", "llrcore.parallel", "llrcore.words", "llrcore._trim", "llrcore._version",
+     "llrcore._moved"),
+    ("llrcore.io", "llrcore.binary"),
+    ("llrcore.uncertainty",),
+    ("llrcore.calibration",),
+    ("llrcore.spoofing", "llrcore.multiclass", "llrcore.forensic", "llrcore.teaching", "llrcore.diarization"),
+    ("llrcore.plots",),
+    ("llrcore.report", "llrcore.export"),
+    ("llrcore.cli",),
+)
+#: The modules that compute (sort, PAV, fit, resample, cluster): a figure takes their results, never calls them.
+ENGINES = ("llrcore.binary.rates", "llrcore.binary.metrics", "llrcore.calibration.fit", "llrcore.calibration.newton",
+           "llrcore.calibration.fusion", "llrcore.calibration.folds", "llrcore.calibration.analysis",
+           "llrcore.uncertainty.resampling", "llrcore.spoofing.tdcf_bootstrap", "llrcore.diarization.model",
+           "llrcore.diarization.cluster", "llrcore.diarization.chain")
 
 
 def _front_end(module: str) -> bool:
@@ -55,10 +76,21 @@ def _resolve(module: str, path: Path, node: ast.ImportFrom) -> str:
     return ".".join(base + ([node.module] if node.module else []))
 
 
+def _run_nodes(tree: ast.AST):
+    """Every node of `tree` but those under ``if TYPE_CHECKING:`` (imports for type hints only, never run)."""
+    for node in ast.iter_child_nodes(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            yield from (inner for child in node.orelse for inner in [child, *_run_nodes(child)])
+            continue
+        yield node
+        yield from _run_nodes(node)
+
+
 def imports(module: str, path: Path) -> set[str]:
-    """Every module `module` imports (``from x import y`` counts as x.y when x.y is a module, else x)."""
+    """Every module `module` imports when it runs (``from x import y`` counts as x.y when x.y is a module, else x;
+    imports under ``if TYPE_CHECKING:`` are for type hints and do not count)."""
     found = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in _run_nodes(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
@@ -125,7 +157,59 @@ def test_the_data_layer_and_the_prior_stand_on_nothing_above_them():
         if any(_within(module, base) for base in FOUNDATION):
             above = {name for name in imported if not any(_within(name, base) for base in FOUNDATION)}
             # a Trials imports the sorted-score machinery when first asked for it: its one way up
-            assert above <= ({"llrcore.rates"} if module == "llrcore.data.trials" else set()), (module, above)
+            allowed = {"llrcore.binary", "llrcore.binary.rates"} if module == "llrcore.data.trials" else set()
+            assert above <= allowed, (module, above)
+
+
+def layer_of(module: str) -> tuple[int, str] | None:
+    """(layer, package) of `module` in :data:`LAYERS`; None for the root package, which gathers the public API."""
+    for number, packages in enumerate(LAYERS):
+        for package in packages:
+            if _within(module, package):
+                return number, package
+    return None
+
+
+def imports_across_layers(graph: dict[str, set[str]]) -> dict[str, set[str]]:
+    """The imports of each module that reach a package above its own layer or beside it on that layer."""
+    bad = {}
+    for module, imported in graph.items():
+        if (own := layer_of(module)) is None:
+            continue
+        for name in imported:
+            other = layer_of(name)
+            if other is None or other[0] > own[0] or (other[0] == own[0] and other[1] != own[1] and own[0] > 0):
+                bad.setdefault(module, set()).add(name)
+    return bad
+
+
+def engine_functions_in_figures() -> dict[str, set[str]]:
+    """The names that ``llrcore/plots/`` imports from :data:`ENGINES` and that are not classes."""
+    bad = {}
+    for module, path in LIBRARY_MODULES.items():
+        if not _within(module, "llrcore.plots"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and _resolve(module, path, node) in ENGINES:
+                names = {alias.name for alias in node.names if not alias.name[:1].isupper()}
+                bad.setdefault(module, set()).update(names)
+    return {module: names for module, names in bad.items() if names}
+
+
+def test_every_package_has_a_layer():
+    tops = {".".join(module.split(".")[:2]) for module in LIBRARY_MODULES if module != "llrcore"}
+    assert {top for top in tops if layer_of(top) is None} == set()
+
+
+def test_imports_flow_down_the_layers():
+    graph = library_graph()
+    # a Trials imports the sorted-score machinery when first asked for it: the data layer's one way up
+    graph["llrcore.data.trials"] -= {"llrcore.binary", "llrcore.binary.rates"}
+    assert imports_across_layers(graph) == {}
+
+
+def test_figures_never_compute():
+    assert engine_functions_in_figures() == {}
 
 
 def test_readers_import_no_analysis():
@@ -166,5 +250,5 @@ def test_the_checks_find_what_they_guard_against():
                                 "llrcore.diarization"]]
     assert readers_importing_analyses(hidden) == {"llrcore.io.d": {"llrcore.diarization.matrix"}}
     assert analyses_importing_readers(hidden) == {"llrcore.diarization": {"llrcore.io.d"}}
-    clean = {"llrcore.io.d": {"llrcore.data.similarity"}, "llrcore": {"llrcore.io.d", "llrcore.metrics"}}
+    clean = {"llrcore.io.d": {"llrcore.data.similarity"}, "llrcore": {"llrcore.io.d", "llrcore.binary.metrics"}}
     assert circles(clean) == [] and readers_importing_analyses(clean) == analyses_importing_readers(clean) == {}

@@ -4,12 +4,12 @@ and how often they cover the truth.
 Independent references:
 - BCa by hand (Efron 1987; Efron & Tibshirani 1993, eq. 14.9-14.15) with scipy.stats.norm: the bias correction
   from the replicates, the acceleration from a jackknife recomputed from scratch (``lc.evaluate``/``lc.tdcf`` on
-  the score arrays with one block deleted, the blocks dealt as the ``llrcore.intervals`` docstring says);
+  the score arrays with one block deleted, the blocks dealt as the ``llrcore.uncertainty.intervals`` docstring says);
 - a closed form: Cllr is a mean cost per class, so its delete-one jackknife acceleration is Efron's two-sample
   skewness ``sum_k sum_i (c_i - m_k)^3 / (8 n_k^3) / (6 (sum_k sum_i (c_i - m_k)^2 / (4 n_k^2))^1.5)``;
 - numpy.percentile on the replicates where no infinity is involved;
 - the smoothed bootstrap by hand (Silverman & Young 1987; Silverman 1986, eq. 3.31): the shrunk kernel from
-  numpy's std and percentiles, the draws repeated from ``default_rng([seed, 2])`` as the ``llrcore.intervals``
+  numpy's std and percentiles, the draws repeated from ``default_rng([seed, 2])`` as the ``llrcore.uncertainty.intervals``
   docstring says, each replicate's minDCF by ``lc.min_dcf`` on the new scores (its ROCCH path), the kernel
   estimate's minDCF by scipy.stats.norm.cdf on a dense grid refined by scipy.optimize, the basic interval by
   numpy.percentile (Davison & Hinkley 1997, eq. 5.6); the errors at the minDCF threshold by brute force over every

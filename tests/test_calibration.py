@@ -1,4 +1,4 @@
-"""Tests of calibration and fusion (:mod:`llrcore.calibration`) against independent references.
+"""Tests of calibration and fusion (:mod:`llrcore.calibration.fit`) against independent references.
 
 References used (no expected value below is an output of llrcore itself):
 
@@ -27,9 +27,9 @@ from scipy.special import expit
 from sklearn.linear_model import LogisticRegression
 
 import llrcore as lc
-import llrcore.calibration as calibration
-from llrcore.calibration import Affine, Fusion, PAVCalibrator, fit_affine, fit_cmlg, fit_fusion, fit_pav
-from llrcore.rules import BetaRule, objective
+import llrcore.calibration.fit as calibration
+from llrcore.calibration.fit import Affine, Fusion, PAVCalibrator, fit_affine, fit_cmlg, fit_fusion, fit_pav
+from llrcore.calibration.rules import BetaRule, objective
 
 CM_DIR = Path(__file__).parent / "data" / "asvspoof2019_la_cm"
 

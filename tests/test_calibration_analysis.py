@@ -1,4 +1,4 @@
-"""Tests of :mod:`llrcore.calibration_analysis` against independent references.
+"""Tests of :mod:`llrcore.calibration.analysis` against independent references.
 
 References (no expected value below is an output of llrcore):
 
@@ -27,7 +27,7 @@ from scipy.special import expit
 from sklearn.linear_model import LogisticRegression
 
 import llrcore as lc
-from llrcore.calibration_analysis import (
+from llrcore.calibration.analysis import (
     DEFAULT_PLO_GRID,
     NAMED_RULES,
     calibrate_and_evaluate,

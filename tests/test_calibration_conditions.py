@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 import llrcore as lc
-from llrcore.calibration_conditions import NOT_IN_TRAINING, OWN
+from llrcore.calibration.conditions import NOT_IN_TRAINING, OWN
 
 CM = Path(__file__).resolve().parents[1] / "assets" / "asvspoof2019_la_cm"
 SHIFTS = {"f": 0.0, "m": 3.0, "x": -2.0}  # score shift of each gender's trials (f unshifted)

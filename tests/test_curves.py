@@ -1,4 +1,4 @@
-"""Curves as results (:mod:`llrcore.curves`): what the DET and Bayes-error figures draw, and the tables users download.
+"""Curves as results (:mod:`llrcore.binary.curves`): what the DET and Bayes-error figures draw, and the tables users download.
 
 Independent references: error rates counted with numpy from their definitions (a trial is accepted when
 ``llr >= -plo_eff``), the ROCCH vertices of ``lc.det_curve(rocch=True)`` (tested against ROCAnalysis.jl and Qhull in

@@ -1,4 +1,4 @@
-"""Tests of llrcore.decisions: the "out of 100" numbers, the sentence, and fixed false-alarm thresholding.
+"""Tests of llrcore.teaching.decisions: the "out of 100" numbers, the sentence, and fixed false-alarm thresholding.
 
 References used (no expected value below is an output of llrcore itself unless the point is agreement with it):
 
@@ -20,8 +20,8 @@ import pytest
 from sklearn.linear_model import LogisticRegression
 
 import llrcore as lc
-from llrcore import decisions
-from llrcore.decisions import per_100
+from llrcore.teaching import decisions
+from llrcore.teaching.decisions import per_100
 
 OPERATING_POINTS = [(0.01, 1.0, 1.0), (0.001, 1.0, 1.0), (0.5, 1.0, 1.0), (0.9, 1.0, 1.0), (0.01, 10.0, 1.0),
                     (0.2, 1.0, 5.0)]

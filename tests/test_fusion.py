@@ -1,4 +1,4 @@
-"""Tests of :mod:`llrcore.fusion` (pairing trials, ``fuse``) against independent references.
+"""Tests of :mod:`llrcore.calibration.fusion` (pairing trials, ``fuse``) against independent references.
 
 References used (no expected value below is an output of llrcore itself):
 

@@ -1,4 +1,4 @@
-"""Tests of llrcore.gaussian: calibrated Gaussian LLRs against numerical integration written out here.
+"""Tests of llrcore.teaching.gaussian: calibrated Gaussian LLRs against numerical integration written out here.
 
 References used (no expected value below is an output of llrcore itself):
 
@@ -18,7 +18,7 @@ import pytest
 from scipy import integrate, stats
 
 import llrcore as lc
-from llrcore import gaussian
+from llrcore.teaching import gaussian
 
 MUS = [0.01, 0.1, 0.5, 1.0, 3.0, 8.0, 15.0, 25.0]
 

@@ -1,4 +1,4 @@
-"""Tests of the public binary metrics (:mod:`llrcore.metrics`) against independent references.
+"""Tests of the public binary metrics (:mod:`llrcore.binary.metrics`) against independent references.
 
 References used (no expected value below is an output of llrcore itself):
 
@@ -26,7 +26,7 @@ from scipy.special import expit, log_expit, logit
 from sklearn.metrics import log_loss, roc_curve
 
 import llrcore as lc
-from llrcore.rates import SortedScores
+from llrcore.binary.rates import SortedScores
 
 # ----- independent helpers --------------------------------------------------------------------------------------
 

@@ -16,13 +16,13 @@ from scipy.special import expit
 from sklearn.isotonic import IsotonicRegression
 
 import llrcore as lc
-from llrcore.calibration_analysis import NAMED_RULES, RuleSweep
+from llrcore.calibration.analysis import NAMED_RULES, RuleSweep
+from llrcore.calibration.weighting import bayes_threshold, threshold_weightings
 from llrcore.plots.calibration import (
     calibration_transform_figure,
     rule_comparison_figure,
     threshold_weighting_figure,
 )
-from llrcore.weighting import bayes_threshold, threshold_weightings
 
 
 def weighting_formula(alpha, beta, tau, t):

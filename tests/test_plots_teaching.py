@@ -2,7 +2,7 @@
 
 The data of the traces are checked against references written out here (error areas of the histograms counted
 from the scores, scipy's normal density, ``x + y = -sqrt(2 mu)`` on probit axes, the exact Cllr by quadrature in
-the tests of llrcore.gaussian) and against the library's numbers the page shows. The legend of the bar chart is
+the tests of llrcore.teaching.gaussian) and against the library's numbers the page shows. The legend of the bar chart is
 checked against the colours of the bars actually drawn, the guide labels of the Gaussian DET against percentages
 written out by hand.
 """
@@ -16,10 +16,10 @@ import pytest
 from scipy import stats
 
 import llrcore as lc
-from llrcore.decisions import decision_histograms, per_100
-from llrcore.gaussian import cllr_eer_curve, gaussian_densities
 from llrcore.plots.decisions import decision_figure, errors_per_100_figure, fixed_threshold_figure
 from llrcore.plots.gaussian import cllr_eer_figure, gaussian_det_figure, gaussian_llr_figure
+from llrcore.teaching.decisions import decision_histograms, per_100
+from llrcore.teaching.gaussian import cllr_eer_curve, gaussian_densities
 
 
 def traces(fig, kind):

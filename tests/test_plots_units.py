@@ -11,12 +11,12 @@ import numpy as np
 import pytest
 
 import llrcore as lc
-from llrcore.decisions import decision_histograms
-from llrcore.gaussian import gaussian_densities
 from llrcore.plots.calibration import calibration_transform_figure, threshold_weighting_figure
 from llrcore.plots.decisions import decision_figure
 from llrcore.plots.forensic import ece_figure, tippett_figure
 from llrcore.plots.gaussian import gaussian_llr_figure
+from llrcore.teaching.decisions import decision_histograms
+from llrcore.teaching.gaussian import gaussian_densities
 
 LN10 = np.log(10.0)
 DATA = Path(__file__).parent / "data" / "lir_cartridge_case_llrs"

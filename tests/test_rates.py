@@ -1,4 +1,4 @@
-"""Tests of the sorted-score machinery (:mod:`llrcore.rates`) against independent references.
+"""Tests of the sorted-score machinery (:mod:`llrcore.binary.rates`) against independent references.
 
 References used (none of them is llrcore's own output):
 
@@ -21,7 +21,7 @@ from sklearn.metrics import det_curve as sk_det_curve
 from sklearn.metrics import roc_curve
 
 import llrcore as lc
-from llrcore.rates import SortedScores
+from llrcore.binary.rates import SortedScores
 
 # ----- independent helpers --------------------------------------------------------------------------------------
 

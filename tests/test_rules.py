@@ -1,4 +1,4 @@
-"""Tests of the Beta family of proper scoring rules (:mod:`llrcore.rules`) against independent references.
+"""Tests of the Beta family of proper scoring rules (:mod:`llrcore.calibration.rules`) against independent references.
 
 References used (no expected value below is an output of llrcore itself):
 
@@ -24,7 +24,7 @@ from scipy.special import expit, log_expit
 from sklearn.metrics import log_loss
 
 import llrcore as lc
-from llrcore.rules import BetaRule, objective, threshold_weighting
+from llrcore.calibration.rules import BetaRule, objective, threshold_weighting
 
 NAMED = {
     "logarithmic": (1.0, 1.0),

@@ -21,8 +21,8 @@ import pytest
 
 import llrcore as lc
 from llrcore import parallel
-from llrcore.calibration_analysis import NAMED_RULES, sweep_prior_weighting
-from llrcore.rates import SortedScores
+from llrcore.binary.rates import SortedScores
+from llrcore.calibration.analysis import NAMED_RULES, sweep_prior_weighting
 
 THREADS = (1, 2, 3, 8)
 

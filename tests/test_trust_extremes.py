@@ -29,7 +29,7 @@ from scipy.special import betaln, expit
 from sklearn.linear_model import LogisticRegression
 
 import llrcore as lc
-from llrcore.decisions import decision_histograms
+from llrcore.teaching.decisions import decision_histograms
 from llrcore.words import bits, number, percent, with_interval
 
 FAR = 1e308

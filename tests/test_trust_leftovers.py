@@ -20,9 +20,9 @@ import pandas as pd
 import pytest
 
 import llrcore as lc
-from llrcore.calibration_analysis import RuleSweep, calibrate_and_evaluate, sweep_prior_weighting
+from llrcore.calibration.analysis import RuleSweep, calibrate_and_evaluate, sweep_prior_weighting
+from llrcore.calibration.folds import Folds
 from llrcore.cli import main
-from llrcore.folds import Folds
 from llrcore.plots.forensic import ece_figure, tippett_figure
 from llrcore.plots.spoofing import attack_bars_figure
 from llrcore.plots.uncertainty import condition_figure

@@ -364,7 +364,7 @@ def test_evaluate_takes_the_prior_second():
     assert metrics.act_dcf == pytest.approx(exact_dcf(0.25, actual=True), rel=1e-15)
     assert lc.evaluate(trials, 0.25, c_miss=10).min_dcf == pytest.approx(exact_dcf(0.25, 10), rel=1e-15)
     assert lc.evaluate(trials, lc.OperatingPoint(0.25, 10)).min_dcf == pytest.approx(exact_dcf(0.25, 10), rel=1e-15)
-    assert lc.metrics.evaluate(trials, 0.25).act_dcf == pytest.approx(exact_dcf(0.25, actual=True), rel=1e-15)
+    assert lc.binary.metrics.evaluate(trials, 0.25).act_dcf == pytest.approx(exact_dcf(0.25, actual=True), rel=1e-15)
     by = lc.evaluate(trials, 0.25, by="g")
     assert by.pooled.metrics.p_target == 0.25
     assert by.pooled.metrics.min_dcf == pytest.approx(exact_dcf(0.25), rel=1e-15)
@@ -373,7 +373,7 @@ def test_evaluate_takes_the_prior_second():
 
 
 @pytest.mark.parametrize("function", [lc.min_dcf, lc.act_dcf, lc.cprimary, lc.bayes_error_rates, lc.evaluate,
-                                      lc.metrics.evaluate])
+                                      lc.binary.metrics.evaluate])
 def test_scores_or_trials_second_after_trials_are_still_refused(function):
     trials = lc.Trials(TAR, NON)
     for second in (trials, np.array([-1.0, 0.5, 2.5]), [0.2, 1.5], trials.sorted):

@@ -1,7 +1,7 @@
 """Bootstrap confidence intervals, the DET band and the paired comparison of two systems.
 
 Independent references:
-- the naive bootstrap: the same draws (documented in ``llrcore.uncertainty``) used to resample the score arrays,
+- the naive bootstrap: the same draws (documented in ``llrcore.uncertainty.resampling``) used to resample the score arrays,
   which are then evaluated from scratch; a replicate that re-weights the sorted trials must give the same numbers;
 - theory: calibrated Gaussian LLRs (target N(mu, 2 mu), non-target N(-mu, 2 mu)) have EER ``Phi(-sqrt(mu / 2))``
   and Cllr ``E[log2(1 + e^-x)]``, x ~ N(mu, 2 mu) (van Leeuwen & Brümmer), here by scipy quadrature: a 95 %

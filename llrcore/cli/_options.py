@@ -6,8 +6,8 @@ import argparse
 import re
 from pathlib import Path
 
+from ..calibration.rules import BetaRule
 from ..io import read_trials
-from ..rules import BetaRule
 
 RULES = {"logarithmic": BetaRule.logarithmic(), "brier": BetaRule.brier(), "boosting": BetaRule.boosting(),
          "asymmetric": BetaRule.asymmetric()}

@@ -6,8 +6,8 @@ import gzip
 import warnings
 from pathlib import Path
 
+from ..binary.metrics import effective_plo
 from ..io import rescore_file
-from ..metrics import effective_plo
 from ._options import add_calibration_options, digits_option, one_system, probability, scoring_rule
 
 
@@ -40,7 +40,7 @@ def _check_output_suffix(source: Path, output: Path) -> None:
 
 
 def run(args) -> str:
-    from ..calibration_analysis import calibrate_and_evaluate, calibration_problems
+    from ..calibration.analysis import calibrate_and_evaluate, calibration_problems
     from ..words import describe_calibration
 
     rule, plo = scoring_rule(args), float(effective_plo(args.prior))

@@ -7,7 +7,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from ..metrics import METHOD_COLUMN, evaluate, metrics_table
+from ..binary.metrics import METHOD_COLUMN, evaluate, metrics_table
 from ..prior import NIST_PRIMARY_P_TARGETS, OperatingPoint, primary_p_targets
 from ..words import VERDICT_RULE
 from ._options import add_conditions_options, add_operating_point, load_systems
@@ -40,8 +40,8 @@ def add_command(commands) -> None:
 
 
 def run(args) -> str:
-    from ..conditions import evaluate as evaluate_by
-    from ..uncertainty import bootstrap
+    from ..uncertainty.conditions import evaluate as evaluate_by
+    from ..uncertainty.resampling import bootstrap
 
     systems = load_systems(args.scores, args.key, metadata=args.metadata)
     op = OperatingPoint(args.p_target, args.c_miss, args.c_fa)

@@ -6,8 +6,8 @@ import argparse
 import gzip
 from pathlib import Path
 
+from ..binary.metrics import effective_plo
 from ..io import LoadError
-from ..metrics import effective_plo
 from ._options import RULES, add_operating_point, load_systems, positive, probability, scoring_rule
 
 #: How the text tables print a column; other numbers with 4 decimals, counts whole.
@@ -67,7 +67,7 @@ def _table(frame) -> str:
 
 
 def run(args) -> str:
-    from ..fusion import fuse
+    from ..calibration.fusion import fuse
     from ..prior import OperatingPoint
     from ..words import describe_calibration
 

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..intervals import DEFAULT_METHOD, interval_words
+from ..binary.metrics import METHOD_COLUMN
 from ..io import read_trials
-from ..metrics import METHOD_COLUMN
-from ..spoofing import NO_ATTACKS, evaluate_tandem, tandem_table
-from ..tdcf import tdcf_cost_model
+from ..spoofing.tandem import NO_ATTACKS, evaluate_tandem, tandem_table
+from ..spoofing.tdcf import tdcf_cost_model
+from ..uncertainty.intervals import DEFAULT_METHOD, interval_words
 from ._options import probability, replicates
 
 UNITS = ("CM EER, ASV EER, SPF-EER (ASV targets vs spoofs) and ASV spoof FA (spoofs the ASV accepts at its threshold) "

@@ -157,10 +157,12 @@ class Trials:
 
     @cached_property
     def sorted(self):
-        """The :class:`~llrcore.rates.SortedScores` of these trials, built on first use and kept: one sort and
+        """The :class:`~llrcore.binary.rates.SortedScores` of these trials, built on first use and kept: one sort and
         one PAV serve every metric and figure of this system. It sorts on :func:`~llrcore.thread_count` threads
         (``with lc.thread_limit(n):`` or ``LLRCORE_THREADS`` caps them; no number depends on it)."""
-        from ..rates import SortedScores  # the analysis layer: imported when first needed, so data stays below it
+        from ..binary.rates import (
+            SortedScores,  # the analysis layer: imported when first needed, so data stays below it
+        )
 
         return SortedScores(self.tar, self.non)
 

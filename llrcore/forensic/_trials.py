@@ -1,15 +1,15 @@
 """The inputs of the forensic analyses: one :class:`~llrcore.Trials` (or its sorted scores) or two arrays of LLRs."""
 from __future__ import annotations
 
+from ..binary.metrics import sorted_scores
+from ..binary.rates import SortedScores
 from ..data.trials import Trials
-from ..metrics import sorted_scores
-from ..rates import SortedScores
 
 __all__ = ["sorted_classes"]
 
 
 def sorted_classes(tar_llr, non_llr=None) -> tuple[SortedScores, str]:
-    """The :class:`~llrcore.rates.SortedScores` of the same-source (target) and different-source (non-target) LLRs,
+    """The :class:`~llrcore.binary.rates.SortedScores` of the same-source (target) and different-source (non-target) LLRs,
     and the system's name (that of a Trials, else ``""``).
 
     Raises

@@ -21,7 +21,7 @@ x-range) but ``inf`` here (a horizontal line to ``x = -inf`` encloses an infinit
 into LRs (``10 ** x``), so an LR beyond the float range (``|log10 LR|`` above about 308) becomes 0 or infinite there
 and its devPAV ``inf``, where llrcore, in log units throughout, gives the finite value (the area divided by the
 x-range as a mean over segments, so that an area beyond the largest float still gives it). The PAV itself is llrcore's
-(:class:`~llrcore.rates.SortedScores`, ties pooled); lir's is scikit-learn's isotonic regression with the classes
+(:class:`~llrcore.binary.rates.SortedScores`, ties pooled); lir's is scikit-learn's isotonic regression with the classes
 weighted equally, the same solution to rounding.
 
 ``Cllr_cal = Cllr - Cllr_min`` (bits) is the other calibration measure of the same paper's comparison: the Cllr lost

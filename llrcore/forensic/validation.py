@@ -20,7 +20,7 @@ replaced; nothing here says they suit any casework. A metric passes when its val
 (``value < criterion``; equal fails); a criterion of None is not judged.
 
 The LLRs are judged twice: **as given**, and **after calibration** (affine logistic regression or PAV) trained by
-k-fold cross-validation on the same trials (:class:`~llrcore.folds.Folds`: every trial calibrated by a calibrator
+k-fold cross-validation on the same trials (:class:`~llrcore.calibration.folds.Folds`: every trial calibrated by a calibrator
 that never saw it) or on a separate development set, then **limited to the ELUB bounds** of the calibrated training
 LLRs (:func:`~llrcore.forensic.elub_bounded`, Vergeer et al. 2016): an LR the training data cannot support is
 reported as the bound. The validated method is the calibrated one when there is a calibration, else the LLRs as
@@ -43,13 +43,13 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..calibration_analysis import check_method, collapsed_folds, collapsed_folds_words, method_fitter
-from ..conditions import Condition, ConditionMetrics
-from ..conditions import evaluate as evaluate_conditions
+from ..binary.metrics import eer
+from ..calibration.analysis import check_method, collapsed_folds, collapsed_folds_words, method_fitter
+from ..calibration.folds import Folds
+from ..calibration.rules import BetaRule
 from ..data.trials import Trials
-from ..folds import Folds
-from ..metrics import eer
-from ..rules import BetaRule
+from ..uncertainty.conditions import Condition, ConditionMetrics
+from ..uncertainty.conditions import evaluate as evaluate_conditions
 from .criteria import (
     CHARACTERISTICS,
     METRICS,
@@ -419,7 +419,7 @@ def validate_lr_method(
         (``fit_pav``), CMLG; None judges the LLRs as given only.
     calibrate_on : Trials, optional
         A development set to train the calibration (and its ELUB bounds) on. Without it, `folds`-fold
-        cross-validation on `trials` (:class:`~llrcore.folds.Folds` with `seed`; whole `group_by` groups, e.g.
+        cross-validation on `trials` (:class:`~llrcore.calibration.folds.Folds` with `seed`; whole `group_by` groups, e.g.
         speakers, in one fold).
     criteria : ValidationCriteria, optional
         The validation criteria. **The defaults are examples that the laboratory is expected to set** (the

@@ -14,6 +14,7 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
+from ..binary.rates import SortedScores, cllr_bits
 from ..data.multiclass import (
     MulticlassScores,
     as_llr_matrix,
@@ -25,7 +26,6 @@ from ..data.multiclass import (
     softmax_columns,
 )
 from ..data.trials import Trials
-from ..rates import SortedScores, cllr_bits
 from .calibration import MulticlassAffine, fit_multiclass_affine
 from .cllr import entropy_bits, multiclass_cllr
 
@@ -68,7 +68,7 @@ def pairwise_analysis(llrs, labels=None, calibrated=None, *, classes=None) -> pd
     """Every pair of classes as a binary problem: Cllr before and after calibration, and minCllr.
 
     For each pair ``a < b`` the LLR ``l_a - l_b`` of the trials of classes a (targets) and b (non-targets) is
-    scored with the binary Cllr (:func:`~llrcore.metrics.cllr`), before and after the calibration, and with
+    scored with the binary Cllr (:func:`~llrcore.binary.metrics.cllr`), before and after the calibration, and with
     minCllr (PAV). The direction-preserving calibration maps ``l_a - l_b`` to ``alpha (l_a - l_b) + gamma_a -
     gamma_b``, a rising function of it alone, so minCllr is the same before and after (sec. 4.2 of the paper) and
     bounds both Cllrs from below. Pairs with Cllr above 1 bit do worse than the prior alone.

@@ -1,6 +1,6 @@
 """Direction-preserving multiclass calibration ``l' = alpha l + gamma`` (eq. 18), trained by minimising the
 multiclass Cllr (multiclass logistic regression with one shared scale) with the Newton solver of
-:mod:`llrcore.newton` on the exact gradient and Hessian.
+:mod:`llrcore.calibration.newton` on the exact gradient and Hessian.
 
 Reference: N. Brümmer and D. van Leeuwen, "On calibration of language recognition scores", Odyssey 2006, sec. 4.1.
 """
@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..calibration.newton import newton_polish, trust_region
 from ..data.multiclass import (
     MulticlassScores,
     blocks,
@@ -19,7 +20,6 @@ from ..data.multiclass import (
     require_trials,
     softmax_columns,
 )
-from ..newton import newton_polish, trust_region
 
 __all__ = ["MulticlassAffine", "fit_multiclass_affine"]
 

@@ -19,7 +19,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from ..curves import DEFAULT_PLO, CurveSet, bayes_error_curves
+from ..binary.curves import DEFAULT_PLO, CurveSet, bayes_error_curves
 from ..prior import logit, sigmoid
 from ._style import LINE_WIDTH, REFERENCE_COLOUR, format_percent, legend_key, legend_label, operating_point_text
 from ._style import point_marker, style_figure, system_colour, with_alpha, wrap_label

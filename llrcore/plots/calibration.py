@@ -19,10 +19,10 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from ..calibration_analysis import RuleSweep
-from ..curves import CurveSet, pav_transforms
-from ..rates import sigmoid
-from ..weighting import RuleWeighting, ThresholdWeightings, bayes_threshold, threshold_weightings
+from ..binary.curves import CurveSet, pav_transforms
+from ..calibration.analysis import RuleSweep
+from ..calibration.weighting import RuleWeighting, ThresholdWeightings, bayes_threshold, threshold_weightings
+from ..prior import sigmoid
 from ._style import (
     LINE_WIDTH,
     REFERENCE_COLOUR,
@@ -118,14 +118,14 @@ def threshold_weighting_figure(
     A rule (alpha, beta) trained with prior weighting ``tau = plo`` weights the Bayes decisions at LLR threshold
     ``t`` by ``w(t + tau) Omega_tau(t)`` with ``w(t) = sigmoid(t)^alpha sigmoid(-t)^beta / B(alpha, beta)`` and
     ``Omega_tau(t) = sigmoid(-tau) (1 + e^{t+tau}) / (1 + e^t)`` (eqs. 7, 10); each curve is normalised to unit area
-    (:func:`~llrcore.rules.threshold_weighting`) and its mode (:func:`~llrcore.calibration_analysis.weighting_mode`)
+    (:func:`~llrcore.calibration.rules.threshold_weighting`) and its mode (:func:`~llrcore.calibration.analysis.weighting_mode`)
     marked. The logarithmic rule's mode moves only to ``-tau/2``; Brier's most of the way to ``-tau``; boosting's
     does not move at all. The calibration is good where the weight is.
 
     Parameters
     ----------
     rules : BetaRule, sequence of BetaRule, mapping of label to BetaRule, or ThresholdWeightings
-        The rules, or their weightings computed already by :func:`~llrcore.weighting.threshold_weightings` (then
+        The rules, or their weightings computed already by :func:`~llrcore.calibration.weighting.threshold_weightings` (then
         `plo`, `p_target`, `c_miss`, `c_fa` and `t` are theirs).
     plo : float
         The prior weighting ``tau`` (log-odds); needed with rules.
@@ -207,7 +207,7 @@ def rule_comparison_figure(sweep: RuleSweep | pd.DataFrame, *, cost_name: str | 
     Parameters
     ----------
     sweep : RuleSweep or DataFrame
-        From :func:`~llrcore.calibration_analysis.sweep_prior_weighting`; a DataFrame needs columns ``rule``,
+        From :func:`~llrcore.calibration.analysis.sweep_prior_weighting`; a DataFrame needs columns ``rule``,
         ``plo`` and ``cost`` (``cllr`` is shown on hover when present). A :class:`RuleSweep` also draws the cost of
         the uncalibrated scores and the minimum (PAV on the evaluation labels) as reference lines.
     cost_name : str, optional
@@ -317,7 +317,7 @@ def calibration_transform_figure(
 
     Parameters
     ----------
-    systems : Mapping[str, Trials], Trials, or the CurveSet of :func:`llrcore.curves.pav_transforms`
+    systems : Mapping[str, Trials], Trials, or the CurveSet of :func:`llrcore.binary.curves.pav_transforms`
         LLRs (e.g. the raw scores and one or more calibrations of them).
     p_target, c_miss, c_fa : float, optional
         The user's operating point: its Bayes threshold ``-plo_eff`` as a vertical and a horizontal line. Decisions

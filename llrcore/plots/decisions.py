@@ -11,9 +11,9 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from ..decisions import DecisionHistograms, DecisionSummary, decision_histograms, per_100, percent
-from ..fixed_threshold import FixedThresholdAnalysis
-from ..rates import sigmoid
+from ..prior import sigmoid
+from ..teaching.decisions import DecisionHistograms, DecisionSummary, decision_histograms, per_100, percent
+from ..teaching.fixed_threshold import FixedThresholdAnalysis
 from ._style import (
     CLASS_COLOURS,
     LINE_WIDTH,
@@ -67,9 +67,9 @@ def decision_figure(trials, p_target: float | None = None, c_miss: float = 1.0, 
     ----------
     trials : Trials or DecisionHistograms
         Scores taken as natural-log LLRs, or their histograms computed already by
-        :func:`~llrcore.decisions.decision_histograms` (then the operating point, `bins` and `name` are theirs).
+        :func:`~llrcore.teaching.decisions.decision_histograms` (then the operating point, `bins` and `name` are theirs).
     p_target, c_miss, c_fa : float
-        The operating point (see :func:`~llrcore.decisions.bayes_decisions`); needed with Trials.
+        The operating point (see :func:`~llrcore.teaching.decisions.bayes_decisions`); needed with Trials.
     bins : int
         About this many bins over the range of the scores.
     log_density : bool
@@ -238,7 +238,7 @@ def fixed_threshold_figure(analysis: FixedThresholdAnalysis, *, p_target: float 
     with the scores calibrated on the development data (blue), the best threshold in hindsight at every prior
     (dashed, PAV on the evaluation data) and no system (dotted). The fixed threshold touches the Bayes curve only
     near the prior it implicitly assumes, marked with a diamond. The table of the curves is
-    :meth:`FixedThresholdAnalysis.to_frame <llrcore.decisions.FixedThresholdAnalysis.to_frame>`.
+    :meth:`FixedThresholdAnalysis.to_frame <llrcore.teaching.decisions.FixedThresholdAnalysis.to_frame>`.
     """
     what = _cost_word(analysis)
     fig = go.Figure()

@@ -15,7 +15,7 @@ import numpy as np
 import plotly.graph_objects as go
 from scipy.special import ndtr, ndtri
 
-from ..curves import MARKER_TITLES, CurveSet, DETCurve, DETMarker, det_curves
+from ..binary.curves import MARKER_TITLES, CurveSet, DETCurve, DETMarker, det_curves
 from ._style import LINE_WIDTH, REFERENCE_COLOUR, decimation_indices, format_percent, legend_key, legend_label
 from ._style import _visible_length, operating_point_text, point_marker, style_figure, system_colour, with_alpha
 
@@ -250,7 +250,7 @@ def det_figure(
         computed already; then `p_target`, `c_miss` and `c_fa` are those the curves were computed at.
     p_target, c_miss, c_fa : float, optional
         An operating point. When `p_target` is given, each system gets two more markers: the minimum-DCF point
-        (the ROCCH vertex chosen by :meth:`~llrcore.rates.SortedScores.min_rates` at ``plo_eff``) and the
+        (the ROCCH vertex chosen by :meth:`~llrcore.binary.rates.SortedScores.min_rates` at ``plo_eff``) and the
         actual-DCF point (the scores taken as LLRs and thresholded at ``-plo_eff``), with the normalised costs
         in the legend and hover text. ``plo_eff = logit(p_target) + log(c_miss / c_fa)``.
     rocch : bool

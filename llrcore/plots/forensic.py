@@ -24,7 +24,7 @@ import plotly.graph_objects as go
 from ..data.trials import as_systems
 from ..forensic.ece import ECECurve, ece_curve
 from ..forensic.tippett import Tippett, tippett
-from ..histograms import FENCE, histogram_range
+from ..binary.histograms import FENCE, histogram_range
 from ..words import bits
 from ._style import LINE_WIDTH, REFERENCE_COLOUR, decimate_curve, format_percent, legend_key, legend_label
 from ._style import point_marker, style_figure, system_colour
@@ -68,8 +68,8 @@ def _class_curve(result: Tippett, proportions: np.ndarray, x_edges: tuple[float,
 
 def _x_edges(results) -> tuple[float, float]:
     """The Tippett plot's x range: the finite log10 LRs and 0, with a margin; LRs more than
-    :data:`~llrcore.histograms.FENCE` interquartile ranges beyond the quartiles are left out of it
-    (:func:`~llrcore.histograms.histogram_range` with no tails trimmed: its fence alone), so that an LLR of +-1e308
+    :data:`~llrcore.binary.histograms.FENCE` interquartile ranges beyond the quartiles are left out of it
+    (:func:`~llrcore.binary.histograms.histogram_range` with no tails trimmed: its fence alone), so that an LLR of +-1e308
     among ordinary ones does not stretch the axis to +-1e307 with every other LR at 0."""
     classes = [np.sort(r.log10_lr[np.isfinite(r.log10_lr)]) for r in results] + [np.zeros(1)]
     lo, hi = histogram_range(classes, tail=0.0)

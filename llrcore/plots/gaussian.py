@@ -17,7 +17,7 @@ import numpy as np
 import plotly.graph_objects as go
 from scipy.special import ndtr
 
-from ..gaussian import (
+from ..teaching.gaussian import (
     CllrEerCurve,
     GaussianComparison,
     GaussianDensities,
@@ -54,7 +54,7 @@ def gaussian_llr_figure(mu: float | GaussianDensities | None = None, *, llr: flo
     ----------
     mu : float or GaussianDensities, optional
         Positive; default the fitted mu of `comparison`. Or the densities computed already by
-        :func:`~llrcore.gaussian.gaussian_densities` (then `llr`, `comparison` and `bins` are theirs).
+        :func:`~llrcore.teaching.gaussian.gaussian_densities` (then `llr`, `comparison` and `bins` are theirs).
     llr : float, optional
         Mark this LLR: both densities there, and their ratio, which equals ``e^llr`` ("the LLR of the LLR is the
         LLR": a density ratio of 7.39 at LLR 2).
@@ -251,7 +251,7 @@ def cllr_eer_figure(eer: float | CllrEerCurve | None = None, *, comparison: Gaus
     ----------
     eer : float or CllrEerCurve, optional
         Mark this EER on both curves, with their values. Or the curve computed already by
-        :func:`~llrcore.gaussian.cllr_eer_curve` (then `comparison` is its own).
+        :func:`~llrcore.teaching.gaussian.cllr_eer_curve` (then `comparison` is its own).
     comparison : GaussianComparison, optional
         Mark a system at its EER: its Cllr after CMLG (star) and its minCllr (diamond); the ideal at that EER is
         on the curve.

@@ -1,6 +1,6 @@
 """Score histograms per class (target, non-target and, for ASVspoof files, spoof), one panel per system.
 
-The histograms are results of the library (:func:`llrcore.histograms.score_histograms`): a figure carries only the
+The histograms are results of the library (:func:`llrcore.binary.histograms.score_histograms`): a figure carries only the
 bin counts (a few hundred numbers), never the scores themselves, so 10 million scores make the same small figure.
 """
 from __future__ import annotations
@@ -9,8 +9,8 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from ..curves import CurveSet
-from ..histograms import histogram_range, score_histograms
+from ..binary.curves import CurveSet
+from ..binary.histograms import histogram_range, score_histograms
 from ._style import CLASS_COLOURS, style_figure, system_colour, with_alpha
 
 __all__ = ["score_histogram_figure", "histogram_range"]
@@ -30,7 +30,7 @@ def score_histogram_figure(systems, *, bins: int = 80, include_spoof: bool = Tru
 
     Parameters
     ----------
-    systems : Mapping[str, Trials], Trials, or the CurveSet of :func:`llrcore.histograms.score_histograms`
+    systems : Mapping[str, Trials], Trials, or the CurveSet of :func:`llrcore.binary.histograms.score_histograms`
         (then `bins` and `include_spoof` are those it was computed with)
     bins : int
         Number of bins over the common range of the classes (outliers beyond the 0.05 % tails are left out of

@@ -20,7 +20,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from ..spoofing import TandemEvaluation, TandemIntervals
+from ..spoofing.tandem import TandemEvaluation, TandemIntervals
 from ._style import LINE_WIDTH, REFERENCE_COLOUR, decimation_indices, legend_key, legend_label, point_marker
 from ._style import style_figure, system_colour
 

@@ -10,10 +10,10 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from ..conditions import ConditionMetrics
-from ..intervals import interval_words
-from ..metrics import METRIC_COLUMNS
-from ..uncertainty import BootstrapResult, DETBand
+from ..binary.metrics import METRIC_COLUMNS
+from ..uncertainty.conditions import ConditionMetrics
+from ..uncertainty.intervals import interval_words
+from ..uncertainty.resampling import BootstrapResult, DETBand
 from ._style import point_marker, style_figure, system_colour, with_alpha
 from .det import probit
 

@@ -10,11 +10,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from ..conditions import evaluate as evaluate_by
 from ..data.trials import Trials
-from ..intervals import DEFAULT_METHOD, interval_words
 from ..prior import OperatingPoint
-from ..uncertainty import bootstrap
+from ..uncertainty.conditions import evaluate as evaluate_by
+from ..uncertainty.intervals import DEFAULT_METHOD, interval_words
+from ..uncertainty.resampling import bootstrap
 from .summary import SystemExtras
 
 __all__ = ["Breakdown", "Resampling", "resample"]

@@ -12,11 +12,11 @@ import pandas as pd
 import plotly
 
 from .._version import __version__
-from ..calibration_analysis import METHODS
+from ..binary.metrics import effective_plo, metrics_table
+from ..calibration.analysis import METHODS
+from ..calibration.rules import BetaRule
 from ..data.trials import Trials, as_systems
-from ..metrics import effective_plo, metrics_table
 from ..prior import OperatingPoint, as_operating_point, sigmoid
-from ..rules import BetaRule
 from ..words import describe_calibration, escape_markdown
 from .conditions import Breakdown, Resampling, resample
 from .figures import ReportFigure, report_figures

@@ -13,8 +13,8 @@ import plotly.graph_objects as go
 import plotly.io as pio
 from plotly.offline import get_plotlyjs
 
-from ..conditions import RULE_OF_30
 from ..plots._style import system_colour
+from ..uncertainty.conditions import RULE_OF_30
 from ..words import VERDICTS, format_errors
 from .summary import TOPICS, SystemSummary, errors_interval, with_bounds
 

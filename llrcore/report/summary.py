@@ -23,13 +23,13 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from ..calibration import fit_affine
-from ..calibration_analysis import calibrate_and_evaluate
-from ..conditions import RULE_OF_30, ConditionMetrics
+from ..binary.metrics import BinaryMetrics, bayes_error_rates, evaluate
+from ..calibration.analysis import calibrate_and_evaluate
+from ..calibration.fit import fit_affine
 from ..data.trials import Trials
-from ..metrics import BinaryMetrics, bayes_error_rates, evaluate
 from ..prior import OperatingPoint
-from ..uncertainty import BootstrapResult
+from ..uncertainty.conditions import RULE_OF_30, ConditionMetrics
+from ..uncertainty.resampling import BootstrapResult
 from ..words import VERDICTS, bits, describe_calibration, errors_phrase, escape_markdown, format_errors, percent
 
 __all__ = [
@@ -99,7 +99,7 @@ class CalibrationSummary:
     errors_per_100, min_errors_per_100 : float
         100 times the actual and minimum Bayes error rates of the calibrated LLRs at the effective prior.
     problems : tuple of str
-        Why the calibration is degenerate (:func:`~llrcore.calibration_analysis.calibration_problems`), if it is.
+        Why the calibration is degenerate (:func:`~llrcore.calibration.analysis.calibration_problems`), if it is.
     """
 
     description: str
@@ -218,7 +218,7 @@ def _direction(trials: Trials, class_names: tuple[str, str]) -> str:
 
 def summarise_calibration(name, trials, calibrate_on, method, rule, plo, op: OperatingPoint) -> CalibrationSummary:
     """Calibrate `trials` on `calibrate_on`, or by cross-validation on themselves when it is None
-    (:func:`~llrcore.calibration_analysis.calibrate_and_evaluate`), and count the errors after calibration."""
+    (:func:`~llrcore.calibration.analysis.calibrate_and_evaluate`), and count the errors after calibration."""
     result = calibrate_and_evaluate(calibrate_on if calibrate_on is not None else trials,
                                     trials if calibrate_on is not None else None, method, rule, plo,
                                     folds=CROSS_VALIDATION_FOLDS, p_target=op)

@@ -19,7 +19,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 import llrcore as lc
-from llrcore.decisions import per_100
+from llrcore.teaching.decisions import per_100
 from test_browser import no_exception, open_page, score_file, snap, wait_for_charts, wait_idle  # noqa: F401
 from test_conditions_page import download, go, type_number
 

@@ -21,7 +21,7 @@ from test_conditions_page import go
 from test_extreme_llrs_page import choose
 
 import llrcore as lc
-from llrcore.folds import Folds
+from llrcore.calibration.folds import Folds
 from llrcore.words import listed, number
 
 pytestmark = pytest.mark.e2e

@@ -70,7 +70,7 @@ from types import MappingProxyType
 import numpy as np
 import pandas as pd
 
-from .data.checks import as_scores
+from ..data.checks import as_scores
 
 __all__ = [
     "TandemDCF",
@@ -286,7 +286,7 @@ def tdcf(cm_bonafide, cm_spoof, asv_tar, asv_non, asv_spoof, *, formulation: str
     """Normalised t-DCF of a spoofing countermeasure over all its thresholds, with its minimum.
 
     The formulas of both formulations, the cost models and the ASV threshold convention are in the module docstring
-    (:mod:`llrcore.tdcf`). With the defaults this is the minimum t-DCF of the organisers' evaluation code: ASVspoof
+    (:mod:`llrcore.spoofing.tdcf`). With the defaults this is the minimum t-DCF of the organisers' evaluation code: ASVspoof
     2021's ``compute_tDCF`` (``"revised"``) or ASVspoof 2019's ``tDCF_python`` ``compute_tDCF`` (``"legacy"``).
 
     Parameters

@@ -87,17 +87,14 @@ import numpy as np
 from scipy.optimize import minimize_scalar
 from scipy.special import ndtr, ndtri
 
-from . import parallel
+from .. import parallel
+from ..words import INTERVAL_METHODS, interval_words
 
 __all__ = ["DEFAULT_METHOD", "INTERVAL_METHODS", "RULE_OF_30", "SMOOTHED_METRICS", "ReplicateIntervals",
            "SmoothedKernel", "SmoothedReplicates", "acceleration", "basic_interval", "bca_interval", "check_method",
            "empirical_min_dcf", "interval_words", "jackknife_blocks", "min_dcf_errors", "needs_smoothing",
            "percentile_interval", "smoothed_bootstrap", "smoothed_min_dcf"]
 
-#: Interval methods of a bootstrap run -> their name in words.
-INTERVAL_METHODS = {"bca": "BCa", "percentile": "percentile"}
-#: Every interval's name in words, the smoothed bootstrap's (minDCF of a BCa run) included.
-_WORDS = {**INTERVAL_METHODS, "smoothed": "smoothed basic"}
 SMOOTHED_METRICS = ("min_dcf",)
 """The metrics whose default interval (``method="bca"``) is the smoothed bootstrap's basic interval."""
 RULE_OF_30 = 30
@@ -121,11 +118,6 @@ def check_method(method: str) -> str:
         raise ValueError(f"The interval method must be one of {', '.join(map(repr, INTERVAL_METHODS))}, "
                          f"not {method!r}.")
     return method
-
-
-def interval_words(level: float, method: str) -> str:
-    """``"95 % BCa bootstrap interval"``."""
-    return f"{100 * level:g} % {_WORDS[method]} bootstrap interval"
 
 
 def percentile_interval(values, level: float):

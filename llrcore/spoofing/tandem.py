@@ -2,10 +2,10 @@
 
 :func:`evaluate_tandem` gathers what an ASVspoof-style results table reports for one CM in front of one ASV:
 
-- the normalised minimum t-DCF (:func:`~llrcore.tdcf`, revised or legacy formulation) with its curve;
+- the normalised minimum t-DCF (:func:`~llrcore.spoofing.tdcf`, revised or legacy formulation) with its curve;
 - the CM's EER, bona fide against spoofed trials (:func:`~llrcore.eer`, ROCCH-EER);
 - the ASV's EER, targets against zero-effort non-targets, and its SPF-EER, targets against spoofing attacks
-  (both ROCCH-EER; the organisers' ``compute_eer`` differs where the ROC is not convex, see :mod:`llrcore.tdcf`);
+  (both ROCCH-EER; the organisers' ``compute_eer`` differs where the ROC is not convex, see :mod:`llrcore.spoofing.tdcf`);
 - the ASV's spoof false-alarm rate at its threshold (:func:`~llrcore.spoof_false_alarm_rate`): the share of attacks
   the ASV alone would accept;
 - the same per attack (one row per attack and a pooled row, :meth:`TandemEvaluation.to_frame`).
@@ -23,17 +23,17 @@ each row's min t-DCF is the minimum over the CM thresholds for that attack, as t
 Each trial's attack comes from a metadata column (``by``, default ``"attack"``) of both score files: the CM's
 spoofed (non-target) trials and the ASV's spoof trials must name the same attacks. The CM's bona fide trials need no
 value there ("-" in the ASVspoof protocols). A row is flagged ``too few errors`` by the rule of 30
-(:data:`~llrcore.conditions.RULE_OF_30`, as :mod:`llrcore.conditions` does): fewer than 30 CM misses or false alarms
+(:data:`~llrcore.uncertainty.conditions.RULE_OF_30`, as :mod:`llrcore.uncertainty.conditions` does): fewer than 30 CM misses or false alarms
 at the CM's EER, so its CM error rates are not known to within ±30 %. Strong CMs have such rows: the per-attack
 EERs of 0.01 % on 4,914 spoofs rest on less than one error.
 
 Confidence intervals, pooled and per attack (:meth:`TandemEvaluation.bootstrap`, :func:`bootstrap_tandem`): each
-row's min t-DCF interval is :func:`~llrcore.bootstrap_tdcf` (:mod:`llrcore.tandem_bootstrap`) on that row's trials,
+row's min t-DCF interval is :func:`~llrcore.bootstrap_tdcf` (:mod:`llrcore.spoofing.tdcf_bootstrap`) on that row's trials,
 the very subsets the row was computed on (:attr:`AttackRow.cm_trials`, :attr:`AttackRow.asv_trials`). It draws the
 CM's and the ASV's trials apart (the organisers' ASV file has no trial ids to pair them) and keeps the ASV threshold,
 here the pooled one of every row, in every replicate; the CM threshold is free in each replicate. The CM EER's
 interval (``cm_eer=True``) is :func:`~llrcore.bootstrap` on the row's CM trials. Both are BCa intervals (Efron 1987;
-:mod:`llrcore.intervals`); every row draws with the same seed, so the pooled
+:mod:`llrcore.uncertainty.intervals`); every row draws with the same seed, so the pooled
 row's min t-DCF interval is that of ``bootstrap_tdcf(cm, asv, seed=seed)``.
 """
 from __future__ import annotations
@@ -44,14 +44,14 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .conditions import RULE_OF_30
-from .data.trials import Trials, condition_codes
-from .intervals import DEFAULT_METHOD, check_method, interval_words
-from .metrics import METHOD_COLUMN, eer
-from .tandem_bootstrap import TandemBootstrap, bootstrap_tdcf
+from ..binary.metrics import METHOD_COLUMN, eer
+from ..data.trials import Trials, condition_codes
+from ..uncertainty.conditions import RULE_OF_30
+from ..uncertainty.intervals import DEFAULT_METHOD, check_method, interval_words
+from ..uncertainty.resampling import BootstrapResult, Progress, bootstrap
+from ..words import listed
 from .tdcf import TandemDCF, asv_eer_threshold, spoof_false_alarm_rate, tdcf
-from .uncertainty import BootstrapResult, Progress, bootstrap
-from .words import listed
+from .tdcf_bootstrap import TandemBootstrap, bootstrap_tdcf
 
 __all__ = ["AttackRow", "TandemEvaluation", "TandemIntervals", "bootstrap_tandem", "evaluate_tandem", "tandem_table"]
 
@@ -111,7 +111,7 @@ class AttackRow:
 
     @property
     def too_few_errors(self) -> bool:
-        """Fewer than :data:`~llrcore.conditions.RULE_OF_30` CM misses or false alarms at the CM's EER."""
+        """Fewer than :data:`~llrcore.uncertainty.conditions.RULE_OF_30` CM misses or false alarms at the CM's EER."""
         return min(self.errors_at_eer) < RULE_OF_30
 
 
@@ -126,7 +126,7 @@ class TandemEvaluation:
     formulation : str
         ``"revised"`` or ``"legacy"`` t-DCF.
     pooled : AttackRow
-        All spoofs together: ``pooled.tdcf`` is the t-DCF of :func:`~llrcore.tdcf` on all the trials.
+        All spoofs together: ``pooled.tdcf`` is the t-DCF of :func:`~llrcore.spoofing.tdcf` on all the trials.
     attacks : tuple of AttackRow
         One per attack, in natural order (A07 before A10); empty without ``by``.
     asv_eer : float
@@ -249,7 +249,7 @@ class TandemIntervals:
     seed : int
         The seed of every row's draws.
     method : str
-        ``"bca"`` or ``"percentile"`` (:mod:`llrcore.intervals`), the method of every interval.
+        ``"bca"`` or ``"percentile"`` (:mod:`llrcore.uncertainty.intervals`), the method of every interval.
     """
 
     evaluation: TandemEvaluation
@@ -354,7 +354,7 @@ def evaluate_tandem(cm: Trials, asv: Trials, *, formulation: str = "revised", co
                     asv_threshold: float | None = None, by: str | None = "attack",
                     name: str | None = None) -> TandemEvaluation:
     """A countermeasure in front of a speaker verifier: min t-DCF, CM EER, ASV EER, SPF-EER and the ASV's spoof
-    false-alarm rate, pooled and per attack (the conventions are in the module docstring, :mod:`llrcore.spoofing`).
+    false-alarm rate, pooled and per attack (the conventions are in the module docstring, :mod:`llrcore.spoofing.tandem`).
 
     Parameters
     ----------
@@ -364,7 +364,7 @@ def evaluate_tandem(cm: Trials, asv: Trials, *, formulation: str = "revised", co
     asv : Trials
         The ASV's scores with their spoof trials (``asv.spoof``), e.g. the organisers' ASV score file.
     formulation, cost_model, asv_threshold
-        As in :func:`~llrcore.tdcf`: ``"revised"`` (ASVspoof 2021 on) or ``"legacy"`` (ASVspoof 2019), the priors
+        As in :func:`~llrcore.spoofing.tdcf`: ``"revised"`` (ASVspoof 2021 on) or ``"legacy"`` (ASVspoof 2019), the priors
         and costs (default :func:`~llrcore.tdcf_cost_model`), the ASV threshold (default
         :func:`~llrcore.asv_eer_threshold`), the same for every attack.
     by : str or None
@@ -380,7 +380,7 @@ def evaluate_tandem(cm: Trials, asv: Trials, *, formulation: str = "revised", co
     ------
     ValueError
         With a sentence: no spoof trials in the ASV scores, no attack column, spoofs without an attack, attacks in
-        one file and not in the other, or anything :func:`~llrcore.tdcf` refuses on the pooled trials.
+        one file and not in the other, or anything :func:`~llrcore.spoofing.tdcf` refuses on the pooled trials.
     """
     if not isinstance(cm, Trials) or not isinstance(asv, Trials):
         raise TypeError("Give the CM and the ASV scores as Trials (lc.read_trials), not arrays.")
@@ -416,7 +416,7 @@ def bootstrap_tandem(cm: Trials, asv: Trials, n: int = 1000, level: float = 0.95
 
     with C0, C1, C2 from the ASV's error rates in the replicate (Kinnunen et al., IEEE/ACM TASLP 28, 2020). The CM EER
     interval of a row is ``bootstrap(row.cm_trials, n, level, seed=seed).interval("eer")`` (:func:`~llrcore.bootstrap`,
-    ROCCH-EER). Intervals are BCa (Efron 1987; :mod:`llrcore.intervals`); replicates without a
+    ROCCH-EER). Intervals are BCa (Efron 1987; :mod:`llrcore.uncertainty.intervals`); replicates without a
     t-DCF (:attr:`~llrcore.TandemBootstrap.failed`) are left out.
 
     Parameters
@@ -433,7 +433,7 @@ def bootstrap_tandem(cm: Trials, asv: Trials, n: int = 1000, level: float = 0.95
     formulation, cost_model, asv_threshold, by, name
         As in :func:`evaluate_tandem`.
     method : {"bca", "percentile"}
-        How every interval is made (:mod:`llrcore.intervals`); the result keeps it as ``.method``.
+        How every interval is made (:mod:`llrcore.uncertainty.intervals`); the result keeps it as ``.method``.
     cm_eer : bool
         Also the CM EER's interval (it costs about twice the min t-DCF's: :func:`~llrcore.bootstrap` computes every
         binary metric of each replicate).

@@ -4,28 +4,28 @@ The CM's trials and the ASV's trials are different trials (the organisers' ASV s
 with the CM's), so a replicate draws each of the five classes with replacement on its own: the CM's bona fide and
 spoofed trials, the ASV's targets, non-targets and spoofs, each as many as there are. **The ASV threshold stays
 where it is** (by default the ASV's equal-error point on all its trials, :func:`~llrcore.asv_eer_threshold`): it is a
-setting of the deployed ASV, as in :mod:`llrcore.spoofing`, and what varies from replicate to replicate is how often
+setting of the deployed ASV, as in :mod:`llrcore.spoofing.tandem`, and what varies from replicate to replicate is how often
 the ASV errs at it. The CM threshold is free: each replicate's value is the minimum over the CM thresholds, as the
 full data's is. The interval is BCa by default (bias-corrected and accelerated, Efron 1987), or the percentile
 interval of the replicates (``method="percentile"``; Efron & Tibshirani, "An introduction to the bootstrap", 1993,
-ch. 13-14), as :func:`~llrcore.bootstrap` gives for the other metrics (:mod:`llrcore.intervals`). BCa's acceleration
+ch. 13-14), as :func:`~llrcore.bootstrap` gives for the other metrics (:mod:`llrcore.uncertainty.intervals`). BCa's acceleration
 comes from a grouped jackknife: each of the five classes is a stratum, dealt into blocks
-(:func:`~llrcore.intervals.jackknife_blocks`, strata 0 to 4 in the order of the draws below), and one block at a time
+(:func:`~llrcore.uncertainty.intervals.jackknife_blocks`, strata 0 to 4 in the order of the draws below), and one block at a time
 gets the weight 0, so the jackknife does not sort again either.
 
-No replicate sorts again (the rule of :mod:`llrcore.uncertainty`): the scores are sorted once, and each CM score's
+No replicate sorts again (the rule of :mod:`llrcore.uncertainty.resampling`): the scores are sorted once, and each CM score's
 place among the thresholds of the full curve is found once. A replicate counts how often each place was drawn
 (``np.bincount``), and the running sums of those counts are its miss and false-alarm counts at every threshold. A
 threshold of the full curve that no drawn score equals has the rates of the next drawn score above it, so the
 minimum over the full curve's thresholds is the minimum over the replicate's own, and a replicate's value equals
-:func:`~llrcore.tdcf` on the drawn scores with the same ASV threshold, to the last bit (tested).
+:func:`~llrcore.spoofing.tdcf` on the drawn scores with the same ASV threshold, to the last bit (tested).
 
 Replicates run on a pool of threads (``threads=``): the indices are drawn in the calling thread in the order given
 under `seed`, and each replicate's counts and minimum are computed from its own, so no number depends on the number
 of threads.
 
 A replicate whose ASV errs so much that the t-DCF has a negative weight or no normaliser (which
-:func:`~llrcore.tdcf` refuses) is NaN and left out of the interval; :attr:`TandemBootstrap.failed` counts them.
+:func:`~llrcore.spoofing.tdcf` refuses) is NaN and left out of the interval; :attr:`TandemBootstrap.failed` counts them.
 """
 from __future__ import annotations
 
@@ -35,11 +35,18 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from . import parallel
-from .data.trials import Trials
+from .. import parallel
+from ..data.trials import Trials
+from ..uncertainty.intervals import (
+    DEFAULT_METHOD,
+    acceleration,
+    bca_interval,
+    check_method,
+    jackknife_blocks,
+    percentile_interval,
+)
+from ..uncertainty.resampling import _window, check_replicates
 from .tdcf import tdcf, tdcf_weights
-from .intervals import DEFAULT_METHOD, acceleration, bca_interval, check_method, jackknife_blocks, percentile_interval
-from .uncertainty import _window, check_replicates
 
 __all__ = ["TandemBootstrap", "bootstrap_tdcf"]
 
@@ -63,7 +70,7 @@ class TandemBootstrap:
     asv_threshold : float
         The ASV threshold every replicate keeps.
     method : str
-        ``"bca"`` or ``"percentile"`` (:mod:`llrcore.intervals`).
+        ``"bca"`` or ``"percentile"`` (:mod:`llrcore.uncertainty.intervals`).
     acceleration : float or None
         BCa's acceleration, from the grouped jackknife (None with ``method="percentile"``).
     """
@@ -103,7 +110,7 @@ def bootstrap_tdcf(cm: Trials, asv: Trials, n: int = 1000, level: float = 0.95, 
                    threads: int | None = None) -> TandemBootstrap:
     """Bootstrap interval (BCa by default) of the normalised minimum t-DCF of `cm` in front of `asv`.
 
-    The resampling is in the module docstring (:mod:`llrcore.tandem_bootstrap`): the five classes of trials drawn
+    The resampling is in the module docstring (:mod:`llrcore.spoofing.tdcf_bootstrap`): the five classes of trials drawn
     apart, the ASV threshold held, no sort per replicate.
 
     Parameters
@@ -122,7 +129,7 @@ def bootstrap_tdcf(cm: Trials, asv: Trials, n: int = 1000, level: float = 0.95, 
         spoofed index the CM's ``cm.tar``/``cm.non``, the others ``asv.tar``/``asv.non``/``asv.spoof``, each sorted
         ascending).
     formulation, cost_model, asv_threshold
-        As in :func:`~llrcore.tdcf`.
+        As in :func:`~llrcore.spoofing.tdcf`.
     method : {"bca", "percentile"}
         BCa (the default, with the grouped jackknife of the module docstring) or percentile interval.
     progress : callable, optional

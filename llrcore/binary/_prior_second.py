@@ -13,8 +13,8 @@ import numbers
 
 import numpy as np
 
-from .data.trials import Trials
-from .prior import OperatingPoint
+from ..data.trials import Trials
+from ..prior import OperatingPoint
 from .rates import ScoreCounts
 
 __all__ = ["prior_may_come_second"]

@@ -19,15 +19,15 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from .data.trials import Trials
+from ..binary._prior_second import prior_may_come_second
+from ..binary.metrics import SRE12_P_TARGETS, BinaryMetrics, table_row
+from ..binary.metrics import evaluate as evaluate_trials
+from ..data.trials import Trials
+from ..parallel import thread_limit
+from ..prior import as_operating_point
+from ..words import listed
 from .intervals import DEFAULT_METHOD
-from .metrics import SRE12_P_TARGETS, BinaryMetrics, table_row
-from .metrics import evaluate as evaluate_trials
-from ._prior_second import prior_may_come_second
-from .prior import as_operating_point
-from .parallel import thread_limit
-from .uncertainty import BootstrapResult, Progress, bootstrap
-from .words import listed
+from .resampling import BootstrapResult, Progress, bootstrap
 
 __all__ = ["RULE_OF_30", "Condition", "ConditionMetrics", "evaluate"]
 
@@ -116,7 +116,7 @@ class ConditionMetrics:
             The EER in percent, in a column ``EER %``.
         intervals : dict, optional
             :meth:`bootstrap`'s result: adds ``<metric> lower`` and ``<metric> upper`` after each metric that has one,
-            and ``interval method`` (``"95 % BCa"``, :func:`~llrcore.metrics.interval_method`).
+            and ``interval method`` (``"95 % BCa"``, :func:`~llrcore.binary.metrics.interval_method`).
         """
         records = [self._record(row, eer_percent, (intervals or {}).get(row.label)) for row in self.rows]
         return pd.DataFrame.from_records(records)

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .data.trials import Trials, condition_codes
+from ..data.trials import Trials, condition_codes
 
 __all__ = ["ConditionalCalibration"]
 

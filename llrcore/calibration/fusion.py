@@ -5,7 +5,7 @@ apply it to evaluation trials, and compare it with each system calibrated alone.
   have none) into one score matrix per class (:class:`AlignedSystems`); a sentence says what differs when the
   systems were not scored on the same trials.
 - :func:`fuse` — BOSARIS's linear fusion ``llr = sum_k w_k s_k + b`` trained with a prior-weighted proper scoring
-  rule of the Beta family on development trials (:func:`~llrcore.calibration.fit_fusion`), applied to evaluation
+  rule of the Beta family on development trials (:func:`~llrcore.calibration.fit.fit_fusion`), applied to evaluation
   trials, against each system calibrated alone by the same recipe (:class:`FusionResult`).
 
 How trials are paired
@@ -34,10 +34,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .calibration import Affine, Fusion, fit_fusion
-from .data.pairing import ID_COLUMNS, class_blocks, pair_trials, shared_id_columns
-from .data.trials import Trials, as_systems
-from .metrics import BinaryMetrics, evaluate, metrics_table
+from ..binary.metrics import BinaryMetrics, evaluate, metrics_table
+from ..data.pairing import ID_COLUMNS, class_blocks, pair_trials, shared_id_columns
+from ..data.trials import Trials, as_systems
+from .fit import Affine, Fusion, fit_fusion
 from .rules import BetaRule
 
 __all__ = ["ID_COLUMNS", "AlignedSystems", "FusionResult", "align_systems", "fuse"]
@@ -240,7 +240,7 @@ class FusionResult:
 
     def to_frame(self) -> pd.DataFrame:
         """The comparison table on the judged trials: one row per system (the fusion first), the columns of
-        :func:`~llrcore.metrics.metrics_table` with the EER in percent (``EER %``), Cllr and minCllr in bits."""
+        :func:`~llrcore.binary.metrics.metrics_table` with the EER in percent (``EER %``), Cllr and minCllr in bits."""
         return metrics_table(self.metrics.values(), eer_percent=True)
 
     def weights_frame(self) -> pd.DataFrame:
@@ -297,7 +297,7 @@ def fuse(dev_systems, eval_systems=None, *, rule: BetaRule | None = None, plo: f
                   + (lambda / 2) sum_k (w_k sigma_k)^2,        tau = plo, P = sigmoid(tau),
 
     where ``sigma_k`` is the standard deviation of system k's pooled development scores and ``lambda`` the
-    `regularisation` (:func:`~llrcore.calibration.fit_fusion`). With the logarithmic rule (1, 1) and
+    `regularisation` (:func:`~llrcore.calibration.fit.fit_fusion`). With the logarithmic rule (1, 1) and
     ``lambda = 0`` this is prior-weighted logistic regression, and at ``tau = 0`` ``E / ln 2`` is the Cllr of the
     fused development LLRs (Brümmer & du Preez 2006). Each system is also calibrated alone by the same recipe
     (``K = 1``: the same rule, ``tau`` and ``lambda``, the same development trials), so that the comparison says
@@ -347,7 +347,7 @@ def fuse(dev_systems, eval_systems=None, *, rule: BetaRule | None = None, plo: f
         raise ValueError("Fusion needs two or more systems; to calibrate one system, use calibration.")
     evaluation = None if eval_systems is None else align_systems(_pair_evaluation(dev.names, eval_systems))
     fusion = fit_fusion(dev.tar, dev.non, rule, plo, regularisation=regularisation)
-    if fusion.collapsed:  # no fusion to judge (llrcore.calibration_checks): said, not shown as one
+    if fusion.collapsed:  # no fusion to judge (llrcore.calibration.checks): said, not shown as one
         raise ValueError(f"the fusion collapsed ({fusion.failure}). Remove the far scores, or fuse other systems.")
     calibrations = {}
     for k, name in enumerate(dev.names):

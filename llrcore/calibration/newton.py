@@ -1,7 +1,7 @@
 """The solver of every calibration fit: exact-Hessian trust region, then Newton steps to machine precision.
 
 An objective is any object with ``value(phi) -> float`` and ``derivatives(phi) -> (gradient, hessian)`` (exact, in
-the parameters ``phi``): the binary objective of affine calibration and fusion (:mod:`llrcore.calibration`) and the
+the parameters ``phi``): the binary objective of affine calibration and fusion (:mod:`llrcore.calibration.fit`) and the
 multiclass one (:mod:`llrcore.multiclass.calibration`). Both are smooth and, for the logarithmic rule, convex, so a
 trust region from a safe start and a few Newton steps from near the optimum reach it to machine precision.
 

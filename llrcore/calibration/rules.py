@@ -29,7 +29,7 @@ from functools import cached_property
 import numpy as np
 from scipy import integrate, special
 
-from .rates import sigmoid, softplus
+from ..binary.rates import sigmoid, softplus
 
 __all__ = ["BetaRule", "objective", "threshold_weighting"]
 
@@ -297,9 +297,8 @@ def objective(tar_llr, non_llr, rule: BetaRule, plo: float = 0.0) -> float:
     ``E = P mean_tar C(sigmoid(l + tau) | H1) + (1 - P) mean_non C(sigmoid(l + tau) | H2)`` with ``tau = plo`` and
     ``P = sigmoid(tau)``. For the logarithmic rule at ``plo = 0``, ``E = Cllr ln 2``.
     """
-    from .data.checks import as_scores
-
-    from .prior import as_plo
+    from ..data.checks import as_scores
+    from ..prior import as_plo
 
     tar_llr, non_llr = as_scores(tar_llr, "target LLRs"), as_scores(non_llr, "non-target LLRs")
     plo = as_plo(plo, "The prior weighting plo")

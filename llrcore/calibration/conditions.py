@@ -15,16 +15,16 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .calibration_analysis import calibration_label, check_method, method_fitter
-from .conditional_calibration import ConditionalCalibration
-from .conditions import Condition, ConditionMetrics
-from .conditions import evaluate as evaluate_conditions
-from .data.trials import Trials
+from ..binary.metrics import evaluate
+from ..data.trials import Trials
+from ..prior import as_operating_point
+from ..uncertainty.conditions import Condition, ConditionMetrics
+from ..uncertainty.conditions import evaluate as evaluate_conditions
+from ..words import listed
+from .analysis import calibration_label, check_method, method_fitter
+from .conditional import ConditionalCalibration
 from .folds import Folds
-from .metrics import evaluate
-from .prior import as_operating_point
 from .rules import BetaRule
-from .words import listed
 
 __all__ = ["NOT_IN_TRAINING", "OWN", "ConditionCalibrationResult", "calibrate_by_condition"]
 

@@ -9,8 +9,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .calibration import fit_affine
-from .data.checks import as_scores
+from ..data.checks import as_scores
+from .fit import fit_affine
 
 __all__ = ["Folds", "cross_calibrate"]
 

@@ -10,8 +10,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ..data.trials import as_systems
 from .curves import CurveSet
-from .data.trials import as_systems
 
 __all__ = ["ScoreHistograms", "score_histograms", "histogram_range"]
 

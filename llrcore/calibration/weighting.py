@@ -3,7 +3,7 @@
 A rule (alpha, beta) trained with prior weighting ``tau`` weights the Bayes decisions at LLR threshold ``t`` by
 ``w(t + tau) Omega_tau(t)``, ``w(t) = sigmoid(t)^alpha sigmoid(-t)^beta / B(alpha, beta)`` and
 ``Omega_tau(t) = sigmoid(-tau) (1 + e^{t+tau}) / (1 + e^t)`` (eqs. 7, 10), normalised to unit area
-(:func:`~llrcore.rules.threshold_weighting`). :func:`threshold_weightings` computes it for several rules with each
+(:func:`~llrcore.calibration.rules.threshold_weighting`). :func:`threshold_weightings` computes it for several rules with each
 mode (:func:`weighting_mode`) and the Bayes thresholds of the operating points it is
 judged at; :func:`~llrcore.plots.calibration.threshold_weighting_figure` draws it and its ``to_frame`` is the table a
 user downloads.
@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .metrics import effective_plo
+from ..binary.metrics import effective_plo
 from .rules import BetaRule, threshold_weighting
 
 __all__ = ["RuleWeighting", "ThresholdWeightings", "bayes_threshold", "threshold_weightings", "weighting_mode"]

@@ -1,9 +1,9 @@
 """How sure the numbers are: bootstrap confidence intervals, a DET band, and paired comparison of two systems.
 
 A bootstrap replicate draws the trials again with replacement and recomputes every metric. Here a replicate never
-sorts: the scores were sorted once (:class:`~llrcore.rates.SortedScores`), each trial knows the index of its unique
+sorts: the scores were sorted once (:class:`~llrcore.binary.rates.SortedScores`), each trial knows the index of its unique
 score, and a replicate only counts how many times each trial was drawn and sums those counts per unique score
-(:meth:`~llrcore.rates.SortedScores.reweighted`); PAV then runs on the weighted counts. The numbers are those of
+(:meth:`~llrcore.binary.rates.SortedScores.reweighted`); PAV then runs on the weighted counts. The numbers are those of
 resampling the score arrays and evaluating them from scratch (the naive way), for the same draws.
 
 The draws, so that the naive way can repeat them: ``rng = numpy.random.default_rng(seed)``; per replicate, trial by
@@ -22,11 +22,11 @@ of threads.
 Intervals are BCa intervals by default (bias-corrected and accelerated, Efron 1987; ``method="percentile"`` for
 percentile intervals): the acceleration comes from a grouped (delete-d) jackknife that leaves out one block of trials
 (or of groups) at a time by giving it the weight 0, so the jackknife does not sort again either
-(:mod:`llrcore.intervals`). A minDCF that rests on fewer than 30 misses or false alarms gets the basic interval of a
+(:mod:`llrcore.uncertainty.intervals`). A minDCF that rests on fewer than 30 misses or false alarms gets the basic interval of a
 smoothed bootstrap (``smooth=``; its replicates draw from kernel estimates of the score densities and sort again).
 At 300 targets and 3,000 non-targets of calibrated Gaussian LLRs, nominal 95 % intervals cover the true EER in 88.5 %
 of samples by percentiles at EER 2.3 %, 93.8 % by BCa; the minDCF at P_target 0.01 in 63 %, 84 % and about 90 % by
-the smoothed bootstrap, short of 95 % (every design measured: :mod:`llrcore.intervals`). The DET band stays
+the smoothed bootstrap, short of 95 % (every design measured: :mod:`llrcore.uncertainty.intervals`). The DET band stays
 pointwise percentile.
 
 The rule of 30 (Doddington et al. 2000): to be 90 % sure that a true error rate lies within 30 % of the observed one,
@@ -53,15 +53,24 @@ import numpy as np
 import pandas as pd
 from scipy.special import ndtr, ndtri
 
-from . import parallel
-from .data.pairing import pair_trials
-from .data.trials import Trials
-from .intervals import (DEFAULT_METHOD, ReplicateIntervals, SmoothedReplicates, acceleration, check_method,
-                        interval_words, jackknife_blocks, needs_smoothing, percentile_interval,
-                        smoothed_bootstrap)
-from .metrics import SRE12_P_TARGETS, BinaryMetrics, evaluate
-from .prior import OperatingPoint, as_operating_point, primary_p_targets
-from .rates import ReweightedScores, ScoreCounts, SortedScores
+from .. import parallel
+from ..binary.metrics import SRE12_P_TARGETS, BinaryMetrics, evaluate
+from ..binary.rates import ReweightedScores, ScoreCounts, SortedScores
+from ..data.pairing import pair_trials
+from ..data.trials import Trials
+from ..prior import OperatingPoint, as_operating_point, primary_p_targets
+from .intervals import (
+    DEFAULT_METHOD,
+    ReplicateIntervals,
+    SmoothedReplicates,
+    acceleration,
+    check_method,
+    interval_words,
+    jackknife_blocks,
+    needs_smoothing,
+    percentile_interval,
+    smoothed_bootstrap,
+)
 
 __all__ = ["BOOTSTRAP_METRICS", "BootstrapResult", "DETBand", "SystemComparison", "bootstrap", "compare_systems"]
 
@@ -132,7 +141,7 @@ class BootstrapResult(ReplicateIntervals):
         The number of groups drawn from.
     det_band : DETBand
     method : str
-        ``"bca"`` or ``"percentile"``: how :meth:`interval` makes the intervals (:mod:`llrcore.intervals`).
+        ``"bca"`` or ``"percentile"``: how :meth:`interval` makes the intervals (:mod:`llrcore.uncertainty.intervals`).
     acceleration : dict of str -> float, or None
         BCa's acceleration of each metric, from the grouped jackknife (None with ``method="percentile"``).
     """
@@ -270,10 +279,10 @@ def bootstrap(trials: Trials, n: int = 1000, level: float = 0.95, group_by: str 
     primary : sequence of float or str
         The P_target values of Cprimary, or a NIST evaluation's name (``"SRE16"``); default SRE'12's.
     method : {"bca", "percentile"}
-        BCa intervals (the default: they cover best, see :mod:`llrcore.intervals`), with their grouped jackknife
+        BCa intervals (the default: they cover best, see :mod:`llrcore.uncertainty.intervals`), with their grouped jackknife
         (80 more evaluations, re-weighted), or percentile intervals.
     smooth : bool, optional
-        With ``method="bca"``, the minDCF interval from the smoothed bootstrap (:mod:`llrcore.intervals`; its
+        With ``method="bca"``, the minDCF interval from the smoothed bootstrap (:mod:`llrcore.uncertainty.intervals`; its
         replicates sort again). By default when the minDCF rests on fewer than 30 misses or false alarms.
     progress : callable, optional
         Called as ``progress(done, n)`` after each replicate, in the calling thread.
@@ -384,7 +393,7 @@ def _class_positions(positions: np.ndarray | None, a: Trials, b: Trials) -> tupl
 
 
 def _acceleration(draw: "_Draws", metrics, method: str, n_trials: int, threads: int | None) -> dict | None:
-    """BCa's acceleration of each metric from the grouped jackknife of `draw` (:mod:`llrcore.intervals`);
+    """BCa's acceleration of each metric from the grouped jackknife of `draw` (:mod:`llrcore.uncertainty.intervals`);
     `metrics(weights)` gives a row of metrics for per-trial weights. None for percentile intervals."""
     if method != "bca":
         return None
@@ -396,7 +405,7 @@ def _acceleration(draw: "_Draws", metrics, method: str, n_trials: int, threads: 
 
 
 def _smoothed(trials: Trials, group_by, seed: int, n: int, op: OperatingPoint, threads) -> SmoothedReplicates:
-    """The smoothed bootstrap of minDCF (:func:`~llrcore.intervals.smoothed_bootstrap`), drawn as the plain one but
+    """The smoothed bootstrap of minDCF (:func:`~llrcore.uncertainty.intervals.smoothed_bootstrap`), drawn as the plain one but
     by ``default_rng([seed, 2])`` (trials one by one index the sorted scores; whole groups weigh them in order)."""
     draw = _Draws.of(trials, group_by, [seed, 2])
     tar, non = (np.sort(trials.tar), np.sort(trials.non)) if group_by is None else (trials.tar, trials.non)
@@ -441,7 +450,7 @@ class _Draws:
                 yield (self.rng.integers(0, self.n_groups, self.n_groups),)
 
     def jackknife(self):
-        """The grouped jackknife's left-out blocks (:func:`~llrcore.intervals.jackknife_blocks`), one at a time, as
+        """The grouped jackknife's left-out blocks (:func:`~llrcore.uncertainty.intervals.jackknife_blocks`), one at a time, as
         ``(stratum, (target weights, non-target weights))``: weight 0 for the trials of the block, 1 for the others.
         Trials drawn one by one: the targets' blocks (stratum 0), then the non-targets' (stratum 1), the trials
         numbered as the draws number them; whole groups: blocks of groups (stratum 0)."""

@@ -26,9 +26,9 @@ from functools import cached_property
 import numpy as np
 from scipy.optimize import isotonic_regression
 
-from . import parallel
-from .data.checks import as_scores
-from .prior import sigmoid
+from .. import parallel
+from ..data.checks import as_scores
+from ..prior import sigmoid
 
 __all__ = ["ReweightedScores", "ScoreCounts", "SortedScores", "PAVBlocks", "sigmoid", "softplus", "softplus_bits",
            "cllr_bits", "mean_cost_bits"]

@@ -28,11 +28,11 @@ from dataclasses import replace
 
 import numpy as np
 
+from ..binary.rates import SortedScores
+from ..prior import sigmoid
+from ..words import percent
 from .calibrators import Fusion
-from .prior import sigmoid
-from .rates import SortedScores
 from .rules import BetaRule
-from .words import percent
 
 __all__ = ["COLLAPSED_SPREAD", "FAR", "collapse_reason", "far_rows", "fit_setting_aside_far", "flag_collapse",
            "objective_value"]
@@ -101,7 +101,7 @@ def fit_setting_aside_far(fit, tar_columns, non_columns, rule: BetaRule, plo: fl
     score costs something there (a bounded cost on its wrong side), the fit of all the trials as they are,
     ``plain()``, is made too and the one with the lower objective (:func:`objective_value`) is returned.
 
-    `fit` is :func:`~llrcore.calibration.fit_fusion`'s worker ``(tar_columns, non_columns, rule, plo,
+    `fit` is :func:`~llrcore.calibration.fit.fit_fusion`'s worker ``(tar_columns, non_columns, rule, plo,
     regularisation, theta) -> Fusion``; `theta` a start (weights..., offset) or None.
     """
     far_tar, far_non = far_rows(tar_columns, non_columns)

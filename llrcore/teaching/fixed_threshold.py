@@ -17,11 +17,11 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .calibration import fit_affine
+from ..binary.metrics import bayes_error_rates, trials_table
+from ..binary.rates import SortedScores, sigmoid
+from ..calibration.fit import fit_affine
+from ..words import percent
 from .decisions import per_100
-from .metrics import bayes_error_rates, trials_table
-from .rates import SortedScores, sigmoid
-from .words import percent
 
 __all__ = ["FixedThresholdAnalysis", "fixed_false_alarm_threshold", "score_threshold_for_false_alarm_rate"]
 
@@ -187,7 +187,7 @@ def fixed_false_alarm_threshold(dev, evaluation, target_pfa: float, plo_grid=Non
     c_miss, c_fa : float
         Costs.
     fit : callable or None
-        Calibration trained on `dev` (default :func:`~llrcore.calibration.fit_affine`, logistic regression);
+        Calibration trained on `dev` (default :func:`~llrcore.calibration.fit.fit_affine`, logistic regression);
         None takes the scores as LLRs as they are.
     """
     if not (c_miss > 0 and c_fa > 0):

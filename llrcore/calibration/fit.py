@@ -8,10 +8,10 @@
 - :func:`fit_pav` — non-parametric monotone calibration by PAV, interpolated so it stays finite and monotone on
   scores it has not seen.
 - ``fit_affine(trials, by="gender")`` — one calibration per condition, a
-  :class:`~llrcore.conditional_calibration.ConditionalCalibration`.
+  :class:`~llrcore.calibration.conditional.ConditionalCalibration`.
 
-k-fold cross-validated calibration (:func:`~llrcore.folds.cross_calibrate`) is in :mod:`llrcore.folds`; the calibrators
-themselves in :mod:`llrcore.calibrators`; far scores (+-1e308) and collapsed fits in :mod:`llrcore.calibration_checks`.
+k-fold cross-validated calibration (:func:`~llrcore.calibration.folds.cross_calibrate`) is in :mod:`llrcore.calibration.folds`; the calibrators
+themselves in :mod:`llrcore.calibration.calibrators`; far scores (+-1e308) and collapsed fits in :mod:`llrcore.calibration.checks`.
 
 The affine objective has two parameters (``d + 1`` for fusion), so it is minimised by a trust-region Newton method
 with its exact gradient and Hessian (scipy's ``trust-exact``): it converges to machine precision in a handful of
@@ -26,15 +26,16 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .calibration_checks import fit_setting_aside_far, flag_collapse
-from .calibrators import Affine, Fusion, PAVCalibrator, as_matrix as _as_matrix
-from .conditional_calibration import ConditionalCalibration
-from .data.checks import as_scores
-from .data.trials import Trials
+from ..binary.rates import SortedScores, sigmoid
+from ..data.checks import as_scores
+from ..data.trials import Trials
+from ..parallel import dot
+from ..prior import as_plo
+from .calibrators import Affine, Fusion, PAVCalibrator
+from .calibrators import as_matrix as _as_matrix
+from .checks import fit_setting_aside_far, flag_collapse
+from .conditional import ConditionalCalibration
 from .newton import newton, newton_polish, trust_region
-from .parallel import dot
-from .prior import as_plo
-from .rates import SortedScores, sigmoid
 from .rules import BetaRule
 
 __all__ = ["Affine", "Fusion", "PAVCalibrator", "WarmFits", "WarmStarts", "fit_affine", "fit_cmlg", "fit_fusion",
@@ -310,7 +311,7 @@ def fit_fusion(systems_tar, systems_non, rule: BetaRule | None = None, plo: floa
 def _fit_fusion(tar_columns, non_columns, rule: BetaRule, plo: float, regularisation: float, theta) -> Fusion:
     """:func:`fit_fusion` of checked score columns from raw start parameters `theta` (or None), not yet checked for
     a collapse. Far scores are set aside when they cost nothing
-    (:func:`~llrcore.calibration_checks.fit_setting_aside_far`)."""
+    (:func:`~llrcore.calibration.checks.fit_setting_aside_far`)."""
     if regularisation == 0:
         _refuse_separable(tar_columns, non_columns)
         aside = fit_setting_aside_far(_fit_fusion, tar_columns, non_columns, rule, plo, theta,

@@ -29,9 +29,9 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
-from .data.trials import as_systems
+from ..data.trials import as_systems
+from ..prior import OperatingPoint, as_operating_point, logit, sigmoid
 from .metrics import BayesErrorRates, act_dcf, bayes_error_rates, min_dcf
-from .prior import OperatingPoint, as_operating_point, logit, sigmoid
 from .rates import SortedScores
 
 __all__ = ["DEFAULT_PLO", "DETMarker", "DETCurve", "BayesErrorCurve", "PAVTransform", "CurveSet", "det_curves",

@@ -1,7 +1,7 @@
 """Binary evaluation metrics: EER, DCF, Cllr, Cprimary and Bayes error rates.
 
 Every function takes target and non-target scores (``tar``, ``non``) or, to answer many questions from one sort
-and one PAV, a :class:`~llrcore.data.Trials` or a :class:`~llrcore.rates.SortedScores` passed alone.
+and one PAV, a :class:`~llrcore.data.Trials` or a :class:`~llrcore.binary.rates.SortedScores` passed alone.
 
 Conventions (DESIGN.md): natural-log LLRs; Cllr in bits; an LLR ``l`` is accepted as a target when
 ``l >= -plo_eff`` with ``plo_eff = logit(P_target) + log(C_miss / C_fa)``; normalised DCF divides by
@@ -21,13 +21,12 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 
-from .data.checks import as_scores
-from .intervals import interval_words
-from .data.trials import Trials
+from ..data.checks import as_scores
+from ..data.trials import Trials
+from ..prior import OperatingPoint, as_operating_point, as_plo, effective_plo, primary_p_targets, sigmoid
+from ..words import LLRVerdict, calibration_loss_percent, interval_words, llr_verdict
 from ._prior_second import prior_may_come_second
-from .prior import OperatingPoint, as_operating_point, as_plo, effective_plo, primary_p_targets, sigmoid
 from .rates import ReweightedScores, ScoreCounts, SortedScores, cllr_bits
-from .words import LLRVerdict, calibration_loss_percent, llr_verdict
 
 __all__ = [
     "BayesErrorRates",
@@ -54,8 +53,8 @@ SRE12_P_TARGETS = (0.01, 0.001)
 
 
 def sorted_scores(tar, non=None) -> ScoreCounts:
-    """The :class:`~llrcore.rates.SortedScores` of one Trials (its own, sorted once), a SortedScores or a
-    :class:`~llrcore.rates.ReweightedScores` as given, or that of two arrays of target and non-target scores: what every
+    """The :class:`~llrcore.binary.rates.SortedScores` of one Trials (its own, sorted once), a SortedScores or a
+    :class:`~llrcore.binary.rates.ReweightedScores` as given, or that of two arrays of target and non-target scores: what every
     metric here answers from."""
     if isinstance(tar, (Trials, ScoreCounts)):
         if non is not None:
@@ -111,7 +110,7 @@ def min_dcf(tar, non=None, p_target=0.01, c_miss=1.0, c_fa=1.0) -> float | np.nd
     Scores need not be LLRs. `p_target` may be an :class:`~llrcore.prior.OperatingPoint` (with its costs) or an array
     of priors, which gives an array of costs (one sort and one PAV for all). After a Trials it may come second, the
     costs after it: ``min_dcf(trials, 0.01, 10)``, ``min_dcf(trials, op)``
-    (:func:`~llrcore._prior_second.prior_may_come_second`).
+    (:func:`~llrcore.binary._prior_second.prior_may_come_second`).
     """
     plo = effective_plo(p_target, c_miss, c_fa)
     return _float_or_array(normalised_bayes_error(sorted_scores(tar, non).min_bayes_error(plo), plo), plo)
@@ -511,7 +510,7 @@ METHOD_COLUMN = "interval method"
 def interval_method(interval) -> str:
     """How the intervals of a :class:`~llrcore.BootstrapResult` are made, in words: ``"95 % BCa"``, and the
     metrics made otherwise after a semicolon (``"95 % BCa; minDCF: 95 % smoothed basic"``, the smoothed bootstrap
-    of a minDCF that rests on few errors, :mod:`llrcore.intervals`)."""
+    of a minDCF that rests on few errors, :mod:`llrcore.uncertainty.intervals`)."""
     def words(method: str) -> str:
         return interval_words(interval.level, method).removesuffix(" bootstrap interval")
 

@@ -1,7 +1,7 @@
 """Calibration experiments: train a calibrator on development trials and judge it honestly.
 
-What the Calibrate and Compare-rules pages (and a notebook) need, built on :mod:`llrcore.calibration` and
-:mod:`llrcore.metrics`:
+What the Calibrate and Compare-rules pages (and a notebook) need, built on :mod:`llrcore.calibration.fit` and
+:mod:`llrcore.binary.metrics`:
 
 - :func:`calibrate_and_evaluate` — fit affine-by-rule, CMLG or PAV calibration on a training set and score it on a
   separate evaluation set, or by k-fold cross-validation when only one set exists; returns the calibrated trials,
@@ -16,7 +16,7 @@ What the Calibrate and Compare-rules pages (and a notebook) need, built on :mod:
 
 Honest evaluation: no trial is ever calibrated by a transform that saw it. With a separate evaluation set the
 calibrator is trained on the training set alone; with one set, every trial's LLR comes from the calibrator trained
-on the other folds (:func:`~llrcore.folds.cross_calibrate`).
+on the other folds (:func:`~llrcore.calibration.folds.cross_calibrate`).
 
 Reference
 ---------
@@ -27,18 +27,14 @@ from __future__ import annotations
 
 import dataclasses
 import warnings
-
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from . import parallel
-from .calibration import Affine, PAVCalibrator, WarmFits, fit_affine, fit_cmlg, fit_pav
-from .folds import Folds
-from .data.trials import Trials
-from .metrics import (
+from .. import parallel
+from ..binary.metrics import (
     SRE12_P_TARGETS,
     BinaryMetrics,
     act_dcf,
@@ -47,9 +43,12 @@ from .metrics import (
     min_dcf,
     normalised_bayes_error,
 )
-from .rates import SortedScores, cllr_bits, sigmoid
+from ..binary.rates import SortedScores, cllr_bits, sigmoid
+from ..data.trials import Trials
+from ..words import listed
+from .fit import Affine, PAVCalibrator, WarmFits, fit_affine, fit_cmlg, fit_pav
+from .folds import Folds
 from .rules import BetaRule
-from .words import listed
 from .weighting import weighting_mode  # noqa: F401  (in __all__: fig. 1 beside the sweep of fig. 2)
 
 __all__ = [
@@ -210,7 +209,7 @@ def calibrate_and_evaluate(
         Development trials with their labels: the calibrator is trained on their target and non-target scores.
     test : Trials, optional
         A separate evaluation set. When None, every trial of `train` is calibrated by a calibrator trained on the
-        other ``folds - 1`` folds (:func:`~llrcore.folds.cross_calibrate`).
+        other ``folds - 1`` folds (:func:`~llrcore.calibration.folds.cross_calibrate`).
     method : {"affine", "cmlg", "pav"}
         ``"affine"``: ``llr = a s + b`` minimising the prior-weighted objective of `rule` at prior log-odds `plo`
         (eq. 3 of Brümmer & Doddington 2013); ``"cmlg"``: closed-form constrained ML Gaussian calibration with
@@ -222,7 +221,7 @@ def calibrate_and_evaluate(
     folds, seed : int
         Cross-validation folds and the seed of their random assignment (used only when `test` is None).
     p_target, c_miss, c_fa : float
-        Operating point of the before/after metrics (:func:`~llrcore.metrics.evaluate`); `p_target` may be an
+        Operating point of the before/after metrics (:func:`~llrcore.binary.metrics.evaluate`); `p_target` may be an
         :class:`~llrcore.prior.OperatingPoint` (then it brings its costs).
 
     Raises
@@ -269,7 +268,7 @@ def calibrate_and_evaluate(
 
 
 def collapsed_folds(calibrators) -> tuple[int, ...]:
-    """The folds, numbered from 1, whose calibrator collapsed (``.collapsed``, :mod:`llrcore.calibration_checks`)."""
+    """The folds, numbered from 1, whose calibrator collapsed (``.collapsed``, :mod:`llrcore.calibration.checks`)."""
     return tuple(i for i, c in enumerate(calibrators, start=1) if getattr(c, "collapsed", False))
 
 
@@ -289,7 +288,7 @@ def calibration_problems(calibrator, train: Trials, evaluation_cllr: float | Non
     Three signs, each measured, and one cause:
 
     - a **diverging scale**: an affine calibration whose scale is more than :data:`STEP_SCALE_RATIO` times that of
-      the closed-form Gaussian calibration of the same training trials (:func:`~llrcore.calibration.fit_cmlg`) is
+      the closed-form Gaussian calibration of the same training trials (:func:`~llrcore.calibration.fit.fit_cmlg`) is
       close to a step function: it calls most trials certain. (Sensible fits of any rule stay within a factor of
       about 2 of it on the demo sets; the degenerate ones are hundreds of times steeper.)
     - **Cllr above 1 bit on the training trials**: the calibrated LLRs do worse than no system (LLR 0) on the very
@@ -444,9 +443,9 @@ def sweep_prior_weighting(
     and the mean normalised actual DCF of the calibrated `test` LLRs over `p_targets` is recorded. With the defaults
     this is NIST SRE'12 Cprimary (``P_target`` 0.01 and 0.001, unit costs), whose Bayes thresholds sit at LLR 4.6
     and 6.9: rules that put more weight there (Brier, the asymmetric (2, 1) rule) can beat logistic regression.
-    Each calibration is :func:`~llrcore.calibration.fit_affine`'s, started from a nearby one (its ``start``): the
+    Each calibration is :func:`~llrcore.calibration.fit.fit_affine`'s, started from a nearby one (its ``start``): the
     sweep costs a fraction of as many independent fits, with the same results. The fits run on `threads` threads,
-    each as soon as the one it starts from is done (:class:`~llrcore.calibration.WarmStarts` plans them), so the rows
+    each as soon as the one it starts from is done (:class:`~llrcore.calibration.fit.WarmStarts` plans them), so the rows
     do not depend on the number of threads.
 
     Parameters

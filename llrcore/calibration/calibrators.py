@@ -1,6 +1,6 @@
-"""The calibrators that :mod:`llrcore.calibration` trains: affine, linear fusion and PAV, each called on scores.
+"""The calibrators that :mod:`llrcore.calibration.fit` trains: affine, linear fusion and PAV, each called on scores.
 
-An affine calibration or a fusion whose fit collapsed (:mod:`llrcore.calibration_checks`) carries the reason in
+An affine calibration or a fusion whose fit collapsed (:mod:`llrcore.calibration.checks`) carries the reason in
 ``failure``: it is the optimum of its objective, kept so that a caller can show it, but not a calibration to use.
 """
 from __future__ import annotations
@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .data.checks import as_scores
+from ..data.checks import as_scores
 
 __all__ = ["Affine", "Fusion", "PAVCalibrator"]
 

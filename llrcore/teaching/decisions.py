@@ -10,12 +10,12 @@ Bayes threshold ``-plo_eff``, ``plo_eff = logit(P) + log(C_miss / C_fa)``, and t
     default   = min(P C_miss, (1 - P) C_fa)                                  (deciding without the system)
 
 With unit costs these are Bayes error rates, and ``100 *`` each is the number of errors out of 100 trials. All
-four come from :func:`~llrcore.metrics.bayes_error_rates`, so the page and the library agree to the last digit.
+four come from :func:`~llrcore.binary.metrics.bayes_error_rates`, so the page and the library agree to the last digit.
 
 :func:`decision_histograms` adds the two classes' LLR histograms with bins split at the Bayes threshold, so the
 areas of the errors (misses left of it, false alarms right of it) are exact histogram areas.
 
-:func:`~llrcore.fixed_threshold.fixed_false_alarm_threshold` (its own module) makes the paper's criticism of direct
+:func:`~llrcore.teaching.fixed_threshold.fixed_false_alarm_threshold` (its own module) makes the paper's criticism of direct
 score thresholding visible.
 
 Reference
@@ -30,14 +30,14 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .calibration import fit_affine
-from .calibration_analysis import collapsed_folds, collapsed_folds_words
-from .folds import Folds
-from .data.trials import Trials
-from .histograms import histogram_range
-from .metrics import bayes_error_rates, effective_plo, trials_table
-from .rates import SortedScores
-from .words import percent
+from ..binary.histograms import histogram_range
+from ..binary.metrics import bayes_error_rates, effective_plo, trials_table
+from ..binary.rates import SortedScores
+from ..calibration.analysis import collapsed_folds, collapsed_folds_words
+from ..calibration.fit import fit_affine
+from ..calibration.folds import Folds
+from ..data.trials import Trials
+from ..words import percent
 
 __all__ = [
     "DecisionHistograms",
@@ -260,7 +260,7 @@ def bayes_decisions(trials, p_target: float, c_miss: float = 1.0, c_fa: float = 
     -------
     DecisionSummary
         Its ``actual``, ``minimum``, ``trapezium`` and ``default`` are those of
-        :func:`~llrcore.metrics.bayes_error_rates` at ``plo = logit(p_target)``.
+        :func:`~llrcore.binary.metrics.bayes_error_rates` at ``plo = logit(p_target)``.
     """
     if not 0 < p_target < 1:
         raise ValueError("P(target) must be strictly between 0 and 1.")
@@ -317,7 +317,7 @@ class DecisionHistograms:
     threshold_in_view : bool
         Whether the Bayes threshold lies within the bins (else it is far off, and `cut` is 0 or the number of bins).
     x_range : (float, float)
-        The range of LLRs to show: the scores' range (:func:`~llrcore.histograms.histogram_range`), widened to
+        The range of LLRs to show: the scores' range (:func:`~llrcore.binary.histograms.histogram_range`), widened to
         the threshold in view with a margin; the outer bins may reach a little beyond it.
     """
 
@@ -376,7 +376,7 @@ def decision_histograms(trials, p_target: float, c_miss: float = 1.0, c_fa: floa
                         name: str | None = None) -> DecisionHistograms:
     """The Bayes decisions of :func:`bayes_decisions` over the two classes' LLR histograms.
 
-    About `bins` equal bins cover the scores (:func:`~llrcore.histograms.histogram_range`); a threshold within
+    About `bins` equal bins cover the scores (:func:`~llrcore.binary.histograms.histogram_range`); a threshold within
     half that range of them widens the range to show it with a margin and becomes a bin edge.
 
     Parameters
@@ -407,7 +407,7 @@ def decision_histograms(trials, p_target: float, c_miss: float = 1.0, c_fa: floa
 def cross_calibrated(trials: Trials, *, fit=fit_affine, folds: int = 5, seed: int = 0) -> Trials:
     """The same trials with calibrated LLRs from k-fold cross-validation, named ``"<name> (calibrated)"``.
 
-    Every score is calibrated by a ``fit`` trained on the other folds (as :func:`~llrcore.folds.cross_calibrate`
+    Every score is calibrated by a ``fit`` trained on the other folds (as :func:`~llrcore.calibration.folds.cross_calibrate`
     does), so a miscalibrated system can be shown next to its honestly calibrated self when no separate development
     set exists.
 

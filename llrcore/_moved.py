@@ -1,0 +1,83 @@
+"""Where the modules that once lay loose at the top of ``llrcore`` live now, and the way their old paths keep
+working for one release with a :class:`DeprecationWarning` (README, "Layout": "Moved modules").
+
+``import llrcore.rates`` (and ``from llrcore.rates import X``) gives the module ``llrcore.binary.rates`` itself,
+after a warning that names the new path; ``llrcore.metrics`` as an attribute of the package does the same. Three
+old modules gave their names to the packages that now hold them (``llrcore.calibration``, ``llrcore.spoofing``,
+``llrcore.uncertainty``): ``from llrcore.calibration import fit_affine`` is answered by the package's
+``__getattr__`` (:func:`forwarding`), with the same warning.
+"""
+from __future__ import annotations
+
+import importlib
+import importlib.abc
+import importlib.util
+import sys
+import warnings
+
+#: old module (under llrcore) -> its new path (under llrcore)
+MOVED = {
+    "rates": "binary.rates", "metrics": "binary.metrics", "curves": "binary.curves",
+    "histograms": "binary.histograms",
+    "rules": "calibration.rules", "calibration": "calibration.fit", "calibrators": "calibration.calibrators",
+    "calibration_checks": "calibration.checks", "conditional_calibration": "calibration.conditional",
+    "calibration_conditions": "calibration.conditions", "calibration_analysis": "calibration.analysis",
+    "folds": "calibration.folds", "weighting": "calibration.weighting", "fusion": "calibration.fusion",
+    "newton": "calibration.newton",
+    "tdcf": "spoofing.tdcf", "spoofing": "spoofing.tandem", "tandem_bootstrap": "spoofing.tdcf_bootstrap",
+    "uncertainty": "uncertainty.resampling", "intervals": "uncertainty.intervals",
+    "conditions": "uncertainty.conditions",
+    "decisions": "teaching.decisions", "fixed_threshold": "teaching.fixed_threshold", "gaussian": "teaching.gaussian",
+}
+#: the old modules whose names are now packages' names
+BECAME_PACKAGES = ("calibration", "spoofing", "uncertainty")
+
+
+def _warn(old: str, new: str, stacklevel: int) -> None:
+    warnings.warn(f"llrcore.{old} has moved to llrcore.{new}; the old path will be removed in the next release.",
+                  DeprecationWarning, stacklevel=stacklevel)
+
+
+def moved_module(old: str, stacklevel: int = 3):
+    """The module once at ``llrcore.<old>``, after a :class:`DeprecationWarning` naming its new path."""
+    new = MOVED[old]
+    _warn(old, new, stacklevel)
+    return importlib.import_module(f"llrcore.{new}")
+
+
+class _Alias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Finds ``llrcore.<old>`` for the moved modules that did not become packages, and loads the new module under
+    the old name (the same module object: its classes and functions are the new ones)."""
+
+    def find_spec(self, fullname, path=None, target=None):
+        package, _, old = fullname.rpartition(".")
+        if package != "llrcore" or old not in MOVED or old in BECAME_PACKAGES:
+            return None
+        return importlib.util.spec_from_loader(fullname, self)
+
+    def create_module(self, spec):
+        """A throwaway module (the default): :meth:`exec_module` puts the real one in its place."""
+
+    def exec_module(self, module):
+        # The import machinery returns whatever sys.modules holds under the name once this returns: the new module
+        # itself, so that its classes are the same objects under either path.
+        sys.modules[module.__name__] = moved_module(module.__name__.rpartition(".")[2], stacklevel=4)
+
+
+def install() -> None:
+    if not any(isinstance(finder, _Alias) for finder in sys.meta_path):
+        sys.meta_path.append(_Alias())
+
+
+def forwarding(package: str):
+    """A module ``__getattr__`` for the package ``llrcore.<package>`` that once was a module: a name the old module
+    defined is taken from the new one, after the warning."""
+    def __getattr__(name: str):
+        new = importlib.import_module(f"llrcore.{MOVED[package]}")
+        if name.startswith("__") or not hasattr(new, name):
+            raise AttributeError(f"module 'llrcore.{package}' has no attribute {name!r}")
+        _warn(f"{package}.{name}", f"{MOVED[package]}.{name}", 3)
+        # Kept on the package: ``from x import y`` asks twice, and one warning says it.
+        value = sys.modules[f"llrcore.{package}"].__dict__[name] = getattr(new, name)
+        return value
+    return __getattr__

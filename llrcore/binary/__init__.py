@@ -1,0 +1,11 @@
+"""Binary evaluation: target against non-target scores, sorted once and pooled by PAV once.
+
+- :mod:`.rates` — :class:`~llrcore.binary.rates.SortedScores`: sort once, PAV once; miss and false-alarm rates,
+  the ROC convex hull, re-weighted replicates for the bootstrap.
+- :mod:`.metrics` — EER (ROCCH), minDCF and actDCF, Cllr and minCllr, Cprimary, Bayes error rates; ``evaluate``.
+- :mod:`.curves` — the numbers a DET, APE or Bayes-error figure draws, as results.
+- :mod:`.histograms` — score histograms per class, as results.
+
+Imports flow down only: this package stands on the data layer, ``llrcore.prior`` and ``llrcore.parallel``, and
+every analysis above stands on it. This face gathers nothing (``llrcore`` gathers the public API).
+"""

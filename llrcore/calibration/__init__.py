@@ -1,0 +1,19 @@
+"""Calibration: scores -> LLRs, trained on development trials with a proper scoring rule.
+
+- :mod:`.rules` — the Beta family of proper scoring rules, prior weighting, the effective threshold weighting.
+- :mod:`.weighting` — that weighting over LLR thresholds as a result (the scoring-rule paper's figure 1).
+- :mod:`.newton` — the solver of every fit: exact-Hessian trust region, then Newton steps.
+- :mod:`.fit` — ``fit_affine`` (any rule, quality measures), ``fit_cmlg``, ``fit_pav``, ``fit_fusion``.
+- :mod:`.calibrators` — what the fits return: affine, linear fusion and PAV calibrators.
+- :mod:`.checks` — far scores set aside, fits that collapse said as failed.
+- :mod:`.fusion` — several systems on the same trials fused and compared with each alone.
+- :mod:`.folds` — k-fold cross-validated calibration.
+- :mod:`.conditional`, :mod:`.conditions` — one calibration per condition, and whether it beats one pooled.
+- :mod:`.analysis` — a calibration judged honestly: train on development trials, evaluate elsewhere; rule sweeps.
+
+Stands on :mod:`llrcore.binary`. The old module ``llrcore.calibration`` is :mod:`.fit` now; its names still answer
+here for one release, with a DeprecationWarning.
+"""
+from .._moved import forwarding
+
+__getattr__ = forwarding("calibration")

@@ -1,0 +1,12 @@
+"""How sure the numbers are: bootstrap intervals, paired comparisons, metrics per condition.
+
+- :mod:`.resampling` — ``bootstrap`` (intervals of every metric and a DET band) and ``compare_systems`` (paired).
+- :mod:`.intervals` — intervals from replicates: BCa (the default), the smoothed bootstrap of minDCF, percentile.
+- :mod:`.conditions` — one row per condition value and a pooled row, with intervals and the rule of 30.
+
+Stands on :mod:`llrcore.binary`. The old module ``llrcore.uncertainty`` is :mod:`.resampling` now; its names still
+answer here for one release, with a DeprecationWarning.
+"""
+from .._moved import forwarding
+
+__getattr__ = forwarding("uncertainty")

@@ -1,0 +1,98 @@
+"""Old module paths keep working for one release, with a DeprecationWarning that names the new path.
+
+Independent reference: the list of modules that lay at the top of ``llrcore`` before the packages (the issue that
+moved them names them), and the new modules found on disk; each old path is imported in a fresh interpreter, as a
+user's script would.
+"""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from llrcore._moved import BECAME_PACKAGES, MOVED
+
+LIBRARY = Path(__file__).resolve().parents[1] / "llrcore"
+#: The loose modules of llrcore before the packages (issue 29), with _prior_second, which was private.
+BEFORE = {"rates", "metrics", "curves", "calibration", "conditional_calibration", "calibration_analysis",
+          "calibration_conditions", "folds", "rules", "weighting", "fusion", "tdcf", "spoofing", "tandem_bootstrap",
+          "conditions", "uncertainty", "decisions", "fixed_threshold", "histograms", "gaussian", "newton",
+          "calibration_checks", "calibrators", "intervals"}
+
+
+def _run(code: str) -> dict:
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120)
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+def test_every_old_module_has_a_new_home_on_disk():
+    assert set(MOVED) == BEFORE
+    for old, new in MOVED.items():
+        assert (LIBRARY / (new.replace(".", "/") + ".py")).is_file(), old
+        assert not (LIBRARY / f"{old}.py").exists(), old
+
+
+def test_importing_an_old_path_gives_the_new_module_with_a_warning():
+    flat = sorted(set(MOVED) - set(BECAME_PACKAGES))
+    found = _run(f"""
+import importlib, json, warnings
+out = {{}}
+for old in {flat!r}:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        module = importlib.import_module("llrcore." + old)
+    new = importlib.import_module("llrcore." + {dict(MOVED)!r}[old])
+    out[old] = [module is new, [str(w.message) for w in caught if w.category is DeprecationWarning]]
+print(json.dumps(out))
+""")
+    for old in flat:
+        same, messages = found[old]
+        assert same, old
+        assert messages == [f"llrcore.{old} has moved to llrcore.{MOVED[old]}; the old path will be removed in the "
+                            "next release."], old
+
+
+@pytest.mark.parametrize("package, name", [("calibration", "fit_affine"), ("spoofing", "evaluate_tandem"),
+                                           ("uncertainty", "compare_systems")])
+def test_a_name_of_a_module_that_became_a_package_still_answers(package, name):
+    found = _run(f"""
+import json, warnings
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    from llrcore.{package} import {name} as old
+import importlib
+new = getattr(importlib.import_module("llrcore.{MOVED[package]}"), "{name}")
+print(json.dumps([old is new, [str(w.message) for w in caught if w.category is DeprecationWarning],
+                  [w.filename for w in caught]]))
+""")
+    same, messages, files = found
+    assert same
+    assert messages == [f"llrcore.{package}.{name} has moved to llrcore.{MOVED[package]}.{name}; the old path will "
+                        "be removed in the next release."]
+    assert files == ["<string>"], "the warning points at the user's line"
+
+
+def test_an_old_module_as_an_attribute_of_the_package():
+    found = _run("""
+import json, warnings
+import llrcore as lc
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    columns = lc.metrics.METRIC_COLUMNS
+print(json.dumps([columns == lc.binary.metrics.METRIC_COLUMNS, [w.filename for w in caught]]))
+""")
+    assert found == [True, ["<string>"]]
+
+
+def test_importing_llrcore_warns_nothing():
+    found = _run("""
+import json, warnings
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    import llrcore, llrcore.cli, llrcore.report
+print(json.dumps([str(w.message) for w in caught if w.category is DeprecationWarning]))
+""")
+    assert found == []
