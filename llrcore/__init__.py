@@ -112,7 +112,8 @@ from .multiclass import (
     scores_to_llrs,
 )
 from .uncertainty.conditions import Condition, ConditionMetrics, evaluate
-from .uncertainty.resampling import BootstrapResult, DETBand, SystemComparison, bootstrap, compare_systems
+from .uncertainty.comparison import SystemComparison, compare_systems
+from .uncertainty.resampling import BootstrapResult, DETBand, bootstrap
 from .report import CalibrationSummary, Report, SystemSummary, build_report
 from .data.similarity import SimilarityMatrix
 from .diarization import (

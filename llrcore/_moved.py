@@ -31,6 +31,8 @@ MOVED = {
 }
 #: the old modules whose names are now packages' names
 BECAME_PACKAGES = ("calibration", "spoofing", "uncertainty")
+#: old modules whose names were shared out among more than one new module: the others, searched after MOVED's
+SHARED_OUT = {"uncertainty": ("uncertainty.comparison",)}
 
 
 def _warn(old: str, new: str, stacklevel: int) -> None:
@@ -73,11 +75,12 @@ def forwarding(package: str):
     """A module ``__getattr__`` for the package ``llrcore.<package>`` that once was a module: a name the old module
     defined is taken from the new one, after the warning."""
     def __getattr__(name: str):
-        new = importlib.import_module(f"llrcore.{MOVED[package]}")
-        if name.startswith("__") or not hasattr(new, name):
-            raise AttributeError(f"module 'llrcore.{package}' has no attribute {name!r}")
-        _warn(f"{package}.{name}", f"{MOVED[package]}.{name}", 3)
-        # Kept on the package: ``from x import y`` asks twice, and one warning says it.
-        value = sys.modules[f"llrcore.{package}"].__dict__[name] = getattr(new, name)
-        return value
+        for place in (MOVED[package], *SHARED_OUT.get(package, ())):
+            new = importlib.import_module(f"llrcore.{place}")
+            if not name.startswith("__") and hasattr(new, name):
+                _warn(f"{package}.{name}", f"{place}.{name}", 3)
+                # Kept on the package: ``from x import y`` asks twice, and one warning says it.
+                value = sys.modules[f"llrcore.{package}"].__dict__[name] = getattr(new, name)
+                return value
+        raise AttributeError(f"module 'llrcore.{package}' has no attribute {name!r}")
     return __getattr__

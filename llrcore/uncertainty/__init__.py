@@ -1,6 +1,7 @@
 """How sure the numbers are: bootstrap intervals, paired comparisons, metrics per condition.
 
-- :mod:`.resampling` — ``bootstrap`` (intervals of every metric and a DET band) and ``compare_systems`` (paired).
+- :mod:`.resampling` — ``bootstrap``: intervals of every metric and a DET band, re-weighted, never sorting again.
+- :mod:`.comparison` — ``compare_systems``: a paired bootstrap of two systems on the same trials.
 - :mod:`.intervals` — intervals from replicates: BCa (the default), the smoothed bootstrap of minDCF, percentile.
 - :mod:`.conditions` — one row per condition value and a pooled row, with intervals and the rule of 30.
 
