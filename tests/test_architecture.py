@@ -46,7 +46,7 @@ LAYERS = (
 ENGINES = ("llrcore.binary.rates", "llrcore.binary.metrics", "llrcore.calibration.fit", "llrcore.calibration.newton",
            "llrcore.calibration.fusion", "llrcore.calibration.folds", "llrcore.calibration.analysis",
            "llrcore.uncertainty.resampling", "llrcore.spoofing.tdcf_bootstrap", "llrcore.diarization.model",
-           "llrcore.diarization.cluster", "llrcore.diarization.chain")
+           "llrcore.diarization.cluster", "llrcore.diarization.chain", "llrcore.diarization.variational")
 
 
 def _front_end(module: str) -> bool:

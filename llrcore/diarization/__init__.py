@@ -1,8 +1,10 @@
 """Speaker diarization from a similarity matrix: cluster segments given only their pairwise scores, and score it.
 
 - :mod:`~llrcore.diarization.model` — the Bayesian Gaussian block model with a sticky-chain prior (Publication I
-  of the thesis chapter ``papers/004``), mean-field variational inference; its prior and conjugate algebra in
-  :mod:`~llrcore.diarization.block_prior`.
+  of the thesis chapter ``papers/004``) and its fit from several starts; one run of its mean-field variational
+  inference in :mod:`~llrcore.diarization.variational`, the moves on its responsibilities (merge, split, compact)
+  in :mod:`~llrcore.diarization.responsibilities`, its prior and conjugate algebra in
+  :mod:`~llrcore.diarization.block_prior`, the sticky chain in :mod:`~llrcore.diarization.chain`.
 - :mod:`~llrcore.diarization.baselines` — average-linkage AHC and spectral clustering.
 - :mod:`~llrcore.diarization.nme_sc` — NME-SC, spectral clustering auto-tuned by the normalised maximum eigengap.
 - :mod:`~llrcore.diarization.cluster` — :func:`cluster_similarity`, one call for all four methods; its

@@ -30,23 +30,11 @@ between one on the lower component (:func:`~llrcore.diarization.gaussians.fit_sc
 
 Variational inference
 ---------------------
-``q(z, s, v, theta) = q(z, s) prod_k Beta(v_k) q(theta)`` with Normal-Gamma ``q(theta)`` and q(z, s) a chain (s:
-the redraw indicators). With its marginals R (N x T), the expected block statistics are matrix products:
-ordered-pair counts ``R^T (11^T - I) R = n n^T - R^T R``, score sums ``R^T D R`` and sums of squares ``R^T D2 R``
-(D = S with zero diagonal, D2 = D**2); the diagonal of each is the within Gaussian's, the rest the between one's.
-The expected log-density of a score under a Normal-Gamma posterior (m, kappa, a, b) is the quadratic
-``c0 + c1 d + c2 d^2`` with ``c2 = -a/(2b)``, ``c1 = (a/b) m``, ``c0 = (psi(a) - log b - log 2 pi)/2 -
-(a/b) m^2/2 - 1/(2 kappa)``; so each segment's expected log-likelihood as speaker k is
-
-    e_ik = beta * [ ((n^T - R) C0) + (D R) C1 + (D2 R) C2 ]_ik
-
-with C0, C1, C2 the T x T coefficient matrices (diagonal: within; elsewhere: between), and the optimal q(z, s) for
-given logits e is the chain's posterior with emissions exp(e), computed exactly by forward-backward
-(:func:`~llrcore.diarization.chain.sticky_chain`, which also gives the partition term ``log Z - sum R e`` of the
-bound and the expected draws from pi that update q(v)). The parameter updates are the conjugate Normal-Gamma and
-Beta posteriors. Updating all segments at once is not coordinate ascent (the pair terms couple them), so the new
-logits are a direction: ``e + rho (e* - e)`` is accepted only if the evidence lower bound (ELBO) does not
-decrease (rho = 1, 1/2, 1/4, ...), and the ELBO is monotone over iterations.
+Mean-field, with a sticky-chain q(z) summed exactly by forward-backward and conjugate Normal-Gamma and Beta updates;
+the ELBO never decreases (the equations and one iteration: :mod:`llrcore.diarization.variational`). The fit here
+(:func:`fit_block_model`) runs it from several initial partitions, tries merge moves, merges clusters smaller than a
+speaker and re-seeds by splitting a cluster when fewer than the required number remain (the responsibility moves:
+:mod:`llrcore.diarization.responsibilities`); the best bound wins.
 
 Dependent scores
 ----------------
@@ -65,19 +53,12 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-import scipy.linalg
-from scipy.special import digamma
 
-from .block_prior import (
-    BlockModelPrior,
-    expected_log_density_coefficients,
-    kl_beta,
-    kl_normal_gamma,
-    ng_posterior,
-)
-from .chain import sticky_chain
+from .block_prior import BlockModelPrior
 from .gaussians import GaussianFit
+from .responsibilities import compact, hard_partition, merge_columns, occupied, one_hot, split_least_coherent
 from .result import ClusteringResult
+from .variational import VariationalBlockModel, VBState
 
 __all__ = ["EFFECTIVE_SCORES", "MEAN_TURN", "MIN_SPEECH", "TOLERANCE", "Progress", "fit_block_model"]
 
@@ -114,6 +95,8 @@ MERGE_MARGIN = 1e-7
 #: (tests/test_diarization.py on ES2005a; measured also on pyannote's sample, the corpus and the bench's matrices):
 #: the same partitions and iterations (one fewer in 312), every run's bound within 5e-8 of it relative.
 PRODUCT_DTYPE = np.float32
+#: How many clusters one run may re-seed before it stops iterating and keeps the last split as it is.
+_MAX_RESEEDS = 12
 
 # ----- progress ----------------------------------------------------------------------------------------------------
 
@@ -139,197 +122,6 @@ class Progress:
         return min((self.run_index + min(self.iteration, 60) / 80) / max(self.n_runs, 1), 1.0)
 
 
-# ----- variational inference ---------------------------------------------------------------------------------------
-
-
-@dataclass
-class _State:
-    """q(z) as a sticky chain: its logits e, marginals R (with their products with D and D2), expected draws from
-    pi and log normaliser; the q(theta), q(v) that go with them; `log_pi` is E[log pi] when q(z) was computed."""
-
-    R: np.ndarray
-    DR: np.ndarray
-    D2R: np.ndarray
-    logits: np.ndarray
-    draws: np.ndarray
-    log_z: float
-    log_pi: np.ndarray
-    theta: tuple = ()
-    sticks: tuple = ()
-    elbo: float = -np.inf
-
-
-class _VariationalBlockModel:
-    """Mean-field VB of the block model on standardised scores (see the module docstring for the equations)."""
-
-    def __init__(self, z: np.ndarray, beta: float, within_prior: tuple, between_prior: tuple, alpha: float,
-                 log_scale: float, loop: float = 0.0):
-        self.D = z.astype(PRODUCT_DTYPE)  # see PRODUCT_DTYPE
-        np.fill_diagonal(self.D, 0.0)
-        self.D2 = self.D * self.D
-        self.N = z.shape[0]
-        self.beta = float(beta)
-        self.within_prior = within_prior
-        self.between_prior = between_prior
-        self.alpha = float(alpha)
-        self.loop = float(loop)
-        # the bound refers to the scores in their own units: Jacobian of the standardisation, tempered like them
-        self.jacobian = -self.beta * 0.5 * self.N * (self.N - 1) * log_scale
-
-    # -- pieces ------------------------------------------------------------------------------------------------
-
-    def products(self, R: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """``D @ R`` and ``D2 @ R`` (in :data:`PRODUCT_DTYPE`, returned in float64)."""
-        R = R.astype(self.D.dtype)
-        return (self.D @ R).astype(np.float64), (self.D2 @ R).astype(np.float64)
-
-    @staticmethod
-    def statistics(R, DR, D2R):
-        n = R.sum(axis=0)
-        pairs = np.outer(n, n) - R.T @ R  # ordered pairs (i != j) per block
-        return n, pairs, R.T @ DR, R.T @ D2R
-
-    def update_theta(self, pairs, sums, squares):
-        """The within Gaussian from the diagonal blocks, the one between Gaussian from all the others."""
-        b = self.beta
-
-        def split(x):
-            diagonal = 0.5 * np.trace(x)
-            return diagonal, 0.5 * float(x.sum()) - diagonal
-
-        (wp, bp), (ws, bs), (wq, bq) = split(pairs), split(sums), split(squares)
-        return ng_posterior(b * wp, b * ws, b * wq, *self.within_prior), \
-            ng_posterior(b * bp, b * bs, b * bq, *self.between_prior)
-
-    def update_sticks(self, draws):
-        tail = np.cumsum(draws[::-1])[::-1]  # sum_{j >= k} draws_j
-        return 1.0 + draws[:-1], self.alpha + tail[1:]
-
-    @staticmethod
-    def expected_log_pi(g1, g2):
-        total = digamma(g1 + g2)
-        log_v, log_1mv = digamma(g1) - total, digamma(g2) - total
-        return np.concatenate([log_v, [0.0]]) + np.concatenate([[0.0], np.cumsum(log_1mv)])
-
-    @staticmethod
-    def coefficients(within, between, k: int):
-        """The T x T matrices C0, C1, C2 of the expected log-density (diagonal: within; elsewhere: between)."""
-        matrices = []
-        for w, b in zip(expected_log_density_coefficients(*within), expected_log_density_coefficients(*between)):
-            m = np.full((k, k), float(b))
-            np.fill_diagonal(m, float(w))
-            matrices.append(m)
-        return matrices
-
-    def parameter_terms(self, theta, sticks, k: int) -> tuple:
-        """What the bound needs of q(theta) and q(v) alone: the coefficient matrices, E[log pi] and the KL
-        divergences from the priors (shared by every candidate step of one iteration, which keeps them fixed)."""
-        within, between = theta
-        kl = float(kl_normal_gamma(*within, *self.within_prior)) + float(kl_normal_gamma(*between,
-                                                                                          *self.between_prior))
-        g1, g2 = sticks
-        kl += float(np.sum(kl_beta(g1, g2, 1.0, self.alpha))) if g1.size else 0.0
-        return self.coefficients(within, between, k), self.expected_log_pi(g1, g2), kl
-
-    def elbo(self, st: _State, statistics, terms) -> float:
-        """The bound, from the block statistics of q(z) and the :meth:`parameter_terms` of q(theta) and q(v).
-
-        The partition part ``E_q[log p(z, s | v)] + H(q(z, s))`` is ``log Z - sum R e`` for the E[log pi] q(z) was
-        computed with, plus ``draws . (E[log pi] - that)`` when q(v) has moved since (sticky_chain's docstring)."""
-        (c0, c1, c2), log_pi, kl = terms
-        _, pairs, sums, squares = statistics
-        expected_loglik = 0.5 * float(np.sum(c0 * pairs + c1 * sums + c2 * squares))
-        partition = st.log_z - float(np.sum(st.R * st.logits)) + float(st.draws @ (log_pi - st.log_pi))
-        return self.beta * expected_loglik + self.jacobian - kl + partition
-
-    def logits(self, R, DR, D2R, coefficients) -> np.ndarray:
-        """``e_ik = beta [ (n - r_i) C0 + (D R) C1 + (D2 R) C2 ]_ik``: window i's expected log-likelihood as k."""
-        c0, c1, c2 = coefficients
-        return self.beta * ((R.sum(axis=0) - R) @ c0 + DR @ c1 + D2R @ c2)
-
-    def chain_state(self, logits, log_pi, theta=(), sticks=()) -> _State:
-        """q(z) for these logits: the chain's marginals and their products (one N^2 product)."""
-        chain = sticky_chain(logits, log_pi, self.loop)
-        return _State(chain.marginals, *self.products(chain.marginals), logits, chain.draws, chain.log_z, log_pi,
-                      theta, sticks)
-
-    def refresh(self, st: _State) -> _State:
-        """Exact updates of q(theta) and q(v) for the current q(z), and the bound."""
-        statistics = self.statistics(st.R, st.DR, st.D2R)
-        st.theta = self.update_theta(*statistics[1:])
-        st.sticks = self.update_sticks(st.draws)
-        st.elbo = self.elbo(st, statistics, self.parameter_terms(st.theta, st.sticks, st.R.shape[1]))
-        return st
-
-    def start(self, R: np.ndarray, *, pinned: bool = False) -> _State:
-        """A state from responsibilities (smoothed hard labels, a merge, a split): q(theta) from their statistics,
-        q(v) from the speaker changes of their hard labels, then q(z) of the chain for the logits they give, or,
-        `pinned`, for logits that hold every segment to its hard label (0 for it, -:data:`_PIN` for the others)."""
-        R = R[:, np.argsort(-R.sum(axis=0), kind="stable")]  # the stick-breaking order: largest first
-        DR, D2R = self.products(R)
-        _, pairs, sums, squares = self.statistics(R, DR, D2R)
-        theta = self.update_theta(pairs, sums, squares)
-        hard = np.argmax(R, axis=1)
-        changes = np.r_[True, hard[1:] != hard[:-1]] if self.loop > 0 else np.ones(hard.size, dtype=bool)
-        sticks = self.update_sticks(np.bincount(hard[changes], minlength=R.shape[1]) + 1e-3)
-        coefficients, log_pi, _ = self.parameter_terms(theta, sticks, R.shape[1])
-        if pinned:
-            logits = np.full(R.shape, -_PIN)
-            logits[np.arange(hard.size), hard] = 0.0
-        else:
-            logits = self.logits(R, DR, D2R, coefficients)
-        return self.refresh(self.chain_state(logits, log_pi, theta, sticks))
-
-    def responsibility_step(self, st: _State) -> tuple[_State, bool]:
-        """New logits along ``e + rho (e* - e)`` with q(theta), q(v) held; returns (state, moved).
-
-        e* are the mean-field logits of the current q(z); the full step rho = 1 is tried first and halved until the
-        bound does not decrease (all windows move at once, which coordinate ascent does not promise)."""
-        terms = self.parameter_terms(st.theta, st.sticks, st.R.shape[1])
-        target = self.logits(st.R, st.DR, st.D2R, terms[0])
-        rho = 1.0
-        while rho >= 1.0 / 256:
-            candidate = self.chain_state(st.logits + rho * (target - st.logits), terms[1], st.theta, st.sticks)
-            candidate.elbo = self.elbo(candidate, self.statistics(candidate.R, candidate.DR, candidate.D2R), terms)
-            if candidate.elbo >= st.elbo:
-                return candidate, True
-            rho *= 0.5
-        return st, False
-
-    def merge_score(self, st: _State, l: int, m: int) -> float:
-        """A cheap ranking of the merge of clusters l and m: the bound's likelihood and parameter terms with the
-        columns of R and of its products added (no N^2 work), the partition term left out."""
-        R, DR, D2R = (_merge_columns(A, l, m) for A in (st.R, st.DR, st.D2R))
-        statistics = self.statistics(R, DR, D2R)
-        theta = self.update_theta(*statistics[1:])
-        (c0, c1, c2), _, kl = self.parameter_terms(theta, self.update_sticks(_merge_columns(st.draws, l, m)),
-                                                   R.shape[1])
-        _, pairs, sums, squares = statistics
-        return self.beta * 0.5 * float(np.sum(c0 * pairs + c1 * sums + c2 * squares)) - kl
-
-    def run(self, st: _State, *, max_iter: int = 300, tol: float = TOLERANCE, on_iteration=None):
-        """Iterate from a state until the bound stops rising or a cluster empties.
-
-        Returns the final state, the ELBO per iteration and whether it stopped because a cluster emptied (expected
-        size below half a segment and nobody's most probable cluster): the caller then drops it and starts a new
-        stage, rather than spending many iterations draining it.
-        """
-        history = [st.elbo]
-        if on_iteration is not None:
-            on_iteration(0, st)
-        for iteration in range(1, max_iter + 1):
-            st, moved = self.responsibility_step(st)
-            st = self.refresh(st)
-            history.append(st.elbo)
-            if on_iteration is not None:
-                on_iteration(iteration, st)
-            if not moved or history[-1] - history[-2] <= tol * (1.0 + abs(history[-1])):
-                break
-            if st.R.shape[1] > 1 and _has_empty_cluster(st.R):
-                return st, np.array(history), True
-        return st, np.array(history), False
-
-
 # ----- driver ------------------------------------------------------------------------------------------------------
 
 
@@ -341,7 +133,7 @@ class _Run:
     within a stage.
     """
 
-    def __init__(self, vb: _VariationalBlockModel, name: str, max_iter: int, tol: float, progress,
+    def __init__(self, vb: VariationalBlockModel, name: str, max_iter: int, tol: float, progress,
                  index: int = 0, n_runs: int = 1, min_clusters: int = 1):
         self.vb, self.name, self.max_iter, self.tol, self.progress = vb, name, max_iter, tol, progress
         self.index, self.n_runs, self.min_clusters = index, n_runs, min_clusters
@@ -350,13 +142,13 @@ class _Run:
         self.iterations = 0
         self.reseeds = 0
 
-    def _record(self, iteration: int, st: _State) -> None:
+    def _record(self, iteration: int, st: VBState) -> None:
         k = st.R.shape[1]
         self.rows.append((self.name, self.stage, iteration, st.elbo, k))
         if self.progress is not None:
             self.progress(Progress(self.name, self.index, self.n_runs, iteration, float(st.elbo), k))
 
-    def converge(self, R: np.ndarray) -> _State:
+    def converge(self, R: np.ndarray) -> VBState:
         """Iterate to convergence from responsibilities, dropping emptied clusters (each drop starts a new stage
         from the remaining columns); never below `min_clusters` (see :func:`_reseed`)."""
         if R.shape[1] < self.min_clusters:
@@ -366,9 +158,9 @@ class _Run:
             st, history, emptied = self.vb.run(self.vb.start(R), max_iter=self.max_iter, tol=self.tol,
                                                on_iteration=self._record)
             self.iterations += history.size - 1
-            if not emptied and _occupied(st.R).size == st.R.shape[1]:
+            if not emptied and occupied(st.R).size == st.R.shape[1]:
                 return st
-            R = _compact(st.R)
+            R = compact(st.R)
             if R.shape[1] < self.min_clusters:
                 if self.reseeds >= _MAX_RESEEDS:  # keeps draining the re-seeded clusters: stop at a split
                     st = self.vb.start(self._reseed(R), pinned=True)
@@ -384,7 +176,7 @@ class _Run:
 
     def _reseed(self, R: np.ndarray) -> np.ndarray:
         while R.shape[1] < self.min_clusters:
-            R = _split_least_coherent(self.vb.D, R)
+            R = split_least_coherent(self.vb.D, R)
             self.reseeds += 1
         return R
 
@@ -396,93 +188,7 @@ class _Run:
         self.iterations += other.iterations
 
 
-def _one_hot(labels: np.ndarray, smoothing: float = 0.05) -> np.ndarray:
-    """Responsibilities from hard labels, clusters ordered by size (largest first: the stick-breaking order)."""
-    _, inverse, counts = np.unique(labels, return_inverse=True, return_counts=True)
-    order = np.argsort(-counts, kind="stable")
-    rank = np.empty_like(order)
-    rank[order] = np.arange(order.size)
-    k = order.size
-    R = np.full((labels.size, k), smoothing / k if k > 1 else 0.0)
-    R[np.arange(labels.size), rank[inverse]] += 1.0 - (smoothing if k > 1 else 0.0)
-    return R
-
-
-def _has_empty_cluster(R: np.ndarray) -> bool:
-    empty = R.sum(axis=0) < 0.5
-    if not empty.any():
-        return False
-    empty[np.unique(np.argmax(R, axis=1))] = False
-    return bool(empty.any())
-
-
-def _occupied(R: np.ndarray) -> np.ndarray:
-    """Columns that are the most probable cluster of at least one segment."""
-    return np.unique(np.argmax(R, axis=1))
-
-
-def _compact(R: np.ndarray) -> np.ndarray:
-    """Responsibilities restricted to the occupied clusters (renormalised), ordered by expected size."""
-    R = R[:, _occupied(R)]
-    R = R / R.sum(axis=1, keepdims=True)
-    return R[:, np.argsort(-R.sum(axis=0), kind="stable")]
-
-
-def _merge_columns(A: np.ndarray, l: int, m: int) -> np.ndarray:
-    """Columns l and m of A (or entries, for a vector) added into one; the others in their order."""
-    merged = np.delete(A, m, axis=-1)
-    merged[..., l if l < m else l - 1] += A[..., m]
-    return merged
-
-
-#: Logit gap that pins a segment to its label (a run that keeps draining re-seeded clusters stops there).
-_PIN = 50.0
-
-#: How many clusters one run may re-seed before it stops iterating and keeps the last split as it is.
-_MAX_RESEEDS = 12
-
-
-def _split_least_coherent(D: np.ndarray, R: np.ndarray) -> np.ndarray:
-    """One cluster more: the hard cluster whose bisection gains most is split in two (a new column of R).
-
-    Each cluster (of the most probable assignments) with two segments or more is bisected by the sign of the
-    leading eigenvector of its centred block of scores (spectral bisection: the two halves score high within and
-    low across), at the median of that vector when the sign does not split it. The gain of a bisection is
-    ``n_a n_b / n * (mean score within the halves - mean score across)``, Ward-like: a large cluster merging two
-    voices gains most. The responsibilities of the chosen cluster's column are shared out between the halves, so
-    rows still sum to one; columns are reordered by expected size (the stick-breaking order).
-    """
-    hard = np.argmax(R, axis=1)
-    best = (-np.inf, None, None)
-    for c in range(R.shape[1]):
-        members = np.flatnonzero(hard == c)
-        m = members.size
-        if m < 2:
-            continue
-        block = D[np.ix_(members, members)].astype(np.float64)  # zero diagonal
-        centred = block - block.sum() / (m * (m - 1))
-        np.fill_diagonal(centred, 0.0)
-        vector = scipy.linalg.eigh(centred, subset_by_index=[m - 1, m - 1])[1][:, 0]
-        side = vector > 0
-        if side.all() or not side.any():
-            side = vector > np.median(vector)
-        if side.all() or not side.any():  # nothing tells them apart: halves in order
-            side = np.arange(m) < m // 2
-        a, b = members[side], members[~side]
-        within = (block[np.ix_(side, side)].sum() + block[np.ix_(~side, ~side)].sum()) / max(
-            a.size * (a.size - 1) + b.size * (b.size - 1), 1)
-        gain = a.size * b.size / m * (within - block[np.ix_(side, ~side)].mean())
-        if gain > best[0] or best[1] is None:
-            best = (gain, c, b)
-    _, c, b = best
-    moved = np.zeros(R.shape[0], dtype=bool)
-    moved[b] = True
-    R = np.column_stack([R, np.where(moved, R[:, c], 0.0)])
-    R[moved, c] = 0.0
-    return R[:, np.argsort(-R.sum(axis=0), kind="stable")]
-
-
-def _absorb_small_clusters(run: _Run, st: _State, min_size: float) -> _State:
+def _absorb_small_clusters(run: _Run, st: VBState, min_size: float) -> VBState:
     """Merge clusters of fewer than `min_size` expected segments into their best partner, smallest first, each
     merge re-converged as a stage of `run`, while more than its `min_clusters` clusters remain."""
     while st.R.shape[1] > max(run.min_clusters, 1):
@@ -492,19 +198,9 @@ def _absorb_small_clusters(run: _Run, st: _State, min_size: float) -> _State:
             break
         partner = max((m for m in range(sizes.size) if m != small), key=lambda m: run.vb.merge_score(st, small, m))
         trial = run.sibling()
-        st = trial.converge(_merge_columns(st.R, small, partner))
+        st = trial.converge(merge_columns(st.R, small, partner))
         run.absorb(trial)
     return st
-
-
-def _partition(R: np.ndarray) -> tuple:
-    """The hard partition of responsibilities, labels numbered by first appearance (to recognise duplicates)."""
-    hard = np.argmax(R, axis=1)
-    _, first, inverse = np.unique(hard, return_index=True, return_inverse=True)
-    rank = np.empty_like(first)
-    rank[np.argsort(first)] = np.arange(first.size)
-    return tuple(rank[inverse.reshape(-1)].tolist())
-
 
 def fit_block_model(scores: np.ndarray, initial_labels: dict, *, prior: BlockModelPrior,
                     effective_scores: float = EFFECTIVE_SCORES, min_clusters: int = 1,
@@ -515,17 +211,19 @@ def fit_block_model(scores: np.ndarray, initial_labels: dict, *, prior: BlockMod
 
     Each run starts from one partition in `initial_labels` (name -> labels), iterates to convergence, then tries
     merge moves: every pair of speakers merged is ranked at once by the bound's likelihood and parameter terms
-    (:meth:`_VariationalBlockModel.merge_score`), the best `merge_candidates` are iterated to convergence and a merge is kept only when the re-converged
-    bound is higher; repeated until no merge is kept. Merges are not retried from a partition reached before.
+    (:meth:`~llrcore.diarization.variational.VariationalBlockModel.merge_score`), the best `merge_candidates` are
+    iterated to convergence and a merge is kept only when the re-converged bound is higher; repeated until no merge
+    is kept. Merges are not retried from a partition reached before.
 
     The number of speakers stays within [`min_clusters`, `max_clusters`] in every run, so that the best bound is
     chosen among runs that all satisfy the bounds (with ``min_clusters == max_clusters == K``: exactly K) — never
     the nearest K picked afterwards. The starts have at most `max_clusters` clusters (else ValueError) and a run
     only loses clusters; when the iteration empties a cluster and fewer than `min_clusters` would remain (or a
     start has fewer), the fit is re-seeded: the cluster whose spectral bisection gains most is split in two
-    (:func:`_split_least_coherent`) and the iteration continues, the bound counted afresh from there. Merge moves
-    stop at `min_clusters`. If a run keeps draining the re-seeded clusters (more than 12 splits), it stops at the
-    last split, un-iterated: exactly K clusters, but not a fixed point of the iteration.
+    (:func:`~llrcore.diarization.responsibilities.split_least_coherent`) and the iteration continues, the bound
+    counted afresh from there. Merge moves stop at `min_clusters`. If a run keeps draining the re-seeded clusters
+    (more than 12 splits), it stops at the last split, un-iterated: exactly K clusters, but not a fixed point of
+    the iteration.
 
     Parameters
     ----------
@@ -542,8 +240,8 @@ def fit_block_model(scores: np.ndarray, initial_labels: dict, *, prior: BlockMod
         0 makes them independent draws (segments in no particular order).
     min_cluster_size : float
         A speaker has at least this many segments (expected count under q(z)): a smaller cluster is merged into the
-        partner that :meth:`~_VariationalBlockModel.merge_score` ranks first and the run re-converges, while more
-        than `min_clusters` remain (a truncation of the partition prior).
+        partner that :meth:`~llrcore.diarization.variational.VariationalBlockModel.merge_score` ranks first and the
+        run re-converges, while more than `min_clusters` remain (a truncation of the partition prior).
     progress : callable, optional
         Called with a :class:`Progress` after every iteration.
     """
@@ -555,8 +253,8 @@ def fit_block_model(scores: np.ndarray, initial_labels: dict, *, prior: BlockMod
     location = float(upper.mean()) if upper.size else 0.0
     scale = float(upper.std()) if upper.size and upper.std() > 0 else 1.0
     within_prior, between_prior = prior.standardised(location, scale)
-    vb = _VariationalBlockModel((scores - location) / scale, beta, within_prior, between_prior,
-                                prior.concentration, np.log(scale), loop)
+    vb = VariationalBlockModel((scores - location) / scale, beta, within_prior, between_prior,
+                               prior.concentration, np.log(scale), loop, dtype=PRODUCT_DTYPE)
 
     trace_rows, run_rows, finals, seen = [], [], [], set()
     for index, (name, labels) in enumerate(initial_labels.items()):
@@ -564,13 +262,13 @@ def fit_block_model(scores: np.ndarray, initial_labels: dict, *, prior: BlockMod
         if np.unique(labels).size > max_clusters:
             raise ValueError(f"The start {name!r} has more than max_clusters = {max_clusters} clusters.")
         run = _Run(vb, name, max_iter, tol, progress, index, len(initial_labels), min_clusters)
-        st = run.converge(_one_hot(labels))
+        st = run.converge(one_hot(labels))
         st = _absorb_small_clusters(run, st, min_cluster_size)
         # merge moves, unless another start already converged to this partition (and tried them): every pair of
         # clusters merged costs no N^2 work to rank (the columns of R and its products add up); the most promising
         # one is iterated to convergence and kept only if the bound ends higher, then the search repeats
-        improved = _partition(st.R) not in seen
-        seen.add(_partition(st.R))
+        improved = hard_partition(st.R) not in seen
+        seen.add(hard_partition(st.R))
         while improved and st.R.shape[1] > max(min_clusters, 1):
             improved = False
             k = st.R.shape[1]
@@ -578,11 +276,11 @@ def fit_block_model(scores: np.ndarray, initial_labels: dict, *, prior: BlockMod
                               reverse=True)
             for _, l, m in screened[:merge_candidates]:
                 trial = run.sibling()
-                merged = trial.converge(_merge_columns(st.R, l, m))
+                merged = trial.converge(merge_columns(st.R, l, m))
                 if merged.elbo > st.elbo + MERGE_MARGIN * abs(st.elbo) and merged.R.shape[1] >= min_clusters:
                     run.absorb(trial)
                     st, improved = merged, True
-                    seen.add(_partition(st.R))
+                    seen.add(hard_partition(st.R))
                     break
         trace_rows.extend(run.rows)
         run_rows.append({"run": name, "initial_clusters": int(np.unique(labels).size),
@@ -607,8 +305,8 @@ def fit_block_model(scores: np.ndarray, initial_labels: dict, *, prior: BlockMod
                    pd.DataFrame(trace_rows, columns=["run", "stage", "iteration", "elbo", "n_clusters"]), posterior)
 
 
-def _result(st: _State, vb: _VariationalBlockModel, location, scale, beta, prior, runs, trace, posterior):
-    R = _compact(st.R)
+def _result(st: VBState, vb: VariationalBlockModel, location, scale, beta, prior, runs, trace, posterior):
+    R = compact(st.R)
     hard = np.argmax(R, axis=1)
     _, first = np.unique(hard, return_index=True)
     order = np.argsort(first)  # clusters numbered by first appearance
