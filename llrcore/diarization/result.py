@@ -85,6 +85,21 @@ class ClusteringResult:
         mean = float(weights @ means)
         return GaussianFit(mean, float(weights @ (variances + (means - mean) ** 2)), float(counts.sum()))
 
+    def to_frame(self, start=None, end=None) -> pd.DataFrame:
+        """The labels as a table: one row per segment, ``segment`` (its row of the matrix), ``start`` and ``end`` in
+        seconds when the times are given, and its ``cluster`` (0..K-1, numbered by first appearance)."""
+        frame = pd.DataFrame({"segment": np.arange(self.labels.size)})
+        if (start is None) != (end is None):
+            raise ValueError("Give both start and end, or neither.")
+        if start is not None:
+            start, end = np.asarray(start), np.asarray(end)
+            if start.shape != self.labels.shape or end.shape != self.labels.shape:
+                raise ValueError(f"The times need one start and one end per segment ({self.labels.size}); got "
+                                 f"{start.size} and {end.size}.")
+            frame["start"], frame["end"] = start, end
+        frame["cluster"] = self.labels
+        return frame
+
     def turns(self, start, end, uri: str = "recording") -> pd.DataFrame:
         """Speaker turns (overlaps of consecutive windows split at their midpoint); speakers named ``spk<k>``."""
         names = np.array([f"spk{k}" for k in range(self.n_clusters)])
