@@ -2,19 +2,14 @@
 
 The page keeps its own data, apart from the binary systems: the registry ``MATRICES`` (app_pages/_loaded.py) of
 ``LoadedMatrix`` (the demo recordings on the first visit, then uploads); a set's ``id`` identifies its data for the
-clustering cache. Clustering runs when the
-button is pressed; its results are kept per (data key, method, options) in a server-wide store (below), so going
-back to earlier settings or another session on the same data is instant.
+clustering cache. Clustering runs when the button is pressed; its results are kept per (data key, method, options)
+in a server-wide store, so going back to earlier settings or another session on the same data is instant.
 
-Two tabs: "One recording" (this module) and "Several recordings" (``app_pages/_diarization_corpus.py``: a corpus of
-matrices with their RTTMs clustered by one method, scored per recording and in total).
+Two tabs: "One recording" (this module; the upload, the store, the run and the methods table are in
+``app_pages/_diarization.py``) and "Several recordings" (``app_pages/_diarization_corpus.py``: a corpus of matrices
+with their RTTMs clustered by one method, scored per recording and in total).
 """
 from __future__ import annotations
-
-import threading
-from collections import OrderedDict
-from dataclasses import dataclass
-from pathlib import Path
 
 import pandas as pd
 import streamlit as st
@@ -23,121 +18,38 @@ import llrcore as lc
 from llrcore.diarization import (
     EFFECTIVE_SCORES,
     MEAN_TURN,
-    METHODS,
-    PRESETS,
     block_mean_matrix,
     cluster_summary,
     method_to_trust,
     similarity_view,
 )
 from llrcore.plots import diarization as diarization_plots
+from app_pages._diarization import (
+    METHOD_NAMES,
+    PRIOR_NAMES,
+    VBX_PUBLISHED_DER,
+    Settings,
+    cached_results,
+    comparison,
+    run_clustering,
+    show_comparison,
+    upload_box,
+)
 from app_pages._diarization_corpus import corpus_section, loaded_corpus_model
 from app_pages._figures import show_figure
 from app_pages._loaded import MATRICES
 from app_pages._registry import LoadedMatrix
-from app_pages._uploads import read_user_file
 
-
-VBX_PUBLISHED_DER = 7.06  # VBx README, "Run the example": ES2005a, dscore --collar 0.25 --ignore_overlaps
-METHOD_NAMES = {"bayes": "Bayesian block model", "ahc": "AHC (average linkage)", "spectral": "Spectral",
-                "nme-sc": "NME-SC (auto-tuned spectral)"}
 EVIDENCE_STEPS = [5, 10, 15, 20, 25, 30, 35, 37.5, 40, 45, 50, 60, 75, 100, 150, 200, 300]
-PRESET_LABELS = {"synthetic-cosine": "Learnt: synthetic cosines", "simulated-plda": "Learnt: simulated PLDA"}
-#: The score models of the Bayesian method, both tabs: the recording's own, then every preset of the library.
-PRIOR_NAMES = {None: "From this recording", **{name: PRESET_LABELS.get(name, f"Learnt: {name}") for name in PRESETS}}
 #: The score model choice learnt from the labelled corpus loaded in the Several recordings tab.
 CORPUS_PRIOR = "corpus"
-MATRIX_HELP = ("NumPy `.npy` (one square array) or `.npz` (several matrices allowed; arrays `start`/`end` give the "
-               "segment times); or CSV/TSV/text with N rows of N numbers (header and name column optional).")
-
-
-# ----- data ----------------------------------------------------------------------------------------------------------
-
-
-@st.cache_resource(show_spinner=False, max_entries=8, ttl="1h")
-def parse_upload(ids: tuple, key: str | None, _matrix, _segments, _reference):
-    """(SimilarityMatrix, None) or (None, a sentence), cached by the uploads' file ids and the chosen key."""
-    name = getattr(_matrix, "name", "the file")
-    for upload in (_matrix, _segments, _reference):
-        if upload is not None:
-            upload.seek(0)
-    return read_user_file(name, lambda: lc.read_similarity(
-        _matrix, key=key, segments=_segments, reference=_reference, name=Path(name).stem))
-
-
-def upload_box() -> None:
-    """Uploaders for a matrix, its segment times and a reference; a good set is added and chosen, a bad one
-    reported (what was loaded stays)."""
-    with st.expander("Upload a similarity matrix", icon=":material/upload_file:",
-                     expanded=st.session_state.get("diar_upload") is not None):
-        matrix_column, segments_column, reference_column = st.columns(3)
-        upload = matrix_column.file_uploader("Similarity matrix", type=["npy", "npz", "csv", "tsv", "txt", "gz"],
-                                             key="diar_upload", help=MATRIX_HELP)
-        segments = segments_column.file_uploader(
-            "Segment times (optional)", key="diar_segments",
-            help="Kaldi `segments` file (`<segment> <recording> <start> <end>`) or two columns `start end`, one "
-                 "line per row of the matrix. Needed for turns, the DER and the RTTM.")
-        reference = reference_column.file_uploader(
-            "Reference (optional)", key="diar_reference",
-            help="An RTTM (each segment's speaker by majority overlap; needs times) or one speaker label per line.")
-        key = None
-        if upload is not None:
-            keys = _matrix_keys(upload.file_id, upload)
-            if len(keys) > 1:
-                key = st.selectbox("Matrix in the archive", keys, key="diar_key")
-    if upload is None:
-        return
-    ids = tuple(None if f is None else f.file_id for f in (upload, segments, reference))
-    data_key = f"upload:{ids}:{key}"
-    label = f"{Path(upload.name).stem}{f' ({key})' if key else ''} (upload)"
-    if getattr(MATRICES.sets().get(label), "id", None) == data_key:
-        return
-    with st.spinner(f"Reading {upload.name}…"):
-        matrix, error = parse_upload(ids, key, upload, segments, reference)
-    if error:
-        st.error(error, icon=":material/error:")
-        return
-    for note in matrix.notes:
-        st.warning(note, icon=":material/warning:")
-    MATRICES.put(label, LoadedMatrix(matrix, f"upload: {upload.name}", data_key))
-    st.session_state["diar_set"] = label
-    st.success(f"Loaded {upload.name}: {matrix.n_segments:,} segments.", icon=":material/check_circle:")
-
-
-@st.cache_resource(show_spinner=False, max_entries=8, ttl="1h")
-def _matrix_keys(file_id: str, _upload) -> list[str]:
-    try:
-        _upload.seek(0)
-        return lc.similarity_keys(_upload)
-    except ValueError:
-        return []
 
 
 # ----- settings ------------------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Settings:
-    n_clusters: int | None
-    min_clusters: int
-    max_clusters: int | None
-    effective_scores: float
-    collar: float
-    skip_overlap: bool
-    prior: str | lc.diarization.BlockModelPrior | None = None
-
-    def options(self, method: str) -> dict:
-        """The options of `cluster_similarity` that matter for `method` (the cache key)."""
-        options = {"n_clusters": self.n_clusters, "min_clusters": self.min_clusters,
-                   "max_clusters": self.max_clusters}
-        if method == "bayes":
-            options["effective_scores"] = self.effective_scores
-            if self.prior is not None:
-                options["prior"] = self.prior
-        return options
-
-
 def settings(matrix) -> Settings:
+    """The settings panel: how many speakers, the Bayesian model's evidence and score model, how the DER is scored."""
     with st.container(border=True):
         st.markdown("**Clustering**")
         count_column, evidence_column = st.columns([3, 2])
@@ -194,124 +106,6 @@ def settings(matrix) -> Settings:
         st.warning(f"At least {low} but at most {high} speakers is impossible; the bounds are swapped.")
         low, high = high, low
     return Settings(n_clusters, low, high, float(evidence), float(collar), bool(skip), prior)
-
-
-# ----- clustering, on demand, with progress --------------------------------------------------------------------------
-
-
-class _Store:
-    """Clustering results by (data key, method, options): a small LRU shared by the server's sessions.
-
-    Not ``st.cache_resource`` on the clustering function itself: the Bayesian model reports its progress to the page
-    while it runs, and element updates inside a cached function would be replayed on every cache hit.
-    """
-
-    def __init__(self, size: int = 24):
-        self.size, self.items, self.lock = size, OrderedDict(), threading.Lock()
-
-    def get(self, key):
-        with self.lock:
-            if key in self.items:
-                self.items.move_to_end(key)
-                return self.items[key]
-        return None
-
-    def put(self, key, value) -> None:
-        with self.lock:
-            self.items[key] = value
-            while len(self.items) > self.size:
-                self.items.popitem(last=False)
-
-
-@st.cache_resource(show_spinner=False)
-def _store() -> _Store:
-    return _Store()
-
-
-def _result_key(loaded: LoadedMatrix, method: str, settings_: Settings) -> tuple:
-    return loaded.id, method, tuple(sorted(settings_.options(method).items()))
-
-
-def cached_results(record: LoadedMatrix, settings_: Settings) -> dict:
-    """method -> ClusteringResult of the methods already clustered with these settings."""
-    store = _store()
-    results = {m: store.get(_result_key(record, m, settings_)) for m in METHODS}
-    return {m: r for m, r in results.items() if r is not None}
-
-
-def run_clustering(record: LoadedMatrix, settings_: Settings) -> None:
-    """Cluster with every method not yet in the store; the Bayesian model shows its runs and bound as it goes."""
-    matrix = record.matrix
-    store = _store()
-    bar = st.progress(0.0, text="Clustering…")
-    try:
-        for method in ("ahc", "spectral", "nme-sc", "bayes"):
-            key = _result_key(record, method, settings_)
-            if store.get(key) is not None:
-                continue
-            bar.progress(0.02, text=f"{METHOD_NAMES[method]}…")
-
-            def progress(event, bar=bar):
-                if event.iteration % 3 == 0:
-                    bar.progress(event.fraction, text=f"Bayesian block model — start {event.run_index + 1} of "
-                                 f"{event.n_runs} ({event.run}): iteration {event.iteration}, {event.n_clusters} "
-                                 f"speakers, evidence bound {event.elbo:,.1f}")
-
-            try:
-                result = lc.cluster_similarity(matrix, method, **settings_.options(method),
-                                               progress=progress if method == "bayes" else None)
-            except ValueError as err:
-                st.error(f"{METHOD_NAMES[method]}: {err}", icon=":material/error:")
-                continue
-            store.put(key, result)
-    finally:
-        bar.empty()
-
-
-# ----- scoring -------------------------------------------------------------------------------------------------------
-
-
-def comparison(record: LoadedMatrix, results: dict, settings_: Settings) -> lc.diarization.MethodComparison:
-    """The methods side by side (lc.compare_methods), with the published full system's RTTM where there is one."""
-    outputs = {METHOD_NAMES[method]: result for method, result in results.items()}
-    if record.system is not None:  # the demo: VBx's own output on the same recording
-        outputs["VBx (full system, its RTTM)"] = record.system
-    return lc.compare_methods(record.matrix, outputs, collar=settings_.collar, skip_overlap=settings_.skip_overlap)
-
-
-PERCENT_COLUMNS = ("DER", "missed", "false alarm", "confusion", "segment error", "purity", "coverage")
-NOT_MEASURED = "—"  # shown for a value that does not apply (NaN in the library's table; Streamlit would write None)
-
-
-def not_measured_note(table: pd.DataFrame) -> str | None:
-    """Why some cells read "—": the library leaves NaN what cannot be measured for an output."""
-    if not table[list(PERCENT_COLUMNS) + ["seconds"]].isna().to_numpy().any():
-        return None
-    return (f"{NOT_MEASURED}: not measured for this output. A full system's RTTM has speaker turns but no segment "
-            "labels (no segment error, purity or coverage) and was not timed here; without segment times and a "
-            "reference RTTM there is no DER.")
-
-
-def show_comparison(table: pd.DataFrame, matrix) -> None:
-    percent = {c: st.column_config.NumberColumn(c, format="percent") for c in PERCENT_COLUMNS}
-    st.dataframe(table, hide_index=True, width="stretch", placeholder=NOT_MEASURED, column_config={
-        **percent, "seconds": st.column_config.NumberColumn("time (s)", format="%.2f"),
-        "speakers": st.column_config.NumberColumn(
-            "speakers", format="%d",
-            help=f"Reference: {matrix.n_reference_speakers}" if matrix.n_reference_speakers else None),
-    })
-    notes = [note for note in (not_measured_note(table),) if note]
-    if table["DER"].notna().any():
-        notes.append(f"DER with a collar of {st.session_state.get('diar_collar', 0.25):g} s per side"
-                     + (", overlapped speech ignored" if st.session_state.get("diar_skip_overlap", True) else "")
-                     + " (pyannote.metrics, md-eval convention).")
-    if any(table["method"].str.startswith("VBx")):
-        notes.append(f"VBx's published DER on ES2005a is {VBX_PUBLISHED_DER:.2f} % (collar 0.25 s, overlap "
-                     "ignored); it clusters the x-vectors themselves with a PLDA model and an HMM.")
-    if table["segment error"].notna().any():
-        notes.append("Segment error: share of windows not on their reference speaker after the best one-to-one "
-                     "mapping of clusters to speakers.")
-    st.caption(" ".join(notes))
 
 
 # ----- results -------------------------------------------------------------------------------------------------------
@@ -432,10 +226,7 @@ def downloads(matrix, result, method: str) -> None:
         rttm = lc.rttm_text(result.turns(matrix.start, matrix.end, matrix.uri))
         rttm_column.download_button("Turns as RTTM", rttm.encode(), file_name=f"{matrix.uri}_{method}.rttm",
                                     mime="text/plain", icon=":material/download:", key=f"diar_rttm_{method}")
-    labels = pd.DataFrame({"segment": range(matrix.n_segments), "cluster": result.labels})
-    if matrix.has_times:
-        labels.insert(1, "start", matrix.start)
-        labels.insert(2, "end", matrix.end)
+    labels = result.to_frame(matrix.start, matrix.end)  # start and end only with times
     labels_column.download_button("Labels as CSV", labels.to_csv(index=False).encode(),
                                   file_name=f"{matrix.uri}_{method}_labels.csv", mime="text/csv",
                                   icon=":material/download:", key=f"diar_labels_{method}")
