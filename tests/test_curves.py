@@ -96,13 +96,12 @@ def test_the_trapezium_curve_has_its_corners(systems):
 def test_figures_draw_the_curves_they_are_given(systems):
     op = lc.OperatingPoint(0.01, c_miss=10)
     det = lc.det_curves(systems, op)
-    from_curves, from_systems = lc.plots.det_figure(det), lc.plots.det_figure(systems, p_target=0.01, c_miss=10)
+    from_curves, from_systems = lc.plots.det_figure(det), lc.plots.det_figure(systems, operating_point=op)
     assert from_curves.to_json() == from_systems.to_json()
     bayes = lc.bayes_error_curves(systems, p_target=op)
     for draw in (lc.plots.ape_figure, lc.plots.normalised_bayes_error_figure, lc.plots.bayes_error_trapezium_figure):
         assert draw(bayes).to_json() == draw(systems, **({} if draw is lc.plots.ape_figure else
-                                                            {"p_target": 0.01, **({"c_miss": 10} if draw is
-                                                             lc.plots.normalised_bayes_error_figure else {})})).to_json()
+                                                            {"operating_point": op})).to_json()
 
 
 def test_score_histograms_count_every_trial_in_range(systems):

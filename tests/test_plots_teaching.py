@@ -41,7 +41,7 @@ def asv_dev(asvspoof_dev) -> lc.Trials:
 
 @pytest.mark.parametrize("p, c_miss, c_fa", [(0.01, 1, 1), (0.3, 1, 1), (0.01, 10, 1)])
 def test_hatched_areas_are_the_error_rates(asv, p, c_miss, c_fa):
-    fig = decision_figure(asv, p, c_miss, c_fa)
+    fig = decision_figure(asv, lc.OperatingPoint(p, c_miss, c_fa))
     t = -(np.log(p / (1 - p)) + np.log(c_miss / c_fa))
     for kind, rate in (("misses", np.mean(asv.tar < t)), ("false_alarms", np.mean(asv.non >= t))):
         (trace,) = traces(fig, kind)
@@ -114,7 +114,7 @@ def test_gaussian_det_guide_labels_follow_one_percent_format():
 
 def test_fixed_threshold_figure_draws_the_analysis(asv_dev, asv):
     analysis = lc.fixed_false_alarm_threshold(asv_dev, asv, 0.01)
-    fig = fixed_threshold_figure(analysis, p_target=0.01)
+    fig = fixed_threshold_figure(analysis, operating_point=0.01)
     for kind in ("fixed", "fixed_dev", "bayes", "minimum", "default"):
         (trace,) = traces(fig, kind)
         np.testing.assert_allclose(np.asarray(trace.y), 100 * getattr(analysis, kind), rtol=1e-14)

@@ -132,7 +132,7 @@ def two_rejecting_everything() -> dict[str, lc.Trials]:
 
 def test_det_notes_of_markers_off_the_axes_overlap_nothing(three_without_false_alarms, two_rejecting_everything):
     for systems in (three_without_false_alarms, {**three_without_false_alarms, **two_rejecting_everything}):
-        fig = det_figure(systems, p_target=0.01)
+        fig = det_figure(systems, operating_point=0.01)
         assert len(_pinned(fig)) >= 3
         layout = Layout(fig, DET_PLOT_PX, DET_PLOT_PX, square=True)
         boxes = [layout.box(a) for a in fig.layout.annotations if not a.textangle]  # not the diagonal's label
@@ -148,7 +148,7 @@ def test_det_notes_of_markers_off_the_axes_overlap_nothing(three_without_false_a
 
 def test_det_markers_off_the_axes_are_drawn_inside_the_plot_not_on_the_tick_labels(three_without_false_alarms,
                                                                                     two_rejecting_everything):
-    fig = det_figure({**three_without_false_alarms, **two_rejecting_everything}, p_target=0.01)
+    fig = det_figure({**three_without_false_alarms, **two_rejecting_everything}, operating_point=0.01)
     layout = Layout(fig, DET_PLOT_PX, DET_PLOT_PX, square=True)
     for marker in _pinned(fig):
         assert tuple(marker.customdata[0][:1]) == (0.0,)  # Pfa = 0, counted above: drawn at the left edge
@@ -158,7 +158,7 @@ def test_det_markers_off_the_axes_are_drawn_inside_the_plot_not_on_the_tick_labe
 
 
 def test_det_markers_off_the_axes_do_not_cover_one_another(three_without_false_alarms, two_rejecting_everything):
-    fig = det_figure({**three_without_false_alarms, **two_rejecting_everything}, p_target=0.01)
+    fig = det_figure({**three_without_false_alarms, **two_rejecting_everything}, operating_point=0.01)
     layout = Layout(fig, DET_PLOT_PX, DET_PLOT_PX, square=True)
     markers = _markers(fig)
     for i, a in enumerate(markers):

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from ..calibration.rules import BetaRule
 from ..io import read_trials
+from ..prior import OperatingPoint
 
 RULES = {"logarithmic": BetaRule.logarithmic(), "brier": BetaRule.brier(), "boosting": BetaRule.boosting(),
          "asymmetric": BetaRule.asymmetric()}
@@ -85,6 +86,11 @@ def add_operating_point(parser) -> None:
     parser.add_argument("--p-target", type=probability, default=0.01, help="prior of a target (0.01)")
     parser.add_argument("--c-miss", type=positive, default=1.0, help="cost of a miss (1)")
     parser.add_argument("--c-fa", type=positive, default=1.0, help="cost of a false alarm (1)")
+
+
+def operating_point(args) -> OperatingPoint:
+    """The operating point of the options of :func:`add_operating_point`."""
+    return OperatingPoint(args.p_target, args.c_miss, args.c_fa)
 
 
 def add_conditions_options(parser, *, by_help: str) -> None:

@@ -8,9 +8,9 @@ import numpy as np
 import pandas as pd
 
 from ..binary.metrics import METHOD_COLUMN, evaluate, metrics_table
-from ..prior import NIST_PRIMARY_P_TARGETS, OperatingPoint, primary_p_targets
+from ..prior import NIST_PRIMARY_P_TARGETS, primary_p_targets
 from ..words import VERDICT_RULE
-from ._options import add_conditions_options, add_operating_point, load_systems
+from ._options import add_conditions_options, add_operating_point, load_systems, operating_point
 
 #: The units of the columns of ``llrcore evaluate``, said in its header and its --help.
 UNITS = ("EER in %; Cllr and minCllr in bits; calibration loss in % of Cllr; minDCF, actDCF, Cprimary and "
@@ -44,7 +44,7 @@ def run(args) -> str:
     from ..uncertainty.resampling import bootstrap
 
     systems = load_systems(args.scores, args.key, metadata=args.metadata)
-    op = OperatingPoint(args.p_target, args.c_miss, args.c_fa)
+    op = operating_point(args)
     resampling = dict(n=args.bootstrap, level=args.ci, group_by=args.group_by, seed=args.seed)
     if args.by:
         frames = []

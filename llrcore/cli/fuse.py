@@ -8,7 +8,7 @@ from pathlib import Path
 
 from ..binary.metrics import effective_plo
 from ..io import LoadError
-from ._options import RULES, add_operating_point, load_systems, positive, probability, scoring_rule
+from ._options import RULES, add_operating_point, load_systems, operating_point, positive, probability, scoring_rule
 
 #: How the text tables print a column; other numbers with 4 decimals, counts whole.
 FORMATS = {"EER %": "{:.2f}", "calibration loss %": "{:.1f}"}
@@ -68,13 +68,12 @@ def _table(frame) -> str:
 
 def run(args) -> str:
     from ..calibration.fusion import fuse
-    from ..prior import OperatingPoint
     from ..words import describe_calibration
 
     rule, plo = scoring_rule(args), float(effective_plo(args.prior))
     dev = _development_systems(args.dev, args.dev_key)
     evaluation = load_systems(args.apply_to, args.key)
-    op = OperatingPoint(args.p_target, args.c_miss, args.c_fa)
+    op = operating_point(args)
     result = fuse(dev, evaluation, rule=rule, plo=plo, regularisation=args.regularisation, p_target=op)
     output = Path(args.output)
     data = result.scores_frame().to_csv(sep="\t", index=False).encode()

@@ -11,6 +11,7 @@ from ._options import (
     add_conditions_options,
     add_operating_point,
     load_systems,
+    operating_point,
     probability,
     quote,
     scoring_rule,
@@ -61,7 +62,7 @@ def run(args):
         loaded = read_trials(args.calibrate_on, key=args.dev_key)
         calibrate_on = loaded if not isinstance(loaded, dict) else _matching_development_sets(loaded, systems)
     report = build_report(
-        systems, p_target=args.p_target, c_miss=args.c_miss, c_fa=args.c_fa, calibrate_on=calibrate_on,
+        systems, operating_point=operating_point(args), calibrate_on=calibrate_on,
         calibrate=not args.no_calibration, method=args.method, rule=scoring_rule(args),
         calibration_prior=args.calibration_prior, sources=sources,
         class_names=(args.target_name, args.non_target_name), title=args.title,

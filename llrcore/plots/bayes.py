@@ -20,7 +20,8 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from ..binary.curves import DEFAULT_PLO, CurveSet, bayes_error_curves
-from ..prior import logit, sigmoid
+from ..prior import OperatingPoint, logit, sigmoid
+from ._operating_point import with_deprecated
 from ._style import LINE_WIDTH, REFERENCE_COLOUR, format_percent, legend_key, legend_label, operating_point_text
 from ._style import point_marker, style_figure, system_colour, with_alpha, wrap_label
 
@@ -223,9 +224,8 @@ def normalised_bayes_error_figure(
     systems,
     *,
     plo=None,
-    c_miss: float = 1.0,
-    c_fa: float = 1.0,
-    p_target: float | None = None,
+    operating_point: OperatingPoint | float | None = None,
+    **deprecated,
 ) -> go.Figure:
     """BOSARIS normalised Bayes error plot: actual and minimum Bayes error divided by the default.
 
@@ -236,15 +236,17 @@ def normalised_bayes_error_figure(
     Parameters
     ----------
     systems : Mapping[str, Trials], Trials, or the CurveSet of :func:`llrcore.bayes_error_curves`
-        (computed at the operating point; then `p_target`, `c_miss` and `c_fa` are those of the curves)
+        (computed at the operating point; then the operating point is that of the curves)
     plo : array_like, optional
         Grid of effective prior log-odds; default :data:`DEFAULT_PLO`.
-    c_miss, c_fa, p_target : float, optional
-        The user's operating point: when `p_target` is given, a vertical line at
-        ``plo_eff = effective_plo(p_target, c_miss, c_fa)`` with each system's actDCF and minDCF marked (the costs
-        only move this point: the curves are the same for every cost).
+    operating_point : OperatingPoint or float, optional
+        The user's operating point (a number is a P_target with unit costs): a vertical line at its
+        ``plo_eff = logit(P_target) + log(C_miss / C_fa)`` with each system's actDCF and minDCF marked (the costs
+        only move this point: the curves are the same for every cost). The loose ``p_target, c_miss, c_fa`` are
+        deprecated.
     """
-    curves = _curves(systems, plo, p_target, c_miss, c_fa)
+    operating_point = with_deprecated(operating_point, deprecated, "normalised_bayes_error_figure")
+    curves = _curves(systems, plo, operating_point)
     grid = next(iter(curves.values())).rates.plo
     op = next(iter(curves.values())).operating_point
     x_lo, x_hi = float(grid[0]), float(grid[-1])
@@ -294,7 +296,7 @@ def _dcf_markers(curve, colour: str) -> go.Scatter:
 
 
 def bayes_error_trapezium_figure(
-    systems, *, plo=None, p_target: float | None = None, log_scale: bool = True
+    systems, *, plo=None, operating_point: OperatingPoint | float | None = None, log_scale: bool = True, **deprecated
 ) -> go.Figure:
     """The Bayes error rate against the prior with its trapezium bound ``min(P, 1 - P, EER)`` (Brümmer et al. 2021).
 
@@ -306,15 +308,19 @@ def bayes_error_trapezium_figure(
     Parameters
     ----------
     systems : Mapping[str, Trials], Trials, or the CurveSet of :func:`llrcore.bayes_error_curves`
-        (computed at the operating point; then `p_target` is that of the curves)
+        (computed at the operating point; then the operating point is that of the curves)
     plo : array_like, optional
         Prior log-odds grid; default :data:`DEFAULT_PLO`.
-    p_target : float, optional
-        The user's prior: a vertical line with each system's actual and minimum error rate marked.
+    operating_point : OperatingPoint or float, optional
+        The user's prior (a number is a P_target with unit costs): a vertical line at ``logit(P_target)`` with each
+        system's actual and minimum error rate there marked (the figure counts errors, not costs: for the errors
+        whose minimum are the decisions of unequal costs, pass ``OperatingPoint(op.p_eff)``, the effective prior).
+        The loose ``p_target`` is deprecated.
     log_scale : bool
         Logarithmic error-rate axis (the paper's choice; zeros are then not drawn).
     """
-    curves = _curves(systems, plo, p_target)
+    operating_point = with_deprecated(operating_point, deprecated, "bayes_error_trapezium_figure")
+    curves = _curves(systems, plo, operating_point)
     grid = next(iter(curves.values())).rates.plo
     op = next(iter(curves.values())).operating_point
     default = np.minimum(sigmoid(grid), sigmoid(-grid))
@@ -398,11 +404,12 @@ def _trapezium_error_axis(fig: go.Figure, curves: list, default: np.ndarray, log
     fig.update_yaxes(title_text="Bayes error rate (%)", tickformat=".3~%", range=[0, top])
 
 
-def _curves(systems, plo=None, p_target=None, c_miss: float = 1.0, c_fa: float = 1.0) -> CurveSet:
-    """The Bayes error curves a figure draws: given, or computed from the systems."""
+def _curves(systems, plo=None, op: OperatingPoint | float | None = None) -> CurveSet:
+    """The Bayes error curves a figure draws: given, or computed from the systems at the operating point `op`."""
     if isinstance(systems, CurveSet):
         return systems
-    return bayes_error_curves(systems, plo, p_target, c_miss, c_fa)
+    return bayes_error_curves(systems, plo, op)
+
 
 
 def _default_trace(grid: np.ndarray, default: np.ndarray, name: str) -> go.Scatter:

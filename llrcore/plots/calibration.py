@@ -22,7 +22,8 @@ import plotly.graph_objects as go
 from ..binary.curves import CurveSet, pav_transforms
 from ..calibration.analysis import RuleSweep
 from ..calibration.weighting import RuleWeighting, ThresholdWeightings, bayes_threshold, threshold_weightings
-from ..prior import sigmoid
+from ..prior import OperatingPoint, sigmoid
+from ._operating_point import operating_point_of, with_deprecated
 from ._style import (
     LINE_WIDTH,
     REFERENCE_COLOUR,
@@ -46,18 +47,18 @@ def _signed(value: float) -> str:
     return llr_number(value, "ln")
 
 
-def _threshold_text(threshold: float, p_target: float, c_miss: float, c_fa: float, note: str = "",
-                    units: str = "ln") -> str:
-    """The label of a Bayes threshold (a natural-log LLR), written in `units`."""
-    costs = "" if (c_miss == 1 and c_fa == 1) else f", C<sub>miss</sub> = {c_miss:g}, C<sub>fa</sub> = {c_fa:g}"
-    return f"Bayes threshold {llr_number(threshold, units)}{note}<br>(P<sub>target</sub> = {p_target:g}{costs})"
+def _threshold_text(threshold: float, op: OperatingPoint, note: str = "", units: str = "ln") -> str:
+    """The label of the Bayes threshold (a natural-log LLR) of the operating point `op`, written in `units`."""
+    costs = "" if (op.c_miss == 1 and op.c_fa == 1) else \
+        f", C<sub>miss</sub> = {op.c_miss:g}, C<sub>fa</sub> = {op.c_fa:g}"
+    return f"Bayes threshold {llr_number(threshold, units)}{note}<br>(P<sub>target</sub> = {op.p_target:g}{costs})"
 
 
-def _threshold_line(fig: go.Figure, threshold: float, p_target: float, c_miss: float, c_fa: float,
-                    position: str = "top right", units: str = "ln") -> None:
+def _threshold_line(fig: go.Figure, threshold: float, op: OperatingPoint, position: str = "top right",
+                    units: str = "ln") -> None:
     fig.add_vline(
         x=threshold, line=_THRESHOLD_LINE, layer="below",
-        annotation=dict(text=_threshold_text(threshold, p_target, c_miss, c_fa, units=units),
+        annotation=dict(text=_threshold_text(threshold, op, units=units),
                         font=dict(size=14, color="#222222"), bgcolor="rgba(255,255,255,0.85)", align="left"),
         annotation_position=position,
     )
@@ -106,12 +107,11 @@ def threshold_weighting_figure(
     rules,
     plo: float | None = None,
     *,
-    p_target: float | Sequence[float] | None = None,
-    c_miss: float = 1.0,
-    c_fa: float = 1.0,
+    operating_point: OperatingPoint | float | Sequence[OperatingPoint | float] | None = None,
     t=None,
     highlight: str | None = None,
     units: str = "ln",
+    **deprecated,
 ) -> go.Figure:
     """The effective weighting over LLR thresholds of prior-weighted proper scoring rules (fig. 1 of the paper).
 
@@ -126,14 +126,13 @@ def threshold_weighting_figure(
     ----------
     rules : BetaRule, sequence of BetaRule, mapping of label to BetaRule, or ThresholdWeightings
         The rules, or their weightings computed already by :func:`~llrcore.calibration.weighting.threshold_weightings` (then
-        `plo`, `p_target`, `c_miss`, `c_fa` and `t` are theirs).
+        `plo`, the operating points and `t` are theirs).
     plo : float
         The prior weighting ``tau`` (log-odds); needed with rules.
-    p_target : float or sequence of float, optional
-        The user's operating point(s): a vertical line at each Bayes threshold ``-plo_eff`` (several for a cost
-        defined at several priors, such as Cprimary at 0.01 and 0.001).
-    c_miss, c_fa : float, optional
-        The costs of the operating point(s).
+    operating_point : OperatingPoint, float, or a sequence of them, optional
+        The user's operating point(s) (a number is a P_target with unit costs): a vertical line at each Bayes
+        threshold ``-plo_eff`` (several for a cost defined at several priors, such as Cprimary at 0.01 and 0.001;
+        they share their costs). The loose ``p_target, c_miss, c_fa`` are deprecated.
     t : array_like, optional
         LLR thresholds to draw; default 1201 points covering the modes, ``-tau`` and the Bayes thresholds +-10.
     highlight : str, optional
@@ -142,12 +141,14 @@ def threshold_weighting_figure(
         The threshold axis, the modes and the thresholds' labels in natural-log LLRs or in ``log10 LR`` (the
         weights are then per log10 unit, still of unit area); the prior weighting ``tau`` stays a natural-log odds.
     """
+    operating_point = with_deprecated(operating_point, deprecated, "threshold_weighting_figure")
     if isinstance(rules, ThresholdWeightings):
         weightings = rules
     elif plo is None:
         raise ValueError("Give the prior weighting tau (plo) of the rules.")
     else:
-        weightings = threshold_weightings(rules, plo, p_target=p_target, c_miss=c_miss, c_fa=c_fa, t=t)
+        p_targets, c_miss, c_fa = _shared_costs(operating_point)
+        weightings = threshold_weightings(rules, plo, p_target=p_targets, c_miss=c_miss, c_fa=c_fa, t=t)
     fig = go.Figure()
     for position, weighting in enumerate(weightings.rules.values()):
         faint = highlight is not None and weighting.name != highlight
@@ -161,6 +162,19 @@ def threshold_weighting_figure(
     fig.update_yaxes(title_text="Relative weight (unit area)", range=[0, (1.25 + 0.2 * (rows - 1)) * top],
                      rangemode="tozero")
     return rescale_llr_axes(fig, units, density_axis="y")
+
+
+def _shared_costs(operating_point) -> tuple[list[float] | None, float, float]:
+    """``(p_targets, c_miss, c_fa)`` of one operating point or of several with the same costs (None: no point)."""
+    if operating_point is None:
+        return None, 1.0, 1.0
+    points = [operating_point_of(p) for p in ([operating_point] if np.ndim(operating_point) == 0
+                                              else operating_point)]
+    costs = {(p.c_miss, p.c_fa) for p in points}
+    if len(costs) > 1:
+        raise ValueError("The operating points of one threshold-weighting figure share their costs C_miss and C_fa.")
+    c_miss, c_fa = costs.pop() if costs else (1.0, 1.0)
+    return [p.p_target for p in points], c_miss, c_fa
 
 
 def _weighting_traces(fig: go.Figure, weighting: RuleWeighting, t: np.ndarray, colour: str, faint: bool,
@@ -193,8 +207,8 @@ def _weighting_lines(fig: go.Figure, weightings: ThresholdWeightings, units: str
     fig.add_vline(x=-plo, line=dict(color=REFERENCE_COLOUR, width=1.4, dash="dot"), layer="below")
     for p, threshold in bayes.items():
         fig.add_vline(x=threshold, line=_THRESHOLD_LINE, layer="below")
-        labels.append((threshold, _threshold_text(threshold, p, weightings.c_miss, weightings.c_fa,
-                                                  " = −τ" if p in same else "", units), "#222222"))
+        op = OperatingPoint(p, weightings.c_miss, weightings.c_fa)
+        labels.append((threshold, _threshold_text(threshold, op, " = −τ" if p in same else "", units), "#222222"))
     return _line_labels(fig, labels, (float(weightings.t[0]), float(weightings.t[-1])))
 
 
@@ -301,11 +315,10 @@ def _cost_range(fig: go.Figure, frame: pd.DataFrame, sweep: RuleSweep | None) ->
 def calibration_transform_figure(
     systems,
     *,
-    p_target: float | None = None,
-    c_miss: float = 1.0,
-    c_fa: float = 1.0,
+    operating_point: OperatingPoint | float | None = None,
     max_points: int = 2000,
     units: str = "ln",
+    **deprecated,
 ) -> go.Figure:
     """Each system's LLRs against the PAV-optimal LLRs of the same trials (fig. 3 of the paper).
 
@@ -319,9 +332,10 @@ def calibration_transform_figure(
     ----------
     systems : Mapping[str, Trials], Trials, or the CurveSet of :func:`llrcore.binary.curves.pav_transforms`
         LLRs (e.g. the raw scores and one or more calibrations of them).
-    p_target, c_miss, c_fa : float, optional
-        The user's operating point: its Bayes threshold ``-plo_eff`` as a vertical and a horizontal line. Decisions
-        are right there when the curve passes through their crossing.
+    operating_point : OperatingPoint or float, optional
+        The user's operating point (a number is a P_target with unit costs): its Bayes threshold ``-plo_eff`` as a
+        vertical and a horizontal line. Decisions are right there when the curve passes through their crossing.
+        The loose ``p_target, c_miss, c_fa`` are deprecated.
     max_points : int
         Vertices per curve after decimation in plot space.
     units : {"ln", "log10"}
@@ -329,7 +343,8 @@ def calibration_transform_figure(
     """
     unit = llr_unit(units)
     transforms = systems if isinstance(systems, CurveSet) else pav_transforms(systems)
-    bayes = bayes_threshold(p_target, c_miss, c_fa)
+    op = operating_point_of(with_deprecated(operating_point, deprecated, "calibration_transform_figure"))
+    bayes = None if op is None else bayes_threshold(op)
     fig = go.Figure()
     y_values = []
     for position, (name, transform) in enumerate(transforms.items()):
@@ -357,7 +372,7 @@ def calibration_transform_figure(
         meta=dict(system=None, kind="identity", label="identity"),
     ))
     if bayes is not None:
-        _threshold_line(fig, bayes, p_target, c_miss, c_fa, position="bottom right", units=units)
+        _threshold_line(fig, bayes, op, position="bottom right", units=units)
         fig.add_hline(y=bayes, line=_THRESHOLD_LINE, layer="below")
     style_figure(fig, "LLRs against the PAV-optimal LLRs of the same trials", height=640)
     fig.update_layout(hovermode="closest")

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from ..prior import sigmoid
+from ..prior import OperatingPoint, as_operating_point, sigmoid
 from ..teaching.decisions import DecisionHistograms, DecisionSummary, decision_histograms, per_100, percent
 from ..teaching.fixed_threshold import FixedThresholdAnalysis
 from ._style import (
@@ -24,6 +24,7 @@ from ._style import (
     style_figure,
     with_alpha,
 )
+from ._operating_point import operating_point_of, with_deprecated
 from ._units import llr_factor, llr_unit, rescale_llr_axes
 
 __all__ = ["decision_figure", "errors_per_100_figure", "fixed_threshold_figure", "prior_axis"]
@@ -53,9 +54,9 @@ def _step(edges: np.ndarray, density: np.ndarray) -> tuple[np.ndarray, np.ndarra
     return edges, np.concatenate([density, density[-1:]])
 
 
-def decision_figure(trials, p_target: float | None = None, c_miss: float = 1.0, c_fa: float = 1.0, *,
-                    bins: int = 80, log_density: bool = False, name: str | None = None,
-                    units: str = "ln") -> go.Figure:
+def decision_figure(trials, operating_point: OperatingPoint | float | None = None, *, bins: int = 80,
+                    log_density: bool = False, name: str | None = None, units: str = "ln",
+                    **deprecated) -> go.Figure:
     """The two classes' LLR histograms, the Bayes threshold ``-plo_eff`` and the decisions it makes.
 
     Left of the threshold every trial is rejected, right of it accepted; the part of the target histogram on the
@@ -68,8 +69,10 @@ def decision_figure(trials, p_target: float | None = None, c_miss: float = 1.0, 
     trials : Trials or DecisionHistograms
         Scores taken as natural-log LLRs, or their histograms computed already by
         :func:`~llrcore.teaching.decisions.decision_histograms` (then the operating point, `bins` and `name` are theirs).
-    p_target, c_miss, c_fa : float
-        The operating point (see :func:`~llrcore.teaching.decisions.bayes_decisions`); needed with Trials.
+    operating_point : OperatingPoint or float
+        The operating point (a number is a P_target with unit costs; see
+        :func:`~llrcore.teaching.decisions.bayes_decisions`); needed with Trials. The loose ``p_target, c_miss,
+        c_fa`` are deprecated.
     bins : int
         About this many bins over the range of the scores.
     log_density : bool
@@ -78,7 +81,8 @@ def decision_figure(trials, p_target: float | None = None, c_miss: float = 1.0, 
         The LLR axis and the thresholds' labels in natural-log LLRs or in ``log10 LR`` (densities then per log10
         unit, each class still of area 1).
     """
-    histograms = _decision_histograms(trials, p_target, c_miss, c_fa, bins, name)
+    operating_point = with_deprecated(operating_point, deprecated, "decision_figure")
+    histograms = _decision_histograms(trials, operating_point_of(operating_point), bins, name)
     fig = go.Figure()
     for label in ("target", "non-target"):
         _class_traces(fig, histograms, label, units)
@@ -87,13 +91,13 @@ def decision_figure(trials, p_target: float | None = None, c_miss: float = 1.0, 
     return rescale_llr_axes(fig, units, density_axis="y")
 
 
-def _decision_histograms(trials, p_target, c_miss, c_fa, bins, name) -> DecisionHistograms:
-    """The histograms a decision figure draws: given, or computed from the trials at the operating point."""
+def _decision_histograms(trials, op: OperatingPoint | None, bins, name) -> DecisionHistograms:
+    """The histograms a decision figure draws: given, or computed from the trials at the operating point `op`."""
     if isinstance(trials, DecisionHistograms):
         return trials
-    if p_target is None:
+    if op is None:
         raise ValueError("Give P(target), the prior of the decisions to draw.")
-    return decision_histograms(trials, p_target, c_miss, c_fa, bins=bins, name=name)
+    return decision_histograms(trials, op.p_target, op.c_miss, op.c_fa, bins=bins, name=name)
 
 
 def _class_traces(fig: go.Figure, histograms: DecisionHistograms, label: str, units: str = "ln") -> None:
@@ -229,8 +233,9 @@ def prior_axis(fig: go.Figure, x_range) -> None:
     )
 
 
-def fixed_threshold_figure(analysis: FixedThresholdAnalysis, *, p_target: float | None = None,
-                           log_scale: bool = True) -> go.Figure:
+def fixed_threshold_figure(analysis: FixedThresholdAnalysis, *,
+                           operating_point: OperatingPoint | float | None = None, log_scale: bool = True,
+                           **deprecated) -> go.Figure:
     """What a score threshold fixed for a false-alarm rate on development data costs on evaluation data.
 
     Against the prior (x, in P(target) on a logit scale), the expected errors (or cost) per 100 evaluation
@@ -239,7 +244,17 @@ def fixed_threshold_figure(analysis: FixedThresholdAnalysis, *, p_target: float 
     (dashed, PAV on the evaluation data) and no system (dotted). The fixed threshold touches the Bayes curve only
     near the prior it implicitly assumes, marked with a diamond. The table of the curves is
     :meth:`FixedThresholdAnalysis.to_frame <llrcore.teaching.decisions.FixedThresholdAnalysis.to_frame>`.
+
+    `operating_point` (optional) marks the user's prior with stars on the fixed-threshold and Bayes curves: an
+    OperatingPoint with the analysis' costs, or a bare P_target (the analysis' costs then stand). The loose
+    ``p_target`` is deprecated.
+
+    Raises
+    ------
+    ValueError
+        When the operating point's costs are not those the analysis was computed with.
     """
+    operating_point = with_deprecated(operating_point, deprecated, "fixed_threshold_figure")
     what = _cost_word(analysis)
     fig = go.Figure()
     for kind, label, line in _fixed_threshold_curves(analysis):
@@ -251,8 +266,8 @@ def fixed_threshold_figure(analysis: FixedThresholdAnalysis, *, p_target: float 
             meta=dict(system=None, kind=kind, label=label),
         ))
     _implied_prior_mark(fig, analysis, log_scale)
-    if p_target is not None:
-        _your_prior_marks(fig, analysis, p_target)
+    if operating_point is not None:
+        _your_prior_marks(fig, analysis, _analysis_point(analysis, operating_point))
     style_figure(fig, two_line_title("Fixed false-alarm threshold vs Bayes decisions",
                                      "expected on the evaluation data at every prior"), height=620)
     prior_axis(fig, (float(analysis.plo[0]), float(analysis.plo[-1])))
@@ -297,8 +312,19 @@ def _implied_prior_mark(fig: go.Figure, analysis: FixedThresholdAnalysis, log_sc
     )
 
 
-def _your_prior_marks(fig: go.Figure, analysis: FixedThresholdAnalysis, p_target: float) -> None:
+def _analysis_point(analysis: FixedThresholdAnalysis, operating_point) -> OperatingPoint:
+    """`operating_point` at the costs of the analysis (a bare P_target takes them), refused if its own differ."""
+    if not isinstance(operating_point, OperatingPoint):
+        return as_operating_point(operating_point, analysis.c_miss, analysis.c_fa)
+    if (operating_point.c_miss, operating_point.c_fa) != (analysis.c_miss, analysis.c_fa):
+        raise ValueError(f"The operating point's costs ({operating_point.describe()}) are not those of the analysis "
+                         f"(C_miss = {analysis.c_miss:g}, C_fa = {analysis.c_fa:g}).")
+    return operating_point
+
+
+def _your_prior_marks(fig: go.Figure, analysis: FixedThresholdAnalysis, op: OperatingPoint) -> None:
     """The user's prior: a vertical line and stars on the fixed-threshold and Bayes curves."""
+    p_target = op.p_target
     at = analysis.at(p_target)
     x = float(np.log(p_target) - np.log1p(-p_target))
     fig.add_vline(x=x, line=dict(color="#333333", width=1.6, dash="dashdot"))

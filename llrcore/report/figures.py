@@ -6,6 +6,7 @@ from dataclasses import dataclass
 import plotly.graph_objects as go
 
 from .. import plots
+from ..prior import OperatingPoint
 from ..plots.calibration import calibration_transform_figure
 from ..plots.uncertainty import condition_figure, with_det_bands
 from .summary import likely
@@ -30,13 +31,13 @@ def report_figures(report) -> dict[str, ReportFigure]:
     report breaks the systems down, the EER per condition, at the report's operating point."""
     systems, both = report.systems, report.calibrated_systems
     tar_name, non_name = report.class_names
-    op = dict(p_target=report.p_target, c_miss=report.c_miss, c_fa=report.c_fa)
+    op = report.operating_point
     bands = {name: interval.det_band for name, interval in report.intervals.items()}
     figures = {
         "det": ReportFigure(
             "DET",
             "How often does it miss, and how often does it raise a false alarm?",
-            with_det_bands(plots.det_figure(systems, **op), bands, list(systems)),
+            with_det_bands(plots.det_figure(systems, operating_point=op), bands, list(systems)),
             f"Each curve shows the share of {tar_name} trials the system misses (up) against the share of {non_name} "
             "trials it wrongly accepts (right), for every possible decision threshold: the nearer the bottom-left "
             "corner, the better. The circle marks the equal error rate (EER), the diamond the best threshold at "
@@ -47,7 +48,7 @@ def report_figures(report) -> dict[str, ReportFigure]:
         "bayes_error": ReportFigure(
             "Bayes error",
             "Out of 100 trials, how many errors at every prior?",
-            plots.bayes_error_trapezium_figure(systems, p_target=report.p_eff),
+            plots.bayes_error_trapezium_figure(systems, operating_point=OperatingPoint(report.p_eff)),
             "The error rate when the scores are used as likelihood ratios (solid), with perfect calibration "
             "(dashed) and without any system (dotted), for every proportion of targets along the bottom; the "
             "numbers of the summary are marked on the vertical line. The shaded trapezium is the limit the equal "
@@ -64,7 +65,7 @@ def report_figures(report) -> dict[str, ReportFigure]:
         "calibration": ReportFigure(
             "Calibration vs PAV",
             "Do its likelihood ratios mean what they say?",
-            calibration_transform_figure(both, **op),
+            calibration_transform_figure(both, operating_point=op),
             "Each curve compares the log-likelihood ratio a trial received (across) with the best one these trials "
             "support (up, found by PAV): on the diagonal, a likelihood ratio means exactly what it says. Where a "
             "curve is flatter than the diagonal the system overstates the evidence, where it is steeper it "

@@ -227,7 +227,7 @@ def made_on(when: datetime) -> str:
 def render_html(report, written=None) -> str:
     """The page of a :class:`~llrcore.report.Report`: summary, figures, every metric, settings and glossary; it says
     it was made at `written` (a datetime; default the report's ``created``)."""
-    op = f"P_target = {report.p_target:g}, C_miss = {report.c_miss:g}, C_fa = {report.c_fa:g}"
+    op = report.operating_point.describe()
     created = made_on(written or report.created)
     figures = "".join(figure_html(key, item) for key, item in report.figures.items() if key not in _OWN_SECTION)
     table = _with_intervals(_percent_eer(report.metrics_table()))
