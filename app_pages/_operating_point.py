@@ -67,8 +67,8 @@ def _on_value() -> None:
 
 
 def operating_point(title: str = "Operating point", *, presets: bool = True, compact: bool = False) \
-        -> tuple[float, float, float]:
-    """Draw the operating-point controls and return ``(p_target, c_miss, c_fa)`` of the app's operating point.
+        -> lc.OperatingPoint:
+    """Draw the operating-point controls and return the app's operating point.
 
     `presets` adds the NIST preset box; `compact` puts P_target above the two costs, for a narrow column.
     """
@@ -96,4 +96,4 @@ def operating_point(title: str = "Operating point", *, presets: bool = True, com
         f"Effective prior {odds_name()} **{shown(op.plo_eff):+.3f}** (effective P_target {op.p_eff:.4g}): "
         f"LLRs at or above **{llr_text(op.threshold)}** are accepted as targets."
     )
-    return op.p_target, op.c_miss, op.c_fa
+    return op

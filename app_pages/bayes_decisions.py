@@ -19,7 +19,6 @@ from app_pages._loaded import SYSTEMS, trials_by_name
 from app_pages._units import current as llr_units
 from app_pages._units import odds_name, shown, unit
 from llrcore import plots
-from llrcore.binary.rates import sigmoid
 from llrcore.plots.decisions import decision_figure, errors_per_100_figure, fixed_threshold_figure
 from llrcore.teaching.decisions import decision_histograms, per_100
 from llrcore.words import percent
@@ -85,8 +84,8 @@ def _to_app() -> None:
 # ----- the screen --------------------------------------------------------------------------------------------------
 
 
-def controls(names: list[str]):
-    """System, prior and costs, side by side; their values live in the address bar."""
+def controls(names: list[str]) -> tuple[str, lc.OperatingPoint]:
+    """System and operating point (prior and costs), side by side; their values live in the address bar."""
     with st.container(border=True):
         system_column, prior_column, miss_column, fa_column = st.columns([2.2, 3, 1.6, 1.6], gap="medium")
         name = system_column.selectbox(
@@ -101,17 +100,16 @@ def controls(names: list[str]):
                                            format_func=number, key="c_miss", bind="query-params", on_change=_to_app)
         c_fa = fa_column.select_slider("C_fa: cost of a false alarm", _from_app("c_fa"), value=1.0,
                                        format_func=number, key="c_fa", bind="query-params", on_change=_to_app)
-        plo = float(lc.effective_plo(p_target))
-        plo_eff = float(lc.effective_plo(p_target, c_miss, c_fa))
+        op = lc.OperatingPoint(p_target, c_miss, c_fa)
         odds = f"logit({p_target:g})" if llr_units() == "ln" else f"log10({p_target:g} / {1 - p_target:g})"
         costs = "" if c_miss == c_fa == 1 else \
-            f"; with these costs the effective {odds_name()} are **{shown(plo_eff):+.2f}**"
+            f"; with these costs the effective {odds_name()} are **{shown(op.plo_eff):+.2f}**"
         st.caption(
-            f"Prior {odds_name()} {odds} = **{shown(plo):+.2f}**{costs}. Bayes decision: accept a trial when its "
-            f"{'LLR' if llr_units() == 'ln' else unit()} is at least **{shown(-plo_eff):+.2f}**. The address bar "
+            f"Prior {odds_name()} {odds} = **{shown(op.plo):+.2f}**{costs}. Bayes decision: accept a trial when its "
+            f"{'LLR' if llr_units() == 'ln' else unit()} is at least **{shown(op.threshold):+.2f}**. The address bar "
             "holds these settings: copy it to share this view."
         )
-    return name, p_target, c_miss, c_fa
+    return name, op
 
 
 def answer(summary: lc.DecisionSummary) -> None:
@@ -137,13 +135,14 @@ def answer(summary: lc.DecisionSummary) -> None:
                       delta_arrow="off")
 
 
-def threshold_view(trials: lc.Trials, summary: lc.DecisionSummary, p_target, c_miss, c_fa) -> None:
+def threshold_view(trials: lc.Trials, summary: lc.DecisionSummary, op: lc.OperatingPoint) -> None:
     st.markdown(html.escape(summary.decisions_sentence(units=llr_units()), quote=False))
     left, right = st.columns([3, 2], gap="medium")
     with left:
         log_density = st.toggle("Logarithmic density axis", value=True, key="bayes_log_density",
                                 help="Shows the thin tails, where a good system's errors are.")
-        histograms = decision_histograms(trials, p_target, c_miss, c_fa)  # the summary's operating point: valid
+        # the summary's operating point: valid
+        histograms = decision_histograms(trials, op.p_target, op.c_miss, op.c_fa)
         show_figure(lambda: decision_figure(histograms, log_density=log_density, units=llr_units()), "bayes_threshold",
                     data=histograms.to_frame)
         st.caption("Hatched: the errors. Targets left of the threshold are missed, non-targets right of it are "
@@ -159,7 +158,7 @@ def threshold_view(trials: lc.Trials, summary: lc.DecisionSummary, p_target, c_m
                    f"targets missed, {summary.false_alarms:,} of {summary.n_non:,} non-targets accepted.")
 
 
-def priors_view(name: str, trials: lc.Trials, p_target: float, c_miss: float, c_fa: float) -> None:
+def priors_view(name: str, trials: lc.Trials, op: lc.OperatingPoint) -> None:
     system = SYSTEMS.sets()[name]
     compare = st.toggle("Add the system calibrated by cross-validated logistic regression", value=True,
                         key="bayes_add_calibrated",
@@ -171,10 +170,12 @@ def priors_view(name: str, trials: lc.Trials, p_target: float, c_miss: float, c_
             systems[calibrated.name] = calibrated
         except ValueError as err:  # e.g. a fold's fit collapsed: said as failed, never drawn as a calibration
             st.error(f"**The calibration by cross-validation failed:** {err}", icon=":material/error:")
-    p_eff = float(f"{float(sigmoid(lc.effective_plo(p_target, c_miss, c_fa))):.3g}")  # a readable label
-    show_figure(lambda: plots.bayes_error_trapezium_figure(systems, p_target=p_eff), "bayes_trapezium")
-    marker = f"P(target) = {p_target:g}" if c_miss == c_fa == 1 else (
-        f"the effective prior {p_eff:.3g} (P(target) = {p_target:g} with C_miss = {c_miss:g}, C_fa = {c_fa:g})")
+    p_eff = float(f"{op.p_eff:.3g}")  # a readable label
+    show_figure(lambda: plots.bayes_error_trapezium_figure(systems, operating_point=lc.OperatingPoint(p_eff)),
+                "bayes_trapezium")
+    marker = f"P(target) = {op.p_target:g}" if op.c_miss == op.c_fa == 1 else (
+        f"the effective prior {p_eff:.3g} (P(target) = {op.p_target:g} with C_miss = {op.c_miss:g}, "
+        f"C_fa = {op.c_fa:g})")
     st.caption(
         f"The Bayes error rate at every prior, with {marker} marked. A perfectly calibrated system stays under its "
         "trapezium min(P, 1−P, EER) (shaded); a miscalibrated one can rise above it, even above the dotted line of "
@@ -182,7 +183,7 @@ def priors_view(name: str, trials: lc.Trials, p_target: float, c_miss: float, c_
     )
 
 
-def fixed_threshold_view(names: list[str], p_target: float, c_miss: float, c_fa: float) -> None:
+def fixed_threshold_view(names: list[str], op: lc.OperatingPoint) -> None:
     dev_column, eval_column, pfa_column = st.columns([2, 2, 3], gap="medium")
     dev_name = dev_column.selectbox("Development set (sets the threshold)", names,
                                     index=default_index(names, None, "development"), key="dev_system",
@@ -197,12 +198,12 @@ def fixed_threshold_view(names: list[str], p_target: float, c_miss: float, c_fa:
                    "what happens on unseen data.")
     chosen = trials_by_name(names=[dev_name, eval_name])
     try:
-        analysis = lc.fixed_false_alarm_threshold(chosen[dev_name], chosen[eval_name], target_pfa, c_miss=c_miss,
-                                                  c_fa=c_fa)
+        analysis = lc.fixed_false_alarm_threshold(chosen[dev_name], chosen[eval_name], target_pfa,
+                                                  c_miss=op.c_miss, c_fa=op.c_fa)
     except ValueError as err:
         st.error(f"The comparison could not be made: {err}")
         return
-    sentence = html.escape(analysis.sentence(p_target), quote=False)
+    sentence = html.escape(analysis.sentence(op.p_target), quote=False)
     st.markdown(f"<p style='font-size:1.2rem; line-height:1.45'>{sentence}</p>", unsafe_allow_html=True)
     rates = st.columns(4)
     rates[0].metric("Score threshold", f"{analysis.threshold:.4g}", border=True)
@@ -214,7 +215,7 @@ def fixed_threshold_view(names: list[str], p_target: float, c_miss: float, c_fa:
     rates[3].metric("Bayes decision only at", f"P(target) ≈ {analysis.implied_p_target:.2g}", border=True,
                     help="The prior at which this threshold equals the Bayes threshold of the scores calibrated on "
                          "the development set.")
-    show_figure(lambda: fixed_threshold_figure(analysis, p_target=p_target), "bayes_fixed_threshold",
+    show_figure(lambda: fixed_threshold_figure(analysis, operating_point=op), "bayes_fixed_threshold",
                 data=analysis.to_frame)
     st.caption(
         "A score threshold fixed for a false-alarm rate does not move with the prior, so it is right at one prior "
@@ -226,20 +227,20 @@ def fixed_threshold_view(names: list[str], p_target: float, c_miss: float, c_fa:
 @st.fragment
 def page_body() -> None:
     names = list(SYSTEMS.sets())
-    name, p_target, c_miss, c_fa = controls(names)
+    name, op = controls(names)
     trials = trials_by_name(names=[name])[name]
-    summary = lc.bayes_decisions(trials, p_target, c_miss, c_fa, name=name)
+    summary = lc.bayes_decisions(trials, op.p_target, op.c_miss, op.c_fa, name=name)
     answer(summary)
     tabs = dict(zip(VIEWS, st.tabs(VIEWS, key="bayes_view", on_change="rerun", bind="query-params")))
     if tabs[VIEWS[0]].open:
         with tabs[VIEWS[0]]:
-            threshold_view(trials, summary, p_target, c_miss, c_fa)
+            threshold_view(trials, summary, op)
     if tabs[VIEWS[1]].open:
         with tabs[VIEWS[1]]:
-            priors_view(name, trials, p_target, c_miss, c_fa)
+            priors_view(name, trials, op)
     if tabs[VIEWS[2]].open:
         with tabs[VIEWS[2]]:
-            fixed_threshold_view(names, p_target, c_miss, c_fa)
+            fixed_threshold_view(names, op)
 
 
 st.title("Bayes decisions")

@@ -15,15 +15,15 @@ import streamlit as st
 
 import llrcore as lc
 from llrcore import plots
-from llrcore.calibration.analysis import NAMED_RULES, calibrate_and_evaluate, calibration_label
+from llrcore.calibration.analysis import NAMED_RULES, calibrate_and_evaluate
 from llrcore.plots.calibration import calibration_transform_figure, threshold_weighting_figure
-from llrcore.plots.uncertainty import condition_figure
 from llrcore.calibration.weighting import threshold_weightings
 from llrcore.words import number
 from app_pages._loaded import SYSTEMS
 from app_pages._messages import flash, show_flashes
 from app_pages._registry import LoadedSystem
-from app_pages._tables import count_columns, show_metrics
+from app_pages._tables import show_metrics
+from app_pages._calibration_conditions import condition_controls, show_condition_calibration
 from app_pages._calibration_controls import CUSTOM_RULE, RULES, choose_sets, custom_rule, describe_rule, md
 from app_pages._figures import show_figure
 from app_pages import _uncertainty
@@ -107,12 +107,12 @@ def choose_method() -> dict:
 
 @st.cache_resource(show_spinner=False, max_entries=32, ttl="1h")
 def calibrated(train_id: str, test_id: str | None, by: tuple[str, ...], method: str, alpha: float | None,
-               beta: float | None, plo: float, cmlg_alpha: float, folds: int, p_target: float, c_miss: float,
-               c_fa: float, _train: lc.Trials, _test: lc.Trials | None):
+               beta: float | None, plo: float, cmlg_alpha: float, folds: int, op: lc.OperatingPoint,
+               _train: lc.Trials, _test: lc.Trials | None):
     """``calibrate_and_evaluate``, or with `by` ``calibrate_by_condition``, keyed by the systems' ids (their Trials are
-    never hashed)."""
+    never hashed) and the operating point (a frozen dataclass: equal points are one key)."""
     rule = None if alpha is None else lc.BetaRule(alpha, beta)
-    options = dict(cmlg_alpha=cmlg_alpha, folds=folds, p_target=p_target, c_miss=c_miss, c_fa=c_fa)
+    options = dict(cmlg_alpha=cmlg_alpha, folds=folds, p_target=op)
     if by:
         return lc.calibrate_by_condition(_train, _test, by, method, rule, plo, **options)
     result = calibrate_and_evaluate(_train, _test, method, rule, plo, **options)
@@ -120,7 +120,7 @@ def calibrated(train_id: str, test_id: str | None, by: tuple[str, ...], method: 
     return result
 
 
-def run_calibration(train: str, evaluation: str | None, folds: int, choice: dict, p_target, c_miss, c_fa,
+def run_calibration(train: str, evaluation: str | None, folds: int, choice: dict, op: lc.OperatingPoint,
                     by: tuple[str, ...] = ()):
     """The calibration of the chosen sets: a CalibrationResult, or with `by` a ConditionCalibrationResult."""
     loaded = SYSTEMS.sets()
@@ -128,7 +128,7 @@ def run_calibration(train: str, evaluation: str | None, folds: int, choice: dict
     return calibrated(
         loaded[train].id, None if evaluation is None else loaded[evaluation].id, tuple(by), choice["method"],
         None if rule is None else rule.alpha, None if rule is None else rule.beta, choice["plo"],
-        choice["cmlg_alpha"], folds, p_target, c_miss, c_fa,
+        choice["cmlg_alpha"], folds, op,
         loaded[train].trials, None if evaluation is None else loaded[evaluation].trials,
     )
 
@@ -273,17 +273,16 @@ BAYES_FIGURES = (
 )
 
 
-def show_figures(result: lc.CalibrationResult, raw_name: str, p_target, c_miss, c_fa) -> None:
+def show_figures(result: lc.CalibrationResult, raw_name: str, op: lc.OperatingPoint) -> None:
     both = {f"before: {raw_name}": result.raw, f"after: {result.label}": result.calibrated}
     tabs = dict(zip(FIGURE_TABS, st.tabs(FIGURE_TABS, key="cal_tab", on_change="rerun")))
     if any(tabs[name].open for name in FIGURE_TABS[2:]):  # the three Bayes-error figures draw the same curves
-        bayes = lc.bayes_error_curves(both, p_target=lc.OperatingPoint(p_target, c_miss, c_fa))
+        bayes = lc.bayes_error_curves(both, p_target=op)
     if tabs["Calibrated vs PAV"].open:
         with tabs["Calibrated vs PAV"]:
             transforms = lc.pav_transforms(both)
             show_figure(
-                lambda: calibration_transform_figure(transforms, p_target=p_target, c_miss=c_miss, c_fa=c_fa,
-                                                     units=llr_units()),
+                lambda: calibration_transform_figure(transforms, operating_point=op, units=llr_units()),
                 "calibration_vs_pav",
                 "Each curve: the LLRs of the evaluation trials (across) against the best monotone recalibration of the "
                 "same trials, found by PAV with their labels (up). On the dashed identity line a system is perfectly "
@@ -298,7 +297,7 @@ def show_figures(result: lc.CalibrationResult, raw_name: str, p_target, c_miss, 
                         "would put their weight at prior weighting P = 0.5.")
             plo = result.plo if result.method == "affine" else 0.0
             rules = weighting_rules(result)
-            weightings = threshold_weightings(rules, plo, p_target=p_target, c_miss=c_miss, c_fa=c_fa)
+            weightings = threshold_weightings(rules, plo, p_target=op.p_target, c_miss=op.c_miss, c_fa=op.c_fa)
             show_figure(
                 lambda: threshold_weighting_figure(weightings, highlight=next(iter(rules)) if result.rule else None,
                                                    units=llr_units()),
@@ -314,88 +313,10 @@ def show_figures(result: lc.CalibrationResult, raw_name: str, p_target, c_miss, 
                 show_figure(lambda: draw(bayes), stem, caption, data=bayes.to_frame)
 
 
-# ----- per condition --------------------------------------------------------------------------------------------------
-
-#: Which calibrations the per-condition table and figure show: (label, stages of the library's table).
-CONDITION_VIEWS = {"Both side by side": ("before", "pooled", "per condition"),
-                   "One per condition": ("before", "per condition"), "Pooled": ("before", "pooled")}
-STAGE_NAMES = {"before": "before", "pooled": "pooled calibration", "per condition": "one per condition"}
+# ----- per condition (drawn by app_pages/_calibration_conditions.py) -------------------------------------------------
 
 
-def condition_controls(train: str, evaluation: str | None) -> tuple[tuple[str, ...], str]:
-    """"Break down by" (the columns both sets have) and which calibrations to show."""
-    loaded = SYSTEMS.sets()
-    columns = [c for c in loaded[train].trials.conditions
-               if evaluation is None or c in loaded[evaluation].trials.conditions]
-    by_column, view_column = st.columns([3, 4], vertical_alignment="bottom")
-    by = _uncertainty.break_down_by(columns, key="cal_by", container=by_column, persist_state="session")
-    st.session_state.setdefault("cal_by_view", next(iter(CONDITION_VIEWS)))
-    view = view_column.segmented_control(
-        "Calibration", list(CONDITION_VIEWS), key="cal_by_view", persist_state="session", disabled=not by,
-        help="One calibration per condition, each trained on that condition's training trials, against one "
-             "calibration of all of them (pooled).") or next(iter(CONDITION_VIEWS))
-    if not columns:
-        st.caption("The chosen sets have no metadata column in common: nothing to break down by.")
-    return by, view
-
-
-def condition_sentence(result: lc.ConditionCalibrationResult, train: str) -> str:
-    by = " × ".join(result.by)
-    own, total = sum(label == "own" for label in result.own), len(result.own)
-    how = (f"{result.folds}-fold cross-validation of {md(train)} (each fold by the calibrations of the other folds)"
-           if result.folds else f"trained on {md(train)}")
-    method = calibration_label(result.method, result.rule, result.plo).removeprefix("calibrated ")
-    served = ("all have their own" if own == total else "none has its own: all get the pooled one" if own == 0
-              else f"{own} have their own, the others the pooled one")
-    return (f"One calibration per {md(by)} {method}, {how}: of {total} {md(by)} values {served}. Trials with no "
-            f"{md(by)} (e.g. bona fide) count in every condition.")
-
-
-def condition_frame(result: lc.ConditionCalibrationResult, view: str):
-    """The library's table with the columns of the chosen calibrations."""
-    frame = result.to_frame(eer_percent=True)
-    stages = CONDITION_VIEWS[view]
-    hidden = [f"{metric} {stage}" for metric in ("Cllr", "actDCF") for stage in STAGE_NAMES if stage not in stages]
-    return frame.drop(columns=hidden + ([] if "per condition" in stages else ["calibration"]))
-
-
-def condition_intervals(result: lc.ConditionCalibrationResult, stages: tuple[str, ...], key: tuple) -> dict:
-    """With confidence intervals on: each shown calibration's bootstrap per condition, kept for the session."""
-    if not st.session_state.get("cal_ci"):
-        return {}
-    metrics = {"before": result.before, "pooled": result.pooled, "per condition": result.per_condition}
-    return {STAGE_NAMES[stage]: _uncertainty.run_once(
-        ("calibrate by condition", *key, result.by, stage), f"Bootstrap per condition, {STAGE_NAMES[stage]}",
-        lambda progress, stage=stage: metrics[stage].bootstrap(n=1000, progress=progress)) for stage in stages}
-
-
-def show_condition_calibration(result: lc.ConditionCalibrationResult, train: str, view: str, key: tuple) -> None:
-    st.markdown(condition_sentence(result, train))
-    frame = condition_frame(result, view)
-    st.dataframe(frame, hide_index=True, width="stretch", column_config={
-        **count_columns("targets", "non-targets"),
-        **{column: st.column_config.NumberColumn(format="%.4f") for column in frame.columns
-           if column.startswith(("Cllr", "actDCF", "minCllr"))},
-        "EER %": st.column_config.NumberColumn(format="%.2f")})
-    for note in result.notes():
-        st.caption(f":material/info: {md(note)}")
-    metric_column, _ = st.columns([2, 3])
-    metric = metric_column.segmented_control("Metric per condition", ["cllr", "act_dcf"], default="cllr",
-                                             key="cal_by_metric", format_func=lc.binary.metrics.METRIC_COLUMNS.get) or "cllr"
-    metrics = {"before": result.before, "pooled": result.pooled, "per condition": result.per_condition}
-    stages = {STAGE_NAMES[stage]: metrics[stage] for stage in CONDITION_VIEWS[view]}
-    intervals = condition_intervals(result, CONDITION_VIEWS[view], key)
-    show_figure(lambda: condition_figure(stages, metric, intervals=intervals or None), "cal_conditions",
-                "Each condition's value on the evaluation trials (circles) and all of them pooled (diamonds): before "
-                "calibration, after one pooled calibration and after one calibration per condition"
-                + (f", with 95 % {_uncertainty.METHOD} bootstrap intervals." if intervals else "."),
-                data=lambda: result.to_frame(eer_percent=True))
-    with st.expander("The calibrations per condition"):
-        st.dataframe(result.calibration.to_frame(), hide_index=True, width="stretch",
-                     column_config=count_columns("targets", "non-targets"))
-
-
-def show_conditions(train: str, evaluation: str | None, folds: int, choice: dict, p_target, c_miss, c_fa,
+def show_conditions(train: str, evaluation: str | None, folds: int, choice: dict, op: lc.OperatingPoint,
                     key: tuple) -> None:
     st.subheader("Per condition")
     by, view = condition_controls(train, evaluation)
@@ -403,7 +324,7 @@ def show_conditions(train: str, evaluation: str | None, folds: int, choice: dict
         return
     try:
         with st.spinner("Calibrating per condition…"):
-            result = run_calibration(train, evaluation, folds, choice, p_target, c_miss, c_fa, by)
+            result = run_calibration(train, evaluation, folds, choice, op, by)
     except ValueError as err:
         st.error(f"This calibration per condition cannot be trained: {err}")
         return
@@ -430,11 +351,11 @@ def main() -> None:
     with method_column:
         choice = choose_method()
     with op_column, st.container(border=True):
-        p_target, c_miss, c_fa = operating_point(presets=False)
+        op = operating_point(presets=False)
 
     try:
         with st.spinner("Calibrating…"):
-            result = run_calibration(train, evaluation, folds, choice, p_target, c_miss, c_fa)
+            result = run_calibration(train, evaluation, folds, choice, op)
     except ValueError as err:
         st.error(f"This calibration cannot be trained: {err}")
         return
@@ -451,14 +372,13 @@ def main() -> None:
     show_problems(result)
     metric_cards(result.before, result.after)
     loaded = SYSTEMS.sets()
-    key = (loaded[train].id, evaluation and loaded[evaluation].id, folds, *map(repr, choice.values()), p_target,
-           c_miss, c_fa)
+    key = (loaded[train].id, evaluation and loaded[evaluation].id, folds, *map(repr, choice.values()), op)
     show_metrics_table(result, raw_name, key)
     actions(result, raw_name, train)
-    show_conditions(train, evaluation, folds, choice, p_target, c_miss, c_fa, key)
+    show_conditions(train, evaluation, folds, choice, op, key)
 
     st.subheader("Figures")
-    show_figures(result, raw_name, p_target, c_miss, c_fa)
+    show_figures(result, raw_name, op)
 
 
 if __name__ == "__main__":  # run as a page; a test imports its functions without drawing it

@@ -7,6 +7,7 @@ kept in the session, keyed by its settings: changing a figure option or coming b
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 
 import numpy as np
 import streamlit as st
@@ -62,24 +63,27 @@ def choose_grid() -> np.ndarray:
     return grid
 
 
-def _thresholds_text(p_targets, c_miss: float = 1.0, c_fa: float = 1.0) -> str:
-    """``"+4.60 (P_target = 0.01) and +6.91 (P_target = 0.001)"``: the Bayes thresholds the weighting figure draws."""
-    costs = "" if c_miss == c_fa == 1 else f", C_miss = {c_miss:g}, C_fa = {c_fa:g}"
-    parts = [f"{-float(lc.effective_plo(p, c_miss, c_fa)):+.2f} (P_target = {p:g}{costs})" for p in p_targets]
-    return " and ".join(parts)
+def _thresholds_text(points: Sequence[lc.OperatingPoint]) -> str:
+    """``"+4.60 (P_target = 0.01) and +6.91 (P_target = 0.001)"``: the Bayes thresholds of the operating `points`
+    that the weighting figure draws."""
+    return " and ".join(
+        f"{op.threshold:+.2f} (P_target = {op.p_target:g}"
+        + ("" if op.c_miss == op.c_fa == 1 else f", C_miss = {op.c_miss:g}, C_fa = {op.c_fa:g}") + ")"
+        for op in points)
 
 
 def cprimary_caption(p_targets) -> str:
     """What Cprimary is, with the Bayes thresholds of its priors (those the Threshold weighting tab draws)."""
+    thresholds = _thresholds_text([lc.OperatingPoint(p) for p in p_targets])
     return (f"NIST SRE'12: the mean actual DCF at {len(p_targets)} operating points (C_miss = C_fa = 1), Bayes "
-            f"thresholds at LLR {_thresholds_text(p_targets)}: the low false-alarm region. The Threshold weighting "
+            f"thresholds at LLR {thresholds}: the low false-alarm region. The Threshold weighting "
             "tab draws them.")
 
 
-def weighting_caption(p_targets, c_miss: float, c_fa: float) -> str:
-    """The caption of the threshold-weighting figure drawn with these `p_targets` and costs."""
+def weighting_caption(points: Sequence[lc.OperatingPoint]) -> str:
+    """The caption of the threshold-weighting figure drawn at these operating `points`."""
     return ("Where each rule puts its weight over LLR thresholds at this prior weighting, against the Bayes "
-            f"threshold{'s' if len(p_targets) > 1 else ''} {_thresholds_text(p_targets, c_miss, c_fa)}.")
+            f"threshold{'s' if len(points) > 1 else ''} {_thresholds_text(points)}.")
 
 
 def choose_cost() -> tuple[tuple[float, ...], float, float]:
@@ -92,8 +96,8 @@ def choose_cost() -> tuple[tuple[float, ...], float, float]:
         if cost == COSTS[0]:
             st.caption(cprimary_caption(SRE12_P_TARGETS))
             return SRE12_P_TARGETS, 1.0, 1.0
-        p_target, c_miss, c_fa = operating_point("Your operating point", presets=False, compact=True)
-        return (p_target,), c_miss, c_fa
+        op = operating_point("Your operating point", presets=False, compact=True)
+        return (op.p_target,), op.c_miss, op.c_fa
 
 
 # ----- the sweep (kept in the session; it reports progress, so it is not an st.cache function) ------------------------
@@ -222,11 +226,12 @@ def show_weighting(sweep: lc.RuleSweep, rules) -> None:
         st.session_state["cmp_weight_tau_of"] = sweep
         st.session_state["cmp_weight_tau"] = float(sweep.best["plo"])
     tau = st.select_slider("Prior weighting τ", taus, key="cmp_weight_tau", format_func=lambda v: f"{v:+.2f}")
-    p_targets = tuple(sweep.p_targets)
-    weightings = threshold_weightings(rules, tau, p_target=p_targets, c_miss=sweep.c_miss, c_fa=sweep.c_fa)
+    points = [lc.OperatingPoint(p, sweep.c_miss, sweep.c_fa) for p in sweep.p_targets]
+    weightings = threshold_weightings(rules, tau, p_target=tuple(sweep.p_targets), c_miss=sweep.c_miss,
+                                      c_fa=sweep.c_fa)
     show_figure(
         lambda: threshold_weighting_figure(weightings, highlight=str(sweep.best["rule"]), units=llr_units()),
-        "compare_threshold_weighting", weighting_caption(p_targets, sweep.c_miss, sweep.c_fa),
+        "compare_threshold_weighting", weighting_caption(points),
         data=weightings.to_frame,
     )
 

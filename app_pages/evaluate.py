@@ -77,11 +77,9 @@ APE_AXIS_LABELS = {"zoom": "Zoomed on the systems", "full": "Full 0–50 %", "lo
 FIGURE_TABS = ["DET", "APE", "Normalised Bayes error", "Bayes error vs trapezium", "Score distributions"]
 
 
-def show_figures(chosen, p_target: float, c_miss: float, c_fa: float,
-                 boots: dict[str, lc.BootstrapResult] | None = None) -> None:
+def show_figures(chosen, op: lc.OperatingPoint, boots: dict[str, lc.BootstrapResult] | None = None) -> None:
     """One figure per tab, full width; only the open tab is drawn (the tabs rerun the page when switched)."""
     tabs = dict(zip(FIGURE_TABS, st.tabs(FIGURE_TABS, key="eval_tab", on_change="rerun")))
-    op = lc.OperatingPoint(p_target, c_miss, c_fa)
     if any(tabs[name].open for name in FIGURE_TABS[1:4]):  # the three Bayes-error figures draw the same curves
         bayes = lc.bayes_error_curves(chosen, p_target=op)
     if tabs["DET"].open:
@@ -223,7 +221,7 @@ def main() -> None:
 
     op_column, systems_column = st.columns([3, 2], gap="medium")
     with op_column, st.container(border=True):
-        p_target, c_miss, c_fa = operating_point()
+        op = operating_point()
     with systems_column:
         selected = choose_systems()
 
@@ -234,10 +232,9 @@ def main() -> None:
     chosen = trials_by_name(names=selected)
     chosen = {name: chosen[name] for name in selected}
     with st.spinner("Computing metrics…"):
-        results = [lc.evaluate(trials.sorted, p_target=p_target, c_miss=c_miss, c_fa=c_fa, name=name,
-                               primary=_operating_point.primary()) for name, trials in chosen.items()]
+        results = [lc.evaluate(trials.sorted, p_target=op, name=name, primary=_operating_point.primary())
+                   for name, trials in chosen.items()]
 
-    op = lc.OperatingPoint(p_target, c_miss, c_fa)
     metric_cards(results)
     settings = _uncertainty.controls(chosen)
     boots = ({name: _uncertainty.intervals(name, trials, op, settings) for name, trials in chosen.items()}
@@ -253,7 +250,7 @@ def main() -> None:
         show_comparison(chosen, op, settings)
 
     st.subheader("Figures")
-    show_figures(chosen, p_target, c_miss, c_fa, boots)
+    show_figures(chosen, op, boots)
 
 
 main()

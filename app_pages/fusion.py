@@ -36,10 +36,10 @@ def load_cm_demo(part: str) -> dict[str, lc.Trials]:
 
 @st.cache_resource(show_spinner=False, max_entries=16, ttl="1h")
 def fused(dev_key: tuple, eval_key: tuple | None, alpha: float, beta: float, plo: float, regularisation: float,
-          p_target: float, c_miss: float, c_fa: float, _dev: dict, _eval: dict | None) -> lc.FusionResult:
-    """:func:`llrcore.fuse`, keyed by the systems' ids (their Trials are never hashed)."""
-    return lc.fuse(_dev, _eval, rule=lc.BetaRule(alpha, beta), plo=plo, regularisation=regularisation,
-                   p_target=p_target, c_miss=c_miss, c_fa=c_fa)
+          op: lc.OperatingPoint, _dev: dict, _eval: dict | None) -> lc.FusionResult:
+    """:func:`llrcore.fuse`, keyed by the systems' ids (their Trials are never hashed) and the operating point (a
+    frozen dataclass: equal points are one key)."""
+    return lc.fuse(_dev, _eval, rule=lc.BetaRule(alpha, beta), plo=plo, regularisation=regularisation, p_target=op)
 
 
 # ----- controls -------------------------------------------------------------------------------------------------------
@@ -137,14 +137,14 @@ def show_weights(result: lc.FusionResult) -> None:
     st.caption(f"Trained on the development trials: {result.dev.describe()}.")
 
 
-def show_comparison(result: lc.FusionResult, p_target: float) -> None:
+def show_comparison(result: lc.FusionResult, op: lc.OperatingPoint) -> None:
     st.subheader(f"Fusion against each system calibrated alone ({result.judged_on} trials)")
     table = result.to_frame().reset_index()
     st.dataframe(table, hide_index=True, width="stretch", column_config=metric_columns(table, "SRE12"))
     where = result.fused_dev if result.evaluation is None else result.fused_eval
     pairing = result.dev if result.evaluation is None else result.evaluation
     st.caption(f"Each system calibrated alone by the same recipe (rule, prior weighting, regularisation) on the same "
-               f"development trials; {pairing.describe()}; minDCF and actDCF at P_target = {p_target:g}. "
+               f"development trials; {pairing.describe()}; minDCF and actDCF at P_target = {op.p_target:g}. "
                f"{where.tar.size + where.non.size:,} trials judged.")
 
 
@@ -153,20 +153,19 @@ def ape_with_small_names(systems):
     return lc.plots.ape_figure(systems).update_xaxes(tickfont_size=11, row=1, col=2)
 
 
-def show_figures(result: lc.FusionResult, p_target: float, c_miss: float, c_fa: float) -> None:
+def show_figures(result: lc.FusionResult, op: lc.OperatingPoint) -> None:
     st.subheader("Figures")
     systems = result.systems
     det, ape, nbe = st.tabs(["DET", "APE", "Normalised Bayes error"])
     with det:
-        show_figure(lambda: lc.plots.det_figure(systems, p_target=p_target, c_miss=c_miss, c_fa=c_fa), "fusion_det",
+        show_figure(lambda: lc.plots.det_figure(systems, operating_point=op), "fusion_det",
                     "The fusion against each system calibrated alone: ROCCH DET curves, EER and the DCF points.")
     with ape:
         show_figure(lambda: ape_with_small_names(systems), "fusion_ape",
                     "Bayes error against the prior, actual (solid) and after the best monotone recalibration "
                     "(dashed, PAV); the bars split Cllr into discrimination and calibration loss.")
     with nbe:
-        show_figure(lambda: lc.plots.normalised_bayes_error_figure(systems, p_target=p_target, c_miss=c_miss,
-                                                                   c_fa=c_fa),
+        show_figure(lambda: lc.plots.normalised_bayes_error_figure(systems, operating_point=op),
                     "fusion_nbe", "Actual (solid) and minimum (dashed) DCF at every prior, normalised: below 1 the "
                     "system helps.")
 
@@ -184,15 +183,14 @@ def main() -> None:
     with recipe_column:
         rule, plo, regularisation = choose_recipe()
     with op_column, st.container(border=True):
-        p_target, c_miss, c_fa = operating_point(presets=False)
+        op = operating_point(presets=False)
 
     if len(dev) < 2:
         st.info(f"Choose two or more development systems, or click “{DEMO_BUTTON}”.")
         return
     try:
         with st.spinner("Fusing…"):
-            result = fused(dev_key, eval_key, rule.alpha, rule.beta, plo, regularisation, p_target, c_miss, c_fa,
-                           dev, evaluation)
+            result = fused(dev_key, eval_key, rule.alpha, rule.beta, plo, regularisation, op, dev, evaluation)
     except ValueError as err:
         st.error(f"These systems cannot be fused: {err}")
         return
@@ -212,8 +210,8 @@ def main() -> None:
         file_name=f"fused_{part}.csv", mime="text/csv", icon=":material/download:", key="fusion_csv",
         on_click="ignore", help="The fused LLRs of the judged trials with their ids and labels (read back by "
                                 "lc.read_trials and by the Data page).")
-    show_comparison(result, p_target)
-    show_figures(result, p_target, c_miss, c_fa)
+    show_comparison(result, op)
+    show_figures(result, op)
 
 
 if __name__ == "__main__":  # run as a page; a test imports its functions without drawing it

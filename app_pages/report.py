@@ -66,14 +66,14 @@ def cached_report(key: tuple, _systems: dict, _dev, options: dict) -> lc.Report:
     return lc.build_report(_systems, calibrate_on=_dev, **options)
 
 
-def make_report(selected: list[str], p_target, c_miss, c_fa, mode, dev_name, method, title, classes,
+def make_report(selected: list[str], op: lc.OperatingPoint, mode, dev_name, method, title, classes,
                 settings: _uncertainty.Settings) -> lc.Report:
     loaded = SYSTEMS.sets()
     systems = {name: loaded[name].trials for name in selected}
     dev = loaded[dev_name].trials if mode == DEVELOPMENT and dev_name in loaded else None
     if dev is not None:  # the report names the development set as the user named it
         dev = lc.Trials(dev.tar, dev.non, name=dev_name, spoof=dev.spoof)
-    options = dict(p_target=p_target, c_miss=c_miss, c_fa=c_fa, calibrate=mode != NO_CALIBRATION, method=method,
+    options = dict(operating_point=op, calibrate=mode != NO_CALIBRATION, method=method,
                    sources={name: loaded[name].source for name in selected}, title=title or None,
                    class_names=classes, by=settings.by or None, ci=settings.level if settings.intervals else None,
                    bootstrap=settings.replicates, group_by=settings.group_by)
@@ -153,7 +153,7 @@ def main() -> None:
     with left.container(border=True):
         st.markdown("**Systems**")
         selected = choose_systems()
-        p_target, c_miss, c_fa = operating_point()
+        op = operating_point()
     with right.container(border=True):
         st.markdown("**Calibration**")
         mode, dev_name, method = calibration_choice()
@@ -169,7 +169,7 @@ def main() -> None:
     settings = _uncertainty.controls({name: SYSTEMS.sets()[name].trials for name in selected})
     try:
         with st.spinner("Computing the report (calibration included)…"):
-            report = make_report(selected, p_target, c_miss, c_fa, mode, dev_name, method, title, classes, settings)
+            report = make_report(selected, op, mode, dev_name, method, title, classes, settings)
     except ValueError as error:
         st.error(f"The report could not be made: {error}")
         return

@@ -21,7 +21,8 @@ SIGNED = re.compile(r"[+−-]\d+\.\d\d\b")
 
 
 def _drawn_thresholds(p_targets, c_miss=1.0, c_fa=1.0, tau=-4.0) -> list[float]:
-    fig = threshold_weighting_figure(list(NAMED_RULES), tau, p_target=p_targets, c_miss=c_miss, c_fa=c_fa)
+    points = [lc.OperatingPoint(p, c_miss, c_fa) for p in p_targets]
+    fig = threshold_weighting_figure(list(NAMED_RULES), tau, operating_point=points)
     return [float(shape.x0) for shape in fig.layout.shapes if shape.x0 == shape.x1 and shape.x0 != -tau]
 
 
@@ -31,7 +32,7 @@ def _mentioned(text: str) -> list[float]:
 
 @pytest.mark.parametrize("caption", [
     lambda: compare_rules.cprimary_caption(SRE12_P_TARGETS),
-    lambda: compare_rules.weighting_caption(SRE12_P_TARGETS, 1.0, 1.0),
+    lambda: compare_rules.weighting_caption([lc.OperatingPoint(p) for p in SRE12_P_TARGETS]),
 ], ids=["cost", "weighting tab"])
 def test_every_threshold_a_cprimary_text_names_is_drawn(caption):
     text = caption()
@@ -42,7 +43,7 @@ def test_every_threshold_a_cprimary_text_names_is_drawn(caption):
 
 @pytest.mark.parametrize("p_target, c_miss, c_fa", [(0.01, 1.0, 1.0), (0.2, 10.0, 1.0), (0.5, 1.0, 3.0)])
 def test_the_weighting_caption_of_my_dcf_names_its_drawn_threshold(p_target, c_miss, c_fa):
-    text = compare_rules.weighting_caption((p_target,), c_miss, c_fa)
+    text = compare_rules.weighting_caption([lc.OperatingPoint(p_target, c_miss, c_fa)])
     assert _mentioned(text) == pytest.approx(_drawn_thresholds((p_target,), c_miss, c_fa), abs=0.005)
 
 

@@ -1,0 +1,96 @@
+"""The Calibrate page's "Per condition" section: one calibration per condition against one pooled calibration, in a
+table, a figure and a sentence (``lc.calibrate_by_condition``; the page trains it, this draws it).
+
+Kept apart from ``calibrate.py`` so that the page stays a description of its screen (issue 29: pages under ~400
+lines); the widgets keep their values across page switches (``persist_state="session"``).
+"""
+from __future__ import annotations
+
+import streamlit as st
+
+import llrcore as lc
+from llrcore.calibration.analysis import calibration_label
+from llrcore.plots.uncertainty import condition_figure
+from app_pages import _uncertainty
+from app_pages._calibration_controls import md
+from app_pages._figures import show_figure
+from app_pages._loaded import SYSTEMS
+from app_pages._tables import count_columns
+
+#: Which calibrations the per-condition table and figure show: (label, stages of the library's table).
+CONDITION_VIEWS = {"Both side by side": ("before", "pooled", "per condition"),
+                   "One per condition": ("before", "per condition"), "Pooled": ("before", "pooled")}
+STAGE_NAMES = {"before": "before", "pooled": "pooled calibration", "per condition": "one per condition"}
+
+
+def condition_controls(train: str, evaluation: str | None) -> tuple[tuple[str, ...], str]:
+    """"Break down by" (the columns both sets have) and which calibrations to show."""
+    loaded = SYSTEMS.sets()
+    columns = [c for c in loaded[train].trials.conditions
+               if evaluation is None or c in loaded[evaluation].trials.conditions]
+    by_column, view_column = st.columns([3, 4], vertical_alignment="bottom")
+    by = _uncertainty.break_down_by(columns, key="cal_by", container=by_column, persist_state="session")
+    st.session_state.setdefault("cal_by_view", next(iter(CONDITION_VIEWS)))
+    view = view_column.segmented_control(
+        "Calibration", list(CONDITION_VIEWS), key="cal_by_view", persist_state="session", disabled=not by,
+        help="One calibration per condition, each trained on that condition's training trials, against one "
+             "calibration of all of them (pooled).") or next(iter(CONDITION_VIEWS))
+    if not columns:
+        st.caption("The chosen sets have no metadata column in common: nothing to break down by.")
+    return by, view
+
+
+def condition_sentence(result: lc.ConditionCalibrationResult, train: str) -> str:
+    by = " × ".join(result.by)
+    own, total = sum(label == "own" for label in result.own), len(result.own)
+    how = (f"{result.folds}-fold cross-validation of {md(train)} (each fold by the calibrations of the other folds)"
+           if result.folds else f"trained on {md(train)}")
+    method = calibration_label(result.method, result.rule, result.plo).removeprefix("calibrated ")
+    served = ("all have their own" if own == total else "none has its own: all get the pooled one" if own == 0
+              else f"{own} have their own, the others the pooled one")
+    return (f"One calibration per {md(by)} {method}, {how}: of {total} {md(by)} values {served}. Trials with no "
+            f"{md(by)} (e.g. bona fide) count in every condition.")
+
+
+def condition_frame(result: lc.ConditionCalibrationResult, view: str):
+    """The library's table with the columns of the chosen calibrations."""
+    frame = result.to_frame(eer_percent=True)
+    stages = CONDITION_VIEWS[view]
+    hidden = [f"{metric} {stage}" for metric in ("Cllr", "actDCF") for stage in STAGE_NAMES if stage not in stages]
+    return frame.drop(columns=hidden + ([] if "per condition" in stages else ["calibration"]))
+
+
+def condition_intervals(result: lc.ConditionCalibrationResult, stages: tuple[str, ...], key: tuple) -> dict:
+    """With confidence intervals on: each shown calibration's bootstrap per condition, kept for the session."""
+    if not st.session_state.get("cal_ci"):
+        return {}
+    metrics = {"before": result.before, "pooled": result.pooled, "per condition": result.per_condition}
+    return {STAGE_NAMES[stage]: _uncertainty.run_once(
+        ("calibrate by condition", *key, result.by, stage), f"Bootstrap per condition, {STAGE_NAMES[stage]}",
+        lambda progress, stage=stage: metrics[stage].bootstrap(n=1000, progress=progress)) for stage in stages}
+
+
+def show_condition_calibration(result: lc.ConditionCalibrationResult, train: str, view: str, key: tuple) -> None:
+    st.markdown(condition_sentence(result, train))
+    frame = condition_frame(result, view)
+    st.dataframe(frame, hide_index=True, width="stretch", column_config={
+        **count_columns("targets", "non-targets"),
+        **{column: st.column_config.NumberColumn(format="%.4f") for column in frame.columns
+           if column.startswith(("Cllr", "actDCF", "minCllr"))},
+        "EER %": st.column_config.NumberColumn(format="%.2f")})
+    for note in result.notes():
+        st.caption(f":material/info: {md(note)}")
+    metric_column, _ = st.columns([2, 3])
+    metric = metric_column.segmented_control("Metric per condition", ["cllr", "act_dcf"], default="cllr",
+                                             key="cal_by_metric", format_func=lc.binary.metrics.METRIC_COLUMNS.get) or "cllr"
+    metrics = {"before": result.before, "pooled": result.pooled, "per condition": result.per_condition}
+    stages = {STAGE_NAMES[stage]: metrics[stage] for stage in CONDITION_VIEWS[view]}
+    intervals = condition_intervals(result, CONDITION_VIEWS[view], key)
+    show_figure(lambda: condition_figure(stages, metric, intervals=intervals or None), "cal_conditions",
+                "Each condition's value on the evaluation trials (circles) and all of them pooled (diamonds): before "
+                "calibration, after one pooled calibration and after one calibration per condition"
+                + (f", with 95 % {_uncertainty.METHOD} bootstrap intervals." if intervals else "."),
+                data=lambda: result.to_frame(eer_percent=True))
+    with st.expander("The calibrations per condition"):
+        st.dataframe(result.calibration.to_frame(), hide_index=True, width="stretch",
+                     column_config=count_columns("targets", "non-targets"))
