@@ -240,3 +240,17 @@ def test_cross_calibrated_improves_a_miscalibrated_system():
 def test_module_names_are_exported():
     for name in decisions.__all__:
         assert getattr(lc, name) is getattr(decisions, name)
+
+
+@pytest.mark.parametrize("p, c_miss, c_fa", OPERATING_POINTS)
+def test_an_operating_point_gives_the_decisions_of_its_numbers(small, p, c_miss, c_fa):
+    """llrcore.prior's rule: a function that takes p_target, c_miss, c_fa takes an OperatingPoint too; the
+    reference is the same call with the loose numbers, counted trial by trial above."""
+    op = lc.OperatingPoint(p, c_miss, c_fa)
+    assert lc.bayes_decisions(small, op) == lc.bayes_decisions(small, p, c_miss, c_fa)
+    by_point = decisions.decision_histograms(small, op)
+    by_numbers = decisions.decision_histograms(small, p, c_miss, c_fa)
+    assert by_point.summary == by_numbers.summary
+    assert np.array_equal(by_point.edges, by_numbers.edges)
+    with pytest.raises(ValueError, match="not both"):
+        lc.bayes_decisions(small, lc.OperatingPoint(p, 2.0, 3.0), 5.0, 1.0)

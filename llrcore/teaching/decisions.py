@@ -37,6 +37,7 @@ from ..calibration.analysis import collapsed_folds, collapsed_folds_words
 from ..calibration.fit import fit_affine
 from ..calibration.folds import Folds
 from ..data.trials import Trials
+from ..prior import OperatingPoint, as_operating_point
 from ..words import percent
 
 __all__ = [
@@ -241,7 +242,7 @@ def _min_threshold(table: SortedScores, plo_eff: float) -> float:
     return float(table.unique[blocks.first[j]]) if j < blocks.first.size else np.inf
 
 
-def bayes_decisions(trials, p_target: float, c_miss: float = 1.0, c_fa: float = 1.0, *,
+def bayes_decisions(trials, p_target: float | OperatingPoint, c_miss: float = 1.0, c_fa: float = 1.0, *,
                     name: str | None = None) -> DecisionSummary:
     """Bayes decisions of LLRs at one operating point: rates, expected costs and the "out of 100" sentence.
 
@@ -249,8 +250,8 @@ def bayes_decisions(trials, p_target: float, c_miss: float = 1.0, c_fa: float = 
     ----------
     trials : Trials or SortedScores
         The scores, taken as natural-log LLRs (the minimum and the EER hold for any scores).
-    p_target : float
-        Prior probability of a target, strictly between 0 and 1.
+    p_target : float or OperatingPoint
+        Prior probability of a target, strictly between 0 and 1, or the whole operating point (its costs stand).
     c_miss, c_fa : float
         Costs of a miss and of a false alarm (positive).
     name : str, optional
@@ -262,6 +263,9 @@ def bayes_decisions(trials, p_target: float, c_miss: float = 1.0, c_fa: float = 
         Its ``actual``, ``minimum``, ``trapezium`` and ``default`` are those of
         :func:`~llrcore.binary.metrics.bayes_error_rates` at ``plo = logit(p_target)``.
     """
+    if isinstance(p_target, OperatingPoint):
+        op = as_operating_point(p_target, c_miss, c_fa)
+        p_target, c_miss, c_fa = op.p_target, op.c_miss, op.c_fa
     if not 0 < p_target < 1:
         raise ValueError("P(target) must be strictly between 0 and 1.")
     table = trials_table(trials)
@@ -372,8 +376,8 @@ def _aligned_edges(lo: float, hi: float, bins: int, threshold: float) -> np.ndar
     return threshold + width * np.arange(first, last + 1)
 
 
-def decision_histograms(trials, p_target: float, c_miss: float = 1.0, c_fa: float = 1.0, *, bins: int = 80,
-                        name: str | None = None) -> DecisionHistograms:
+def decision_histograms(trials, p_target: float | OperatingPoint, c_miss: float = 1.0, c_fa: float = 1.0, *,
+                        bins: int = 80, name: str | None = None) -> DecisionHistograms:
     """The Bayes decisions of :func:`bayes_decisions` over the two classes' LLR histograms.
 
     About `bins` equal bins cover the scores (:func:`~llrcore.binary.histograms.histogram_range`); a threshold within
@@ -384,7 +388,7 @@ def decision_histograms(trials, p_target: float, c_miss: float = 1.0, c_fa: floa
     trials : Trials or SortedScores
         Scores taken as natural-log LLRs.
     p_target, c_miss, c_fa : float
-        The operating point.
+        The operating point (`p_target` may be an :class:`~llrcore.OperatingPoint`, as in :func:`bayes_decisions`).
     bins : int
         About this many bins (at least 4).
     name : str, optional
