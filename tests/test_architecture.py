@@ -9,6 +9,7 @@ inside functions included), never by importing the modules. The rules (README, "
 - the data layer (``llrcore/data/``) and ``llrcore/prior.py`` import nothing of llrcore above them;
 - the packages stand in layers (:data:`LAYERS`, the README's "Layout"): a module imports only modules of its own
   package and of the layers below it, never a package beside it on its own layer nor one above;
+- the top of ``llrcore/`` holds packages and at most 10 public modules;
 - figures never compute (``llrcore/plots/``): from the engines (:data:`ENGINES`: sorting and PAV, fits, resampling,
   clustering) they import result types only, never a function;
 - a reader (``llrcore/io/``) imports only readers, the data layer and the prior module: never an analysis;
@@ -194,6 +195,14 @@ def engine_functions_in_figures() -> dict[str, set[str]]:
                 names = {alias.name for alias in node.names if not alias.name[:1].isupper()}
                 bad.setdefault(module, set()).update(names)
     return {module: names for module, names in bad.items() if names}
+
+
+def test_the_top_of_the_library_reads_as_a_table_of_contents():
+    """Issue 29: a package per concept, at most 10 public modules loose at the top of llrcore (private ones aside)."""
+    loose = sorted(path.stem for path in LIBRARY.glob("*.py") if not path.stem.startswith("_"))
+    assert len(loose) <= 10, loose
+    assert all((LIBRARY / package / "__init__.py").is_file() for package in ("binary", "calibration", "uncertainty",
+                                                                              "spoofing", "teaching"))
 
 
 def test_every_package_has_a_layer():
