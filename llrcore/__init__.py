@@ -48,6 +48,8 @@ from .io import write_bosaris_key, write_bosaris_ndx, write_bosaris_scores
 from .parallel import thread_count, thread_limit
 from .prior import NIST_PRIMARY_P_TARGETS, OperatingPoint, as_operating_point, logit, sigmoid
 from .binary.rates import SortedScores
+from .binary.counts import CountedScores, counted_reader
+from .io.out_of_core import ScoreTally, count_scores
 from .calibration.rules import BetaRule, objective, threshold_weighting
 from .calibration.weighting import ThresholdWeightings, threshold_weightings
 from .words import VERDICT_RULE, VERDICTS, LLRVerdict, llr_verdict
@@ -167,6 +169,10 @@ from .forensic import (
 )
 
 _moved.install()
+
+
+#: Files larger than memory: counts per unique score from DuckDB, as a CountedScores every metric takes.
+read_counts = counted_reader(count_scores)
 
 
 def __getattr__(name: str):
