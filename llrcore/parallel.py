@@ -38,11 +38,14 @@ from concurrent.futures import Future, ThreadPoolExecutor
 
 import numpy as np
 
-__all__ = ["ENVIRONMENT_VARIABLE", "available_cpus", "chunk_bounds", "cumulative", "dot", "elementwise", "map_tasks",
-           "ordered_map", "over_chunks", "run_dependent", "sort", "sort_classes", "thread_count", "thread_limit",
+__all__ = ["ENVIRONMENT_VARIABLE", "MEMORY_VARIABLE", "available_cpus", "available_memory", "chunk_bounds",
+           "cumulative", "dot", "elementwise", "map_tasks", "ordered_map", "over_chunks", "run_dependent", "sort", "sort_classes", "thread_count", "thread_limit",
            "workers_for"]
 
 ENVIRONMENT_VARIABLE = "LLRCORE_THREADS"
+#: The memory llrcore may count on (``"8GB"``, ``"500MB"``, bytes): a server's cap below what the machine has free.
+MEMORY_VARIABLE = "LLRCORE_MEMORY_LIMIT"
+_UNITS = {"": 1, "B": 1, "KB": 2**10, "MB": 2**20, "GB": 2**30, "TB": 2**40}
 #: Arrays shorter than this stay on one thread: handing them to another costs more than it saves.
 MIN_PARALLEL = 1 << 17
 #: Element-wise passes run over chunks of this many elements (bounds independent of the number of threads).
@@ -52,6 +55,38 @@ _SAMPLES_PER_RANGE = 256
 
 _context_limit: contextvars.ContextVar[int | None] = contextvars.ContextVar("llrcore_threads", default=None)
 _in_worker = threading.local()
+
+
+# ----- how much memory ---------------------------------------------------------------------------------------------
+def available_memory() -> int:
+    """Bytes llrcore may take without swapping: Linux's ``MemAvailable`` (free memory plus the page cache it can drop;
+    ``SC_AVPHYS_PAGES`` counts only the never-used pages, a small part of it on a machine that has read many files),
+    else ``SC_AVPHYS_PAGES``, else 8 GiB; at most :data:`MEMORY_VARIABLE` when it is set (a server shared by users)."""
+    free = _system_free_memory()
+    limit = os.environ.get(MEMORY_VARIABLE, "").strip().upper().replace(" ", "").replace("IB", "B")
+    if not limit:
+        return free
+    number = limit.rstrip("KMGTB")
+    unit = limit[len(number):]
+    try:
+        return min(free, int(float(number) * _UNITS[unit]))
+    except (ValueError, KeyError):
+        raise ValueError(f"{MEMORY_VARIABLE} is a size such as 8GB or 500MB, not {os.environ[MEMORY_VARIABLE]!r}.") \
+            from None
+
+
+def _system_free_memory() -> int:
+    try:
+        with open("/proc/meminfo", encoding="ascii") as meminfo:
+            for line in meminfo:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, ValueError, OSError):
+        return 8 * 2**30
 
 
 # ----- how many threads --------------------------------------------------------------------------------------------

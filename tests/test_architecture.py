@@ -12,7 +12,8 @@ inside functions included), never by importing the modules. The rules (README, "
 - the top of ``llrcore/`` holds packages and at most 10 public modules;
 - figures never compute (``llrcore/plots/``): from the engines (:data:`ENGINES`: sorting and PAV, fits, resampling,
   clustering) they import result types only, never a function;
-- a reader (``llrcore/io/``) imports only readers, the data layer and the prior module: never an analysis;
+- a reader (``llrcore/io/``) imports only readers, the data layer, the prior module and ``llrcore/parallel.py`` (how
+  much memory it may take): never an analysis;
 - no analysis imports a reader: only ``llrcore/__init__.py`` (which gathers the public API) and the command line
   (``llrcore/cli/``, a front end) do;
 - ``llrcore`` never imports Streamlit;
@@ -138,7 +139,10 @@ def circles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 
 def readers_importing_analyses(graph: dict[str, set[str]]) -> dict[str, set[str]]:
-    bad = {module: {name for name in imported if not any(_within(name, base) for base in ("llrcore.io", *FOUNDATION))}
+    # parallel.py is a foundation too (threads and memory), though not a data one: a reader may ask it how much
+    # memory it may take
+    allowed = ("llrcore.io", "llrcore.parallel", *FOUNDATION)
+    bad = {module: {name for name in imported if not any(_within(name, base) for base in allowed)}
            for module, imported in graph.items() if _within(module, "llrcore.io")}
     return {module: names for module, names in bad.items() if names}
 

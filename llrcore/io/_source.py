@@ -16,6 +16,8 @@ from pathlib import Path
 
 import numpy as np
 
+from ..parallel import available_memory
+
 __all__ = ["LoadError", "LoadWarning"]
 
 
@@ -152,6 +154,31 @@ class _Source:
 
     def warning(self, reason: str) -> LoadWarning:
         return LoadWarning(reason, self.path)
+
+
+#: Memory a text reader takes beyond the file's own bytes, per byte of text: bench/bench_io.py measured a peak of
+#: 1.4 GB for 0.4 GB of files (a 5M-line Kaldi score file, its key and a 5M-line four-column file): the bytes, the
+#: Arrow table, the ids' codes and the scores, then the sort.
+READ_MEMORY_PER_BYTE = 2.5
+
+
+def _size(n: float) -> str:
+    """``3.2 GB``, ``640 MB``, ``12 kB``: a size as people say it (powers of 1,000)."""
+    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if n >= scale:
+            return f"{n / scale:.3g} {unit}"
+    return f"{int(n)} bytes"
+
+
+def check_fits_in_memory(src: _Source) -> None:
+    """A LoadError with a sentence, before parsing, when reading the text of `src` would need more memory than
+    :func:`llrcore.parallel.available_memory` (the machine's free memory, or a server's ``LLRCORE_MEMORY_LIMIT``):
+    better said than a process killed for want of memory, with everything else it held."""
+    needed, free = READ_MEMORY_PER_BYTE * len(src.data), available_memory()
+    if needed > free:
+        raise src.error(f"the file is {_size(len(src.data))} of text; reading it needs about {_size(needed)} more "
+                        f"memory and {_size(free)} is free here. Read it with llrcore.read_counts (files larger than "
+                        "memory, through DuckDB), or on a machine with more memory.")
 
 
 def _text_bytes(src: _Source) -> bytes:

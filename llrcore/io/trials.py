@@ -98,7 +98,7 @@ import numpy as np
 import pandas as pd
 
 from ..data.trials import Trials
-from ._source import LoadError, LoadWarning, _scan_lines, _Source, _text_bytes
+from ._source import LoadError, LoadWarning, _scan_lines, _Source, _text_bytes, check_fits_in_memory
 from .bosaris_h5 import is_hdf5, read_h5_trial_list, refuse_scores_without_key
 from .columnar import read_npz, read_parquet
 from .kaldi import join_with_key, read_trial_list, refuse_duplicates
@@ -134,7 +134,7 @@ _MAX_LINE = 10_000  # characters; a trial line is short, even with many systems 
 
 def read_trials(source, format: str = "auto", *, key=None, name: str | None = None, metadata=None,
                 on_warning: Callable[[LoadWarning], object] | None = None,
-                scale: str = "ln") -> Trials | dict[str, Trials]:
+                scale: str = "ln", progress: Callable[[int, int], object] | None = None) -> Trials | dict[str, Trials]:
     """Read binary trials from a score file.
 
     Parameters
@@ -165,6 +165,9 @@ def read_trials(source, format: str = "auto", *, key=None, name: str | None = No
         What the scores are: natural-log LLRs or any other scores (``"ln"``, the default, read as they are), or
         log10 LRs as forensic LR systems and the NFI's lir write them (``"log10"``: multiplied by ``ln 10`` into
         llrcore's natural-log LLRs).
+    progress : callable, optional
+        Called as ``progress(done, n)`` after each of the reading's `n` steps: 1 for one file, 3 for a score file
+        and its key (the scores parsed, the key parsed, the two joined).
 
     Returns
     -------
@@ -190,7 +193,7 @@ def read_trials(source, format: str = "auto", *, key=None, name: str | None = No
     """
     if scale not in SCALES:
         raise ValueError(f"scale is 'ln' (natural-log LLRs or other scores) or 'log10' (log10 LRs), not {scale!r}.")
-    loaded = _read(source, format, key, name, metadata, on_warning)
+    loaded = _read(source, format, key, name, metadata, on_warning, progress or (lambda done, n: None))
     if scale == "ln":
         return loaded
     systems = {"": loaded} if isinstance(loaded, Trials) else loaded
@@ -199,7 +202,7 @@ def read_trials(source, format: str = "auto", *, key=None, name: str | None = No
     return scaled[""] if isinstance(loaded, Trials) else scaled
 
 
-def _read(source, format, key, name, metadata, on_warning) -> Trials | dict[str, Trials]:
+def _read(source, format, key, name, metadata, on_warning, progress) -> Trials | dict[str, Trials]:
     """:func:`read_trials` as the file gives the scores."""
     fmt = FORMAT_ALIASES.get(str(format).lower())
     if fmt is None:
@@ -211,18 +214,25 @@ def _read(source, format, key, name, metadata, on_warning) -> Trials | dict[str,
     if key is not None and fmt not in ("kaldi", "bosaris-h5"):
         raise ValueError(f"key= is only used with Kaldi/BOSARIS score files, not with format {fmt!r}.")
     if fmt == "parquet":
-        return read_parquet(src, name, table)
+        return _done(read_parquet(src, name, table), progress)
     if fmt == "npz":
-        return read_npz(src, src.stem if name is None else name, table)
+        return _done(read_npz(src, src.stem if name is None else name, table), progress)
+    if fmt != "bosaris-h5":
+        check_fits_in_memory(src)
     if key is not None:
         # one file after the other, each let go of once parsed: reading both at once on two threads was no faster on
         # two busy CPUs and held both files' bytes and tables at once (280 MB more for 5M-line files)
         scores = read_h5_trial_list(src, False) if fmt == "bosaris-h5" else read_trial_list(src, False)
         src.forget_bytes()
+        progress(1, 3)
         key_src = _Source.open(key)
+        if not is_hdf5(key_src):
+            check_fits_in_memory(key_src)
         key_list = _key_list(key_src)
         key_src.forget_bytes()
+        progress(2, 3)
         trials, notes = join_with_key(scores, key_list, src.stem if name is None else name, table)
+        progress(3, 3)
         for note in notes:
             if on_warning is None:
                 warnings.warn(note, stacklevel=3)
@@ -231,7 +241,13 @@ def _read(source, format, key, name, metadata, on_warning) -> Trials | dict[str,
         return trials
     if fmt == "bosaris-h5":
         refuse_scores_without_key(src)
-    return _read_text(src, fmt, name, table)
+    return _done(_read_text(src, fmt, name, table), progress)
+
+
+def _done(loaded, progress):
+    """`loaded`, after telling `progress` that the reading's one step is done."""
+    progress(1, 1)
+    return loaded
 
 
 def _key_list(src: _Source):

@@ -46,7 +46,6 @@ overview, methodology, systems, results, perspective", Speech Communication 31, 
 from __future__ import annotations
 
 import math
-import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -346,25 +345,8 @@ _BYTES_PER_TRIAL, _MEMORY_SHARE = 48, 0.25
 def _window(n_trials: int, threads: int | None) -> int:
     """How many replicates may be in flight at once: one per thread, fewer when they would fill more than a quarter
     of the free memory (a workstation's 64 threads on 10M trials would otherwise need tens of GB)."""
-    free = _available_memory()
+    free = parallel.available_memory()
     return max(1, min(parallel.thread_count(threads), int(_MEMORY_SHARE * free // (_BYTES_PER_TRIAL * n_trials))))
-
-
-def _available_memory() -> int:
-    """Bytes the system can give without swapping: Linux's ``MemAvailable`` (free memory plus the page cache it can
-    drop; ``SC_AVPHYS_PAGES`` counts only the never-used pages, a small part of it on a machine that has read many
-    files), else ``SC_AVPHYS_PAGES``, else 8 GiB."""
-    try:
-        with open("/proc/meminfo", encoding="ascii") as meminfo:
-            for line in meminfo:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    try:
-        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    except (AttributeError, ValueError, OSError):
-        return 8 * 2**30
 
 
 def _reweighted(table: SortedScores, tar_weights, non_weights, order) -> ReweightedScores | None:
