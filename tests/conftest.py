@@ -5,9 +5,18 @@ code, and the reference data is parsed by an independent path.
 """
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
-import numpy as np
+# One BLAS thread per test process, set before numpy loads OpenBLAS (the browser tests' app servers inherit it).
+# pytest-xdist runs one process per CPU, and OpenBLAS would start one thread per CPU in each of them: the threads of
+# the processes compete for the same cores and spin while they wait, which made the diarization tests 10-20x slower
+# under load (NME-SC on ES2005a for K = 1..8: 125 s, 6.6 s with one thread). No number depends on BLAS's threads
+# (tests/test_threads.py checks it with BLAS on every CPU). A value set by the user is kept.
+for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_variable, "1")
+
+import numpy as np  # after the thread settings above
 import pandas as pd
 import pytest
 
