@@ -81,7 +81,7 @@ def test_a_fusion_that_wins_at_the_operating_point_says_so():
 
 
 def made_on(page: str) -> list[str]:
-    return re.findall(r"[Mm]ade with llrcore \S+ on (\d{4}-\d\d-\d\d \d\d:\d\d)", page)
+    return re.findall(r"[Mm]ade with llrcore \S+ on (\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)", page)
 
 
 def test_a_report_written_later_says_when_it_was_written_not_when_it_was_computed():
@@ -89,15 +89,15 @@ def test_a_report_written_later_says_when_it_was_written_not_when_it_was_compute
     report = lc.build_report({"s": lc.Trials(rng.normal(2, 2, 200), rng.normal(-2, 2, 2000))}, calibrate=False)
     long_ago = datetime(2001, 2, 3, 4, 5, tzinfo=UTC)
     cached = dataclasses.replace(report, created=long_ago)  # a report built long before its download
-    before = datetime.now(UTC).astimezone().replace(second=0, microsecond=0)
+    before = datetime.now(UTC).astimezone().replace(microsecond=0)
     stamps = made_on(cached.to_html())
     after = datetime.now(UTC).astimezone()
-    assert len(stamps) == 2 and "2001-02-03 04:05" not in stamps
+    assert len(stamps) == 2 and "2001-02-03 04:05:00" not in stamps
     for stamp in stamps:
-        written = datetime.strptime(stamp, "%Y-%m-%d %H:%M").replace(tzinfo=after.tzinfo)
+        written = datetime.strptime(stamp, "%Y-%m-%d %H:%M:%S").replace(tzinfo=after.tzinfo)
         assert before <= written <= after
     given = datetime(2030, 6, 7, 8, 9, tzinfo=UTC)
-    assert made_on(cached.to_html(written=given)) == ["2030-06-07 08:09"] * 2
+    assert made_on(cached.to_html(written=given)) == ["2030-06-07 08:09:00"] * 2
 
 
 # ----- speaker counts of a corpus -------------------------------------------------------------------------------------

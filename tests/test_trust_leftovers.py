@@ -149,12 +149,12 @@ def test_report_texts_name_the_method(trials):
 def test_validation_report_stamps_the_time_of_writing(trials, monkeypatch, tmp_path):
     report = quiet(build_validation_report, trials, calibrate=None)
     later = datetime(2031, 5, 6, 7, 8, tzinfo=UTC)
-    assert "2031-05-06 07:08 UTC" in report.to_html(written=later)
+    assert "2031-05-06 07:08:00 UTC" in report.to_html(written=later)
     monkeypatch.setattr("llrcore.report.validation.writing_time", lambda: later)
-    assert "2031-05-06 07:08 UTC" in report.html
+    assert "2031-05-06 07:08:00 UTC" in report.html
     report.write(tmp_path / "v.html")
-    assert "2031-05-06 07:08 UTC" in (tmp_path / "v.html").read_text(encoding="utf-8")
-    assert report.created.strftime("%Y-%m-%d %H:%M") not in report.to_html(written=later)
+    assert "2031-05-06 07:08:00 UTC" in (tmp_path / "v.html").read_text(encoding="utf-8")
+    assert report.created.strftime("%Y-%m-%d %H:%M:%S") not in report.to_html(written=later)
 
 
 # ----- 3. collapsed fits of cross-validation folds and sweeps are flagged --------------------------------------------

@@ -220,8 +220,9 @@ def writing_time() -> datetime:
 
 
 def made_on(when: datetime) -> str:
-    """The time a page says it was made, ``2026-11-27 10:17 UTC``."""
-    return when.strftime("%Y-%m-%d %H:%M %Z").strip()
+    """The time a page says it was made, ``2026-11-27 10:17:05 UTC`` (to the second: two downloads a minute apart, or
+    seconds apart, say so)."""
+    return when.strftime("%Y-%m-%d %H:%M:%S %Z").strip()
 
 
 def render_html(report, written=None) -> str:
