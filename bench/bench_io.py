@@ -54,9 +54,12 @@ def describe(result):
 """,
 }
 
+#: A child process: the three files, the repetitions and (optionally) keyword options as JSON; `code` defines
+#: ``run()`` and ``describe(result)`` (JSON-able). Also bench_out_of_core.py's.
 RUNNER = """
 import json, sys, time
 scores, key, four, repeats = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+OPTIONS = json.loads(sys.argv[5]) if len(sys.argv) > 5 else {{}}
 {code}
 times = []
 for _ in range(repeats):

@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 from _results import write_section
-from bench_io import make_files
+from bench_io import RUNNER, make_files
 
 SECTION = "## Out-of-core reading (DuckDB)"
 
@@ -54,23 +54,15 @@ def run():
 """,
 }
 
-RUNNER = """
-import json, sys, time
-scores, key, four, repeats = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
-OPTIONS = json.loads(sys.argv[5])
-{code}
-times = []
-for _ in range(repeats):
-    start = time.perf_counter()
-    result = run()
-    times.append(time.perf_counter() - start)
-peak_kib = next(int(line.split()[1]) for line in open("/proc/self/status") if line.startswith("VmHWM:"))
-print(json.dumps(dict(times=times, peak_mib=peak_kib / 1024, result=[[repr(x) for x in r] for r in result])))
+#: What each child reports of its result: the metrics' reprs, compared across children to the last digit.
+DESCRIBE = """
+def describe(result):
+    return [[repr(x) for x in r] for r in result]
 """
 
 
 def measure(name: str, files: dict, repeats: int, options: dict | None = None) -> dict:
-    done = subprocess.run([sys.executable, "-c", RUNNER.format(code=CHILDREN[name]), str(files["scores"]),
+    done = subprocess.run([sys.executable, "-c", RUNNER.format(code=CHILDREN[name] + DESCRIBE), str(files["scores"]),
                            str(files["key"]), str(files["four"]), str(repeats), json.dumps(options or {})],
                           capture_output=True, text=True, check=False)
     if done.returncode:
