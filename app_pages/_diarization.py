@@ -10,8 +10,6 @@ same data is instant.
 """
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,6 +20,7 @@ import llrcore as lc
 from llrcore.diarization import METHODS, PRESETS
 from app_pages._loaded import MATRICES
 from app_pages._registry import LoadedMatrix
+from app_pages._store import LRUStore
 from app_pages._uploads import read_user_file
 
 VBX_PUBLISHED_DER = 7.06  # VBx README, "Run the example": ES2005a, dscore --collar 0.25 --ignore_overlaps
@@ -126,33 +125,11 @@ class Settings:
 # ----- clustering, on demand, with progress --------------------------------------------------------------------------
 
 
-class _Store:
-    """Clustering results by (data key, method, options): a small LRU shared by the server's sessions.
-
-    Not ``st.cache_resource`` on the clustering function itself: the Bayesian model reports its progress to the page
-    while it runs, and element updates inside a cached function would be replayed on every cache hit.
-    """
-
-    def __init__(self, size: int = 24):
-        self.size, self.items, self.lock = size, OrderedDict(), threading.Lock()
-
-    def get(self, key):
-        with self.lock:
-            if key in self.items:
-                self.items.move_to_end(key)
-                return self.items[key]
-        return None
-
-    def put(self, key, value) -> None:
-        with self.lock:
-            self.items[key] = value
-            while len(self.items) > self.size:
-                self.items.popitem(last=False)
-
-
 @st.cache_resource(show_spinner=False)
-def _store() -> _Store:
-    return _Store()
+def _store() -> LRUStore:
+    """Clustering results by (data key, method, options), shared by the server's sessions. Not ``st.cache_resource``
+    on the clustering function itself: the Bayesian model reports its progress to the page while it runs."""
+    return LRUStore(size=24)
 
 
 def _result_key(loaded: LoadedMatrix, method: str, settings_: Settings) -> tuple:
