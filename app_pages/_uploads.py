@@ -1,17 +1,21 @@
-"""Reading a user's file: never a traceback, always a sentence naming the file; parsed once per upload.
+"""Reading a user's file: never a traceback, always a sentence naming the file; parsed once per upload, with a
+progress bar while it is parsed.
 
-Uploads are cached by their ``file_id`` (the payload is ``_underscored`` so that Streamlit does not hash megabytes of
-bytes); errors are returned, and so cached, rather than raised.
+Parsed uploads are kept by their ``file_id`` in a small store shared by the server's sessions (not in a function
+cached by Streamlit, which could not draw the progress bar); errors are returned, and so kept, rather than raised.
 """
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 import streamlit as st
 
 import llrcore as lc
+from app_pages._store import LRUStore
 
 log = logging.getLogger(__name__)
 
@@ -50,18 +54,39 @@ def read_user_file(name: str, read):
         return None, _user_message(name, err)
 
 
-def read_upload(upload, key_upload=None, scale: str = "ln") -> Parsed:
+#: ``progress(fraction, text)``: the share of the reading done, and what it does now.
+Progress = Callable[[float, str], object]
+
+
+def step_texts(name: str, key_name: str, n: int) -> list[str]:
+    """What each step of reading `name` does, as the progress bar says it: the reader's `n` steps (one for a file,
+    three for a score file and its key `key_name`: see ``progress`` in :func:`llrcore.read_trials`), then the sort of
+    the scores that every page needs."""
+    reading = ([f"Parsing {name}…", f"Parsing its key {key_name}…", f"Joining {name} with its key…"] if n == 3
+               else [f"Parsing {name}…"] * n)
+    return reading + [f"Sorting the scores of {name}…"]
+
+
+def read_upload(upload, key_upload=None, scale: str = "ln", progress: Progress | None = None) -> Parsed:
     """Read a score file (with its key file, for a Kaldi/BOSARIS score file ``model test score`` or a BOSARIS Scores
     ``.h5`` file, whose key may be a text key or a Key ``.h5`` file) into systems.
 
     The LoadWarnings of the reader (trials in only one of the two files) are collected through ``on_warning``, not
     ``warnings.catch_warnings``: sessions run in threads, and the warnings filters are shared by all of them.
-    ``scale="log10"`` reads scores that are log10 LRs (``lc.read_trials(..., scale="log10")``).
+    ``scale="log10"`` reads scores that are log10 LRs (``lc.read_trials(..., scale="log10")``). `progress` is told
+    each step as it starts (:func:`step_texts`): the reader's, then the sort.
     """
     name = getattr(upload, "name", "the file")
+    key_name = getattr(key_upload, "name", "file")
+    report = progress or (lambda fraction, text: None)
+
+    def reader_step(done: int, n: int) -> None:  # the reader finished step `done` of `n`: the next one starts
+        report(done / (n + 1), step_texts(name, key_name, n)[done])
+
     notes = []
+    reader_step(0, 1)  # the first step starts
     try:
-        loaded = lc.read_trials(upload, key=key_upload, on_warning=notes.append, scale=scale)
+        loaded = lc.read_trials(upload, key=key_upload, on_warning=notes.append, scale=scale, progress=reader_step)
     except Exception as err:
         return Parsed(error=_user_message(name, err), needs_key=isinstance(err, lc.LoadError) and err.needs_key)
     stem = Path(name).stem
@@ -70,19 +95,42 @@ def read_upload(upload, key_upload=None, scale: str = "ln") -> Parsed:
     else:
         systems = {stem: loaded}
     for trials in systems.values():
-        trials.sorted.pav  # noqa: B018 - sort and PAV now, under the upload spinner
+        trials.sorted.pav  # noqa: B018 - sort and PAV now, under the progress bar
     return Parsed(systems=systems, warnings=tuple(str(note) for note in notes))
 
 
-@st.cache_resource(show_spinner=False, max_entries=16, ttl="1h")
-def parse_upload(file_id: str, key_id: str | None, _upload, _key_upload, scale: str = "ln") -> Parsed:
-    """:func:`read_upload` once per uploaded score file and key file, cached by their ``file_id``.
+@st.cache_resource(show_spinner=False)
+def _parsed_uploads() -> LRUStore:
+    """The parsed uploads of the server's sessions: at most 16, each for at most an hour (the bound on the memory
+    they hold, whatever the number of sessions). Shared rather than one store per session because a session's own
+    uploads are held by its loaded systems anyway; what the store adds is bounded once for the whole server. Each
+    upload has its own ``file_id`` (a server file: its path, time and size), so a session only finds its own
+    uploads and the server's files."""
+    return LRUStore(size=16, ttl=3600.0)
 
-    The payloads are ``_underscored`` so Streamlit does not hash megabytes of bytes; the file ids identify them.
-    Errors are returned (and so cached) rather than raised: a bad file is reported without being parsed again on
-    every rerun.
+
+def parse_upload(file_id: str, key_id: str | None, upload, key_upload, scale: str = "ln",
+                 progress: Progress | None = None) -> Parsed:
+    """:func:`read_upload` once per uploaded score file and key file, kept by their ``file_id``.
+
+    Errors are returned (and so kept) rather than raised: a bad file is reported without being parsed again on every
+    rerun. `progress` is only told anything when the file is parsed, not when it was parsed before.
     """
-    return read_upload(_upload, _key_upload, scale)
+    store, key = _parsed_uploads(), (file_id, key_id, scale)
+    parsed = store.get(key)
+    if parsed is None:
+        parsed = read_upload(upload, key_upload, scale, progress)
+        store.put(key, parsed)
+    return parsed
+
+
+@contextmanager
+def progress_bar(where=st):
+    """A :data:`Progress` callback drawing a progress bar in the container `where` (at the point this is entered): the
+    bar shows from its first call (none when nothing is parsed) until the block ends."""
+    slot = where.empty()
+    yield lambda fraction, text: slot.progress(fraction, text=text)
+    slot.empty()
 
 
 @st.cache_resource(show_spinner=False, max_entries=16, ttl="1h")

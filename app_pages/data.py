@@ -6,7 +6,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from app_pages._uploads import parse_class_files, parse_upload
+from app_pages._uploads import parse_class_files, parse_upload, progress_bar
 from app_pages._demos import DEMO_SETS, demo_source, system_demo
 from app_pages._loaded import SYSTEMS
 from app_pages._messages import flash, show_flashes
@@ -84,10 +84,10 @@ def _add_parsed(parsed, source: str, file_name: str, role: str, hint: str = "", 
 def _load_upload(upload, role: str, scale: str = "ln") -> bool:
     """Read an uploaded score file and add its systems; True when added. A score file that needs its key gets its own
     key box, under the sentence saying so, and is read with that key once it is given. `scale` "log10" reads the
-    scores as log10 LRs, and the source says so."""
+    scores as log10 LRs, and the source says so. A progress bar says each step while a file is parsed."""
     note = LOG10_NOTE if scale == "log10" else ""
-    with st.spinner(f"Reading {upload.name}…"):
-        parsed = parse_upload(upload.file_id, None, upload, None, scale)
+    with progress_bar() as progress:
+        parsed = parse_upload(upload.file_id, None, upload, None, scale, progress)
     if not parsed.needs_key:
         return _add_parsed(parsed, f"upload: {upload.name}{note}", upload.name, role)
     with st.container(border=True):
@@ -96,8 +96,8 @@ def _load_upload(upload, role: str, scale: str = "ln") -> bool:
     if key_upload is None:
         outcome.error(parsed.error + "  \nAdd its key file in the box below.", icon=":material/key:")
         return False
-    with st.spinner(f"Reading {upload.name} with the key {key_upload.name}…"):
-        parsed = parse_upload(upload.file_id, key_upload.file_id, upload, key_upload, scale)
+    with progress_bar(outcome) as progress:  # in place of the request for the key, above the key box
+        parsed = parse_upload(upload.file_id, key_upload.file_id, upload, key_upload, scale, progress)
     return _add_parsed(parsed, f"upload: {upload.name} with key {key_upload.name}{note}", upload.name, role,
                        where=outcome)
 
@@ -161,11 +161,11 @@ def _server_file_loader(folder: Path, role: str) -> None:
         key_choice = st.selectbox("Its key file, if it is a BOSARIS/Kaldi score file `model test score`",
                                   [None, *files], format_func=relative, key="server_key_file", help=KEY_HELP)
         if st.button("Load this file", key="load_server_file", icon=":material/upload_file:"):
-            with st.spinner(f"Reading {choice.name}…"):
-                parsed = _parse_server_file(choice)
+            with progress_bar() as progress:
+                parsed = _parse_server_file(choice, progress=progress)
                 keyed = parsed.needs_key and key_choice is not None
                 if keyed:
-                    parsed = _parse_server_file(choice, key_choice)
+                    parsed = _parse_server_file(choice, key_choice, progress)
             hint = "  \nChoose its key file in the box above and load it again." if parsed.needs_key else ""
             source = f"server: {relative(choice)}" + (f" with key {relative(key_choice)}" if keyed else "")
             _add_parsed(parsed, source, choice.name, role, hint)
@@ -177,13 +177,14 @@ def _server_file_id(path: Path) -> str:
     return f"server:{path}:{status.st_mtime_ns}:{status.st_size}"
 
 
-def _parse_server_file(path: Path, key_path: Path | None = None):
+def _parse_server_file(path: Path, key_path: Path | None = None, progress=None):
     """:func:`~app_pages._uploads.parse_upload` of a file in the server folder, and of its key file if given."""
     with open(path, "rb") as handle:
         if key_path is None:
-            return parse_upload(_server_file_id(path), None, handle, None)
+            return parse_upload(_server_file_id(path), None, handle, None, progress=progress)
         with open(key_path, "rb") as key_handle:
-            return parse_upload(_server_file_id(path), _server_file_id(key_path), handle, key_handle)
+            return parse_upload(_server_file_id(path), _server_file_id(key_path), handle, key_handle,
+                                progress=progress)
 
 
 SERVER_FOLDER_VARIABLE = "LLRCORE_DATA_DIR"
