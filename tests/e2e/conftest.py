@@ -46,8 +46,9 @@ def _free_port() -> int:
 
 
 @contextlib.contextmanager
-def _running_app(tmp_path_factory):
-    """Run ``streamlit run app.py`` on a free port and yield its URL; stop it on leaving."""
+def _running_app(tmp_path_factory, env: dict | None = None):
+    """Run ``streamlit run app.py`` on a free port (with the variables `env` added to its environment) and yield its
+    URL; stop it on leaving."""
     port = _free_port()
     log_path = tmp_path_factory.mktemp("streamlit") / "server.log"
     command = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless=true",
@@ -55,7 +56,7 @@ def _running_app(tmp_path_factory):
                "--browser.gatherUsageStats=false"]
     with open(log_path, "wb") as log:
         process = subprocess.Popen(command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
-                                   env={**os.environ, "PYTHONUNBUFFERED": "1"})
+                                   env={**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})})
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 60
@@ -90,9 +91,17 @@ def app_url(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def fresh_app_url(tmp_path_factory):
-    """A server of the module's own, for tests of what a freshly started server does with its first request."""
-    with _running_app(tmp_path_factory) as url:
+def app_env() -> dict:
+    """Environment variables of the module's own server (``fresh_app_url``): a module overrides this fixture to start
+    it with e.g. a memory limit."""
+    return {}
+
+
+@pytest.fixture(scope="module")
+def fresh_app_url(tmp_path_factory, app_env):
+    """A server of the module's own, for tests of what a freshly started server does with its first request (or of a
+    server started with the module's ``app_env``)."""
+    with _running_app(tmp_path_factory, app_env) as url:
         yield url
 
 
