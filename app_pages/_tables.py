@@ -83,7 +83,7 @@ def show_metrics(table, evaluation: str | None = None, *, level: float | None = 
 
 def interval_methods(table, level: float | None = None) -> str:
     """How a metrics table's intervals were made, from its ``interval method`` column: ``"95 % BCa bootstrap
-    confidence intervals [lower, upper] (minDCF: 95 % smoothed basic)"``, the metrics made otherwise in brackets; the
+    confidence intervals [lower, upper] (minDCF: 95 % out-of-bag bracket)"``, the metrics made otherwise in brackets; the
     default method at `level` for a table without the column."""
     if METHOD_COLUMN not in table.columns:
         what = f"{100 * level:g} % " if level is not None else ""

@@ -20,13 +20,15 @@ the smoothed bootstrap of minDCF), and every method's interval is made from the 
 - ``basic``: ``2 estimate - (upper, lower)`` of the percentile interval (Davison & Hinkley 1997, eq. 5.6);
 - ``smoothed``: ``result.interval("min_dcf", "smoothed")``, the basic interval of the shrunk smoothed bootstrap
   (Silverman & Young 1987; ``llrcore.uncertainty.intervals``; minDCF only);
-- ``default``: what ``lc.bootstrap`` gives without ``smooth=``: for minDCF ``smoothed`` when it rests on fewer than
-  30 misses or false alarms (``llrcore.uncertainty.intervals.needs_smoothing``, the rule of 30), else ``BCa``; ``BCa`` for the
-  others.
+- ``bracket``: ``result.interval("min_dcf", "bracket")``, the out-of-bag bracket (``llrcore.uncertainty.intervals``;
+  minDCF only);
+- ``default``: what ``lc.bootstrap`` gives without ``smooth=``: for minDCF ``bracket`` when it rests on fewer than
+  30 misses or false alarms (``llrcore.uncertainty.intervals.rests_on_few_errors``, the rule of 30), else ``BCa``;
+  ``BCa`` for the others.
 
 The designs: **chose** are those the method was chosen on (EER 7.9 % and 2.3 %, 300 + 3,000, P_target 0.01, seeds
-from 10,000: the benchmark's design before the smoothed bootstrap); every other design is **held out**: it was run
-once, after the choice, with nothing changed afterwards.
+from 10,000: the benchmark's design before the smoothed bootstrap; the out-of-bag bracket was chosen on them too);
+every other design is **held out**: it was run once, after the choice, with nothing changed afterwards.
 
 Coverage is the share of samples whose interval holds the true value, with its binomial standard error
 ``sqrt(c (1 - c) / S)``; "below" counts samples whose interval lies wholly below the truth (too optimistic).
@@ -52,7 +54,7 @@ from scipy import integrate, stats
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import llrcore as lc  # noqa: E402
-from llrcore.uncertainty.intervals import bca_interval, needs_smoothing  # noqa: E402
+from llrcore.uncertainty.intervals import bca_interval, rests_on_few_errors  # noqa: E402
 
 HEADING = "## Bootstrap interval coverage (calibrated Gaussian LLRs)"
 #: The section of each size that writes one (``--size default`` has its own, beside the full run's).
@@ -61,7 +63,7 @@ HEADINGS = {"full": HEADING, "small": HEADING,
 LEVEL = 0.95
 SIZES = {"full": (200, 200), "small": (30, 100), "default": (200, 1000)}  # samples, replicates; default: lc.bootstrap's n
 METRICS = {"eer": "EER", "min_dcf": "minDCF", "cllr": "Cllr"}
-METHODS = ("percentile", "BC", "BCa", "basic", "smoothed", "default")
+METHODS = ("percentile", "BC", "BCa", "basic", "smoothed", "bracket", "default")
 
 
 def mu_of_eer(eer: float) -> float:
@@ -93,16 +95,17 @@ def truth(mu: float, p_target: float) -> dict[str, float]:
             "cllr": cllr}
 
 
-def intervals(result: lc.BootstrapResult, metric: str, smooth: bool) -> dict[str, tuple[float, float]]:
+def intervals(result: lc.BootstrapResult, metric: str, few: bool) -> dict[str, tuple[float, float]]:
     """Every method's interval of `metric` from the same replicates; ``default`` is what ``lc.bootstrap`` gives by
-    default: the smoothed interval of minDCF when `smooth` (the rule of 30), BCa otherwise."""
+    default: the out-of-bag bracket of minDCF when `few` (the rule of 30), BCa otherwise."""
     values, estimate = result.replicates[metric].to_numpy(), getattr(result.estimate, metric)
     low, high = result.interval(metric, "percentile")
     found = {"percentile": (low, high), "BC": bca_interval(values, estimate, 0.0, LEVEL),
              "BCa": result.interval(metric, "bca"), "basic": (2 * estimate - high, 2 * estimate - low)}
     if metric == "min_dcf":
         found["smoothed"] = result.interval(metric, "smoothed")
-    found["default"] = found["smoothed" if metric == "min_dcf" and smooth else "BCa"]
+        found["bracket"] = result.interval(metric, "bracket")
+    found["default"] = found["bracket" if metric == "min_dcf" and few else "BCa"]
     return found
 
 
@@ -110,20 +113,21 @@ def coverage(design: tuple, samples: int, replicates: int) -> dict:
     """(covered, below) counts per (metric, method) over `samples` samples of `design`."""
     _, mu, n_tar, n_non, p_target, first = design
     true = truth(mu, p_target)
-    covered, below, smoothed = {}, {}, 0
+    covered, below, width, few_errors = {}, {}, {}, 0
     sigma = np.sqrt(2 * mu)
     start = time.perf_counter()
     for s in range(samples):
         rng = np.random.default_rng(first + s)
         trials = lc.Trials(rng.normal(mu, sigma, n_tar), rng.normal(-mu, sigma, n_non))
         result = lc.bootstrap(trials, n=replicates, level=LEVEL, seed=s, p_target=p_target, smooth=True, threads=1)
-        smooth = needs_smoothing(trials.tar, trials.non, lc.OperatingPoint(p_target))
-        smoothed += smooth
+        few = rests_on_few_errors(trials.tar, trials.non, lc.OperatingPoint(p_target))
+        few_errors += few
         for metric, value in true.items():
-            for method, (low, high) in intervals(result, metric, smooth).items():
+            for method, (low, high) in intervals(result, metric, few).items():
                 covered[metric, method] = covered.get((metric, method), 0) + (low <= value <= high)
                 below[metric, method] = below.get((metric, method), 0) + (high < value)
-    return {"truth": true, "covered": covered, "below": below, "smoothed": smoothed,
+                width[metric, method] = width.get((metric, method), 0.0) + (high - low) / samples
+    return {"truth": true, "covered": covered, "below": below, "width": width, "few_errors": few_errors,
             "seconds": time.perf_counter() - start}
 
 
@@ -142,20 +146,22 @@ def render(runs: dict, samples: int, replicates: int, seconds: float, command: s
            f"intervals ({seconds:.0f} s on {processes} processes). Coverage % ± binomial standard error; in brackets "
            "the % of samples whose interval lies wholly below the truth. **default**: what `lc.bootstrap` gives by "
            "default (BCa; "
-           "for minDCF the smoothed bootstrap's basic interval when it rests on fewer than 30 misses or false alarms, "
-           "the rule of 30, else BCa). *chose*: the designs the method was chosen on; "
+           "for minDCF the out-of-bag bracket when it rests on fewer than 30 misses or false alarms, "
+           "the rule of 30, else BCa). Below each table, the minDCF intervals' mean width per method. "
+           "*chose*: the designs the method was chosen on; "
            "*held out*: designs no choice looked at (other seeds, EERs, sizes and P_target), run once after the "
            "choice.", ""]
     for name, run in runs.items():
         role, mu, n_tar, n_non, p_target, first = DESIGNS[name]
         true = run["truth"]
         out += [f"{name} ({role}; mu = {mu:.3g}, seeds from {first:,}; true EER {100 * true['eer']:.2f} %, minDCF "
-                f"{true['min_dcf']:.4f}, Cllr {true['cllr']:.4f}; minDCF smoothed by default in "
-                f"{run['smoothed']} of {samples} samples)", "",
+                f"{true['min_dcf']:.4f}, Cllr {true['cllr']:.4f}; minDCF on fewer than 30 errors in "
+                f"{run['few_errors']} of {samples} samples)", "",
                 "| metric | " + " | ".join(METHODS) + " |", "|---" * (len(METHODS) + 1) + "|"]
         out += [f"| {label} | " + " | ".join(cell(run, metric, method, samples) for method in METHODS) + " |"
                 for metric, label in METRICS.items()]
-        out.append("")
+        out += ["", "minDCF's mean interval width: " + ", ".join(
+            f"{method} {run['width']['min_dcf', method]:.3f}" for method in METHODS), ""]
     return "\n".join(out) + "\n"
 
 

@@ -227,8 +227,8 @@ def bits(x: float) -> str:
 
 #: Interval methods of a bootstrap run -> their name in words.
 INTERVAL_METHODS = {"bca": "BCa", "percentile": "percentile"}
-#: Every interval's name in words, the smoothed bootstrap's (minDCF of a BCa run) included.
-_INTERVAL_WORDS = {**INTERVAL_METHODS, "smoothed": "smoothed basic"}
+#: Every interval's name in words, minDCF's out-of-bag bracket and smoothed bootstrap (of a BCa run) included.
+_INTERVAL_WORDS = {**INTERVAL_METHODS, "bracket": "out-of-bag bracket", "smoothed": "smoothed basic"}
 
 
 def interval_words(level: float, method: str) -> str:

@@ -56,7 +56,7 @@ def test_whole_groups_and_conditions_together(capsys):
     assert main(["evaluate", str(CONDITIONS), "--by", "gender", "--ci", "0.95", "--bootstrap", "30",
                  "--group-by", "model"]) == 0
     captured = capsys.readouterr()
-    assert "bootstrap (95 % BCa; minDCF: 95 % smoothed basic), 30 replicates, whole model groups, seed 0" in captured.out
+    assert "bootstrap (95 % BCa; minDCF: 95 % out-of-bag bracket), 30 replicates, whole model groups, seed 0" in captured.out
     assert "rule of 30" in captured.err  # a handful of trials: said, one line per condition
 
 

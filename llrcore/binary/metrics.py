@@ -509,7 +509,7 @@ METHOD_COLUMN = "interval method"
 
 def interval_method(interval) -> str:
     """How the intervals of a :class:`~llrcore.BootstrapResult` are made, in words: ``"95 % BCa"``, and the
-    metrics made otherwise after a semicolon (``"95 % BCa; minDCF: 95 % smoothed basic"``, the smoothed bootstrap
+    metrics made otherwise after a semicolon (``"95 % BCa; minDCF: 95 % out-of-bag bracket"``, the out-of-bag bracket
     of a minDCF that rests on few errors, :mod:`llrcore.uncertainty.intervals`)."""
     def words(method: str) -> str:
         return interval_words(interval.level, method).removesuffix(" bootstrap interval")

@@ -211,6 +211,13 @@ class ScoreCounts:
         j = np.searchsorted(blocks.llr, -np.asarray(plo, dtype=np.float64), side="left")
         return blocks.tar_below[j] / self.n_tar, _above(blocks.non_below[j], self.n_non)
 
+    def min_cut(self, plo: float) -> tuple[int, int]:
+        """Where the decisions of :meth:`min_rates` at prior log-odds `plo` cut the sorted target and non-target
+        scores: how many of each lie below the threshold (trials of any weight, so that trials a bootstrap replicate
+        did not draw can be scored at that threshold: :func:`~llrcore.bootstrap`'s out-of-bag minDCF)."""
+        blocks = self.pav
+        return self._cut_before(blocks, int(np.searchsorted(blocks.llr, -plo, side="left")))
+
     def min_bayes_error(self, plo) -> np.ndarray:
         """Minimum Bayes error rate at prior log-odds `plo`: the Bayes error of the PAV-optimal LLRs."""
         plo = np.asarray(plo, dtype=np.float64)
@@ -277,6 +284,9 @@ class SortedScores(ScoreCounts):
         """The PAV blocks (computed once, on first use)."""
         runs = _fraction_runs(self.tar_counts, self.non_counts, self.threads)
         return _pav_of_runs(*runs, self.n_tar, self.n_non)
+
+    def _cut_before(self, blocks: PAVBlocks, j: int) -> tuple[int, int]:
+        return int(blocks.tar_below[j]), int(blocks.non_below[j])  # unweighted: counts below are positions
 
     def det_steps(self) -> tuple[np.ndarray, np.ndarray]:
         """Step DET: ``(pfa, pmiss)`` at each unique score as threshold, then above the largest one.
@@ -366,6 +376,11 @@ class ReweightedScores(ScoreCounts):
             value = (mean_cost_bits(self._table.tar, -1, weights=self._tar_weights, total=self.n_tar)
                      + mean_cost_bits(self._table.non, 1, weights=self._non_weights, total=self.n_non))
         return float(value)
+
+    def _cut_before(self, blocks: PAVBlocks, j: int) -> tuple[int, int]:
+        tar_start, non_start = self._table.runs  # block j's first run begins the cut; past the last block, the ends
+        run = blocks.first[j] if j < blocks.first.size else tar_start.size - 1
+        return int(tar_start[run]), int(non_start[run])
 
     @cached_property
     def pav(self) -> PAVBlocks:

@@ -93,7 +93,7 @@ def _condition_trace(name: str, position: int, result: ConditionMetrics, metric:
 
 
 def _method_words(interval: BootstrapResult, metric: str) -> str:
-    """``"95 % BCa bootstrap interval"``: how `interval` makes the interval of `metric` (the smoothed bootstrap's for
+    """``"95 % BCa bootstrap interval"``: how `interval` makes the interval of `metric` (the out-of-bag bracket for
     a minDCF on few errors)."""
     return interval_words(interval.level, interval.metric_method(metric))
 

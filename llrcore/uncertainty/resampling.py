@@ -23,12 +23,12 @@ of threads.
 Intervals are BCa intervals by default (bias-corrected and accelerated, Efron 1987; ``method="percentile"`` for
 percentile intervals): the acceleration comes from a grouped (delete-d) jackknife that leaves out one block of trials
 (or of groups) at a time by giving it the weight 0, so the jackknife does not sort again either
-(:mod:`llrcore.uncertainty.intervals`). A minDCF that rests on fewer than 30 misses or false alarms gets the basic interval of a
-smoothed bootstrap (``smooth=``; its replicates draw from kernel estimates of the score densities and sort again).
-At 300 targets and 3,000 non-targets of calibrated Gaussian LLRs, nominal 95 % intervals cover the true EER in 88.5 %
-of samples by percentiles at EER 2.3 %, 93.8 % by BCa; the minDCF at P_target 0.01 in 63 %, 84 % and about 90 % by
-the smoothed bootstrap, short of 95 % (every design measured: :mod:`llrcore.uncertainty.intervals`). The DET band stays
-pointwise percentile.
+(:mod:`llrcore.uncertainty.intervals`). A minDCF that rests on fewer than 30 misses or false alarms gets the
+out-of-bag bracket: from the percentile interval's lower end to the mean cost, at each replicate's minDCF threshold, of
+the trials that replicate did not draw, plus the replicates' upper spread (one more pass over each replicate's
+weights; ``smooth=True`` gives the smoothed bootstrap's basic interval instead, whose replicates sort again). The
+measured coverage of every method is in :mod:`llrcore.uncertainty.intervals`. The DET band stays pointwise
+percentile.
 
 The rule of 30 (Doddington et al. 2000): to be 90 % sure that a true error rate lies within 30 % of the observed one,
 at least 30 errors must have been observed.
@@ -37,7 +37,8 @@ References
 ----------
 B. Efron and R. J. Tibshirani, *An Introduction to the Bootstrap*, Chapman & Hall, 1993.
 B. Efron, "Better bootstrap confidence intervals", JASA 82, 1987 (BCa).
-B. W. Silverman and G. A. Young, "The bootstrap: to smooth or not to smooth?", Biometrika 74, 1987 (smoothed).
+B. Efron, "Estimating the error rate of a prediction rule: improvement on cross-validation", JASA 78, 1983
+(out-of-bag). B. W. Silverman and G. A. Young, "The bootstrap: to smooth or not to smooth?", Biometrika 74, 1987.
 R. M. Bolle, N. K. Ratha and S. Pankanti, "Error analysis of pattern recognition systems — the subsets bootstrap",
 CVIU 93, 2004 (resampling whole subjects).
 G. R. Doddington, M. A. Przybocki, A. F. Martin and D. A. Reynolds, "The NIST speaker recognition evaluation —
@@ -66,8 +67,8 @@ from .intervals import (
     check_method,
     interval_words,
     jackknife_blocks,
-    needs_smoothing,
     percentile_interval,
+    rests_on_few_errors,
     smoothed_bootstrap,
 )
 
@@ -137,6 +138,14 @@ class BootstrapResult(ReplicateIntervals):
         ``"bca"`` or ``"percentile"``: how :meth:`interval` makes the intervals (:mod:`llrcore.uncertainty.intervals`).
     acceleration : dict of str -> float, or None
         BCa's acceleration of each metric, from the grouped jackknife (None with ``method="percentile"``).
+    smoothed : SmoothedReplicates or None
+        The smoothed bootstrap of minDCF (``smooth=True``).
+    held_out : ndarray
+        Each replicate's out-of-bag minDCF cost: the normalised cost, at the replicate's minDCF threshold, of the
+        trials it did not draw (the upper end of the out-of-bag bracket, :mod:`llrcore.uncertainty.intervals`).
+    min_dcf_method : str or None
+        How minDCF's interval is made by default: ``"bracket"`` (the out-of-bag bracket, when minDCF rests on fewer
+        than 30 errors), ``"smoothed"`` (``smooth=True``) or None (the run's :attr:`method`).
     """
 
     estimate: BinaryMetrics
@@ -148,6 +157,8 @@ class BootstrapResult(ReplicateIntervals):
     method: str = DEFAULT_METHOD
     acceleration: dict | None = None
     smoothed: SmoothedReplicates | None = None
+    held_out: np.ndarray | None = field(default=None, repr=False)
+    min_dcf_method: str | None = None
 
     def __repr__(self) -> str:
         return (f"BootstrapResult({self.estimate.name or 'trials'!r}, {len(self.replicates):,} replicates, "
@@ -202,8 +213,9 @@ def bootstrap(trials: Trials, n: int = 1000, level: float = 0.95, group_by: str 
         BCa intervals (the default: they cover best, see :mod:`llrcore.uncertainty.intervals`), with their grouped jackknife
         (80 more evaluations, re-weighted), or percentile intervals.
     smooth : bool, optional
-        With ``method="bca"``, the minDCF interval from the smoothed bootstrap (:mod:`llrcore.uncertainty.intervals`; its
-        replicates sort again). By default when the minDCF rests on fewer than 30 misses or false alarms.
+        With ``method="bca"``: True for minDCF's interval from the smoothed bootstrap (its replicates sort again),
+        False for BCa. By default (None) the out-of-bag bracket when the minDCF rests on fewer than 30 misses or
+        false alarms (the rule of 30), else BCa (:mod:`llrcore.uncertainty.intervals`).
     progress : callable, optional
         Called as ``progress(done, n)`` after each replicate, in the calling thread.
     threads : int, optional
@@ -217,7 +229,7 @@ def bootstrap(trials: Trials, n: int = 1000, level: float = 0.95, group_by: str 
     op, primary = as_operating_point(p_target, c_miss, c_fa), primary_p_targets(primary)
     n, level = check_replicates(n, level)
     method = check_method(method)
-    smooth = method == "bca" and (needs_smoothing(trials.tar, trials.non, op) if smooth is None else smooth)
+    min_dcf_method = _min_dcf_method(method, smooth, trials, op)
     draw = _Draws.of(trials, group_by, seed)
     with parallel.thread_limit(threads):
         table = _prepared(trials.sorted)
@@ -229,21 +241,66 @@ def bootstrap(trials: Trials, n: int = 1000, level: float = 0.95, group_by: str 
         return _metrics_row(_reweighted(table, *weights, order), op, primary)
 
     def replicate(drawn):
-        counts = _reweighted(table, *draw.weights(drawn), order)
-        return _metrics_row(counts, op, primary), _rocch_pmiss(counts)
+        weights = _in_sorted_order(draw.weights(drawn), order)
+        counts = _reweighted(table, *weights, None)
+        return _metrics_row(counts, op, primary), _rocch_pmiss(counts), _held_out_min_dcf(table, counts, *weights, op)
 
-    rows, band = [], []
+    rows, band, held_out = [], [], []
     replicates = parallel.ordered_map(replicate, draw.replicates(n), threads, window=_window(len(trials), threads))
-    for done, (row, pmiss) in enumerate(replicates, start=1):
+    for done, (row, pmiss, cost) in enumerate(replicates, start=1):
         rows.append(row)
         band.append(pmiss)
+        held_out.append(cost)
         if progress is not None:
             progress(done, n)
     return BootstrapResult(estimate=estimate, replicates=pd.DataFrame(rows, columns=list(BOOTSTRAP_METRICS)),
                            level=level, group_by=group_by, n_groups=draw.n_groups,
                            det_band=_det_band(np.array(band), _rocch_pmiss(table), level), method=method,
                            acceleration=_acceleration(draw, metrics, method, len(trials), threads),
-                           smoothed=_smoothed(trials, group_by, seed, n, op, threads) if smooth else None)
+                           smoothed=_smoothed(trials, group_by, seed, n, op, threads) if min_dcf_method == "smoothed"
+                           else None, held_out=np.array(held_out, dtype=np.float64), min_dcf_method=min_dcf_method)
+
+
+def _min_dcf_method(method: str, smooth: bool | None, trials: Trials, op: OperatingPoint) -> str | None:
+    """minDCF's default interval (:attr:`BootstrapResult.min_dcf_method`) for a run of `method` and `smooth`."""
+    if method != "bca" or smooth is False:
+        return None
+    if smooth:
+        return "smoothed"
+    return "bracket" if rests_on_few_errors(trials.tar, trials.non, op) else None
+
+
+def _in_sorted_order(weights: tuple, order) -> tuple[np.ndarray, np.ndarray]:
+    """Per-trial weights in the order of the sorted scores (`order`: :meth:`SortedScores.trial_order`, or None when
+    the draws index the sorted scores already)."""
+    return weights if order is None else (weights[0][order[0]], weights[1][order[1]])
+
+
+def _held_out_min_dcf(table: SortedScores, counts: ScoreCounts | None, tar_weights, non_weights,
+                      op: OperatingPoint) -> float:
+    """The out-of-bag minDCF cost of one replicate: the normalised DCF, at the replicate's minDCF threshold, of the
+    trials it did not draw (weights in sorted order); NaN when it drew every trial of a class, or none. The
+    threshold lies just above the highest drawn score the replicate's minDCF rejects (:meth:`~llrcore.binary.rates.
+    ScoreCounts.min_cut` gives the rejected drawn trials): trials of weight 0 between it and the lowest accepted drawn
+    score, which any threshold in that gap treats alike in the replicate, count as accepted."""
+    if counts is None:
+        return math.nan
+    out_tar, out_non = tar_weights == 0, non_weights == 0
+    n_tar, n_non = int(np.count_nonzero(out_tar)), int(np.count_nonzero(out_non))
+    if not (n_tar and n_non):
+        return math.nan
+    cut_tar, cut_non = counts.min_cut(op.plo_eff)
+    highest = max(_last_drawn(table.tar, tar_weights, cut_tar), _last_drawn(table.non, non_weights, cut_non))
+    cut_tar, cut_non = np.searchsorted(table.tar, highest, "right"), np.searchsorted(table.non, highest, "right")
+    w_miss, w_fa = op.p_target * op.c_miss, (1 - op.p_target) * op.c_fa
+    misses, false_alarms = np.count_nonzero(out_tar[:cut_tar]), np.count_nonzero(out_non[cut_non:])
+    return (w_miss * misses / n_tar + w_fa * false_alarms / n_non) / min(w_miss, w_fa)
+
+
+def _last_drawn(scores: np.ndarray, weights: np.ndarray, stop: int) -> float:
+    """The highest of the sorted `scores` before position `stop` with a weight above 0 (-inf if none)."""
+    drawn = np.flatnonzero(weights[:stop])
+    return float(scores[drawn[-1]]) if drawn.size else -math.inf
 
 
 def _acceleration(draw: "_Draws", metrics, method: str, n_trials: int, threads: int | None) -> dict | None:

@@ -136,7 +136,7 @@ def test_calibrate_shows_intervals_before_and_after(page: Page, app_url, screens
     open_page(page, f"{app_url}/calibrate")
     page.get_by_text("Confidence intervals", exact=True).click()
     wait_idle(page, timeout=300_000)
-    expect(page.get_by_text("Their 95 % BCa bootstrap confidence intervals [lower, upper] (minDCF: 95 % smoothed "
-                            "basic):")).to_be_visible()  # the minDCF rests on few errors: the smoothed bootstrap
+    expect(page.get_by_text("Their 95 % BCa bootstrap confidence intervals [lower, upper] (minDCF: 95 % out-of-bag "
+                            "bracket):")).to_be_visible()  # the minDCF rests on few errors: the out-of-bag bracket
     no_exception(page)
     snap(page, screenshots / "calibrate_intervals.png")
