@@ -11,7 +11,7 @@ import streamlit as st
 import llrcore as lc
 from llrcore import plots
 from llrcore.plots.uncertainty import CONDITION_METRICS, condition_figure, with_det_bands
-from app_pages import _operating_point, _uncertainty
+from app_pages import _conventions, _operating_point, _uncertainty
 from app_pages._loaded import SYSTEMS, chosen_systems, trials_by_name
 from app_pages._tables import show_metrics
 from app_pages._figures import show_figure
@@ -244,6 +244,7 @@ def main() -> None:
                    f"{lc.words.escape_markdown(', '.join(one_by_one))}.")
     st.subheader("Metrics")
     show_metrics_table(results, boots)
+    _conventions.show(chosen, op)
     if settings.by:
         show_conditions(chosen, op, settings)
     if settings.intervals and len(chosen) > 1:

@@ -25,6 +25,7 @@ from .binary.curves import (
     pav_transforms,
 )
 from .binary.histograms import ScoreHistograms, score_histograms
+from .binary.conventions import Convention, EERConventions, eer_conventions
 from .data.trials import Trials
 from .binary.metrics import (
     BayesErrorRates,

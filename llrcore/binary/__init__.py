@@ -5,6 +5,8 @@
 - :mod:`.metrics` — EER (ROCCH), minDCF and actDCF, Cllr and minCllr, Cprimary, Bayes error rates; ``evaluate``.
 - :mod:`.curves` — the numbers a DET, APE or Bayes-error figure draws, as results.
 - :mod:`.histograms` — score histograms per class, as results.
+- :mod:`.conventions` — the EER and minDCF as other tools compute them (ASVspoof, SpeechBrain, Kaldi, scikit-learn,
+  NIST), with why each differs: ``eer_conventions``.
 
 Imports flow down only: this package stands on the data layer, ``llrcore.prior`` and ``llrcore.parallel``, and
 every analysis above stands on it. This face gathers nothing (``llrcore`` gathers the public API).

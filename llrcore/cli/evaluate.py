@@ -32,6 +32,9 @@ def add_command(commands) -> None:
                                  metavar="EVALUATION", help="the NIST evaluation whose primary cost Cprimary follows: "
                                  f"{', '.join(NIST_PRIMARY_P_TARGETS)} (SRE12)")
     add_conditions_options(evaluate_parser, by_help="break down by this metadata column (repeat to cross columns)")
+    evaluate_parser.add_argument("--conventions", action="store_true",
+                                 help="instead, the EER and minDCF as ASVspoof, SpeechBrain, Kaldi, scikit-learn, "
+                                 "voxceleb_trainer and NIST's scorer compute them, beside ours, with why they differ")
     output = evaluate_parser.add_mutually_exclusive_group()
     output.add_argument("--json", action="store_true", help="print the table as JSON")
     output.add_argument("--csv", action="store_true", help="print the table as CSV")
@@ -45,6 +48,8 @@ def run(args) -> str:
 
     systems = load_systems(args.scores, args.key, metadata=args.metadata)
     op = operating_point(args)
+    if args.conventions:
+        return _conventions(systems, op, args)
     resampling = dict(n=args.bootstrap, level=args.ci, group_by=args.group_by, seed=args.seed)
     if args.by:
         frames = []
@@ -75,6 +80,28 @@ def run(args) -> str:
     header = f"Operating point: {op.describe()}; Cprimary at P_target {primary} ({args.primary})\n{ci}Units: {UNITS}\n"
     formatters = {column: _text_format(column).format for column in table.columns if table[column].dtype.kind == "f"}
     return header + table.to_string(formatters=formatters)
+
+
+def _conventions(systems, op, args) -> str:
+    """``--conventions``: per system, one row per tool (lc.eer_conventions), the reasons listed under the table."""
+    from ..binary.conventions import eer_conventions
+
+    results = {name: eer_conventions(trials, op) for name, trials in systems.items()}
+    table = pd.concat([r.to_frame(percent=True).assign(system=name) for name, r in results.items()])
+    table = table.set_index(["system", "tool"])
+    if args.json:  # no number is JSON's null, not NaN
+        rows = table.astype(object).where(table.notna(), None).to_dict(orient="index")
+        return json.dumps({f"{s} / {tool}": row for (s, tool), row in rows.items()},
+                          indent=2, default=_json_value)
+    if args.csv:
+        return table.to_csv()
+    blocks = []
+    for name, result in results.items():
+        frame = result.to_frame(percent=True).set_index("tool")
+        reasons = "\n".join(f"- {tool}: {why}" for tool, why in frame.pop("why").items())
+        notes = "\n".join(result.notes())
+        blocks.append(f"{name}\n{frame.to_string(float_format='{:.4f}'.format, na_rep='-')}\n{reasons}\n{notes}")
+    return "EER in %; minDCF normalised except SpeechBrain's (which is not)\n\n" + "\n\n".join(blocks)
 
 
 def _text_format(column: str) -> str:
