@@ -3,8 +3,9 @@
 The user picks the ASV (a loaded system with spoof trials), one or more CMs (loaded binary systems: bona fide as
 targets, spoofs as non-targets), the t-DCF formulation and its cost model; the page shows what
 ``lc.evaluate_tandem`` returns: min t-DCF, CM EER, ASV EER, SPF-EER and the ASV's spoof acceptance, the t-DCF curves,
-the per-attack table and bars, and their CSVs; with the interval toggle on, the bootstrap intervals of every min t-DCF,
-pooled and per attack (``TandemEvaluation.bootstrap``), in the cards, the per-attack table and the bars.
+the per-attack table and bars, and their CSVs; beside the t-DCF, ASVspoof 5's t-EER and a-DCF (``lc.sasv_table``);
+with the interval toggle on, the bootstrap intervals of every min t-DCF, pooled and per attack
+(``TandemEvaluation.bootstrap``), in the cards, the per-attack table and the bars.
 """
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from app_pages._demos import DEMO_SETS, demo_source, system_demo
 from app_pages._figures import show_figure
 from app_pages._loaded import SYSTEMS
 from app_pages._messages import flash, show_flashes
+from app_pages._sasv import ADCF, ADCF_HELP, TEER, TEER_HELP, beside_tdcf, pooled, sasv_tables, summary_beside_tdcf
 from app_pages._tables import with_intervals
 from app_pages._uncertainty import METHOD, run_once
 from llrcore.plots.spoofing import TDCF_X_AXES, attack_bars_figure, tdcf_figure
@@ -184,10 +186,10 @@ def interval_controls() -> int | None:
     return int(replicates) if on else None
 
 
-def asv_metrics(result: lc.TandemEvaluation) -> None:
-    with st.container(border=True):
+def asv_metrics(result: lc.TandemEvaluation, sasv: pd.DataFrame) -> None:
+    with st.container(border=True, key="tandem_asv_alone"):
         st.markdown("**The ASV alone** (the same in front of every CM)")
-        eer, spf, spoof_fa, threshold = st.columns(4)
+        eer, spf, spoof_fa, threshold, adcf = st.columns(5)
         eer.metric("ASV EER", f"{100 * result.asv_eer:.2f} %", help="Targets against zero-effort non-targets "
                    "(ROCCH-EER).")
         spf.metric("SPF-EER", f"{100 * result.spf_eer:.2f} %", help="Targets against spoofing attacks (ROCCH-EER).")
@@ -195,9 +197,11 @@ def asv_metrics(result: lc.TandemEvaluation) -> None:
                         help="The share of spoofing attacks the ASV accepts at its threshold, without a CM.")
         threshold.metric("ASV threshold", f"{result.asv_threshold:.4g}", help="The ASV's EER threshold (the "
                          "organisers' convention); accept when score ≥ threshold.")
+        adcf.metric("min a-DCF", f"{pooled(sasv)[ADCF]:.4f}", help=ADCF_HELP)
 
 
-def cm_cards(results: dict[str, lc.TandemEvaluation], ranges: dict[str, lc.TandemIntervals]) -> None:
+def cm_cards(results: dict[str, lc.TandemEvaluation], ranges: dict[str, lc.TandemIntervals],
+             sasv: dict[str, pd.DataFrame]) -> None:
     per_row = min(len(results), 4)
     items = list(results.items())
     for start in range(0, len(items), per_row):
@@ -208,6 +212,7 @@ def cm_cards(results: dict[str, lc.TandemEvaluation], ranges: dict[str, lc.Tande
                 dcf.metric("min t-DCF", f"{result.min_tdcf:.4f}",
                            help=f"Normalised minimum {result.formulation} t-DCF over the CM thresholds.")
                 eer.metric("CM EER", f"{100 * result.cm_eer:.2f} %", help="Bona fide against all spoofs (ROCCH-EER).")
+                st.columns(2)[0].metric("t-EER", f"{pooled(sasv[name])[TEER]:.2f} %", help=TEER_HELP)
                 if name in ranges:
                     lower, upper = ranges[name].interval()
                     st.container(key=f"tandem_ci_{start + offset}").caption(
@@ -216,18 +221,19 @@ def cm_cards(results: dict[str, lc.TandemEvaluation], ranges: dict[str, lc.Tande
                         "threshold kept)")
 
 
-def show_table(results: dict[str, lc.TandemEvaluation]) -> None:
-    table = lc.tandem_table(results)
+def show_table(results: dict[str, lc.TandemEvaluation], sasv: dict[str, pd.DataFrame]) -> None:
+    table = summary_beside_tdcf(lc.tandem_table(results), sasv)
     st.dataframe(table, hide_index=True, width="stretch", column_config={
-        column: st.column_config.NumberColumn(format="%.4f" if "t-DCF" in column or "threshold" in column else "%.2f")
+        column: st.column_config.NumberColumn(format="%.4f" if "DCF" in column or "threshold" in column else "%.2f")
         for column in table.columns if table[column].dtype.kind == "f"})
     st.download_button("Metrics as CSV", table.to_csv(index=False).encode(), file_name="tandem_metrics.csv",
                        mime="text/csv", icon=":material/download:", key="tandem_metrics_csv")
 
 
-def attack_frame(name: str, result: lc.TandemEvaluation, ranges: dict[str, lc.TandemIntervals]) -> pd.DataFrame:
-    """One CM's per-attack table, with the limits of its intervals when they were drawn."""
-    return (ranges[name] if name in ranges else result).to_frame()
+def attack_frame(name: str, result: lc.TandemEvaluation, ranges: dict[str, lc.TandemIntervals],
+                 sasv: dict[str, pd.DataFrame]) -> pd.DataFrame:
+    """One CM's per-attack table, with the limits of its intervals when they were drawn, the t-EER and a-DCF."""
+    return beside_tdcf((ranges[name] if name in ranges else result).to_frame(), sasv[name])
 
 
 def attack_table(frame: pd.DataFrame, replicates: int | None) -> None:
@@ -241,13 +247,16 @@ def attack_table(frame: pd.DataFrame, replicates: int | None) -> None:
         "min t-DCF": (st.column_config.TextColumn(help=ci_help) if ci_help else
                       st.column_config.NumberColumn(format="%.4f")),
         "CM threshold": st.column_config.NumberColumn(format="%.4g"),
+        TEER: st.column_config.NumberColumn(format="%.2f", help=TEER_HELP),
+        ADCF: st.column_config.NumberColumn(format="%.4f", help=ADCF_HELP),
         **{c: st.column_config.NumberColumn(format="localized") for c in ("bona fide", "spoof (CM)", "spoof (ASV)")}})
 
 
 def attack_caption(ranges: dict[str, lc.TandemIntervals]) -> str:
     """How the per-attack rows are made, and their intervals when drawn."""
     text = ("Every row keeps all bona fide trials and one attack's spoofs; the ASV threshold stays the pooled one and "
-            "the CM threshold is the best for that attack.")
+            "the CM threshold is the best for that attack. The t-EER needs no threshold; the min a-DCF is the ASV's "
+            "alone on that attack's spoofs (ASVspoof 5's cost model).")
     if not ranges:
         return text
     return (f"{text} The {100 * LEVEL:g} % {METHOD} interval of each min t-DCF draws that row's trials again "
@@ -256,13 +265,14 @@ def attack_caption(ranges: dict[str, lc.TandemIntervals]) -> str:
             "intervals on Evaluate (break down by attack).")
 
 
-def show_attacks(results: dict[str, lc.TandemEvaluation], ranges: dict[str, lc.TandemIntervals]) -> None:
+def show_attacks(results: dict[str, lc.TandemEvaluation], ranges: dict[str, lc.TandemIntervals],
+                 sasv: dict[str, pd.DataFrame]) -> None:
     broken_down = {name: result for name, result in results.items() if result.attacks}
     if not broken_down:
         return
     st.subheader("Per attack")
     st.caption(attack_caption(ranges))
-    frames = {name: attack_frame(name, result, ranges) for name, result in broken_down.items()}
+    frames = {name: attack_frame(name, result, ranges, sasv) for name, result in broken_down.items()}
     for tab, (name, result) in zip(st.tabs(list(broken_down)), broken_down.items()):
         with tab:
             attack_table(frames[name], ranges[name].n if name in ranges else None)
@@ -298,11 +308,13 @@ def main() -> None:
         results = evaluations(asv, cms, formulation, costs)
     if not results:
         return
-    asv_metrics(next(iter(results.values())))
+    with st.spinner("Computing the t-EER and the a-DCF…"):
+        sasv = sasv_tables(asv, results)
+    asv_metrics(next(iter(results.values())), next(iter(sasv.values())))
     replicates = interval_controls()
     ranges = intervals(asv, results, formulation, costs, replicates) if replicates else {}
-    cm_cards(results, ranges)
-    show_table(results)
+    cm_cards(results, ranges, sasv)
+    show_table(results, sasv)
 
     st.subheader("t-DCF curve")
     axis_column, _ = st.columns([2, 3])
@@ -313,7 +325,7 @@ def main() -> None:
                 "Normalised t-DCF over the CM thresholds; diamonds: each CM's minimum. Dashed: 1, the better CM "
                 "that decides without looking; dotted: the floor, a perfect CM behind this ASV (revised only).",
                 data=lambda: pd.concat([r.tdcf.to_frame().assign(system=n) for n, r in results.items()]))
-    show_attacks(results, ranges)
+    show_attacks(results, ranges, sasv)
 
 
 main()

@@ -149,6 +149,9 @@ from .spoofing.tdcf import TandemDCF, asv_eer_threshold, spoof_false_alarm_rate,
 from .calibration.fusion import ID_COLUMNS, AlignedSystems, FusionResult, align_systems, fuse
 from .spoofing.tandem import AttackRow, TandemEvaluation, TandemIntervals, bootstrap_tandem, evaluate_tandem, tandem_table
 from .spoofing.tdcf_bootstrap import TandemBootstrap, bootstrap_tdcf
+from .spoofing.adcf import ADCF, a_dcf, a_dcf_cost_model
+from .spoofing.teer import TandemEER, t_eer
+from .spoofing.sasv import sasv_table
 from .forensic import (
     ECECurve,
     ElubBounded,

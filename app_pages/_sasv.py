@@ -1,0 +1,51 @@
+"""ASVspoof 5's SASV metrics on the "ASV + countermeasure" page: the t-EER of each CM with the ASV and the a-DCF of
+the ASV alone, pooled and per attack (``lc.sasv_table``), computed once per pair of systems and set beside the
+t-DCF in the page's cards and tables."""
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+import llrcore as lc
+from app_pages._loaded import SYSTEMS
+
+TEER, ADCF = "t-EER %", "min a-DCF (ASV)"
+TEER_HELP = ("Concurrent tandem EER (Kinnunen et al., IEEE TPAMI 2023): the CM and the ASV thresholds where the "
+             "tandem misses as many targets as it accepts non-targets and spoofs; no cost, no prior, no threshold "
+             "fixed (ASVspoof 5's evaluation package).")
+ADCF_HELP = ("Minimum a-DCF (Shim et al., Odyssey 2024) of the ASV's own scores taken as SASV scores, with no "
+             "countermeasure: ASVspoof 5's cost model (Ptar 0.9405, Pnon 0.0095, Pspoof 0.05; Cmiss 1, Cfa 10 for a "
+             "non-target and for a spoof), normalised (1 = no better than accepting or rejecting everything).")
+
+
+@st.cache_resource(show_spinner=False, max_entries=64)
+def _table(cm_id: str, asv_id: str, by: str | None, _result: lc.TandemEvaluation) -> pd.DataFrame:
+    return lc.sasv_table(_result)
+
+
+def sasv_tables(asv_name: str, results: dict[str, lc.TandemEvaluation]) -> dict[str, pd.DataFrame]:
+    """Each CM's rows (attacks, then ``pooled``): ``attack``, ``t-EER %``, ``min a-DCF (ASV)``."""
+    sets = SYSTEMS.sets()
+    return {name: _table(sets[name].id, sets[asv_name].id, result.by, result) for name, result in results.items()}
+
+
+def pooled(table: pd.DataFrame) -> pd.Series:
+    return table.set_index("attack").loc["pooled"]
+
+
+def beside_tdcf(frame: pd.DataFrame, table: pd.DataFrame, key: str = "attack") -> pd.DataFrame:
+    """`frame` (with a ``min t-DCF`` column, rows keyed by `key`) with the t-EER and the a-DCF right after it (and
+    after its interval's limits, when drawn)."""
+    frame = frame.copy()
+    values = table.set_index("attack")
+    position = max(i for i, column in enumerate(frame.columns) if column.startswith("min t-DCF")) + 1  # after limits
+    for offset, column in enumerate((TEER, ADCF)):
+        frame.insert(position + offset, column, frame[key].map(values[column]) if key == "attack"
+                     else values.loc["pooled", column])
+    return frame
+
+
+def summary_beside_tdcf(table: pd.DataFrame, tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
+    """``lc.tandem_table`` (one row per CM) with each CM's pooled t-EER and a-DCF after its min t-DCF."""
+    frames = [beside_tdcf(table[table["system"] == name], tables[name], key="system") for name in table["system"]]
+    return pd.concat(frames, ignore_index=True)

@@ -1,0 +1,81 @@
+"""``llrcore sasv``: ASVspoof 5's SASV metrics of a countermeasure in front of a speaker verifier, beside the t-DCF:
+the concurrent t-EER of the tandem and the min a-DCF of the ASV alone, pooled and, with ``--by-attack``, per attack."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+
+from ..spoofing.adcf import A_DCF_PRESETS, a_dcf_cost_model
+from ..spoofing.sasv import sasv_table
+from ..spoofing.tandem import NO_ATTACKS, evaluate_tandem
+from .tdcf import _asv, _json_value, _systems
+
+UNITS = ("t-EER: concurrent tandem EER of the CM and the ASV (Kinnunen et al., IEEE TPAMI 2023) in %; min a-DCF "
+         "(ASV): the ASV's own scores taken as SASV scores (no CM), normalised (1 = no better than accepting or "
+         "rejecting everything; Shim et al., Odyssey 2024); min t-DCF: revised, the ASV at its EER threshold.")
+PRESETS = {"asvspoof5": "ASVspoof 5's", "a-dcf-paper": "the a-DCF paper's (a-DCF1)"}
+
+
+def add_command(commands) -> None:
+    parser = commands.add_parser(
+        "sasv", help="print the t-EER and the a-DCF (ASVspoof 5's SASV metrics) beside the min t-DCF",
+        description="ASVspoof 5's spoofing-aware speaker verification metrics for a countermeasure (CM) in front of "
+                    f"a speaker verifier (ASV). {UNITS} Per attack, all bona fide trials are kept, with one attack's "
+                    "spoofs.",
+    )
+    parser.add_argument("scores", metavar="CM_SCORES", help="the CM's score file: bona fide trials as targets, spoofs "
+                        "as non-targets (several systems in one file are evaluated one by one)")
+    parser.add_argument("--asv", required=True, metavar="ASV_SCORES", help="the ASV's score file with target, "
+                        "non-target and spoof trials (e.g. the organisers' ASVspoof ASV scores)")
+    parser.add_argument("--cost-model", choices=tuple(A_DCF_PRESETS), default="asvspoof5",
+                        help="the a-DCF's priors and costs: asvspoof5 (default) or a-dcf-paper")
+    parser.add_argument("--by-attack", action="store_true", help="add the per-attack table (both files need an "
+                        "'attack' column)")
+    output = parser.add_mutually_exclusive_group()
+    output.add_argument("--json", action="store_true", help="print the results as JSON")
+    output.add_argument("--csv", action="store_true", help="print the table as CSV (with --by-attack: the per-attack "
+                        "table of every system)")
+    parser.set_defaults(run=run)
+
+
+def _rows(evaluation, cost_model: str) -> pd.DataFrame:
+    """The tandem's rows (attacks, then pooled) with min t-DCF, t-EER % and min a-DCF (ASV)."""
+    tdcf = evaluation.to_frame()[["attack", "min t-DCF"]]
+    return tdcf.merge(sasv_table(evaluation, cost_model=cost_model), on="attack", sort=False)
+
+
+def run(args) -> str:
+    systems, asv = _systems(args.scores), _asv(args.asv)
+    by = "attack" if args.by_attack else None
+    try:
+        results = {name: evaluate_tandem(trials, asv, by=by, name=name) for name, trials in systems.items()}
+    except ValueError as error:  # said with this command's option
+        raise ValueError(str(error).replace(NO_ATTACKS, "without --by-attack: the pooled numbers only")) from None
+    frames = {name: _rows(result, args.cost_model) for name, result in results.items()}
+    summary = pd.DataFrame.from_records([{"system": name, **frame.iloc[-1].drop("attack").to_dict()}
+                                         for name, frame in frames.items()]).set_index("system")
+    attacks = (pd.concat([frame.assign(system=n) for n, frame in frames.items()]).set_index(["system", "attack"])
+               if by else None)
+    if args.json:
+        document = {"a_dcf_cost_model": a_dcf_cost_model(args.cost_model), "units": UNITS,
+                    "systems": {name: {**dict(summary.loc[name].items()),
+                                       **({"attacks": frames[name].to_dict(orient="records")} if by else {})}
+                                for name in results}}
+        return json.dumps(document, indent=2, default=_json_value)
+    if args.csv:
+        return (attacks if by else summary).to_csv()
+    model = ", ".join(f"{k} {v:g}" for k, v in a_dcf_cost_model(args.cost_model).items())
+    text = (f"CM: {Path(args.scores).name}; ASV: {Path(args.asv).name} ({asv.tar.size:,} targets, "
+            f"{asv.non.size:,} non-targets, {asv.spoof.size:,} spoofs)\n"
+            f"a-DCF cost model ({PRESETS[args.cost_model]}): {model}\nUnits: {UNITS}\n" + _text(summary))
+    if by:
+        text += "\n\nPer attack (every bona fide trial, one attack's spoofs):\n" + _text(attacks)
+    return text
+
+
+def _text(table: pd.DataFrame) -> str:
+    """The costs with 4 decimals, the t-EER (%) with 2."""
+    return table.to_string(formatters={column: ("{:.4f}" if "DCF" in column else "{:.2f}").format
+                                       for column in table.columns})
