@@ -28,6 +28,7 @@ from app_pages._calibration_controls import CUSTOM_RULE, RULES, choose_sets, cus
 from app_pages._figures import show_figure
 from app_pages import _uncertainty
 from app_pages._operating_point import operating_point
+from app_pages._quality import show_quality_calibration
 from app_pages._units import current as llr_units
 from app_pages._units import llr_text, shown
 
@@ -375,6 +376,7 @@ def main() -> None:
     key = (loaded[train].id, evaluation and loaded[evaluation].id, folds, *map(repr, choice.values()), op)
     show_metrics_table(result, raw_name, key)
     actions(result, raw_name, train)
+    show_quality_calibration(train, evaluation, loaded, choice, op)
     show_conditions(train, evaluation, folds, choice, op, key)
 
     st.subheader("Figures")

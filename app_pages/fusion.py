@@ -16,6 +16,7 @@ from app_pages._calibration_controls import CUSTOM_RULE, RULES, custom_rule, des
 from app_pages._figures import show_figure
 from app_pages._loaded import SYSTEMS
 from app_pages._operating_point import operating_point
+from app_pages._quality import choose_fusion_quality, show_fusion_beside_plain
 from app_pages._tables import metric_columns
 
 CM_DEMO = Path(__file__).resolve().parents[1] / "assets" / "asvspoof2019_la_cm"
@@ -36,10 +37,11 @@ def load_cm_demo(part: str) -> dict[str, lc.Trials]:
 
 @st.cache_resource(show_spinner=False, max_entries=16, ttl="1h")
 def fused(dev_key: tuple, eval_key: tuple | None, alpha: float, beta: float, plo: float, regularisation: float,
-          op: lc.OperatingPoint, _dev: dict, _eval: dict | None) -> lc.FusionResult:
-    """:func:`llrcore.fuse`, keyed by the systems' ids (their Trials are never hashed) and the operating point (a
-    frozen dataclass: equal points are one key)."""
-    return lc.fuse(_dev, _eval, rule=lc.BetaRule(alpha, beta), plo=plo, regularisation=regularisation, p_target=op)
+          op: lc.OperatingPoint, _dev: dict, _eval: dict | None, quality: tuple[str, ...] = ()) -> lc.FusionResult:
+    """:func:`llrcore.fuse` (with the quality measures `quality`, if any), keyed by the systems' ids (their Trials
+    are never hashed) and the operating point (a frozen dataclass: equal points are one key)."""
+    return lc.fuse(_dev, _eval, rule=lc.BetaRule(alpha, beta), plo=plo, regularisation=regularisation, p_target=op,
+                   quality=list(quality) or None)
 
 
 # ----- controls -------------------------------------------------------------------------------------------------------
@@ -180,6 +182,7 @@ def main() -> None:
     systems_column, recipe_column, op_column = st.columns([4, 4, 3], gap="medium")
     with systems_column:
         dev, evaluation, dev_key, eval_key, what = choose_systems()
+        quality = choose_fusion_quality(dev)
     with recipe_column:
         rule, plo, regularisation = choose_recipe()
     with op_column, st.container(border=True):
@@ -190,7 +193,9 @@ def main() -> None:
         return
     try:
         with st.spinner("Fusing…"):
-            result = fused(dev_key, eval_key, rule.alpha, rule.beta, plo, regularisation, op, dev, evaluation)
+            result = fused(dev_key, eval_key, rule.alpha, rule.beta, plo, regularisation, op, dev, evaluation, quality)
+            plain = quality and fused(dev_key, eval_key, rule.alpha, rule.beta, plo, regularisation, op, dev,
+                                      evaluation)
     except ValueError as err:
         st.error(f"These systems cannot be fused: {err}")
         return
@@ -210,6 +215,8 @@ def main() -> None:
         file_name=f"fused_{part}.csv", mime="text/csv", icon=":material/download:", key="fusion_csv",
         on_click="ignore", help="The fused LLRs of the judged trials with their ids and labels (read back by "
                                 "lc.read_trials and by the Data page).")
+    if plain:
+        show_fusion_beside_plain(result, plain)
     show_comparison(result, op)
     show_figures(result, op)
 

@@ -147,6 +147,7 @@ from .io.diarization_corpus import read_corpus
 
 from .spoofing.tdcf import TandemDCF, asv_eer_threshold, spoof_false_alarm_rate, tdcf, tdcf_cost_model
 from .calibration.fusion import ID_COLUMNS, AlignedSystems, FusionResult, align_systems, fuse
+from .calibration.quality import QualityCalibration, QualityComparison, numeric_columns, pair_quality
 from .spoofing.tandem import AttackRow, TandemEvaluation, TandemIntervals, bootstrap_tandem, evaluate_tandem, tandem_table
 from .spoofing.tdcf_bootstrap import TandemBootstrap, bootstrap_tdcf
 from .spoofing.adcf import ADCF, a_dcf, a_dcf_cost_model

@@ -38,6 +38,14 @@ def your_files(folder: Path) -> None:
     models = sorted({f"m{i // 40}" for i in range(len(rows))})
     (folder / "trials_meta.csv").write_text("model,gender\n" + "".join(f"{m},{'fm'[k % 2]}\n"
                                                                        for k, m in enumerate(models)))
+    for name, seed in (("dev.txt", 1), ("eval.txt", 2)):  # quality measures: scores shifted by 0.06 x duration
+        draw = np.random.default_rng(seed)
+        label = draw.random(4000) < 0.1
+        llr = np.where(label, draw.normal(4, np.sqrt(8), 4000), draw.normal(-4, np.sqrt(8), 4000))
+        enrol, test = draw.uniform(2, 20, 4000), draw.uniform(2, 20, 4000)
+        (folder / name).write_text("model test score label duration snr dur_enrol dur_test\n" + "".join(
+            f"m{i % 50} t{i} {l + 0.06 * t:.5f} {'target' if y else 'nontarget'} {t:.2f} {draw.normal(15, 5):.2f} "
+            f"{e:.2f} {t:.2f}\n" for i, (l, y, e, t) in enumerate(zip(llr, label, enrol, test))))
     classes = ["eng", "fra", "deu"]
     labels = rng.integers(0, 3, 600)
     llrs = rng.normal(0, 1, (600, 3)) + 2.5 * np.eye(3)[labels]

@@ -7,6 +7,7 @@
 - :mod:`.calibrators` — what the fits return: affine, linear fusion and PAV calibrators.
 - :mod:`.checks` — far scores set aside, fits that collapse said as failed.
 - :mod:`.fusion` — several systems on the same trials fused and compared with each alone.
+- :mod:`.quality` — quality measures (duration, SNR, ...) from the trials' metadata as features of the fit (QMF).
 - :mod:`.folds` — k-fold cross-validated calibration.
 - :mod:`.conditional`, :mod:`.conditions` — one calibration per condition, and whether it beats one pooled.
 - :mod:`.analysis` — a calibration judged honestly: train on development trials, evaluate elsewhere; rule sweeps.

@@ -22,7 +22,6 @@ e.g. the one at a neighbouring prior weighting), which saves most of the passes 
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
 
 import numpy as np
 
@@ -31,11 +30,11 @@ from ..data.checks import as_scores
 from ..data.trials import Trials
 from ..parallel import dot
 from ..prior import as_plo
-from .calibrators import Affine, Fusion, PAVCalibrator
-from .calibrators import as_matrix as _as_matrix
+from .calibrators import Affine, Fusion, PAVCalibrator, as_matrix as _as_matrix
 from .checks import fit_setting_aside_far, flag_collapse
 from .conditional import ConditionalCalibration
 from .newton import newton, newton_polish, trust_region
+from .quality import QualityCalibration, fit_quality, with_quality
 from .rules import BetaRule
 
 __all__ = ["Affine", "Fusion", "PAVCalibrator", "WarmFits", "WarmStarts", "fit_affine", "fit_cmlg", "fit_fusion",
@@ -110,10 +109,8 @@ class _Objective:
         theta = self.raw(phi)
         k = theta.size
         gradient, hessian = np.zeros(k), np.zeros((k, k))
-        for columns, weight, side in (
-            (self.tar, self.tar_weight, self.rule.target_derivatives),
-            (self.non, self.non_weight, self.rule.non_derivatives),
-        ):
+        for columns, weight, side in ((self.tar, self.tar_weight, self.rule.target_derivatives),
+                                      (self.non, self.non_weight, self.rule.non_derivatives)):
             slope, curvature = side(self._llrs(columns, theta))
             gradient[-1] += weight * slope.sum()
             hessian[-1, -1] += weight * curvature.sum()
@@ -262,7 +259,7 @@ def _fit_from(tar_columns, non_columns, rule: BetaRule, plo: float, regularisati
 
 
 def fit_fusion(systems_tar, systems_non, rule: BetaRule | None = None, plo: float = 0.0, *,
-               regularisation: float = 0.0, start: Fusion | None = None) -> Fusion:
+               regularisation: float = 0.0, start: Fusion | None = None, quality=None) -> Fusion:
     """Linear fusion of K systems trained with a prior-weighted proper scoring rule.
 
     Minimises ``E(w, b) = P mean_tar C(sigmoid(s w + b + tau) | H1) + (1-P) mean_non C(sigmoid(s w + b + tau) | H2)``
@@ -287,6 +284,8 @@ def fit_fusion(systems_tar, systems_non, rule: BetaRule | None = None, plo: floa
         have several local minima, and their search always continues from logistic regression's optimum, as without
         `start`: for them `start` should be near that (logistic regression's fusion at a neighbouring `plo`). A
         start from which Newton steps do not converge is ignored.
+    quality : (array_like, array_like), optional
+        Quality measures ``(q_tar, q_non)``, one row per trial: the weights are those of ``[scores, quality]`` (QMF).
 
     Far scores (+-1e308) that cost nothing at the optimum are set aside while fitting; a fit that collapses (as far
     scores on the wrong side force) comes with ``failure`` saying why and a RuntimeWarning (:mod:`.calibration_checks`).
@@ -298,6 +297,7 @@ def fit_fusion(systems_tar, systems_non, rule: BetaRule | None = None, plo: floa
     """
     rule = rule or BetaRule.logarithmic()
     plo = _prior_weighting(plo)
+    systems_tar, systems_non = with_quality(systems_tar, systems_non, quality)
     tar_columns, non_columns = _columns(systems_tar, "target scores"), _columns(systems_non, "non-target scores")
     if len(tar_columns) != len(non_columns):
         raise ValueError(f"The target scores have {len(tar_columns)} systems but the non-target scores {len(non_columns)}.")
@@ -310,8 +310,7 @@ def fit_fusion(systems_tar, systems_non, rule: BetaRule | None = None, plo: floa
 
 def _fit_fusion(tar_columns, non_columns, rule: BetaRule, plo: float, regularisation: float, theta) -> Fusion:
     """:func:`fit_fusion` of checked score columns from raw start parameters `theta` (or None), not yet checked for
-    a collapse. Far scores are set aside when they cost nothing
-    (:func:`~llrcore.calibration.checks.fit_setting_aside_far`)."""
+    a collapse. Far scores are set aside when they cost nothing (:func:`~.checks.fit_setting_aside_far`)."""
     if regularisation == 0:
         _refuse_separable(tar_columns, non_columns)
         aside = fit_setting_aside_far(_fit_fusion, tar_columns, non_columns, rule, plo, theta,
@@ -393,7 +392,7 @@ def _refuse_separable(tar_columns, non_columns):
 
 
 def fit_affine(tar, non=None, rule: BetaRule | None = None, plo: float = 0.0, *, start: Affine | None = None,
-               by: str | Sequence[str] | None = None) -> Affine | ConditionalCalibration:
+               by=None, quality=None, bilinear=None) -> Affine | ConditionalCalibration | QualityCalibration:
     """Affine calibration ``llr = scale * score + offset`` minimising a prior-weighted proper scoring rule.
 
     For the logarithmic rule this is prior-weighted logistic regression: with target weight ``P / N_tar`` and
@@ -416,6 +415,8 @@ def fit_affine(tar, non=None, rule: BetaRule | None = None, plo: float = 0.0, *,
         per condition ``c`` on that condition's trials, ``llr = a_c s + b_c`` minimising the objective of `rule` at
         `plo` on them alone, and one on all the trials pooled (for trials of no or unseen conditions), as
         Brümmer & Doddington (2013, sec. 5) trained their calibrations separately for male and female trials.
+    quality, bilinear : list of str, list of (str, str), optional
+        With one Trials: metadata columns (products of pairs) as features, a QualityCalibration (QMF, :mod:`.quality`).
 
     Returns
     -------
@@ -428,6 +429,8 @@ def fit_affine(tar, non=None, rule: BetaRule | None = None, plo: float = 0.0, *,
     N. Brümmer and G. Doddington, "Likelihood-ratio calibration using prior-weighted proper scoring rules",
     Interspeech 2013.
     """
+    if quality is not None or bilinear is not None:
+        return fit_quality(fit_fusion, tar, non, rule, plo, start=start, by=by, quality=quality, bilinear=bilinear)
     if isinstance(tar, Trials):
         if non is not None:
             raise TypeError("Give one Trials, or the target and the non-target scores, not both; pass the rule and "
@@ -498,7 +501,6 @@ class WarmFits:
     def fit(self, rule: BetaRule, plo: float, start: Affine | None) -> Affine:
         """One fit from `start`: what every planned fit is."""
         return fit_affine(self.tar, self.non, rule, plo, start=start)
-
 
 
 def fit_cmlg(tar, non, alpha: float = 0.5) -> Affine:

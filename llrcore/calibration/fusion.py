@@ -38,6 +38,7 @@ from ..binary.metrics import BinaryMetrics, evaluate, metrics_table
 from ..data.pairing import ID_COLUMNS, class_blocks, pair_trials, shared_id_columns
 from ..data.trials import Trials, as_systems
 from .fit import Affine, Fusion, fit_fusion
+from .quality import QualityCalibration
 from .rules import BetaRule
 
 __all__ = ["ID_COLUMNS", "AlignedSystems", "FusionResult", "align_systems", "fuse"]
@@ -142,8 +143,9 @@ class FusionResult:
 
     Attributes
     ----------
-    fusion : Fusion
-        ``llr = sum_k weights[k] * s_k + offset``, the scores in the order of :attr:`names`.
+    fusion : Fusion or QualityCalibration
+        ``llr = sum_k weights[k] * s_k + offset``, the scores in the order of :attr:`names` (with quality measures,
+        their weights follow).
     calibrations : dict of str -> Affine
         Each system calibrated alone: ``llr = scale * s + offset``, the same rule, prior weighting and
         regularisation, trained on the same development trials.
@@ -246,13 +248,17 @@ class FusionResult:
     def weights_frame(self) -> pd.DataFrame:
         """The fusion's weights, one row per system: ``weight``, and ``weight × spread``, the weight times the
         standard deviation of the system's development scores, comparable across systems whatever their units. (The
-        offset is ``fusion.offset``; :meth:`formula` shows both.)"""
+        offset is ``fusion.offset``; :meth:`formula` shows both.) With quality measures, one row per feature."""
+        if isinstance(self.fusion, QualityCalibration):
+            return self.fusion.weights_frame().rename(columns={"feature": "system"})
         spread = np.concatenate([self.dev.tar, self.dev.non]).std(axis=0)
         weights = np.asarray(self.fusion.weights, dtype=np.float64)
         return pd.DataFrame({"system": list(self.names), "weight": weights, "weight × spread": weights * spread})
 
     def formula(self, digits: int = 4) -> str:
         """The fusion as text: ``llr = 0.961·LFCC-GMM + 0.105·RawNet2-a + ... + 2.227``."""
+        if isinstance(self.fusion, QualityCalibration):
+            return self.fusion.formula(digits)
         terms = " ".join(f"{'+' if w >= 0 else '−'} {abs(w):.{digits}g}·{n}" for w, n in
                          zip(self.fusion.weights, self.names)).removeprefix("+ ")
         b = self.fusion.offset
@@ -286,7 +292,8 @@ def _pair_evaluation(dev_names: tuple[str, ...], eval_systems) -> dict[str, Tria
 
 
 def fuse(dev_systems, eval_systems=None, *, rule: BetaRule | None = None, plo: float = 0.0,
-         regularisation: float = 0.0, p_target=0.01, c_miss: float = 1.0, c_fa: float = 1.0) -> FusionResult:
+         regularisation: float = 0.0, p_target=0.01, c_miss: float = 1.0, c_fa: float = 1.0,
+         quality=None) -> FusionResult:
     """Linear fusion of several systems trained on development trials, judged against each system calibrated alone.
 
     The fused LLR of a trial with scores ``s_1 ... s_K`` is ``llr = sum_k w_k s_k + b`` (BOSARIS's linear fusion).
@@ -321,6 +328,10 @@ def fuse(dev_systems, eval_systems=None, *, rule: BetaRule | None = None, plo: f
         without bound); 1e-3 to 1e-2 is mild.
     p_target, c_miss, c_fa :
         The operating point of the metrics (minDCF, actDCF); `p_target` may be an :class:`~llrcore.OperatingPoint`.
+    quality : list of str, optional
+        Metadata columns of the first system (development and evaluation) fused as more inputs, ``llr = sum_k w_k
+        s_k + sum_j v_j q_j + b``: :attr:`FusionResult.fusion` is then a
+        :class:`~llrcore.calibration.quality.QualityCalibration` (QMF). The systems alone are calibrated without them.
 
     Returns
     -------
@@ -346,7 +357,8 @@ def fuse(dev_systems, eval_systems=None, *, rule: BetaRule | None = None, plo: f
     if len(dev.names) < 2:
         raise ValueError("Fusion needs two or more systems; to calibrate one system, use calibration.")
     evaluation = None if eval_systems is None else align_systems(_pair_evaluation(dev.names, eval_systems))
-    fusion = fit_fusion(dev.tar, dev.non, rule, plo, regularisation=regularisation)
+    fusion = (fit_fusion(dev.tar, dev.non, rule, plo, regularisation=regularisation) if quality is None else
+              QualityCalibration.fit(dev, quality, fit_fusion, rule=rule, plo=plo, regularisation=regularisation))
     if fusion.collapsed:  # no fusion to judge (llrcore.calibration.checks): said, not shown as one
         raise ValueError(f"the fusion collapsed ({fusion.failure}). Remove the far scores, or fuse other systems.")
     calibrations = {}
@@ -364,8 +376,11 @@ def fuse(dev_systems, eval_systems=None, *, rule: BetaRule | None = None, plo: f
         return {name: aligned.transformed(lambda scores, k=k, affine=affine: affine(scores[:, k]), name)
                 for k, (name, affine) in enumerate(calibrations.items())}
 
-    fused_dev = dev.transformed(fusion, fusion_name)
-    fused_eval = None if evaluation is None else evaluation.transformed(fusion, fusion_name)
+    def fused(aligned: AlignedSystems) -> Trials:
+        return aligned.transformed(fusion, fusion_name) if quality is None else fusion(aligned, fusion_name)
+
+    fused_dev = fused(dev)
+    fused_eval = None if evaluation is None else fused(evaluation)
     calibrated_dev = calibrated(dev)
     calibrated_eval = None if evaluation is None else calibrated(evaluation)
     judged = {fusion_name: fused_dev if fused_eval is None else fused_eval,

@@ -3,11 +3,15 @@ file they replace."""
 from __future__ import annotations
 
 import gzip
+import io
 import warnings
 from pathlib import Path
 
+import pandas as pd
+
 from ..binary.metrics import effective_plo
 from ..io import rescore_file
+from ..io.text import detect_separator
 from ._options import add_calibration_options, digits_option, one_system, probability, scoring_rule
 
 
@@ -26,6 +30,9 @@ def add_command(commands) -> None:
         help="significant digits of each calibrated score in a text file: 'input' as many as the score it replaces "
              "(default), 'all' every digit of the float, or N; more where fewer would tie or reorder two trials",
     )
+    calibrate_parser.add_argument(
+        "--quality", metavar="COLUMNS", help="comma-separated numeric metadata columns (e.g. duration,snr) added to "
+        "the affine calibration as features (QMF); both files need a header naming them")
     add_calibration_options(calibrate_parser)
     calibrate_parser.set_defaults(run=run)
 
@@ -46,6 +53,8 @@ def run(args) -> str:
     rule, plo = scoring_rule(args), float(effective_plo(args.prior))
     _check_output_suffix(Path(args.apply_to), Path(args.output))
     dev = one_system(args.dev, args.key)
+    if args.quality:
+        return _run_quality(args, dev, rule, plo)
     fitted = calibrate_and_evaluate(dev, dev, args.method, rule, plo, p_target=args.prior)
     # judged on the training trials alone (fitted.problems would report them a second time as evaluation trials)
     for problem in calibration_problems(fitted.calibrator, dev, rule=rule if args.method == "affine" else None):
@@ -60,3 +69,35 @@ def run(args) -> str:
             f"{Path(args.dev).name} ({dev.tar.size:,} target and {dev.non.size:,} non-target trials){formula}.\n"
             f"On the training trials Cllr went from {fitted.before.cllr:.4f} to {fitted.after.cllr:.4f} bits.\n"
             f"Wrote {output}.")
+
+
+def _line_order_table(path: Path) -> pd.DataFrame:
+    """The columns of a score file with a header, one row per data line in the file's order (the order in which
+    :func:`~llrcore.io.rescore_file` hands its scores over), for the quality measures of each line."""
+    if path.suffix.lower() == ".parquet":
+        return pd.read_parquet(path)
+    text = (gzip.decompress(path.read_bytes()) if path.suffix.lower() == ".gz" else path.read_bytes()).decode()
+    lines = [line for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+    sep, decimal = detect_separator(lines[:50])
+    sep = sep if sep in ("\t", ";", ",", "|") else r"\s+"
+    return pd.read_csv(io.StringIO("\n".join(lines)), sep=sep, decimal=decimal)
+
+
+def _run_quality(args, dev, rule, plo) -> str:
+    """``llrcore calibrate --quality``: an affine calibration with the quality measures of the trials' metadata."""
+    from ..calibration.fit import fit_affine
+
+    if args.method != "affine":
+        raise ValueError("--quality adds quality measures to the affine calibration: use --method affine.")
+    quality = [c.strip() for c in args.quality.split(",") if c.strip()]
+    calibration = fit_affine(dev, quality=quality, rule=rule, plo=plo)
+    table = _line_order_table(Path(args.apply_to))
+    data = rescore_file(args.apply_to, lambda scores: calibration.llrs(scores, table), digits=args.digits)
+    output = Path(args.output)
+    output.write_bytes(gzip.compress(data) if output.suffix.lower() == ".gz" else data)
+    cllr = {n: m.cllr for n, m in calibration.compare(fit_affine(dev, rule=rule, plo=plo), dev).metrics.items()}
+    before, affine, ours = cllr.values()
+    return (f"Calibrated {Path(args.apply_to).name} with the quality measures {', '.join(quality)}, trained on "
+            f"{Path(args.dev).name} ({dev.tar.size:,} target and {dev.non.size:,} non-target trials): "
+            f"{calibration.formula(6)}.\nOn the training trials Cllr went from {before:.4f} bits to {ours:.4f} "
+            f"(affine without the quality measures: {affine:.4f}).\nWrote {output}.")
