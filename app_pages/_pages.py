@@ -24,6 +24,9 @@ PAGES = [
              "EER, minDCF, actDCF, Cllr and Cprimary at an operating point; DET, APE and Bayes error plots."),
     PageSpec("app_pages/spoofing.py", "ASV + countermeasure", ":material/security:", "Workbench",
              "A spoofing countermeasure in front of a speaker verifier: t-DCF and its minimum, EERs, per attack."),
+    PageSpec("app_pages/normalization.py", "Score normalisation", ":material/align_vertical_center:", "Calibration",
+             "Z-, T-, S- and adaptive S-norm against cohort scores; metrics, DET and a paired bootstrap before and "
+             "after."),
     PageSpec("app_pages/calibrate.py", "Calibrate", ":material/tune:", "Calibration",
              "Train affine (any proper scoring rule), CMLG or PAV calibration on development trials; judge it on "
              "evaluation trials or by cross-validation."),

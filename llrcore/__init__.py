@@ -44,6 +44,9 @@ from .binary.metrics import (
 )
 from .io import LoadError, LoadWarning, read_multiclass, read_trials, rescore_file, write_trials
 from .io import read_class_files  # same-source and different-source LRs in two files
+from .io.cohort import read_cohort_scores  # score normalisation: `model cohort score` files
+from .data.cohort import CohortScores
+from .calibration.normalization import normalization_problems, normalize_scores
 from .io import read_bosaris_key, read_bosaris_ndx, read_bosaris_scores  # BOSARIS Scores/Key/Ndx .h5 files
 from .io import write_bosaris_key, write_bosaris_ndx, write_bosaris_scores
 from .parallel import thread_count, thread_limit

@@ -13,6 +13,7 @@
     llrcore tdcf CM_SCORES --asv ASV_SCORES [--formulation revised|legacy] [--asv-threshold T] [--by-attack]
                  [--json | --csv]
     llrcore sasv CM_SCORES --asv ASV_SCORES [--cost-model asvspoof5|a-dcf-paper] [--by-attack] [--json | --csv]
+    llrcore normalize SCORES --key KEY --enrol-cohort F --test-cohort F [--method as-norm] [--top-n N] -o OUT
     llrcore validate SCORES -o validation.html [--log10] [--calibrate-on DEV] [--method affine|pav] [--no-calibration]
                      [--criterion NAME=VALUE ...] [--by COLUMN ...] [--folds K] [--group-by COLUMN] [--name NAME]
     llrcore diarize FOLDER_OR_FILES... [--method bayes|ahc|spectral|nme-sc] [--n-clusters K] [--collar 0.25]
@@ -57,11 +58,11 @@ from pathlib import Path
 
 from .._version import __version__
 from ..io import LoadError
-from . import calibrate, diarize, evaluate, fuse, multiclass, report, sasv, tdcf, validate
+from . import calibrate, diarize, evaluate, fuse, multiclass, normalize, report, sasv, tdcf, validate
 
 EXIT_BAD_INPUT = 2
 #: The commands, in the order --help lists them; each module adds its parser and the function that runs it.
-COMMANDS = (evaluate, calibrate, fuse, report, multiclass, tdcf, sasv, validate, diarize)
+COMMANDS = (evaluate, calibrate, fuse, report, multiclass, tdcf, sasv, normalize, validate, diarize)
 
 
 def build_parser() -> argparse.ArgumentParser:
