@@ -17,6 +17,25 @@ from .checks import as_scores
 __all__ = ["NO_VALUE", "Trials", "as_systems", "condition_codes"]
 
 
+class _Metadata:
+    """The ``metadata`` field: a DataFrame, or a table a reader builds on first use (an object with ``len()`` and
+    ``materialize()``, e.g. the ids of a file of millions of trials, whose categoricals cost more than reading it)."""
+
+    def __set_name__(self, owner, name):
+        self.slot = f"_{name}"
+
+    def __get__(self, trials, owner=None):
+        if trials is None:
+            return None  # the field's default
+        value = trials.__dict__[self.slot]
+        if value is not None and not isinstance(value, pd.DataFrame) and hasattr(value, "materialize"):
+            value = trials.__dict__[self.slot] = trials._checked_metadata(value.materialize())
+        return value
+
+    def __set__(self, trials, value):
+        trials.__dict__[self.slot] = value
+
+
 @dataclass(frozen=True, eq=False)  # arrays inside: equality and hash are identity
 class Trials:
     """Scores of binary trials: targets (H1, same source) and non-targets (H2, different sources).
@@ -33,14 +52,15 @@ class Trials:
         What the file says of each trial besides its score and label (model and test ids, gender, language,
         attack, ...): one row per trial, the targets first, then the non-targets, then the spoof trials, each in
         the order of `tar`, `non` and `spoof`. Conditions (:meth:`where`, :func:`~llrcore.evaluate` with ``by=``)
-        and grouped bootstrap resampling are read from its columns.
+        and grouped bootstrap resampling are read from its columns. A reader may give instead an object with
+        ``len()`` and ``materialize()`` (the ids of millions of trials): the DataFrame is built when first read.
     """
 
     tar: np.ndarray
     non: np.ndarray
     name: str = ""
     spoof: np.ndarray = field(default_factory=lambda: np.empty(0))
-    metadata: pd.DataFrame | None = None
+    metadata: pd.DataFrame | None = _Metadata()
 
     def __post_init__(self):
         object.__setattr__(self, "tar", as_scores(self.tar, "target scores"))
@@ -51,10 +71,14 @@ class Trials:
         object.__setattr__(self, "spoof", spoof)
         for array in (self.tar, self.non, self.spoof):
             array.flags.writeable = False
-        object.__setattr__(self, "metadata", self._checked_metadata(self.metadata))
+        object.__setattr__(self, "metadata", self._checked_metadata(self.__dict__["_metadata"]))
 
     def _checked_metadata(self, metadata) -> pd.DataFrame:
         n = self.tar.size + self.non.size + self.spoof.size
+        if hasattr(metadata, "materialize") and not isinstance(metadata, pd.DataFrame):
+            if len(metadata) != n:
+                raise ValueError(f"The metadata has {len(metadata):,} rows but there are {n:,} trials.")
+            return metadata  # built when first read
         if metadata is None:
             return pd.DataFrame(index=pd.RangeIndex(n))
         if not isinstance(metadata, pd.DataFrame):
