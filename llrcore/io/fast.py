@@ -48,12 +48,15 @@ def _delimiter(body: bytes, sep: str) -> str | None:
     return None
 
 
-def read_table(body: bytes, sep: str, decimal: str, ncols: int, categorical: list[int], numbers: list[int]) \
-        -> pd.DataFrame | None:
+def read_table(body: bytes, sep: str, decimal: str, ncols: int, categorical: list[int], numbers: list[int],
+               strings: list[int] = (), comments: bool = False) -> pd.DataFrame | None:
     """The rows of `body` (data lines only, one row per line) as a table with columns ``0 .. ncols-1``, or None.
 
-    Columns `categorical` become categoricals (their words verbatim), columns `numbers` float64 (None when one is
-    not a number or is NaN), the others what pyarrow infers (numbers, else words as categoricals).
+    Columns `categorical` become categoricals (their words verbatim), columns `strings` Arrow strings as read (a
+    pandas column over the Arrow array, no copy: ids that :mod:`~llrcore.io.ids` matches without dictionary-encoding
+    them), columns `numbers` float64 (None when one is not a number or is NaN), the others what pyarrow infers
+    (numbers, else words as categoricals). With `comments`, None also when a row's first word starts with ``#`` (a
+    comment line the careful path must leave out).
     """
     modules = _arrow()
     delimiter = _delimiter(body, sep)
@@ -63,7 +66,7 @@ def read_table(body: bytes, sep: str, decimal: str, ncols: int, categorical: lis
     names = [f"f{j}" for j in range(ncols)]
     # words as strings, dictionary-encoded after in one hash pass (encoding them block by block in the reader, then
     # merging the blocks' dictionaries, costs twice as much for ids that are nearly all distinct)
-    types = {**{names[j]: pa.string() for j in categorical},
+    types = {**{names[j]: pa.string() for j in (*categorical, *strings)},
              **{names[j]: pa.float64() for j in numbers}}
     try:
         table = pcsv.read_csv(
@@ -76,6 +79,10 @@ def read_table(body: bytes, sep: str, decimal: str, ncols: int, categorical: lis
                                                 check_utf8=False))  # the readers checked the bytes are UTF-8
     except (pa.ArrowException, ValueError, OSError):
         return None  # the careful path says what is wrong, and where
+    if comments and pa.types.is_string(table.column(0).type):
+        first = table.column(0) if sep == _WHITESPACE else pc.utf8_ltrim_whitespace(table.column(0))
+        if pc.any(pc.starts_with(first, "#")).as_py():
+            return None
     columns = {}
     for j, name in enumerate(names):
         column = table.column(name)
@@ -84,6 +91,10 @@ def read_table(body: bytes, sep: str, decimal: str, ncols: int, categorical: lis
             if np.isnan(values).any():
                 return None
             columns[j] = values
+        elif j in strings:
+            if sep == _WHITESPACE and len(column) and pc.min(pc.binary_length(column)).as_py() == 0:
+                return None  # an empty field: a run of blanks, or one at either end of a line
+            columns[j] = pd.Series(pd.arrays.ArrowExtensionArray(column), copy=False)
         elif pa.types.is_dictionary(column.type) or pa.types.is_string(column.type):
             values = categorical_of(column)
             if sep == _WHITESPACE and (values.categories.str.len() == 0).any():

@@ -8,18 +8,20 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
+from itertools import pairwise
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
-import pyarrow.compute as pc
 
 from ..data.trials import Trials
+from ..parallel import map_tasks, workers_for
 from ._source import LoadWarning, _scan_lines, _Source, _text_bytes
 from .fast import compact_categories
+from .ids import LazyIds, exact_pair_codes, id_strings, pair_hash, repeated_pairs, same_pairs
 from .labels import BONAFIDE, LABELS, NONTARGET, SPOOF, TARGET, label_key, text_labels, trials_from_codes
 from .metadata import MetadataTable, attach
-from .text import TextFile, is_number
+from .text import WHITESPACE, TextFile, is_number
 
 __all__ = ["TrialList", "join_with_key", "read_trial_list", "refuse_duplicates"]
 
@@ -28,20 +30,41 @@ __all__ = ["TrialList", "join_with_key", "read_trial_list", "refuse_duplicates"]
 class TrialList:
     """The (model, test) pairs of a score file or of a key, each with its score or label code, in file order.
 
+    `models` and `tests` are pandas columns (Arrow strings as the fast reader leaves them, or categoricals);
     `lines` numbers each pair in the file's `unit` (its line in a text file) for messages; `places`, when given,
     says where pair ``i`` is in words (``at row 2, column 3 of the dataset 'scores'``), else ``on line <n>``.
+    `spaced` says whether an id may have spaces at either end (then ids are compared with them stripped).
     """
 
     src: _Source
-    models: pd.Series  # categorical
-    tests: pd.Series  # categorical
+    models: pd.Series
+    tests: pd.Series
     values: np.ndarray  # scores, or label codes
     lines: np.ndarray
     unit: str = "line"
     places: Callable[[int], str] | None = None
+    spaced: bool = True
 
     def place(self, row: int) -> str:
         return self.places(row) if self.places is not None else f"on line {int(self.lines[row])}"
+
+    def trial(self, row: int) -> str:
+        """``'spk01 utt_3' on line 7``."""
+        return f"'{self.models.iloc[row]} {self.tests.iloc[row]}' {self.place(row)}"
+
+    @cached_property
+    def ids(self):
+        """The model and test ids as Arrow strings, compared as text."""
+        return id_strings(self.models, self.spaced), id_strings(self.tests, self.spaced)
+
+    @cached_property
+    def hashes(self) -> tuple[np.ndarray, np.ndarray]:
+        """Two independent 64-bit numbers per pair (:func:`~llrcore.io.ids.pair_hash`)."""
+        return pair_hash(*self.ids)
+
+    def metadata(self) -> LazyIds:
+        """The columns ``model`` and ``test`` of the trials' metadata, built on first use."""
+        return LazyIds({"model": self.models, "test": self.tests})
 
 
 def read_trial_list(src: _Source, is_key: bool) -> TrialList:
@@ -61,10 +84,12 @@ def read_trial_list(src: _Source, is_key: bool) -> TrialList:
     for (lineno, *_), row in zip(sample, rows):
         if len(row) != 3:
             raise src.error(f"a {kind} needs 3 columns, but this line has {len(row)}.", lineno)
-    frame, lines = text.read(first, 3, [0, 1] + ([2] if is_key else []), reference, numbers=[] if is_key else [2])
+    frame, lines = text.read(first, 3, [2] if is_key else [], reference, numbers=[] if is_key else [2],
+                             strings=[0, 1])
     values = text_labels(text, frame[2], lines, 3, reference) if is_key else text.scores(frame[2], lines, 3, reference)
-    refuse_duplicates(src, frame[0], frame[1], lines, "key entry" if is_key else "trial")
-    return TrialList(src, frame[0], frame[1], values, lines)
+    trial_list = TrialList(src, frame[0], frame[1], values, lines, spaced=text.sep != WHITESPACE)
+    _refuse_repeats(trial_list, "key entry" if is_key else "trial")
+    return trial_list
 
 
 def join_with_key(score_list: TrialList, key_list: TrialList, name: str, table: MetadataTable | None = None) \
@@ -78,25 +103,20 @@ def join_with_key(score_list: TrialList, key_list: TrialList, name: str, table: 
     first such trial and its line, so that a key of one condition reads a score file of several. Trials in one file
     only are no error unless nothing, or only one class, is left.
     """
-    src, models, tests, scores, lines = (score_list.src, score_list.models, score_list.tests, score_list.values,
-                                         score_list.lines)
-    key_src, key_models, key_tests, labels = key_list.src, key_list.models, key_list.tests, key_list.values
-    model_ids, key_model_ids = _shared_codes(models, key_models)
-    test_ids, key_test_ids = _shared_codes(tests, key_tests)
-    width = int(max(test_ids.max(initial=0), key_test_ids.max(initial=0))) + 1
-    # a hash join on one integer per pair (the key's pairs are distinct: refuse_duplicates saw to it)
-    where = pd.Index(key_model_ids * width + key_test_ids).get_indexer(model_ids * width + test_ids)
+    src, scores, lines = score_list.src, score_list.values, score_list.lines
+    key_src, labels = key_list.src, key_list.values
+    where = _key_rows(score_list, key_list)
     in_key = where >= 0
-    scored = np.zeros(len(key_models), bool)
+    scored = np.zeros(len(labels), bool)
     scored[where[in_key]] = True
     key_name = key_src.name if key_src.path else "file"  # "the key trials.txt", or "the key file"
     row, key_row = int(np.argmin(in_key)), int(np.argmin(scored))  # the first trial missing from the other file
-    trial = f"'{models.iloc[row]} {tests.iloc[row]}' {score_list.place(row)}"
-    key_trial = f"'{key_models.iloc[key_row]} {key_tests.iloc[key_row]}' {key_list.place(key_row)}"
+    trial, key_trial = score_list.trial(row), key_list.trial(key_row)
     if not in_key.any():
-        raise src.error(f"none of its {_count(len(in_key), 'scored trial')} is in the key {key_name}: no (model, test) "
-                        f"pair is in both files. Is it the key of this score file? The first scored trial is {trial}; "
-                        f"the key's first is {key_trial}.")
+        raise src.error(f"none of its {_count(len(in_key), 'scored trial')} is in the key {key_name}, and none of the "
+                        f"key's {_count(len(scored), 'trial')} is scored here: no (model, test) pair is in both files, "
+                        f"so this key may belong to another score file (the first scored trial is {trial}, the key's "
+                        f"first is {key_trial}).")
     kept = labels[where[in_key]]
     _refuse_a_missing_class(src, key_name, labels, kept, len(in_key))
     notes = []
@@ -115,12 +135,86 @@ def join_with_key(score_list: TrialList, key_list: TrialList, name: str, table: 
             f"{unscored:,} of the {len(scored):,} trials of the key {'has' if unscored == 1 else 'have'} no score in "
             f"{src.name if src.path else 'the score file'} ({by_class}){_first(unscored, key_trial)}"))
     keep = None if in_key.all() else in_key
-    metadata = attach(table, pd.DataFrame({"model": models, "test": tests}), src, lines, score_list.unit, keep=keep)
-    if keep is not None:  # the ids of the trials left out are no longer categories
-        for column in ("model", "test"):
-            metadata[column] = compact_categories(metadata[column])
+    if table is None:  # the ids' categoricals are built when first looked at
+        ids = score_list.metadata()
+        metadata = ids if keep is None else ids.take(np.flatnonzero(keep))
+    else:
+        metadata = attach(table, score_list.metadata().materialize(), src, lines, score_list.unit, keep=keep)
+        if keep is not None:  # the ids of the trials left out are no longer categories
+            for column in ("model", "test"):
+                metadata[column] = compact_categories(metadata[column])
     return trials_from_codes(src, scores[in_key], kept, name, metadata=metadata, lines=_kept(lines, in_key),
                              unit=score_list.unit), notes
+
+
+def _key_rows(score_list: TrialList, key_list: TrialList) -> np.ndarray:
+    """For each scored pair, the row of the key holding the same pair, or -1.
+
+    A merge of the two lists sorted by their pairs' first numbers (:func:`~llrcore.io.ids.pair_hash`). The row
+    numbers ride in the low bits of the sorted numbers (27 bits for 100M rows), so that numpy's vectorised sort of plain
+    integers does the work of an argsort; each candidate is confirmed by the second number (pairs whose numbers agree
+    in those high bits are told apart by trying the next rows of the key; many of them send the join to an exact
+    numbering), and every match found is then checked on the ids themselves: a match of two different pairs (odds
+    about ``n**2 / 2**102``) would send the join to the exact numbering too, so the join is exact.
+    """
+    (hashes, checks), (key_hashes, key_checks) = score_list.hashes, key_list.hashes
+    n, n_key = len(hashes), len(key_hashes)
+    where = np.full(n, -1, np.int64)
+    if n == 0 or n_key == 0:
+        return where
+    low = np.uint64((1 << max(n, n_key).bit_length()) - 1)
+    threads = workers_for(n)
+    (key_sorted, key_rows), (wanted, rows) = map_tasks(lambda h: _sorted_with_rows(h, ~low, low),
+                                                       [key_hashes, hashes], threads)
+
+    def probe(bounds) -> bool:  # one share of the scored pairs (their rows are distinct: no two threads write one)
+        part = slice(*bounds)
+        return _probe(wanted[part], rows[part], key_sorted, key_rows, key_checks, checks, where)
+
+    cuts = np.linspace(0, n, threads + 1).astype(np.int64).tolist()
+    if all(map_tasks(probe, list(pairwise(cuts)), threads)):
+        matched = np.flatnonzero(where >= 0)
+        # The numbers only say which pairs may be the same; the ids say whether they are, so the join is exact
+        # whatever the hash does (equal pairs always have equal numbers: no match can be missed).
+        if same_pairs(*score_list.ids, matched, *key_list.ids, where[matched]).all():
+            return where
+    codes, key_codes = exact_pair_codes(*score_list.ids, *key_list.ids)  # a degenerate hash: the exact numbering
+    return pd.Index(key_codes).get_indexer(codes)
+
+
+def _probe(wanted, rows, key_sorted, key_rows, key_checks, checks, where) -> bool:
+    """Write into `where` the key row of each scored pair whose sorted high bits are `wanted` (rows `rows`): the
+    first key row with the same high bits and the same second number; False when some pairs are left after
+    :data:`_MAX_PROBES` tries (then the exact numbering must decide)."""
+    n_key = len(key_sorted)
+    at = np.searchsorted(key_sorted, wanted)
+    for _ in range(_MAX_PROBES):  # the first try settles all but the rare pairs that share high bits
+        at = np.minimum(at, n_key - 1)
+        candidate = key_sorted[at] == wanted
+        key_row = key_rows[at[candidate]]
+        row = rows[candidate]
+        same = key_checks[key_row] == checks[row]
+        where[row[same]] = key_row[same]
+        retry = np.flatnonzero(candidate)[~same]  # the same high bits, another pair: the key's next row, if any
+        retry = retry[at[retry] + 1 < n_key]
+        if retry.size == 0:
+            return True
+        rows, wanted, at = rows[retry], wanted[retry], at[retry] + 1
+    return False
+
+
+def _sorted_with_rows(hashes: np.ndarray, high: np.uint64, low: np.uint64) -> tuple[np.ndarray, np.ndarray]:
+    """The high bits of `hashes`, sorted, and the row each came from (an argsort's answer from a plain sort)."""
+    packed = hashes & high
+    packed |= np.arange(len(hashes), dtype=np.uint64)
+    packed.sort()
+    rows = packed & low
+    packed &= high
+    return packed, rows.view(np.int64)  # row numbers are far below 2**63: the same bits as int64
+
+
+#: Rows of the key tried per scored pair whose number's high bits it shares with others before numbering exactly.
+_MAX_PROBES = 64
 
 
 def _kept(lines, keep: np.ndarray):
@@ -148,68 +242,29 @@ def _refuse_a_missing_class(src: _Source, key_name: str, labels: np.ndarray, kep
                             "needed.")
 
 
-def _shared_codes(a: pd.Series, b: pd.Series) -> tuple[np.ndarray, np.ndarray]:
-    """Integer codes of two categorical columns in one numbering of their ids compared as text, spaces stripped
-    (equal ids, equal codes; an id of `b` that `a` lacks gets a code of its own, above those of `a`).
-
-    One hash pass over each column's distinct ids (pyarrow's ``index_in``), not over every trial.
-    """
-    ids_a, ids_b = _id_text(a.cat.categories), _id_text(b.cat.categories)
-    # the ids of `a` numbered 0..n-1 in order of first appearance among its (stripped) categories
-    if stripped_equal(a.cat.categories, ids_a):  # distinct categories stay distinct: they number themselves
-        lut_a, distinct = np.arange(len(ids_a), dtype=np.int64), ids_a
-    else:
-        encoded = pc.dictionary_encode(ids_a)
-        lut_a, distinct = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64), encoded.dictionary
-    lut_b = pc.index_in(ids_b, value_set=distinct).fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
-    missing = lut_b < 0
-    lut_b[missing] = len(distinct) + np.arange(int(missing.sum()))
-    return _take_codes(lut_a, a), _take_codes(lut_b, b)
+def refuse_duplicates(src: _Source, models: pd.Series, tests: pd.Series, lines: np.ndarray, what: str = "trial",
+                      spaced: bool = True) -> None:
+    """A LoadError naming both lines of the first repeat when a (model, test) pair appears twice (which score would
+    count is unknown), counting the pairs that repeat and the lines that repeat them."""
+    _refuse_repeats(TrialList(src, models, tests, np.empty(0), lines, spaced=spaced), what)
 
 
-def _id_text(categories: pd.Index):
-    """The categories as an Arrow string array, spaces at either end stripped."""
-    if categories.dtype == "str":  # Arrow strings already (pandas 3): no copy
-        ids = pa.array(categories.array)
-    else:
-        ids = pa.array(np.asarray(categories.astype(str), dtype=object), type=pa.string())
-    return pc.utf8_trim_whitespace(ids.cast(pa.string()))
-
-
-def stripped_equal(categories: pd.Index, stripped) -> bool:
-    """Whether no category had spaces at either end (`stripped` is the categories stripped, as Arrow strings)."""
-    lengths = np.asarray(categories.str.len(), dtype=np.int64) if categories.dtype == "str" else None
-    if lengths is None:
-        return False
-    return bool((pc.utf8_length(stripped).to_numpy(zero_copy_only=False) == lengths).all())
-
-
-def _take_codes(lut: np.ndarray, column: pd.Series) -> np.ndarray:
-    codes = column.cat.codes.to_numpy()
-    return lut[codes]
-
-
-def _pair_codes(models: pd.Series, tests: pd.Series) -> np.ndarray:
-    """One int64 per (model, test) pair of two categorical columns: equal pairs, equal numbers."""
-    width = max(len(tests.cat.categories), 1)
-    return models.cat.codes.to_numpy().astype(np.int64) * width + tests.cat.codes.to_numpy()
-
-
-def refuse_duplicates(src: _Source, models: pd.Series, tests: pd.Series, lines: np.ndarray,
-                      what: str = "trial") -> None:
-    """A LoadError naming both lines when a (model, test) pair appears twice: which score would count is unknown.
-
-    The check sorts one integer per pair (fast on millions of trials); the message counts the pairs that repeat.
-    """
-    pairs = _pair_codes(models, tests)
-    ordered = np.sort(pairs)
+def _refuse_repeats(trial_list: TrialList, what: str) -> None:
+    hashes = trial_list.hashes[0]
+    ordered = np.sort(hashes)  # most files repeat nothing: one sort says so
     if ordered.size < 2 or not (ordered[1:] == ordered[:-1]).any():
         return
-    duplicated = pd.Index(pairs).duplicated()
-    row = int(np.argmax(duplicated))
-    first = int(np.argmax(pairs == pairs[row]))
-    m, t = models.iloc[row], tests.iloc[row]
-    repeats = int(duplicated.sum())
-    raise src.error(f"the {what} '{m} {t}' appears a second time (first on line {int(lines[first])}); each "
-                    f"(model, test) pair may appear only once ({_count(repeats, 'line')} of {len(pairs):,} "
-                    f"{'repeats' if repeats == 1 else 'repeat'} a pair of an earlier line).", int(lines[row]))
+    later = repeated_pairs(*trial_list.ids, hashes)
+    if later is None:  # two different pairs share a number: number them exactly
+        hashes, _ = exact_pair_codes(*trial_list.ids)
+        later = np.flatnonzero(pd.Index(hashes).duplicated())
+    if later.size == 0:
+        return
+    row = int(later[0])
+    first = int(np.argmax(hashes == hashes[row]))
+    pairs, lines = len(np.unique(hashes[later])), trial_list.lines
+    raise trial_list.src.error(
+        f"the {what} '{trial_list.models.iloc[row]} {trial_list.tests.iloc[row]}' appears a second time (first on "
+        f"line {int(lines[first])}); each (model, test) pair may appear only once, and here {_count(pairs, 'pair')} "
+        f"{'appears' if pairs == 1 else 'appear'} more than once ({_count(later.size, 'line')} of {len(hashes):,} "
+        f"{'repeats' if later.size == 1 else 'repeat'} a pair of an earlier line).", int(lines[row]))

@@ -92,7 +92,8 @@ def trials_from_codes(src: _Source, scores: np.ndarray, labels: np.ndarray, name
             raise src.error(f"{who} has bona fide trials but no spoof trials; a countermeasure file needs both.")
     else:
         masks = [labels == TARGET, labels == NONTARGET, labels == SPOOF]
-    with_metadata = metadata is not None and metadata.shape[1] > 0
+    lazy = hasattr(metadata, "materialize")  # ids whose table is built on first use: their rows are taken lazily
+    with_metadata = metadata is not None and (lazy or metadata.shape[1] > 0)
     if with_metadata:  # one order for the scores and their metadata rows
         rows = [np.flatnonzero(mask) for mask in masks]
         order = np.concatenate(rows)
@@ -104,7 +105,7 @@ def trials_from_codes(src: _Source, scores: np.ndarray, labels: np.ndarray, name
         missing, present = ("target", "non-target") if tar.size == 0 else ("non-target", "target")
         raise src.error(f"{who} has {present} trials but no {missing} trials; both classes are needed.")
     return Trials(tar, non, name=name, spoof=spoof[0] if spoof else np.empty(0),
-                  metadata=take_rows(metadata, order) if with_metadata else None)
+                  metadata=(metadata.take(order) if lazy else take_rows(metadata, order)) if with_metadata else None)
 
 
 def renamed(trials: Trials, name: str) -> Trials:

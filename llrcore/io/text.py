@@ -15,7 +15,7 @@ import re
 import numpy as np
 import pandas as pd
 
-from ._source import LoadError, _Source
+from ._source import LoadError, _Source, has_skippable_lines
 from .fast import read_table
 
 __all__ = [
@@ -46,10 +46,12 @@ class TextFile:
     Data lines are the lines that are neither blank nor comments (first non-blank character ``#``).
     """
 
-    def __init__(self, src: _Source, data: bytes, skippable: bool = True):
+    def __init__(self, src: _Source, data: bytes, skippable: bool | None = True):
         self.src = src
         self.data = data
-        self.skippable = skippable  # whether some line after the first is blank, a comment or indented
+        # whether some line after the first is blank, a comment or indented; None: not known yet, looked for only
+        # when the fast parser does not take the file as it is (a pass over every line end costs a tenth of parsing)
+        self._skippable = skippable
         self._newlines = None
         # (line number, start offset, end offset, text) of the first data lines
         self.sample: list[tuple[int, int, int, str]] = []
@@ -68,6 +70,12 @@ class TextFile:
                             "the file holds only comment or blank lines, no trials.")
         self.sep, self.decimal = detect_separator([text for *_, text in self.sample])
         self.rows = [self.split(text) for *_, text in self.sample]
+
+    @property
+    def skippable(self) -> bool:
+        if self._skippable is None:
+            self._skippable = has_skippable_lines(self.data)
+        return self._skippable
 
     # -- tokenising single lines (sample and error messages); pandas reads the bulk -----------------------------
     def split(self, text: str) -> list[str]:
@@ -95,12 +103,13 @@ class TextFile:
                                  "must have the same columns.", lineno)
 
     # -- the bulk -------------------------------------------------------------------------------------------------
-    def read(self, first: int, ncols: int, categorical: list[int], reference: int, numbers: list[int] = ()) \
-            -> tuple[pd.DataFrame, np.ndarray]:
+    def read(self, first: int, ncols: int, categorical: list[int], reference: int, numbers: list[int] = (),
+             strings: list[int] = ()) -> tuple[pd.DataFrame, np.ndarray]:
         """Read the data lines from sample line `first` on; return the table and each row's line number
         (an array, or a ``range`` when the rows are consecutive lines).
 
-        Columns `categorical` are read as categoricals, columns `numbers` (scores), when they can be, as float64.
+        Columns `categorical` are read as categoricals, columns `numbers` (scores), when they can be, as float64,
+        columns `strings` (ids) as Arrow strings by pyarrow, as categoricals by pandas.
         A regular file is parsed by pyarrow (:func:`~llrcore.io.fast.read_table`); any other, or one with a problem,
         by pandas, whose errors are turned into messages naming the line.
         """
@@ -108,11 +117,14 @@ class TextFile:
         end = len(self.data)
         while end > start and self.data[end - 1] in b" \t\n":  # trailing blanks, without copying the whole file
             end -= 1
-        if not self.skippable and not self._spaced_separator():
-            # the whole file, when the rows are all of it: no copy (pyarrow ignores one final line end)
+        unknown = self._skippable is None and ncols >= 2
+        if (self._skippable is False or unknown) and not self._spaced_separator():
+            # with lines not looked at yet, a blank, comment or indented line makes the fast parser give up (a
+            # column too few, an empty field, a first word starting with '#'): then they are looked at.
+            # The whole file, when the rows are all of it: no copy (pyarrow ignores one final line end)
             whole = start == 0 and self.data[end:] in (b"", b"\n")
             frame = read_table(self.data if whole else self.data[start:end], self.sep, self.decimal, ncols,
-                               categorical, list(numbers))
+                               categorical, list(numbers), list(strings), comments=unknown)
             if frame is not None:
                 return frame, range(lineno0, lineno0 + len(frame))
         body = self.data[start:end]
@@ -124,7 +136,7 @@ class TextFile:
             lines = None
         # low_memory=False: one pass, instead of chunks whose categories pandas must re-code and concatenate
         options = dict(sep=self.sep, header=None, engine="c", na_filter=False, decimal=self.decimal,
-                       dtype={j: "category" for j in categorical}, low_memory=False)
+                       dtype={j: "category" for j in (*categorical, *strings)}, low_memory=False)
         if self.sep == WHITESPACE:
             options["quoting"] = csv.QUOTE_NONE
         elif self._spaced_separator():
@@ -132,7 +144,7 @@ class TextFile:
             # an odd padded field still reads right (labels and scores are stripped when converted)
             options["skipinitialspace"] = True
         if self.skippable and not options.get("skipinitialspace"):
-            frame = read_table(body, self.sep, self.decimal, ncols, categorical, list(numbers))
+            frame = read_table(body, self.sep, self.decimal, ncols, categorical, list(numbers), list(strings))
             if frame is not None and len(frame) == len(lines):
                 return frame, lines
         try:

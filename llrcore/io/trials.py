@@ -101,10 +101,11 @@ from ..data.trials import Trials
 from ._source import LoadError, LoadWarning, _scan_lines, _Source, _text_bytes, check_fits_in_memory
 from .bosaris_h5 import is_hdf5, read_h5_trial_list, refuse_scores_without_key
 from .columnar import read_npz, read_parquet
+from .ids import LazyIds
 from .kaldi import join_with_key, read_trial_list, refuse_duplicates
 from .labels import ACCEPTED, BONAFIDE, LABELS, SPOOF, label_key, renamed, text_labels, trials_from_codes
 from .metadata import ID_COLUMNS, MetadataTable, attach, take_rows, tidy, unique_names
-from .text import SCORE_NAMES, TextFile, clean_name, columns_phrase, is_number
+from .text import SCORE_NAMES, WHITESPACE, TextFile, clean_name, columns_phrase, is_number
 
 __all__ = ["FORMATS", "FORMAT_ALIASES", "LoadError", "LoadWarning", "read_trials"]
 
@@ -328,16 +329,23 @@ def _read_text(src: _Source, fmt: str, name: str | None, table: MetadataTable | 
     kaldi = fmt == "kaldi" or (header is None and ncols == 4 and ids == [0, 1] and layout["scores"] == [2])
     names = ["attack"] if fmt == "asvspoof" else _metadata_names(header, layout, kaldi, rows[first:])
     words = [j for j, n in zip(ids, names) if n in ID_COLUMNS or not all(number(row[j]) for row in rows[first:])]
-    categorical = [layout["label"], *words] + ([] if layout["system"] is None else [layout["system"]])
-    frame, lines = text.read(first, ncols, categorical, reference, numbers=layout["scores"])
+    # the ids of a Kaldi/BOSARIS file stay Arrow strings: their categoricals are built when first looked at
+    strings = ids if kaldi and layout["system"] is None and words == ids else []
+    categorical = [layout["label"], *[j for j in words if j not in strings]] + \
+        ([] if layout["system"] is None else [layout["system"]])
+    frame, lines = text.read(first, ncols, categorical, reference, numbers=layout["scores"], strings=strings)
     labels = text_labels(text, frame[layout["label"]], lines, ncols, reference)
     score_columns = {j: text.scores(frame[j], lines, ncols, reference) for j in layout["scores"]}
     if kaldi:
         # Kaldi/BOSARIS one-file form 'model test score label': each pair once
-        refuse_duplicates(src, frame[ids[0]], frame[ids[1]], lines)
-    meta = frame[ids]
-    meta.columns = names
-    meta = attach(table, tidy(meta), src, lines)
+        refuse_duplicates(src, frame[ids[0]], frame[ids[1]], lines, spaced=text.sep != WHITESPACE)
+    if strings:
+        meta = LazyIds({n: frame[j] for n, j in zip(names, ids)})
+        meta = meta if table is None else attach(table, meta.materialize(), src, lines)
+    else:
+        meta = frame[ids]
+        meta.columns = names
+        meta = attach(table, tidy(meta), src, lines)
 
     # ---- one Trials per system -----------------------------------------------------------------------------------
     if layout["system"] is not None:
