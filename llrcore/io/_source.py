@@ -177,8 +177,8 @@ def check_fits_in_memory(src: _Source) -> None:
     needed, free = READ_MEMORY_PER_BYTE * len(src.data), available_memory()
     if needed > free:
         raise src.error(f"the file is {_size(len(src.data))} of text; reading it needs about {_size(needed)} more "
-                        f"memory and {_size(free)} is free here. Read it with llrcore.read_counts (files larger than "
-                        "memory, through DuckDB), or on a machine with more memory.")
+                        f"memory and {_size(free)} is free here. Read it on a machine with more memory, or out of core "
+                        "(the README's section 'Large files').")
 
 
 def _text_bytes(src: _Source) -> bytes:
