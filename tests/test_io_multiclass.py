@@ -197,5 +197,5 @@ def test_bad_numpy_files_are_explained(tmp_path, trials):
         lc.read_multiclass(table, labels=labels)
     with pytest.raises(lc.LoadError, match="does not exist"):
         lc.read_multiclass(tmp_path / "missing.csv")
-    with pytest.raises(lc.LoadError, match="score type 'probability' is not known"):
-        lc.read_multiclass(table, score_type="probability")
+    with pytest.raises(lc.LoadError, match="score type 'cosine' is not known"):
+        lc.read_multiclass(table, score_type="cosine")

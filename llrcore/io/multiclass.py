@@ -16,7 +16,8 @@ Formats (``format="auto"`` recognises them)
 
    Labels are class names (of the header) or class numbers ``0..N-1``. Without a header the label column is the
    last one, labels are class numbers and the classes are named ``0..N-1`` (or by ``classes=``).
-2. **NumPy** ``.npz``: a 2-D array ``scores`` (also ``llrs``, ``logits``, ``log_posteriors``), integer ``labels``
+2. **NumPy** ``.npz``: a 2-D array ``scores`` (also ``llrs``, ``logits``, ``log_posteriors``, ``probabilities``
+   with ``score_type="probability"``), integer ``labels``
    (also ``targets``, ``y``) and optionally ``classes`` (strings). Pickled (object) arrays are never loaded::
 
        np.savez("lre.npz", scores=scores, labels=labels, classes=np.array(["eng", "hin", "man"]))
@@ -28,7 +29,8 @@ Formats (``format="auto"`` recognises them)
 
 4. **Parquet**: like a text table with a header.
 
-Scores may be LLRs (``score_type="llr"``), logits or log-posteriors (``"logit"``, ``"log-posterior"``), which
+Scores may be LLRs (``score_type="llr"``), logits, log-posteriors or probabilities (``"logit"``, ``"log-posterior"``,
+``"probability"``: a classifier's softmax output, rows adding to 1, read as the log-posteriors ``log p``), which
 become LLRs by removing the log of the classifier's training prior (``training_prior``, flat by default; see
 :func:`~llrcore.data.multiclass.scores_to_llrs`). Log-posteriors are checked: each row's probabilities must add to 1.
 """
@@ -50,9 +52,10 @@ MULTICLASS_FORMATS = ("auto", "text", "npz", "npy", "parquet")
 _LABEL_NAMES = ("label", "labels", "class", "truth", "true_class", "key", "y", "target", "targets")
 _ID_NAMES = {"id", "ids", "trial", "trial_id", "utt", "utterance", "utt_id", "segment", "segment_id", "file",
              "filename", "path", "index"}
-_NPZ_SCORES = ("scores", "llrs", "llr", "logits", "log_posteriors", "logpost")
+_NPZ_SCORES = ("scores", "llrs", "llr", "logits", "log_posteriors", "logpost", "probabilities", "probs")
 _NPZ_LABELS = ("labels", "targets", "target", "label", "y")
 _NPZ_CLASSES = ("classes", "class_names", "names")
+_PROBABILITY_NAMES = ("probability", "probabilities", "prob", "probs", "posterior", "posteriors")
 _LOG_POSTERIOR_TOLERANCE = 0.01  # |log sum p| per row: float32 log-posteriors add to 1 within ~1e-6
 
 
@@ -67,8 +70,8 @@ def read_multiclass(source, *, labels=None, score_type: str = "llr", training_pr
     labels : array_like, str, os.PathLike or file-like, optional
         The labels of a ``.npy`` score matrix (or of a ``.npz`` without a label array): an array of class
         numbers, a ``.npy`` file, or a text file with one label per line.
-    score_type : {"llr", "logit", "log-posterior"}
-        What the scores are; logits and log-posteriors are turned into LLRs with `training_prior`.
+    score_type : {"llr", "logit", "log-posterior", "probability"}
+        What the scores are; logits, log-posteriors and probabilities are turned into LLRs with `training_prior`.
     training_prior : None, "flat", "empirical" or array_like
         The prior the classifier was trained with (flat by default); ``"empirical"``: the class frequencies of
         this file.
@@ -320,6 +323,8 @@ def _multiclass_scores(src, matrix, labels, names, where, score_type, training_p
                          (~np.isfinite(matrix).any(axis=1), "every score is -inf.")):
         if bad.any():
             raise _error(src, problem, where(int(np.argmax(bad))))
+    if str(score_type).strip().lower() in _PROBABILITY_NAMES:
+        matrix, score_type = _log_probabilities(src, matrix, where), "log-posterior"
     try:
         kind = score_type_of(score_type)
     except ValueError as exc:
@@ -340,6 +345,16 @@ def _multiclass_scores(src, matrix, labels, names, where, score_type, training_p
         return MulticlassScores(llrs, labels, tuple(names), name=name)
     except ValueError as exc:
         raise _as_load_error(src, exc) from None
+
+
+def _log_probabilities(src: _Source, matrix: np.ndarray, where) -> np.ndarray:
+    """``log p`` of a probability matrix, each row checked to lie in [0, 1] (a 0 becomes ``-inf``: a class ruled out)."""
+    bad = ((matrix < 0) | (matrix > 1)).any(axis=1)
+    if bad.any():
+        raise _error(src, "these are not probabilities: a value is below 0 or above 1 (choose 'logit' for logits).",
+                     where(int(np.argmax(bad))))
+    with np.errstate(divide="ignore"):
+        return np.log(matrix)
 
 
 def _as_load_error(src: _Source, exc: ValueError) -> LoadError:
