@@ -47,6 +47,9 @@ PAGES = [
     PageSpec("app_pages/multiclass.py", "Multiclass", ":material/category:", "Multiclass",
              "Language-recognition style LLR vectors: multiclass Cllr, the α·λ + γ calibration, pair-wise and "
              "detection analyses, confusion matrix at any prior."),
+    PageSpec("app_pages/classifier.py", "Classifier calibration", ":material/target:", "Multiclass",
+             "Can a classifier's probabilities be trusted? CORP reliability diagrams without bins, MCB/DSC/UNC, the "
+             "binned ECE of ML papers, and temperature scaling."),
     PageSpec("app_pages/diarization.py", "Diarization", ":material/record_voice_over:", "Diarization",
              "Who spoke when from a similarity matrix: a Bayesian block model with a sticky Markov chain over the "
              "windows in time order (as in VBx) and a fitted or learnt score model, against AHC, spectral and "

@@ -1,0 +1,160 @@
+"""Classifier calibration: can a classifier's probabilities be trusted? CORP reliability without bins (Dimitriadis,
+Gneiting & Jordan, PNAS 2021), the binned ECE the ML papers report, and temperature scaling (Guo et al., ICML 2017).
+
+Everything shown comes from ``lc.classifier_calibration`` and the figures of ``llrcore.plots.reliability``; the page
+reads the demo outputs (assets/multiclass) as logits, and uploads as logits or probabilities.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import streamlit as st
+
+import llrcore as lc
+from llrcore.plots import reliability
+from app_pages._demos import MULTICLASS_DEMOS, MULTICLASS_DIR
+from app_pages._figures import show_figure
+from app_pages._uploads import read_user_file
+
+KINDS = {"logits (or log-probabilities)": "logit", "probabilities (softmax outputs)": "probability"}
+SCORES = {"Brier": "brier", "log (bits)": "log"}
+STRATEGIES = {"equal width": "uniform", "equal mass": "quantile"}
+UPLOAD_HELP = ("CSV/TSV or Parquet: one column per class (header = class names) and a label column (named `label`, "
+               "or the last one). NumPy `.npz` with a matrix `scores` (or `logits`, `probabilities`) and `labels` "
+               "(or `targets`).")
+BAND_REPLICATES = 200
+
+
+# ----- data ----------------------------------------------------------------------------------------------------------
+
+
+@st.cache_resource(show_spinner=False)
+def load_demo(index: int) -> lc.MulticlassScores:
+    """A demo classifier's raw outputs as logits (no training prior removed: the classifier's own probabilities)."""
+    demo = MULTICLASS_DEMOS[index]
+    folder = MULTICLASS_DIR / demo.folder
+    return lc.read_multiclass(folder / "scores.npy", labels=folder / "targets.npy", score_type="logit",
+                              classes=demo.classes, name=demo.name)
+
+
+@st.cache_resource(show_spinner=False, max_entries=8, ttl="1h")
+def parse_upload(file_id: str, kind: str, _upload):
+    """(MulticlassScores, None) or (None, a sentence for the user), cached by the upload's file id and kind."""
+    name = getattr(_upload, "name", "the file")
+    _upload.seek(0)
+    return read_user_file(name, lambda: lc.read_multiclass(_upload, score_type=kind, name=Path(name).stem))
+
+
+@st.cache_resource(show_spinner=False, max_entries=16)
+def analyse(key: str, score: str, target, bins: int, strategy: str, _scores: lc.MulticlassScores):
+    """The calibration before and after temperature scaling, once per data key and options."""
+    try:
+        return lc.classifier_calibration(_scores.llrs, _scores.labels, score=score, target=target, bins=bins,
+                                         strategy=strategy, n=BAND_REPLICATES), None
+    except ValueError as err:
+        return None, str(err)
+
+
+def chosen_data() -> tuple[str, lc.MulticlassScores] | None:
+    """(data key, outputs): a demo, or a good upload (a bad one is reported and the demo stays)."""
+    choose_column, upload_column = st.columns([2, 3], gap="medium")
+    with upload_column.expander("Upload classifier outputs", icon=":material/upload_file:"):
+        upload = st.file_uploader("Output file", type=["csv", "tsv", "txt", "gz", "npz", "parquet"],
+                                  key="cc_upload", help=UPLOAD_HELP)
+        kind = KINDS[st.radio("The columns are", list(KINDS), key="cc_kind", persist_state="session")]
+    names = [demo.name for demo in MULTICLASS_DEMOS]
+    index = names.index(choose_column.selectbox("Demo classifier", names, index=1, key="cc_demo",
+                                                persist_state="session"))
+    if upload is not None:
+        scores, error = parse_upload(upload.file_id, kind, upload)
+        if error:
+            st.error(error, icon=":material/error:")
+        else:
+            choose_column.caption(f"Upload {upload.name}: {len(scores):,} trials of {scores.n_classes} classes "
+                                  "(remove it to go back to the demo).")
+            return f"upload:{upload.file_id}:{kind}", scores
+    scores = load_demo(index)
+    choose_column.caption(f"{len(scores):,} trials of {scores.n_classes} classes. {MULTICLASS_DEMOS[index].about}")
+    return f"demo:{MULTICLASS_DEMOS[index].folder}", scores
+
+
+def options(scores: lc.MulticlassScores) -> tuple[str, object, int, str]:
+    score_column, target_column, bins_column, strategy_column = st.columns([2, 2, 3, 2])
+    score = SCORES[score_column.segmented_control("Score", list(SCORES), default="Brier", key="cc_score",
+                                                  persist_state="session") or "Brier"]
+    targets = ["top label", *scores.classes]
+    target = target_column.selectbox("Forecast", targets, key=f"cc_target_{scores.n_classes}",
+                                     help="The top label: the confidence of the predicted class against whether it "
+                                          "is right. A class: its probability against the rest.")
+    bins = bins_column.slider("Bins of the ECE", 5, 50, 15, key="cc_bins", persist_state="session")
+    strategy = STRATEGIES[strategy_column.segmented_control("Bins", list(STRATEGIES), default="equal width",
+                                                            key="cc_strategy", persist_state="session")
+                          or "equal width"]
+    return score, "top-label" if target == "top label" else targets.index(target) - 1, bins, strategy
+
+
+# ----- results -------------------------------------------------------------------------------------------------------
+
+
+def summary(result: lc.ClassifierCalibration) -> None:
+    accuracy_column, t_column, ece_column, mcb_column, nll_column = st.columns(5)
+    accuracy_column.metric("Accuracy", f"{100 * result.accuracy:.2f} %", border=True,
+                           help="Share of trials whose most probable class is right; temperature scaling keeps it.")
+    if result.temperature is None:
+        t_column.metric("Temperature", "—", border=True)
+        st.warning(result.temperature_problem, icon=":material/warning:")
+        return
+    t = result.temperature.temperature
+    t_column.metric("Temperature T", f"{t:.3f}", border=True, delta="over-confident" if t > 1 else "under-confident",
+                    delta_color="off", delta_arrow="off", help="softmax(logits / T) with T minimising the NLL.")
+    raw, scaled = result.binned["raw"], result.binned["scaled"]
+    ece_column.metric("ECE raw → scaled", f"{100 * raw.ece:.2f} → {100 * scaled.ece:.2f} %", border=True,
+                      help=f"{raw.bins} {raw.strategy} bins, percent.")
+    mcb_column.metric("CORP MCB raw → scaled", f"{result.corp['raw'].mcb:.4f} → {result.corp['scaled'].mcb:.4f}",
+                      border=True, help="Miscalibration: the score lost to calibration, with no bins to choose.")
+    nll_column.metric("NLL raw → scaled (nats)", f"{result.nll['raw']:.4f} → {result.nll['scaled']:.4f}",
+                      border=True, help="Mean negative log-likelihood of the true class (cross-entropy).")
+
+
+def figures(result: lc.ClassifierCalibration) -> None:
+    corp_column, binned_column = st.columns(2, gap="medium")
+    with corp_column:
+        show_figure(lambda: reliability.corp_figure(result.corp), "corp_reliability",
+                    f"CORP: the PAV-recalibrated probability against the forecast. Grey: where a calibrated "
+                    f"forecaster's curve would fall ({BAND_REPLICATES} resamples of the raw forecasts, outcomes "
+                    "drawn from them). Bars: how many forecasts there are.",
+                    data=lambda: result.corp["raw"].curve)
+    with binned_column:
+        show_figure(lambda: reliability.binned_figure(result.binned), "binned_reliability",
+                    "The binned diagram of ML papers: each bin's mean outcome against its mean forecast.",
+                    data=lambda: result.binned["raw"].table)
+    show_figure(lambda: reliability.decomposition_figure(result.corp), "corp_decomposition",
+                "Mean score = MCB − DSC + UNC exactly: temperature scaling should shrink MCB and leave DSC and UNC "
+                "(almost) as they were.")
+    st.info(result.binned["raw"].why, icon=":material/info:")
+    st.dataframe(result.to_frame(), hide_index=True, width="stretch")
+    st.caption("The temperature is fitted on the trials it is judged on: the 'scaled' numbers are the best one "
+               "temperature can do here. Fit it on development data (lc.fit_temperature) to judge it fairly.")
+
+
+# ----- the page ------------------------------------------------------------------------------------------------------
+
+st.title("Classifier calibration")
+st.caption("Can a classifier's probabilities be trusted? CORP reliability diagrams without bins (Dimitriadis, "
+           "Gneiting & Jordan, PNAS 2021), the binned ECE of ML papers, and temperature scaling (Guo et al., "
+           "ICML 2017).")
+
+
+def main() -> None:
+    key, scores = chosen_data()
+    score, target, bins, strategy = options(scores)
+    with st.spinner("Fitting the temperature and resampling the bands…"):
+        result, error = analyse(key, score, target, bins, strategy, scores)
+    if error:
+        st.error(error, icon=":material/error:")
+        return
+    summary(result)
+    figures(result)
+
+
+main()
