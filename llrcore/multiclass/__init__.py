@@ -17,6 +17,9 @@ up to an additive constant per trial). With a prior ``pi`` the posterior of clas
 - MAP decisions for identification, detection and pair-wise questions with any prior
   (:func:`map_decisions`, :func:`detection_decisions`, :func:`pairwise_decisions`) and
   :func:`identification_errors` (confusion matrix, per-class and prior-weighted error rates).
+- Classifier calibration as machine learning sees it: :mod:`.corp` (the CORP reliability curve and its exact
+  MCB - DSC + UNC decomposition), :mod:`.binned` (the binned ECE of ML papers), :mod:`.temperature` (temperature
+  scaling) and :mod:`.classifier` (the three on raw and scaled outputs, as the page shows them).
 - :func:`cavg` — the NIST LRE average detection cost of those detection decisions (normalised as in the LRE 2017
   plan), its minimum over a shared threshold, and :func:`lre_cprimary` (LRE 2017: mean at P_target 0.5 and 0.1).
 
