@@ -155,6 +155,11 @@ def main() -> None:
         return
     summary(result)
     figures(result)
+    name = key.split(":")[1] if key.startswith("demo:") else st.session_state["cc_upload"].name
+    st.download_button("Report as HTML", data=lambda: lc.classifier_report_html(result, name),
+                       file_name=f"classifier_calibration_{Path(name).stem}.html", mime="text/html",
+                       icon=":material/download:", on_click="ignore", help="One self-contained page: the numbers in words, the table "
+                       "and the three figures, raw and temperature-scaled (also `llrcore classifier --html`).")
 
 
 main()

@@ -121,6 +121,7 @@ from .multiclass.corp import CORP, corp, corp_per_class
 from .multiclass.binned import BinnedECE, binned_ece
 from .multiclass.temperature import Temperature, fit_temperature
 from .multiclass.classifier import ClassifierCalibration, classifier_calibration
+from .report.classifier import classifier_report_html
 from .uncertainty.conditions import Condition, ConditionMetrics, evaluate
 from .uncertainty.comparison import SystemComparison, compare_systems
 from .uncertainty.resampling import BootstrapResult, DETBand, bootstrap

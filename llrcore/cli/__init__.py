@@ -10,6 +10,8 @@
                    [--metadata FILE] [--by COLUMN ...] [--ci LEVEL [--bootstrap N] [--group-by COLUMN] [--seed S]]
     llrcore multiclass SCORES [--labels LABELS] [--score-type llr|logit|log-posterior] [--calibrate-on DEV]
                        [--p-target P] [--json | --csv]
+    llrcore classifier SCORES [--labels LABELS] [--score-type logit|log-posterior|probability] [--score brier|log]
+                       [--bins 15] [--strategy uniform|quantile] [--html OUT] [--json | --csv]
     llrcore tdcf CM_SCORES --asv ASV_SCORES [--formulation revised|legacy] [--asv-threshold T] [--by-attack]
                  [--json | --csv]
     llrcore sasv CM_SCORES --asv ASV_SCORES [--cost-model asvspoof5|a-dcf-paper] [--by-attack] [--json | --csv]
@@ -58,11 +60,11 @@ from pathlib import Path
 
 from .._version import __version__
 from ..io import LoadError
-from . import calibrate, diarize, evaluate, fuse, multiclass, normalize, report, sasv, tdcf, validate
+from . import calibrate, classifier, diarize, evaluate, fuse, multiclass, normalize, report, sasv, tdcf, validate
 
 EXIT_BAD_INPUT = 2
 #: The commands, in the order --help lists them; each module adds its parser and the function that runs it.
-COMMANDS = (evaluate, calibrate, fuse, report, multiclass, tdcf, sasv, normalize, validate, diarize)
+COMMANDS = (evaluate, calibrate, fuse, report, multiclass, classifier, tdcf, sasv, normalize, validate, diarize)
 
 
 def build_parser() -> argparse.ArgumentParser:

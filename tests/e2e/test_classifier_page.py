@@ -43,6 +43,11 @@ def test_classifier_page_on_the_demo_outputs(page: Page, app_url, screenshots):
     expect(page.get_by_text("Mean log score = MCB − DSC + UNC", exact=False).first).to_be_visible()
     no_exception(page)
     snap(page, screenshots / "classifier_iemocap_log.png")
+    with page.expect_download() as download:  # the page's report: the same numbers in one self-contained file
+        page.get_by_role("button", name="Report as HTML").click()
+    html = open(download.value.path(), encoding="utf-8").read()
+    assert "<title>Calibration of iemocap_wav2vec_pt</title>" in html and "6.29%" in html
+    assert html.count('class="figure"') == 3 and "Mean log score" in html
 
 
 def test_classifier_upload_good_and_bad(page: Page, app_url, screenshots, tmp_path):

@@ -1,0 +1,45 @@
+"""One self-contained HTML page of a classifier's calibration (:func:`~llrcore.classifier_calibration`): the numbers
+in words, the table, the CORP reliability diagram with its band, the ``MCB - DSC + UNC`` bars and the binned diagram,
+raw and after temperature scaling. The command line writes it (``llrcore classifier --html``), the app's page offers
+it as a download."""
+from __future__ import annotations
+
+from .._version import __version__
+from ..multiclass.classifier import ClassifierCalibration
+from ..plots import reliability
+from .figures import ReportFigure
+from .html import _esc, figure_html, html_page, made_on, table_html, writing_time
+
+__all__ = ["classifier_report_html"]
+
+#: How each column of the table is written.
+FORMATS = {"temperature": "{:.3f}", "nll": "{:.4f}", "ece": "{:.2%}", "mce": "{:.2%}", "mean_score": "{:.4g}",
+           "MCB": "{:.4g}", "DSC": "{:.4g}", "UNC": "{:.4g}"}
+
+
+def classifier_report_html(result: ClassifierCalibration, name: str = "classifier", written=None) -> str:
+    """The page for `result` of the classifier `name` (escaped), stamped with the time it was `written` (now)."""
+    figures = {
+        "corp": ReportFigure("CORP", "Can its probabilities be taken at their word?", reliability.corp_figure(result.corp),
+                             "The PAV-recalibrated probability against the forecast: on the diagonal, a forecast of "
+                             "70 % comes true 70 % of the time. Grey: where a calibrated forecaster's curve falls."),
+        "decomposition": ReportFigure("MCB - DSC + UNC", "What does its score consist of?",
+                                      reliability.decomposition_figure(result.corp),
+                                      "Miscalibration (what recalibration would remove), discrimination (what the "
+                                      "forecasts know) and uncertainty (the task's own); the score is MCB - DSC + UNC."),
+        "binned": ReportFigure("Binned", "And as ML papers draw it?", reliability.binned_figure(result.binned),
+                               "Each bin's accuracy against its mean confidence; the ECE is the weighted gap. It moves "
+                               "with the number of bins, CORP does not."),
+    }
+    words = [result.corp[version].sentence() + " " + result.binned[version].sentence().split(". ")[0] + "."
+             for version in result.corp]
+    temperature = (f"Temperature scaling: T = {result.temperature.temperature:.3f}, fitted on these trials (the "
+                   "'scaled' numbers are the best one temperature can do here)." if result.temperature is not None
+                   else f"No temperature was fitted: {result.temperature_problem}")
+    body = (f"<h1>Calibration of {_esc(name)}</h1><p class=\"meta\">{_esc(made_on(written or writing_time()))}; "
+            f"accuracy {100 * result.accuracy:.2f} %.</p>"
+            + "".join(f"<p>{_esc(version)}: {_esc(text)}</p>" for version, text in zip(result.corp, words))
+            + f"<p>{_esc(temperature)}</p>"
+            + table_html(result.to_frame().set_index("version"), FORMATS)
+            + "".join(figure_html(key, item) for key, item in figures.items()))
+    return html_page(f"Calibration of {name}", __version__, body)
