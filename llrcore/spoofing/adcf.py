@@ -44,6 +44,7 @@ import numpy as np
 import pandas as pd
 
 from ..data.checks import as_scores
+from .tdcf import checked_values
 
 __all__ = ["ADCF", "A_DCF_PRESETS", "a_dcf", "a_dcf_cost_model"]
 
@@ -78,21 +79,7 @@ def _cost_model(cost_model) -> dict[str, float]:
     if wrong:
         raise ValueError(f"The a-DCF cost model takes exactly {', '.join(_MEANINGS)} "
                          f"(not right: {', '.join(map(str, wrong))}).")
-    model = {}
-    for key, meaning in _MEANINGS.items():
-        try:
-            value = float(cost_model[key])
-        except (TypeError, ValueError):
-            raise ValueError(f"The a-DCF cost model's {key} ({meaning}) must be a number, "
-                             f"not {cost_model[key]!r}.") from None
-        if not np.isfinite(value) or value < 0:
-            raise ValueError(f"The a-DCF cost model's {key} ({meaning}) must be a finite number of at least 0, "
-                             f"not {value}.")
-        model[key] = value
-    total = model["Ptar"] + model["Pnon"] + model["Pspoof"]
-    if abs(total - 1) > 1e-10:
-        raise ValueError(f"The a-DCF priors Ptar, Pnon and Pspoof must add up to 1; they add up to {total:.10g}.")
-    return model
+    return checked_values(cost_model, _MEANINGS, "a-DCF")
 
 
 @dataclass(frozen=True, eq=False)

@@ -141,20 +141,27 @@ def _cost_model(cost_model, formulation: str) -> dict[str, float]:
         hint = f" (those belong to the {other} formulation)" if len(known) == len(extra) else ""
         raise ValueError(f"The {formulation} t-DCF cost model does not use {', '.join(map(str, extra))}{hint}; "
                          f"it takes exactly {', '.join(_COST_MODELS[formulation])}.")
+    return checked_values(cost_model, {key: _MEANINGS[key] for key in _COST_MODELS[formulation]}, "t-DCF")
+
+
+def checked_values(cost_model: Mapping, meanings: dict[str, str], metric: str) -> dict[str, float]:
+    """The priors and costs of `cost_model` named in `meanings` (name -> what it is) as floats, each finite and at
+    least 0 and the priors Ptar, Pnon and Pspoof adding up to 1, or a ValueError with a sentence naming the `metric`'s
+    (``"t-DCF"``, ``"a-DCF"``) cost model."""
     model = {}
-    for key in _COST_MODELS[formulation]:
+    for key, meaning in meanings.items():
         try:
             value = float(cost_model[key])
         except (TypeError, ValueError):
-            raise ValueError(f"The t-DCF cost model's {key} ({_MEANINGS[key]}) must be a number, "
+            raise ValueError(f"The {metric} cost model's {key} ({meaning}) must be a number, "
                              f"not {cost_model[key]!r}.") from None
         if not np.isfinite(value) or value < 0:
-            raise ValueError(f"The t-DCF cost model's {key} ({_MEANINGS[key]}) must be a finite number of at least "
+            raise ValueError(f"The {metric} cost model's {key} ({meaning}) must be a finite number of at least "
                              f"0, not {value}.")
         model[key] = value
     total = model["Ptar"] + model["Pnon"] + model["Pspoof"]
     if abs(total - 1) > 1e-10:
-        raise ValueError(f"The t-DCF priors Ptar, Pnon and Pspoof must add up to 1; they add up to {total:.10g}.")
+        raise ValueError(f"The {metric} priors Ptar, Pnon and Pspoof must add up to 1; they add up to {total:.10g}.")
     return model
 
 
