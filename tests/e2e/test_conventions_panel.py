@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page, expect
+from test_trust_figures_page import grid_rows
 from test_browser import no_exception, open_page, snap, wait_idle
 
 import llrcore as lc
@@ -20,18 +21,6 @@ pytestmark = pytest.mark.e2e
 
 ASV_EVAL = Path(__file__).resolve().parents[2] / "assets" / "asvspoof2019_la" / "ASVspoof2019.LA.asv.eval.gi.trl.scores.txt"
 TITLE = "Why do my numbers differ from other tools?"
-
-
-def grid_rows(page: Page, grid) -> list[list[str]]:
-    """The rows of a data grid as written in its accessible table (filled after drawing: read until it has rows)."""
-    grid.scroll_into_view_if_needed()
-    for _ in range(60):
-        rows = grid.evaluate("g => Array.from(g.querySelectorAll('table tr'))"
-                             ".map(r => Array.from(r.children).map(c => c.textContent))")
-        if len(rows) > 1:
-            return rows
-        page.wait_for_timeout(500)
-    raise AssertionError("the data grid's accessible table stayed empty for 30 s")
 
 
 def test_panel_shows_the_libraries_conventions_of_the_first_system(page: Page, app_url, screenshots):

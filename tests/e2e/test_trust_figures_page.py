@@ -56,9 +56,13 @@ def chart_with(page: Page, text: str):
 
 
 def table_cells(page: Page, index: int = 0) -> list[list[str]]:
-    """The rows of a dataframe as the page writes them (the grid's accessible table), header first; the grid fills
-    that table after it is drawn, so it is read again until it has rows (a loaded machine takes a while)."""
-    grid = page.get_by_test_id("stDataFrame").nth(index)
+    """The rows of the page's `index`-th dataframe as the page writes them, header first (:func:`grid_rows`)."""
+    return grid_rows(page, page.get_by_test_id("stDataFrame").nth(index))
+
+
+def grid_rows(page: Page, grid) -> list[list[str]]:
+    """The rows of a data grid as written in its accessible table, header first; the grid fills that table after it
+    is drawn, so it is read again until it has rows (a loaded machine takes a while)."""
     grid.scroll_into_view_if_needed()
     for _ in range(60):
         rows = grid.evaluate("g => Array.from(g.querySelectorAll('table tr'))"
