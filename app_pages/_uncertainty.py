@@ -148,3 +148,15 @@ def comparison(a: str, b: str, chosen: dict[str, lc.Trials], op: lc.OperatingPoi
 def ungrouped(chosen: dict[str, lc.Trials], settings: Settings) -> list[str]:
     """The chosen systems whose trials are drawn one by one although whole groups were asked for."""
     return [name for name, trials in chosen.items() if settings.group_by and _group(trials, settings) is None]
+
+
+def show_comparison(result: lc.SystemComparison, metrics: tuple[str, ...], better: str) -> None:
+    """A paired comparison as the pages show it: a sentence per metric of `metrics`, then the table of every metric,
+    its column of how often B did better headed `better` (e.g. ``"B better in"``)."""
+    for metric in metrics:
+        st.markdown(f"- {lc.words.escape_markdown(result.sentence(metric))}")
+    table = result.to_frame().reset_index()
+    table["metric"] = table["metric"].map(lc.binary.metrics.METRIC_COLUMNS)
+    st.dataframe(table, width="stretch", hide_index=True, column_config={
+        c: st.column_config.NumberColumn(format="%.4f") for c in ("a", "b", "difference", "lower", "upper")} | {
+        "b_better": st.column_config.NumberColumn(better, format="percent")})

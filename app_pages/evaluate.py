@@ -196,13 +196,7 @@ def show_comparison(chosen, op: lc.OperatingPoint, settings: _uncertainty.Settin
     except ValueError as err:  # not the same trials: said, the rest of the page goes on
         st.warning(str(err))
         return
-    for metric in ("eer", "act_dcf", "cllr"):
-        st.markdown(f"- {lc.words.escape_markdown(result.sentence(metric))}")
-    table = result.to_frame().reset_index()
-    table["metric"] = table["metric"].map(lc.binary.metrics.METRIC_COLUMNS)
-    st.dataframe(table, width="stretch", hide_index=True, column_config={
-        c: st.column_config.NumberColumn(format="%.4f") for c in ("a", "b", "difference", "lower", "upper")} | {
-        "b_better": st.column_config.NumberColumn("B better in", format="percent")})
+    _uncertainty.show_comparison(result, ("eer", "act_dcf", "cllr"), "B better in")
 
 
 # ----- the page ----------------------------------------------------------------------------------------------------

@@ -20,6 +20,7 @@ from app_pages._loaded import SYSTEMS
 from app_pages._operating_point import operating_point
 from app_pages._registry import LoadedSystem
 from app_pages._tables import show_metrics
+from app_pages._uncertainty import show_comparison
 
 DEMO = Path(__file__).resolve().parents[1] / "assets" / "normalization_demo"
 DEMO_SOURCE = "Demo: synthetic cosine scores with cohort files"
@@ -143,13 +144,7 @@ def show_results(before: lc.Trials, after: lc.Trials, op: lc.OperatingPoint, dat
     st.subheader("Paired bootstrap: is the normalisation better?")
     with st.spinner(f"Resampling the trials {REPLICATES:,} times…"):
         result = comparison(data_key, op, before, after)
-    for metric in ("eer", "min_dcf", "min_cllr"):
-        st.markdown(f"- {lc.words.escape_markdown(result.sentence(metric))}")
-    table = result.to_frame().reset_index()
-    table["metric"] = table["metric"].map(lc.binary.metrics.METRIC_COLUMNS)
-    st.dataframe(table, width="stretch", hide_index=True, column_config={
-        c: st.column_config.NumberColumn(format="%.4f") for c in ("a", "b", "difference", "lower", "upper")} | {
-        "b_better": st.column_config.NumberColumn("after better in", format="percent")})
+    show_comparison(result, ("eer", "min_dcf", "min_cllr"), "after better in")
     st.subheader("DET before and after")
     det = lc.det_curves(systems, p_target=op)
     show_figure(lambda: plots.det_figure(det), "normalization_det", data=det.to_frame)
