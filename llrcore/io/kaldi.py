@@ -17,10 +17,11 @@ import pandas as pd
 from ..data.trials import Trials
 from ..parallel import map_tasks, workers_for
 from ._source import LoadWarning, _scan_lines, _Source, _text_bytes
+from .challenge import find_layout, read_list
 from .fast import compact_categories
 from .ids import LazyIds, exact_pair_codes, id_strings, pair_hash, repeated_pairs, same_pairs
 from .labels import BONAFIDE, LABELS, NONTARGET, SPOOF, TARGET, label_key, text_labels, trials_from_codes
-from .metadata import MetadataTable, attach
+from .metadata import MetadataTable, attach, take_rows
 from .text import WHITESPACE, TextFile, is_number
 
 __all__ = ["TrialList", "join_with_key", "read_trial_list", "refuse_duplicates"]
@@ -44,13 +45,16 @@ class TrialList:
     unit: str = "line"
     places: Callable[[int], str] | None = None
     spaced: bool = True
+    names: tuple[str, ...] = ("model", "test")  # the ids' metadata columns; one name: joined on the test id alone
+    extra: pd.DataFrame | None = None  # the file's other columns (an ASVspoof key's codec, attack, ...), by line
 
     def place(self, row: int) -> str:
         return self.places(row) if self.places is not None else f"on line {int(self.lines[row])}"
 
     def trial(self, row: int) -> str:
-        """``'spk01 utt_3' on line 7``."""
-        return f"'{self.models.iloc[row]} {self.tests.iloc[row]}' {self.place(row)}"
+        """``'spk01 utt_3' on line 7`` (``'LA_E_9332881' on line 7`` for a file of one id)."""
+        pair = self.tests.iloc[row] if len(self.names) == 1 else f"{self.models.iloc[row]} {self.tests.iloc[row]}"
+        return f"'{pair}' {self.place(row)}"
 
     @cached_property
     def ids(self):
@@ -63,14 +67,22 @@ class TrialList:
         return pair_hash(*self.ids)
 
     def metadata(self) -> LazyIds:
-        """The columns ``model`` and ``test`` of the trials' metadata, built on first use."""
-        return LazyIds({"model": self.models, "test": self.tests})
+        """The id columns of the trials' metadata (``model`` and ``test``), built on first use."""
+        if len(self.names) == 1:
+            return LazyIds({self.names[0]: self.tests})
+        return LazyIds(dict(zip(self.names, (self.models, self.tests))))
 
 
-def read_trial_list(src: _Source, is_key: bool) -> TrialList:
-    """The pairs of a text score file ``model test score`` or key ``model test target|nontarget``."""
+def read_trial_list(src: _Source, is_key: bool, like: TrialList | None = None) -> TrialList:
+    """The pairs of a text score file ``model test score`` or key ``model test target|nontarget``, or of a file as
+    a challenge ships it (:mod:`~llrcore.io.challenge`); a key is read knowing its score file `like`."""
     data = _text_bytes(src)
     text = TextFile(src, data, skippable=_scan_lines(src, data, len(data) + 1, "a trial list"))
+    layout = find_layout(text, is_key, like)
+    if layout is not None:
+        trial_list = read_list(text, layout, is_key, like, trial_list=TrialList)
+        _refuse_repeats(trial_list, "key entry" if is_key else "trial")
+        return trial_list
     rows, sample = text.rows, text.sample
     kind = "key file 'model test target|nontarget'" if is_key else "Kaldi/BOSARIS score file 'model test score'"
     if is_key:
@@ -135,7 +147,10 @@ def join_with_key(score_list: TrialList, key_list: TrialList, name: str, table: 
             f"{unscored:,} of the {len(scored):,} trials of the key {'has' if unscored == 1 else 'have'} no score in "
             f"{src.name if src.path else 'the score file'} ({by_class}){_first(unscored, key_trial)}"))
     keep = None if in_key.all() else in_key
-    if table is None:  # the ids' categoricals are built when first looked at
+    if score_list.extra is not None or key_list.extra is not None or score_list.names != key_list.names:
+        metadata = _with_extra(score_list, key_list, where, in_key)
+        metadata = attach(table, metadata, src, _kept(lines, in_key), score_list.unit)
+    elif table is None:  # the ids' categoricals are built when first looked at
         ids = score_list.metadata()
         metadata = ids if keep is None else ids.take(np.flatnonzero(keep))
     else:
@@ -145,6 +160,21 @@ def join_with_key(score_list: TrialList, key_list: TrialList, name: str, table: 
                 metadata[column] = compact_categories(metadata[column])
     return trials_from_codes(src, scores[in_key], kept, name, metadata=metadata, lines=_kept(lines, in_key),
                              unit=score_list.unit), notes
+
+
+def _with_extra(score_list: TrialList, key_list: TrialList, where: np.ndarray, in_key: np.ndarray) -> pd.DataFrame:
+    """The metadata of the trials in the key: their ids (named by the score file's header, else by the key), then
+    the other columns of the score file and of the key (the key's columns win a name both have, e.g. ``side``)."""
+    kept = np.flatnonzero(in_key)
+    frame = score_list.metadata().take(kept).materialize()
+    if len(key_list.names) == frame.shape[1] and score_list.names in (("model", "test"), ("utt",)):
+        frame.columns = list(key_list.names)  # the score file's ids have no names of their own: the key's
+    for extra, rows in ((score_list.extra, kept), (key_list.extra, where[kept])):
+        if extra is not None:
+            for column, values in take_rows(extra, rows).items():
+                categorical = isinstance(values.dtype, pd.CategoricalDtype)
+                frame[column] = compact_categories(values) if categorical else values.to_numpy()
+    return frame
 
 
 def _key_rows(score_list: TrialList, key_list: TrialList) -> np.ndarray:
@@ -264,7 +294,7 @@ def _refuse_repeats(trial_list: TrialList, what: str) -> None:
     first = int(np.argmax(hashes == hashes[row]))
     pairs, lines = len(np.unique(hashes[later])), trial_list.lines
     raise trial_list.src.error(
-        f"the {what} '{trial_list.models.iloc[row]} {trial_list.tests.iloc[row]}' appears a second time (first on "
+        f"the {what} {trial_list.trial(row).rsplit(' on ', 1)[0]} appears a second time (first on "
         f"line {int(lines[first])}); each (model, test) pair may appear only once, and here {_count(pairs, 'pair')} "
         f"{'appears' if pairs == 1 else 'appear'} more than once ({_count(later.size, 'line')} of {len(hashes):,} "
         f"{'repeats' if later.size == 1 else 'repeat'} a pair of an earlier line).", int(lines[row]))

@@ -42,7 +42,10 @@ Formats (``format="auto"`` recognises them all)
    as in BOSARIS; each is counted in a :class:`LoadWarning` naming the first such trial and its line. The ids are
    the metadata columns ``model`` and ``test``. A pair
    scored twice (or twice in the key) is an error, and so is a key that leaves no trial, or no target or no
-   non-target trial.
+   non-target trial. **Challenge files as shipped** are joined likewise (:mod:`~llrcore.io.challenge`): VoxCeleb
+   lists ``1 id10270/x.wav id10270/y.wav``, ASVspoof 2019 protocols and 2021/ASVspoof 5 keys with ``utt score``
+   files (their codec, transmission, attack, ... columns kept as metadata), ASVspoof 5 and NIST SRE TSVs with their
+   headers, ESPnet's ``enrol*test score``.
 
 3. **ASVspoof ASV scores** (``format="asvspoof"``): ``<bonafide|attack-id> <target|nontarget|spoof> <score>``;
    target, non-target and spoof trials are kept apart, the first column is the metadata column ``attack``::
@@ -99,6 +102,7 @@ import pandas as pd
 
 from ..data.trials import Trials
 from ._source import LoadError, LoadWarning, _scan_lines, _Source, _text_bytes, check_fits_in_memory
+from .challenge import SPLIT, split_ids
 from .bosaris_h5 import is_hdf5, read_h5_trial_list, refuse_scores_without_key
 from .columnar import read_npz, read_parquet
 from .ids import LazyIds
@@ -148,7 +152,8 @@ def read_trials(source, format: str = "auto", *, key=None, name: str | None = No
         The file's format (see the module documentation); ``"auto"`` detects it from the name and the content.
     key : str, os.PathLike or file-like, optional
         The key (trials) file ``model test target|nontarget`` for a Kaldi/BOSARIS score file ``model test score``,
-        or a BOSARIS Key ``.h5`` file; a BOSARIS Scores ``.h5`` file takes either. The trials found in both files are
+        or a BOSARIS Key ``.h5`` file; a BOSARIS Scores ``.h5`` file takes either; or an organiser's key (VoxCeleb,
+        ASVspoof 2019/2021/5, NIST SRE, ESPnet; :mod:`~llrcore.io.challenge`). The trials found in both files are
         read; the others are left out with a :class:`LoadWarning`.
     name : str, optional
         Name of the returned Trials; by default the file's stem (``scores`` for ``scores.txt``). Files holding
@@ -229,7 +234,7 @@ def _read(source, format, key, name, metadata, on_warning, progress) -> Trials |
         key_src = _Source.open(key)
         if not is_hdf5(key_src):
             check_fits_in_memory(key_src)
-        key_list = _key_list(key_src)
+        key_list = _key_list(key_src, scores)
         key_src.forget_bytes()
         progress(2, 3)
         trials, notes = join_with_key(scores, key_list, src.stem if name is None else name, table)
@@ -251,9 +256,10 @@ def _done(loaded, progress):
     return loaded
 
 
-def _key_list(src: _Source):
-    """The (model, test) pairs and labels of a key: a BOSARIS Key .h5 file or a Kaldi/BOSARIS text key."""
-    return read_h5_trial_list(src, is_key=True) if is_hdf5(src) else read_trial_list(src, is_key=True)
+def _key_list(src: _Source, scores=None):
+    """The (model, test) pairs and labels of a key: a BOSARIS Key .h5 file or a text key (read knowing the score
+    file `scores`, whose ids say which of an organiser's key columns to join on)."""
+    return read_h5_trial_list(src, is_key=True) if is_hdf5(src) else read_trial_list(src, is_key=True, like=scores)
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -326,7 +332,10 @@ def _read_text(src: _Source, fmt: str, name: str | None, table: MetadataTable | 
 
     # the other columns are the trials' metadata: ids and words as categoricals, a column of numbers as numbers
     ids = layout["ids"]
-    kaldi = fmt == "kaldi" or (header is None and ncols == 4 and ids == [0, 1] and layout["scores"] == [2])
+    # 'model test score label', or SpeechBrain's 'enrol test 1|0 score'
+    speechbrain = layout["scores"] == [3] and all(row[2] in ("0", "1") for row in rows[first:])
+    kaldi = fmt == "kaldi" or (header is None and ncols == 4 and ids == [0, 1]
+                               and (layout["scores"] == [2] or speechbrain))
     names = ["attack"] if fmt == "asvspoof" else _metadata_names(header, layout, kaldi, rows[first:])
     words = [j for j, n in zip(ids, names) if n in ID_COLUMNS or not all(number(row[j]) for row in rows[first:])]
     # the ids of a Kaldi/BOSARIS file stay Arrow strings: their categoricals are built when first looked at
@@ -345,6 +354,8 @@ def _read_text(src: _Source, fmt: str, name: str | None, table: MetadataTable | 
     else:
         meta = frame[ids]
         meta.columns = names
+        if header is None and len(ids) == 1 and all(SPLIT in row[ids[0]] for row in rows[first:]):
+            meta = split_ids(meta.iloc[:, 0])  # ESPnet's 'enrol*test score label'
         meta = attach(table, tidy(meta), src, lines)
 
     # ---- one Trials per system -----------------------------------------------------------------------------------
@@ -450,6 +461,10 @@ def _infer_layout(src, header, rows, ncols, reference, number) -> dict:
             if ncols == 3 and numeric == [False, False, True]:
                 raise src.error("no column of labels: this looks like a Kaldi/BOSARIS score file "
                                 "'model test score'; it needs its key (trials) file 'model test target|nontarget'.",
+                                reference, needs_key=True)
+            if not numeric[0] and any(numeric):  # 'utt score', ASVspoof 5's 'filename cm-score', SRE's LLR files
+                raise src.error("no column of labels: this looks like a score file of trial ids and scores; it needs "
+                                "its key (an ASVspoof protocol or key, a VoxCeleb, NIST SRE or Kaldi trial list).",
                                 reference, needs_key=True)
             raise src.error(f"no column of labels found; accepted labels are {ACCEPTED}.", reference)
     named_scores = [j for j in range(ncols) if names[j] in SCORE_NAMES and j not in (label, system)]
