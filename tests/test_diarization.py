@@ -509,7 +509,13 @@ def test_bayes_finds_the_two_speakers_of_a_held_out_recording(pyannote_sample):
 PLDA_CORPUS = ROOT / "tests" / "data" / "diarization_corpus" / "plda"
 
 
-@pytest.mark.parametrize("name", ["plda_k01_b"])  # plda_k01_a keeps a 7-window cluster (README, corpus numbers)
+CRUMBS = pytest.mark.xfail(strict=True, reason="issue 32, 'a count that does not keep crumbs': since a speaker's speech "
+                           "is the time its turns hold (defect 1), the scattered low-quality windows of plda_k01_b, "
+                           "its first and last among them, hold 4.2 to 4.6 s, above min_speech (4 s)")
+
+
+# plda_k01_a keeps a 7-window cluster (README, corpus numbers)
+@pytest.mark.parametrize("name", [pytest.param("plda_k01_b", marks=CRUMBS)])
 def test_a_window_that_fits_no_one_is_not_a_speaker(name):
     """One simulated speaker whose windows vary in quality (tools/simulate_plda_matrices.py): a low-quality window
     scores low against every other, and left alone the model makes it a speaker of its own; a speaker of less than
@@ -562,8 +568,10 @@ def test_segment_times_turn_on_the_chain_and_share_out_overlapping_windows(es200
     timed = _chain_options(es2005a, 37.5, 30.0, 4.0, None)
     shift = float(np.median(np.diff(es2005a.start)))
     length = float(np.median(es2005a.end - es2005a.start))
+    times = timed.pop("times")
     assert timed == pytest.approx({"effective_scores": 37.5 * shift / length, "loop": np.exp(-shift / 30.0),
-                                   "min_cluster_size": 4.0 / shift})
+                                   "min_cluster_size": 4.0})  # seconds of speech, counted from `times`
+    assert np.array_equal(times[0], es2005a.start) and np.array_equal(times[1], es2005a.end)
     bare = _chain_options(np.asarray(es2005a.scores), 37.5, 30.0, 4.0, None)
     assert bare == {"effective_scores": 37.5 / 6, "loop": 0.0, "min_cluster_size": 21}  # 2 % of 1,025 segments
     with pytest.raises(ValueError, match="mean_turn"):
@@ -597,11 +605,11 @@ def test_readme_s_development_corpus_numbers():
     """README, "A development corpus" and "A score model learnt from labelled recordings": right K and mean DER per
     half for the Bayesian model (its own prior, and one learnt on the other fold) and NME-SC, and over all 44."""
     bayes, nme, learnt = _corpus_scores("bayes"), _corpus_scores("nme-sc"), _corpus_scores("bayes", learnt=True)
-    for frame, expected in ((bayes, {"cosine": (12, 19.6), "plda": (16, 6.3)}),
+    for frame, expected in ((bayes, {"cosine": (12, 19.6), "plda": (15, 6.9)}),
                             (nme, {"cosine": (15, 13.0), "plda": (16, 15.7)}),
                             (learnt, {"cosine": (17, 14.7), "plda": (20, 3.4)})):
         measured = {kind: (int(part["right"].sum()), round(100 * part["der"].mean(), 1))
                     for kind, part in frame.groupby("kind")}
         assert measured == expected
-    assert [round(100 * f["der"].mean(), 1) for f in (bayes, nme, learnt)] == [13.6, 14.2, 9.6]
-    assert [int(f["right"].sum()) for f in (bayes, nme, learnt)] == [28, 31, 37]
+    assert [round(100 * f["der"].mean(), 1) for f in (bayes, nme, learnt)] == [13.8, 14.2, 9.6]
+    assert [int(f["right"].sum()) for f in (bayes, nme, learnt)] == [27, 31, 37]

@@ -155,16 +155,21 @@ def cluster_similarity(S, method: str = "bayes", *, n_clusters: int | None = Non
     S : SimilarityMatrix or array_like, shape (N, N)
         Scores (higher = more alike); symmetrised with a warning if needed; NaN and inf are refused.
     method : {"bayes", "ahc", "spectral", "nme-sc"}
-        ``"bayes"``: the Gaussian block model with a Dirichlet-process (Chinese restaurant) prior over
-        partitions, mean-field variational inference from several initialisations (spectral with K around the
-        eigengap estimate, AHC, over-clustered AHC, one speaker), kept by the best evidence bound; see
-        :mod:`llrcore.diarization.model`. ``"ahc"``: average linkage stopped at the crossing of the two Gaussians
-        of the score mixture, clusters smaller than `min_cluster_size` dissolved. ``"spectral"``: normalised
-        spectral clustering, K by eigengap (or given). ``"nme-sc"``: spectral clustering auto-tuned by the
-        normalised maximum eigengap (Park et al. 2020; p-neighbour binarisation of each row, unnormalised
-        Laplacian, p and K by the eigengap; LLR-like scores through a sigmoid first), see
-        :mod:`llrcore.diarization.nme_sc`; at most 8 speakers unless `max_clusters` is given (NeMo's default);
-        ``result.options`` holds the chosen ``p`` and the ``nme_search`` table.
+        ``"bayes"``: a Gaussian block model (one pooled within-speaker Gaussian, one tied between-speaker Gaussian,
+        Normal-Gamma priors, the score likelihood tempered by `effective_scores`) with speaker weights from a truncated
+        Dirichlet-process stick-breaking prior and, for segments with times, a sticky Markov chain over the segments in
+        time order (a new speaker pays per speaker change, loop probability from `mean_turn`; without times the segments
+        are independent draws); mean-field variational inference (forward-backward for q(z)) from several
+        initialisations (spectral with K around the eigengap estimate, AHC, over-clustered AHC, one speaker), with merge
+        moves and clusters below `min_speech` merged, kept by the best evidence bound; see
+        :mod:`llrcore.diarization.model`. ``"ahc"``: average linkage stopped at the crossing of the two Gaussians of the
+        score mixture, clusters smaller than `min_cluster_size` dissolved. ``"spectral"``: normalised spectral
+        clustering, K by eigengap (or given). ``"nme-sc"``: spectral clustering auto-tuned by the normalised maximum
+        eigengap (Park et al. 2020; p-neighbour binarisation of each row, unnormalised Laplacian, p and K by the
+        eigengap; LLR-like scores through a sigmoid first), see :mod:`llrcore.diarization.nme_sc`; at most 8 speakers
+        unless `max_clusters` is given (NeMo's default; a warning says when the eigengap would choose more, and
+        ``result.options["nme_uncapped_clusters"]`` how many); ``result.options`` holds the chosen ``p`` and the
+        ``nme_search`` table.
     n_clusters : int, optional
         Exact number of speakers (then `min_clusters`/`max_clusters` are ignored): every method returns exactly
         this many non-empty clusters. AHC cuts the tree after its first N - K merges; spectral methods take K
@@ -186,11 +191,13 @@ def cluster_similarity(S, method: str = "bayes", *, n_clusters: int | None = Non
         (:mod:`llrcore.diarization.chain`). A matrix without times has no order: its segments are independent
         draws (the Dirichlet-process mixture).
     min_speech : float
-        Bayes, segments with times: a speaker speaks at least this many seconds (``min_speech / shift``
-        segments); a smaller cluster is merged into its best partner (a one-window outlier is not a speaker).
+        Bayes, segments with times: a speaker speaks at least this many seconds, counted as the time its turns
+        hold (the union of the windows of each turn, an overlap with another speaker's window split at its
+        midpoint, as in :meth:`ClusteringResult.turns`); a smaller cluster is merged into its best partner (a
+        one-window outlier is not a speaker).
         Without times the smallest speaker is `min_cluster_size` segments.
     concentration : float
-        Bayes: alpha of the Chinese restaurant process.
+        Bayes: alpha of the Dirichlet process (the stick-breaking prior of the speaker weights).
     prior_strength : float
         Bayes: kappa0, the weight of the prior means of the Gaussians in (tempered) scores: how firmly
         within-speaker means are held above between-speaker means.
@@ -251,10 +258,21 @@ def cluster_similarity(S, method: str = "bayes", *, n_clusters: int | None = Non
     extra: dict = {}
     if method == "nme-sc":
         nme_high = high if max_clusters is not None else min(high, max(low, NME_MAX_SPEAKERS))
-        fit = nme_sc(scores, n_clusters=n_clusters, min_clusters=low, max_clusters=nme_high, seed=seed)
+        capped = nme_high < high and n_clusters is None
+        fit = nme_sc(scores, n_clusters=n_clusters, min_clusters=low, max_clusters=nme_high, seed=seed,
+                     uncapped=high if capped else None)
         labels = fit.labels
+        if capped and fit.uncapped_clusters > nme_high:
+            warnings.warn(f"NME-SC looks for at most {nme_high} speakers by default (NeMo's default) and returns "
+                          f"{fit.n_clusters}, but allowed up to {high} its eigengap would say "
+                          f"{fit.uncapped_clusters} speakers: pass max_clusters={high} if the recording may have more "
+                          f"than {nme_high}.", UserWarning, stacklevel=2)
+            extra_options = {"nme_uncapped_clusters": fit.uncapped_clusters}
+        else:
+            extra_options = {}
         extra["eigenvalues"] = fit.eigenvalues
-        options = {**options, "p": fit.p, "estimated_clusters": fit.estimated_clusters, "nme_search": fit.search}
+        options = {**options, "p": fit.p, "estimated_clusters": fit.estimated_clusters, "nme_search": fit.search,
+                   **extra_options}
     elif method == "ahc":
         labels, used = ahc_labels(scores, mixture, threshold=threshold, n_clusters=n_clusters,
                                   min_clusters=low, max_clusters=high, min_cluster_size=min_cluster_size)
@@ -299,7 +317,7 @@ def _chain_options(S, effective_scores: float, mean_turn: float, min_speech: flo
         length = float(np.median(S.end - S.start))
         share = min(1.0, shift / length) if length > 0 else 1.0
         return {"effective_scores": effective_scores * share, "loop": loop_probability(S.start, mean_turn),
-                "min_cluster_size": min_speech / shift if shift > 0 else 0.0}
+                "min_cluster_size": min_speech, "times": (np.asarray(S.start), np.asarray(S.end))}
     n = int(np.asarray(S.scores if isinstance(S, SimilarityMatrix) else S).shape[0])
     size = default_min_cluster_size(n) if min_cluster_size is None else int(min_cluster_size)
     return {"effective_scores": effective_scores * SHARE_WITHOUT_TIMES, "loop": 0.0, "min_cluster_size": size}

@@ -22,7 +22,8 @@ Gamma(|B_k|)``; Blei & Jordan 2006, truncated at T components). The number of sp
 uses. One between-speaker Gaussian for all pairs of speakers (rather than one per pair, as in the chapter) makes a
 speaker cost no set of pair parameters that grows with K; and the chain makes a new speaker pay for its turns, so
 that scattered windows that fit no one well (a low-quality window scores low against everybody) are not a speaker.
-A speaker also speaks at least ``min_cluster_size`` segments (:func:`fit_block_model`).
+A speaker also speaks at least ``min_cluster_size`` segments, or seconds of speech when the segment times are
+given (the time its windows hold in the turns, :func:`window_seconds`; :func:`fit_block_model`).
 
 The soft ordering constraint of the paper (within-speaker means above between-speaker means) is the prior: the
 Normal-Gamma of the within Gaussian is centred on the upper component of a two-Gaussian fit of all the scores, the
@@ -58,6 +59,7 @@ from .block_prior import BlockModelPrior
 from .gaussians import GaussianFit
 from .responsibilities import compact, hard_partition, merge_columns, occupied, one_hot, split_least_coherent
 from .result import ClusteringResult
+from .scoring import segments_to_turns
 from .variational import VariationalBlockModel, VBState
 
 __all__ = ["EFFECTIVE_SCORES", "MEAN_TURN", "MIN_SPEECH", "TOLERANCE", "Progress", "fit_block_model"]
@@ -76,10 +78,12 @@ EFFECTIVE_SCORES = 37.5
 #: 20/20 (3.3 %); 20 s 17/24 (14.7 %), 20/20 (3.4 %); 30 s 16/24 (15.1 %), 20/20 (3.5 %). The corpus's turns last
 #: 1-8 s, a meeting's longer: ES2005a is the same from 10 s to 30 s.
 MEAN_TURN = 20.0
-#: Default smallest speaker, seconds of speech: a cluster of less is merged into its best partner. Below the
-#: corpus's 10 s floor per speaker. As above: 2 s: 7/24 (20.0 %), 11/20 (8.4 %), 4 (2.79 %); 4 s: as above; 8 s:
-#: 11/24 (20.2 %), 15/20 (6.5 %), 4 (2.79 %). What it removes are clusters of a few windows: the PLDA half's
-#: low-quality windows score low against every speaker and are otherwise worth a cluster of their own.
+#: Default smallest speaker, seconds of speech (the time the cluster's windows hold in its turns,
+#: :func:`window_seconds`; the grid below counted windows x shift, about one window length less per turn): a cluster of
+#: less is merged into its best partner. Below the corpus's 10 s floor per speaker. As above: 2 s: 7/24 (20.0 %), 11/20
+#: (8.4 %), 4 (2.79 %); 4 s: as above; 8 s: 11/24 (20.2 %), 15/20 (6.5 %), 4 (2.79 %). What it removes are clusters of a
+#: few windows: the PLDA half's low-quality windows score low against every speaker and are otherwise worth a cluster of
+#: their own.
 MIN_SPEECH = 4.0
 
 #: A run stops when an iteration raises the bound by less than this share of it (0.01-0.03 nats on the recordings
@@ -188,11 +192,29 @@ class _Run:
         self.iterations += other.iterations
 
 
-def _absorb_small_clusters(run: _Run, st: VBState, min_size: float) -> VBState:
-    """Merge clusters of fewer than `min_size` expected segments into their best partner, smallest first, each
-    merge re-converged as a stage of `run`, while more than its `min_clusters` clusters remain."""
+def window_seconds(start, end) -> np.ndarray:
+    """Seconds each window holds in an RTTM written from its segments, whatever their labels: an overlap of
+    consecutive windows is split at its midpoint (:func:`~llrcore.diarization.scoring.segments_to_turns`), in the
+    windows' own order.
+
+    A cluster's speech is then ``R.T @ window_seconds``: a turn between pauses counts the union of its windows
+    (15 windows of 1.5 s every 0.25 s: 5 s), not ``windows x shift`` (3.75 s, one window length too little), and a
+    window with other windows on both sides only its share, one shift.
+    """
+    start = np.asarray(start, dtype=np.float64)
+    index = np.arange(start.size)
+    turns = segments_to_turns(start, end, index)
+    seconds = np.zeros(start.size)
+    seconds[turns["speaker"].astype(int).to_numpy()] = (turns["end"] - turns["start"]).to_numpy()
+    return seconds
+
+
+def _absorb_small_clusters(run: _Run, st: VBState, min_size: float, seconds=None) -> VBState:
+    """Merge clusters smaller than `min_size` into their best partner, smallest first, each merge re-converged as
+    a stage of `run`, while more than its `min_clusters` clusters remain. The size of a cluster is its expected
+    number of segments, or with `seconds` (:func:`window_seconds`) its expected seconds of speech."""
     while st.R.shape[1] > max(run.min_clusters, 1):
-        sizes = st.R.sum(axis=0)
+        sizes = st.R.sum(axis=0) if seconds is None else seconds @ st.R
         small = int(np.argmin(sizes))
         if sizes[small] >= min_size:
             break
@@ -205,6 +227,7 @@ def _absorb_small_clusters(run: _Run, st: VBState, min_size: float) -> VBState:
 def fit_block_model(scores: np.ndarray, initial_labels: dict, *, prior: BlockModelPrior,
                     effective_scores: float = EFFECTIVE_SCORES, min_clusters: int = 1,
                     max_clusters: int | None = None, loop: float = 0.0, min_cluster_size: float = 0.0,
+                    times: tuple | None = None,
                     merge_candidates: int = 1,
                     max_iter: int = 300, tol: float = TOLERANCE, progress=None) -> ClusteringResult:
     """Variational posterior of the block model from several initial partitions; the best bound wins.
@@ -242,6 +265,9 @@ def fit_block_model(scores: np.ndarray, initial_labels: dict, *, prior: BlockMod
         A speaker has at least this many segments (expected count under q(z)): a smaller cluster is merged into the
         partner that :meth:`~llrcore.diarization.variational.VariationalBlockModel.merge_score` ranks first and the
         run re-converges, while more than `min_clusters` remain (a truncation of the partition prior).
+    times : (start, end) arrays, optional
+        Segment times in seconds: then `min_cluster_size` is in seconds of speech, the time a cluster's segments
+        hold in its turns (``R.T @`` :func:`window_seconds`).
     progress : callable, optional
         Called with a :class:`Progress` after every iteration.
     """
@@ -256,6 +282,7 @@ def fit_block_model(scores: np.ndarray, initial_labels: dict, *, prior: BlockMod
     vb = VariationalBlockModel((scores - location) / scale, beta, within_prior, between_prior,
                                prior.concentration, np.log(scale), loop, dtype=PRODUCT_DTYPE)
 
+    seconds = None if times is None else window_seconds(*times)
     trace_rows, run_rows, finals, seen = [], [], [], set()
     for index, (name, labels) in enumerate(initial_labels.items()):
         labels = np.asarray(labels)
@@ -263,7 +290,7 @@ def fit_block_model(scores: np.ndarray, initial_labels: dict, *, prior: BlockMod
             raise ValueError(f"The start {name!r} has more than max_clusters = {max_clusters} clusters.")
         run = _Run(vb, name, max_iter, tol, progress, index, len(initial_labels), min_clusters)
         st = run.converge(one_hot(labels))
-        st = _absorb_small_clusters(run, st, min_cluster_size)
+        st = _absorb_small_clusters(run, st, min_cluster_size, seconds)
         # merge moves, unless another start already converged to this partition (and tried them): every pair of
         # clusters merged costs no N^2 work to rank (the columns of R and its products add up); the most promising
         # one is iterated to convergence and kept only if the bound ends higher, then the search repeats

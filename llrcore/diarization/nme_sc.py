@@ -69,7 +69,8 @@ class NMESCFit:
     ``labels`` (numbered by first appearance); ``n_clusters``; ``p`` the neighbours kept per row on the full
     matrix; ``estimated_clusters`` the eigengap's K at that p (what is used unless `n_clusters` was given);
     ``search`` one row per p tried (on the subsampled matrix): ``p, clusters, normalised_gap, ratio``;
-    ``eigenvalues`` the smallest eigenvalues of the chosen graph's Laplacian (ascending).
+    ``eigenvalues`` the smallest eigenvalues of the chosen graph's Laplacian (ascending); ``uncapped_clusters``
+    the K the same search finds with the bound `uncapped` instead of `max_clusters` (None if not asked).
     """
 
     labels: np.ndarray
@@ -78,6 +79,7 @@ class NMESCFit:
     estimated_clusters: int
     search: pd.DataFrame
     eigenvalues: np.ndarray
+    uncapped_clusters: int | None = None
 
 
 def nme_affinity(scores) -> np.ndarray:
@@ -126,7 +128,7 @@ def _eigengap(eigenvalues: np.ndarray, low: int, high: int) -> tuple[int, float]
 
 def nme_sc(scores, *, n_clusters: int | None = None, min_clusters: int = 1, max_clusters: int = MAX_SPEAKERS,
            seed: int = 0, max_share: float = MAX_P_SHARE, volume: int = SEARCH_VOLUME,
-           search_size: int = SEARCH_SIZE) -> NMESCFit:
+           search_size: int = SEARCH_SIZE, uncapped: int | None = None) -> NMESCFit:
     """Cluster segments by NME-SC (see the module docstring for the steps and the sources).
 
     Parameters
@@ -142,6 +144,9 @@ def nme_sc(scores, *, n_clusters: int | None = None, min_clusters: int = 1, max_
         Of k-means.
     max_share, volume, search_size
         The p search (NeMo's defaults): largest p as a share of N, how many p, subsampled matrix size.
+    uncapped : int, optional
+        Also run the search (same eigenvalues, no extra decomposition) with this upper bound on K, to tell whether
+        `max_clusters` binds: the result's ``uncapped_clusters``.
     """
     affinity = nme_affinity(scores)
     n = affinity.shape[0]
@@ -152,16 +157,17 @@ def nme_sc(scores, *, n_clusters: int | None = None, min_clusters: int = 1, max_
     step = max(1, int(n / search_size))
     sub = affinity[::step, ::step]
     order = _row_order(sub)
-    rows = []
+    rows, wide_rows = [], []
+    wide_high = min(int(uncapped), n - 1) if uncapped is not None else high
     for p in search_list(sub.shape[0], max_share, volume):
         graph = p_neighbour_affinity(sub, int(p), order)
-        k, gap = _eigengap(scipy.linalg.eigvalsh(laplacian(graph)), low, high)
+        eigenvalues = scipy.linalg.eigvalsh(laplacian(graph))
         connected = connected_components(graph, directed=False)[0] == 1
-        rows.append((int(p), k, gap, (p / sub.shape[0]) / (gap + _EPS), connected))
-    search = pd.DataFrame(rows, columns=["p", "clusters", "normalised_gap", "ratio", "connected"])
-    chosen = search.loc[search["ratio"].idxmin()]
-    if not chosen["connected"] and search["connected"].any():
-        chosen = search[search["connected"]].iloc[0]
+        for table, top in ((rows, high), (wide_rows, wide_high)):
+            k, gap = _eigengap(eigenvalues, low, top)
+            table.append((int(p), k, gap, (p / sub.shape[0]) / (gap + _EPS), connected))
+    search, chosen = _choose_p(rows)
+    uncapped_clusters = int(_choose_p(wide_rows)[1]["clusters"]) if uncapped is not None else None
     p = min(int(chosen["p"]) * step, n)
     estimated = int(chosen["clusters"])
     k = int(n_clusters) if n_clusters is not None else int(np.clip(estimated, min_clusters, max_clusters))
@@ -169,4 +175,14 @@ def nme_sc(scores, *, n_clusters: int | None = None, min_clusters: int = 1, max_
     n_eigen = min(max(k, high + 1), n)
     values, vectors = scipy.linalg.eigh(graph_laplacian, subset_by_index=[0, n_eigen - 1])
     labels = np.zeros(n, dtype=np.int64) if k <= 1 else kmeans(vectors[:, :k], k, seed=seed)
-    return NMESCFit(relabel_by_appearance(labels), k, p, estimated, search, values)
+    return NMESCFit(relabel_by_appearance(labels), k, p, estimated, search, values, uncapped_clusters)
+
+
+def _choose_p(rows: list) -> tuple[pd.DataFrame, pd.Series]:
+    """The search table and its chosen row: the smallest ratio, or the smallest connected p if that graph is not
+    connected."""
+    search = pd.DataFrame(rows, columns=["p", "clusters", "normalised_gap", "ratio", "connected"])
+    chosen = search.loc[search["ratio"].idxmin()]
+    if not chosen["connected"] and search["connected"].any():
+        chosen = search[search["connected"]].iloc[0]
+    return search, chosen
