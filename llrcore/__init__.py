@@ -141,6 +141,15 @@ from .diarization import (
     segment_scores,
     segments_to_turns,
 )
+from .diarization import (  # any diarization system's RTTM scored, with intervals and a paired comparison
+    DiarizationBootstrap,
+    DiarizerComparison,
+    ScoringConventions,
+    SystemScores,
+    bootstrap_diarization,
+    compare_diarizers,
+    score_system,
+)
 from .io.diarization import (
     read_labels,
     read_rttm,

@@ -21,6 +21,9 @@
     llrcore diarize FOLDER_OR_FILES... [--method bayes|ahc|spectral|nme-sc] [--n-clusters K] [--collar 0.25]
                     [--prior NAME | --prior-from LABELLED... | --prior-from-others]
                     [--keep-overlap] [--uem UEM] [--csv | --json] [--rttm-out DIR]
+    llrcore der SYSTEM_RTTM... --reference REF... [--collar 0.25] [--collar-convention md-eval|pyannote]
+                [--score-overlap] [--extent both|reference] [--uem UEM] [--average pooled|mean]
+                [--ci LEVEL] [--against OTHER_RTTM...] [--bootstrap N] [--seed S] [--csv | --json]
 
 ``evaluate`` prints the metrics in the units of the app's Evaluate page: the EER in percent (column ``EER %``),
 Cllr and minCllr in bits, minDCF, actDCF, Cprimary and minCprimary normalised (1 is the cost of deciding without
@@ -60,11 +63,11 @@ from pathlib import Path
 
 from .._version import __version__
 from ..io import LoadError
-from . import calibrate, classifier, diarize, evaluate, fuse, multiclass, normalize, report, sasv, tdcf, validate
+from . import calibrate, classifier, der, diarize, evaluate, fuse, multiclass, normalize, report, sasv, tdcf, validate
 
 EXIT_BAD_INPUT = 2
 #: The commands, in the order --help lists them; each module adds its parser and the function that runs it.
-COMMANDS = (evaluate, calibrate, fuse, report, multiclass, classifier, tdcf, sasv, normalize, validate, diarize)
+COMMANDS = (evaluate, calibrate, fuse, report, multiclass, classifier, tdcf, sasv, normalize, validate, diarize, der)
 
 
 def build_parser() -> argparse.ArgumentParser:

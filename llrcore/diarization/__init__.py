@@ -15,6 +15,9 @@
 - :mod:`~llrcore.diarization.compare` — :func:`compare_methods`, several clusterings of one matrix side by side.
 - :mod:`~llrcore.diarization.corpus` — :func:`cluster_recordings` and :func:`score_corpus`: several recordings, DER,
   JER, purity and coverage per recording and in total.
+- :mod:`~llrcore.diarization.system_scoring` — :func:`score_system`: any system's turns (RTTM) against a reference,
+  DER, JER and speaker counts with the scoring conventions (collar, overlap, region, average) explicit and stated;
+  :mod:`~llrcore.diarization.bootstrap` their recording-level bootstrap intervals and :func:`compare_diarizers`.
 - :mod:`~llrcore.diarization.view` — :func:`similarity_view`, the matrix grouped by cluster as a figure draws it.
 
 The input, :class:`~llrcore.data.similarity.SimilarityMatrix`, is in the data layer (``llrcore/data/similarity.py``);
@@ -38,6 +41,8 @@ from .block_prior import PRESETS, PRIOR_STRENGTH, BlockModelPrior, crp_log_prior
 from .chain import loop_probability, sticky_chain
 from .model import EFFECTIVE_SCORES, MEAN_TURN, MIN_SPEECH, Progress
 from .view import SimilarityView, similarity_view
+from .system_scoring import ScoringConventions, SystemScores, score_system
+from .bootstrap import DiarizationBootstrap, DiarizerComparison, bootstrap_diarization, compare_diarizers
 from .scoring import (
     DERResult,
     SegmentScores,
@@ -56,5 +61,6 @@ __all__ = [
     "labels_from_turns", "DERResult", "diarization_error_rate", "compare_methods", "MethodComparison",
     "Advice", "method_to_trust",
     "COMPARISON_COLUMNS", "SimilarityView", "similarity_view", "CORPUS_COLUMNS", "CorpusScores",
-    "cluster_recordings", "score_corpus",
+    "cluster_recordings", "score_corpus", "ScoringConventions", "SystemScores", "score_system",
+    "DiarizationBootstrap", "DiarizerComparison", "bootstrap_diarization", "compare_diarizers",
 ]

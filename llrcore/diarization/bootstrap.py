@@ -1,0 +1,138 @@
+"""Recording-level bootstrap of a diarization's DER and JER, and the paired comparison "is diarizer B better than A?".
+
+A recording is the unit that varies (its speakers, room, length), so every replicate draws recordings with
+replacement (as :func:`llrcore.uncertainty.bootstrap` draws whole ``group_by`` groups of trials) and recomputes the
+rates from the pyannote.metrics components of the drawn recordings: pooled (errors over speech, JER errors over
+speakers, summed over the draw) or the mean of per-recording rates, as the scoring conventions say. For two systems
+scored on the same references every replicate draws the same recordings for both, so that what a recording does to
+both (a hard meeting) cancels from the difference (:func:`llrcore.uncertainty.compare_systems`, by trials). Intervals
+are percentile intervals (:func:`llrcore.uncertainty.intervals.percentile_interval`); with few recordings they are
+too narrow, as every bootstrap over few groups is (Efron & Tibshirani 1993, ch. 6).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ..uncertainty.intervals import percentile_interval
+from .system_scoring import SystemScores
+
+__all__ = ["DiarizationBootstrap", "DiarizerComparison", "bootstrap_diarization", "compare_diarizers"]
+
+METRICS = ("der", "jer")
+
+
+def _rates(scores: SystemScores, weights: np.ndarray) -> dict[str, np.ndarray]:
+    """DER and JER of every replicate, `weights` (replicates x recordings) the times each recording is drawn."""
+    c = scores.corpus.components
+    if scores.conventions.average == "pooled":
+        errors = (c["missed"] + c["false_alarm"] + c["confusion"]).to_numpy()
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return {"der": weights @ errors / (weights @ c["speech"].to_numpy()),
+                    "jer": weights @ c["jer_error"].to_numpy() / (weights @ c["jer_speakers"].to_numpy())}
+    frame = scores.per_recording
+    per = {"der": frame["DER %"].to_numpy() / 100.0, "jer": frame["JER %"].to_numpy() / 100.0}
+    return {m: weights @ per[m] / weights.sum(axis=1) for m in METRICS}
+
+
+def _draws(n_recordings: int, n: int, seed: int) -> np.ndarray:
+    """How many times each recording is drawn in each of `n` replicates (multinomial, equal probabilities)."""
+    if n < 1:
+        raise ValueError(f"The number of bootstrap replicates must be at least 1, not {n}.")
+    rng = np.random.default_rng(seed)
+    return rng.multinomial(n_recordings, np.full(n_recordings, 1.0 / n_recordings), size=n).astype(np.float64)
+
+
+def _check_level(level: float) -> None:
+    if not 0 < level < 1:
+        raise ValueError(f"The confidence level must be between 0 and 1, not {level}.")
+
+
+@dataclass(frozen=True)
+class DiarizationBootstrap:
+    """Replicates of DER and JER over recordings drawn with replacement (:func:`bootstrap_diarization`)."""
+
+    scores: SystemScores
+    replicates: pd.DataFrame
+    level: float
+
+    def interval(self, metric: str = "der") -> tuple[float, float]:
+        return percentile_interval(self.replicates[metric].to_numpy(), self.level)
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per metric (``der``, ``jer``, fractions): the value and its interval."""
+        rows = {m: (getattr(self.scores, m), *self.interval(m)) for m in METRICS}
+        return pd.DataFrame.from_dict(rows, orient="index", columns=["value", "lower", "upper"])
+
+    def sentence(self, metric: str = "der") -> str:
+        low, high = self.interval(metric)
+        return (f"{metric.upper()} {100 * getattr(self.scores, metric):.2f} % ({100 * self.level:.0f} % percentile "
+                f"interval {100 * low:.2f} to {100 * high:.2f} % over {len(self.replicates):,} resamplings of the "
+                f"{len(self.scores.corpus.components)} recordings).")
+
+
+def bootstrap_diarization(scores: SystemScores, n: int = 1000, level: float = 0.95,
+                          seed: int = 0) -> DiarizationBootstrap:
+    """Percentile intervals of the DER and JER of `scores` (:func:`~llrcore.diarization.score_system`) by drawing its
+    recordings with replacement `n` times."""
+    _check_level(level)
+    weights = _draws(len(scores.corpus.components), n, seed)
+    return DiarizationBootstrap(scores, pd.DataFrame(_rates(scores, weights)), float(level))
+
+
+@dataclass(frozen=True)
+class DiarizerComparison:
+    """Paired bootstrap of two diarizations of the same recordings: B minus A, replicate by replicate."""
+
+    a: SystemScores
+    b: SystemScores
+    differences: pd.DataFrame
+    level: float
+    names: tuple[str, str] = ("A", "B")
+
+    def interval(self, metric: str = "der") -> tuple[float, float]:
+        return percentile_interval(self.differences[metric].to_numpy(), self.level)
+
+    def b_better(self, metric: str = "der") -> float:
+        """The share of replicates in which B has the lower (better) error rate."""
+        return float(np.mean(self.differences[metric].to_numpy() < 0))
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per metric: A, B, ``difference`` (B - A), its interval and ``b_better`` (fractions)."""
+        rows = {m: (getattr(self.a, m), getattr(self.b, m), getattr(self.b, m) - getattr(self.a, m),
+                    *self.interval(m), self.b_better(m)) for m in METRICS}
+        return pd.DataFrame.from_dict(rows, orient="index",
+                                      columns=["a", "b", "difference", "lower", "upper", "b_better"])
+
+    def sentence(self, metric: str = "der") -> str:
+        """E.g. ``"B has a lower DER than A in 97 % of 1,000 resamplings of the 20 recordings: B minus A is -1.2
+        percentage points (95 % percentile interval -2.1 to -0.3), so the difference is very likely real."``"""
+        a, b = self.names
+        share = self.b_better(metric)
+        better, worse, share = (b, a, share) if share >= 0.5 else (a, b, 1 - share)
+        low, high = (100 * x for x in self.interval(metric))
+        difference = 100 * (getattr(self.b, metric) - getattr(self.a, metric))
+        verdict = "is very likely real" if low > 0 or high < 0 else "could be chance"
+        return (f"{better} has a lower {metric.upper()} than {worse} in {100 * share:.0f} % of "
+                f"{len(self.differences):,} resamplings of the {len(self.a.corpus.components)} recordings: {b} minus "
+                f"{a} is {difference:+.3g} percentage points ({100 * self.level:.0f} % percentile interval "
+                f"{low:+.3g} to {high:+.3g}), so the difference {verdict}.")
+
+
+def compare_diarizers(a: SystemScores, b: SystemScores, n: int = 1000, level: float = 0.95, seed: int = 0,
+                      names: tuple[str, str] = ("A", "B")) -> DiarizerComparison:
+    """Is diarizer B better than A? Both scored (:func:`~llrcore.diarization.score_system`) on the same reference
+    recordings with the same conventions; every replicate draws the same recordings for both."""
+    _check_level(level)
+    if list(a.corpus.components.index) != list(b.corpus.components.index):
+        raise ValueError("The two systems were not scored on the same reference recordings, so they cannot be "
+                         "compared recording by recording.")
+    if a.conventions != b.conventions:
+        raise ValueError("The two systems were scored with different conventions (collar, overlap, region or "
+                         "average); score both the same way to compare them.")
+    weights = _draws(len(a.corpus.components), n, seed)
+    rates_a, rates_b = _rates(a, weights), _rates(b, weights)
+    differences = pd.DataFrame({m: rates_b[m] - rates_a[m] for m in METRICS})
+    return DiarizerComparison(a, b, differences, float(level), tuple(names))
