@@ -17,7 +17,8 @@ import pandas as pd
 import streamlit as st
 
 import llrcore as lc
-from llrcore.diarization import METHODS, PRESETS
+from llrcore.diarization import METHODS, PRESETS, bootstrap_diarization, score_system
+from llrcore.diarization.system_scoring import AVERAGES, COLLAR_CONVENTIONS, EXTENTS
 from app_pages._loaded import MATRICES
 from app_pages._registry import LoadedMatrix
 from app_pages._store import LRUStore
@@ -216,3 +217,66 @@ def show_comparison(table: pd.DataFrame, matrix) -> None:
         notes.append("Segment error: share of windows not on their reference speaker after the best one-to-one "
                      "mapping of clusters to speakers.")
     st.caption(" ".join(notes))
+
+
+# ----- scoring any system's RTTM against a reference ----------------------------------------------------------------
+
+ES2005A = Path(__file__).resolve().parent.parent / "assets" / "ami_ES2005a"
+CONVENTION_LABELS = {"md-eval": "md-eval / dscore (each side)", "pyannote": "pyannote.metrics (total width)",
+                     "both": "reference and system", "reference": "reference only",
+                     "pooled": "pooled over seconds", "mean": "mean of recordings"}
+
+
+def _rttms(uploads, fallback: Path):
+    """The turns of the uploaded RTTMs (one table), or of `fallback`; (turns, names, error sentence)."""
+    if not uploads:
+        return lc.read_rttm(fallback), fallback.name, None
+    tables = []
+    for upload in uploads:
+        table, error = read_user_file(upload.name, lambda upload=upload: lc.read_rttm(upload))
+        if error:
+            return None, None, error
+        tables.append(table)
+    return pd.concat(tables, ignore_index=True), ", ".join(u.name for u in uploads), None
+
+
+def scoring_section() -> None:
+    """Score a system's RTTM against a reference RTTM with the conventions chosen on screen (ES2005a's VBx output
+    against its reference until files are uploaded)."""
+    system_column, reference_column, uem_column = st.columns(3)
+    systems = system_column.file_uploader("System RTTM", type=["rttm", "txt"], accept_multiple_files=True,
+                                          key="diar_score_system", help="The output of any diarization system.")
+    references = reference_column.file_uploader("Reference RTTM", type=["rttm", "txt"], accept_multiple_files=True,
+                                                key="diar_score_reference")
+    uem_upload = uem_column.file_uploader("UEM (optional)", type=["uem", "txt"], key="diar_score_uem",
+                                          help="Scored regions `<file> <channel> <start> <end>`.")
+    c1, c2, c3, c4, c5 = st.columns([1, 2, 1, 2, 2])
+    collar = c1.number_input("Collar (s)", min_value=0.0, value=0.25, step=0.05, key="diar_score_collar")
+    options = dict(
+        collar=collar,
+        collar_convention=c2.radio("Collar is", COLLAR_CONVENTIONS, format_func=CONVENTION_LABELS.get,
+                                   key="diar_score_convention"),
+        skip_overlap=not c3.checkbox("Score overlap", key="diar_score_overlap"),
+        extent=c4.radio("Without a UEM, score from first to last turn of", EXTENTS,
+                        format_func=CONVENTION_LABELS.get, key="diar_score_extent"),
+        average=c5.radio("Over recordings", AVERAGES, format_func=CONVENTION_LABELS.get, key="diar_score_average"))
+    system, system_names, error = _rttms(systems, ES2005A / "ES2005a.vbx_output_reproduced_here.rttm")
+    reference, reference_names, error2 = _rttms(references, ES2005A / "ES2005a.rttm")
+    uem, error3 = (None, None) if uem_upload is None else read_user_file(uem_upload.name,
+                                                                         lambda: lc.read_uem(uem_upload))
+    scores, error4 = (None, None) if error or error2 or error3 else read_user_file(
+        "the scoring", lambda: score_system(reference, system, uem=uem, **options))
+    if error or error2 or error3 or error4:
+        st.error(error or error2 or error3 or error4, icon=":material/error:")
+        return
+    st.caption(f"System: {system_names} · reference: {reference_names}")
+    summary = scores.summary()
+    m1, m2, m3 = st.columns(3)
+    m1.metric("DER", f"{summary['DER %']:.2f} %")
+    m2.metric("JER", f"{summary['JER %']:.2f} %")
+    m3.metric("Right speaker count", f"{summary['right speaker count %']:.0f} % of {int(summary['recordings'])}")
+    if summary["recordings"] > 1:
+        boot = bootstrap_diarization(scores)
+        st.markdown(" ".join(boot.sentence(m) for m in ("der", "jer")))
+    st.markdown("\n".join(f"- {sentence}" for sentence in scores.sentences))
+    st.dataframe(scores.to_frame().round(2), key="diar_score_table")

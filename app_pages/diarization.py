@@ -5,8 +5,9 @@ The page keeps its own data, apart from the binary systems: the registry ``MATRI
 clustering cache. Clustering runs when the button is pressed; its results are kept per (data key, method, options)
 in a server-wide store, so going back to earlier settings or another session on the same data is instant.
 
-Two tabs: "One recording" (this module; the upload, the store, the run and the methods table are in
-``app_pages/_diarization.py``) and "Several recordings" (``app_pages/_diarization_corpus.py``: a corpus of matrices
+Three tabs: "Score an RTTM" (any system's RTTM against a reference, ``scoring_section`` in
+``app_pages/_diarization.py``), "One recording" (this module; the upload, the store, the run and the methods table are
+in ``app_pages/_diarization.py``) and "Several recordings" (``app_pages/_diarization_corpus.py``: a corpus of matrices
 with their RTTMs clustered by one method, scored per recording and in total).
 """
 from __future__ import annotations
@@ -32,6 +33,7 @@ from app_pages._diarization import (
     cached_results,
     comparison,
     run_clustering,
+    scoring_section,
     show_comparison,
     upload_box,
 )
@@ -266,7 +268,11 @@ st.caption("Who spoke when, from the matrix of scores between speech segments on
 
 
 def main() -> None:
-    one, several = st.tabs(["One recording", "Several recordings"], key="diar_page_tab", on_change="rerun")
+    one, several, scoring = st.tabs(["One recording", "Several recordings", "Score an RTTM"], key="diar_page_tab",
+                                    on_change="rerun")
+    if scoring.open:
+        with scoring:
+            scoring_section()
     if one.open:
         with one:
             one_recording()
