@@ -60,3 +60,64 @@ def asvspoof_eval() -> dict[str, np.ndarray]:
     scores = load_asvspoof_asv("eval")
     assert [scores[k].size for k in ("target", "nontarget", "spoof")] == [5370, 33327, 63882]  # SOURCE.txt
     return scores
+
+
+# ----- order of the tests under pytest-xdist -------------------------------------------------------------------------
+
+# Seconds each of the slowest modules takes on a quiet 2-core machine (--durations of a whole run); any other browser
+# module counts BROWSER_TEST_SECONDS a test, any other module UNIT_TEST_SECONDS. Only the order depends on them.
+SLOW_MODULES = {
+    "e2e/test_diarization_page.py": 110, "e2e/test_data_page.py": 50, "e2e/test_app_state.py": 50,
+    "e2e/test_extreme_llrs_page.py": 40, "test_report_conditions.py": 25, "test_bootstrap_coverage.py": 20,
+    "test_uncertainty.py": 20, "test_readme.py": 15, "test_diarization.py": 15, "test_app_diarization.py": 12,
+    "test_extremes.py": 10, "test_cli_tdcf.py": 8, "test_forensic.py": 8, "test_cli_fuse.py": 8,
+}
+BROWSER_TEST_SECONDS = 9.0
+UNIT_TEST_SECONDS = 0.15
+
+
+def _module_seconds(path: str, n_tests: int) -> float:
+    relative = path.split("tests/", 1)[-1]
+    if relative in SLOW_MODULES:
+        return SLOW_MODULES[relative]
+    return n_tests * (BROWSER_TEST_SECONDS if relative.startswith("e2e/") else UNIT_TEST_SECONDS)
+
+
+def pytest_collection_modifyitems(config, items):
+    """Under pytest-xdist, put the slow modules (the browser tests and a few Monte-Carlo ones) first in each worker's
+    share and the quick ones last (:func:`order_for_workers`)."""
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    items[:] = order_for_workers(items, workers)
+
+
+def order_for_workers(items: list, workers: int) -> list:
+    """`items` (each with a ``path``) reordered for `workers` pytest-xdist workers under ``--dist worksteal``.
+
+    worksteal gives worker i the i-th contiguous slice of the collection (equal counts, ``len // workers_left``), and
+    an idle worker steals the *end* of the longest queue. In the collection's own order (``e2e/`` first, then
+    alphabetical) one worker started with every browser test and the last tests run could be slow ones (a 25 s
+    coverage test near the end left the other worker idle). Here the slow modules are shared between the slices so
+    that their estimated seconds balance (longest first onto the least loaded slice), and each slice ends with quick
+    tests, which stealing spreads evenly. A slow module stays in one piece (its fixtures are made once) and the order
+    of the tests inside a module is kept; the quick tests keep their order."""
+    if workers < 2 or len(items) < 2 * workers:
+        return list(items)
+    modules: dict[str, list] = {}
+    for item in items:
+        modules.setdefault(Path(item.path).as_posix(), []).append(item)
+    relative = {path: path.split("tests/", 1)[-1] for path in modules}
+    cost = {path: _module_seconds(path, len(tests)) for path, tests in modules.items()}
+    is_slow = {path: relative[path].startswith("e2e/") or relative[path] in SLOW_MODULES for path in modules}
+    slices: list[list] = [[] for _ in range(workers)]
+    seconds = [0.0] * workers
+    for path in sorted((p for p in modules if is_slow[p]), key=lambda p: (-cost[p], p)):
+        lightest = seconds.index(min(seconds))
+        slices[lightest].extend(modules[path])
+        seconds[lightest] += cost[path]
+    quick = [item for path, tests in modules.items() if not is_slow[path] for item in tests]
+    ordered: list = []
+    for i, share in enumerate(slices):  # fill each slice with quick tests up to the size worksteal will hand it
+        size = max(len(share), (len(items) - len(ordered)) // (workers - i))
+        ordered += share + quick[:size - len(share)]
+        quick = quick[size - len(share):]
+    return ordered + quick
