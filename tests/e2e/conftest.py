@@ -39,6 +39,15 @@ def browser_context_args(browser_context_args):
     return {**browser_context_args, "viewport": {"width": 1600, "height": 1000}, "accept_downloads": True}
 
 
+@pytest.fixture
+def page(page):
+    """pytest-playwright's page, counting the app's script runs for ``wait_idle`` (``test_browser.RUN_COUNTER``)."""
+    from test_browser import RUN_COUNTER
+
+    page.add_init_script(RUN_COUNTER)
+    return page
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

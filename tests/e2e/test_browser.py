@@ -22,10 +22,30 @@ IDLE = "[data-testid=stApp][data-test-script-state=notRunning]"
 RUNNING = "[data-testid=stApp][data-test-script-state=running]"
 
 
+# Added to every page by the ``page`` fixture of conftest.py: counts the script runs the app starts
+# (data-test-script-state turning "running") and notes the count at each click, key press or file chosen.
+RUN_COUNTER = """(() => {
+    window.__llrcoreRuns = 0;
+    window.__llrcoreRunsAtInput = 0;
+    const input = () => { window.__llrcoreRunsAtInput = window.__llrcoreRuns; };
+    for (const type of ['pointerdown', 'keydown', 'input', 'change']) window.addEventListener(type, input, true);
+    new MutationObserver(records => {
+        for (const record of records)
+            if (record.target.getAttribute('data-test-script-state') === 'running') window.__llrcoreRuns += 1;
+    }).observe(document, {subtree: true, attributes: true, attributeFilter: ['data-test-script-state']});
+})()"""
+STARTED = ("() => window.__llrcoreRuns > window.__llrcoreRunsAtInput"
+           " || document.querySelector('%s') !== null" % RUNNING)
+
+
 def wait_idle(page: Page, timeout: float = 60_000) -> None:
-    """Wait until the script run triggered by the last interaction has finished."""
-    try:  # a rerun may take a moment to start; don't mistake the idle state before it for its end
-        page.wait_for_selector(RUNNING, timeout=1_000)
+    """Wait until the script run triggered by the last interaction has finished.
+
+    A rerun may take a moment to start: don't mistake the idle state before it for its end. It has started when the
+    app is running or has started a run since the last click or key (RUN_COUNTER); without a run within 1 s there is
+    none to wait for. (Waiting for the running state alone cost a whole second whenever the run was already over.)"""
+    try:
+        page.wait_for_function(STARTED, timeout=1_000, polling=50)
     except Exception:
         pass
     page.wait_for_selector(IDLE, timeout=timeout)
@@ -42,7 +62,7 @@ def open_page(page: Page, url: str) -> None:
 def wait_for_charts(page: Page, count: int = 1) -> None:
     charts = page.locator("[data-testid=stPlotlyChart] .main-svg")
     expect(charts.nth(count - 1)).to_be_visible(timeout=30_000)
-    page.wait_for_timeout(500)  # let plotly finish its transitions before a screenshot
+    wait_for_stable_sizes(page)  # let plotly finish its redraws (automargin moves the plot areas) before a screenshot
 
 
 def snap(page: Page, path) -> None:
@@ -53,9 +73,32 @@ def snap(page: Page, path) -> None:
     )
     size = page.viewport_size
     page.set_viewport_size({"width": size["width"], "height": max(size["height"], height)})
-    page.wait_for_timeout(700)  # plotly and the data grid redraw at the new size
+    wait_for_stable_sizes(page)  # plotly and the data grid redraw at the new size
     page.screenshot(path=path)
     page.set_viewport_size(size)
+
+
+# The places and sizes of the main container, the charts, their plot areas and legends (which plotly's automargin
+# moves after the first draw) and the data grids, as one string: what a redraw changes.
+SIZES = """() => [...document.querySelectorAll('[data-testid=stMainBlockContainer], [data-testid=stPlotlyChart] '
+    + ':is(.main-svg, .nsewdrag, .legend), [data-testid=stDataFrame] canvas')]
+    .map(e => { const r = e.getBoundingClientRect(); return `${r.x},${r.y},${r.width},${r.height}`; }).join(';')"""
+STABLE_FOR = """(quiet) => {
+    const now = performance.now(), seen = (%s)();
+    if (window.__llrcoreSizes !== seen) { window.__llrcoreSizes = seen; window.__llrcoreSince = now; return false; }
+    return now - window.__llrcoreSince >= quiet;
+}""" % SIZES
+
+
+def wait_for_stable_sizes(page: Page, quiet: float = 300, timeout: float = 5_000) -> None:
+    """Wait until the charts and grids have kept their places and sizes for `quiet` ms (checked every 50 ms), at most
+    `timeout` ms: a redraw is over in one or two frames on a quiet machine, while the fixed waits this replaces (700 ms
+    a screenshot, 500 ms a chart) cost that much every time and could still be too short under load."""
+    page.evaluate("() => { window.__llrcoreSizes = undefined; }")
+    try:
+        page.wait_for_function(STABLE_FOR, arg=quiet, polling=50, timeout=timeout)
+    except Exception:  # still moving after `timeout` (an animation): take the picture as it is
+        pass
 
 
 def no_exception(page: Page) -> None:

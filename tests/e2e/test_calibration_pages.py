@@ -97,7 +97,6 @@ def test_compare_rules_page(page: Page, app_url, screenshots):
     page.get_by_role("tab", name="Threshold weighting").click()
     wait_idle(page)
     expect(page.get_by_role("tabpanel").locator("[data-testid=stPlotlyChart] .main-svg").first).to_be_visible()
-    page.wait_for_timeout(500)
     no_error(page)
     snap(page, screenshots / "compare_rules_weighting.png")
 

@@ -57,7 +57,6 @@ def test_several_recordings_on_the_demo_corpus(page: Page, app_url, screenshots)
     table = download(page, page.get_by_role("button", name="Table as CSV")).set_index("uri")
     assert list(table.index) == [*(m.uri for m in matrices), "TOTAL"]
     assert np.allclose(table["DER %"], expected["DER %"]) and np.allclose(table["coverage %"], expected["coverage %"])
-    page.wait_for_timeout(500)
     snap(page, screenshots / "diarization_corpus.png")
 
 
@@ -96,7 +95,6 @@ def test_the_score_model_learnt_from_the_other_recordings(page: Page, app_url, s
     expect(shown).to_contain_text(f"{expected.loc['TOTAL', 'DER %']:.2f} %")
     table = download(page, page.get_by_role("button", name="Table as CSV")).set_index("uri")
     assert np.allclose(table["DER %"], expected["DER %"]) and list(table["found"]) == list(expected["found"])
-    page.wait_for_timeout(500)
     snap(page, screenshots / "diarization_corpus_learnt.png")
 
 
@@ -132,6 +130,5 @@ def test_one_recording_with_the_model_learnt_from_the_loaded_corpus(page: Page, 
     expect(page.get_by_test_id("stMetric").filter(has_text="Speakers found")).to_contain_text(str(expected),
                                                                                             timeout=60_000)
     page.mouse.move(0, 0)  # no tooltip over the page
-    page.wait_for_timeout(500)
     snap(page, screenshots / "diarization_learnt_from_corpus.png")
 

@@ -63,7 +63,6 @@ def test_the_demo_fusion_shows_the_librarys_numbers(page: Page, app_url, screens
         page.get_by_role("tab", name=tab, exact=True).click()
         wait_idle(page)
         expect(page.get_by_role("tabpanel", name=tab).locator(".main-svg").first).to_be_visible(timeout=30_000)
-        page.wait_for_timeout(500)  # plotly's transitions
         no_exception(page)
         snap(page, screenshots / f"{name}.png")
 

@@ -12,7 +12,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from app_pages._pages import PAGES as APP_PAGES
-from test_browser import no_exception, open_page, snap, wait_idle
+from test_browser import no_exception, open_page, snap, wait_for_stable_sizes, wait_idle
 
 pytestmark = pytest.mark.e2e
 
@@ -48,7 +48,7 @@ def test_no_text_is_cut_off(page: Page, app_url, screenshots, path):
         expect(page.get_by_test_id("stMetric")).to_have_count(9)  # three systems, three cards each
     if path == "report":
         add_development_set(page, "Systems in the report")
-    page.wait_for_timeout(1000)
+    wait_for_stable_sizes(page, quiet=500)  # the cards, charts and grids have their final widths
     no_exception(page)
     assert clipped_texts(page) == []
     assert page.evaluate(OVERFLOWING_TABLES) == []

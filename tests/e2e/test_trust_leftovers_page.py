@@ -123,5 +123,4 @@ def test_forensic_figures_keep_the_far_scores_off_their_axes(page: Page, app_url
     expect(ece).to_contain_text("↑ above the axis:")
     no_exception(page)
     tippett.scroll_into_view_if_needed()
-    page.wait_for_timeout(700)
     snap(page, screenshots / "leftovers_forensic_figures.png")
