@@ -56,9 +56,13 @@ def choose(page: Page, box: str, option: str) -> None:
 
 
 def download(page: Page, button) -> pd.DataFrame:
+    """The CSV a download button gives. The click also reruns the app (Streamlit's default ``on_click="rerun"``): wait
+    for that run, or a second button clicked during it may point at a file the run has replaced (no download)."""
     with page.expect_download() as event:
         button.click()
-    return pd.read_csv(event.value.path())
+    table = pd.read_csv(event.value.path())
+    wait_idle(page, timeout=180_000)
+    return table
 
 
 def test_intervals_on_the_demo_sets_with_defaults_untouched(page: Page, app_url, screenshots):
