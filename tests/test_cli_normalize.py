@@ -11,7 +11,6 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import pytest
 from sklearn.metrics import roc_curve
 
 from llrcore.cli import main
