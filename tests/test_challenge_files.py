@@ -15,12 +15,13 @@ import warnings
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import llrcore as lc
 from llrcore.io import LoadError, LoadWarning
 
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "data" / "asvspoof2019_la"
+ASSETS = Path(__file__).resolve().parents[1] / "assets" / "asvspoof2019_la_cm"
 
 
 def write(tmp_path: Path, name: str, text: str) -> Path:
@@ -146,16 +147,18 @@ def test_an_utterance_scored_twice_is_refused(tmp_path):
         lc.read_trials(scores, key=key)
 
 
-@pytest.mark.skipif(not (SHARED / "ASVspoof2019.LA.cm.dev.trl.txt").exists(), reason="shared ASVspoof 2019 data")
 def test_real_asvspoof2019_dev_protocol_with_the_lfcc_baseline_scores(tmp_path):
-    scipy_io = pytest.importorskip("scipy.io")
-    protocol = SHARED / "ASVspoof2019.LA.cm.dev.trl.txt"
-    values = scipy_io.loadmat(SHARED / "LFCC_highres_scores_ASVspoof2019.LA.cm.dev.trl.mat")["scores_eval"].ravel()
-    rows = [line.split() for line in protocol.read_text().splitlines()]  # the reference: a plain parse
-    order = np.random.default_rng(3).permutation(len(rows))  # the score file in another order than the protocol
-    scores = write(tmp_path, "lfcc_dev.txt", "".join(f"{rows[i][1]} {float(values[i])!r}\n" for i in order))
+    """The real dev part (assets/asvspoof2019_la_cm: the organisers' labels and attacks, the LFCC-GMM baseline's
+    scores): its protocol written as the baseline's 4-column file ``flac utt attack label``, its scores as a
+    two-column ``utt score`` file in another order."""
+    table = pd.read_csv(ASSETS / "ASVspoof2019.LA.cm.dev.scores.tsv.gz", sep="\t", dtype=str)
+    protocol = write(tmp_path, "ASVspoof2019.LA.cm.dev.trl.txt", "".join(
+        f"flac {u} {a} {k}\n" for u, a, k in zip(table["utt"], table["attack"], table["key"])))
+    values = table["LFCC-GMM"].astype(float).to_numpy()
+    order = np.random.default_rng(3).permutation(len(table))  # the score file in another order than the protocol
+    scores = write(tmp_path, "lfcc_dev.txt", "".join(f"{table['utt'][i]} {float(values[i])!r}\n" for i in order))
     trials = read(scores, protocol)
-    bona_fide = np.array([row[3] == "bonafide" for row in rows])
+    bona_fide = (table["key"] == "bonafide").to_numpy()
     assert (trials.tar.size, trials.non.size) == (2548, 22296)
     np.testing.assert_array_equal(np.sort(trials.tar), np.sort(values[bona_fide]))
     np.testing.assert_array_equal(np.sort(trials.non), np.sort(values[~bona_fide]))
