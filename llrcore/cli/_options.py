@@ -112,3 +112,11 @@ def add_calibration_options(parser) -> None:
     parser.add_argument("--rule", choices=tuple(RULES), help="scoring rule of the affine calibration (logarithmic)")
     parser.add_argument("--alpha", type=positive, help="custom Beta-family rule: alpha (with --beta)")
     parser.add_argument("--beta", type=positive, help="custom Beta-family rule: beta (with --alpha)")
+
+
+def add_tandem_files(parser) -> None:
+    """The two files of a tandem evaluation (``llrcore tdcf``, ``llrcore sasv``): the CM's scores and the ASV's."""
+    parser.add_argument("scores", metavar="CM_SCORES", help="the CM's score file: bona fide trials as targets, spoofs "
+                        "as non-targets (several systems in one file are evaluated one by one)")
+    parser.add_argument("--asv", required=True, metavar="ASV_SCORES", help="the ASV's score file with target, "
+                        "non-target and spoof trials (e.g. the organisers' ASVspoof ASV scores)")

@@ -10,6 +10,7 @@ import pandas as pd
 from ..spoofing.adcf import A_DCF_PRESETS, a_dcf_cost_model
 from ..spoofing.sasv import sasv_table
 from ..spoofing.tandem import NO_ATTACKS, evaluate_tandem
+from ._options import add_tandem_files
 from .tdcf import _asv, _json_value, _systems
 
 UNITS = ("t-EER: concurrent tandem EER of the CM and the ASV (Kinnunen et al., IEEE TPAMI 2023) in %; min a-DCF "
@@ -25,10 +26,7 @@ def add_command(commands) -> None:
                     f"a speaker verifier (ASV). {UNITS} Per attack, all bona fide trials are kept, with one attack's "
                     "spoofs.",
     )
-    parser.add_argument("scores", metavar="CM_SCORES", help="the CM's score file: bona fide trials as targets, spoofs "
-                        "as non-targets (several systems in one file are evaluated one by one)")
-    parser.add_argument("--asv", required=True, metavar="ASV_SCORES", help="the ASV's score file with target, "
-                        "non-target and spoof trials (e.g. the organisers' ASVspoof ASV scores)")
+    add_tandem_files(parser)
     parser.add_argument("--cost-model", choices=tuple(A_DCF_PRESETS), default="asvspoof5",
                         help="the a-DCF's priors and costs: asvspoof5 (default) or a-dcf-paper")
     parser.add_argument("--by-attack", action="store_true", help="add the per-attack table (both files need an "

@@ -13,7 +13,7 @@ from ..io import read_trials
 from ..spoofing.tandem import NO_ATTACKS, evaluate_tandem, tandem_table
 from ..spoofing.tdcf import tdcf_cost_model
 from ..uncertainty.intervals import DEFAULT_METHOD, interval_words
-from ._options import probability, replicates
+from ._options import add_tandem_files, probability, replicates
 
 UNITS = ("CM EER, ASV EER, SPF-EER (ASV targets vs spoofs) and ASV spoof FA (spoofs the ASV accepts at its threshold) "
          "in %, all EERs from the ROC convex hull; min t-DCF normalised (1 = no better than a CM that decides without "
@@ -31,10 +31,7 @@ def add_command(commands) -> None:
                     f"{UNITS} The ASV threshold is its EER point (the organisers' convention) unless "
                     "--asv-threshold is given; per attack, all bona fide trials are kept, with one attack's spoofs.",
     )
-    parser.add_argument("scores", metavar="CM_SCORES", help="the CM's score file: bona fide trials as targets, spoofs "
-                        "as non-targets (several systems in one file are evaluated one by one)")
-    parser.add_argument("--asv", required=True, metavar="ASV_SCORES", help="the ASV's score file with target, "
-                        "non-target and spoof trials (e.g. the organisers' ASVspoof ASV scores)")
+    add_tandem_files(parser)
     parser.add_argument("--formulation", choices=tuple(FORMULATIONS), default="revised",
                         help="revised (ASVspoof 2021 on; default) or legacy (ASVspoof 2019)")
     parser.add_argument("--asv-threshold", type=float, metavar="T", help="the ASV's score threshold (default: its EER "
