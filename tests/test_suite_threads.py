@@ -1,4 +1,4 @@
-"""The suite's own speed: each test process runs BLAS on one thread.
+"""The suite's own speed: each test process runs BLAS, and each xdist worker llrcore's pools, on one thread.
 
 pytest-xdist runs one worker per CPU; OpenBLAS starts one thread per CPU in each worker, so the workers' BLAS threads
 outnumbered the cores and spun waiting for each other (the diarization tests ran 5-10x slower). ``tests/conftest.py``
@@ -28,3 +28,13 @@ def test_each_test_process_runs_blas_and_openmp_on_the_threads_set_before_numpy_
     pools = threadpoolctl.threadpool_info()
     assert {pool["user_api"] for pool in pools} >= {"blas", "openmp"}
     assert [pool["num_threads"] for pool in pools] == [expected] * len(pools), pools
+
+
+def test_each_xdist_worker_runs_llrcore_on_one_thread():
+    """llrcore's own pools follow ``LLRCORE_THREADS``, which tests/conftest.py sets to 1 in every xdist worker (a
+    value the user set is kept); without xdist every CPU is used. Reference: llrcore.thread_count's documented rule."""
+    import llrcore as lc
+
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        pytest.skip("not an xdist worker: the suite keeps every CPU")
+    assert lc.thread_count() == int(os.environ["LLRCORE_THREADS"])
