@@ -277,3 +277,19 @@ def test_a_score_file_of_ids_and_scores_alone_asks_for_its_key(tmp_path, text):
     with pytest.raises(LoadError, match="needs its key") as info:
         lc.read_trials(write(tmp_path, "scores.txt", text))
     assert info.value.needs_key
+
+
+def test_asvspoof5_full_key_headers_name_speaker_and_trial_as_the_organisers_rename_them(tmp_path):
+    """The organisers' full keys head the speaker and trial columns ``tar_spk_anon`` and ``trial_anon`` (their
+    evaluation-package/util.py renames them to spk and filename before joining on both): read as the first two
+    columns, joined on both, the key's other columns kept."""
+    key = write(tmp_path, "full_key.txt", "tar_spk_anon trial_anon codec cm-label asv-label\n"
+                                         "E_0101 E_000001 - bonafide target\nE_0202 E_000002 mp3 spoof spoof\n"
+                                         "E_2918 E_000003 - bonafide nontarget\n")
+    scores = write(tmp_path, "sasv.tsv", "spk\tfilename\tcm-score\tasv-score\tsasv-score\n"
+                                        "E_2918\tE_000003\t1.0\t-2.0\t-0.5\nE_0101\tE_000001\t2.0\t3.0\t0.04\n"
+                                        "E_0202\tE_000002\t-3.0\t1.0\t0.05\n")
+    trials = read(scores, key)
+    assert (list(trials.tar), list(trials.non), list(trials.spoof)) == ([0.04], [-0.5], [0.05])
+    assert "codec" in trials.metadata.columns
+
