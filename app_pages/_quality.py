@@ -48,14 +48,15 @@ def quality_calibrated(train_id: str, test_id: str | None, quality: tuple[str, .
     return calibration, calibration.compare(plain, _train if _test is None else _test, p_target=op)
 
 
-def show_weights(calibration) -> None:
-    """The formula and the table of weights (``weight × spread``: how much each feature moves the LLR)."""
+def show_weights(calibration, spread: str = "of the feature on the training trials: how much it moves the LLR, "
+                 "comparable across features") -> None:
+    """The formula and the table of weights of a calibration or a fusion; ``weight × spread`` (its help says the
+    `spread` of what) is how much each feature or system moves the LLR."""
     st.code(calibration.formula(), language=None, wrap_lines=True)
     st.dataframe(calibration.weights_frame(), hide_index=True, width="content", column_config={
         "weight": st.column_config.NumberColumn(format="%.5g"),
         "weight × spread": st.column_config.NumberColumn(
-            format="%.4f", help="The weight times the spread (standard deviation) of the feature on the training "
-                                "trials: how much it moves the LLR, comparable across features.")})
+            format="%.4f", help=f"The weight times the spread (standard deviation) {spread}.")})
 
 
 def show_quality_calibration(train: str, evaluation: str | None, loaded: dict, choice: dict,

@@ -16,6 +16,7 @@ from app_pages._calibration_controls import CUSTOM_RULE, RULES, custom_rule, des
 from app_pages._figures import show_figure
 from app_pages._loaded import SYSTEMS
 from app_pages._operating_point import operating_point
+from app_pages import _quality
 from app_pages._quality import choose_fusion_quality, show_fusion_beside_plain
 from app_pages._tables import metric_columns
 
@@ -130,12 +131,8 @@ def verdict_cards(result: lc.FusionResult) -> None:
 
 def show_weights(result: lc.FusionResult) -> None:
     st.subheader("Weights")
-    st.code(result.formula(), language=None, wrap_lines=True)
-    st.dataframe(result.weights_frame(), hide_index=True, width="content", column_config={
-        "weight": st.column_config.NumberColumn(format="%.5g"),
-        "weight × spread": st.column_config.NumberColumn(
-            format="%.4f", help="The weight times the spread (standard deviation) of the system's development "
-                                "scores: how much the system moves the fused LLR, comparable across systems.")})
+    _quality.show_weights(result, "of the system's development scores: how much the system moves the fused LLR, "
+                          "comparable across systems")
     st.caption(f"Trained on the development trials: {result.dev.describe()}.")
 
 
