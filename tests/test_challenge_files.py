@@ -4,7 +4,11 @@ protocols and 2021 keys, ASVspoof 5 TSVs (tracks 1 and 2), NIST SRE TSVs and ESP
 Independent references: the files' layouts as the organisers document them (ASVspoof 5 evaluation package
 ``util.load_cm_scores_keys``/``load_sasv_scores_keys``: tab-separated, header ``filename cm-score`` /
 ``filename cm-label`` and ``spk filename cm-score asv-score sasv-score`` / ``spk filename cm-label asv-label``; the
-ASVspoof 2021 ``trial_metadata.txt`` keys, label in column 6; the VoxCeleb ``veri_test.txt`` lists, label first), and
+ASVspoof 2021 ``trial_metadata.txt`` keys with the column names of the 2021 evaluation package's ``config.py``
+(``p_names``, ``p_names_asv``; its example line ``PA_0010 PA_E_1000001 R3 M3 d4 r1 m1 s4 c4 spoof notrim eval``);
+the ASVspoof 5 protocols as the database README's section 3 lists their columns (track 1: ``SPEAKER_ID FLAC_FILE_NAME
+SPEAKER_GENDER CODEC CODEC_Q CODEC_SEED ATTACK_TAG ATTACK_LABEL KEY TMP``; track 2 trial lists: ``TARGET_SPEAKER_ID
+FLAC_FILE_NAME TARGET_GENDER ATTACK_LABEL ASV_KEY``); the VoxCeleb ``veri_test.txt`` lists, label first), and
 the expected target/non-target/spoof scores worked out by hand from the few lines of each file. The real ASVspoof 2019
 LA dev CM protocol and the LFCC-GMM baseline's scores (in protocol order, shared data) are checked against a plain
 Python parse of the protocol.
@@ -206,6 +210,59 @@ def test_asvspoof5_protocol_without_header_as_key_of_a_cm_tsv(tmp_path):
     assert list(trials.metadata["filename"].astype(str)) == ["E_0000000002", "E_0000000003", "E_0000000001"]
     assert list(trials.metadata["attack"].astype(str)) == ["bonafide", "A20", "A33"]
     assert list(trials.metadata["gender"].astype(str)) == ["F", "M", "F"]
+
+
+def test_asvspoof2021_pa_key_names_its_columns_as_the_evaluation_package(tmp_path):
+    key = write(tmp_path, "trial_metadata.txt", "PA_0010 PA_E_1000001 R3 M3 d4 r1 m1 s4 c4 spoof notrim eval\n"
+                                               "PA_0010 PA_E_1000002 R1 M2 d1 - - - - bonafide notrim progress\n")
+    scores = write(tmp_path, "score.txt", "PA_E_1000002 1.5\nPA_E_1000001 -0.5\n")
+    trials = read(scores, key)
+    assert_classes(trials, [1.5], [-0.5])
+    meta = trials.metadata
+    assert list(meta.columns) == ["utt", "speaker", "asv_room", "asv_mic", "dis_to_asv", "att_room", "att_mic", "att_d",
+                                  "att_to_spk", "trim", "subset"]
+    assert list(meta["att_to_spk"].astype(str)) == ["-", "c4"]
+    assert list(meta["asv_room"].astype(str)) == ["R1", "R3"]
+
+
+def test_asvspoof2021_df_key_keeps_task_team_gender_pair_and_language(tmp_path):
+    key = write(tmp_path, "trial_metadata.txt",
+                "LA_0023 DF_E_2000011 nocodec asvspoof A14 spoof notrim progress traditional_vocoder Task1 team1 "
+                "F-F eng\nLA_0023 DF_E_2000012 mp3m4a vcc2018 bonafide bonafide notrim eval bonafide - - - -\n")
+    scores = write(tmp_path, "score.txt", "DF_E_2000011 -2\nDF_E_2000012 1\n")
+    meta = read(scores, key).metadata
+    assert list(meta.columns[-4:]) == ["task", "team", "gender-pair", "language"]
+    assert list(meta["language"].astype(str)) == ["-", "eng"]
+
+
+def test_asvspoof2021_la_asv_key_with_the_asv_scores(tmp_path):
+    """The ASV key (claimed speaker, utterance, ..., label target/nontarget/spoof) joins an ASV score file
+    ``asv_spk trial score`` on both ids, as the evaluation package's ``s_names_asv``."""
+    key = write(tmp_path, "trial_metadata.txt", "LA_0039 LA_E_1000001 alaw ita_tx bonafide target notrim eval\n"
+                                               "LA_0040 LA_E_1000001 alaw ita_tx bonafide nontarget notrim eval\n"
+                                               "LA_0039 LA_E_9332881 gsm pstn A07 spoof notrim progress\n")
+    scores = write(tmp_path, "score.txt", "LA_0039 LA_E_9332881 0.5\nLA_0040 LA_E_1000001 -4.0\n"
+                                         "LA_0039 LA_E_1000001 6.0\n")
+    trials = read(scores, key)
+    assert_classes(trials, [6.0], [-4.0], [0.5])
+    meta = trials.metadata
+    assert list(meta.columns) == ["model", "test", "codec", "transmission", "attack", "trim", "subset"]
+    assert list(meta["attack"].astype(str)) == ["bonafide", "bonafide", "A07"]
+
+
+def test_asvspoof5_track2_trial_list_without_header_as_key_of_a_sasv_tsv(tmp_path):
+    key = write(tmp_path, "ASVspoof5.eval.track_2.trial.tsv", "E_0101 E_0000000001 F A11 spoof\n"
+                                                              "E_0101 E_0000000002 F bonafide target\n"
+                                                              "E_0102 E_0000000002 M bonafide nontarget\n")
+    scores = write(tmp_path, "sasv_score.tsv", "spk\tfilename\tcm-score\tasv-score\tsasv-score\n"
+                                              "E_0102\tE_0000000002\t2.0\t-3.0\t-0.5\n"
+                                              "E_0101\tE_0000000001\t4.7\t-1.0\t1.8\n"
+                                              "E_0101\tE_0000000002\t3.0\t5.0\t4.0\n")
+    trials = read(scores, key)
+    assert_classes(trials, [4.0], [-0.5], [1.8])
+    meta = trials.metadata
+    assert list(meta["gender"].astype(str)) == ["F", "M", "F"]
+    assert list(meta["attack"].astype(str)) == ["bonafide", "bonafide", "A11"]
 
 
 # ---- 4. NIST SRE -----------------------------------------------------------------------------------------------

@@ -42,14 +42,28 @@ TEST_NAMES = ("test", "testid", "test_id", "segment", "segmentid", "segment_id",
 #: target/nontarget/spoof), in order of preference.
 SCORE_NAMES = ("sasv-score", "score", "llr", "scores", "llrs", "cm-score")
 LABEL_NAMES = ("asv-label", "label", "labels", "key", "targettype", "target_type", "cm-label", "class")
-#: Names of the columns of the ASVspoof keys shipped without a header, by their number of columns.
+#: Names of the columns of the ASVspoof countermeasure keys shipped without a header (labels bonafide/spoof), by their
+#: number of columns: as the organisers name them in the ASVspoof 2021 evaluation package (``eval-package/config.py``,
+#: ``p_names``; its ``spk``, ``trial``, ``trans`` and ``compr`` written out as speaker, utt, transmission and codec) and
+#: in the ASVspoof 5 database README (section 3: ``SPEAKER_ID FLAC_FILE_NAME SPEAKER_GENDER CODEC CODEC_Q CODEC_SEED
+#: ATTACK_TAG ATTACK_LABEL KEY TMP``, the reserved TMP left as ``column10``).
 ASVSPOOF_NAMES = {
     5: ("speaker", "utt", "environment", "attack", "label"),  # 2019 CM protocols
     8: ("speaker", "utt", "codec", "transmission", "attack", "label", "trim", "subset"),  # 2021 LA keys
-    13: ("speaker", "utt", "codec", "source", "attack", "label", "trim", "subset", "vocoder"),  # 2021 DF keys
-    # ASVspoof 5 protocols: SPEAKER_ID FLAC_FILE_NAME SPEAKER_GENDER CODEC CODEC_Q CODEC_SEED ATTACK_TAG ATTACK_LABEL
-    # KEY -
-    10: ("speaker", "utt", "gender", "codec", "codec_q", "codec_seed", "attack_tag", "attack", "label"),
+    10: ("speaker", "utt", "gender", "codec", "codec_q", "codec_seed", "attack_tag", "attack", "label"),  # ASVspoof 5
+    12: ("speaker", "utt", "asv_room", "asv_mic", "dis_to_asv", "att_room", "att_mic", "att_d", "att_to_spk", "label",
+         "trim", "subset"),  # 2021 PA keys
+    13: ("speaker", "utt", "codec", "source", "attack", "label", "trim", "subset", "vocoder", "task", "team",
+         "gender-pair", "language"),  # 2021 DF keys
+}
+#: Names of the columns of the ASVspoof ASV keys shipped without a header (labels target/nontarget/spoof; the claimed
+#: speaker and the utterance are the model and test ids): the 2021 LA and PA ``ASV/trial_metadata.txt``
+#: (``p_names_asv``, as their CM keys) and ASVspoof 5's track 2 trial lists (``TARGET_SPEAKER_ID FLAC_FILE_NAME
+#: TARGET_GENDER ATTACK_LABEL ASV_KEY``).
+ASVSPOOF_ASV_NAMES = {
+    5: ("model", "test", "gender", "attack", "label"),  # ASVspoof 5 track 2
+    8: ("model", "test", *ASVSPOOF_NAMES[8][2:]),  # 2021 LA
+    12: ("model", "test", *ASVSPOOF_NAMES[12][2:]),  # 2021 PA
 }
 KNOWN_NAMES = {*MODEL_NAMES, *TEST_NAMES, *SCORE_NAMES, *LABEL_NAMES}
 SPLIT = "*"  # ESPnet's enrol*test
@@ -116,12 +130,19 @@ def _names(names, ncols: int, ids: list[int], value: int, split: bool, data, is_
     if names:
         return unique_names(names)
     result = [f"column{j + 1}" for j in range(ncols)]
-    bona_fide = is_key and {label_key(row[value]) for row in data} <= {"bonafide", "bona-fide", "bona_fide", "spoof"}
+    labels = {label_key(row[value]) for row in data} if is_key else set()
+    bona_fide = is_key and labels <= {"bonafide", "bona-fide", "bona_fide", "spoof"}
     if bona_fide and ncols in ASVSPOOF_NAMES:
         result[:len(ASVSPOOF_NAMES[ncols])] = ASVSPOOF_NAMES[ncols]
+    elif "spoof" in labels and ids == [0, 1] and _label_at(ASVSPOOF_ASV_NAMES.get(ncols)) == value:
+        result[:] = ASVSPOOF_ASV_NAMES[ncols]
     elif len(ids) == 2 and not bona_fide:
         result[ids[0]], result[ids[1]] = "model", "test"
     return result
+
+
+def _label_at(names) -> int | None:
+    return names.index("label") if names else None
 
 
 def read_list(text: TextFile, layout: Layout, is_key: bool, like=None, *, trial_list):
