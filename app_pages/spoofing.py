@@ -17,10 +17,12 @@ from app_pages._demos import DEMO_SETS, demo_source, system_demo
 from app_pages._figures import show_figure
 from app_pages._loaded import SYSTEMS
 from app_pages._messages import flash, show_flashes
+from app_pages._registry import LoadedSystem
 from app_pages._sasv import ADCF, ADCF_HELP, TEER, TEER_HELP, beside_tdcf, pooled, sasv_tables, summary_beside_tdcf
 from app_pages._tables import with_intervals
 from app_pages._uncertainty import METHOD, run_once
 from llrcore.plots.spoofing import TDCF_X_AXES, attack_bars_figure, tdcf_figure
+from llrcore.spoofing.sasv import ASV_SCORE, CM_SCORE
 
 FORMULATIONS = {"revised": "revised (ASVspoof 2021 on)", "legacy": "legacy (ASVspoof 2019)"}
 COST_HELP = {"Ptar": "prior of a target trial", "Pnon": "prior of a zero-effort non-target",
@@ -92,7 +94,45 @@ def choose_systems() -> tuple[str | None, list[str]]:
                          help="LFCC-GMM and three RawNet2 systems, on the same part as the ASV "
                          "(assets/asvspoof2019_la_cm).")
     memory["asv"], memory["cms"] = ids[asv], [ids[n] for n in cms]
+    offer_split(asv)
     return asv, cms
+
+
+def offer_split(asv: str) -> None:
+    """An ASVspoof 5 SASV file chosen as the ASV: its a-DCF is the tandem's own; its CM and ASV scores can be split
+    out as two systems, so that the t-EER and the t-DCF are those of the file's own CM and ASV."""
+    system = SYSTEMS.sets()[asv]
+    if not {CM_SCORE, ASV_SCORE} <= set(system.trials.conditions):
+        return
+    text, button = st.columns([4, 1], vertical_alignment="center")
+    own = own_a_dcf(system.id, system.trials)
+    text.info(f"{asv} is an ASVspoof 5 SASV file: min a-DCF of its SASV scores **{own:.4f}** (the tandem's own, "
+              "ASVspoof 5's primary metric). Its cm-score and asv-score columns are a CM and an ASV: split them out "
+              "for their t-EER and t-DCF.", icon=":material/call_split:")
+    button.button("Split into CM and ASV", key="tandem_split", on_click=_on_split, args=(asv,), width="stretch",
+                  help="Adds two systems, '<name> CM' (bona fide: the target and non-target trials) and "
+                       "'<name> ASV', and chooses them (lc.sasv_parts).")
+
+
+@st.cache_resource(show_spinner=False, max_entries=16)
+def own_a_dcf(system_id: str, _trials: lc.Trials) -> float:
+    return lc.a_dcf(_trials.tar, _trials.non, _trials.spoof).minimum
+
+
+def _on_split(name: str) -> None:
+    system = SYSTEMS.sets()[name]
+    try:
+        cm, asv = lc.sasv_parts(system.trials)
+    except ValueError as error:
+        flash(str(error), "error")
+        return
+    labels = [SYSTEMS.add(f"{name} {part}", LoadedSystem(trials, system.source, system.role))
+              for part, trials in (("CM", cm), ("ASV", asv))]
+    sets = SYSTEMS.sets()
+    kept()["cms"], kept()["asv"] = [sets[labels[0]].id], sets[labels[1]].id
+    for key in ("tandem_asv", "tandem_cms"):  # the widgets take the kept choice on this run
+        st.session_state.pop(key, None)
+    flash(f"Added {labels[0]} and {labels[1]}.")
 
 
 def choose_costs() -> tuple[str, dict]:

@@ -169,7 +169,7 @@ from .spoofing.tandem import AttackRow, TandemEvaluation, TandemIntervals, boots
 from .spoofing.tdcf_bootstrap import TandemBootstrap, bootstrap_tdcf
 from .spoofing.adcf import ADCF, a_dcf, a_dcf_cost_model
 from .spoofing.teer import TandemEER, t_eer
-from .spoofing.sasv import sasv_table
+from .spoofing.sasv import sasv_parts, sasv_table
 from .forensic import (
     ECECurve,
     ElubBounded,

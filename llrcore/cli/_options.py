@@ -114,9 +114,15 @@ def add_calibration_options(parser) -> None:
     parser.add_argument("--beta", type=positive, help="custom Beta-family rule: beta (with --alpha)")
 
 
-def add_tandem_files(parser) -> None:
-    """The two files of a tandem evaluation (``llrcore tdcf``, ``llrcore sasv``): the CM's scores and the ASV's."""
+def add_tandem_files(parser, *, sasv_file: bool = False) -> None:
+    """The two files of a tandem evaluation (``llrcore tdcf``, ``llrcore sasv``): the CM's scores and the ASV's; with
+    `sasv_file`, ``--asv`` may be left out for an ASVspoof 5 SASV file holding both, and ``--key`` labels the first."""
     parser.add_argument("scores", metavar="CM_SCORES", help="the CM's score file: bona fide trials as targets, spoofs "
-                        "as non-targets (several systems in one file are evaluated one by one)")
-    parser.add_argument("--asv", required=True, metavar="ASV_SCORES", help="the ASV's score file with target, "
+                        "as non-targets (several systems in one file are evaluated one by one)" + (
+                            "; or, without --asv, an ASVspoof 5 SASV score file (spk filename cm-score asv-score "
+                            "sasv-score) with its key" if sasv_file else ""))
+    parser.add_argument("--asv", required=not sasv_file, metavar="ASV_SCORES", help="the ASV's score file with target, "
                         "non-target and spoof trials (e.g. the organisers' ASVspoof ASV scores)")
+    if sasv_file:
+        parser.add_argument("--key", metavar="KEY", help="the key of the first file (e.g. ASVspoof 5's "
+                            "spk filename cm-label asv-label, or the track's protocol)")

@@ -1,5 +1,6 @@
 """``llrcore sasv``: ASVspoof 5's SASV metrics of a countermeasure in front of a speaker verifier, beside the t-DCF:
-the concurrent t-EER of the tandem and the min a-DCF of the ASV alone, pooled and, with ``--by-attack``, per attack."""
+the concurrent t-EER of the tandem and the min a-DCF of the ASV alone, pooled and, with ``--by-attack``, per attack;
+from one ASVspoof 5 track 2 SASV file (``--key``, no ``--asv``) also the tandem's own min a-DCF of its SASV scores."""
 from __future__ import annotations
 
 import json
@@ -7,8 +8,9 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..io import read_trials
 from ..spoofing.adcf import A_DCF_PRESETS, a_dcf_cost_model
-from ..spoofing.sasv import sasv_table
+from ..spoofing.sasv import sasv_parts, sasv_table
 from ..spoofing.tandem import NO_ATTACKS, evaluate_tandem
 from ._options import add_tandem_files
 from .tdcf import _asv, _json_value, _systems
@@ -16,6 +18,9 @@ from .tdcf import _asv, _json_value, _systems
 UNITS = ("t-EER: concurrent tandem EER of the CM and the ASV (Kinnunen et al., IEEE TPAMI 2023) in %; min a-DCF "
          "(ASV): the ASV's own scores taken as SASV scores (no CM), normalised (1 = no better than accepting or "
          "rejecting everything; Shim et al., Odyssey 2024); min t-DCF: revised, the ASV at its EER threshold.")
+SASV_UNITS = (" min a-DCF: of the SASV scores (ASVspoof 5's primary metric). CM: the cm-score of the target and "
+              "non-target trials (bona fide) and of the spoofs; ASV: the asv-score, as the organisers' "
+              "calculate_aDCF_tdcf_tEER; their min t-DCF takes their own ASV's error rates instead of yours.")
 PRESETS = {"asvspoof5": "ASVspoof 5's", "a-dcf-paper": "the a-DCF paper's (a-DCF1)"}
 
 
@@ -26,7 +31,7 @@ def add_command(commands) -> None:
                     f"a speaker verifier (ASV). {UNITS} Per attack, all bona fide trials are kept, with one attack's "
                     "spoofs.",
     )
-    add_tandem_files(parser)
+    add_tandem_files(parser, sasv_file=True)
     parser.add_argument("--cost-model", choices=tuple(A_DCF_PRESETS), default="asvspoof5",
                         help="the a-DCF's priors and costs: asvspoof5 (default) or a-dcf-paper")
     parser.add_argument("--by-attack", action="store_true", help="add the per-attack table (both files need an "
@@ -38,26 +43,43 @@ def add_command(commands) -> None:
     parser.set_defaults(run=run)
 
 
-def _rows(evaluation, cost_model: str) -> pd.DataFrame:
-    """The tandem's rows (attacks, then pooled) with min t-DCF, t-EER % and min a-DCF (ASV)."""
+def _rows(evaluation, cost_model: str, sasv=None) -> pd.DataFrame:
+    """The tandem's rows (attacks, then pooled) with min t-DCF, t-EER %, min a-DCF (ASV) and, from an SASV file,
+    min a-DCF."""
     tdcf = evaluation.to_frame()[["attack", "min t-DCF"]]
-    return tdcf.merge(sasv_table(evaluation, cost_model=cost_model), on="attack", sort=False)
+    return tdcf.merge(sasv_table(evaluation, sasv=sasv, cost_model=cost_model), on="attack", sort=False)
+
+
+def _tandems(args) -> tuple[dict, object, object]:
+    """``({name: CM trials}, ASV trials, SASV trials or None)``: two files, or one ASVspoof 5 SASV file split."""
+    if args.asv is not None:
+        return _systems(args.scores, args.key), _asv(args.asv), None
+    sasv = read_trials(args.scores, key=args.key)
+    if isinstance(sasv, dict):
+        raise ValueError(f"{Path(args.scores).name} holds {len(sasv)} systems ({', '.join(sasv)}); without --asv it "
+                         "must be one ASVspoof 5 SASV file (spk filename cm-score asv-score sasv-score).")
+    try:
+        cm, asv = sasv_parts(sasv)
+    except ValueError as error:
+        raise ValueError(f"{error} Without --asv, {Path(args.scores).name} must be an ASVspoof 5 SASV file.") from None
+    return {sasv.name or Path(args.scores).stem: cm}, asv, sasv
 
 
 def run(args) -> str:
-    systems, asv = _systems(args.scores), _asv(args.asv)
+    systems, asv, sasv = _tandems(args)
     by = "attack" if args.by_attack else None
     try:
         results = {name: evaluate_tandem(trials, asv, by=by, name=name) for name, trials in systems.items()}
     except ValueError as error:  # said with this command's option
         raise ValueError(str(error).replace(NO_ATTACKS, "without --by-attack: the pooled numbers only")) from None
-    frames = {name: _rows(result, args.cost_model) for name, result in results.items()}
+    frames = {name: _rows(result, args.cost_model, sasv) for name, result in results.items()}
     summary = pd.DataFrame.from_records([{"system": name, **frame.iloc[-1].drop("attack").to_dict()}
                                          for name, frame in frames.items()]).set_index("system")
     attacks = (pd.concat([frame.assign(system=n) for n, frame in frames.items()]).set_index(["system", "attack"])
                if by else None)
+    units = UNITS + (SASV_UNITS if sasv is not None else "")
     if args.json:
-        document = {"a_dcf_cost_model": a_dcf_cost_model(args.cost_model), "units": UNITS,
+        document = {"a_dcf_cost_model": a_dcf_cost_model(args.cost_model), "units": units,
                     "systems": {name: {**dict(summary.loc[name].items()),
                                        **({"attacks": frames[name].to_dict(orient="records")} if by else {})}
                                 for name in results}}
@@ -65,9 +87,10 @@ def run(args) -> str:
     if args.csv:
         return (attacks if by else summary).to_csv()
     model = ", ".join(f"{k} {v:g}" for k, v in a_dcf_cost_model(args.cost_model).items())
-    text = (f"CM: {Path(args.scores).name}; ASV: {Path(args.asv).name} ({asv.tar.size:,} targets, "
-            f"{asv.non.size:,} non-targets, {asv.spoof.size:,} spoofs)\n"
-            f"a-DCF cost model ({PRESETS[args.cost_model]}): {model}\nUnits: {UNITS}\n" + _text(summary))
+    files = (f"CM: {Path(args.scores).name}; ASV: {Path(args.asv).name}" if sasv is None else
+             f"SASV: {Path(args.scores).name} (its cm-score and asv-score)")
+    text = (f"{files} ({asv.tar.size:,} targets, {asv.non.size:,} non-targets, {asv.spoof.size:,} spoofs)\n"
+            f"a-DCF cost model ({PRESETS[args.cost_model]}): {model}\nUnits: {units}\n" + _text(summary))
     if by:
         text += "\n\nPer attack (every bona fide trial, one attack's spoofs):\n" + _text(attacks)
     return text

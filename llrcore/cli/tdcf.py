@@ -50,8 +50,8 @@ def add_command(commands) -> None:
     parser.set_defaults(run=run)
 
 
-def _systems(path: str) -> dict:
-    loaded = read_trials(path)
+def _systems(path: str, key=None) -> dict:
+    loaded = read_trials(path, key=key)
     systems = loaded if isinstance(loaded, dict) else {loaded.name or Path(path).stem: loaded}
     for name, trials in systems.items():
         if trials.spoof.size:
