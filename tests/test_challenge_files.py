@@ -282,6 +282,19 @@ def test_nist_sre_tsv_key_and_scores(tmp_path):
     assert list(trials.metadata.columns) == ["modelid", "segment", "side"]
 
 
+def test_nist_sre21_scores_with_the_header_the_scorer_takes(tmp_path):
+    """The SRE21 score file's header ``modelid segmentid side LLR`` as Hyperion's recipe writes it for NIST's
+    ``sre21_submission_scorer.py`` (egs/sre21-av-v1, local/format_sre_scores.awk)."""
+    key = write(tmp_path, "sre21_audio_dev_trial_key.tsv", "modelid\tsegmentid\tside\ttargettype\n"
+                                                          "1001_sre21\tabcd_sre21.flac\ta\tnontarget\n"
+                                                          "1001_sre21\tefgh_sre21.flac\ta\ttarget\n")
+    scores = write(tmp_path, "sre21_scores.tsv", "modelid\tsegmentid\tside\tLLR\n1001_sre21\tefgh_sre21.flac\ta\t3\n"
+                                                "1001_sre21\tabcd_sre21.flac\ta\t-2\n")
+    trials = read(scores, key)
+    assert_classes(trials, [3.0], [-2.0])
+    assert list(trials.metadata.columns) == ["modelid", "segmentid", "side"]
+
+
 # ---- 5. ESPnet -------------------------------------------------------------------------------------------------
 
 
