@@ -28,6 +28,13 @@ Needs (for the tool only, not the project): ``apt-get install -y espeak-ng``, ``
 (CPU wheel), ``pip install resemblyzer soundfile``. Usage::
 
     python tools/make_diarization_corpus.py --out tests/data/diarization_corpus --recordings 24 --seed 20261125
+
+The held-out corpus (tests/data/diarization_heldout: no choice is made on it) takes other voices, ``--voices
+heldout`` (:data:`PALETTES`: no language voice or variant of the development corpus's, wider pitch and speed
+ranges), and another seed::
+
+    python tools/make_diarization_corpus.py --out tests/data/diarization_heldout --recordings 16 --seed 20261127 \\
+        --voices heldout --prefix held
 """
 from __future__ import annotations
 
@@ -39,6 +46,7 @@ import shlex
 import subprocess
 import sys
 import tempfile
+import textwrap
 import time
 import types
 import warnings
@@ -62,6 +70,18 @@ LANGUAGES = ["en-us", "en-gb", "en-gb-scotland", "en-029", "fr-fr", "de", "nl", 
 VARIANTS = ["m1", "m2", "m3", "m4", "m5", "m6", "m7", "f1", "f2", "f3", "f4", "f5", "klatt", "klatt2", "klatt3",
             "adam", "Alex", "Andy", "benjamin", "caleb", "david", "ed", "john", "max", "paul", "quincy", "rob",
             "victor", "Alicia", "Annie", "belinda", "linda", "steph", "shelby", "anika", "grandma", "grandpa"]
+# The held-out corpus's voices share no language voice and no variant with the development corpus's (above), and
+# its pitch and speed ranges are wider: no voice a choice was tuned on is heard in it.
+HELDOUT_LANGUAGES = ["en-gb-x-rp", "en-us-nyc", "en-gb-x-gbclan", "en-gb-x-gbcwmd", "es-419", "pt-br", "fr-be", "ru",
+                     "tr", "id", "vi", "sk", "hr", "bg", "ca", "af", "nb", "lv"]
+HELDOUT_VARIANTS = ["m8", "aunty", "boris", "denis", "edward", "edward2", "gene", "gene2", "Hugo", "iven", "iven2",
+                    "iven3", "iven4", "Jacky", "Lee", "Marco", "Michael", "michel", "norbert", "pablo", "travis", "zac",
+                    "robert", "pedro", "miguel", "marcelo", "sandro", "gustave", "antonio", "Andrea", "Mario", "Mike",
+                    "kaukovalta", "steph2", "steph3", "Storm", "Nguyen"]
+PALETTES = {  # --voices: language voices, variants, pitch range, speed range (inclusive integers)
+    "dev": {"languages": LANGUAGES, "variants": VARIANTS, "pitch": (20, 80), "speed": (135, 195)},
+    "heldout": {"languages": HELDOUT_LANGUAGES, "variants": HELDOUT_VARIANTS, "pitch": (10, 90), "speed": (125, 205)},
+}
 BACKCHANNELS = ["mm hmm", "right", "yeah", "okay", "uh huh", "I see", "sure", "exactly", "really", "yes"]
 
 
@@ -143,10 +163,13 @@ def speaker_shares(k: int, dominant: bool, rng: np.random.Generator) -> tuple[np
     return w / w.sum(), leader
 
 
-def candidate_voices(n: int, rng: np.random.Generator) -> list[dict]:
-    """`n` random voices: a language voice, a variant, pitch 20-80 and speed 135-195 (uniform integers)."""
-    return [{"language": str(rng.choice(LANGUAGES)), "variant": str(rng.choice(VARIANTS)),
-             "pitch": int(rng.integers(20, 81)), "speed": int(rng.integers(135, 196))} for _ in range(n)]
+def candidate_voices(n: int, rng: np.random.Generator, palette: dict | None = None) -> list[dict]:
+    """`n` random voices of `palette` (PALETTES; the development one by default): a language voice, a variant,
+    pitch and speed (uniform integers in the palette's ranges, e.g. 20-80 and 135-195)."""
+    palette = PALETTES["dev"] if palette is None else palette
+    (p0, p1), (s0, s1) = palette["pitch"], palette["speed"]
+    return [{"language": str(rng.choice(palette["languages"])), "variant": str(rng.choice(palette["variants"])),
+             "pitch": int(rng.integers(p0, p1 + 1)), "speed": int(rng.integers(s0, s1 + 1))} for _ in range(n)]
 
 
 def farthest_point(cosines: np.ndarray, k: int, first: int) -> list[int]:
@@ -160,13 +183,14 @@ def farthest_point(cosines: np.ndarray, k: int, first: int) -> list[int]:
     return chosen
 
 
-def choose_voices(k: int, rng: np.random.Generator, prose: Prose, encoder, workdir: Path, pool: int = POOL):
+def choose_voices(k: int, rng: np.random.Generator, prose: Prose, encoder, workdir: Path, pool: int = POOL,
+                  palette: dict | None = None):
     """The K most distinct voices to the embedder of `pool` random candidates and the largest reference cosine
     between two of them (nan for K = 1). Each candidate reads the same clean reference text (no room, no noise),
     embedded whole (``VoiceEncoder.embed_utterance``, L2-normalised)."""
     from resemblyzer import audio, hparams
 
-    candidates = candidate_voices(pool, rng)
+    candidates = candidate_voices(pool, rng, palette)
     text = prose.take(REFERENCE_WORDS)
     E = []
     for voice in candidates:
@@ -237,8 +261,9 @@ def insert_position(speakers: list[int], speaker: int, rng: np.random.Generator)
     return int(rng.choice(allowed)) if allowed else len(speakers)
 
 
-def build_recording(index: int, k: int, dominant: bool, rng, prose: Prose, encoder, workdir: Path, pool: int = POOL):
-    voices, reference_cosine = choose_voices(k, rng, prose, encoder, workdir, pool)
+def build_recording(index: int, k: int, dominant: bool, rng, prose: Prose, encoder, workdir: Path, pool: int = POOL,
+                    palette: dict | None = None, prefix: str = "synth"):
+    voices, reference_cosine = choose_voices(k, rng, prose, encoder, workdir, pool, palette)
     shares, leader = speaker_shares(k, dominant, rng)
     target = float(min(240.0, (50.0 + 12.0 * k + rng.uniform(0.0, 30.0)) / 0.75))  # espeak reads ~0.75x the plan
     spoken = []  # (speaker, is back-channel, audio) in conversation order
@@ -273,7 +298,7 @@ def build_recording(index: int, k: int, dominant: bool, rng, prose: Prose, encod
     snr = float(rng.uniform(18.0, 30.0))
     power = np.mean(mix[mix != 0] ** 2)
     mix = mix + rng.normal(0.0, np.sqrt(power / 10 ** (snr / 10)), mix.size)
-    return {"name": f"synth{index:02d}_k{k:02d}", "k": k, "voices": voices, "turns": turns, "duration": duration,
+    return {"name": f"{prefix}{index:02d}_k{k:02d}", "k": k, "voices": voices, "turns": turns, "duration": duration,
             "wav": mix.astype(np.float32), "rt60": rt60, "snr": snr, "dominant": dominant, "speech": speech,
             "reference_cosine": reference_cosine, "planned_turns": planned_turns, "extra_turns": extra}
 
@@ -390,8 +415,9 @@ def shares_of(turns, k: int) -> np.ndarray:
 
 
 def design(recordings: int, rng: np.random.Generator) -> list[tuple[int, bool]]:
-    """K of each recording: every K of 1..10 twice first, then the rest spread; about a third dominant."""
-    ks = [k for k in range(1, 11) for _ in range(2)]
+    """K of each recording: every K of 1..10 twice first (once if there are fewer than 20 recordings), then the rest
+    spread over 2..10; about a third dominant."""
+    ks = [k for k in range(1, 11) for _ in range(2 if recordings >= 20 else 1)]
     ks += [int(k) for k in rng.integers(2, 11, max(0, recordings - len(ks)))]
     ks = ks[:recordings]
     dominant = [(i % 3 == 1) and k > 1 for i, k in enumerate(ks)]
@@ -404,7 +430,11 @@ def main(argv=None) -> None:
     parser.add_argument("--recordings", type=int, default=24, help="number of recordings (>= 20 covers K=1..10 twice)")
     parser.add_argument("--seed", type=int, default=20261125)
     parser.add_argument("--pool", type=int, default=POOL, help="candidate voices per recording")
+    parser.add_argument("--voices", choices=sorted(PALETTES), default="dev",
+                        help="voice palette: 'heldout' shares no language voice or variant with 'dev'")
+    parser.add_argument("--prefix", default="synth", help="recording names: <prefix><index>_k<K>")
     args = parser.parse_args(argv)
+    palette = PALETTES[args.voices]
 
     resemblyzer = import_resemblyzer()
     import torch
@@ -422,7 +452,7 @@ def main(argv=None) -> None:
     started = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
         for index, (k, dominant) in enumerate(design(args.recordings, rng), start=1):
-            rec = build_recording(index, k, dominant, rng, prose, encoder, Path(tmp), args.pool)
+            rec = build_recording(index, k, dominant, rng, prose, encoder, Path(tmp), args.pool, palette, args.prefix)
             name, turns = rec["name"], rec["turns"]
             start, end = windows(speech_regions(turns))
             from resemblyzer import audio, hparams
@@ -457,16 +487,29 @@ def main(argv=None) -> None:
     ks = [r["K"] for r in rows]
     versions = (f"espeak-ng: {espeak}\n  Resemblyzer {importlib.metadata.version('resemblyzer')}, "
                 f"torch {torch.__version__} (CPU)")
+    options = ("" if args.pool == POOL else f" --pool {args.pool}") + (
+        "" if args.voices == "dev" else f" --voices {args.voices}") + (
+        "" if args.prefix == "synth" else f" --prefix {shlex.quote(args.prefix)}")
+    (p0, p1), (s0, s1) = palette["pitch"], palette["speed"]
+    title = ("Diarization development corpus" if args.voices == "dev" else
+             "Diarization HELD-OUT corpus (no method or default was chosen on it)")
+    listed = textwrap.fill(f"Voices (\"--voices {args.voices}\"): language voices {', '.join(palette['languages'])}; "
+                           f"variants {', '.join(palette['variants'])}; pitch -p {p0}-{p1}, speed -s {s0}-{s1}.",
+                           width=116, subsequent_indent="  ")
+    palette_words = ("" if args.voices == "dev" else f"""
+{listed} None of these language voices and variants is used by the development
+  corpus (tests/data/diarization_corpus: the tool's LANGUAGES and VARIANTS, pitch 20-80, speed 135-195).
+""")
     text = f"""\
-Diarization development corpus: synthetic espeak-ng conversations scored with Resemblyzer cosines
-=================================================================================================
+{title}: synthetic espeak-ng conversations scored with Resemblyzer cosines
+{'=' * (len(title) + 67)}
 
 Made by tools/make_diarization_corpus.py, seed {args.seed}, {args.recordings} recordings:
   python tools/make_diarization_corpus.py --out {shlex.quote(str(args.out))} \\
-      --recordings {args.recordings} --seed {args.seed}{'' if args.pool == POOL else f' --pool {args.pool}'}
+      --recordings {args.recordings} --seed {args.seed}{options}
   {versions}
   (the recipe of /work/shared/RECIPES.md, "A diarization development corpus from synthetic speech")
-
+{palette_words}
 Files
   <rec>.npz    scores (N x N float32 cosine similarities, symmetric, diagonal 1), start, end (float64, s),
                duration (s); numpy.savez_compressed, no object arrays. lc.read_similarity(npz, reference=rttm).
@@ -482,7 +525,7 @@ some pairs of voices were not distinct to the embedder (a pair's mean between-sp
 higher than, one speaker's own within-speaker mean) and some speakers had 1-4 windows of speech, so no method
 could find those speakers and the corpus could not measure K. Now:
   - distinct voices: for each recording {args.pool} candidate voices are drawn (language voice and variant from the
-    lists in the tool, pitch -p uniform 20-80, speed -s uniform 135-195 words/min, integers); each reads the same
+    lists in the tool, pitch -p uniform {p0}-{p1}, speed -s uniform {s0}-{s1} words/min, integers); each reads the same
     clean reference text ({REFERENCE_WORDS} words of the prose below, about 6 s; no room, no noise), embedded whole
     with VoiceEncoder.embed_utterance (volume-normalised, L2-normalised); the K voices are picked by greedy
     farthest-point selection on the cosine (a random first candidate, then repeatedly the candidate whose largest
@@ -495,8 +538,8 @@ could find those speakers and the corpus could not measure K. Now:
     speaker design: for K >= 6 the others' turns at the planned length leave too little time for all of them.)
 
 How a recording is made
-  - K speakers, each an espeak-ng voice (chosen as above): a language voice + a variant, pitch (-p, 20-80) and
-    speed (-s, 135-195 words/min) varied together, all reading English prose (pydoc_data.topics and
+  - K speakers, each an espeak-ng voice (chosen as above): a language voice + a variant, pitch (-p, {p0}-{p1}) and
+    speed (-s, {s0}-{s1} words/min) varied together, all reading English prose (pydoc_data.topics and
     /usr/share/common-licenses, code-like lines dropped); 22,050 Hz resampled to 16 kHz (resample_poly).
   - Turn-taking weights: Dirichlet(1.5) + 0.04, renormalised; in "dominant" recordings one speaker takes
     about every other turn, its turns planned 4-8 s and the others' 1-4 s. Turns of 1-8 s (a target drawn

@@ -23,9 +23,15 @@ turn effects and qualities are a mismatch the scorer does not know about, as in 
 
 Written to ``--out`` (default ``tests/data/diarization_corpus/plda``): per recording ``<rec>.npz`` (``scores`` N x N
 float32 LLRs, ``start``/``end`` float64, ``duration``) and ``<rec>.rttm`` (the turns), ``corpus.csv`` (recording, K,
-duration, windows, speaking-time shares, as the cosine corpus) and ``SOURCE.txt``. Usage::
+duration, windows, speaking-time shares, as the cosine corpus) and ``SOURCE.txt``. The model's parameters
+(:data:`PARAMETERS`) and the designs (K = 1..10 twice, balanced and unbalanced) can be changed from the command line,
+as the held-out corpus does (tests/data/diarization_heldout/plda: another seed, other parameters, K = 1..10 and six
+more, balanced and unbalanced alternately). Usage::
 
     python tools/simulate_plda_matrices.py --seed 20261125
+    python tools/simulate_plda_matrices.py --out tests/data/diarization_heldout/plda --seed 20261128 \\
+        --ks 1 2 3 4 5 6 7 8 9 10 2 3 5 7 8 10 --alternate --prefix plda_h --dimension 48 --between 0.2 2.5 \\
+        --within 0.4 2.5 --drift 0.35 --drift-time 40 --turn-effect 0.3 --quality-sd 0.4
 """
 from __future__ import annotations
 
@@ -176,13 +182,60 @@ def simulate(k: int, balanced: bool, plda: TwoCovariancePLDA, rng: np.random.Gen
     return plda.matrix(X), start, end, duration, turns, z
 
 
-def main(argv=None) -> None:
+def designs(ks: list[int] | None, alternate: bool, prefix: str | None) -> list[tuple[str, int, bool]]:
+    """(name, K, balanced) of each recording: by default K = 1..10, each balanced and unbalanced (K = 1 twice, ``a``
+    and ``b``); with `ks`, one recording per entry, all balanced and unbalanced in turn if `alternate` (else both for
+    each), named ``<prefix><index>_k<K>_<balanced|unbalanced>``."""
+    if ks is None:
+        return [(f"plda_k01_{'a' if balanced else 'b'}" if k == 1 else  # K = 1 has no imbalance: two draws
+                 f"plda_k{k:02d}_{'balanced' if balanced else 'unbalanced'}", k, balanced)
+                for k in range(1, 11) for balanced in (True, False)]
+    plan = ([(k, i % 2 == 0) for i, k in enumerate(ks)] if alternate
+            else [(k, balanced) for k in ks for balanced in (True, False)])
+    return [(f"{prefix or 'plda_'}{i:02d}_k{k:02d}_{'balanced' if balanced else 'unbalanced'}", k, balanced)
+            for i, (k, balanced) in enumerate(plan, start=1)]
+
+
+def parse(argv=None) -> tuple[argparse.Namespace, dict]:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, default=Path("tests/data/diarization_corpus/plda"))
     parser.add_argument("--seed", type=int, default=20261125)
+    parser.add_argument("--ks", type=int, nargs="+", help="K of each design (default: 1..10, both balances)")
+    parser.add_argument("--alternate", action="store_true", help="with --ks: balanced and unbalanced in turn")
+    parser.add_argument("--prefix", help="with --ks: recording names <prefix><index>_k<K>_<balance>")
+    parser.add_argument("--dimension", type=int, default=PARAMETERS["dimension"])
+    parser.add_argument("--between", type=float, nargs=2, default=PARAMETERS["between_eigenvalues"],
+                        metavar=("LOW", "HIGH"), help="range of B's eigenvalues")
+    parser.add_argument("--within", type=float, nargs=2, default=PARAMETERS["within_eigenvalues"],
+                        metavar=("LOW", "HIGH"), help="range of W's eigenvalues")
+    for name in ("drift", "drift_time", "turn_effect", "quality_sd"):
+        parser.add_argument(f"--{name.replace('_', '-')}", type=float, default=PARAMETERS[name])
     args = parser.parse_args(argv)
+    params = {"dimension": args.dimension, "between_eigenvalues": tuple(args.between),
+              "within_eigenvalues": tuple(args.within), "drift": args.drift, "drift_time": args.drift_time,
+              "turn_effect": args.turn_effect, "quality_sd": args.quality_sd}
+    return args, params
+
+
+def command(args: argparse.Namespace, params: dict) -> str:
+    """The command line that made the corpus (options left at their defaults not repeated)."""
+    words = ["python tools/simulate_plda_matrices.py", f"--out {shlex.quote(str(args.out))}", f"--seed {args.seed}"]
+    if args.ks is not None:
+        words.append("--ks " + " ".join(map(str, args.ks)) + (" --alternate" if args.alternate else ""))
+        words += [f"--prefix {shlex.quote(args.prefix)}"] if args.prefix else []
+    flags = {"dimension": "--dimension", "between_eigenvalues": "--between", "within_eigenvalues": "--within",
+             "drift": "--drift", "drift_time": "--drift-time", "turn_effect": "--turn-effect",
+             "quality_sd": "--quality-sd"}
+    for key, flag in flags.items():
+        value = params[key]
+        if value != PARAMETERS[key]:
+            words.append(f"{flag} {' '.join(f'{v:g}' for v in value) if isinstance(value, tuple) else f'{value:g}'}")
+    return " ".join(words)
+
+
+def main(argv=None) -> None:
+    args, params = parse(argv)
     rng = np.random.default_rng(args.seed)
-    params = PARAMETERS
     dimension = params["dimension"]
     plda = TwoCovariancePLDA(random_covariance(rng, dimension, *params["between_eigenvalues"]),
                              random_covariance(rng, dimension, *params["within_eigenvalues"]))
@@ -192,33 +245,31 @@ def main(argv=None) -> None:
 
     args.out.mkdir(parents=True, exist_ok=True)
     rows, described = [], []
-    for k in range(1, 11):
-        for balanced in (True, False):
-            if k == 1:
-                name = f"plda_k01_{'a' if balanced else 'b'}"  # K = 1 has no imbalance: two draws
-            else:
-                name = f"plda_k{k:02d}_{'balanced' if balanced else 'unbalanced'}"
-            S, start, end, duration, turns, z = simulate(k, balanced, plda, rng, params)
-            rows.append(write_recording(args.out, name, S, start, end, duration, turns, k))
-            shares = shares_of(turns, k)
-            centre = z[1:]  # the speaker at each window's centre (the start of its second half)
-            i, j = np.triu_indices(start.size, 1)
-            far = (j - i) >= 2
-            same = centre[i] == centre[j]
-            within = S[i[same & far], j[same & far]]
-            between = S[i[~same], j[~same]]
-            described.append(f"  {name}: K = {k}, {duration:.2f} s, {start.size} windows, {len(turns)} turns, "
-                             f"least speech {min(np.bincount(z, minlength=k)) * HALF:.2f} s, shares "
-                             f"{', '.join(f'{100 * v:.0f}' for v in shares)} %; LLR within (non-overlapping) "
-                             f"{within.mean():.1f} +- {within.std():.1f}"
-                             + (f", between {between.mean():.1f} +- {between.std():.1f}\n" if k > 1 else "\n"))
-            print(described[-1].strip(), flush=True)
+    for name, k, balanced in designs(args.ks, args.alternate, args.prefix):
+        S, start, end, duration, turns, z = simulate(k, balanced, plda, rng, params)
+        rows.append(write_recording(args.out, name, S, start, end, duration, turns, k))
+        shares = shares_of(turns, k)
+        centre = z[1:]  # the speaker at each window's centre (the start of its second half)
+        i, j = np.triu_indices(start.size, 1)
+        far = (j - i) >= 2
+        same = centre[i] == centre[j]
+        within = S[i[same & far], j[same & far]]
+        between = S[i[~same], j[~same]]
+        described.append(f"  {name}: K = {k}, {duration:.2f} s, {start.size} windows, {len(turns)} turns, "
+                         f"least speech {min(np.bincount(z, minlength=k)) * HALF:.2f} s, shares "
+                         f"{', '.join(f'{100 * v:.0f}' for v in shares)} %; LLR within (non-overlapping) "
+                         f"{within.mean():.1f} +- {within.std():.1f}"
+                         + (f", between {between.mean():.1f} +- {between.std():.1f}\n" if k > 1 else "\n"))
+        print(described[-1].strip(), flush=True)
+    plan = ("K = 1..10" if args.ks is None else
+            f"K = {', '.join(map(str, args.ks))} ({'balanced and unbalanced in turn' if args.alternate else 'both'})")
+    twice = "; K = 1 twice" if args.ks is None else ""
     text = f"""\
 PLDA-style LLR matrices simulated from a two-covariance model, with their references
 ====================================================================================
 
 Made by tools/simulate_plda_matrices.py, seed {args.seed} (numpy.random.default_rng):
-  python tools/simulate_plda_matrices.py --out {shlex.quote(str(args.out))} --seed {args.seed}
+  {command(args, params)}
 
 Files (the formats of the cosine corpus one folder up)
   <rec>.npz    scores (N x N float32 PLDA LLRs, natural log, symmetric), start, end (float64, s), duration (s)
@@ -242,9 +293,9 @@ Model (see the tool's docstring for the formulas)
   n_h ~ N(0, W) (neighbouring windows share one half's noise), log q_i ~ N(0, {params['quality_sd']}^2).
   Scores: the closed-form two-covariance PLDA LLR of the nominal (B, W) (checked against the ratio of the two
   joint Gaussians with scipy), which ignores drift, turn effects and quality.
-  Designs: K = 1..10, each balanced (equal turn-taking weights; shares still vary with the turn lengths) and
+  Designs: {plan}, each balanced (equal turn-taking weights; shares still vary with the turn lengths) and
   unbalanced (weights Dirichlet(1) + 0.03, one dominant speaker's raised by their sum: it takes about every
-  other turn, its turns 6-10 halves, the others' 2-6); K = 1 twice.
+  other turn, its turns 6-10 halves, the others' 2-6){twice}.
   Length 60 + 12 K + U(0, 20) s, capped at 200 s, cut to whole halves, then the speaking floor's extra turns.
   A window's reference speaker: the one at its centre (windows across a change mix two speakers).
 
