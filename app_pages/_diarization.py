@@ -28,8 +28,10 @@ VBX_PUBLISHED_DER = 7.06  # VBx README, "Run the example": ES2005a, dscore --col
 METHOD_NAMES = {"bayes": "Bayesian block model", "ahc": "AHC (average linkage)", "spectral": "Spectral",
                 "nme-sc": "NME-SC (auto-tuned spectral)"}
 PRESET_LABELS = {"synthetic-cosine": "Learnt: synthetic cosines", "simulated-plda": "Learnt: simulated PLDA"}
-#: The score models of the Bayesian method, both tabs: the recording's own, then every preset of the library.
-PRIOR_NAMES = {None: "From this recording", **{name: PRESET_LABELS.get(name, f"Learnt: {name}") for name in PRESETS}}
+#: The score models of the Bayesian method, both tabs: the library's default (by the kind of scores), the recording's
+#: own two-Gaussian fit, then every preset of the library.
+PRIOR_NAMES = {None: "By the kind of scores (default)", "recording": "From this recording",
+               **{name: PRESET_LABELS.get(name, f"Learnt: {name}") for name in PRESETS}}
 MATRIX_HELP = ("NumPy `.npy` (one square array) or `.npz` (several matrices allowed; arrays `start`/`end` give the "
                "segment times); or CSV/TSV/text with N rows of N numbers (header and name column optional).")
 

@@ -142,7 +142,7 @@ def corpus_section(method_names: dict, prior_names: dict) -> None:
     names = {name: method for method, name in method_names.items()}
     method_column, model_column, collar_column, run_column = st.columns([2, 2, 1, 1], vertical_alignment="bottom")
     method = names[method_column.selectbox("Method", list(names), key="diar_corpus_method")]
-    models = {None: "From each recording", OTHERS: "Learnt from the other recordings",
+    models = {None: "By the kind of scores (default)", OTHERS: "Learnt from the other recordings",
               **{name: label for name, label in prior_names.items() if name is not None}}
     prior = model_column.selectbox(
         "Score model (Bayes)", list(models), format_func=models.get, key="diar_corpus_prior",

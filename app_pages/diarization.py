@@ -86,13 +86,15 @@ def settings(matrix) -> Settings:
         prior = evidence_column.selectbox(
             "Score model (Bayes)", list(names), key="diar_prior", format_func=names.get,
             persist_state="session",
-            help="What same-speaker and different-speaker scores look like: from this recording's own scores (a "
-                 "two-Gaussian fit), or learnt from a half of the labelled development corpus. A learnt model fixes "
-                 "the scale, and on scores made the same way it finds the number of speakers more often; on others "
-                 "it misleads: the synthetic voices' model finds 1 speaker on pyannote's real sample of 2 "
-                 "(README, Diarization). Load your labelled recordings in Several recordings to learn one from them "
-                 "here (`llrcore diarize --prior-from` does it from the shell); that tab also shows what a model "
-                 "learnt from the others does on each of them.")
+            help="What same-speaker and different-speaker scores look like. By default, by the kind of scores: "
+                 "cosines (all in [-1, 1]) start from the synthetic voices' model, LLRs from the simulated PLDA's, "
+                 "held loosely so that this recording's own scores still move them; or from this recording's own "
+                 "scores alone (a two-Gaussian fit); or a learnt model held firmly. A learnt model fixes the scale, "
+                 "and on scores made the same way it finds the number of speakers more often; on others it misleads: "
+                 "the synthetic voices' model finds 1 speaker on pyannote's real sample of 2 (README, Diarization). "
+                 "Load your labelled recordings in Several recordings to learn one from them here (`llrcore "
+                 "diarize --prior-from` does it from the shell); that tab also shows what a model learnt from the "
+                 "others does on each of them.")
         if prior == CORPUS_PRIOR:
             evidence_column.caption(f"From the references of Several recordings: {corpus}.")
             prior = learnt

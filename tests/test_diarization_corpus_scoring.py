@@ -199,7 +199,7 @@ def test_each_recording_clustered_with_the_model_learnt_from_the_others(capsys):
         pd.testing.assert_frame_equal(hypotheses[hypotheses["uri"] == matrix.uri].reset_index(drop=True), expected)
     found = lc.score_corpus(matrices, hypotheses).to_frame()["found"]
     assert found["synth02_k01"] == 1
-    assert lc.cluster_similarity(matrices[0], "bayes").n_clusters == 2
+    assert lc.cluster_similarity(matrices[0], "bayes", prior="recording").n_clusters == 2
 
     assert main(["diarize", *(str(CORPUS / f"{name}.npz") for name in names), "--prior-from-others", "--csv"]) == 0
     printed = pd.read_csv(pd.io.common.StringIO(capsys.readouterr().out), index_col="uri")

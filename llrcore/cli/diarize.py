@@ -30,9 +30,10 @@ def add_command(commands) -> None:
     parser.add_argument("--method", choices=METHODS, default="bayes", help="clustering method (bayes)")
     parser.add_argument("--n-clusters", type=int, metavar="K", help="exact number of speakers of every recording")
     prior = parser.add_mutually_exclusive_group()
-    prior.add_argument("--prior", choices=list(PRESETS),
+    prior.add_argument("--prior", choices=["recording", *PRESETS],
                        help="bayes: within- and between-speaker score Gaussians learnt from the development corpus, for "
-                            "scores of that kind (default: from each recording's own scores)")
+                            "scores of that kind, or 'recording': from each recording's own scores (default: by the "
+                            "kind of scores, cosines or LLRs, held loosely)")
     prior.add_argument("--prior-from", nargs="+", metavar="FOLDER_OR_FILES",
                        help="bayes: learn them from these labelled recordings (.npz + .rttm) of the same kind of scores")
     prior.add_argument("--prior-from-others", action="store_true",

@@ -4,7 +4,8 @@
   between: the soft ordering constraint) and the concentration of the Dirichlet process over partitions;
   empirical Bayes from a two-Gaussian fit of the scores (:meth:`BlockModelPrior.from_mixture`), or learnt from
   labelled recordings (:meth:`BlockModelPrior.from_recordings`; :data:`PRESETS`, learnt from the development corpus)
-  through the :class:`PairMoments` of each recording's same-speaker and different-speaker pairs.
+  through the :class:`PairMoments` of each recording's same-speaker and different-speaker pairs; the default call's
+  prior by the kind of scores (:func:`prior_for_scores`: cosines or LLRs, :func:`score_kind`).
 - :func:`crp_log_prior` — the Chinese restaurant process prior of a partition.
 - Normal-Gamma posteriors, expected log-densities and Kullback-Leibler divergences of Normal-Gamma and Beta
   distributions (Bishop, *Pattern Recognition and Machine Learning*, sec. 2.3.6 and 10.1; the thesis chapter of
@@ -12,7 +13,7 @@
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from scipy.special import betaln, digamma, gammaln
@@ -20,6 +21,10 @@ from scipy.special import betaln, digamma, gammaln
 from .gaussians import ScoreMixture
 
 __all__ = [
+    "COSINE_SLACK",
+    "KIND_PRESETS",
+    "KIND_SHAPE",
+    "KIND_STRENGTH",
     "LEARNT_SHAPE",
     "LEARNT_STRENGTH",
     "PRESETS",
@@ -32,6 +37,8 @@ __all__ = [
     "kl_beta",
     "kl_normal_gamma",
     "ng_posterior",
+    "prior_for_scores",
+    "score_kind",
 ]
 
 #: Default kappa0: each prior mean weighs as much as this many tempered scores (the soft ordering constraint).
@@ -229,3 +236,42 @@ PRESETS = {
     "synthetic-cosine": BlockModelPrior(0.7472, 0.5847, 0.007641, LEARNT_STRENGTH, LEARNT_SHAPE, 1.0, 0.008751),
     "simulated-plda": BlockModelPrior(5.751, -22.11, 94.82, LEARNT_STRENGTH, LEARNT_SHAPE, 1.0, 195.7),
 }
+
+#: Scores within [-1 - this, 1 + this] are taken for cosines: unit vectors in float32 give self-similarities of
+#: 1.0000006 and the like.
+COSINE_SLACK = 1e-3
+#: The preset of each kind of scores (:func:`score_kind`) that the default call's prior is centred on.
+KIND_PRESETS = {"cosine": "synthetic-cosine", "llr": "simulated-plda"}
+#: kappa0 and a0 of the default call's prior (:func:`prior_for_scores`): its means and variances are those of the
+#: kind's preset, held as firmly as recordings of one kind differ from each other. On the development corpus the
+#: recordings' own same-speaker (different-speaker) mean scores spread around the pooled ones with sd tau, and
+#: kappa0 = sigma^2 / tau^2 (sigma^2 the pooled variance of the scores) is 18 (13) for its cosines and 27 (10) for its
+#: PLDA LLRs: 15. Their variances spread with a coefficient of variation of 0.17-0.23, 1 / cv^2 = 19-34: a0 = 25.
+#: Cross-validated there (the preset learnt on one half, tested on the other, as bench/RESULTS.md's bayes-learnt),
+#: right K and mean DER on the cosines and PLDA LLRs: kappa0 = 15, a0 = 25: 13/24 (20.0 %), 18/20 (4.0 %); the
+#: recording's own two-Gaussian fit (the previous default): 12/24 (19.6 %), 15/20 (6.9 %); the preset held as
+#: :meth:`BlockModelPrior.from_recordings` holds it (kappa0 = 1000, a0 = 300): 17/24 (14.7 %), 20/20 (3.4 %), but
+#: on the two real recordings of the tests it fails: AMI ES2005a 5 speakers of 4 (DER 8.2 % where it is 2.8 %),
+#: pyannote's sample 1 of 2; kappa0 = 20 already finds 1 on the sample, kappa0 <= 300 with a0 <= 30 keeps ES2005a.
+KIND_STRENGTH = 15.0
+KIND_SHAPE = 25.0
+
+
+def score_kind(scores) -> str:
+    """``"cosine"`` when every score lies in [-1, 1] (to :data:`COSINE_SLACK`), else ``"llr"``."""
+    scores = np.asarray(scores)
+    return ("cosine" if float(np.min(scores)) >= -1.0 - COSINE_SLACK and float(np.max(scores)) <= 1.0 + COSINE_SLACK
+            else "llr")
+
+
+def prior_for_scores(scores, *, concentration: float = 1.0) -> tuple[str, BlockModelPrior]:
+    """The default call's prior for this kind of scores and the name of the preset it is centred on.
+
+    The preset of :data:`KIND_PRESETS` for :func:`score_kind` (cosines: ``"synthetic-cosine"``, LLRs:
+    ``"simulated-plda"``), its means and variances held with the weight of :data:`KIND_STRENGTH` and
+    :data:`KIND_SHAPE` tempered scores instead of :data:`LEARNT_STRENGTH` and :data:`LEARNT_SHAPE`: the scale of
+    "same" and "different" speaker comes from the kind of scores, and a recording whose own scores sit elsewhere (a
+    real embedder's, another PLDA) can still move it.
+    """
+    name = KIND_PRESETS[score_kind(scores)]
+    return name, replace(PRESETS[name], mean_strength=KIND_STRENGTH, shape=KIND_SHAPE, concentration=concentration)

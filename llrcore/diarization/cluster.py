@@ -17,7 +17,7 @@ from .baselines import (
     spectral_embedding,
     spectral_labels,
 )
-from .block_prior import PRESETS, PRIOR_STRENGTH, BlockModelPrior
+from .block_prior import PRESETS, PRIOR_STRENGTH, BlockModelPrior, prior_for_scores
 from .gaussians import GaussianFit, ScoreMixture, fit_score_mixture
 from .chain import loop_probability, median_shift
 from .model import EFFECTIVE_SCORES, MEAN_TURN, MIN_SPEECH, fit_block_model
@@ -38,6 +38,9 @@ __all__ = [
 ]
 
 METHODS = ("bayes", "ahc", "spectral", "nme-sc")
+#: ``prior=`` this: the block model's prior from a two-Gaussian fit of the recording's own scores (the default before
+#: the prior by the kind of scores; :func:`cluster_similarity`).
+OWN_FIT = "recording"
 #: Without times, a segment is taken as an x-vector window that overlaps five others (1.5 s every 0.25 s, as
 #: AMI ES2005a's 1.44 s every 0.24 s): its share of the evidence per independent segment.
 SHARE_WITHOUT_TIMES = 1.0 / 6.0
@@ -161,7 +164,9 @@ def cluster_similarity(S, method: str = "bayes", *, n_clusters: int | None = Non
         time order (a new speaker pays per speaker change, loop probability from `mean_turn`; without times the segments
         are independent draws); mean-field variational inference (forward-backward for q(z)) from several
         initialisations (spectral with K around the eigengap estimate, AHC, over-clustered AHC, one speaker), with merge
-        moves and clusters below `min_speech` merged, kept by the best evidence bound; see
+        moves, and clusters below `min_speech` or whose own pairs score more like two speakers than one (by more than
+        :data:`~llrcore.diarization.model.MIN_COHERENCE` nats per pair: scattered low-quality windows) merged, kept
+        by the best evidence bound; see
         :mod:`llrcore.diarization.model`. ``"ahc"``: average linkage stopped at the crossing of the two Gaussians of the
         score mixture, clusters smaller than `min_cluster_size` dissolved. ``"spectral"``: normalised spectral
         clustering, K by eigengap (or given). ``"nme-sc"``: spectral clustering auto-tuned by the normalised maximum
@@ -197,16 +202,21 @@ def cluster_similarity(S, method: str = "bayes", *, n_clusters: int | None = Non
         one-window outlier is not a speaker).
         Without times the smallest speaker is `min_cluster_size` segments.
     concentration : float
-        Bayes: alpha of the Dirichlet process (the stick-breaking prior of the speaker weights).
+        Bayes: alpha of the Dirichlet process (the stick-breaking prior of the speaker weights), for the default
+        prior and ``prior="recording"``.
     prior_strength : float
-        Bayes: kappa0, the weight of the prior means of the Gaussians in (tempered) scores: how firmly
-        within-speaker means are held above between-speaker means.
+        Bayes, ``prior="recording"``: kappa0, the weight of the prior means of the Gaussians in (tempered) scores:
+        how firmly within-speaker means are held above between-speaker means.
     prior : BlockModelPrior or str, optional
-        Bayes: the prior of the within- and between-speaker Gaussians. Default: from a two-Gaussian fit of this
-        recording's scores (with `concentration` and `prior_strength`). A name of
-        :data:`~llrcore.diarization.block_prior.PRESETS` (``"synthetic-cosine"``, ``"simulated-plda"``) or
-        ``BlockModelPrior.from_recordings(labelled)``: learnt from labelled recordings of the same kind of scores,
-        it fixes what "same" and "different" speaker look like (README, Diarization).
+        Bayes: the prior of the within- and between-speaker Gaussians. Default: by the kind of scores
+        (:func:`~llrcore.diarization.block_prior.prior_for_scores`): cosines (every score in [-1, 1]) get the
+        ``"synthetic-cosine"`` preset's means and variances, LLRs the ``"simulated-plda"`` one's, held as loosely
+        as the development corpus's recordings differ (kappa0 = 15, a0 = 25), so that another embedder's or PLDA's
+        scale still moves them; ``result.options["prior_source"]`` names it. ``"recording"``: from a two-Gaussian
+        fit of this recording's scores (with `concentration` and `prior_strength`). A name of
+        :data:`~llrcore.diarization.block_prior.PRESETS` (``"synthetic-cosine"``, ``"simulated-plda"``), held
+        firmly, or ``BlockModelPrior.from_recordings(labelled)``: learnt from labelled recordings of the same kind of
+        scores, it fixes what "same" and "different" speaker look like (README, Diarization).
     threshold : float, optional
         AHC: stop merging below this average score (default: from the score mixture).
     min_cluster_size : int, optional
@@ -286,11 +296,7 @@ def cluster_similarity(S, method: str = "bayes", *, n_clusters: int | None = Non
         else:
             inits = _initial_partitions(scores, mixture, embedding, k_hat, low, high, n_clusters,
                                         min_cluster_size, seed)
-            if prior is None:
-                prior = BlockModelPrior.from_mixture(mixture, concentration=concentration,
-                                                     mean_strength=prior_strength)
-            elif isinstance(prior, str):
-                prior = _preset(prior)
+            prior, options["prior_source"] = _block_prior(prior, scores, mixture, concentration, prior_strength)
             timing = _chain_options(S, effective_scores, mean_turn, min_speech, min_cluster_size)
             fit = fit_block_model(scores, inits, prior=prior, min_clusters=low, max_clusters=high,
                                   progress=progress, **timing)
@@ -302,11 +308,21 @@ def cluster_similarity(S, method: str = "bayes", *, n_clusters: int | None = Non
                             mixture, seconds=time.perf_counter() - began, options=options, **extra)
 
 
-def _preset(name: str) -> BlockModelPrior:
-    if name not in PRESETS:
-        raise ValueError(f"Unknown prior {name!r}; choose one of {', '.join(PRESETS)}, or learn one with "
-                         "BlockModelPrior.from_recordings.")
-    return PRESETS[name]
+def _block_prior(prior, scores, mixture, concentration: float, prior_strength: float) -> tuple:
+    """The block model's prior and where it came from: by the kind of scores (None), from the recording's own
+    two-Gaussian fit (:data:`OWN_FIT`), a preset by name, or the prior given."""
+    if prior is None:
+        name, chosen = prior_for_scores(scores, concentration=concentration)
+        return chosen, f"{name} (by the kind of scores)"
+    if isinstance(prior, BlockModelPrior):
+        return prior, "given"
+    if prior == OWN_FIT:
+        return BlockModelPrior.from_mixture(mixture, concentration=concentration,
+                                            mean_strength=prior_strength), OWN_FIT
+    if prior not in PRESETS:
+        raise ValueError(f"Unknown prior {prior!r}; choose one of {', '.join([OWN_FIT, *PRESETS])}, or learn one "
+                         "with BlockModelPrior.from_recordings.")
+    return PRESETS[prior], prior
 
 
 def _chain_options(S, effective_scores: float, mean_turn: float, min_speech: float, min_cluster_size) -> dict:

@@ -84,13 +84,14 @@ def test_uploaded_recordings_pair_by_name_and_a_missing_rttm_is_said(page: Page,
 def test_the_score_model_learnt_from_the_other_recordings(page: Page, app_url, screenshots):
     """The person loads the demo corpus, keeps the Bayesian method, picks the score model learnt from the other
     recordings and runs: each recording clustered with the model of the five others. The demo's one-speaker
-    recording gets one speaker (its own scores' model finds two); the numbers are the library's."""
+    recording gets one speaker (its own scores' model, ``prior="recording"``, finds two); the numbers are the
+    library's."""
     open_page(page, f"{app_url}/diarization")
     shown = run_the_demo_corpus(page, "Learnt from the other recordings")
 
     matrices = lc.read_corpus(CORPUS)
     expected = lc.score_corpus(matrices, lc.cluster_recordings(matrices, "bayes", prior_from_others=True)).to_frame()
-    own = lc.score_corpus(matrices, lc.cluster_recordings(matrices, "bayes")).to_frame()
+    own = lc.score_corpus(matrices, lc.cluster_recordings(matrices, "bayes", prior="recording")).to_frame()
     assert expected.loc["synth02_k01", "found"] == 1 and own.loc["synth02_k01", "found"] == 2
     expect(shown).to_contain_text(f"{expected.loc['TOTAL', 'DER %']:.2f} %")
     table = download(page, page.get_by_role("button", name="Table as CSV")).set_index("uri")
