@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gzip
 import io
+import mmap
 import os
 import zlib
 from pathlib import Path
@@ -79,6 +80,20 @@ class LoadWarning(UserWarning):
         return (type(self), (self.reason, self.path))
 
 
+def _mapped(path: str) -> bytes | mmap.mmap:
+    """A file's bytes mapped into memory (read-only): its pages are the operating system's cached copy, used as they
+    are read, where reading them into ``bytes`` allocates as much fresh memory, which the kernel zeroes before the
+    copy (for 0.4 GB of score files, a tenth of the reading's time). The bytes themselves where a file cannot be
+    mapped (an empty file, a pipe, a special file)."""
+    with open(path, "rb") as file:
+        try:
+            if os.fstat(file.fileno()).st_size > 0:
+                return mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
+        except (OSError, ValueError):
+            pass
+        return file.read()
+
+
 def _display_name(path: str | None) -> str:
     """The file's name as messages show it (no folders)."""
     return Path(path).name if path else "the input"
@@ -97,11 +112,13 @@ class _Source:
         self.suffix = Path(base).suffix.lower() if base else ""
 
     @classmethod
-    def open(cls, source) -> "_Source":
+    def open(cls, source, mapped: bool = False) -> "_Source":
+        """The input's bytes; with `mapped`, a file given by its path is mapped into memory instead of read (see
+        :func:`_mapped`): its ``data`` is then an ``mmap`` that readers use as bytes (``find``, slices, buffer)."""
         if isinstance(source, (str, os.PathLike)):
             path = os.fspath(source)
             try:
-                data = Path(path).read_bytes()
+                data = _mapped(path) if mapped else Path(path).read_bytes()
             except FileNotFoundError:
                 raise LoadError("the file does not exist.", path) from None
             except IsADirectoryError:
@@ -138,7 +155,7 @@ class _Source:
                     from None
         return cls(data, path)
 
-    def forget_bytes(self) -> None:
+    def forget_bytes(self) -> None:  # (a mapped file is unmapped once nothing else holds its buffer)
         """Let go of the file's bytes once it is parsed (hundreds of MB for millions of trials): messages about it
         need only its name."""
         self.data = b""
@@ -181,9 +198,12 @@ def check_fits_in_memory(src: _Source) -> None:
                         "(the README's section 'Large files').")
 
 
-def _text_bytes(src: _Source) -> bytes:
-    """UTF-8 bytes with ``\\n`` line ends, no byte-order mark; LoadError for binary or undecodable data."""
+def _text_bytes(src: _Source) -> bytes | mmap.mmap:
+    """UTF-8 bytes with ``\\n`` line ends, no byte-order mark; LoadError for binary or undecodable data. A mapped
+    file (:func:`_mapped`) that is already so is returned as it is, else as the bytes these changes make."""
     data = src.data
+    if not isinstance(data, bytes) and (data[:2] in (b"\xff\xfe", b"\xfe\xff") or data[:3] == b"\xef\xbb\xbf"):
+        data = bytes(data)
     if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
         try:
             data = data.decode("utf-16").encode("utf-8")
@@ -195,17 +215,25 @@ def _text_bytes(src: _Source) -> bytes:
     zero = data.find(b"\x00")
     if zero >= 0:
         raise src.error("the file holds binary data (a zero byte), not text; a score file must be plain text, "
-                        "Parquet or .npz.", data.count(b"\n", 0, zero) + 1)
-    if not data.isascii():
+                        "Parquet or .npz.", data[:zero].count(b"\n") + 1)
+    if not _is_ascii(data):
+        data = bytes(data)
         try:
             data.decode("utf-8")
         except UnicodeDecodeError as exc:
             raise src.error(f"the byte 0x{data[exc.start]:02x} is not UTF-8 text; this is a binary file or text in "
                             "another encoding: save it as UTF-8 plain text.",
                             data.count(b"\n", 0, exc.start) + 1) from None
-    if b"\r" in data:
-        data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+    if data.find(b"\r") >= 0:
+        data = bytes(data).replace(b"\r\n", b"\n").replace(b"\r", b"\n")
     return data
+
+
+def _is_ascii(data: bytes | mmap.mmap) -> bool:
+    """Whether every byte is below 128 (``bytes.isascii``, which a mapped file lacks: numpy's maximum, no copy)."""
+    if isinstance(data, bytes):
+        return data.isascii()
+    return len(data) == 0 or int(np.frombuffer(data, np.uint8).max()) < 128
 
 
 _CHUNK = 1 << 24  # bytes scanned at a time (bounded temporary memory)

@@ -66,10 +66,16 @@ class TextFile:
                 self.sample.append((lineno, pos, end, data[pos:end].decode("utf-8")))
             pos = end + 1
         if not self.sample:
-            raise src.error("the file is empty." if not data.strip() else
+            raise src.error("the file is empty." if not bytes(data).strip() else  # (a mapped file has no strip)
                             "the file holds only comment or blank lines, no trials.")
         self.sep, self.decimal = detect_separator([text for *_, text in self.sample])
         self.rows = [self.split(text) for *_, text in self.sample]
+
+    def forget_bytes(self) -> None:
+        """Let go of the file's bytes (its own and its source's) once every value is read and checked: messages
+        that follow name lines by number and need no text; the memory goes to the hashes and sorts that follow."""
+        self.data = b""
+        self.src.forget_bytes()
 
     @property
     def skippable(self) -> bool:

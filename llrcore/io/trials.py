@@ -213,7 +213,7 @@ def _read(source, format, key, name, metadata, on_warning, progress) -> Trials |
     fmt = FORMAT_ALIASES.get(str(format).lower())
     if fmt is None:
         raise ValueError(f"Unknown format {format!r}: use one of {', '.join(FORMATS)}.")
-    src = _Source.open(source)
+    src = _Source.open(source, mapped=True)  # a file's pages as the system caches them: no copy (see _mapped)
     table = None if metadata is None else MetadataTable.read(metadata)
     if fmt == "auto":
         fmt = _detect_format(src, key)
@@ -231,7 +231,7 @@ def _read(source, format, key, name, metadata, on_warning, progress) -> Trials |
         scores = read_h5_trial_list(src, False) if fmt == "bosaris-h5" else read_trial_list(src, False)
         src.forget_bytes()
         progress(1, 3)
-        key_src = _Source.open(key)
+        key_src = _Source.open(key, mapped=True)
         if not is_hdf5(key_src):
             check_fits_in_memory(key_src)
         key_list = _key_list(key_src, scores)
@@ -345,6 +345,9 @@ def _read_text(src: _Source, fmt: str, name: str | None, table: MetadataTable | 
     frame, lines = text.read(first, ncols, categorical, reference, numbers=layout["scores"], strings=strings)
     labels = text_labels(text, frame[layout["label"]], lines, ncols, reference)
     score_columns = {j: text.scores(frame[j], lines, ncols, reference) for j in layout["scores"]}
+    if layout["system"] is None:  # every value is checked: no message below quotes a line of the file
+        del data
+        text.forget_bytes()
     if kaldi:
         # Kaldi/BOSARIS one-file form 'model test score label': each pair once
         refuse_duplicates(src, frame[ids[0]], frame[ids[1]], lines, spaced=text.sep != WHITESPACE)
