@@ -4,24 +4,23 @@ A score file of millions of trials has about as many distinct test ids as lines.
 table of millions of strings: Arrow's ``dictionary_encode``, pandas' categoricals) takes longer than parsing the
 file, so the readers find repeated pairs and join a key to its scores on numbers computed from the ids' bytes:
 
-- :func:`pair_hash` gives each pair two 64-bit numbers with numpy, eight bytes at a time (two multiply-xorshift
-  chains with different constants, then the splitmix64 and MurmurHash3 finalisers), in one pass over the rows and no
-  hash table;
-- equal pairs have equal numbers. Repeated pairs are found by sorting the first number and comparing the ids
-  themselves wherever two numbers agree (:func:`repeated_pairs`): the answer is exact. A key is joined to its scores
-  on both numbers (:func:`~llrcore.io.kaldi.join_with_key`) and every match is checked on the ids themselves
-  (:func:`same_pairs`): the join is exact too. Where the numbers behave badly (two different pairs with equal
-  numbers, odds below 1e-15 for a hundred million trials), the exact, slower numbering (:func:`exact_pair_codes`)
-  decides.
+- :func:`pair_hash` gives each pair a 64-bit number with numpy, eight bytes at a time (a multiply-xorshift chain,
+  then splitmix64's finaliser), in one pass over the rows and no hash table;
+- equal pairs have equal numbers. Repeated pairs are found by sorting the numbers and comparing the ids themselves
+  wherever two numbers agree (:func:`repeated_pairs`): the answer is exact. A key is joined to its scores by sorting
+  the numbers of both files together (:func:`~llrcore.io.kaldi.join_with_key`), and every match is checked on the
+  ids themselves (:func:`same_pairs`): the join is exact too. Where the numbers behave badly (many different pairs
+  with equal numbers), the exact, slower numbering (:func:`exact_pair_codes`) decides.
 
 The ids stay as they were read (Arrow strings); the categoricals of ``Trials.metadata`` are built when someone first
 looks at them (:class:`LazyIds`).
 
 References: S. Vigna, *Further scramblings of Marsaglia's xorshift generators* (splitmix64's finaliser, 2017);
-A. Appleby, MurmurHash3 (its 64-bit finaliser ``fmix64``); Apache Arrow columnar format (a string array is an
-offsets buffer and a data buffer).
+Apache Arrow columnar format (a string array is an offsets buffer and a data buffer).
 """
 from __future__ import annotations
+
+from itertools import pairwise
 
 import numpy as np
 import pandas as pd
@@ -64,28 +63,22 @@ def _arrow(column) -> pa.ChunkedArray:
     return pa.chunked_array([pa.array(np.asarray(pd.Series(column).astype(str), dtype=object), type=pa.string())])
 
 
-def _mix(h: np.ndarray, k1=_K2, k2=_K3, shifts=(30, 27, 31)) -> np.ndarray:
-    """A 64-bit finaliser, in place (splitmix64's by default, MurmurHash3's with its constants): every input bit
-    moves every output bit."""
-    a, b, c = (np.uint64(k) for k in shifts)
-    h ^= h >> a
-    h *= k1
-    h ^= h >> b
-    h *= k2
-    h ^= h >> c
+def _mix(h: np.ndarray) -> np.ndarray:
+    """splitmix64's finaliser, in place: every input bit moves every output bit."""
+    h ^= h >> np.uint64(30)
+    h *= _K2
+    h ^= h >> np.uint64(27)
+    h *= _K3
+    h ^= h >> np.uint64(31)
     return h
 
 
-_MURMUR = {"k1": np.uint64(0xFF51AFD7ED558CCD), "k2": np.uint64(0xC4CEB9FE1A85EC53), "shifts": (33, 33, 33)}
-
-
-def _string_hash(chunk: pa.Array) -> tuple[np.ndarray, np.ndarray]:
-    """Two 64-bit states per string of an Arrow string array, from its length and its bytes eight at a time: one
-    xor-multiply-xorshift chain, one add-multiply-xorshift chain with other constants (each step a bijection of the
-    state for a given word)."""
+def _string_hash(chunk: pa.Array) -> np.ndarray:
+    """One 64-bit state per string of an Arrow string array, from its length and its bytes eight at a time (an
+    xor-multiply-xorshift chain: each step a bijection of the state for a given word)."""
     n = len(chunk)
     _, offset_buffer, data_buffer = chunk.buffers()
-    offsets = np.frombuffer(offset_buffer, np.int32, n + 1, chunk.offset * 4).astype(np.int64)
+    offsets = np.frombuffer(offset_buffer, np.int32, n + 1, chunk.offset * 4)
     data = np.frombuffer(data_buffer, np.uint8) if data_buffer is not None else np.zeros(0, np.uint8)
     lo, hi = int(offsets[0]), int(offsets[-1])
     starts, lengths = offsets[:-1] - lo, np.diff(offsets)
@@ -95,69 +88,113 @@ def _string_hash(chunk: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     padded[:hi - lo] = data[lo:hi]
     words = np.ndarray((hi - lo + spare - 7,), dtype="<u8", buffer=padded, strides=(1,))  # 8 bytes from each position
     h = lengths.astype(np.uint64)
-    g = h * _K3
     h *= _K1
     for w in range(0, longest, 8):
         if w < shortest:  # every string has bytes in this word
             word = words[starts + w]
             if w + 8 > shortest:  # some end within it: keep their own bytes only
                 word &= _MASKS[min(longest - w, 8)] if shortest == longest else _MASKS[np.minimum(lengths - w, 8)]
-            _round(h, g, word)
-        else:  # only the strings with bytes in this word take a round: a string's numbers never depend on the others
+            _round(h, word)
+        else:  # only the strings with bytes in this word take a round: a string's number never depends on the others
             rows = np.flatnonzero(lengths > w)
-            word = words[starts[rows] + w] & _MASKS[np.minimum(lengths[rows] - w, 8)]
-            h_rows, g_rows = h[rows], g[rows]
-            _round(h_rows, g_rows, word)
-            h[rows], g[rows] = h_rows, g_rows
-    return h, g  # mixed once per pair, in pair_hash
+            h_rows = h[rows]
+            _round(h_rows, words[starts[rows] + w] & _MASKS[np.minimum(lengths[rows] - w, 8)])
+            h[rows] = h_rows
+    return h  # mixed once per pair, in pair_hash
 
 
-def _round(h: np.ndarray, g: np.ndarray, word: np.ndarray) -> None:
-    """One word into both states, in place (each step a bijection of the state for a given word)."""
+def _round(h: np.ndarray, word: np.ndarray) -> None:
+    """One word into the state, in place."""
     h ^= word
     h *= _K2
     h ^= h >> np.uint64(29)
-    g += word
-    g *= _MURMUR["k1"]
-    g ^= g >> np.uint64(32)
 
 
-def pair_hash(models: pa.ChunkedArray, tests: pa.ChunkedArray) -> tuple[np.ndarray, np.ndarray]:
-    """Two independent 64-bit numbers per (model, test) pair (uint64 arrays): equal pairs, equal numbers; two
-    different pairs agree on both with odds of about 2**-128. Chunk by chunk (each in the CPU's cache), on
-    :func:`~llrcore.thread_count` threads (numpy lets go of the GIL), the same numbers whatever their number."""
-    first, second = np.empty(len(models), np.uint64), np.empty(len(models), np.uint64)
+#: Rows hashed at a time (at most): a piece's temporaries stay in the CPU's cache and are reused.
+_PIECE = 1 << 16
 
-    def model_states(task):
-        pos, chunk = task
-        first[pos:pos + len(chunk)], second[pos:pos + len(chunk)] = _string_hash(chunk)
 
-    def mix_tests(task):  # the model's state, multiplied, with the test's: mixed
-        pos, chunk = task
-        for result, part, constants in zip((first, second), _string_hash(chunk), ({}, _MURMUR)):
-            mixed = result[pos:pos + part.size]
-            mixed *= _K1
-            mixed ^= part
-            _mix(mixed, **constants)
+def _pieces(models: pa.ChunkedArray, tests: pa.ChunkedArray) -> list[tuple[int, pa.Array, pa.Array]]:
+    """``(first row, models, tests)`` of pieces of at most :data:`_PIECE` rows, each within one chunk of both columns
+    (no copy: slices of the chunks)."""
+    bounds = {0, len(models)} | set(range(0, len(models), _PIECE))
+    for column in (models, tests):
+        bounds |= set(np.cumsum([len(chunk) for chunk in column.chunks]).tolist())
+    bounds = sorted(bounds)
+    return [(a, _one_chunk(models.slice(a, b - a)), _one_chunk(tests.slice(a, b - a))) for a, b in pairwise(bounds)]
 
-    threads = workers_for(len(models))
-    for function, column in ((model_states, models), (mix_tests, tests)):
-        starts = np.cumsum([0] + [len(chunk) for chunk in column.chunks])
-        map_tasks(function, list(zip(starts.tolist(), column.chunks)), threads)
-    return first, second
+
+def _one_chunk(strings: pa.ChunkedArray) -> pa.Array:
+    """The one chunk holding rows (a slice within one chunk: no copy)."""
+    chunks = [chunk for chunk in strings.chunks if len(chunk)]
+    return chunks[0] if len(chunks) == 1 else pa.concat_arrays(chunks)
+
+
+def pair_hash(models: pa.ChunkedArray, tests: pa.ChunkedArray) -> np.ndarray:
+    """A 64-bit number per (model, test) pair (uint64): equal pairs, equal numbers; two different pairs agree with
+    odds of about 2**-64. The model's state, multiplied, xor the test's, then splitmix64's finaliser. Piece by piece
+    (each in the CPU's cache), on :func:`~llrcore.thread_count` threads (numpy lets go of the GIL), the same numbers
+    whatever their number and whatever the chunks."""
+    numbers = np.empty(len(models), np.uint64)
+
+    def piece(task) -> None:
+        start, model, test = task
+        mixed = numbers[start:start + len(model)]
+        np.multiply(_string_hash(model), _K1, out=mixed)
+        mixed ^= _string_hash(test)
+        _mix(mixed)
+
+    map_tasks(piece, _pieces(models, tests), workers_for(len(models)))
+    return numbers
 
 
 def _take(strings: pa.ChunkedArray, rows: np.ndarray) -> pa.ChunkedArray:
     return strings.take(pa.array(np.asarray(rows, dtype=np.int64)))
 
 
-def same_pairs(models_a, tests_a, rows_a: np.ndarray, models_b, tests_b, rows_b: np.ndarray) -> np.ndarray:
-    """Whether pair ``rows_a[i]`` of the first list equals pair ``rows_b[i]`` of the second, compared as text."""
-    if len(rows_a) == 0:
+def same_pairs(models_a, tests_a, rows_a: np.ndarray | None, models_b, tests_b, rows_b: np.ndarray) -> np.ndarray:
+    """Whether pair ``rows_a[i]`` of the first list equals pair ``rows_b[i]`` of the second, compared as text
+    (`rows_a` None: every row of the first list, in order, which is then not copied). The two columns on two threads
+    (pyarrow's ``take`` and ``equal`` let go of the GIL)."""
+    if len(rows_b) == 0:
         return np.zeros(0, bool)
-    equal = pc.and_(pc.equal(_take(models_a, rows_a), _take(models_b, rows_b)),
-                    pc.equal(_take(tests_a, rows_a), _take(tests_b, rows_b)))
-    return equal.to_numpy(zero_copy_only=False).astype(bool)
+
+    def equal(columns) -> pa.ChunkedArray:
+        a, b = columns
+        return pc.equal(a if rows_a is None else _take(a, rows_a), _take(b, rows_b))
+
+    models, tests = map_tasks(equal, [(models_a, models_b), (tests_a, tests_b)], workers_for(len(rows_b)))
+    return pc.and_(models, tests).to_numpy(zero_copy_only=False).astype(bool)
+
+
+#: Elements of the big arrays below handled at a time: a block's temporaries are reused (and stay in the CPU's
+#: cache) instead of tens of MB allocated afresh for each step.
+_BLOCK = 1 << 18
+
+
+def sorted_with_rows(numbers: np.ndarray, bits: int) -> np.ndarray:
+    """The high bits of `numbers` (all but the low `bits`), each with its row number shifted left by one (the free
+    lowest bit marks a file in a join) in the low bits, sorted: an argsort's answer from numpy's plain, vectorised
+    sort of integers. In place: `numbers` becomes the answer (no memory allocated afresh, which the kernel would
+    zero). ``bits >= len(numbers).bit_length() + 1``."""
+    packed = numbers
+    packed &= ~np.uint64((1 << bits) - 1)
+    for start in range(0, len(packed), _BLOCK):
+        block = packed[start:start + _BLOCK]
+        block |= np.arange(2 * start, 2 * (start + len(block)), 2, dtype=np.uint64)
+    packed.sort()
+    return packed
+
+
+def equal_neighbours(packed: np.ndarray, bits: int) -> np.ndarray:
+    """Where ``packed[i]`` and ``packed[i + 1]`` have the same high bits (all but the low `bits`): a bool array one
+    shorter than `packed`, made block by block."""
+    same = np.empty(max(len(packed) - 1, 0), bool)
+    low = np.uint64((1 << bits) - 1)
+    for start in range(0, len(same), _BLOCK):
+        stop = min(start + _BLOCK, len(same))
+        np.less_equal(packed[start + 1:stop + 1] ^ packed[start:stop], low, out=same[start:stop])
+    return same
 
 
 def repeated_pairs(models, tests, hashes: np.ndarray) -> np.ndarray | None:

@@ -9,17 +9,26 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
-from itertools import pairwise
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from ..data.trials import Trials
 from ..parallel import map_tasks, workers_for
 from ._source import LoadWarning, _scan_lines, _Source, _text_bytes
 from .challenge import find_layout, read_list
 from .fast import compact_categories
-from .ids import LazyIds, exact_pair_codes, id_strings, pair_hash, repeated_pairs, same_pairs
+from .ids import (
+    LazyIds,
+    equal_neighbours,
+    exact_pair_codes,
+    id_strings,
+    pair_hash,
+    repeated_pairs,
+    same_pairs,
+    sorted_with_rows,
+)
 from .labels import BONAFIDE, LABELS, NONTARGET, SPOOF, TARGET, label_key, text_labels, trials_from_codes
 from .metadata import MetadataTable, attach, take_rows
 from .text import WHITESPACE, TextFile, is_number
@@ -61,10 +70,32 @@ class TrialList:
         """The model and test ids as Arrow strings, compared as text."""
         return id_strings(self.models, self.spaced), id_strings(self.tests, self.spaced)
 
+    def numbers(self, rows: np.ndarray | None = None) -> np.ndarray:
+        """The 64-bit number of each pair (:func:`~llrcore.io.ids.pair_hash`), of rows `rows` only if given: computed
+        afresh (only :attr:`sorted_numbers`, their high bits, are kept)."""
+        models, tests = self.ids
+        if rows is not None:
+            rows = pa.array(np.asarray(rows, np.int64))
+            models, tests = models.take(rows), tests.take(rows)
+        return pair_hash(models, tests)
+
+    @property
+    def row_bits(self) -> int:
+        """The low bits of :attr:`sorted_numbers` holding a row: the row number, then one free bit."""
+        return len(self.models).bit_length() + 1
+
     @cached_property
-    def hashes(self) -> tuple[np.ndarray, np.ndarray]:
-        """Two independent 64-bit numbers per pair (:func:`~llrcore.io.ids.pair_hash`)."""
-        return pair_hash(*self.ids)
+    def sorted_numbers(self) -> np.ndarray:
+        """The pairs' numbers' high bits, sorted, each with its row in its low :attr:`row_bits` bits
+        (:func:`~llrcore.io.ids.sorted_with_rows`, in the numbers' own memory): the repeats of one file and its join
+        with another use this one sort."""
+        return sorted_with_rows(self.numbers(), self.row_bits)
+
+    def forget_numbers(self) -> np.ndarray:
+        """:attr:`sorted_numbers`, let go of (40 MB for 5M pairs) once the join has copied them."""
+        numbers = self.sorted_numbers
+        vars(self).pop("sorted_numbers")  # where cached_property keeps it
+        return numbers
 
     def metadata(self) -> LazyIds:
         """The id columns of the trials' metadata (``model`` and ``test``), built on first use."""
@@ -100,6 +131,8 @@ def read_trial_list(src: _Source, is_key: bool, like: TrialList | None = None) -
                              strings=[0, 1])
     values = text_labels(text, frame[2], lines, 3, reference) if is_key else text.scores(frame[2], lines, 3, reference)
     trial_list = TrialList(src, frame[0], frame[1], values, lines, spaced=text.sep != WHITESPACE)
+    del data
+    text.forget_bytes()
     _refuse_repeats(trial_list, "key entry" if is_key else "trial")
     return trial_list
 
@@ -180,71 +213,104 @@ def _with_extra(score_list: TrialList, key_list: TrialList, where: np.ndarray, i
 def _key_rows(score_list: TrialList, key_list: TrialList) -> np.ndarray:
     """For each scored pair, the row of the key holding the same pair, or -1.
 
-    A merge of the two lists sorted by their pairs' first numbers (:func:`~llrcore.io.ids.pair_hash`). The row
-    numbers ride in the low bits of the sorted numbers (27 bits for 100M rows), so that numpy's vectorised sort of plain
-    integers does the work of an argsort; each candidate is confirmed by the second number (pairs whose numbers agree
-    in those high bits are told apart by trying the next rows of the key; many of them send the join to an exact
-    numbering), and every match found is then checked on the ids themselves: a match of two different pairs (odds
-    about ``n**2 / 2**102``) would send the join to the exact numbering too, so the join is exact.
+    The numbers of both files (:func:`~llrcore.io.ids.pair_hash`), each file's already sorted with its rows
+    (:attr:`TrialList.sorted_numbers`), merged into one sorted array (``kind="stable"``: timsort merges two sorted
+    runs in one pass), the lowest bit saying which file: equal pairs have equal numbers, so a scored pair and its
+    key entry end up side by side. Neighbours from the two files whose high bits agree are the candidate matches,
+    and every one is checked on the ids themselves (:func:`~llrcore.io.ids.same_pairs`): two different pairs are
+    never joined. The rare runs of more than two equal high bits (different pairs sharing them by chance) have
+    every pair of their run tried; many of them send the join to the exact numbering
+    (:func:`~llrcore.io.ids.exact_pair_codes`).
     """
-    (hashes, checks), (key_hashes, key_checks) = score_list.hashes, key_list.hashes
-    n, n_key = len(hashes), len(key_hashes)
+    n, n_key = len(score_list.models), len(key_list.models)
     where = np.full(n, -1, np.int64)
     if n == 0 or n_key == 0:
         return where
-    low = np.uint64((1 << max(n, n_key).bit_length()) - 1)
-    threads = workers_for(n)
-    (key_sorted, key_rows), (wanted, rows) = map_tasks(lambda h: _sorted_with_rows(h, ~low, low),
-                                                       [key_hashes, hashes], threads)
+    if not _candidates(score_list, key_list, where):
+        return _exact_key_rows(score_list, key_list)  # a degenerate hash: the exact numbering
+    # the numbers only say which pairs may be the same; the ids say whether they are, so the join is exact whatever
+    # the hash does (equal pairs always have equal numbers: no match can be missed)
+    matched = np.flatnonzero(where >= 0)
+    wrong = ~same_pairs(*score_list.ids, None if matched.size == n else matched, *key_list.ids, where[matched])
+    where[matched[wrong]] = -1
+    return where
 
-    def probe(bounds) -> bool:  # one share of the scored pairs (their rows are distinct: no two threads write one)
-        part = slice(*bounds)
-        return _probe(wanted[part], rows[part], key_sorted, key_rows, key_checks, checks, where)
 
-    cuts = np.linspace(0, n, threads + 1).astype(np.int64).tolist()
-    if all(map_tasks(probe, list(pairwise(cuts)), threads)):
-        matched = np.flatnonzero(where >= 0)
-        # The numbers only say which pairs may be the same; the ids say whether they are, so the join is exact
-        # whatever the hash does (equal pairs always have equal numbers: no match can be missed).
-        if same_pairs(*score_list.ids, matched, *key_list.ids, where[matched]).all():
-            return where
-    codes, key_codes = exact_pair_codes(*score_list.ids, *key_list.ids)  # a degenerate hash: the exact numbering
+#: Elements of the merged numbers handled at a time in :func:`_key_rows`.
+_BLOCK = 1 << 18
+#: Pairs in runs of three or more equal high bits tried one by one (beyond a tenth of the rows) before the exact
+#: numbering decides: a run of k has up to k**2 / 4 pairs to try.
+_MAX_TRIED = 1000
+
+
+def _candidates(score_list: TrialList, key_list: TrialList, where: np.ndarray) -> bool:
+    """Into `where`, the key row that may hold each scored pair (its neighbour in the merged numbers, or one tried
+    in a run of three or more); False for a degenerate hash (see :func:`_try_runs`)."""
+    n, n_key = len(where), len(key_list.models)
+    bits = max(score_list.row_bits, key_list.row_bits)
+    low = np.uint64((1 << bits) - 1)
+    merged = np.empty(n + n_key, np.uint64)
+    for part, trial_list, side in ((merged[:n], score_list, 0), (merged[n:], key_list, 1)):
+        part[:] = trial_list.forget_numbers()
+        if trial_list.row_bits < bits:  # the smaller file's row moves down to the larger one's bits (still sorted
+            # by the high bits; timsort puts the rare equal ones in order)
+            own = np.uint64((1 << trial_list.row_bits) - 1)
+            np.bitwise_or(part & ~low, part & own, out=part)
+        part |= np.uint64(side)
+    merged.sort(kind="stable")
+    same = equal_neighbours(merged, bits)
+    longer = np.flatnonzero(same[1:] & same[:-1])  # three or more in a row: few, each of their pairs tried below
+    if longer.size and not _try_runs(score_list, key_list, merged, same, longer, low, where):
+        return False
+
+    def pairs(start: int) -> None:  # the pairs of neighbours starting in one block (each scored row in one pair)
+        at = np.flatnonzero(same[start:start + _BLOCK]) + start
+        first, second = merged[at] & low, merged[at + 1] & low
+        across = ((first ^ second) & np.uint64(1)).astype(bool)  # one from each file (else two of one file)
+        first, second = first[across], second[across]
+        from_key = (first & np.uint64(1)).astype(bool)  # sorted by row, then file: either may come first
+        where[(np.where(from_key, second, first) >> np.uint64(1)).view(np.int64)] = \
+            (np.where(from_key, first, second) >> np.uint64(1)).view(np.int64)
+
+    map_tasks(pairs, range(0, len(same), _BLOCK), workers_for(len(same)))
+    return True
+
+
+def _try_runs(score_list: TrialList, key_list: TrialList, merged: np.ndarray, same: np.ndarray, longer: np.ndarray,
+              low: np.uint64, where: np.ndarray) -> bool:
+    """The runs of three or more sorted numbers with equal high bits (`longer`: positions ``i`` where ``i``, ``i + 1``
+    and ``i + 2`` agree; a pair and a third number sharing its high bits by chance, about ``n**2 / 2**(64 - bits)``
+    runs for n rows): every scored pair of a run tried against every key entry of it on the ids, all runs at once;
+    their positions then cleared from `same`. False, trying none, when that makes more than :data:`_MAX_TRIED`
+    (plus a tenth of the rows) pairs to try: a degenerate hash."""
+    member = np.zeros(len(merged), bool)
+    for step in range(3):
+        member[longer + step] = True
+    at = np.flatnonzero(member)
+    run = np.cumsum(np.concatenate([[True], ~same[at[1:] - 1]])) - 1  # each member's run: a new one after a break
+    values = (merged[at] & low).astype(np.int64)
+    rows, from_key = values >> 1, (values & 1).astype(bool)
+    score_run, score_rows = run[~from_key], rows[~from_key]
+    key_run, key_rows = run[from_key], rows[from_key]  # in run order, as the members are
+    first = np.searchsorted(key_run, score_run, "left")
+    counts = np.searchsorted(key_run, score_run, "right") - first  # key entries in each scored pair's run
+    tried = int(counts.sum())
+    if tried > _MAX_TRIED + len(merged) // 10:
+        return False
+    start = np.cumsum(counts) - counts
+    key_rows = key_rows[np.repeat(first - start, counts) + np.arange(tried)]
+    score_rows = np.repeat(score_rows, counts)
+    if tried:
+        found = same_pairs(*score_list.ids, score_rows, *key_list.ids, key_rows)
+        where[score_rows[found]] = key_rows[found]
+    same[at[at < len(same)]] = False  # their neighbours are no pairs of their own
+    return True
+
+
+def _exact_key_rows(score_list: TrialList, key_list: TrialList) -> np.ndarray:
+    """:func:`_key_rows` by the exact numbering of every pair (slower, for a hash that puts many pairs together)."""
+    codes, key_codes = exact_pair_codes(*score_list.ids, *key_list.ids)
     return pd.Index(key_codes).get_indexer(codes)
-
-
-def _probe(wanted, rows, key_sorted, key_rows, key_checks, checks, where) -> bool:
-    """Write into `where` the key row of each scored pair whose sorted high bits are `wanted` (rows `rows`): the
-    first key row with the same high bits and the same second number; False when some pairs are left after
-    :data:`_MAX_PROBES` tries (then the exact numbering must decide)."""
-    n_key = len(key_sorted)
-    at = np.searchsorted(key_sorted, wanted)
-    for _ in range(_MAX_PROBES):  # the first try settles all but the rare pairs that share high bits
-        at = np.minimum(at, n_key - 1)
-        candidate = key_sorted[at] == wanted
-        key_row = key_rows[at[candidate]]
-        row = rows[candidate]
-        same = key_checks[key_row] == checks[row]
-        where[row[same]] = key_row[same]
-        retry = np.flatnonzero(candidate)[~same]  # the same high bits, another pair: the key's next row, if any
-        retry = retry[at[retry] + 1 < n_key]
-        if retry.size == 0:
-            return True
-        rows, wanted, at = rows[retry], wanted[retry], at[retry] + 1
-    return False
-
-
-def _sorted_with_rows(hashes: np.ndarray, high: np.uint64, low: np.uint64) -> tuple[np.ndarray, np.ndarray]:
-    """The high bits of `hashes`, sorted, and the row each came from (an argsort's answer from a plain sort)."""
-    packed = hashes & high
-    packed |= np.arange(len(hashes), dtype=np.uint64)
-    packed.sort()
-    rows = packed & low
-    packed &= high
-    return packed, rows.view(np.int64)  # row numbers are far below 2**63: the same bits as int64
-
-
-#: Rows of the key tried per scored pair whose number's high bits it shares with others before numbering exactly.
-_MAX_PROBES = 64
 
 
 def _kept(lines, keep: np.ndarray):
@@ -280,10 +346,14 @@ def refuse_duplicates(src: _Source, models: pd.Series, tests: pd.Series, lines: 
 
 
 def _refuse_repeats(trial_list: TrialList, what: str) -> None:
-    hashes = trial_list.hashes[0]
-    ordered = np.sort(hashes)  # most files repeat nothing: one sort says so
-    if ordered.size < 2 or not (ordered[1:] == ordered[:-1]).any():
+    packed = trial_list.sorted_numbers
+    # most files repeat nothing: the sort says so, but for the few neighbours whose high bits agree by chance
+    at = np.flatnonzero(equal_neighbours(packed, trial_list.row_bits))
+    low = np.uint64((1 << trial_list.row_bits) - 1)
+    rows = np.unique(np.concatenate([packed[at], packed[at + 1]]) & low) >> np.uint64(1)
+    if rows.size == len(np.unique(trial_list.numbers(rows))):
         return
+    hashes = trial_list.numbers()  # some pairs share a whole number: the exact search among all of them
     later = repeated_pairs(*trial_list.ids, hashes)
     if later is None:  # two different pairs share a number: number them exactly
         hashes, _ = exact_pair_codes(*trial_list.ids)
