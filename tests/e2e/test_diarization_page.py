@@ -6,7 +6,6 @@ Chromium) come from ``conftest.py``; the helpers from ``test_browser.py``.
 from __future__ import annotations
 
 import re
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -153,9 +152,10 @@ def test_second_demo_two_speakers_from_cosines(page: Page, app_url, screenshots)
 
 def test_a_recording_of_5000_windows_shows_its_progress_and_its_speakers(page: Page, app_url, screenshots, tmp_path):
     """N = 5,000 (an hour of 1.5 s windows every 0.75 s), uploaded as a float32 `.npz` with its times: the progress
-    bar names the Bayesian model's start and iteration while it runs, the speakers found are the library's on the same
-    file, and the matrix is drawn as block means (at most MAX_IMAGE_CELLS pixels a side)."""
-    import llrcore as lc
+    bar names the Bayesian model's start and iteration while it runs, the speakers found are the five the matrix was
+    drawn from (within-speaker means 8, between -15 to -30, noise 6: no method can miss them; the reference used to be
+    the library's answer on the same file, a second run of the Bayesian model on the test's side, 7 s of CPU taken
+    from the server), and the matrix is drawn as block means (at most MAX_IMAGE_CELLS pixels a side)."""
     from llrcore.plots.diarization import MAX_IMAGE_CELLS
 
     rng = np.random.default_rng(5)
@@ -171,11 +171,7 @@ def test_a_recording_of_5000_windows_shows_its_progress_and_its_speakers(page: P
     start = 0.75 * np.arange(n)
     path = tmp_path / "hour.npz"
     np.savez(path, scores=scores, start=start, end=start + 1.5)
-    # the library's answer, computed in a thread while the browser uploads and the server clusters (the two used to
-    # take turns: 10-15 s of this test's time)
-    pool = ThreadPoolExecutor(max_workers=1)
-    library = pool.submit(lambda: lc.cluster_similarity(lc.read_similarity(path), "bayes"))
-    pool.shutdown(wait=False)
+    assert np.unique(labels).size == speakers
 
     open_diarization(page, app_url)
     page.get_by_text("Upload a similarity matrix").click()
@@ -188,8 +184,7 @@ def test_a_recording_of_5000_windows_shows_its_progress_and_its_speakers(page: P
                            )).to_be_visible(timeout=240_000)
     snap(page, screenshots / "diarization_5000_progress.png")
     speakers_found = page.get_by_test_id("stMetric").filter(has_text="Speakers found")
-    expected = library.result(timeout=600)
-    expect(speakers_found).to_contain_text(str(expected.n_clusters), timeout=300_000)
+    expect(speakers_found).to_contain_text(str(speakers), timeout=300_000)
     expect(page.get_by_text("Which answer to trust here: Bayesian block model.")).to_be_visible()  # LLRs, no reference
     wait_idle(page, timeout=120_000)
     wait_for_charts(page)
