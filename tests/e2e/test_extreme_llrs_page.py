@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from playwright.sync_api import Page, expect
 from test_browser import no_exception, open_page, snap, wait_idle, write_labelled
-from test_conditions_page import go
+from test_conditions_page import go, type_number
 
 import llrcore as lc
 from llrcore.words import number, percent
@@ -165,6 +165,8 @@ def test_metrics_tables_with_intervals_fit_the_page(page: Page, app_url, screens
     page.keyboard.press("Escape")
     expect(page.get_by_text("2 evaluation and 1 development set chosen", exact=False)).to_be_visible(
         timeout=60_000)
+    # few replicates: the table's widths do not depend on them (the default 1,000 cost the server 5-10 s a system)
+    type_number(page, "Replicates", "100")
     page.get_by_text("Confidence intervals", exact=True).click()
     wait_idle(page, timeout=300_000)
     expect(page.get_by_text(re.compile(r"bootstrap confidence intervals \[lower, upper\]"))).to_be_visible(
