@@ -21,6 +21,11 @@ for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 # explicitly); a run without xdist keeps every CPU.
 if os.environ.get("PYTEST_XDIST_WORKER"):
     os.environ.setdefault("LLRCORE_THREADS", "1")
+    # The browser tests' full-page screenshots (tests/e2e/test_browser.py `snap`) are for a person looking at the
+    # pages of a module being worked on: in the whole suite under xdist nobody does, and each cost Chromium a redraw
+    # of every chart at the page's full height and back (~0.5 s CPU and ~1 s a screenshot, ~150 of them). Every
+    # assertion still runs; LLRCORE_SCREENSHOTS=1 takes them in the suite too, a run without xdist always does.
+    os.environ.setdefault("LLRCORE_SCREENSHOTS", "0")
 
 import numpy as np  # after the thread settings above
 import pandas as pd
