@@ -78,7 +78,7 @@ def asvspoof_eval() -> dict[str, np.ndarray]:
 # Seconds each of the slowest modules takes on a quiet 2-core machine (--durations of a whole run); any other browser
 # module counts BROWSER_TEST_SECONDS a test, any other module UNIT_TEST_SECONDS. Only the order depends on them.
 SLOW_MODULES = {
-    "e2e/test_diarization_page.py": 110, "e2e/test_data_page.py": 50, "e2e/test_app_state.py": 50,
+    "e2e/test_diarization_page.py": 90, "e2e/test_data_page.py": 50, "e2e/test_app_state.py": 50,
     "e2e/test_extreme_llrs_page.py": 40, "test_report_conditions.py": 25, "test_bootstrap_coverage.py": 20,
     "test_uncertainty.py": 20, "test_readme.py": 15, "test_diarization.py": 15, "test_app_diarization.py": 12,
     "test_extremes.py": 10, "test_cli_tdcf.py": 8, "test_forensic.py": 8, "test_cli_fuse.py": 8,

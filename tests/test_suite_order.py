@@ -53,7 +53,7 @@ def test_each_worker_starts_on_slow_modules_and_ends_on_quick_tests():
     assert sorted(i.name for i in ordered) == sorted(i.name for i in items)  # every test, once
     slices = xdist_slices(ordered, 2)
     slow_names = [{i.path.name for i in part if is_slow(i)} for part in slices]
-    # the 110 s diarization page alone on one side, the browser page and the coverage module on the other
+    # the 90 s diarization page alone on one side, the browser page and the coverage module on the other
     assert slow_names == [{"test_diarization_page.py"}, {"test_browser.py", "test_uncertainty.py"}]
     for part in slices:
         flags = [is_slow(i) for i in part]
