@@ -105,8 +105,9 @@ def test_the_fusion_verdict_is_judged_at_the_operating_point(page: Page, app_url
 def test_the_corpus_headline_counts_recordings_with_the_right_number_of_speakers(page: Page, app_url, screenshots):
     open_page(page, app_url)
     go(page, "Diarization")
-    run_the_demo_corpus(page)
-    hypotheses = lc.cluster_recordings(lc.read_corpus(CORPUS), "bayes")
+    # the recording's own score model: its counts are off on two recordings whose errors cancel in the totals
+    run_the_demo_corpus(page, "From this recording")
+    hypotheses = lc.cluster_recordings(lc.read_corpus(CORPUS), "bayes", prior="recording")
     found = hypotheses.groupby("uri")["speaker"].nunique()
     reference = {path.stem: pd.read_csv(path, sep=r"\s+", header=None)[7].nunique()
                  for path in sorted(CORPUS.glob("*.rttm"))}
