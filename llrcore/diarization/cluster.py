@@ -158,15 +158,16 @@ def cluster_similarity(S, method: str = "bayes", *, n_clusters: int | None = Non
     S : SimilarityMatrix or array_like, shape (N, N)
         Scores (higher = more alike); symmetrised with a warning if needed; NaN and inf are refused.
     method : {"bayes", "ahc", "spectral", "nme-sc"}
-        ``"bayes"``: a Gaussian block model (one pooled within-speaker Gaussian, one tied between-speaker Gaussian,
-        Normal-Gamma priors, the score likelihood tempered by `effective_scores`) with speaker weights from a truncated
-        Dirichlet-process stick-breaking prior and, for segments with times, a sticky Markov chain over the segments in
-        time order (a new speaker pays per speaker change, loop probability from `mean_turn`; without times the segments
-        are independent draws); mean-field variational inference (forward-backward for q(z)) from several
-        initialisations (spectral with K around the eigengap estimate, AHC, over-clustered AHC, one speaker), with merge
-        moves, and clusters below `min_speech` or whose own pairs score more like two speakers than one (by more than
-        :data:`~llrcore.diarization.model.MIN_COHERENCE` nats per pair: scattered low-quality windows) merged, kept
-        by the best evidence bound; see
+        ``"bayes"``: a Gaussian block model (one pooled within-speaker Gaussian, one tied between-speaker Gaussian or,
+        for segments without times, one per pair of speakers, Normal-Gamma priors, the score likelihood tempered by
+        `effective_scores`) with speaker weights from a truncated Dirichlet-process stick-breaking prior and, for
+        segments with times, a sticky Markov chain over the segments in time order (a new speaker pays per speaker
+        change, loop probability from `mean_turn`; without times the segments are independent draws); mean-field
+        variational inference (forward-backward for q(z)) from several initialisations (spectral with K around the
+        eigengap estimate, AHC, over-clustered AHC, one speaker), with merge moves, and clusters below `min_speech` or
+        whose own pairs score more like two speakers than one (by more than
+        :data:`~llrcore.diarization.model.MIN_COHERENCE` nats per pair: scattered low-quality windows) merged, kept by
+        the best evidence bound; see
         :mod:`llrcore.diarization.model`. ``"ahc"``: average linkage stopped at the crossing of the two Gaussians of the
         score mixture, clusters smaller than `min_cluster_size` dissolved. ``"spectral"``: normalised spectral
         clustering, K by eigengap (or given). ``"nme-sc"``: spectral clustering auto-tuned by the normalised maximum
@@ -327,7 +328,9 @@ def _block_prior(prior, scores, mixture, concentration: float, prior_strength: f
 
 def _chain_options(S, effective_scores: float, mean_turn: float, min_speech: float, min_cluster_size) -> dict:
     """The block model's options that come from the segment times: evidence per (overlapping) segment, the loop
-    probability of the chain and the smallest speaker in segments (see :func:`cluster_similarity`)."""
+    probability of the chain and the smallest speaker in segments (see :func:`cluster_similarity`); without times,
+    one between-speaker Gaussian per pair of speakers (no chain makes a speaker pay for its turns there, and one tied
+    Gaussian merges a close pair: :mod:`llrcore.diarization.model`)."""
     if isinstance(S, SimilarityMatrix) and S.has_times and S.n_segments > 1:
         shift = median_shift(S.start)
         length = float(np.median(S.end - S.start))
@@ -336,7 +339,8 @@ def _chain_options(S, effective_scores: float, mean_turn: float, min_speech: flo
                 "min_cluster_size": min_speech, "times": (np.asarray(S.start), np.asarray(S.end))}
     n = int(np.asarray(S.scores if isinstance(S, SimilarityMatrix) else S).shape[0])
     size = default_min_cluster_size(n) if min_cluster_size is None else int(min_cluster_size)
-    return {"effective_scores": effective_scores * SHARE_WITHOUT_TIMES, "loop": 0.0, "min_cluster_size": size}
+    return {"effective_scores": effective_scores * SHARE_WITHOUT_TIMES, "loop": 0.0, "min_cluster_size": size,
+            "pair_between": True}
 
 
 def _initial_partitions(scores, mixture, embedding, k_hat, low, high, n_clusters, min_cluster_size, seed) -> dict:

@@ -7,7 +7,8 @@ the driver that runs this from several starts, with merge moves and re-seeding, 
 ``q(z, s, v, theta) = q(z, s) prod_k Beta(v_k) q(theta)`` with Normal-Gamma ``q(theta)`` and q(z, s) a chain (s:
 the redraw indicators). With its marginals R (N x T), the expected block statistics are matrix products:
 ordered-pair counts ``R^T (11^T - I) R = n n^T - R^T R``, score sums ``R^T D R`` and sums of squares ``R^T D2 R``
-(D = S with zero diagonal, D2 = D**2); the diagonal of each is the within Gaussian's, the rest the between one's.
+(D = S with zero diagonal, D2 = D**2); the diagonal of each is the within Gaussian's, the rest the between one's
+(or, one Gaussian per pair of speakers, each off-diagonal entry its pair's).
 The expected log-density of a score under a Normal-Gamma posterior (m, kappa, a, b) is the quadratic
 ``c0 + c1 d + c2 d^2`` with ``c2 = -a/(2b)``, ``c1 = (a/b) m``, ``c0 = (psi(a) - log b - log 2 pi)/2 -
 (a/b) m^2/2 - 1/(2 kappa)``; so each segment's expected log-likelihood as speaker k is
@@ -63,11 +64,13 @@ class VariationalBlockModel:
     `beta` tempers the score likelihood, `within_prior` and `between_prior` are the Normal-Gamma priors (m0, kappa0,
     a0, b0) in the units of `z`, `alpha` the concentration of the stick-breaking prior, `log_scale` the log of the
     standardisation's scale (its Jacobian keeps the bound in the scores' own units) and `loop` the chain's loop
-    probability; the two N^2 products of an iteration run in `dtype`.
+    probability; the two N^2 products of an iteration run in `dtype`. `pair_between`: one between Gaussian per pair
+    of speakers, each drawn from `between_prior`, instead of one for all pairs.
     """
 
     def __init__(self, z: np.ndarray, beta: float, within_prior: tuple, between_prior: tuple, alpha: float,
-                 log_scale: float, loop: float = 0.0, dtype=np.float64):
+                 log_scale: float, loop: float = 0.0, dtype=np.float64, pair_between: bool = False):
+        self.pair_between = bool(pair_between)
         self.D = z.astype(dtype)  # the precision of the products (model.PRODUCT_DTYPE says why float32)
         np.fill_diagonal(self.D, 0.0)
         self.D2 = self.D * self.D
@@ -94,16 +97,28 @@ class VariationalBlockModel:
         return n, pairs, R.T @ DR, R.T @ D2R
 
     def update_theta(self, pairs, sums, squares):
-        """The within Gaussian from the diagonal blocks, the one between Gaussian from all the others."""
-        b = self.beta
+        """q(theta) of the within Gaussian from the diagonal blocks and of the between Gaussian from all the others,
+        or with `pair_between` of one between Gaussian per pair of speakers, each from its own block (T x T arrays of
+        their parameters; the diagonal is not used)."""
+        within = self._posterior([0.5 * np.trace(x) for x in (pairs, sums, squares)], self.within_prior)
+        if self.pair_between:
+            return within, self._posterior((pairs, sums, squares), self.between_prior)
+        return within, self._tied(pairs, sums, squares)
 
-        def split(x):
-            diagonal = 0.5 * np.trace(x)
-            return diagonal, 0.5 * float(x.sum()) - diagonal
+    def tied_between(self, st: VBState) -> tuple:
+        """q(theta) of one between Gaussian for all pairs of speakers under q(z), as the tied model has it (a cluster's
+        coherence is judged against it with either model: :func:`~llrcore.diarization.model.cluster_coherence`)."""
+        return self._tied(*self.statistics(st.R, st.DR, st.D2R)[1:])
 
-        (wp, bp), (ws, bs), (wq, bq) = split(pairs), split(sums), split(squares)
-        return ng_posterior(b * wp, b * ws, b * wq, *self.within_prior), \
-            ng_posterior(b * bp, b * bs, b * bq, *self.between_prior)
+    def _tied(self, pairs, sums, squares) -> tuple:
+        # the T x T statistics count ordered pairs: the blocks above the diagonal hold each pair of segments once
+        return self._posterior([0.5 * float(x.sum()) - 0.5 * np.trace(x) for x in (pairs, sums, squares)],
+                               self.between_prior)
+
+    def _posterior(self, statistics, prior) -> tuple:
+        """Normal-Gamma posterior of tempered statistics: the count, sum and sum of squares of a group of pairs."""
+        n, s1, s2 = (self.beta * np.asarray(x, dtype=np.float64) for x in statistics)
+        return ng_posterior(n, s1, s2, *prior)
 
     def update_sticks(self, draws):
         tail = np.cumsum(draws[::-1])[::-1]  # sum_{j >= k} draws_j
@@ -120,7 +135,7 @@ class VariationalBlockModel:
         """The T x T matrices C0, C1, C2 of the expected log-density (diagonal: within; elsewhere: between)."""
         matrices = []
         for w, b in zip(expected_log_density_coefficients(*within), expected_log_density_coefficients(*between)):
-            m = np.full((k, k), float(b))
+            m = np.array(np.broadcast_to(b, (k, k)), dtype=np.float64)
             np.fill_diagonal(m, float(w))
             matrices.append(m)
         return matrices
@@ -129,8 +144,10 @@ class VariationalBlockModel:
         """What the bound needs of q(theta) and q(v) alone: the coefficient matrices, E[log pi] and the KL
         divergences from the priors (shared by every candidate step of one iteration, which keeps them fixed)."""
         within, between = theta
-        kl = float(kl_normal_gamma(*within, *self.within_prior)) + float(kl_normal_gamma(*between,
-                                                                                          *self.between_prior))
+        kl_between = np.asarray(kl_normal_gamma(*between, *self.between_prior))
+        if kl_between.ndim:  # one Gaussian per pair of speakers: the pairs above the diagonal
+            kl_between = kl_between[np.triu_indices(k, 1)].sum()
+        kl = float(kl_normal_gamma(*within, *self.within_prior)) + float(kl_between)
         g1, g2 = sticks
         kl += float(np.sum(kl_beta(g1, g2, 1.0, self.alpha))) if g1.size else 0.0
         return self.coefficients(within, between, k), self.expected_log_pi(g1, g2), kl
