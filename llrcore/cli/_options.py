@@ -126,3 +126,11 @@ def add_tandem_files(parser, *, sasv_file: bool = False) -> None:
     if sasv_file:
         parser.add_argument("--key", metavar="KEY", help="the key of the first file (e.g. ASVspoof 5's "
                             "spk filename cm-label asv-label, or the track's protocol)")
+
+
+def add_output_formats(parser, *, json_help: str = "print the table as JSON",
+                       csv_help: str = "print the table as CSV") -> None:
+    """``--json`` or ``--csv`` (one of them at most): what a command prints instead of its text table."""
+    output = parser.add_mutually_exclusive_group()
+    output.add_argument("--json", action="store_true", help=json_help)
+    output.add_argument("--csv", action="store_true", help=csv_help)

@@ -9,6 +9,7 @@ from pathlib import Path
 from ..io import read_multiclass
 from ..multiclass.classifier import classifier_calibration
 from ..report.classifier import classifier_report_html
+from ._options import add_output_formats
 
 #: What the columns say, in the header and in --help.
 UNITS = ("nll in nats; ece and mce as shares (0.039 = 3.9 %); mean_score = MCB - DSC + UNC, the Brier score or the "
@@ -31,9 +32,7 @@ def add_command(commands) -> None:
     parser.add_argument("--strategy", choices=("uniform", "quantile"), default="uniform",
                         help="equal-width (uniform) or equal-mass (quantile) bins")
     parser.add_argument("--html", metavar="OUT", help="also write the page with its figures (one HTML file)")
-    output = parser.add_mutually_exclusive_group()
-    output.add_argument("--json", action="store_true", help="print the table as JSON")
-    output.add_argument("--csv", action="store_true", help="print the table as CSV")
+    add_output_formats(parser)
     parser.set_defaults(run=run)
 
 

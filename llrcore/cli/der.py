@@ -10,6 +10,7 @@ import pandas as pd
 from ..diarization.bootstrap import bootstrap_diarization, compare_diarizers
 from ..diarization.system_scoring import AVERAGES, COLLAR_CONVENTIONS, EXTENTS, score_system
 from ..io.diarization import read_rttm, read_uem
+from ._options import add_output_formats
 
 UNITS = ("DER, its parts, JER, purity and coverage in %; seconds of scored reference speech; speakers in the "
          "reference and found by the system")
@@ -43,9 +44,7 @@ def add_command(commands) -> None:
     parser.add_argument("--seed", type=int, default=0, help="seed of the draws")
     parser.add_argument("--against", nargs="+", metavar="OTHER_RTTM",
                         help="a second system's RTTMs: is it better than SYSTEM? (paired over the same recordings)")
-    output = parser.add_mutually_exclusive_group()
-    output.add_argument("--json", action="store_true", help="print the summary, conventions and table as JSON")
-    output.add_argument("--csv", action="store_true", help="print the table as CSV")
+    add_output_formats(parser, json_help="print the summary, conventions and table as JSON")
     parser.set_defaults(run=run)
 
 

@@ -12,7 +12,7 @@ from ..diarization.block_prior import PRESETS, BlockModelPrior
 from ..diarization.corpus import cluster_recordings, score_corpus
 from ..io.diarization import read_uem, write_rttm
 from ..io.diarization_corpus import read_corpus
-from ._options import positive
+from ._options import add_output_formats, positive
 
 UNITS = ("DER, its parts, JER, purity and coverage in %; seconds of scored reference speech; speakers in the "
          "reference and found; TOTAL accumulates seconds and speakers over recordings (pyannote.metrics' report)")
@@ -44,9 +44,7 @@ def add_command(commands) -> None:
     parser.add_argument("--keep-overlap", action="store_true", help="score overlapped speech too")
     parser.add_argument("--uem", help="UEM file of the scored regions (default: from the first to the last turn)")
     parser.add_argument("--rttm-out", metavar="DIR", help="write <recording>.rttm of each hypothesis to this folder")
-    output = parser.add_mutually_exclusive_group()
-    output.add_argument("--json", action="store_true", help="print the table as JSON")
-    output.add_argument("--csv", action="store_true", help="print the table as CSV")
+    add_output_formats(parser)
     parser.set_defaults(run=run)
 
 

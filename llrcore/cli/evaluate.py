@@ -10,7 +10,7 @@ import pandas as pd
 from ..binary.metrics import METHOD_COLUMN, evaluate, metrics_table
 from ..prior import NIST_PRIMARY_P_TARGETS, primary_p_targets
 from ..words import VERDICT_RULE
-from ._options import add_conditions_options, add_operating_point, load_systems, operating_point
+from ._options import add_conditions_options, add_operating_point, add_output_formats, load_systems, operating_point
 
 #: The units of the columns of ``llrcore evaluate``, said in its header and its --help.
 UNITS = ("EER in %; Cllr and minCllr in bits; calibration loss in % of Cllr; minDCF, actDCF, Cprimary and "
@@ -35,9 +35,7 @@ def add_command(commands) -> None:
     evaluate_parser.add_argument("--conventions", action="store_true",
                                  help="instead, the EER and minDCF as ASVspoof, SpeechBrain, Kaldi, scikit-learn, "
                                  "voxceleb_trainer and NIST's scorer compute them, beside ours, with why they differ")
-    output = evaluate_parser.add_mutually_exclusive_group()
-    output.add_argument("--json", action="store_true", help="print the table as JSON")
-    output.add_argument("--csv", action="store_true", help="print the table as CSV")
+    add_output_formats(evaluate_parser)
     evaluate_parser.set_defaults(run=run)
 
 

@@ -9,7 +9,7 @@ import pandas as pd
 
 from ..io import read_multiclass
 from ..multiclass import cavg_table, fit_multiclass_affine, multiclass_cllr
-from ._options import probability
+from ._options import add_output_formats, probability
 
 #: The columns and their units, said in the header and in --help.
 UNITS = ("Cllr in bits (log2 N is a system that says nothing); Cavg, minCavg, Cprimary and minCprimary normalised as "
@@ -34,9 +34,7 @@ def add_command(commands) -> None:
                         "(default: the scores themselves, an optimistic 'after')")
     parser.add_argument("--dev-labels", help="the labels of a .npy development matrix")
     parser.add_argument("--p-target", type=probability, default=0.5, help="P_target of Cavg and minCavg (0.5)")
-    output = parser.add_mutually_exclusive_group()
-    output.add_argument("--json", action="store_true", help="print the table as JSON")
-    output.add_argument("--csv", action="store_true", help="print the table as CSV")
+    add_output_formats(parser)
     parser.set_defaults(run=run)
 
 

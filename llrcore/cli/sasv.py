@@ -12,8 +12,8 @@ from ..io import read_trials
 from ..spoofing.adcf import A_DCF_PRESETS, a_dcf_cost_model
 from ..spoofing.sasv import sasv_parts, sasv_table
 from ..spoofing.tandem import NO_ATTACKS, evaluate_tandem
-from ._options import add_tandem_files
-from .tdcf import _asv, _json_value, _systems
+from ._options import add_output_formats, add_tandem_files
+from .tdcf import PER_ATTACK_CSV, _asv, _json_value, _systems
 
 UNITS = ("t-EER: concurrent tandem EER of the CM and the ASV (Kinnunen et al., IEEE TPAMI 2023) in %; min a-DCF "
          "(ASV): the ASV's own scores taken as SASV scores (no CM), normalised (1 = no better than accepting or "
@@ -36,10 +36,7 @@ def add_command(commands) -> None:
                         help="the a-DCF's priors and costs: asvspoof5 (default) or a-dcf-paper")
     parser.add_argument("--by-attack", action="store_true", help="add the per-attack table (both files need an "
                         "'attack' column)")
-    output = parser.add_mutually_exclusive_group()
-    output.add_argument("--json", action="store_true", help="print the results as JSON")
-    output.add_argument("--csv", action="store_true", help="print the table as CSV (with --by-attack: the per-attack "
-                        "table of every system)")
+    add_output_formats(parser, json_help="print the results as JSON", csv_help=PER_ATTACK_CSV)
     parser.set_defaults(run=run)
 
 

@@ -13,7 +13,7 @@ from ..io import read_trials
 from ..spoofing.tandem import NO_ATTACKS, evaluate_tandem, tandem_table
 from ..spoofing.tdcf import tdcf_cost_model
 from ..uncertainty.intervals import DEFAULT_METHOD, interval_words
-from ._options import add_tandem_files, probability, replicates
+from ._options import add_output_formats, add_tandem_files, probability, replicates
 
 UNITS = ("CM EER, ASV EER, SPF-EER (ASV targets vs spoofs) and ASV spoof FA (spoofs the ASV accepts at its threshold) "
          "in %, all EERs from the ROC convex hull; min t-DCF normalised (1 = no better than a CM that decides without "
@@ -22,6 +22,9 @@ FORMULATIONS = {"revised": "revised t-DCF (Kinnunen et al., TASLP 2020; ASVspoof
                 "legacy": "legacy t-DCF (ASVspoof 2019)"}
 TEXT_FORMATS = {"min t-DCF": "{:.4f}", "min t-DCF lower": "{:.4f}", "min t-DCF upper": "{:.4f}",
                 "ASV threshold": "{:.4f}", "CM threshold": "{:.4g}"}
+
+#: --csv of the tandem commands (llrcore tdcf, llrcore sasv).
+PER_ATTACK_CSV = "print the table as CSV (with --by-attack: the per-attack table of every system)"
 
 
 def add_command(commands) -> None:
@@ -43,10 +46,7 @@ def add_command(commands) -> None:
                         "the CM's and the ASV's drawn apart, the ASV threshold kept at the pooled one)")
     parser.add_argument("--bootstrap", type=replicates, default=1000, metavar="N", help="bootstrap replicates (1000)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the bootstrap draws (0)")
-    output = parser.add_mutually_exclusive_group()
-    output.add_argument("--json", action="store_true", help="print the results as JSON")
-    output.add_argument("--csv", action="store_true", help="print the table as CSV (with --by-attack: the per-attack "
-                        "table of every system)")
+    add_output_formats(parser, json_help="print the results as JSON", csv_help=PER_ATTACK_CSV)
     parser.set_defaults(run=run)
 
 
