@@ -121,10 +121,13 @@ def headline(record: LoadedMatrix, result, row: dict) -> None:
     reference = matrix.n_reference_speakers
     posterior = result.n_clusters_posterior
     probability = float(posterior.get(result.n_clusters, 1.0)) if posterior is not None else None
+    floor = result.options.get("eigengap_floor")
     columns[0].metric("Speakers found", f"{result.n_clusters}", border=True,
                       delta=(f"reference {reference}" if reference is not None else None),
                       delta_color="off", delta_arrow="off",
-                      help="The number of speakers of the partition with the best evidence bound.")
+                      help="The number of speakers of the partition with the best evidence bound." + (
+                          "" if floor is None else f" On cosines the Bayesian model keeps at least NME-SC's count, "
+                          f"here {floor}: alone it merges the voices scored closest (README, 'Where it fails')."))
     shown = "—" if probability is None else ("> 0.999" if probability > 0.999 else f"{probability:.3f}")
     columns[1].metric("Posterior of that number", shown,
                       border=True, help="p(K | scores) from the evidence bounds of all the runs (the figure below).")

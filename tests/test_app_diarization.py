@@ -12,6 +12,8 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
+import llrcore as lc
+
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
 PAGE = "app_pages/diarization.py"
@@ -55,6 +57,7 @@ def test_page_opens_on_the_demo_and_waits_for_the_button():
 def test_cluster_finds_four_speakers_and_compares_the_methods(clustered):
     at = clustered
     assert metric(at, "Speakers found") == "4"
+    assert "NME-SC" not in next(m for m in at.metric if m.label == "Speakers found").proto.help  # LLRs: no floor
     der = float(metric(at, "DER").rstrip(" %"))
     assert der < 7.06
     table = at.dataframe[0].value.set_index("method")
@@ -123,6 +126,10 @@ def test_second_demo_is_a_two_speaker_recording_scored_with_cosines():
     at.button(key="diar_run").click().run()
     assert not problems(at)
     assert metric(at, "Speakers found") == "2"
+    found = next(m for m in at.metric if m.label == "Speakers found")
+    cosines = lc.read_similarity(ROOT / "assets" / "pyannote_sample" / "sample_similarity.npz")
+    floor = lc.cluster_similarity(cosines, "nme-sc").n_clusters  # the floor is NME-SC's count, here 2
+    assert f"keeps at least NME-SC's count, here {floor}:" in found.proto.help  # cosines: the floor is said
     assert float(metric(at, "DER").rstrip(" %")) < 5.0
     methods = list(at.dataframe[0].value["method"])
     assert not any(m.startswith("VBx") for m in methods)  # VBx's output belongs to the other recording
