@@ -7,9 +7,11 @@ bounds the caller gives.
 """
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import llrcore as lc
@@ -56,3 +58,16 @@ def test_the_floor_is_only_for_cosines_with_the_default_prior_and_no_count_given
         assert lc.cluster_similarity(synth13, **options).options["eigengap_floor"] is None
     for method in ("ahc", "spectral", "nme-sc"):
         assert lc.cluster_similarity(synth13, method).options["eigengap_floor"] is None
+
+
+def test_the_command_line_keeps_the_floor_unless_told_no_floor(capsys):
+    from llrcore.cli import main
+
+    path = str(DEV / "synth13_k07.npz")
+    assert main(["diarize", path, "--csv"]) == 0
+    default = pd.read_csv(io.StringIO(capsys.readouterr().out), index_col="uri")
+    assert main(["diarize", path, "--csv", "--no-floor"]) == 0
+    alone = pd.read_csv(io.StringIO(capsys.readouterr().out), index_col="uri")
+    assert (default.loc["synth13_k07", "found"], alone.loc["synth13_k07", "found"]) == (7, 4)  # as the library above
+    assert main(["diarize", path, "--method", "ahc", "--no-floor"]) == 2
+    assert "--no-floor are for --method bayes" in capsys.readouterr().err

@@ -39,6 +39,9 @@ def add_command(commands) -> None:
     prior.add_argument("--prior-from-others", action="store_true",
                        help="bayes: cluster each recording with them learnt from all the other recordings given "
                             "(leave one out: how a learnt model does on recordings it has not seen)")
+    parser.add_argument("--no-floor", action="store_true",
+                        help="bayes on cosines: the block model's count of speakers alone, without NME-SC's count as "
+                             "the fewest (the default keeps it: alone the model merges the closest voices)")
     parser.add_argument("--collar", type=_collar, default=0.25,
                         help="seconds not scored on each side of a reference boundary (0.25, md-eval convention)")
     parser.add_argument("--keep-overlap", action="store_true", help="score overlapped speech too")
@@ -62,12 +65,15 @@ def run(args) -> str:
         if sys.stderr.isatty():
             print(f"llrcore diarize: {done}/{total} recordings clustered ({uri})", file=sys.stderr, flush=True)
 
-    if (args.prior or args.prior_from or args.prior_from_others) and args.method != "bayes":
-        raise ValueError(f"--prior, --prior-from and --prior-from-others are for --method bayes, not {args.method}.")
+    if (args.prior or args.prior_from or args.prior_from_others or args.no_floor) and args.method != "bayes":
+        raise ValueError(f"--prior, --prior-from, --prior-from-others and --no-floor are for --method bayes, "
+                         f"not {args.method}.")
     options = {} if args.n_clusters is None else {"n_clusters": args.n_clusters}
     if args.prior or args.prior_from:
         options["prior"] = args.prior or BlockModelPrior.from_recordings(read_corpus(args.prior_from))
     options["prior_from_others"] = args.prior_from_others
+    if args.no_floor:
+        options["eigengap_floor"] = False
     hypotheses = cluster_recordings(matrices, args.method, progress=progress, **options)
     table = score_corpus(matrices, hypotheses, uems=uems, collar=args.collar,
                          skip_overlap=not args.keep_overlap).to_frame()
