@@ -9,14 +9,14 @@ import os
 from pathlib import Path
 
 # One BLAS thread per test process, set before numpy loads OpenBLAS (the browser tests' app servers inherit it).
-# pytest-xdist runs two processes per CPU, and OpenBLAS would start one thread per CPU in each of them: the threads of
+# pytest-xdist runs one process per CPU, and OpenBLAS would start one thread per CPU in each of them: the threads of
 # the processes compete for the same cores and spin while they wait, which made the diarization tests 10-20x slower
 # under load (NME-SC on ES2005a for K = 1..8: 125 s, 6.6 s with one thread). No number depends on BLAS's threads
 # (tests/test_threads.py checks it with BLAS on every CPU). A value set by the user is kept.
 for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_variable, "1")
-# The same for llrcore's own pools (bootstrap replicates, sorts, parses) in each xdist worker and its app server: the
-# processes already keep every core busy (the whole suite 631 s against 671 s with a pool per CPU in each
+# The same for llrcore's own pools (bootstrap replicates, sorts, parses) in each xdist worker and its app server: one
+# process per CPU already keeps every core busy (the whole suite 631 s against 671 s with a pool per CPU in each
 # worker, both on a quiet 2-CPU machine). No number depends on the threads (tests/test_threads.py passes them
 # explicitly); a run without xdist keeps every CPU.
 if os.environ.get("PYTEST_XDIST_WORKER"):
@@ -92,14 +92,6 @@ def _module_seconds(path: str, n_tests: int) -> float:
     if relative in SLOW_MODULES:
         return SLOW_MODULES[relative]
     return n_tests * (BROWSER_TEST_SECONDS if relative.startswith("e2e/") else UNIT_TEST_SECONDS)
-
-
-def pytest_xdist_auto_num_workers(config) -> int:
-    """``-n auto`` starts two workers per CPU: a browser test keeps about 0.6 of a core busy (its app server and
-    Chromium; the rest of its time it waits for a script run, a redraw, an upload), so one worker per CPU left the
-    cores idle for a good part of the browser tests; a second worker per CPU runs in those waits, and the unit tests,
-    which keep a core busy, only share it."""
-    return 2 * len(os.sched_getaffinity(0))
 
 
 def pytest_collection_modifyitems(config, items):

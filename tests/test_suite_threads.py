@@ -1,6 +1,6 @@
 """The suite's own speed: each test process runs BLAS, and each xdist worker llrcore's pools, on one thread.
 
-pytest-xdist runs two workers per CPU; OpenBLAS starts one thread per CPU in each worker, so the workers' BLAS threads
+pytest-xdist runs one worker per CPU; OpenBLAS starts one thread per CPU in each worker, so the workers' BLAS threads
 outnumbered the cores and spun waiting for each other (the diarization tests ran 5-10x slower). ``tests/conftest.py``
 sets ``OPENBLAS_NUM_THREADS``, ``OMP_NUM_THREADS`` and ``MKL_NUM_THREADS`` to 1 before numpy loads (a value the user
 set is kept).
