@@ -2,9 +2,11 @@
 piece by piece; each file's numbers sorted once with their rows (for its repeats and for the join); the two files
 merged, and every candidate match checked on the ids themselves, without a copy of the score file's ids.
 
-Independent references: plain Python (``==`` on ``str``, dictionaries of the pairs, ``sorted``), numpy's
-``lexsort``; the hash is made to collide on purpose (every pair, a few pairs, the high bits only) so that only the
-ids can decide, and the answers are compared with those of the plain dictionary.
+Independent references: plain Python (``==`` on ``str``, dictionaries of the pairs, ``sorted``, the ids' numbers
+recomputed with Python integers from ``str.encode``), numpy's ``lexsort``, pyarrow's own ``combine_chunks``; the hash
+is made to collide on purpose (every pair, a few pairs, the high bits only) so that only the ids can decide, and the
+answers are compared with those of the plain dictionary. The memory paths are checked by what numpy's page switch and
+pyarrow's system pool report of themselves.
 """
 from __future__ import annotations
 
@@ -224,3 +226,223 @@ def test_a_mapped_file_keeps_its_sentences_for_bad_bytes_and_empty_files(tmp_pat
     latin.write_bytes("m t 1.0 target\nm caf\u00e9 2.0 nontarget\n".encode("latin-1"))
     error = pytest.raises(lc.LoadError, lc.read_trials, latin).value
     assert error.line == 2 and "0xe9 is not UTF-8" in error.reason
+
+
+# ----- memory: few rows taken without joining the chunks, ordinary pages, the system's allocator ---------------------
+def test_a_few_rows_are_taken_chunk_by_chunk_in_their_order_without_joining_the_chunks(monkeypatch):
+    rng = np.random.default_rng(31)
+    values = [WORDS[i] for i in rng.integers(0, len(WORDS), 2000)]
+    strings = _chunked(values, [1, 2, 500, 501, 1999])
+    # pyarrow.compute.take of a column of chunks joins them first (a copy of the whole column): never called here
+    take = ids.pc.take
+
+    def take_of_one_array(data, *args, **kwargs):
+        if isinstance(data, pa.ChunkedArray) and data.num_chunks > 1:
+            pytest.fail("the chunks were joined")
+        return take(data, *args, **kwargs)
+
+    monkeypatch.setattr(ids.pc, "take", take_of_one_array)
+    rows = np.array([1999, 0, 500, 500, 1, 1234, 3, 1999, 2, 501])  # unsorted, repeated, at every chunk's edge
+    assert ids.take_strings(strings, rows).to_pylist() == [values[i] for i in rows]
+    assert ids.take_strings(strings, np.zeros(0, np.int64)).to_pylist() == []
+    rows_b = rng.integers(0, 2000, 40)
+    got = same_pairs(strings, strings, rows, strings, _chunked(values, [1000]), rows_b[:rows.size])
+    assert got.tolist() == [values[i] == values[j] for i, j in zip(rows, rows_b[:rows.size])]
+
+
+def test_many_rows_are_taken_as_pyarrow_takes_them():
+    values = [WORDS[i] for i in np.random.default_rng(32).integers(0, len(WORDS), 100)]
+    rows = np.random.default_rng(33).integers(0, 100, 300)
+    assert ids.take_strings(_chunked(values, [10, 60]), rows).to_pylist() == [values[i] for i in rows]
+
+
+def _numpy_uses_2mib_pages() -> bool:
+    switch = np._core.multiarray._set_madvise_hugepage  # returns the setting it replaces
+    state = switch(False)
+    switch(state)
+    return state
+
+
+def test_small_pages_turns_numpys_2mib_pages_off_until_the_last_overlapping_block_ends():
+    from contextlib import ExitStack
+
+    from llrcore.parallel import small_pages
+
+    switch = np._core.multiarray._set_madvise_hugepage
+    before = switch(True)
+    try:
+        first, second = ExitStack(), ExitStack()
+        first.enter_context(small_pages())
+        second.enter_context(small_pages())  # as a second thread of a server would
+        assert not _numpy_uses_2mib_pages()
+        first.close()
+        assert not _numpy_uses_2mib_pages()  # the other block still runs
+        second.close()
+        assert _numpy_uses_2mib_pages()
+        switch(False)  # a process that turned them off keeps them off
+        with small_pages():
+            pass
+        assert not _numpy_uses_2mib_pages()
+    finally:
+        switch(before)
+
+
+def test_reading_runs_on_small_pages_and_the_sort_on_numpys_own_setting(tmp_path, monkeypatch):
+    # the sort keeps numpy's 2 MiB pages: in a process that sorts again and again (bench_binary's best of three) they
+    # are cheaper, where the reader's arrays are made once per file
+    from llrcore.binary import rates
+
+    switch = np._core.multiarray._set_madvise_hugepage
+    before = switch(True)
+    try:
+        path = tmp_path / "scores.txt"
+        path.write_text("".join(f"m{i} t{i} {i / 7:.3f} {'target' if i % 4 else 'nontarget'}\n" for i in range(40)))
+        seen = []
+        trials = lc.read_trials(path, progress=lambda done, n: seen.append(_numpy_uses_2mib_pages()))
+        init = rates.SortedScores.__init__
+
+        def recording(self, *args, **kwargs):
+            seen.append(_numpy_uses_2mib_pages())
+            init(self, *args, **kwargs)
+
+        monkeypatch.setattr(rates.SortedScores, "__init__", recording)
+        assert lc.eer(trials) == lc.eer(trials.tar.copy(), trials.non.copy())
+        assert seen[:3] == [False, True, True] and _numpy_uses_2mib_pages()
+    finally:
+        switch(before)
+
+
+def test_the_fast_reader_takes_its_arrow_memory_from_the_system_allocator():
+    from llrcore.io.fast import read_table
+
+    pool = pa.system_memory_pool()
+    held = pool.bytes_allocated()
+    frame = read_table(b"".join(b"spk%d utt_%d %d.5\n" % (i, i, i) for i in range(20_000)), r"\s+", ".", 3, [], [2],
+                       [0, 1])
+    assert frame is not None and pool.bytes_allocated() - held > 20_000 * 8  # the ids and the scores at least
+
+
+@pytest.mark.parametrize("in_order", [True, False])
+def test_many_pairs_are_compared_piece_by_piece_as_python_compares_them(monkeypatch, in_order):
+    monkeypatch.setattr(ids, "_COMPARED", 7)  # pieces of 7 pairs, across every chunk's edge
+    rng = np.random.default_rng(34)
+    models_a, tests_a = ([WORDS[i] for i in rng.integers(0, 4, 60)] for _ in range(2))
+    models_b, tests_b = ([WORDS[i] for i in rng.integers(0, 4, 50)] for _ in range(2))
+    rows_a = None if in_order else rng.integers(0, 60, 60)
+    rows_b = rng.integers(0, 50, 60)
+    got = same_pairs(_chunked(models_a, [5, 33]), _chunked(tests_a, [1]), rows_a, _chunked(models_b, [9, 10]),
+                     _chunked(tests_b, [49]), rows_b)
+    first = range(60) if in_order else rows_a
+    expected = [models_a[i] == models_b[j] and tests_a[i] == tests_b[j] for i, j in zip(first, rows_b)]
+    assert got.tolist() == expected and 0 < sum(expected) < 60
+
+
+# ----- labels dictionary-encoded by the CSV reader, chunk by chunk ------------------------------------------------
+def test_each_chunks_own_dictionary_is_mapped_into_one_numbering_in_order_of_first_appearance():
+    from llrcore.io.fast import categorical_of
+
+    chunks = [["nontarget", "target", "nontarget"], [], ["target", "spoof", "nontarget"], ["spoof"]]
+    column = pa.chunked_array([pa.array(words, pa.string()).dictionary_encode() for words in chunks],
+                              pa.dictionary(pa.int32(), pa.string()))
+    values = categorical_of(column)
+    flat = [word for words in chunks for word in words]
+    assert list(values.astype(str)) == flat
+    assert list(values.categories) == ["nontarget", "target", "spoof"]  # as the whole column first gives them
+
+
+def test_a_large_file_has_its_labels_dictionary_encoded_as_it_is_parsed_and_read_right(tmp_path, monkeypatch):
+    from llrcore.io import fast
+
+    renumbered = []
+    one_numbering = fast._one_numbering
+    monkeypatch.setattr(fast, "_one_numbering", lambda array: renumbered.append(array.num_chunks) or
+                        one_numbering(array))
+    rng = np.random.default_rng(35)
+    n = 120_000  # about 3 MB: several blocks of pyarrow's reader, whose dictionaries start with either label
+    labels = rng.random(n) < 0.3
+    labels[:1000] = False
+    labels[n // 2:n // 2 + 40_000] = True
+    scores = rng.normal(size=n).round(4)
+    path = tmp_path / "scores.txt"
+    path.write_text("".join(f"m{i % 97} t{i} {s} {'target' if t else 'nontarget'}\n"
+                            for i, (s, t) in enumerate(zip(scores, labels))))
+    trials = lc.read_trials(path)
+    assert renumbered and renumbered[0] > 1
+    np.testing.assert_array_equal(trials.tar, scores[labels])
+    np.testing.assert_array_equal(trials.non, scores[~labels])
+
+
+# ----- the ids' numbers: a plain Python reference, and ids of one length hashed from a strided view ---------------
+_M64 = (1 << 64) - 1
+
+
+def _python_string_hash(text: str) -> int:
+    """The state of one id as ids._string_hash defines it, in Python integers: its length times K1, then each 8-byte
+    little-endian word (the last one of its own bytes only) xor-ed in, times K2, xor-shifted by 29."""
+    data = text.encode()
+    h = (len(data) * 0x9E3779B97F4A7C15) & _M64
+    for w in range(0, len(data), 8):
+        h ^= int.from_bytes(data[w:w + 8], "little")
+        h = (h * 0xBF58476D1CE4E5B9) & _M64
+        h ^= h >> 29
+    return h
+
+
+@pytest.mark.parametrize("words", [[f"utt{i:07d}" for i in range(50)], [f"id{i:05d}" for i in range(9)],
+                                   ["abcdefgh", "ijklmnop"], ["é€" * 3, "𝄞é" * 3]])
+def test_ids_of_one_length_are_hashed_from_a_view_as_python_computes_it(monkeypatch, words):
+    strings = pa.array(words, pa.string())[1:]  # an offset: a slice, as the pieces are
+    monkeypatch.setattr(ids.np, "flatnonzero", lambda *args: pytest.fail("rows picked for ids of one length"))
+    assert ids._string_hash(strings).tolist() == [_python_string_hash(w) for w in words[1:]]
+
+
+def test_ids_of_many_lengths_are_hashed_as_python_computes_it():
+    words = WORDS + [f"utt{i}" for i in range(0, 3000, 7)]
+    assert ids._string_hash(pa.array(words, pa.string())).tolist() == [_python_string_hash(w) for w in words]
+
+
+def test_a_column_of_chunks_is_joined_into_one_array_as_arrow_joins_it():
+    values = [WORDS[i] for i in np.random.default_rng(36).integers(0, len(WORDS), 400)]
+    column = _chunked(values, [0, 3, 3, 200, 399])  # empty chunks, a chunk of one
+    sliced = column.slice(5, 390)  # chunks that start at an offset in their buffers
+    for strings, expected in ((column, values), (sliced, values[5:395]), (_chunked([], []), [])):
+        joined = ids._one_array(strings)
+        joined.validate(full=True)
+        assert joined.to_pylist() == expected and joined.equals(strings.combine_chunks())
+    with_missing = pa.chunked_array([pa.array(["a", None]), pa.array(["b"])])
+    assert ids._one_array(with_missing).to_pylist() == ["a", None, "b"]
+
+
+@pytest.mark.parametrize("width", [1, 3, 4, 7, 8, 10, 16, 17])
+def test_ids_of_one_length_are_compared_8_bytes_at_a_time_as_python_compares_them(monkeypatch, width):
+    rng = np.random.default_rng(width)
+    alphabet = ["a", "b", "é"] if width % 2 == 0 else ["a", "b"]  # 2-byte characters in the even widths
+
+    def word() -> str:
+        text = ""
+        while len(text.encode()) < width:
+            letter = alphabet[rng.integers(len(alphabet))]
+            text += letter if len((text + letter).encode()) <= width else "c"
+        return text
+
+    pool = sorted({word() for _ in range(60)})
+    a_words = [pool[i] for i in rng.integers(0, len(pool), 300)]
+    b_words = [pool[i] for i in rng.integers(0, len(pool), 120)]
+    rows = rng.integers(0, 120, 300)
+    rows[-1] = 119  # the last id of b, read 8 bytes at a time
+    a = _chunked(a_words, [1, 2, 150, 299]).slice(0, 300)
+    expected = [x == b_words[j] for x, j in zip(a_words, rows)]
+    for b in (_chunked(b_words, [60]), _chunked(b_words, [0, 1, 118]).slice(0, 120)):
+        same = np.ones(300, bool)
+        assert ids._same_width_equal(a, b, rows, same)
+        assert same.tolist() == expected and 0 < sum(expected) < 300
+    monkeypatch.setattr(ids, "_COMPARED", 50)
+    got = same_pairs(a, a, None, _chunked(b_words, [7]), _chunked(b_words, []), rows)
+    assert got.tolist() == expected
+
+
+def test_ids_of_several_lengths_are_left_to_arrow():
+    a, b = _chunked(["ab", "cd", "efg"], [1]), _chunked(["ab", "cd"], [])
+    assert not ids._same_width_equal(a, b, np.array([0, 1, 1]), np.ones(3, bool))
+    assert not ids._same_width_equal(b, _chunked(["abc", "def"], [1]), np.array([0, 1]), np.ones(2, bool))
+    assert not ids._same_width_equal(b, _chunked(["ab", "cde"], [1]), np.array([0, 1]), np.ones(2, bool))

@@ -471,8 +471,8 @@ class _Merge:
             return self.merged, tar_counts, non_counts
         starts = np.flatnonzero(self.new)
         tar_counts = np.add.reduceat(self.is_tar, starts, dtype=np.int64)
-        totals = np.diff(starts, append=n)
-        return self.merged[starts], tar_counts, totals - tar_counts
+        non_counts = np.diff(starts, append=n)  # each unique score's trials, less its targets in place
+        return self.merged[starts], tar_counts, np.subtract(non_counts, tar_counts, out=non_counts)
 
 
 def _fraction_runs(tar_counts: np.ndarray, non_counts: np.ndarray, threads: int | None):

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-__all__ = ["categorical", "categorical_of", "compact_categories", "read_table"]
+__all__ = ["categorical", "categorical_of", "compact_categories", "memory_pool", "read_table"]
 
 _WHITESPACE = r"\s+"
 
@@ -29,6 +29,15 @@ def _arrow():
     except ImportError:  # pragma: no cover - pyarrow is a dependency
         return None
     return pa, pc, pcsv
+
+
+def memory_pool():
+    """The Arrow memory the readers' tables and id comparisons take: the system's allocator (``malloc``), whose large
+    blocks are the system's ordinary pages. pyarrow's default (mimalloc) backs them with 2 MiB pages, which cost more
+    page faults than they save in memory made once and let go of soon (see :func:`llrcore.parallel.small_pages`)."""
+    import pyarrow as pa
+
+    return pa.system_memory_pool()
 
 
 def _delimiter(body: bytes, sep: str) -> str | None:
@@ -49,14 +58,16 @@ def _delimiter(body: bytes, sep: str) -> str | None:
 
 
 def read_table(body: bytes, sep: str, decimal: str, ncols: int, categorical: list[int], numbers: list[int],
-               strings: list[int] = (), comments: bool = False) -> pd.DataFrame | None:
+               strings: list[int] = (), comments: bool = False, labels: list[int] = ()) -> pd.DataFrame | None:
     """The rows of `body` (data lines only, one row per line) as a table with columns ``0 .. ncols-1``, or None.
 
     Columns `categorical` become categoricals (their words verbatim), columns `strings` Arrow strings as read (a
     pandas column over the Arrow array, no copy: ids that :mod:`~llrcore.io.ids` matches without dictionary-encoding
     them), columns `numbers` float64 (None when one is not a number or is NaN), the others what pyarrow infers
-    (numbers, else words as categoricals). With `comments`, None also when a row's first word starts with ``#`` (a
-    comment line the careful path must leave out).
+    (numbers, else words as categoricals). Columns `labels` (among `categorical`: a few words repeated on every line,
+    such as labels) are dictionary-encoded by the reader as it parses them, without a column of millions of strings
+    first. With `comments`, None also when a row's first word starts with ``#`` (a comment line the careful path must
+    leave out).
     """
     modules = _arrow()
     delimiter = _delimiter(body, sep)
@@ -67,7 +78,8 @@ def read_table(body: bytes, sep: str, decimal: str, ncols: int, categorical: lis
     # words as strings, dictionary-encoded after in one hash pass (encoding them block by block in the reader, then
     # merging the blocks' dictionaries, costs twice as much for ids that are nearly all distinct)
     types = {**{names[j]: pa.string() for j in (*categorical, *strings)},
-             **{names[j]: pa.float64() for j in numbers}}
+             **{names[j]: pa.float64() for j in numbers},
+             **{names[j]: pa.dictionary(pa.int32(), pa.string()) for j in labels}}
     try:
         table = pcsv.read_csv(
             pa.py_buffer(body),
@@ -76,7 +88,8 @@ def read_table(body: bytes, sep: str, decimal: str, ncols: int, categorical: lis
             convert_options=pcsv.ConvertOptions(column_types=types, null_values=[], strings_can_be_null=False,
                                                 quoted_strings_can_be_null=False, decimal_point=decimal,
                                                 true_values=[], false_values=[],
-                                                check_utf8=False))  # the readers checked the bytes are UTF-8
+                                                check_utf8=False),  # the readers checked the bytes are UTF-8
+            memory_pool=memory_pool())
     except (pa.ArrowException, ValueError, OSError):
         return None  # the careful path says what is wrong, and where
     if comments and pa.types.is_string(table.column(0).type):
@@ -120,18 +133,36 @@ def _has_empty(strings) -> bool:
 def categorical_of(array) -> pd.Categorical:
     """A pandas categorical of an Arrow string array (chunked or not): one hash pass over the rows (Arrow's
     dictionary encoding; the chunks of a chunked array share one dictionary), the categories kept as Arrow strings
-    (no Python string per distinct value)."""
+    (no Python string per distinct value). A column the reader dictionary-encoded is renumbered chunk by chunk
+    (:func:`_one_numbering`)."""
     pa, pc, _ = _arrow()
+    if isinstance(array, pa.ChunkedArray) and pa.types.is_dictionary(array.type):
+        return _one_numbering(array)
     if isinstance(array, pa.ChunkedArray):
         array = array if array.num_chunks else pa.chunked_array([pa.array([], pa.string())])
-        encoded = pc.dictionary_encode(array)
+        encoded = pc.dictionary_encode(array, memory_pool=memory_pool())
         if len({len(c.dictionary) for c in encoded.chunks}) > 1:  # an Arrow whose chunks keep their own
-            encoded = pc.dictionary_encode(array.combine_chunks())
+            encoded = pc.dictionary_encode(array.combine_chunks(), memory_pool=memory_pool())
         else:
             encoded = encoded.combine_chunks()
     else:
-        encoded = pc.dictionary_encode(array)
+        encoded = pc.dictionary_encode(array, memory_pool=memory_pool())
     return categorical(encoded.indices.to_numpy(zero_copy_only=False), pd.Index(encoded.dictionary.to_pandas()))
+
+
+def _one_numbering(array) -> pd.Categorical:
+    """A pandas categorical of a chunked Arrow dictionary array whose chunks have dictionaries of their own (as the
+    CSV reader makes them: a few words each): each chunk's codes mapped into one numbering of the words, in the order
+    the column first gives them (as Arrow's dictionary encoding of the whole column numbers them)."""
+    pa, _, _ = _arrow()
+    words: dict[str, int] = {}
+    codes = np.empty(len(array), np.int32)
+    at = 0
+    for chunk in array.chunks:
+        renumber = np.array([words.setdefault(word, len(words)) for word in chunk.dictionary.to_pylist()], np.int32)
+        codes[at:at + len(chunk)] = renumber[chunk.indices.to_numpy(zero_copy_only=False)]
+        at += len(chunk)
+    return categorical(codes, pd.Index(pa.array(list(words), pa.string()).to_pandas()))
 
 
 def categorical(codes: np.ndarray, categories: pd.Index) -> pd.Categorical:

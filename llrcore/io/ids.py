@@ -28,10 +28,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..parallel import map_tasks, workers_for
-from .fast import categorical, categorical_of, compact_categories
+from .fast import categorical, categorical_of, compact_categories, memory_pool
 from .metadata import take_rows
 
-__all__ = ["LazyIds", "exact_pair_codes", "id_strings", "pair_hash", "repeated_pairs", "same_pairs"]
+__all__ = ["LazyIds", "exact_pair_codes", "id_strings", "pair_hash", "repeated_pairs", "same_pairs", "take_strings"]
 
 _K1, _K2, _K3 = np.uint64(0x9E3779B97F4A7C15), np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB)
 #: MASKS[k] keeps the first k bytes of a little-endian 8-byte word (k = 0..8).
@@ -82,7 +82,8 @@ def _string_hash(chunk: pa.Array) -> np.ndarray:
     data = np.frombuffer(data_buffer, np.uint8) if data_buffer is not None else np.zeros(0, np.uint8)
     lo, hi = int(offsets[0]), int(offsets[-1])
     starts, lengths = offsets[:-1] - lo, np.diff(offsets)
-    shortest, longest = int(lengths.min(initial=0)), int(lengths.max(initial=0))
+    # (not min(initial=0), which is 0 whatever the lengths: every word then took the slow path of the longer ids)
+    shortest, longest = (int(lengths.min()), int(lengths.max())) if n else (0, 0)
     spare = longest + 8  # every word read from any string's start stays inside
     padded = np.zeros(hi - lo + spare, np.uint8)
     padded[:hi - lo] = data[lo:hi]
@@ -90,7 +91,11 @@ def _string_hash(chunk: pa.Array) -> np.ndarray:
     h = lengths.astype(np.uint64)
     h *= _K1
     for w in range(0, longest, 8):
-        if w < shortest:  # every string has bytes in this word
+        if w < shortest and shortest == longest:  # ids of one length (zero-padded numbers, as often): the strings'
+            # words are every `longest`-th 8 bytes from `w`, a strided view of the bytes (no gather)
+            word = np.ndarray((n,), dtype="<u8", buffer=padded, offset=w, strides=(longest,))
+            _round(h, word & _MASKS[longest - w] if w + 8 > longest else word)
+        elif w < shortest:  # every string has bytes in this word
             word = words[starts + w]
             if w + 8 > shortest:  # some end within it: keep their own bytes only
                 word &= _MASKS[min(longest - w, 8)] if shortest == longest else _MASKS[np.minimum(lengths - w, 8)]
@@ -148,23 +153,187 @@ def pair_hash(models: pa.ChunkedArray, tests: pa.ChunkedArray) -> np.ndarray:
     return numbers
 
 
-def _take(strings: pa.ChunkedArray, rows: np.ndarray) -> pa.ChunkedArray:
-    return strings.take(pa.array(np.asarray(rows, dtype=np.int64)))
+#: A take of fewer rows than a column's length over this takes them chunk by chunk (see :func:`take_strings`).
+_FEW = 16
+
+
+def take_strings(strings: pa.ChunkedArray, rows: np.ndarray) -> pa.ChunkedArray:
+    """Rows `rows` of an Arrow string column (chunked), in that order.
+
+    Arrow's ``take`` of a column of many chunks first joins them into one array: the whole column copied into fresh
+    memory (70 MB for the ids of 5M lines) even to take a few rows, as the checks of the few pairs whose numbers agree
+    do. Few rows are taken chunk by chunk instead: sorted, each chunk's taken from it, then put back in their order.
+    """
+    rows = np.asarray(rows, dtype=np.int64)
+    if strings.num_chunks <= 1 or rows.size * _FEW >= len(strings):
+        return pc.take(strings, pa.array(rows), memory_pool=memory_pool())
+    bounds = np.cumsum([0] + [len(chunk) for chunk in strings.chunks])
+    order = np.argsort(rows, kind="stable")
+    ordered = rows[order]
+    cuts = np.searchsorted(ordered, bounds)  # where each chunk's rows begin among the sorted rows
+    pieces = [strings.chunk(k).take(pa.array(ordered[a:b] - bounds[k]))
+              for k, (a, b) in enumerate(pairwise(cuts[:-1].tolist() + [ordered.size])) if b > a]
+    taken = pa.concat_arrays(pieces) if pieces else pa.array([], strings.type)
+    back = np.empty_like(order)
+    back[order] = np.arange(order.size)
+    return pa.chunked_array([taken.take(pa.array(back))], type=strings.type)
+
+
+#: Pairs compared at a time by :func:`same_pairs` when they are many.
+_COMPARED = 1 << 18
 
 
 def same_pairs(models_a, tests_a, rows_a: np.ndarray | None, models_b, tests_b, rows_b: np.ndarray) -> np.ndarray:
     """Whether pair ``rows_a[i]`` of the first list equals pair ``rows_b[i]`` of the second, compared as text
-    (`rows_a` None: every row of the first list, in order, which is then not copied). The two columns on two threads
-    (pyarrow's ``take`` and ``equal`` let go of the GIL)."""
-    if len(rows_b) == 0:
+    (`rows_a` None: every row of the first list, in order, which is then not copied).
+
+    Few pairs: both columns taken at once (:func:`take_strings`), on two threads. Many (a join checks every match),
+    column by column on :func:`~llrcore.thread_count` threads: ids all of one length, the first list in order, 8 bytes
+    at a time where they lie (:func:`_same_width_equal`, no id copied); else each list's column joined into one array
+    once and the pairs compared piece by piece (pyarrow's ``take`` and ``equal`` let go of the GIL), a piece's ids
+    taken into memory that the next piece reuses, where taking them all at once held a second copy of the ids.
+    """
+    n = len(rows_b)
+    if n == 0:
         return np.zeros(0, bool)
+    pool = memory_pool()
+    if n * _FEW < len(models_b):
+        def equal(columns) -> pa.ChunkedArray:
+            a, b = columns
+            return pc.equal(a if rows_a is None else take_strings(a, rows_a), take_strings(b, rows_b),
+                            memory_pool=pool)
 
-    def equal(columns) -> pa.ChunkedArray:
-        a, b = columns
-        return pc.equal(a if rows_a is None else _take(a, rows_a), _take(b, rows_b))
+        models, tests = map_tasks(equal, [(models_a, models_b), (tests_a, tests_b)], workers_for(n))
+        return pc.and_(models, tests, memory_pool=pool).to_numpy(zero_copy_only=False).astype(bool)
+    same = np.ones(n, bool)
+    for a, b in ((models_a, models_b), (tests_a, tests_b)):
+        if rows_a is None and _same_width_equal(a, b, rows_b, same):
+            continue
+        a, b = a if rows_a is None else _one_array(a), _one_array(b)
 
-    models, tests = map_tasks(equal, [(models_a, models_b), (tests_a, tests_b)], workers_for(len(rows_b)))
-    return pc.and_(models, tests).to_numpy(zero_copy_only=False).astype(bool)
+        def piece(start: int, a=a, b=b) -> None:
+            stop = min(start + _COMPARED, n)
+            rows = pa.array(np.asarray(rows_b[start:stop], dtype=np.int64))
+            left = a.slice(start, stop - start) if rows_a is None else \
+                pc.take(a, pa.array(np.asarray(rows_a[start:stop], dtype=np.int64)), memory_pool=pool)
+            same[start:stop] &= pc.equal(left, pc.take(b, rows, memory_pool=pool),
+                                         memory_pool=pool).to_numpy(zero_copy_only=False)
+
+        map_tasks(piece, range(0, n, _COMPARED), workers_for(n))
+    return same
+
+
+def _fixed_width(strings: pa.Array) -> tuple[np.ndarray, int] | None:
+    """The bytes of a string array from its first string to the end of its buffer, and the one length of all its
+    strings; None when they have several lengths (or none: an empty array, empty strings, missing values)."""
+    m = len(strings)
+    _, offset_buffer, data_buffer = strings.buffers()
+    if m == 0 or strings.null_count or data_buffer is None:
+        return None
+    offsets = np.frombuffer(offset_buffer, np.int32, m + 1, strings.offset * 4)
+    lo, hi = int(offsets[0]), int(offsets[-1])
+    width, rest = divmod(hi - lo, m)
+    if rest or width == 0 or (m > 1 and not (np.diff(offsets) == width).all()):
+        return None
+    return np.frombuffer(data_buffer, np.uint8)[lo:], width
+
+
+def _same_width_equal(a: pa.ChunkedArray, b: pa.ChunkedArray, rows: np.ndarray, same: np.ndarray) -> bool:
+    """``same[i] &= a[i] == b[rows[i]]`` for ids all of one length in both columns, `a` taken in order: 8 bytes at a
+    time (a strided view of `a`'s bytes, a gather from `b`'s words), no id copied. False, doing nothing, when the
+    lengths vary (then Arrow compares them).
+
+    Two strings of one length are equal when their bytes are at every position: words at 0, 8, ... and, for a length
+    that is no multiple of 8, the last 8 bytes (overlapping the word before); ids shorter than 8 bytes are masked to
+    their own bytes. A word that would run past the end of a chunk's bytes (the last ids of a chunk, for ids shorter
+    than 8 bytes) is read one by one, zeros past the end."""
+    chunks, start, width = [], 0, None
+    for chunk in a.chunks:
+        if len(chunk):
+            mine = _fixed_width(chunk)
+            if mine is None or mine[1] != (width or mine[1]):
+                return False
+            width = mine[1]
+            chunks.append((start, mine[0][:len(chunk) * width], len(chunk)))
+        start += len(chunk)
+    words = list(range(0, width - 7, 8)) + ([width - 8] if width % 8 and width > 8 else []) \
+        if width is not None and width >= 8 else [0]
+    theirs_all = None if width is None else _words_of(b, width, words)
+    if theirs_all is None:
+        return False
+    tail = 0 if width >= 8 else -(-8 // width) - 1  # the ids at a chunk's end with fewer than 8 bytes after them
+
+    def compare(task) -> None:
+        first, a_bytes, m = task
+        ok, mine_rows = same[first:first + m], rows[first:first + m]
+        full = max(m - tail, 0)
+        for w, theirs in zip(words, theirs_all):
+            differ = theirs[mine_rows]
+            differ[:full] ^= np.ndarray((full,), "<u8", a_bytes, offset=w, strides=(width,))
+            for i in range(full, m):  # a word of the last ids, zero past the chunk's end
+                differ[i] ^= _word(a_bytes, i * width + w)
+            if width < 8:
+                differ &= _MASKS[width]
+            ok &= differ == 0
+
+    map_tasks(compare, chunks, workers_for(len(rows)))
+    return True
+
+
+def _word(data: np.ndarray, at: int) -> np.uint64:
+    """The little-endian 8-byte word of `data` from `at`, zeros past its end."""
+    return np.uint64(int.from_bytes(data[at:at + 8].tobytes().ljust(8, b"\0"), "little"))
+
+
+def _words_of(strings: pa.ChunkedArray, width: int, words: list[int]) -> list[np.ndarray] | None:
+    """For ids all `width` bytes long, each id's 8-byte word from each offset in `words`, one array per offset in row
+    order (zeros past a chunk's end); None when some id has another length."""
+    out = [np.empty(len(strings), np.uint64) for _ in words]
+    at = 0
+    for chunk in strings.chunks:
+        m = len(chunk)
+        if m == 0:
+            continue
+        fixed = _fixed_width(chunk)
+        if fixed is None or fixed[1] != width:
+            return None
+        data = fixed[0][:m * width]
+        for w, words_w in zip(words, out):
+            full = min(m, max((m * width - w - 8) // width + 1, 0))  # ids with 8 bytes from `w` in the chunk
+            words_w[at:at + full] = np.ndarray((full,), "<u8", data, offset=w, strides=(width,))
+            for i in range(full, m):
+                words_w[at + i] = _word(data, i * width + w)
+        at += m
+    return out
+
+
+def _one_array(strings: pa.ChunkedArray) -> pa.Array:
+    """An Arrow string column (chunked) as one array: its chunks joined, once.
+
+    Joined by numpy into numpy's memory (the system's ordinary pages within :func:`~llrcore.parallel.small_pages`):
+    Arrow asks for 2 MiB pages for a buffer this large, whose first touch cost up to 0.3 s of system time on a busy
+    2-CPU virtual machine for the 125 MB of a 5M-line key's ids. Arrow's own join past 2 GiB of text (its offsets'
+    limit) or for a column with missing values."""
+    if strings.num_chunks == 1:
+        return strings.chunk(0)
+    n = len(strings)
+    offsets = np.empty(n + 1, np.int32)
+    pieces, row, size = [], 0, 0
+    for chunk in strings.chunks:
+        _, offset_buffer, data_buffer = chunk.buffers()
+        own = np.frombuffer(offset_buffer, np.int32, len(chunk) + 1, chunk.offset * 4) if len(chunk) else None
+        if own is None:
+            continue
+        lo, hi = int(own[0]), int(own[-1])
+        if size + hi - lo >= 2**31 or chunk.null_count:
+            return strings.combine_chunks(memory_pool=memory_pool())
+        np.add(own[:-1], size - lo, out=offsets[row:row + len(chunk)])
+        if hi > lo:
+            pieces.append(np.frombuffer(data_buffer, np.uint8)[lo:hi])
+        row, size = row + len(chunk), size + hi - lo
+    offsets[n] = size
+    data = np.concatenate(pieces) if pieces else np.zeros(0, np.uint8)
+    return pa.Array.from_buffers(pa.string(), n, [None, pa.py_buffer(offsets), pa.py_buffer(data)])
 
 
 #: Elements of the big arrays below handled at a time: a block's temporaries are reused (and stay in the CPU's

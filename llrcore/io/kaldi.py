@@ -12,7 +12,6 @@ from functools import cached_property
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
 
 from ..data.trials import Trials
 from ..parallel import map_tasks, workers_for
@@ -28,6 +27,7 @@ from .ids import (
     repeated_pairs,
     same_pairs,
     sorted_with_rows,
+    take_strings,
 )
 from .labels import BONAFIDE, LABELS, NONTARGET, SPOOF, TARGET, label_key, text_labels, trials_from_codes
 from .metadata import MetadataTable, attach, take_rows
@@ -75,8 +75,7 @@ class TrialList:
         afresh (only :attr:`sorted_numbers`, their high bits, are kept)."""
         models, tests = self.ids
         if rows is not None:
-            rows = pa.array(np.asarray(rows, np.int64))
-            models, tests = models.take(rows), tests.take(rows)
+            models, tests = take_strings(models, rows), take_strings(tests, rows)
         return pair_hash(models, tests)
 
     @property
@@ -128,7 +127,7 @@ def read_trial_list(src: _Source, is_key: bool, like: TrialList | None = None) -
         if len(row) != 3:
             raise src.error(f"a {kind} needs 3 columns, but this line has {len(row)}.", lineno)
     frame, lines = text.read(first, 3, [2] if is_key else [], reference, numbers=[] if is_key else [2],
-                             strings=[0, 1])
+                             strings=[0, 1], labels=[2] if is_key else [])
     values = text_labels(text, frame[2], lines, 3, reference) if is_key else text.scores(frame[2], lines, 3, reference)
     trial_list = TrialList(src, frame[0], frame[1], values, lines, spaced=text.sep != WHITESPACE)
     del data
@@ -152,8 +151,9 @@ def join_with_key(score_list: TrialList, key_list: TrialList, name: str, table: 
     key_src, labels = key_list.src, key_list.values
     where = _key_rows(score_list, key_list)
     in_key = where >= 0
+    matched = _kept(where, in_key)  # the key row of each scored trial in the key (no copy when all are)
     scored = np.zeros(len(labels), bool)
-    scored[where[in_key]] = True
+    scored[matched] = True
     key_name = key_src.name if key_src.path else "file"  # "the key trials.txt", or "the key file"
     row, key_row = int(np.argmin(in_key)), int(np.argmin(scored))  # the first trial missing from the other file
     trial, key_trial = score_list.trial(row), key_list.trial(key_row)
@@ -162,7 +162,7 @@ def join_with_key(score_list: TrialList, key_list: TrialList, name: str, table: 
                         f"key's {_count(len(scored), 'trial')} is scored here: no (model, test) pair is in both files, "
                         f"so this key may belong to another score file (the first scored trial is {trial}, the key's "
                         f"first is {key_trial}).")
-    kept = labels[where[in_key]]
+    kept = labels[matched]
     _refuse_a_missing_class(src, key_name, labels, kept, len(in_key))
     notes = []
     if not in_key.all():
@@ -191,7 +191,7 @@ def join_with_key(score_list: TrialList, key_list: TrialList, name: str, table: 
         if keep is not None:  # the ids of the trials left out are no longer categories
             for column in ("model", "test"):
                 metadata[column] = compact_categories(metadata[column])
-    return trials_from_codes(src, scores[in_key], kept, name, metadata=metadata, lines=_kept(lines, in_key),
+    return trials_from_codes(src, _kept(scores, in_key), kept, name, metadata=metadata, lines=_kept(lines, in_key),
                              unit=score_list.unit), notes
 
 
@@ -230,8 +230,11 @@ def _key_rows(score_list: TrialList, key_list: TrialList) -> np.ndarray:
         return _exact_key_rows(score_list, key_list)  # a degenerate hash: the exact numbering
     # the numbers only say which pairs may be the same; the ids say whether they are, so the join is exact whatever
     # the hash does (equal pairs always have equal numbers: no match can be missed)
+    if (where >= 0).all():  # every scored pair has a candidate: compared in order, their key rows as they are
+        where[~same_pairs(*score_list.ids, None, *key_list.ids, where)] = -1
+        return where
     matched = np.flatnonzero(where >= 0)
-    wrong = ~same_pairs(*score_list.ids, None if matched.size == n else matched, *key_list.ids, where[matched])
+    wrong = ~same_pairs(*score_list.ids, matched, *key_list.ids, where[matched])
     where[matched[wrong]] = -1
     return where
 
@@ -313,8 +316,9 @@ def _exact_key_rows(score_list: TrialList, key_list: TrialList) -> np.ndarray:
     return pd.Index(key_codes).get_indexer(codes)
 
 
-def _kept(lines, keep: np.ndarray):
-    return lines if keep.all() else np.asarray(lines)[keep]
+def _kept(values, keep: np.ndarray):
+    """The values (an array, or a range of line numbers) where `keep` is True: themselves when it always is."""
+    return values if keep.all() else np.asarray(values)[keep]
 
 
 def _count(n: int, noun: str) -> str:

@@ -110,12 +110,13 @@ class TextFile:
 
     # -- the bulk -------------------------------------------------------------------------------------------------
     def read(self, first: int, ncols: int, categorical: list[int], reference: int, numbers: list[int] = (),
-             strings: list[int] = ()) -> tuple[pd.DataFrame, np.ndarray]:
+             strings: list[int] = (), labels: list[int] = ()) -> tuple[pd.DataFrame, np.ndarray]:
         """Read the data lines from sample line `first` on; return the table and each row's line number
         (an array, or a ``range`` when the rows are consecutive lines).
 
         Columns `categorical` are read as categoricals, columns `numbers` (scores), when they can be, as float64,
-        columns `strings` (ids) as Arrow strings by pyarrow, as categoricals by pandas.
+        columns `strings` (ids) as Arrow strings by pyarrow, as categoricals by pandas; columns `labels` (among
+        `categorical`: a few words on every line) are dictionary-encoded by pyarrow as it parses them.
         A regular file is parsed by pyarrow (:func:`~llrcore.io.fast.read_table`); any other, or one with a problem,
         by pandas, whose errors are turned into messages naming the line.
         """
@@ -130,7 +131,7 @@ class TextFile:
             # The whole file, when the rows are all of it: no copy (pyarrow ignores one final line end)
             whole = start == 0 and self.data[end:] in (b"", b"\n")
             frame = read_table(self.data if whole else self.data[start:end], self.sep, self.decimal, ncols,
-                               categorical, list(numbers), list(strings), comments=unknown)
+                               categorical, list(numbers), list(strings), comments=unknown, labels=list(labels))
             if frame is not None:
                 return frame, range(lineno0, lineno0 + len(frame))
         body = self.data[start:end]
@@ -150,7 +151,8 @@ class TextFile:
             # an odd padded field still reads right (labels and scores are stripped when converted)
             options["skipinitialspace"] = True
         if self.skippable and not options.get("skipinitialspace"):
-            frame = read_table(body, self.sep, self.decimal, ncols, categorical, list(numbers), list(strings))
+            frame = read_table(body, self.sep, self.decimal, ncols, categorical, list(numbers), list(strings),
+                               labels=list(labels))
             if frame is not None and len(frame) == len(lines):
                 return frame, lines
         try:

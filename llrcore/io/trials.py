@@ -101,6 +101,7 @@ import numpy as np
 import pandas as pd
 
 from ..data.trials import Trials
+from ..parallel import small_pages
 from ._source import LoadError, LoadWarning, _scan_lines, _Source, _text_bytes, check_fits_in_memory
 from .challenge import SPLIT, split_ids
 from .bosaris_h5 import is_hdf5, read_h5_trial_list, refuse_scores_without_key
@@ -199,7 +200,8 @@ def read_trials(source, format: str = "auto", *, key=None, name: str | None = No
     """
     if scale not in SCALES:
         raise ValueError(f"scale is 'ln' (natural-log LLRs or other scores) or 'log10' (log10 LRs), not {scale!r}.")
-    loaded = _read(source, format, key, name, metadata, on_warning, progress or (lambda done, n: None))
+    with small_pages():  # arrays made once and let go of soon: 2 MiB pages cost more than they save
+        loaded = _read(source, format, key, name, metadata, on_warning, progress or (lambda done, n: None))
     if scale == "ln":
         return loaded
     systems = {"": loaded} if isinstance(loaded, Trials) else loaded
@@ -342,7 +344,9 @@ def _read_text(src: _Source, fmt: str, name: str | None, table: MetadataTable | 
     strings = ids if kaldi and layout["system"] is None and words == ids else []
     categorical = [layout["label"], *[j for j in words if j not in strings]] + \
         ([] if layout["system"] is None else [layout["system"]])
-    frame, lines = text.read(first, ncols, categorical, reference, numbers=layout["scores"], strings=strings)
+    few_words = [layout["label"]] + ([] if layout["system"] is None else [layout["system"]])
+    frame, lines = text.read(first, ncols, categorical, reference, numbers=layout["scores"], strings=strings,
+                             labels=few_words)
     labels = text_labels(text, frame[layout["label"]], lines, ncols, reference)
     score_columns = {j: text.scores(frame[j], lines, ncols, reference) for j in layout["scores"]}
     if layout["system"] is None:  # every value is checked: no message below quotes a line of the file
