@@ -277,17 +277,21 @@ times, and on a busy one below.
 
 How: read_trials maps each file into memory (its pages as the system caches them: reading them into bytes allocated
 as much fresh memory, which the kernel zeroes, a tenth of the reading's time), parses it with pyarrow's CSV reader
-(explicit column types) and leaves the ids as Arrow strings. It never dictionary-encodes them, which alone cost more
-than parsing (one hash table of 2.5M distinct test ids per file): each (model, test) pair gets one 64-bit number
-hashed from its bytes with numpy, piece by piece (no hash table). Each file's numbers are sorted once, row numbers
-in their low bits (numpy's vectorised integer sort doing an argsort's work): that finds its repeated pairs (the ids
-compared as text wherever two numbers may agree) and serves the join, which merges the two files' sorted numbers
-(timsort, one pass) and takes neighbours from the two files as candidate matches, every one checked on the ids
-themselves (pyarrow's take and equal, on two threads): the join is exact whatever the hash does (runs of equal
+(explicit column types; the labels dictionary-encoded as they are parsed) and leaves the ids as Arrow strings. It
+never dictionary-encodes them, which alone cost more than parsing (one hash table of 2.5M distinct test ids per
+file): each (model, test) pair gets one 64-bit number hashed from its bytes with numpy, piece by piece (no hash
+table; ids of one length read as a strided view of the bytes, no gather). Each file's numbers are sorted once, row
+numbers in their low bits (numpy's vectorised integer sort doing an argsort's work): that finds its repeated pairs
+(the ids compared as text wherever two numbers may agree, the few rows taken chunk by chunk) and serves the join,
+which merges the two files' sorted numbers (timsort, one pass) and takes neighbours from the two files as candidate
+matches, every one checked on the ids themselves (ids of one length 8 bytes at a time where they lie, others with
+pyarrow's take and equal piece by piece; on two threads): the join is exact whatever the hash does (runs of equal
 numbers are tried pair by pair; many of them send it to an exact dictionary numbering). A file's bytes are let go
-of as soon as its values are checked, before the numbers and sorts. The categoricals of `Trials.metadata` (model,
-test) are built the first time someone looks at them. A file with a problem is read again by the careful (pandas)
-path, which names the line.
+of as soon as its values are checked, before the numbers and sorts. The reading's arrays take the system's ordinary
+4 KiB pages (Arrow's tables through the system allocator, numpy's without its 2 MiB-page advice,
+`llrcore.parallel.small_pages`): on this virtual machine the first touch of fresh 2 MiB pages cost about a second
+of system time in a run. The categoricals of `Trials.metadata` (model, test) are built the first time someone looks
+at them. A file with a problem is read again by the careful (pandas) path, which names the line.
 """
     print(text)
     if not args.no_write and args.rows == 5_000_000:
