@@ -39,22 +39,6 @@ def browser_context_args(browser_context_args):
     return {**browser_context_args, "viewport": {"width": 1600, "height": 1000}, "accept_downloads": True}
 
 
-@pytest.fixture(scope="session")
-def shared_context(browser, browser_context_args):
-    """One browser context for all the tests of a process: each test still opens its own tab, hence its own Streamlit
-    session, but the app's scripts come from the browser's cache instead of being fetched and compiled again."""
-    context = browser.new_context(**browser_context_args)
-    yield context
-    context.close()
-
-
-@pytest.fixture
-def context(shared_context):
-    yield shared_context
-    for tab in shared_context.pages:
-        tab.close()
-
-
 @pytest.fixture
 def page(page):
     """pytest-playwright's page, counting the app's script runs for ``wait_idle`` (``test_browser.RUN_COUNTER``)."""
@@ -109,8 +93,8 @@ def _running_app(tmp_path_factory, env: dict | None = None):
 def app_url(tmp_path_factory):
     """The app's URL: one server per test process (per pytest-xdist worker), shared by its browser tests.
 
-    Sharing is safe because every test opens its own tab, hence its own Streamlit session (its data, widgets and
-    uploads); a server start costs seconds, once per process instead of once per module."""
+    Sharing is safe because every test opens its own browser context, hence its own Streamlit session (its data,
+    widgets and uploads); a server start costs seconds, once per process instead of once per module."""
     with _running_app(tmp_path_factory) as url:
         yield url
 
