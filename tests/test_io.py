@@ -80,6 +80,14 @@ def test_label_first_tab_separated_without_header():
     np.testing.assert_array_equal(t.non, [-2.25, -0.5, -7.125])
 
 
+@pytest.mark.parametrize("data", [b"1 0.0\n0 0.0\n0 0.0\n", b"0.0 1\n0.0 0\n0.0 0\n", b"\n0 0.0\n1 0.0\n0 0.0\n"])
+def test_0_1_labels_beside_scores_that_also_read_as_labels(data):
+    """Scores of 0.0 read as labels too ('0.0' is a non-target label): the labels are the column with both classes
+    (hypothesis found the label-first file whose every score is 0.0 read with its scores taken for labels)."""
+    t = read_trials(named(data, "x.txt"))
+    assert (t.tar.size, t.non.size) == (1, 2)
+
+
 def test_comments_blank_lines_and_indentation():
     t = read_trials(FORMATS / "two_column_commented.txt")
     np.testing.assert_array_equal(t.tar, [1.5, 0.25, 1e-3])

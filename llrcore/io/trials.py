@@ -463,7 +463,8 @@ def _infer_layout(src, header, rows, ncols, reference, number) -> dict:
         if words:
             label = max(words, key=lambda j: (strict_share[j], label_share[j], j))
         elif binary and sum(numeric) >= 2:
-            label = binary[-1]
+            # '0 0.0' lines: both columns read as labels; the labels are the one holding both classes (else the last)
+            label = max(binary, key=lambda j: (len({LABELS[label_key(t)] for t in columns[j]}) > 1, j))
         else:
             if ncols == 3 and numeric == [False, False, True]:
                 raise src.error("no column of labels: this looks like a Kaldi/BOSARIS score file "
