@@ -67,9 +67,7 @@ def test_a_big_score_file_and_its_key_show_a_progress_bar_then_their_counts(page
     page.evaluate(RECORD_PROGRESS)
     box = page.get_by_test_id("stFileUploader").filter(has_text="Key file for big.scores")
     box.locator("input[type=file]").set_input_files(key)
-    bar = page.get_by_test_id("stProgress")
-    expect(bar).to_be_visible(timeout=60_000)
-    page.screenshot(path=screenshots / "data_big_upload_progress.png")  # while parsing (if it still is)
+    # the bar may come and go before a look at the page (1M lines read in about a second): RECORD_PROGRESS saw it
     expect(page.get_by_text("Added big from big.scores")).to_be_visible(timeout=120_000)
     wait_idle(page)
 
@@ -78,7 +76,7 @@ def test_a_big_score_file_and_its_key_show_a_progress_bar_then_their_counts(page
     seen = page.evaluate("() => window.progressTexts")
     assert seen and set(seen) <= set(steps), seen
     assert seen == sorted(seen, key=steps.index)  # in the order of the steps
-    expect(bar).to_have_count(0)  # gone once the file is read
+    expect(page.get_by_test_id("stProgress")).to_have_count(0)  # gone once the file is read
     no_exception(page)
     expect(page.get_by_test_id("stAlertContentError")).to_have_count(0)
     expect(page.get_by_text(f"{expected.tar.size:,} target · {expected.non.size:,} non-target")).to_be_visible()
