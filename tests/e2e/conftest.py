@@ -30,8 +30,20 @@ def browser_type_launch_args(browser_type_launch_args):
         **browser_type_launch_args,
         "executable_path": shutil.which("chromium"),
         "args": ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"],
+                 "--disable-component-update", "--disable-sync", "--no-first-run",
+                 f"--disable-features={','.join(PLAYWRIGHT_DISABLED_FEATURES + NO_OMNIBOX_POPUPS)}"],
     }
+
+
+# Chromium 156 preloads its address bar's popups as web pages in every window, one more renderer per browser context
+# (about 0.5 CPU-s a test, a tenth of Chromium's work in the suite): a headless test never types in an address bar.
+NO_OMNIBOX_POPUPS = ["WebUIOmniboxPopup", "WebUIOmniboxAimPopup"]
+# A second --disable-features replaces Playwright's own (playwright-core, chromiumSwitches.ts), so it is repeated here.
+PLAYWRIGHT_DISABLED_FEATURES = [
+    "AimEnabled", "AvoidCorsURLLoaderRestartOnRedirect", "AvoidUnnecessaryBeforeUnloadCheckSync",
+    "DestroyProfileOnBrowserClose", "HttpsFirstBalancedModeAutoEnable", "HttpsUpgrades", "LensOverlay", "MediaRouter",
+    "NetworkTimeServiceQuerying", "OptimizationHints", "PaintHolding", "PreconnectToSearch", "TcpPortRandomizationWin",
+    "ThirdPartyStoragePartitioning"]
 
 
 @pytest.fixture(scope="session")
