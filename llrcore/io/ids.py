@@ -261,23 +261,34 @@ def _same_width_equal(a: pa.ChunkedArray, b: pa.ChunkedArray, rows: np.ndarray, 
     theirs_all = None if width is None else _words_of(b, width, words)
     if theirs_all is None:
         return False
-    tail = 0 if width >= 8 else -(-8 // width) - 1  # the ids at a chunk's end with fewer than 8 bytes after them
 
     def compare(task) -> None:
         first, a_bytes, m = task
         ok, mine_rows = same[first:first + m], rows[first:first + m]
-        full = max(m - tail, 0)
         for w, theirs in zip(words, theirs_all):
             differ = theirs[mine_rows]
-            differ[:full] ^= np.ndarray((full,), "<u8", a_bytes, offset=w, strides=(width,))
-            for i in range(full, m):  # a word of the last ids, zero past the chunk's end
-                differ[i] ^= _word(a_bytes, i * width + w)
+            _put_words(differ, a_bytes, width, w, xor=True)
             if width < 8:
                 differ &= _MASKS[width]
             ok &= differ == 0
 
     map_tasks(compare, chunks, workers_for(len(rows)))
     return True
+
+
+def _put_words(out: np.ndarray, data: np.ndarray, width: int, w: int, *, xor: bool = False) -> None:
+    """Into `out`, for each of its ``len(out)`` ids of `width` bytes lying one after the other in `data`, the
+    little-endian 8-byte word from the id's byte `w` (XOR-ed into `out` with `xor`): a strided view of the bytes for
+    the ids with 8 bytes from there, one by one for the last ids of `data` (zeros past its end)."""
+    m = len(out)
+    full = min(m, max((m * width - w - 8) // width + 1, 0))
+    view = np.ndarray((full,), "<u8", data, offset=w, strides=(width,))
+    last = np.array([_word(data, i * width + w) for i in range(full, m)], np.uint64)
+    for part, words in ((out[:full], view), (out[full:], last)):
+        if xor:
+            part ^= words
+        else:
+            part[:] = words
 
 
 def _word(data: np.ndarray, at: int) -> np.uint64:
@@ -297,12 +308,8 @@ def _words_of(strings: pa.ChunkedArray, width: int, words: list[int]) -> list[np
         fixed = _fixed_width(chunk)
         if fixed is None or fixed[1] != width:
             return None
-        data = fixed[0][:m * width]
         for w, words_w in zip(words, out):
-            full = min(m, max((m * width - w - 8) // width + 1, 0))  # ids with 8 bytes from `w` in the chunk
-            words_w[at:at + full] = np.ndarray((full,), "<u8", data, offset=w, strides=(width,))
-            for i in range(full, m):
-                words_w[at + i] = _word(data, i * width + w)
+            _put_words(words_w[at:at + m], fixed[0][:m * width], width, w)
         at += m
     return out
 
