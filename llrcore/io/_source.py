@@ -174,8 +174,8 @@ class _Source:
 
 
 #: Memory a text reader takes beyond the file's own bytes, per byte of text: bench/bench_io.py measured a peak of
-#: 1.4 GB for 0.4 GB of files (a 5M-line Kaldi score file, its key and a 5M-line four-column file): the bytes, the
-#: Arrow table, the ids' codes and the scores, then the sort.
+#: 1.4 GB for 0.46 GB of files (a 5M-line Kaldi score file, its key and a 5M-line four-column file: the bytes, the
+#: Arrow table, the pairs' numbers and the scores, then the sort), 1.2 GB since: the factor is kept as a margin.
 READ_MEMORY_PER_BYTE = 2.5
 
 
