@@ -122,10 +122,10 @@ def show(scores: lc.CorpusScores, hypotheses: pd.DataFrame, method: str) -> None
                "(pyannote.metrics applies no collar to them).")
     csv_column, rttm_column, _ = st.columns([1, 1, 3])
     csv_column.download_button("Table as CSV", table.to_csv().encode(), file_name=f"diarization_{method}.csv",
-                               mime="text/csv", icon=":material/download:", key="diar_corpus_csv")
+                               mime="text/csv", icon=":material/download:", key="diar_corpus_csv", on_click="ignore")
     rttm_column.download_button("Turns as RTTM", lc.rttm_text(hypotheses).encode(),
                                 file_name=f"diarization_{method}.rttm", mime="text/plain",
-                                icon=":material/download:", key="diar_corpus_rttm")
+                                icon=":material/download:", key="diar_corpus_rttm", on_click="ignore")
 
 
 def corpus_section(method_names: dict, prior_names: dict) -> None:

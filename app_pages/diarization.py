@@ -232,11 +232,13 @@ def downloads(matrix, result, method: str) -> None:
     else:
         rttm = lc.rttm_text(result.turns(matrix.start, matrix.end, matrix.uri))
         rttm_column.download_button("Turns as RTTM", rttm.encode(), file_name=f"{matrix.uri}_{method}.rttm",
-                                    mime="text/plain", icon=":material/download:", key=f"diar_rttm_{method}")
+                                    mime="text/plain", icon=":material/download:", key=f"diar_rttm_{method}",
+                                    on_click="ignore")
     labels = result.to_frame(matrix.start, matrix.end)  # start and end only with times
     labels_column.download_button("Labels as CSV", labels.to_csv(index=False).encode(),
                                   file_name=f"{matrix.uri}_{method}_labels.csv", mime="text/csv",
-                                  icon=":material/download:", key=f"diar_labels_{method}")
+                                  icon=":material/download:", key=f"diar_labels_{method}",
+                                  on_click="ignore")
 
 
 def preview(record: LoadedMatrix) -> None:

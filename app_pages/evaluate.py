@@ -69,7 +69,7 @@ def show_metrics_table(results, boots: dict[str, lc.BootstrapResult] | None = No
     show_metrics(csv, level=next(iter(boots.values())).level if boots else None)
     st.download_button(
         "Metrics as CSV", csv.to_csv(index=False).encode(), file_name="llrcore_metrics.csv", mime="text/csv",
-        icon=":material/download:", key="download_metrics",
+        icon=":material/download:", key="download_metrics", on_click="ignore",
     )
 
 

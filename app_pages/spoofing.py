@@ -267,7 +267,8 @@ def show_table(results: dict[str, lc.TandemEvaluation], sasv: dict[str, pd.DataF
         column: st.column_config.NumberColumn(format="%.4f" if "DCF" in column or "threshold" in column else "%.2f")
         for column in table.columns if table[column].dtype.kind == "f"})
     st.download_button("Metrics as CSV", table.to_csv(index=False).encode(), file_name="tandem_metrics.csv",
-                       mime="text/csv", icon=":material/download:", key="tandem_metrics_csv")
+                       mime="text/csv", icon=":material/download:", key="tandem_metrics_csv",
+                       on_click="ignore")
 
 
 def attack_frame(name: str, result: lc.TandemEvaluation, ranges: dict[str, lc.TandemIntervals],
