@@ -1,8 +1,8 @@
 """Every download button of the app leaves the page as it is: ``on_click="ignore"``.
 
 Streamlit reruns the whole page script when a download button is clicked unless told not to; a download changes
-nothing on the page, so a rerun only recomputes it (a t-DCF page of four countermeasures, a diarization) and, on a
-busy server, left a browser test clicking a second button while the first's rerun redrew the page.
+nothing on the page, so a rerun only recomputes it (a t-DCF page of four countermeasures, a diarization); on a busy
+server it is the likely reason a browser test once found no second button while the first click's rerun ran.
 
 Independent reference: the calls themselves, read with Python's ``ast`` from the page sources (never by running them).
 """
