@@ -247,20 +247,12 @@ def _same_width_equal(a: pa.ChunkedArray, b: pa.ChunkedArray, rows: np.ndarray, 
     that is no multiple of 8, the last 8 bytes (overlapping the word before); ids shorter than 8 bytes are masked to
     their own bytes. A word that would run past the end of a chunk's bytes (the last ids of a chunk, for ids shorter
     than 8 bytes) is read one by one, zeros past the end."""
-    chunks, start, width = [], 0, None
-    for chunk in a.chunks:
-        if len(chunk):
-            mine = _fixed_width(chunk)
-            if mine is None or mine[1] != (width or mine[1]):
-                return False
-            width = mine[1]
-            chunks.append((start, mine[0][:len(chunk) * width], len(chunk)))
-        start += len(chunk)
-    words = list(range(0, width - 7, 8)) + ([width - 8] if width % 8 and width > 8 else []) \
-        if width is not None and width >= 8 else [0]
-    theirs_all = None if width is None else _words_of(b, width, words)
-    if theirs_all is None:
+    mine, other = _fixed_chunks(a), _fixed_chunks(b)
+    if mine is None or other is None or mine[1] != other[1]:
         return False
+    chunks, width = mine
+    words = list(range(0, width - 7, 8)) + ([width - 8] if width % 8 and width > 8 else []) if width >= 8 else [0]
+    theirs_all = _words_of(other[0], len(b), width, words)
 
     def compare(task) -> None:
         first, a_bytes, m = task
@@ -296,21 +288,28 @@ def _word(data: np.ndarray, at: int) -> np.uint64:
     return np.uint64(int.from_bytes(data[at:at + 8].tobytes().ljust(8, b"\0"), "little"))
 
 
-def _words_of(strings: pa.ChunkedArray, width: int, words: list[int]) -> list[np.ndarray] | None:
-    """For ids all `width` bytes long, each id's 8-byte word from each offset in `words`, one array per offset in row
-    order (zeros past a chunk's end); None when some id has another length."""
-    out = [np.empty(len(strings), np.uint64) for _ in words]
-    at = 0
+def _fixed_chunks(strings: pa.ChunkedArray) -> tuple[list[tuple[int, np.ndarray, int]], int] | None:
+    """``(first row, bytes, rows)`` of each non-empty chunk of a column whose ids are all of one length, and that
+    length; None when they have several lengths or there are none (:func:`_fixed_width`, chunk by chunk)."""
+    chunks, start, width = [], 0, None
     for chunk in strings.chunks:
-        m = len(chunk)
-        if m == 0:
-            continue
-        fixed = _fixed_width(chunk)
-        if fixed is None or fixed[1] != width:
-            return None
+        if len(chunk):
+            fixed = _fixed_width(chunk)
+            if fixed is None or fixed[1] != (width or fixed[1]):
+                return None
+            width = fixed[1]
+            chunks.append((start, fixed[0][:len(chunk) * width], len(chunk)))
+        start += len(chunk)
+    return None if width is None else (chunks, width)
+
+
+def _words_of(chunks: list[tuple[int, np.ndarray, int]], n: int, width: int, words: list[int]) -> list[np.ndarray]:
+    """For the `n` ids of `width` bytes in `chunks` (:func:`_fixed_chunks`), each id's 8-byte word from each offset
+    in `words`, one array per offset in row order (zeros past a chunk's end)."""
+    out = [np.empty(n, np.uint64) for _ in words]
+    for start, data, m in chunks:
         for w, words_w in zip(words, out):
-            _put_words(words_w[at:at + m], fixed[0][:m * width], width, w)
-        at += m
+            _put_words(words_w[start:start + m], data, width, w)
     return out
 
 
