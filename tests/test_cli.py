@@ -420,3 +420,20 @@ def test_output_into_a_closed_pipe_is_no_traceback():
     shell = subprocess.run(f'"{sys.executable}" -m llrcore.cli diarize "{corpus}" --method ahc | true',
                            shell=True, capture_output=True, text=True, timeout=300)
     assert "Traceback" not in shell.stderr and "BrokenPipeError" not in shell.stderr, shell.stderr
+
+
+def test_a_huge_cllr_prints_as_the_app_shows_it_not_as_306_digits(tmp_path, capsys):
+    # One non-target at an LLR of 8e305 costs log2(1 + e^8e305) / 50 / 2 = 8e305 / ln 2 / 100 bits, about 1.15e304
+    # (the reference is that arithmetic); before, the table printed that Cllr with all its 305 digits.
+    rng = np.random.default_rng(0)
+    tar, non = rng.normal(2, 1, 50), rng.normal(-2, 1, 50)
+    non[0] = 8e305
+    path = tmp_path / "huge.txt"
+    lines = [f"{s!r} target" for s in tar.tolist()] + [f"{s!r} nontarget" for s in non.tolist()]
+    path.write_text("\n".join(lines) + "\n")
+    assert main(["evaluate", str(path)]) == 0
+    out = capsys.readouterr().out
+    expected = f"{lc.cllr(lc.read_trials(path)):.3g}"
+    assert expected == f"{8e305 / np.log(2) / 100:.3g}"
+    (row,) = [line.split() for line in out.splitlines() if line.startswith("huge")]
+    assert expected in row and max(len(cell) for cell in row) < 12

@@ -48,7 +48,7 @@ def _check_output_suffix(source: Path, output: Path) -> None:
 
 def run(args) -> str:
     from ..calibration.analysis import calibrate_and_evaluate, calibration_problems
-    from ..words import describe_calibration
+    from ..words import describe_calibration, number
 
     rule, plo = scoring_rule(args), float(effective_plo(args.prior))
     _check_output_suffix(Path(args.apply_to), Path(args.output))
@@ -67,7 +67,7 @@ def run(args) -> str:
                else "")
     return (f"Calibrated {Path(args.apply_to).name} with {describe_calibration(args.method, rule, plo)}, trained on "
             f"{Path(args.dev).name} ({dev.tar.size:,} target and {dev.non.size:,} non-target trials){formula}.\n"
-            f"On the training trials Cllr went from {fitted.before.cllr:.4f} to {fitted.after.cllr:.4f} bits.\n"
+            f"On the training trials Cllr went from {number(fitted.before.cllr, 4)} to {number(fitted.after.cllr, 4)} bits.\n"
             f"Wrote {output}.")
 
 
@@ -86,6 +86,7 @@ def _line_order_table(path: Path) -> pd.DataFrame:
 def _run_quality(args, dev, rule, plo) -> str:
     """``llrcore calibrate --quality``: an affine calibration with the quality measures of the trials' metadata."""
     from ..calibration.fit import fit_affine
+    from ..words import number
 
     if args.method != "affine":
         raise ValueError("--quality adds quality measures to the affine calibration: use --method affine.")
@@ -99,5 +100,5 @@ def _run_quality(args, dev, rule, plo) -> str:
     before, affine, ours = cllr.values()
     return (f"Calibrated {Path(args.apply_to).name} with the quality measures {', '.join(quality)}, trained on "
             f"{Path(args.dev).name} ({dev.tar.size:,} target and {dev.non.size:,} non-target trials): "
-            f"{calibration.formula(6)}.\nOn the training trials Cllr went from {before:.4f} bits to {ours:.4f} "
-            f"(affine without the quality measures: {affine:.4f}).\nWrote {output}.")
+            f"{calibration.formula(6)}.\nOn the training trials Cllr went from {number(before, 4)} bits to {number(ours, 4)} "
+            f"(affine without the quality measures: {number(affine, 4)}).\nWrote {output}.")

@@ -11,12 +11,13 @@ from ..binary.metrics import METHOD_COLUMN, evaluate, metrics_table
 from ..prior import NIST_PRIMARY_P_TARGETS, primary_p_targets
 from ..words import VERDICT_RULE
 from ._options import add_conditions_options, add_operating_point, add_output_formats, load_systems, operating_point
+from ._text import text_table
 
 #: The units of the columns of ``llrcore evaluate``, said in its header and its --help.
 UNITS = ("EER in %; Cllr and minCllr in bits; calibration loss in % of Cllr; minDCF, actDCF, Cprimary and "
          f"minCprimary normalised (1 = no better than deciding without the system); as LLRs: {VERDICT_RULE}.")
-#: How the text table prints a column, as the app's Evaluate page shows it; other numbers with 4 decimals, counts whole.
-TEXT_FORMATS = {"EER %": "{:.2f}", "calibration loss %": "{:.1f}"}
+#: The decimals of a column of the text table, as the app's Evaluate page shows it; other numbers 4, counts whole.
+TEXT_DECIMALS = {"EER %": 2, "calibration loss %": 1}
 
 
 def add_command(commands) -> None:
@@ -76,8 +77,9 @@ def run(args) -> str:
           if args.ci else "")
     primary = ", ".join(f"{p:g}" for p in primary_p_targets(args.primary))
     header = f"Operating point: {op.describe()}; Cprimary at P_target {primary} ({args.primary})\n{ci}Units: {UNITS}\n"
-    formatters = {column: _text_format(column).format for column in table.columns if table[column].dtype.kind == "f"}
-    return header + table.to_string(formatters=formatters)
+    decimals = {column: TEXT_DECIMALS.get(column.removesuffix(" lower").removesuffix(" upper"), 4)
+                for column in table.columns}
+    return header + text_table(table, decimals)
 
 
 def _conventions(systems, op, args) -> str:
@@ -98,13 +100,8 @@ def _conventions(systems, op, args) -> str:
         frame = result.to_frame(percent=True).set_index("tool")
         reasons = "\n".join(f"- {tool}: {why}" for tool, why in frame.pop("why").items())
         notes = "\n".join(result.notes())
-        blocks.append(f"{name}\n{frame.to_string(float_format='{:.4f}'.format, na_rep='-')}\n{reasons}\n{notes}")
+        blocks.append(f"{name}\n{text_table(frame)}\n{reasons}\n{notes}")
     return "EER in %; minDCF normalised except SpeechBrain's (which is not)\n\n" + "\n\n".join(blocks)
-
-
-def _text_format(column: str) -> str:
-    base = column.removesuffix(" lower").removesuffix(" upper")
-    return TEXT_FORMATS.get(base, "{:.4f}")
 
 
 def _json_value(value):

@@ -9,9 +9,10 @@ from pathlib import Path
 from ..binary.metrics import effective_plo
 from ..io import LoadError
 from ._options import RULES, add_operating_point, load_systems, operating_point, positive, probability, scoring_rule
+from ._text import text_table
 
 #: How the text tables print a column; other numbers with 4 decimals, counts whole.
-FORMATS = {"EER %": "{:.2f}", "calibration loss %": "{:.1f}"}
+DECIMALS = {"EER %": 2, "calibration loss %": 1}
 
 
 def non_negative(text: str) -> float:
@@ -61,9 +62,7 @@ def _development_systems(paths, key) -> dict:
 
 
 def _table(frame) -> str:
-    formatters = {column: FORMATS.get(column, "{:.4f}").format for column in frame.columns
-                  if frame[column].dtype.kind == "f"}
-    return frame.to_string(formatters=formatters, na_rep="")
+    return text_table(frame, DECIMALS, na_rep="")
 
 
 def run(args) -> str:

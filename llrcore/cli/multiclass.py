@@ -10,6 +10,7 @@ import pandas as pd
 from ..io import read_multiclass
 from ..multiclass import cavg_table, fit_multiclass_affine, multiclass_cllr
 from ._options import add_output_formats, probability
+from ._text import text_table
 
 #: The columns and their units, said in the header and in --help.
 UNITS = ("Cllr in bits (log2 N is a system that says nothing); Cavg, minCavg, Cprimary and minCprimary normalised as "
@@ -60,4 +61,4 @@ def run(args) -> str:
               f"Cavg and minCavg at P_target {args.p_target:g}.\n"
               f"Calibration alpha * llrs + gamma trained on {trained}: alpha = {calibration.scale:.4g}.\n"
               f"Units: {UNITS}\n")
-    return header + pd.DataFrame(table).to_string(float_format="{:.4f}".format)
+    return header + text_table(pd.DataFrame(table))

@@ -12,6 +12,7 @@ from ..calibration.normalization import METHODS, normalize_pairs, normalize_scor
 from ..io import rescore_file
 from ..io.cohort import read_cohort_scores, read_score_pairs
 from ._options import add_operating_point, digits_option, operating_point, one_system
+from ._text import text_table
 
 #: The columns printed before and after: normalised scores are not LLRs, so the discrimination metrics.
 SHOWN = ["EER %", "minDCF", "minCllr"]
@@ -65,4 +66,4 @@ def run(args) -> str:
     return (f"Normalised {Path(args.scores).name} ({before.tar.size:,} target and {before.non.size:,} non-target "
             f"trials) with {after.name.split('(')[-1].rstrip(')') if '(' in after.name else args.method}.\n"
             f"Operating point: {op.describe()}; EER in %, minDCF normalised, minCllr in bits.\n"
-            f"{table.to_string(float_format=lambda v: f'{v:.4f}')}\nWrote {output}.")
+            f"{text_table(table)}\nWrote {output}.")
