@@ -99,8 +99,9 @@ class MetadataTable:
         ncols, reference = len(names), sample[1][0]
         for (lineno, *_), row in zip(sample[1:], text.rows[1:]):
             if len(row) != ncols:
-                raise src.error(f"this line has {len(row)} columns but the header (line {sample[0][0]}) has {ncols}; "
-                                "every line of a metadata table must have the same columns.", lineno)
+                raise src.error(*(text.mixed_separators() or (
+                                f"this line has {len(row)} columns but the header (line {sample[0][0]}) has {ncols}; "
+                                "every line of a metadata table must have the same columns.", lineno)))
         # ids and words as categoricals; a column whose first values are all numbers is left to pandas (numbers)
         words = [j for j in range(ncols) if names[j] in ID_COLUMNS or
                  not all(is_number(row[j], text.decimal) for row in text.rows[1:])]

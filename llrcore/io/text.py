@@ -93,6 +93,20 @@ class TextFile:
             fields = text.split(self.sep)
         return [f.strip(" \t") for f in fields]
 
+    def mixed_separators(self) -> tuple[str, int] | None:
+        """Where two of the first data lines separate their columns differently (the reason their numbers of columns
+        differ), the sentence that names the mix and the second line's number, else None: ``("line 1 separates its
+        columns with commas but line 2 with spaces; use one separator in the whole file.", 2)``. Tabs and spaces
+        are one separator in a file of neither commas, semicolons nor bars."""
+        (first, *_, text), *others = self.sample
+        used = separator_name(text)
+        for lineno, *_, other in others:
+            this = separator_name(other)
+            if this != used and not (self.sep == WHITESPACE and {used, this} <= {"tabs", "spaces"}):
+                return (f"line {first} separates its columns with {used} but line {lineno} with {this}; use one "
+                        "separator in the whole file."), lineno
+        return None
+
     def line_text(self, lineno: int) -> str:
         if self._newlines is None:
             self._newlines = np.flatnonzero(np.frombuffer(self.data, np.uint8) == 10)
@@ -222,6 +236,16 @@ class TextFile:
 
 def columns_phrase(n: int) -> str:
     return "1 column" if n == 1 else f"{n} columns"
+
+
+#: The separators a line may use, in the order :func:`detect_separator` tries them, with their names in a sentence.
+SEPARATOR_NAMES = {"\t": "tabs", ";": "semicolons", ",": "commas", "|": "vertical bars"}
+
+
+def separator_name(line: str) -> str:
+    """How one line separates its columns, in words ("tabs", "commas", ... or "spaces"), by the order of
+    :func:`detect_separator`."""
+    return next((name for sep, name in SEPARATOR_NAMES.items() if sep in line.strip(" \t")), "spaces")
 
 
 def detect_separator(lines: list[str]) -> tuple[str, str]:

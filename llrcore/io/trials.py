@@ -305,6 +305,9 @@ def _read_text(src: _Source, fmt: str, name: str | None, table: MetadataTable | 
     if first >= len(rows):
         raise src.error("the file has a header line but no trials after it.", sample[0][0])
     reference, ncols = sample[first][0], len(rows[first])
+    mix = text.mixed_separators() if ncols < 2 or any(len(row) != ncols for row in rows) else None
+    if mix:
+        raise src.error(*mix)
     if has_header and len(rows[0]) != ncols:
         raise src.error(f"this line has {columns_phrase(ncols)} but the header (line {sample[0][0]}) has "
                         f"{columns_phrase(len(rows[0]))}; every line must have the same columns.", reference)
