@@ -21,7 +21,7 @@ FORMATS_HELP = (
 )
 KEY_HELP = (
     "The key (trials) file of this score file: lines `model test target|nontarget` (Kaldi: `enroll test "
-    "target|nontarget`), or a BOSARIS Key `.h5` file. It may cover only part of the score file, e.g. one condition: "
+    "target|nontarget`), a VoxCeleb trial list `1 enrol test` (1 target, 0 non-target), or a BOSARIS Key `.h5` file. It may cover only part of the score file, e.g. one condition: "
     "the trials in only one of the two files are left out, and counted."
 )
 LOG10_HELP = (

@@ -446,7 +446,8 @@ ERRORS = [
     ("score,label\n0.5,\"target\n-1,non\n", 2, ["quotation mark"]),
     ("m1 t1 0.5 target\nm1 t2 -1 nontarget\nm1 t1 2 target\n", 3, ["'m1 t1'", "first on line 1"]),
     ("1 2 3\n4 5 6\n", 1, ["no column of labels"]),
-    ("m1 t1 0.5\nm1 t2 -1\n", 1, ["Kaldi/BOSARIS score file", "needs its key (trials) file"]),
+    ("m1 t1 0.5\nm1 t2 -1\n", 1, ["Kaldi/BOSARIS or VoxCeleb score file", "needs its key (trials) file",
+                                  "'model test target|nontarget'", "VoxCeleb trial list '1 enrol test'"]),
     ("label sysA sysA\ntarget 1 2\nnon 3 4\n", 1, ["'sysA'"]),
     ("1 0.5 target\n2 -1 non\n", 1, ["ambiguous", "header"]),
 ]

@@ -154,6 +154,7 @@ def test_repeated_sum_is_numpys_sum(monkeypatch):
     ("1.0 target\n# note\n2.0 maybe\n", 3, "the label 'maybe' is not one of the accepted labels"),
     ("a b 1.0 target\nc d 2.0 nontarget\na b 3.0 nontarget\n", 3, "the trial 'a b' appears a second time"),
     ("1.0 target\n2.0 nontarget\n3.0\n", 3, "this line has 1 column but line 1 has 2"),
+    ("id1/a.wav id1/b.wav 0.7\nid1/a.wav id2/c.wav -0.2\n", 1, "or a VoxCeleb trial list '1 enrol test'"),
 ])
 def test_bad_files_are_one_sentence_with_the_line(tmp_path, text, line, words):
     path = tmp_path / "bad.txt"

@@ -32,6 +32,10 @@ LABELS = {
     **dict.fromkeys(("bonafide", "bona-fide", "bona_fide"), BONAFIDE),
 }
 
+#: The key forms that label a score file of 'enrol test score' lines, named where such a file comes without one.
+KEY_FORMS = ("a Kaldi/BOSARIS key 'model test target|nontarget' or a VoxCeleb trial list '1 enrol test' "
+             "(1 target, 0 non-target)")
+
 ACCEPTED = ("target/nontarget, tar/non, 1/0, true/false, genuine/impostor or same/different (any case), "
             "and spoof for spoofing trials (bonafide/spoof in a countermeasure file)")
 

@@ -38,7 +38,7 @@ from pathlib import Path
 import numpy as np
 
 from ._source import LoadError, LoadWarning
-from .labels import ACCEPTED, BONAFIDE, LABELS, NONTARGET, SPOOF, TARGET
+from .labels import ACCEPTED, BONAFIDE, KEY_FORMS, LABELS, NONTARGET, SPOOF, TARGET
 from .text import NAN_WORDS, SCORE_NAMES, clean_name, columns_phrase, detect_separator, is_number
 
 __all__ = ["ScoreTally", "count_scores"]
@@ -293,8 +293,8 @@ def _layout(path, format, header, rows, ncols, lineno) -> dict:
              else binary[-1] if binary and sum(numeric) >= 2 else None)
     if label is None:
         if ncols == 3 and numeric == [False, False, True]:
-            raise LoadError("no column of labels: this looks like a Kaldi/BOSARIS score file 'model test score'; "
-                            "it needs its key (trials) file 'model test target|nontarget'.", path, lineno)
+            raise LoadError("no column of labels: this looks like a Kaldi/BOSARIS or VoxCeleb score file 'model test "
+                            f"score'; it needs its key (trials) file: {KEY_FORMS}.", path, lineno)
         raise LoadError(f"no column of labels found; accepted labels are {ACCEPTED}.", path, lineno)
     scores = [j for j in (named_score or range(ncols)) if j != label and (named_score or numeric[j])]
     if len(scores) != 1:

@@ -108,7 +108,7 @@ from .bosaris_h5 import is_hdf5, read_h5_trial_list, refuse_scores_without_key
 from .columnar import read_npz, read_parquet
 from .ids import LazyIds
 from .kaldi import join_with_key, read_trial_list, refuse_duplicates
-from .labels import ACCEPTED, BONAFIDE, LABELS, SPOOF, label_key, renamed, text_labels, trials_from_codes
+from .labels import ACCEPTED, BONAFIDE, KEY_FORMS, LABELS, SPOOF, label_key, renamed, text_labels, trials_from_codes
 from .metadata import ID_COLUMNS, MetadataTable, attach, take_rows, tidy, unique_names
 from .text import SCORE_NAMES, WHITESPACE, TextFile, clean_name, columns_phrase, is_number
 
@@ -470,8 +470,8 @@ def _infer_layout(src, header, rows, ncols, reference, number) -> dict:
             label = max(binary, key=lambda j: (len({LABELS[label_key(t)] for t in columns[j]}) > 1, j))
         else:
             if ncols == 3 and numeric == [False, False, True]:
-                raise src.error("no column of labels: this looks like a Kaldi/BOSARIS score file "
-                                "'model test score'; it needs its key (trials) file 'model test target|nontarget'.",
+                raise src.error("no column of labels: this looks like a Kaldi/BOSARIS or VoxCeleb score file "
+                                f"'model test score'; it needs its key (trials) file: {KEY_FORMS}.",
                                 reference, needs_key=True)
             if not numeric[0] and any(numeric):  # 'utt score', ASVspoof 5's 'filename cm-score', SRE's LLR files
                 raise src.error("no column of labels: this looks like a score file of trial ids and scores; it needs "

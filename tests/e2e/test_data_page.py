@@ -103,3 +103,23 @@ def test_a_dev_and_an_eval_score_file_load_with_their_own_keys(page: Page, app_u
     expect(page.get_by_text(f"{12 * 2} target · {12 * 18} non-target")).to_be_visible()
     expect(page.get_by_text("5 systems loaded")).to_be_visible()
     snap(page, screenshots / "data_two_score_files_with_keys.png")
+
+
+def test_a_voxceleb_score_file_asks_for_either_key_form_and_loads_with_its_trial_list(page: Page, app_url, tmp_path):
+    """VoxCeleb's scorers write `enrol test score` and ship the list `1 enrol test` (1 target, 0 non-target): the
+    request for the key names that list beside Kaldi's form, and the list given as the key labels the trials."""
+    pairs = [(f"id1{i % 3}/{i}.wav", f"id1{j % 3}/{j}.wav") for i in range(6) for j in range(6, 12)]
+    scores, key = tmp_path / "vox1_o.scores", tmp_path / "veri_test.txt"
+    scores.write_text("".join(f"{a} {b} {0.1 * (k % 7) - 0.3:.2f}\n" for k, (a, b) in enumerate(pairs)))
+    key.write_text("".join(f"{int(a[:4] == b[:4])} {a} {b}\n" for a, b in pairs))
+    n_tar = sum(a[:4] == b[:4] for a, b in pairs)
+    open_page(page, f"{app_url}/data")
+    page.locator(f"{UPLOADS} input[type=file]").set_input_files(scores)
+    request = page.get_by_test_id("stAlertContentError").filter(has_text="vox1_o.scores")
+    expect(request).to_contain_text("a VoxCeleb trial list '1 enrol test'", timeout=30_000)
+    expect(request).to_contain_text("'model test target|nontarget'")
+    box = page.get_by_test_id("stFileUploader").filter(has_text="Key file for vox1_o.scores")
+    box.locator("input[type=file]").set_input_files(key)
+    wait_idle(page)
+    expect(page.get_by_text(f"{n_tar} target · {len(pairs) - n_tar} non-target")).to_be_visible(timeout=30_000)
+    no_exception(page)
