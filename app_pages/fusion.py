@@ -147,11 +147,6 @@ def show_comparison(result: lc.FusionResult, op: lc.OperatingPoint) -> None:
                f"{where.tar.size + where.non.size:,} trials judged.")
 
 
-def ape_with_small_names(systems):
-    """The APE figure with the names under its Cllr bars a size smaller: five system names side by side touch."""
-    return lc.plots.ape_figure(systems).update_xaxes(tickfont_size=11, row=1, col=2)
-
-
 def show_figures(result: lc.FusionResult, op: lc.OperatingPoint) -> None:
     st.subheader("Figures")
     systems = result.systems
@@ -160,7 +155,7 @@ def show_figures(result: lc.FusionResult, op: lc.OperatingPoint) -> None:
         show_figure(lambda: lc.plots.det_figure(systems, operating_point=op), "fusion_det",
                     "The fusion against each system calibrated alone: ROCCH DET curves, EER and the DCF points.")
     with ape:
-        show_figure(lambda: ape_with_small_names(systems), "fusion_ape",
+        show_figure(lambda: lc.plots.ape_figure(systems), "fusion_ape",
                     "Bayes error against the prior, actual (solid) and after the best monotone recalibration "
                     "(dashed, PAV); the bars split Cllr into discrimination and calibration loss.")
     with nbe:

@@ -657,3 +657,34 @@ def test_edge_cases_make_finite_figures_without_warnings(trials, recwarn):
     if not np.isfinite(lc.cllr(trials)):
         bars = _one(ape_figure(trials), "calibration_loss")
         assert list(bars.text) == ["∞"] and np.isfinite(bars.y[0])
+
+
+def test_ape_bars_of_many_or_long_named_systems_lie_across_under_the_curves(two_systems):
+    """Six systems, or file names with no space to wrap at, put the Cllr bars under the curves, one a row, the name
+    on the left and the Cllr (the library's) at the bar's end; four short names still stand beside the curves."""
+    rng = np.random.default_rng(3)
+    six = {f"system {i}": lc.Trials(rng.normal(2, 1, 200), rng.normal(-2, 1, 800)) for i in range(6)}
+    named = {"ASVspoof2019.LA.asv.eval.gi.trl.scores": two_systems["good"], "bad": two_systems["bad"]}
+    for systems in (six, named):
+        fig = ape_figure(systems)
+        min_bars, loss_bars = _one(fig, "min_cllr"), _one(fig, "calibration_loss")
+        assert min_bars.orientation == loss_bars.orientation == "h"
+        assert list(min_bars.y) == list(systems) and list(fig.layout.yaxis2.tickvals) == list(systems)
+        assert fig.layout.yaxis2.autorange == "reversed"  # the first system on top, as in the legend
+        assert fig.layout.xaxis2.title.text == "Cllr (bits)"
+        for i, trials in enumerate(systems.values()):
+            assert min_bars.x[i] + loss_bars.x[i] == pytest.approx(lc.cllr(trials), rel=1e-12)
+            assert loss_bars.text[i] == f"{lc.cllr(trials):.3f}"
+        assert fig.layout.yaxis2.domain[1] < fig.layout.yaxis.domain[0]  # under the curves
+        assert fig.layout.height > 560
+    four = {f"s{i}": six[f"system {i}"] for i in range(4)}
+    assert _one(ape_figure(four), "min_cllr").orientation == "v"
+
+
+def test_the_trapezium_legend_counts_errors_in_words():
+    """At P_target 0.5 (threshold 0) one of 50 targets below 0 and every non-target below: Pe = 0.5 * 1/50 = 1 %,
+    one error per 100 trials, written '1 error', never '1 errors'."""
+    trials = lc.Trials(np.r_[-1.0, np.full(49, 2.0)], np.full(50, -2.0), name="one")
+    fig = bayes_error_trapezium_figure(trials, operating_point=0.5)
+    (entry,) = [t.name for t in fig.data if t.showlegend is not False and (t.meta or {}).get("system") == "one"]
+    assert "1 error per 100 trials at P = 0.5" in entry and "errors" not in entry

@@ -21,6 +21,7 @@ from plotly.subplots import make_subplots
 
 from ..binary.curves import DEFAULT_PLO, CurveSet, bayes_error_curves
 from ..prior import OperatingPoint, logit, sigmoid
+from ..words import errors_phrase
 from ._operating_point import with_deprecated
 from ._style import LINE_WIDTH, REFERENCE_COLOUR, format_percent, legend_key, legend_label, operating_point_text
 from ._style import point_marker, style_figure, system_colour, with_alpha, wrap_label
@@ -152,10 +153,13 @@ def ape_figure(systems, *, plo=None, y_axis: str = "zoom") -> go.Figure:
         raise ValueError(f"The APE error axis is one of {', '.join(map(repr, APE_Y_AXES))}, not {y_axis!r}.")
     curves = _curves(systems, plo)
     wide = len(curves) >= 3  # more room for the bars and their names
-    fig = make_subplots(
-        rows=1, cols=2, column_widths=[0.62, 0.38] if wide else [0.7, 0.3], horizontal_spacing=0.1 if wide else 0.12,
-        subplot_titles=("Bayes error rate", "Cllr = minCllr + calibration loss"),
-    )
+    stacked = not _bars_fit_beside([c.name for c in curves.values()])
+    titles = ("Bayes error rate", "Cllr = minCllr + calibration loss")
+    if stacked:
+        fig = make_subplots(rows=2, cols=1, row_heights=[0.58, 0.42], vertical_spacing=0.2, subplot_titles=titles)
+    else:
+        fig = make_subplots(rows=1, cols=2, column_widths=[0.62, 0.38] if wide else [0.7, 0.3],
+                            horizontal_spacing=0.1 if wide else 0.12, subplot_titles=titles)
     grid = next(iter(curves.values())).rates.plo
     default = np.minimum(sigmoid(grid), sigmoid(-grid))
     fig.add_trace(_default_trace(grid, default, "dotted: no system, min(P, 1−P)"), row=1, col=1)
@@ -167,20 +171,64 @@ def ape_figure(systems, *, plo=None, y_axis: str = "zoom") -> go.Figure:
                        drawn=drawn, columns=["p_target", "errors_per_100"], row=1, col=1)
     _line_key(fig, [("solid: actual (scores as LLRs)", "solid", 2.5), ("dashed: minimum (PAV)", "dash", 2.5)],
               row=1, col=1)
-    top = _cllr_bars(fig, list(curves.values()), wide)
-    style_figure(fig, "Applied probability of error (APE) and Cllr", height=560)
+    if stacked:
+        top = _cllr_bars_across(fig, list(curves.values()))
+    else:
+        top = _cllr_bars(fig, list(curves.values()), wide)
+        fig.update_yaxes(title_text="Cllr (bits)", range=[0, top], row=1, col=2)
+    style_figure(fig, "Applied probability of error (APE) and Cllr", height=560 + (60 + 34 * len(curves)) * stacked)
     fig.update_layout(barmode="stack", bargap=0.35, hovermode="closest", legend_traceorder="grouped")
     fig.update_xaxes(title_text=_PLO_TITLE, row=1, col=1)
     _ape_error_axis(fig, y_axis, [v for c in curves.values() for v in (c.rates.actual, c.rates.minimum)], default)
-    fig.update_yaxes(title_text="Cllr (bits)", range=[0, top], row=1, col=2)
-    for subtitle in ("Bayes error rate", "Cllr = minCllr + calibration loss"):
+    for subtitle in titles:
         fig.update_annotations(font_size=17, selector=dict(text=subtitle))
     return fig
+
+
+#: Up to this many systems the Cllr bars may stand beside the APE curves; more lie across, under them, one a row,
+#: where long names and their Cllr labels have the figure's width (six bars beside the curves overprinted both).
+MAX_BARS_BESIDE = 4
+#: About how many characters of a name's longest word the bars beside the curves have room for, shared between them.
+BESIDE_ROOM = 48
+
+
+def _bars_fit_beside(names: list[str]) -> bool:
+    """Whether the Cllr bars of these systems fit beside the curves: at most :data:`MAX_BARS_BESIDE` of them, each
+    name's words short enough for its share of :data:`BESIDE_ROOM` (names wrap at spaces only)."""
+    room = BESIDE_ROOM // max(len(names), 1)
+    return len(names) <= MAX_BARS_BESIDE and all(len(word) <= room for name in names for word in name.split())
 
 
 def _cllr_bars(fig: go.Figure, curves: list, wide: bool) -> float:
     """The APE figure's right panel: per system a bar of minCllr topped by the calibration loss (its height is
     Cllr), the 1-bit line of no information; returns the top of its axis."""
+    names, top = _add_cllr_bars(fig, curves, "v", row=1, col=2)
+    fig.add_hline(y=1.0, line=dict(color=REFERENCE_COLOUR, width=1.5, dash="dot"), row=1, col=2,
+                  annotation=dict(text="1 bit: no information", font=dict(size=13, color=REFERENCE_COLOUR)),
+                  annotation_position="top left")
+    # names on several lines, never turned on their side: about 30 characters a line shared by the bars
+    labels = [wrap_label(n, max(6, 30 // len(names))) for n in names]
+    fig.update_xaxes(tickvals=names, ticktext=labels, tickangle=0, tickfont=dict(size=13 if wide else 15),
+                     row=1, col=2)
+    return top
+
+
+def _cllr_bars_across(fig: go.Figure, curves: list) -> float:
+    """The Cllr bars of more than :data:`MAX_BARS_BESIDE` systems, under the curves: one a row from the top, the
+    name on its left, its Cllr at its end, the 1-bit line of no information named above the panel."""
+    names, top = _add_cllr_bars(fig, curves, "h", row=2, col=1)
+    fig.add_vline(x=1.0, line=dict(color=REFERENCE_COLOUR, width=1.5, dash="dot"), row=2, col=1,
+                  annotation=dict(text="1 bit: no information", font=dict(size=13, color=REFERENCE_COLOUR)),
+                  annotation_position="top")
+    fig.update_yaxes(tickvals=names, ticktext=[wrap_label(n, 40) for n in names], autorange="reversed",
+                     tickfont=dict(size=13), row=2, col=1)
+    fig.update_xaxes(title_text="Cllr (bits)", range=[0, top], row=2, col=1)
+    return top
+
+
+def _add_cllr_bars(fig: go.Figure, curves: list, orientation: str, *, row: int, col: int):
+    """Per system a bar of minCllr topped by the calibration loss (its length is Cllr, written at its end), along
+    `orientation` ("v" or "h"); returns the names and the end of the Cllr axis."""
     names = np.array([c.name for c in curves], dtype=object)
     cllr, minimum = np.array([c.cllr for c in curves]), np.array([c.min_cllr for c in curves])
     finite = cllr[np.isfinite(cllr)]
@@ -192,13 +240,18 @@ def _cllr_bars(fig: go.Figure, curves: list, wide: bool) -> float:
     loss_drawn = np.where(np.isfinite(loss), loss, np.maximum(0.9 * top - minimum, 0.0))
     colours = [system_colour(i) for i in range(len(curves))]
     data = np.column_stack([cllr, minimum, loss, loss_percent])
-    hover = ("<b>%{x}</b><br>Cllr = %{customdata[0]:.3f} bits<br>minCllr = %{customdata[1]:.3f} bits<br>"
-             "calibration loss = %{customdata[2]:.3f} bits (%{customdata[3]:.0f} %)<extra></extra>")
-    fig.add_trace(go.Bar(x=names, y=minimum, name="minCllr (discrimination)",
+    name_axis = "x" if orientation == "v" else "y"
+    hover = (f"<b>%{{{name_axis}}}</b><br>Cllr = %{{customdata[0]:.3f}} bits<br>minCllr = %{{customdata[1]:.3f}} "
+             "bits<br>calibration loss = %{customdata[2]:.3f} bits (%{customdata[3]:.0f} %)<extra></extra>")
+
+    def along(values) -> dict:
+        return dict(x=names, y=values) if orientation == "v" else dict(x=values, y=names)
+
+    fig.add_trace(go.Bar(**along(minimum), orientation=orientation, name="minCllr (discrimination)",
                          marker=dict(color=colours, line=dict(width=0)), customdata=data, hovertemplate=hover,
-                         legendgroup="bars", meta=dict(system=None, kind="min_cllr")), row=1, col=2)
+                         legendgroup="bars", meta=dict(system=None, kind="min_cllr")), row=row, col=col)
     fig.add_trace(go.Bar(
-        x=names, y=loss_drawn, name="calibration loss",
+        **along(loss_drawn), orientation=orientation, name="calibration loss",
         marker=dict(color=[with_alpha(c, 0.35) for c in colours], line=dict(color=colours, width=2),
                     # an explicit background: by default the pattern takes the per-bar colours, which plotly.js
                     # cannot use there ("Invalid color specifier" in the browser console)
@@ -206,15 +259,8 @@ def _cllr_bars(fig: go.Figure, curves: list, wide: bool) -> float:
         customdata=data, hovertemplate=hover, legendgroup="bars", text=[_bits(c) for c in cllr],
         textposition="outside", textfont=dict(size=15), textangle=0, cliponaxis=False,
         meta=dict(system=None, kind="calibration_loss"),
-    ), row=1, col=2)
-    fig.add_hline(y=1.0, line=dict(color=REFERENCE_COLOUR, width=1.5, dash="dot"), row=1, col=2,
-                  annotation=dict(text="1 bit: no information", font=dict(size=13, color=REFERENCE_COLOUR)),
-                  annotation_position="top left")
-    # names on several lines, never turned on their side: about 30 characters a line shared by the bars
-    labels = [wrap_label(n, max(6, 30 // len(names))) for n in names]
-    fig.update_xaxes(tickvals=names, ticktext=labels, tickangle=0, tickfont=dict(size=13 if wide else 15),
-                     row=1, col=2)
-    return top
+    ), row=row, col=col)
+    return names, top
 
 
 # ----- normalised Bayes error ----------------------------------------------------------------------------------
@@ -353,7 +399,7 @@ def _trapezium_system(fig: go.Figure, curve, colour: str) -> None:
     ))
     details, at = f"EER {format_percent(eer)}", curve.at_prior
     if at is not None:
-        details += f"; {100 * at.actual[0]:.3g} errors / 100 at P = {curve.operating_point.p_target:g}"
+        details += f"; {errors_phrase(100 * at.actual[0])} per 100 trials at P = {curve.operating_point.p_target:g}"
     _system_curves(fig, name, colour, curve.rates.plo, [("actual", curve.rates.actual),
                                                         ("minimum", curve.rates.minimum)],
                    legend_label(name, details), _HOVER_X, _HOVER_RATE)
@@ -361,7 +407,7 @@ def _trapezium_system(fig: go.Figure, curve, colour: str) -> None:
         p_target, values = curve.operating_point.p_target, np.array([at.actual[0], at.minimum[0]])
         fig.add_trace(go.Scatter(
             x=np.array([at.plo[0], at.plo[0]]), y=values, mode="markers", showlegend=False,
-            name=f"{name} at P = {p_target:g}: {100 * values[0]:.3g} errors per 100 trials", legendgroup=name,
+            name=f"{name} at P = {p_target:g}: {errors_phrase(100 * values[0])} per 100 trials", legendgroup=name,
             customdata=np.array([["actual", 100 * values[0]], ["minimum", 100 * values[1]]], dtype=object),
             marker=point_marker(colour, [17, 15], ["star", "diamond"]),
             hovertemplate=f"<b>{name}</b> %{{customdata[0]}} at P<sub>target</sub> = {p_target:g}<br>"
