@@ -236,6 +236,9 @@ def test_the_page_analysis_judges_raw_and_scaled_outputs_alike():
     assert frame.loc["raw", "ece"] == pytest.approx(0.039, abs=0.0005)  # published 3.9 %
     assert frame.loc["scaled", "MCB"] < frame.loc["raw", "MCB"]
     assert result.accuracy == pytest.approx(1 - 0.074, abs=0.0005)  # published 1-ACC 0.074
+    percent = result.to_frame(percent=True).set_index("version")  # the page's table: the cards' unit
+    assert "ece" not in percent and round(percent.loc["raw", "ECE %"], 2) == 3.90
+    assert percent["MCE %"].tolist() == [100 * v for v in frame["mce"]]
 
 
 def test_the_reliability_figures_draw_the_results():

@@ -165,3 +165,14 @@ def test_frame_percent_and_bad_input():
         lc.ece_conventions([0.2, 1.5], [0, 1])
     with pytest.raises(ValueError, match="bins"):
         lc.ece_conventions([0.2, 0.5], [0, 1], bins=0)
+
+
+def test_a_classifier_read_as_logits_is_its_softmax():
+    """What the Classifier page passes: the outputs read as logits; the table is that of softmax(logits)."""
+    folder = DATA / "cifar10_resnet-20"
+    scores = lc.read_multiclass(folder / "scores.npy", labels=folder / "targets.npy", score_type="logit")
+    probabilities, labels = _real("cifar10_resnet-20", False)
+    assert lc.ece_conventions(scores, bins=10)["ECE"].tolist() == pytest.approx(
+        lc.ece_conventions(probabilities, labels, 10)["ECE"].tolist(), rel=1e-12)
+    with pytest.raises(ValueError, match="labels"):
+        lc.ece_conventions(probabilities)

@@ -30,7 +30,9 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from scipy.special import softmax
 
+from ..data.multiclass import MulticlassScores
 from .binned import binned_ece
 from .corp import binary_forecasts
 
@@ -110,7 +112,7 @@ def torchmetrics_ece(probabilities: np.ndarray, matrix: np.ndarray, labels: np.n
     return ece_of_bins(confidence, outcome, which, np.float32)
 
 
-def ece_conventions(probabilities, labels, bins: int = 15, *, percent: bool = False) -> pd.DataFrame:
+def ece_conventions(probabilities, labels=None, bins: int = 15, *, percent: bool = False) -> pd.DataFrame:
     """The binned ECE of the same forecasts as Guo et al. (llrcore), scikit-learn, netcal and torchmetrics compute
     it, each with the sentence saying how it bins.
 
@@ -120,9 +122,12 @@ def ece_conventions(probabilities, labels, bins: int = 15, *, percent: bool = Fa
 
     Parameters
     ----------
-    probabilities : array_like, shape (T,) or (T, K)
-        The probability of class 1 (labels 0/1), or one probability per class (rows adding to 1).
+    probabilities : array_like, shape (T,) or (T, K), or MulticlassScores
+        The probability of class 1 (labels 0/1), or one probability per class (rows adding to 1); or a classifier's
+        outputs read as logits (``lc.read_multiclass(..., score_type="logit")``), whose ``softmax`` it takes, with
+        their labels (as :func:`~llrcore.multiclass.classifier.classifier_calibration` does for its raw version).
     labels : array_like of int, shape (T,)
+        The true classes (not needed with a MulticlassScores).
     bins : int
         M, the number of equal-width bins (15 as torchmetrics' and Guo et al.'s default; netcal's is 10,
         scikit-learn's 5).
@@ -144,6 +149,10 @@ def ece_conventions(probabilities, labels, bins: int = 15, *, percent: bool = Fa
     if int(bins) != bins or bins < 1:
         raise ValueError(f"bins must be a whole number of at least 1, not {bins}.")
     bins = int(bins)
+    if isinstance(probabilities, MulticlassScores):
+        probabilities, labels = softmax(probabilities.llrs, axis=1), probabilities.labels
+    if labels is None:
+        raise ValueError("Give the labels (the true class of each trial) with the probabilities.")
     binary_forecasts(probabilities, labels)  # refuses bad shapes, probabilities and labels in a sentence
     p = np.asarray(probabilities, dtype=np.float64)
     labels = np.asarray(labels).reshape(-1).astype(np.int64)
