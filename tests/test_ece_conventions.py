@@ -176,3 +176,15 @@ def test_a_classifier_read_as_logits_is_its_softmax():
         lc.ece_conventions(probabilities, labels, 10)["ECE"].tolist(), rel=1e-12)
     with pytest.raises(ValueError, match="labels"):
         lc.ece_conventions(probabilities)
+
+
+def test_docs_worked_example_is_the_library():
+    """docs/conventions.md, section ECE: the worked example's ECE % (arithmetic shown there) is the library's."""
+    import re
+
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "conventions.md").read_text(encoding="utf-8")
+    section = doc[doc.index("## ECE"):]
+    printed = re.findall(r"^\| (.+?) \| (\d+\.\d{2}) \|$", section, flags=re.MULTILINE)
+    table = lc.ece_conventions([0.3, 0.3, 0.7, 0.9, 1.0], [1, 0, 1, 1, 0], bins=5, percent=True)
+    assert printed == [(name, f"{value:.2f}") for name, value in zip(table["convention"], table["ECE %"])]
+    assert [float(v) for _, v in printed] == [20.0, 32.0, 32.0, 36.0]  # 0.20, 0.32, 0.32, 0.36 by hand

@@ -397,3 +397,18 @@ def test_readme_table_is_the_library_on_the_shipped_file():
     for (_, eer, dcf), row in zip(printed, rows):
         assert eer == f"{100 * row.eer:.4f}"
         assert dcf == ("—" if row.min_dcf != row.min_dcf else f"{row.min_dcf:.4f}")
+
+
+def test_docs_worked_example_is_the_library():
+    """docs/conventions.md, section EER: each EER % and minDCF of its worked example is the library's, to 4 decimals
+    (the arithmetic is shown there; the rows are held against the tools' code above)."""
+    import re
+
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "conventions.md").read_text(encoding="utf-8")
+    section = doc[doc.index("## EER"):doc.index("## ECE")]
+    printed = re.findall(r"^\| (.+?) \| (\d+\.\d{4}) \| (\d\.\d{4}|—) \|$", section, flags=re.MULTILINE)
+    result = lc.eer_conventions(lc.Trials([0.2101, -0.03], [0.79, -0.52, 0.08]), p_target=0.5)
+    assert len(printed) == len(result.conventions) == 7
+    for (tool, eer, dcf), row in zip(printed, result.conventions):
+        assert tool == row.tool and eer == f"{100 * row.eer:.4f}"
+        assert dcf == ("—" if row.min_dcf != row.min_dcf else f"{row.min_dcf:.4f}")
