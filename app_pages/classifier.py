@@ -12,6 +12,7 @@ import streamlit as st
 
 import llrcore as lc
 from llrcore.plots import reliability
+from llrcore.words import escape_markdown
 from app_pages._demos import MULTICLASS_DEMOS, MULTICLASS_DIR
 from app_pages._figures import show_figure
 from app_pages._uploads import read_user_file
@@ -23,6 +24,9 @@ UPLOAD_HELP = ("CSV/TSV or Parquet: one column per class (header = class names) 
                "or the last one). NumPy `.npz` with a matrix `scores` (or `logits`, `probabilities`) and `labels` "
                "(or `targets`).")
 BAND_REPLICATES = 200
+#: ECE and MCE in percent with the cards' two decimals: one unit for a quantity on the whole page.
+PERCENT_COLUMNS = {column: st.column_config.NumberColumn(format="%.2f") for column in ("ECE %", "MCE %")}
+ECE_TITLE = "Why does my ECE differ from other tools?"
 
 
 # ----- data ----------------------------------------------------------------------------------------------------------
@@ -132,9 +136,31 @@ def figures(result: lc.ClassifierCalibration) -> None:
                 "Mean score = MCB − DSC + UNC exactly: temperature scaling should shrink MCB and leave DSC and UNC "
                 "(almost) as they were.")
     st.info(result.binned["raw"].why, icon=":material/info:")
-    st.dataframe(result.to_frame(), hide_index=True, width="stretch")
+    st.dataframe(result.to_frame(percent=True), hide_index=True, width="stretch", column_config=PERCENT_COLUMNS)
     st.caption("The temperature is fitted on the trials it is judged on: the 'scaled' numbers are the best one "
                "temperature can do here. Fit it on development data (lc.fit_temperature) to judge it fairly.")
+
+
+@st.cache_resource(show_spinner=False, max_entries=16)
+def ece_table(key: str, bins: int, _scores: lc.MulticlassScores):
+    """The raw probabilities' ECE as each tool computes it (``softmax`` of the outputs: the cards' raw version)."""
+    return lc.ece_conventions(_scores, bins=bins, percent=True)
+
+
+def ece_conventions(key: str, scores: lc.MulticlassScores, bins: int) -> None:
+    """The panel, folded; computed only while open (the expander reruns the page when it opens)."""
+    with st.expander(ECE_TITLE, icon=":material/compare_arrows:", key="cc_conventions",
+                     on_change="rerun") as panel:
+        if not panel.open:
+            return
+        table = ece_table(key, bins, scores)
+        st.caption(f"The raw probabilities in {bins} equal-width bins (the slider's), ECE in %, as each tool's "
+                   "published code bins them. The first row is the ECE card's raw value when the forecast is the top "
+                   "label and the bins equal width.")
+        st.dataframe(table.drop(columns="why"), hide_index=True, width="stretch",
+                     column_config={"ECE %": st.column_config.NumberColumn(format="%.4f")})
+        st.markdown("\n".join(f"- **{escape_markdown(name)}**: {escape_markdown(why)}"
+                               for name, why in zip(table["convention"], table["why"])))
 
 
 # ----- the page ------------------------------------------------------------------------------------------------------
@@ -155,6 +181,7 @@ def main() -> None:
         return
     summary(result)
     figures(result)
+    ece_conventions(key, scores, bins)
     name = key.split(":")[1] if key.startswith("demo:") else st.session_state["cc_upload"].name
     st.download_button("Report as HTML", data=lambda: lc.classifier_report_html(result, name),
                        file_name=f"classifier_calibration_{Path(name).stem}.html", mime="text/html",

@@ -119,6 +119,7 @@ from .multiclass import (
 )
 from .multiclass.corp import CORP, corp, corp_per_class
 from .multiclass.binned import BinnedECE, binned_ece
+from .multiclass.ece_conventions import ece_conventions
 from .multiclass.temperature import Temperature, fit_temperature
 from .multiclass.classifier import ClassifierCalibration, classifier_calibration
 from .report.classifier import classifier_report_html

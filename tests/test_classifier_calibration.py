@@ -2,7 +2,8 @@
 lc.read_multiclass(score_type="probability").
 
 Independent references:
-- scikit-learn's ``calibration_curve`` (its bins and per-bin means, uniform and quantile);
+- scikit-learn's ``calibration_curve`` (its bins and per-bin means, uniform and quantile, on forecasts off the edges);
+- exact arithmetic (``fractions.Fraction``) for the equal-width edges k/M and a hand ECE with forecasts on an edge;
 - Guo et al.'s ECE loop written out here (``conf > lower & conf <= upper``), and hand values for a four-forecast case;
 - the published ECE of Ferrer & Ramos (TMLR 2025, Table 2; psrcal's ECE, 15 equal-width bins, in percent) for the four
   real systems of tests/data/multiclass (PUBLISHED.txt there): CIFAR-10 3.9, IEMOCAP 6.3, AG News 18.4, SST-2 20.0
@@ -13,6 +14,7 @@ Independent references:
 """
 import io
 import itertools
+from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
@@ -52,6 +54,30 @@ def test_the_bins_are_scikit_learns_calibration_curve(strategy, bins):
     prob_true, prob_pred = calibration_curve(labels, p, n_bins=bins, strategy=strategy)
     table = lc.binned_ece(p, labels, bins=bins, strategy=strategy).table
     assert np.allclose(table["accuracy"], prob_true) and np.allclose(table["confidence"], prob_pred)
+
+
+@pytest.mark.parametrize("bins", range(1, 61))
+def test_a_forecast_of_k_over_m_falls_in_bin_k(bins):
+    """Bins ((k-1)/M, k/M] with k/M the double nearest to it (``float(Fraction(k, M))``, exact arithmetic rounded
+    once), 0 in bin 1: the forecasts k/M give counts 2, 1, ..., 1 and bin k's mean forecast is k/M; one unit in the
+    last place above k/M is in bin k+1. np.linspace's edges put 5/7 in bin 6 (M = 7) and 3/10 in bin 4 (M = 10)."""
+    exact = [float(Fraction(k, bins)) for k in range(bins + 1)]
+    table = lc.binned_ece(np.array(exact), np.ones(bins + 1, int), bins=bins).table
+    assert table["count"].tolist() == [2] + [1] * (bins - 1)
+    assert table["upper"].tolist() == exact[1:] and table["confidence"].tolist()[1:] == exact[2:]
+    above = np.nextafter(exact[1:-1], 1.0)
+    if bins > 1:
+        table = lc.binned_ece(above, np.ones(above.size, int), bins=bins).table
+        assert table["lower"].tolist() == exact[1:-1] and table["count"].tolist() == [1] * (bins - 1)
+
+
+def test_a_forecast_on_an_edge_moves_the_ece_by_its_bin():
+    """M = 7, forecasts 5/7, 5/7, 3/4 with outcomes 1, 1, 0. Bin 5 = (4/7, 5/7] holds the two 5/7: gap 1 - 5/7 = 2/7;
+    bin 6 = (5/7, 6/7] holds 3/4: gap 3/4. ECE = (2/3)(2/7) + (1/3)(3/4) = 4/21 + 1/4 = 37/84 (0.4405; with
+    np.linspace's edge 5/7 falls in bin 6 too and the ECE would be |2/3 - (10/7 + 3/4)/3| = 5/84)."""
+    result = lc.binned_ece(np.array([5 / 7, 5 / 7, 0.75]), [1, 1, 0], bins=7)
+    assert result.ece == pytest.approx(float(Fraction(37, 84)), rel=1e-15)
+    assert result.table["count"].tolist() == [2, 1]
 
 
 def _guo_ece(confidence, correct, bins):
@@ -210,6 +236,9 @@ def test_the_page_analysis_judges_raw_and_scaled_outputs_alike():
     assert frame.loc["raw", "ece"] == pytest.approx(0.039, abs=0.0005)  # published 3.9 %
     assert frame.loc["scaled", "MCB"] < frame.loc["raw", "MCB"]
     assert result.accuracy == pytest.approx(1 - 0.074, abs=0.0005)  # published 1-ACC 0.074
+    percent = result.to_frame(percent=True).set_index("version")  # the page's table: the cards' unit
+    assert "ece" not in percent and round(percent.loc["raw", "ECE %"], 2) == 3.90
+    assert percent["MCE %"].tolist() == [100 * v for v in frame["mce"]]
 
 
 def test_the_reliability_figures_draw_the_results():

@@ -5,11 +5,11 @@ only torch tensors made numpy arrays and C++ made Python), never llrcore's outpu
 
 - ASVspoof 2021 ``eval-package/eval_metrics.py`` ``compute_det_curve`` / ``compute_eer``,
   https://github.com/asvspoof-challenge/2021/blob/9b33f5eca887bd3bf629e3fb79428cd9bb7ac972/eval-package/eval_metrics.py
-- SpeechBrain ``speechbrain/utils/metric_stats.py`` ``EER`` and ``minDCF``,
-  https://github.com/speechbrain/speechbrain/blob/9c826ef3937bac885c8a6ca86c6889a30f256fb5/speechbrain/utils/metric_stats.py
-  (its rates are 32-bit floats: compared to 1e-6);
-- Kaldi ``src/ivectorbin/compute-eer.cc`` ``ComputeEer`` and ``egs/sre08/v1/sid/compute_min_dcf.py``
-  (``ComputeErrorRates``, ``ComputeMinDcf``), https://github.com/kaldi-asr/kaldi/blob/f4007661023b98b8081fd875029f0dee62242fd1/
+- SpeechBrain ``speechbrain/utils/metric_stats.py`` ``EER`` and ``minDCF``, vendored test-only (torch made numpy
+  float32, operation for operation) in ``tests/reference/speechbrain_metric_stats.py`` (Apache-2.0, provenance there);
+- Kaldi ``egs/sre08/v1/sid/compute_min_dcf.py`` (``ComputeErrorRates``, ``ComputeMinDcf``), vendored test-only in
+  ``tests/reference/kaldi_compute_min_dcf.py`` (Apache-2.0, provenance there), and ``src/ivectorbin/compute-eer.cc``
+  ``ComputeEer`` below, https://github.com/kaldi-asr/kaldi/blob/f4007661023b98b8081fd875029f0dee62242fd1/
 - voxceleb_trainer ``tuneThreshold.py`` ``tuneThresholdfromScore``,
   https://github.com/clovaai/voxceleb_trainer/blob/f51bab870672a9b0b50fa158b4e30f329e7866d7/tuneThreshold.py
 - scikit-learn's own ``sklearn.metrics.roc_curve`` and the ``brentq``/``interp1d`` EER recipe (scipy);
@@ -22,8 +22,8 @@ scores (whole numbers, many ties), all shipped in assets/ with their SOURCE.txt.
 """
 from __future__ import annotations
 
+import importlib.util
 from fractions import Fraction
-from operator import itemgetter
 from pathlib import Path
 
 import numpy as np
@@ -36,6 +36,17 @@ import llrcore as lc
 from llrcore.binary import conventions
 
 ASSETS = Path(__file__).resolve().parents[1] / "assets"
+
+
+def _vendored(name):
+    spec = importlib.util.spec_from_file_location(name, Path(__file__).parent / "reference" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+SPEECHBRAIN = _vendored("speechbrain_metric_stats")
+KALDI_MIN_DCF = _vendored("kaldi_compute_min_dcf")
 
 
 # ----- the tools' code, literally ----------------------------------------------------------------------------------
@@ -63,39 +74,6 @@ def asvspoof_compute_eer(target_scores, nontarget_scores):
     return eer, thresholds[min_index]
 
 
-def _speechbrain_thresholds(positive_scores, negative_scores):
-    thresholds = np.unique(np.sort(np.concatenate([positive_scores, negative_scores])))
-    intermediate_thresholds = (thresholds[0:-1] + thresholds[1:]) / 2
-    return np.sort(np.concatenate([thresholds, intermediate_thresholds]))
-
-
-def speechbrain_eer(positive_scores, negative_scores):
-    """SpeechBrain's loop, in float32 like its tensors; the per-threshold sums are counted with searchsorted on
-    sorted copies (the same counts as ``(positive_scores <= cur_thresh).sum(0)``, fast enough for 40,000 scores)."""
-    thresholds = _speechbrain_thresholds(positive_scores, negative_scores)
-    pos, neg = np.sort(positive_scores), np.sort(negative_scores)
-    min_index, final_FRR, final_FAR = 0, 0, 0
-    for i, cur_thresh in enumerate(thresholds):
-        FRR = np.float32(np.searchsorted(pos, cur_thresh, side="right")) / np.float32(pos.shape[0])
-        FAR = np.float32(neg.size - np.searchsorted(neg, cur_thresh, side="right")) / np.float32(neg.shape[0])
-        if abs(FAR - FRR).item() < abs(final_FAR - final_FRR) or i == 0:
-            min_index = i
-            final_FRR = FRR.item()
-            final_FAR = FAR.item()
-    EER = (final_FAR + final_FRR) / 2
-    return float(EER), float(thresholds[min_index])
-
-
-def speechbrain_min_dcf(positive_scores, negative_scores, c_miss=1.0, c_fa=1.0, p_target=0.01):
-    thresholds = _speechbrain_thresholds(positive_scores, negative_scores)
-    pos, neg = np.sort(positive_scores), np.sort(negative_scores)
-    p_miss = np.searchsorted(pos, thresholds, side="right").astype(np.float32) / pos.shape[0]
-    p_fa = (neg.size - np.searchsorted(neg, thresholds, side="right")).astype(np.float32) / neg.shape[0]
-    c_det = c_miss * p_miss * p_target + c_fa * p_fa * (1 - p_target)
-    min_index = np.argmin(c_det)
-    return float(c_det[min_index]), float(thresholds[min_index])
-
-
 def kaldi_compute_eer(target_scores, nontarget_scores):
     """``ComputeEer`` of compute-eer.cc; ``BaseFloat`` is float32, ``ssize_t`` truncates the double."""
     target_scores = sorted(np.float32(target_scores))
@@ -113,37 +91,6 @@ def kaldi_compute_eer(target_scores, nontarget_scores):
     threshold = target_scores[target_position]
     eer = target_position * 1.0 / target_size
     return eer, float(threshold)
-
-
-def kaldi_compute_error_rates(scores, labels):
-    sorted_indexes, thresholds = zip(*sorted(
-        [(index, threshold) for index, threshold in enumerate(scores)], key=itemgetter(1)))
-    labels = [labels[i] for i in sorted_indexes]
-    fns, tns = [], []
-    for i in range(0, len(labels)):  # noqa: PIE808 - Kaldi's code as written
-        if i == 0:
-            fns.append(labels[i])
-            tns.append(1 - labels[i])
-        else:
-            fns.append(fns[i - 1] + labels[i])
-            tns.append(tns[i - 1] + 1 - labels[i])
-    positives = sum(labels)
-    negatives = len(labels) - positives
-    fnrs = [fn / float(positives) for fn in fns]
-    fprs = [1 - tn / float(negatives) for tn in tns]
-    return fnrs, fprs, thresholds
-
-
-def kaldi_compute_min_dcf(fnrs, fprs, thresholds, p_target, c_miss, c_fa):
-    min_c_det = float("inf")
-    min_c_det_threshold = thresholds[0]
-    for i in range(0, len(fnrs)):  # noqa: PIE808 - Kaldi's code as written
-        c_det = c_miss * fnrs[i] * p_target + c_fa * fprs[i] * (1 - p_target)
-        if c_det < min_c_det:
-            min_c_det = c_det
-            min_c_det_threshold = thresholds[i]
-    c_def = min(c_miss * p_target, c_fa * (1 - p_target))
-    return min_c_det / c_def, min_c_det_threshold
 
 
 def voxceleb_trainer_eer(scores, labels):
@@ -239,25 +186,94 @@ def test_asvspoof_row_is_compute_eer_to_the_last_bit(case):
     assert (row.eer, row.threshold) == (float(eer), float(threshold))
 
 
-def test_speechbrain_row_is_its_eer_and_unnormalised_min_dcf(case):
+def _sample(tar, non, most=1500, seed=0):
+    """At most `most` trials of a large real file, drawn at random in both classes (the vendored SpeechBrain code
+    compares every score with every threshold: millions of trials would take hours)."""
+    n = tar.size + non.size
+    if n <= most:
+        return tar, non
+    rng = np.random.default_rng(seed)
+    keep_tar = max(2, round(most * tar.size / n))
+    return rng.choice(tar, keep_tar, replace=False), rng.choice(non, most - keep_tar, replace=False)
+
+
+def _random_lists(n_lists, seed):
+    """Short random score lists, half of them on a coarse grid (many ties within and across the classes)."""
+    rng = np.random.default_rng(seed)
+    for k in range(n_lists):
+        n_tar, n_non = rng.integers(1, 25, size=2)
+        tar, non = rng.normal(1.0, 1.0, n_tar), rng.normal(0.0, 1.0, n_non)
+        yield (np.round(tar, 1), np.round(non, 1)) if k % 2 else (np.round(tar, 4), np.round(non, 4))
+
+
+def _rows(tar, non, p_target=0.01, c_miss=1.0, c_fa=1.0):
+    result = lc.eer_conventions(lc.Trials(tar, non), p_target, c_miss, c_fa)
+    return {c.tool.split()[0]: c for c in result.conventions}
+
+
+def test_speechbrain_row_is_its_code(case):
+    """EER, threshold and minDCF equal to the last bit SpeechBrain's ``EER`` and ``minDCF`` (vendored, float32)."""
     _, tar, non = case
+    tar, non = _sample(tar, non)
     row = _table(tar, non)["SpeechBrain"]
-    eer, threshold = speechbrain_eer(tar, non)
-    assert row.eer == pytest.approx(eer, abs=1e-6)
-    assert row.threshold == threshold
-    assert row.min_dcf == pytest.approx(speechbrain_min_dcf(tar, non)[0], rel=1e-6, abs=1e-9)
+    assert (row.eer, row.threshold) == SPEECHBRAIN.EER(tar, non)
+    assert row.min_dcf == SPEECHBRAIN.minDCF(tar, non)[0]
+
+
+def test_speechbrain_row_is_its_code_on_random_lists():
+    """800 short lists, ties included, at several operating points: the float32 rounding that breaks SpeechBrain's
+    ties (0.7 % of such lists in issue 41) is followed exactly."""
+    for k, (tar, non) in enumerate(_random_lists(800, seed=41)):
+        p_target, c_miss, c_fa = (0.01, 1.0, 1.0) if k % 3 else (0.3, 2.0, 0.5)
+        row = _rows(tar, non, p_target, c_miss, c_fa)["SpeechBrain"]
+        assert (row.eer, row.threshold) == SPEECHBRAIN.EER(tar, non), (tar, non)
+        assert row.min_dcf == SPEECHBRAIN.minDCF(tar, non, c_miss, c_fa, p_target)[0], (tar, non)
+
+
+def test_speechbrain_breaks_a_tie_by_float32_rounding():
+    """Issue 41's list: tar 0.2101, -0.03; non 0.79, -0.52, 0.08. Between the scores -0.03 and 0.08 and between
+    0.08 and 0.2101 the rates are (FRR, FAR) = (1/2, 2/3) and (1/2, 1/3), both 1/6 from FRR = FAR. In float32
+    2/3 - 1/2 = 0.16666669 and 1/3 - 1/2 = -0.16666666: the second is nearer, so SpeechBrain's EER is
+    (1/2 + float32(1/3)) / 2 = 0.41666667 at threshold 0.08, not (1/2 + 2/3) / 2 = 0.58333."""
+    row = _rows(np.array([0.2101, -0.03]), np.array([0.79, -0.52, 0.08]))["SpeechBrain"]
+    assert row.eer == (0.5 + float(np.float32(1 / 3))) / 2 == pytest.approx(5 / 12, abs=1e-8)
+    assert row.threshold == float(np.float32(0.08))
 
 
 def test_kaldi_row_is_compute_eer_cc_and_compute_min_dcf_py(case):
-    name, tar, non = case
+    """compute-eer.cc sorts each class apart (no order matters); compute_min_dcf.py walks the trials in the order
+    Trials keeps them (targets, then non-targets, each in file order): equal to the last bit."""
+    _, tar, non = case
     row = _table(tar, non)["Kaldi"]
     assert (row.eer, row.threshold) == kaldi_compute_eer(tar, non)
-    if name != "fingerprint_ties":  # the python loop over 268,000 trials takes too long; others cover ties
-        scores, labels = _labelled(tar, non)
-        fnrs, fprs, thresholds = kaldi_compute_error_rates(list(scores), list(labels))
-        if name not in TIE_CASES:  # with many ties across classes it depends on the file's order
-            assert row.min_dcf == pytest.approx(kaldi_compute_min_dcf(fnrs, fprs, thresholds, 0.01, 1, 1)[0],
-                                                rel=1e-12, abs=1e-15)
+    trials = lc.Trials(tar, non)
+    assert row.min_dcf == KALDI_MIN_DCF.min_dcf(trials.scores, trials.labels)[0]
+    assert _table(tar, non)["voxceleb_trainer"].min_dcf == row.min_dcf  # its ComputeMinDcf is Kaldi's code
+
+
+def test_kaldi_min_dcf_is_its_code_on_random_lists():
+    for k, (tar, non) in enumerate(_random_lists(400, seed=7)):
+        p_target, c_miss, c_fa = (0.01, 1.0, 1.0) if k % 3 else (0.9, 1.0, 3.0)
+        trials = lc.Trials(tar, non)
+        row = _rows(tar, non, p_target, c_miss, c_fa)["Kaldi"]
+        assert row.min_dcf == KALDI_MIN_DCF.min_dcf(trials.scores, trials.labels, p_target, c_miss, c_fa)[0]
+
+
+def test_kaldi_min_dcf_depends_on_the_file_order_of_tied_trials():
+    """tar 1, 2; non 0, 1 at P_target 0.5 (C_default 0.5). Sorted with the tie in file order, the script's points
+    (FNR, FPR) after each trial are, target 1 listed first: (0, 1/2) (1/2, 1/2) (1/2, 0) (1, 0), lowest cost
+    0.5 x 1/2 = 0.25, minDCF 0.5; non-target 1 listed first: (0, 1/2) (0, 0) (1/2, 0) (1, 0), a cost of 0 at a
+    point no threshold reaches, minDCF 0. Trials keep targets first: the row is the first file's value.
+
+    tar 0, 0, 1; non 0, 2 at P_target 0.99 (C_default 0.01): targets first, the first trial alone gives (1/3, 1),
+    cost 0.99/3 + 0.01 = 0.34, minDCF 34, where the DET steps' lowest is (2/3, 1/2): 0.665, minDCF 66.5."""
+    trials = lc.Trials.from_labels([1.0, 0.0, 1.0, 2.0], [0, 0, 1, 1])  # the non-target 1 listed first
+    assert KALDI_MIN_DCF.min_dcf([1.0, 0.0, 1.0, 2.0], [0, 0, 1, 1], 0.5)[0] == 0.0
+    assert KALDI_MIN_DCF.min_dcf([1.0, 2.0, 0.0, 1.0], [1, 1, 0, 0], 0.5)[0] == 0.5
+    assert _rows(trials.tar, trials.non, 0.5)["Kaldi"].min_dcf == 0.5
+    rows = _rows(np.array([0.0, 0.0, 1.0]), np.array([0.0, 2.0]), 0.99)
+    assert rows["Kaldi"].min_dcf == pytest.approx(34.0, rel=1e-12)
+    assert rows["NIST"].min_dcf == pytest.approx(66.5, rel=1e-12)
 
 
 @pytest.mark.parametrize("drop_intermediate", [True, False])
@@ -324,7 +340,8 @@ def test_identities_on_real_scores(case):
     assert ours.min_dcf == pytest.approx(lc.min_dcf(tar, non, 0.05, 2))
     assert rows["scikit-learn"].eer >= ours.eer - 1e-15  # the lines between steps lie on or above the hull
     c_default = min(2 * 0.05, 0.95)
-    assert rows["SpeechBrain"].min_dcf == pytest.approx(ours.min_dcf * c_default, rel=1e-12, abs=1e-15)
+    # SpeechBrain's cost is float32: the identity holds to its precision
+    assert rows["SpeechBrain"].min_dcf == pytest.approx(ours.min_dcf * c_default, rel=1e-6, abs=1e-9)
     assert rows["NIST"].min_dcf == pytest.approx(ours.min_dcf, rel=1e-12, abs=1e-15)
 
 
@@ -379,4 +396,19 @@ def test_readme_table_is_the_library_on_the_shipped_file():
     assert len(printed) == len(rows) == 7
     for (_, eer, dcf), row in zip(printed, rows):
         assert eer == f"{100 * row.eer:.4f}"
+        assert dcf == ("—" if row.min_dcf != row.min_dcf else f"{row.min_dcf:.4f}")
+
+
+def test_docs_worked_example_is_the_library():
+    """docs/conventions.md, section EER: each EER % and minDCF of its worked example is the library's, to 4 decimals
+    (the arithmetic is shown there; the rows are held against the tools' code above)."""
+    import re
+
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "conventions.md").read_text(encoding="utf-8")
+    section = doc[doc.index("## EER"):doc.index("## ECE")]
+    printed = re.findall(r"^\| (.+?) \| (\d+\.\d{4}) \| (\d\.\d{4}|—) \|$", section, flags=re.MULTILINE)
+    result = lc.eer_conventions(lc.Trials([0.2101, -0.03], [0.79, -0.52, 0.08]), p_target=0.5)
+    assert len(printed) == len(result.conventions) == 7
+    for (tool, eer, dcf), row in zip(printed, result.conventions):
+        assert tool == row.tool and eer == f"{100 * row.eer:.4f}"
         assert dcf == ("—" if row.min_dcf != row.min_dcf else f"{row.min_dcf:.4f}")

@@ -10,13 +10,16 @@ distinct score) or, where a tool walks the trials one at a time, that walk rebui
   smallest, EER = the mean of the two rates there (tied scores walked targets first: a stable argsort of
   ``[tar, non]``).
 - **SpeechBrain** ``utils.metric_stats.EER`` / ``minDCF`` — the same nearest-point rule over distinct scores,
-  rejecting a score equal to the threshold; minDCF not normalised.
-- **Kaldi** ``compute-eer`` — the miss rate at the first target score where the false-alarm rate falls below it.
+  rejecting a score equal to the threshold, in float32 (whose rounding breaks ties); minDCF not normalised.
+- **Kaldi** ``compute-eer`` — the miss rate at the first target score where the false-alarm rate falls below it
+  (each class sorted apart: order-free).
 - **scikit-learn** ``roc_curve`` + ``brentq(lambda x: 1 - x - interp1d(fpr, tpr)(x), 0, 1)`` — the crossing of the
   straight lines between DET steps; NIST's SRE scorer interpolates its EER the same way.
 - **voxceleb_trainer** ``tuneThreshold`` — the ``roc_curve`` point nearest the diagonal, the larger of its two rates.
-- **NIST SRE scorer** (``compute_c_norm``), Kaldi's ``sid/compute_min_dcf.py`` and voxceleb_trainer's
-  ``ComputeMinDcf`` — minDCF over the DET steps, normalised by ``C_default = min(C_miss P, C_fa (1 - P))``.
+- **NIST SRE scorer** (``compute_c_norm``) — minDCF over the DET steps, normalised by
+  ``C_default = min(C_miss P, C_fa (1 - P))``.
+- **Kaldi** ``sid/compute_min_dcf.py`` and voxceleb_trainer's ``ComputeMinDcf`` (the same code) — the same cost
+  after each trial in turn, tied trials walked in file order: with ties across the classes, order-dependent.
 
 Sources (read for this module): github.com/asvspoof-challenge/2021 ``eval-package/eval_metrics.py`` (commit
 9b33f5e); github.com/speechbrain/speechbrain ``speechbrain/utils/metric_stats.py`` (9c826ef); github.com/kaldi-asr/kaldi
@@ -102,51 +105,107 @@ class EERConventions:
                   "each normalised as here: the Cprimary of the metrics table with that preset.")]
         if self.mixed_ties:
             notes.append(f"{self.mixed_ties:,} distinct scores are shared by a target and a non-target: tools that "
-                         "walk the trials one at a time (ASVspoof, NIST, voxceleb_trainer) can give other values "
-                         "there depending on the order of the tied trials; the rows here take each tie as one step "
-                         "(ASVspoof's: targets first, as its stable sort does).")
+                         "walk the trials one at a time (ASVspoof, NIST, the minDCF of Kaldi and voxceleb_trainer) "
+                         "can give other values there depending on the order of the tied trials; the rows here walk "
+                         "tied targets first (as ASVspoof's stable sort does, and Kaldi's script on a file listing "
+                         "its targets first) or, for NIST, take each tie as one step.")
         return notes
 
 
 # ----- the DET as each tool sees it --------------------------------------------------------------------------------
 
 
+def walked_order(s: SortedScores) -> tuple[np.ndarray, np.ndarray]:
+    """``(labels, places)``: the trials sorted by score with tied targets before tied non-targets, as a stable sort
+    of ``[tar, non]`` leaves them (``labels`` 1.0 for a target), rebuilt from the two sorted classes; ``places`` are
+    the targets' and then the non-targets' positions in that order."""
+    tar_at = np.arange(s.n_tar) + np.searchsorted(s.non, s.tar, side="left")
+    non_at = np.arange(s.n_non) + np.searchsorted(s.tar, s.non, side="right")
+    labels = np.zeros(s.n_tar + s.n_non)
+    labels[tar_at] = 1.0
+    return labels, np.concatenate([tar_at, non_at])
+
+
 def nearest_trial_eer(s: SortedScores) -> tuple[float, float]:
     """ASVspoof's ``compute_eer``: ``(eer, threshold)`` at the trial-by-trial DET point nearest ``FRR = FAR``.
 
     The trials are walked in the order of ``np.argsort(concatenate([tar, non]), kind="mergesort")`` (tied targets
-    before tied non-targets), rebuilt here from the two sorted classes; the rates are computed with the
-    organisers' expressions, so the value is theirs to the last bit. The threshold is the sorted score at that
-    point (the lowest score minus 0.001 before the first trial).
+    before tied non-targets, :func:`walked_order`); the rates are computed with the organisers' expressions, so the
+    value is theirs to the last bit. The threshold is the sorted score at that point (the lowest score minus 0.001
+    before the first trial).
     """
-    n = s.n_tar + s.n_non
-    tar_at = np.arange(s.n_tar) + np.searchsorted(s.non, s.tar, side="left")  # places in the merged order
-    non_at = np.arange(s.n_non) + np.searchsorted(s.tar, s.non, side="right")
-    labels = np.zeros(n)
-    labels[tar_at] = 1.0
+    labels, places = walked_order(s)
+    n = labels.size
     tar_sums = np.cumsum(labels)
     non_sums = s.n_non - (np.arange(1, n + 1) - tar_sums)
     frr = np.concatenate(([0.0], tar_sums / s.n_tar))
     far = np.concatenate(([1.0], non_sums / s.n_non))
     i = int(np.argmin(np.abs(frr - far)))
     merged = np.empty(n)
-    merged[tar_at], merged[non_at] = s.tar, s.non
+    merged[places] = np.concatenate([s.tar, s.non])
     threshold = merged[0] - 0.001 if i == 0 else merged[i - 1]
     return float(np.mean((frr[i], far[i]))), float(threshold)
 
 
-def speechbrain_eer(s: SortedScores) -> tuple[float, float]:
-    """SpeechBrain's ``EER``: over the distinct scores ``t``, ``FRR = P(tar <= t)`` and ``FAR = P(non > t)``; the
-    first ``t`` where ``|FAR - FRR|`` is smallest gives ``((FAR + FRR) / 2, t)``.
+def walked_min_dcf(s: SortedScores, op: OperatingPoint) -> float:
+    """Kaldi's ``sid/compute_min_dcf.py`` (``ComputeErrorRates``, ``ComputeMinDcf``; voxceleb_trainer's copy is the
+    same code): the normalised cost after each trial in turn, walking the trials sorted by score in file order.
 
-    Its midpoint thresholds repeat the rates of the score below them and never win (a strictly smaller difference
-    is needed), so the distinct scores suffice. SpeechBrain computes the rates in 32-bit floats: its values may
-    differ from these in the seventh digit.
+    Python's stable ``sorted`` leaves tied trials in the order of the file, so where a target and a non-target share
+    a score the points inside the tie, which no threshold reaches, depend on that order. A :class:`~llrcore.Trials`
+    keeps each class in file order but not how the file interleaves them: the walk takes tied targets first (the
+    order of a file listing its targets first). The rates and the cost are the script's float64 expressions.
     """
-    pfa, pmiss = s.det_steps()
-    frr, far = pmiss[1:], pfa[1:]  # threshold u_k rejects the scores <= u_k: the step above u_k
-    i = int(np.argmin(np.abs(far - frr)))
-    return float((far[i] + frr[i]) / 2), float(s.unique[i])
+    labels, _ = walked_order(s)
+    fnrs = np.cumsum(labels) / float(s.n_tar)
+    fprs = 1 - np.cumsum(1 - labels) / float(s.n_non)
+    c_miss, c_fa, p = float(op.c_miss), float(op.c_fa), float(op.p_target)
+    return float(np.min(c_miss * fnrs * p + c_fa * fprs * (1 - p))) / c_default(op)
+
+
+def speechbrain_rates(s: SortedScores) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """SpeechBrain's ``(thresholds, frr, far)`` in 32-bit floats, as its ``EER`` and ``minDCF`` build them.
+
+    The scores become float32 (as ``torch.tensor`` makes them), the thresholds are the distinct scores and the
+    midpoints between neighbours; ``FRR = P(tar <= t)`` and ``FAR = P(non > t)`` are float32 counts divided in
+    float32. A NaN threshold (the midpoint of -inf and +inf) is compared false with every score, as torch does.
+    """
+    tar, non = s.tar.astype(np.float32), s.non.astype(np.float32)  # float32 keeps the order: no new sort
+    distinct = np.unique(np.concatenate([tar, non]))
+    thresholds = np.sort(np.concatenate([distinct, (distinct[:-1] + distinct[1:]) / np.float32(2)]))
+    compared = ~np.isnan(thresholds)
+    rejected_tar = np.where(compared, np.searchsorted(tar, thresholds, side="right"), 0)
+    accepted_non = np.where(compared, s.n_non - np.searchsorted(non, thresholds, side="right"), 0)
+    frr = rejected_tar.astype(np.float32) / np.float32(s.n_tar)
+    far = accepted_non.astype(np.float32) / np.float32(s.n_non)
+    return thresholds, frr, far
+
+
+def speechbrain_eer(s: SortedScores) -> tuple[float, float]:
+    """SpeechBrain's ``EER``: ``((FAR + FRR) / 2, t)`` at the threshold ``t`` its loop settles on.
+
+    The loop keeps threshold ``i`` when ``|FAR_i - FRR_i|``, computed in float32, is below the kept one's
+    ``|FAR - FRR|`` computed in float64 from its float32 rates. With ``r_i`` the float32 difference and ``e_i`` the
+    float64 one (``r_i`` is ``e_i`` rounded to float32, for fewer than 2**29 trials of a class), a smaller ``r``
+    always wins and a larger one never does, so the loop ends among the thresholds of the smallest ``r``: at the
+    first whose ``e`` does not exceed it (no later one can beat it), or at the last when every ``e`` exceeds it
+    (each then beats the one before). Ties of the exact rates are thus broken by the rounding of float32.
+    """
+    thresholds, frr, far = speechbrain_rates(s)
+    rounded = np.abs(far - frr)
+    exact = np.abs(far.astype(np.float64) - frr.astype(np.float64))
+    smallest = np.flatnonzero(rounded == rounded.min())
+    settled = exact[smallest] <= rounded[smallest]
+    i = smallest[int(np.argmax(settled))] if settled.any() else smallest[-1]
+    return (float(far[i]) + float(frr[i])) / 2, float(thresholds[i])
+
+
+def speechbrain_min_dcf(s: SortedScores, op: OperatingPoint) -> float:
+    """SpeechBrain's ``minDCF``: ``min_t C_miss FRR P + C_fa FAR (1 - P)`` in float32 (unnormalised)."""
+    _, frr, far = speechbrain_rates(s)
+    # Python floats stay weak under NumPy's promotion, as torch's scalars do: the products stay float32
+    c_miss, c_fa, p = float(op.c_miss), float(op.c_fa), float(op.p_target)
+    return float(np.min(c_miss * frr * p + c_fa * far * (1 - p)))
 
 
 def kaldi_eer(s: SortedScores) -> tuple[float, float]:
@@ -205,9 +264,7 @@ def voxceleb_trainer_eer(s: SortedScores) -> tuple[float, float]:
 
 def step_min_cost(s: SortedScores, op: OperatingPoint) -> float:
     """``min over DET steps of C_miss P Pmiss + C_fa (1 - P) Pfa``, the step that accepts every trial left out (as
-    NIST's ``compute_pmiss_pfa_rbst``, SpeechBrain's thresholds and Kaldi's ``ComputeErrorRates`` leave it out).
-
-    Unnormalised: SpeechBrain's ``minDCF``; divided by ``C_default`` it is NIST's ``compute_c_norm``.
+    NIST's ``compute_pmiss_pfa_rbst`` leaves it out); divided by ``C_default`` it is NIST's ``compute_c_norm``.
     """
     pfa, pmiss = s.det_steps()
     p = op.p_target
@@ -235,13 +292,17 @@ WHY = {
                 "interpolating (either side of the hull's crossing), walking tied scores targets first, through "
                 "points that no threshold reaches.",
     "speechbrain": "The same nearest-point rule over the distinct scores only (a tie is one step, a score equal to "
-                   "the threshold is rejected); its minDCF is not normalised: ours times min(C_miss P, C_fa (1-P)).",
+                   "the threshold is rejected), in 32-bit floats whose rounding breaks ties between equally near "
+                   "points; its minDCF is not normalised: ours times min(C_miss P, C_fa (1-P)).",
     "kaldi": "Reports the miss rate at the first target score where the false-alarm rate has fallen below it, in "
-             "steps of 1/(number of targets), with 32-bit scores and no interpolation; minDCF as NIST's scorer.",
+             "steps of 1/(number of targets), with 32-bit scores and no interpolation (each class sorted apart: no "
+             "order matters); its minDCF walks the trials one at a time in file order, so scores tied across the "
+             "classes give a value that depends on that order (here tied targets first).",
     "sklearn": "Interpolates the ROC linearly between its steps; the ROCCH interpolates on the convex hull, which "
                "lies on or below those lines, so this EER is never below ours.",
     "voxceleb_trainer": "Takes the roc_curve point nearest the diagonal (after scikit-learn dropped collinear "
-                        "points) and reports the larger of its two rates; minDCF as NIST's scorer.",
+                        "points) and reports the larger of its two rates; its minDCF is Kaldi's script (the same "
+                        "code), so it depends on the file's order of tied trials too.",
     "nist": "minDCF over the DET steps normalised by C_default = min(C_miss P, C_fa (1-P)), the same as ours (a "
             "linear cost is lowest at a hull vertex, which is a step); its EER interpolates the steps linearly.",
 }
@@ -273,8 +334,8 @@ def eer_conventions(trials, p_target=0.01, c_miss: float = 1.0, c_fa: float = 1.
     """
     s = trials_table(trials)
     op = as_operating_point(p_target, c_miss, c_fa)
-    step_cost = step_min_cost(s, op)
-    nist_dcf = step_cost / c_default(op)
+    nist_dcf = step_min_cost(s, op) / c_default(op)
+    walked_dcf = walked_min_dcf(s, op)
     asvspoof, speechbrain, kaldi = nearest_trial_eer(s), speechbrain_eer(s), kaldi_eer(s)
     voxceleb = voxceleb_trainer_eer(s)
     interpolated = interpolated_eer(s)
@@ -282,11 +343,11 @@ def eer_conventions(trials, p_target=0.01, c_miss: float = 1.0, c_fa: float = 1.
         Convention("llrcore / BOSARIS / PYLLR (ROCCH)", s.eer(), float(min_dcf(s, op)), np.nan, WHY["ours"],
                    "Brümmer & de Villiers, BOSARIS Toolkit (2011): rocch2eer"),
         Convention("ASVspoof 2019/2021 compute_eer", asvspoof[0], np.nan, asvspoof[1], WHY["asvspoof"], ASVSPOOF),
-        Convention("SpeechBrain EER / minDCF", speechbrain[0], step_cost, speechbrain[1], WHY["speechbrain"],
-                   SPEECHBRAIN),
-        Convention("Kaldi compute-eer / compute_min_dcf.py", kaldi[0], nist_dcf, kaldi[1], WHY["kaldi"], KALDI),
+        Convention("SpeechBrain EER / minDCF", speechbrain[0], speechbrain_min_dcf(s, op), speechbrain[1],
+                   WHY["speechbrain"], SPEECHBRAIN),
+        Convention("Kaldi compute-eer / compute_min_dcf.py", kaldi[0], walked_dcf, kaldi[1], WHY["kaldi"], KALDI),
         Convention("scikit-learn roc_curve + interp1d/brentq", interpolated, np.nan, np.nan, WHY["sklearn"], SKLEARN),
-        Convention("voxceleb_trainer tuneThreshold", voxceleb[0], nist_dcf, voxceleb[1], WHY["voxceleb_trainer"],
+        Convention("voxceleb_trainer tuneThreshold", voxceleb[0], walked_dcf, voxceleb[1], WHY["voxceleb_trainer"],
                    VOXCELEB_TRAINER),
         Convention("NIST SRE scorer (compute_c_norm)", interpolated, nist_dcf, np.nan, WHY["nist"], NIST_SRE),
     )

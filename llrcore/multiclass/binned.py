@@ -3,8 +3,11 @@ classwise variant.
 
 Forecasts are cut into bins, equal-width on [0, 1] (``strategy="uniform"``, Guo et al. 2017) or of equal mass
 (``"quantile"``, edges at quantiles of the forecasts, as scikit-learn's ``calibration_curve``); bins are closed on
-the right, ``(e_b, e_b+1]`` (the first one includes 0). With ``n_b`` forecasts in bin ``b``, their mean outcome
-``acc_b`` and mean forecast ``conf_b``:
+the right, ``(e_b, e_b+1]`` (the first one includes 0). Equal-width bins are ``((k-1)/M, k/M]`` with each edge the
+double nearest to ``k/M`` (what ``k / M`` evaluates to), so a forecast written as ``k/M`` falls in bin ``k`` and 0 in
+bin 1; ``np.linspace(0, 1, M + 1)`` is one unit in the last place off ``k/M`` for some ``k`` (``M = 7``: ``k = 5``;
+``M = 10``: ``k = 3, 6, 7``) and would move such a forecast into the next bin. With ``n_b`` forecasts in bin ``b``,
+their mean outcome ``acc_b`` and mean forecast ``conf_b``:
 
 ``ECE = sum_b (n_b / N) |acc_b - conf_b|``,   ``MCE = max_b |acc_b - conf_b|`` (over non-empty bins).
 
@@ -82,9 +85,10 @@ class BinnedECE:
 
 
 def bin_edges(p: np.ndarray, bins: int, strategy: str) -> np.ndarray:
-    """``bins + 1`` edges: equal-width on [0, 1] or at quantiles of `p` (as scikit-learn's ``calibration_curve``)."""
+    """``bins + 1`` edges: ``k / bins`` (each the double nearest to it, as ``np.linspace`` is not) or quantiles of
+    `p` (as scikit-learn's ``calibration_curve``)."""
     if strategy == "uniform":
-        return np.linspace(0.0, 1.0, bins + 1)
+        return np.arange(bins + 1) / bins  # one correctly rounded division per edge
     if strategy == "quantile":
         return np.percentile(p, np.linspace(0, 1, bins + 1) * 100)
     raise ValueError(f"strategy must be one of {', '.join(STRATEGIES)}, not {strategy!r}.")
@@ -93,7 +97,7 @@ def bin_edges(p: np.ndarray, bins: int, strategy: str) -> np.ndarray:
 def bin_table(p: np.ndarray, y: np.ndarray, bins: int, strategy: str) -> pd.DataFrame:
     """The non-empty bins of one binary forecast: edges, count, mean forecast, mean outcome and their gap."""
     edges = bin_edges(p, bins, strategy)
-    # right-closed bins (e_b, e_b+1] as Guo et al.'s code and scikit-learn's calibration_curve cut them
+    # right-closed bins (e_b, e_b+1] as Guo et al. define them: the number of inner edges below p
     which = np.searchsorted(edges[1:-1], p, side="left")
     count = np.bincount(which, minlength=bins)
     used = count > 0

@@ -45,12 +45,17 @@ class ClassifierCalibration:
     accuracy: float
     temperature_problem: str | None = None
 
-    def to_frame(self) -> pd.DataFrame:
-        """One row per version (raw, scaled): NLL, ECE, MCE, the CORP score and its three terms."""
+    def to_frame(self, *, percent: bool = False) -> pd.DataFrame:
+        """One row per version (raw, scaled): NLL, ECE, MCE, the CORP score and its three terms.
+
+        With ``percent=True`` the ECE and MCE are in % (columns ``ECE %``, ``MCE %``), as the app's cards show them.
+        """
+        scale, ece, mce = (100.0, "ECE %", "MCE %") if percent else (1.0, "ece", "mce")
         rows = []
         for version, result in self.corp.items():
             rows.append({"version": version, "temperature": 1.0 if version == "raw" else self.temperature.temperature,
-                         "nll": self.nll[version], "ece": self.binned[version].ece, "mce": self.binned[version].mce,
+                         "nll": self.nll[version], ece: scale * self.binned[version].ece,
+                         mce: scale * self.binned[version].mce,
                          "score": result.score_name, "mean_score": result.score, "MCB": result.mcb,
                          "DSC": result.dsc, "UNC": result.unc})
         return pd.DataFrame(rows)

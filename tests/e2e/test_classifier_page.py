@@ -1,21 +1,31 @@
 """The Classifier calibration page in headless Chromium: the demo outputs, the other demo, the log score, a good and a
-bad upload of probabilities.
+bad upload of probabilities, the ECE in one unit (%) in the cards and the table, and the panel "Why does my ECE
+differ from other tools?".
 
 Independent references: the published ECE of the demo classifiers (Ferrer & Ramos, TMLR 2025, Table 2: CIFAR-10
 ResNet-20 3.9 %, IEMOCAP wav2vec 6.3 %; tests/data/multiclass/PUBLISHED.txt) and the library's values, which
-tests/test_classifier_calibration.py holds against scikit-learn and a direct NLL minimisation. Screenshots go to
+tests/test_classifier_calibration.py holds against scikit-learn and a direct NLL minimisation and
+tests/test_ece_conventions.py holds against scikit-learn, netcal and torchmetrics. Screenshots go to
 ``tests/e2e/screenshots/classifier_*.png`` for a human to look at.
 """
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import numpy as np
 import pytest
 from playwright.sync_api import Page, expect
+from scipy.special import softmax
 from test_browser import no_exception, open_page, snap, wait_for_charts, wait_idle
+from test_trust_figures_page import grid_rows
+
+import llrcore as lc
 
 pytestmark = pytest.mark.e2e
+
+CIFAR10 = Path(__file__).resolve().parents[2] / "assets" / "multiclass" / "cifar10_resnet-20"
+ECE_TITLE = "Why does my ECE differ from other tools?"
 
 
 def open_classifier(page: Page, app_url: str) -> None:
@@ -76,4 +86,47 @@ def test_classifier_upload_good_and_bad(page: Page, app_url, screenshots, tmp_pa
     page.locator(".st-key-cc_upload input[type=file]").set_input_files(bad)
     expect(page.get_by_text("these are not probabilities", exact=False)).to_be_visible(timeout=30_000)
     wait_for_charts(page, 3)  # the demo is shown instead
+    no_exception(page)
+
+
+def test_ece_in_one_unit_and_the_conventions_panel(page: Page, app_url, screenshots):
+    """Defaults untouched (CIFAR-10, 15 equal-width bins, top label): the table's ECE % and MCE % are the card's
+    percent; the panel, opened, shows each tool's ECE of the raw probabilities as lc.ece_conventions gives it; then
+    the bins slider moved to 10 by keyboard changes the panel with it."""
+    open_classifier(page, app_url)
+    wait_for_charts(page, 3)
+    card = page.get_by_test_id("stMetric").nth(2)
+    expect(card).to_contain_text("3.90 → 0.84 %")
+    header, *rows = grid_rows(page, page.get_by_test_id("stDataFrame").first)
+    ece, mce = header.index("ECE %"), header.index("MCE %")
+    # the grid's accessible table holds the numbers; the grid draws them with two decimals, as the card
+    assert "ece" not in header and [f"{float(row[ece]):.2f}" for row in rows] == ["3.90", "0.84"]
+    scores = lc.read_multiclass(CIFAR10 / "scores.npy", labels=CIFAR10 / "targets.npy", score_type="logit")
+    raw = lc.binned_ece(softmax(scores.llrs, axis=1), scores.labels, bins=15)
+    assert float(rows[0][ece]) == pytest.approx(100 * raw.ece, rel=1e-12)
+    assert float(rows[0][mce]) == pytest.approx(100 * raw.mce, rel=1e-12)
+
+    panel = page.get_by_test_id("stExpander").filter(has_text=ECE_TITLE)
+    expect(panel.get_by_test_id("stDataFrame")).to_have_count(0)  # folded: nothing computed yet
+    panel.get_by_text(ECE_TITLE).click()
+    wait_idle(page, timeout=120_000)
+    for bins in (15, 10):
+        expected = lc.ece_conventions(softmax(scores.llrs, axis=1), scores.labels, bins, percent=True)
+        header, *rows = grid_rows(page, panel.get_by_test_id("stDataFrame"))
+        assert header[-2:] == ["convention", "ECE %"]
+        assert [row[-2] for row in rows] == list(expected["convention"])
+        assert [float(row[-1]) for row in rows] == pytest.approx(list(expected["ECE %"]), rel=1e-12), bins
+        if bins == 15:
+            assert f"{float(rows[0][-1]):.2f}" == "3.90"  # the card's raw ECE: the top label in 15 equal-width bins
+            for why in expected["why"]:
+                expect(panel.get_by_text(why[:40], exact=False).first).to_be_visible()
+            no_exception(page)
+            panel.scroll_into_view_if_needed()
+            snap(page, screenshots / "classifier_ece_conventions.png")
+            slider = page.get_by_role("slider", name="Bins of the ECE")
+            slider.focus()
+            for _ in range(5):
+                slider.press("ArrowLeft")
+            wait_idle(page, timeout=120_000)
+            expect(slider).to_have_value("10")
     no_exception(page)

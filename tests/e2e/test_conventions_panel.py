@@ -4,10 +4,12 @@ home, Evaluate reached through the sidebar with its defaults untouched, the pane
 Independent reference: the numbers the grid shows (its accessible table, as the page writes them) against
 ``lc.eer_conventions`` on the same demo file read here by the library, at the page's default operating point
 (P_target 0.01, unit costs), printed with the grid's formats; and the ASVspoof row against the organisers'
-``compute_eer`` re-implemented in tests/test_eer_conventions.py.
+``compute_eer`` re-implemented in tests/test_eer_conventions.py, the Kaldi row's minDCF against Kaldi's
+``compute_min_dcf.py`` vendored in tests/reference/kaldi_compute_min_dcf.py.
 """
 from __future__ import annotations
 
+import importlib.util
 from pathlib import Path
 
 import pytest
@@ -46,6 +48,12 @@ def test_panel_shows_the_libraries_conventions_of_the_first_system(page: Page, a
             else:
                 assert cell == form.format(want[column]), (row[-6], column)
     assert rows[1][-5] == "2.4578"  # ASVspoof's compute_eer on this file: 2.457783738686887 %
+    trials = lc.read_trials(ASV_EVAL)
+    vendored = Path(__file__).parents[1] / "reference" / "kaldi_compute_min_dcf.py"
+    spec = importlib.util.spec_from_file_location("kaldi", vendored)
+    kaldi = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(kaldi)
+    assert rows[3][-3] == f"{kaldi.min_dcf(trials.scores, trials.labels)[0]:.4f}"  # Kaldi's script on the file
     for why in expected["why"]:
         expect(panel.get_by_text(why.split(" (")[0][:40], exact=False).first).to_be_visible()
     no_exception(page)
