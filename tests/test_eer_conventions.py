@@ -263,7 +263,8 @@ def test_kaldi_min_dcf_depends_on_the_file_order_of_tied_trials():
     """tar 1, 2; non 0, 1 at P_target 0.5 (C_default 0.5). Sorted with the tie in file order, the script's points
     (FNR, FPR) after each trial are, target 1 listed first: (0, 1/2) (1/2, 1/2) (1/2, 0) (1, 0), lowest cost
     0.5 x 1/2 = 0.25, minDCF 0.5; non-target 1 listed first: (0, 1/2) (0, 0) (1/2, 0) (1, 0), a cost of 0 at a
-    point no threshold reaches, minDCF 0. Trials keep targets first: the row is the first file's value.
+    point no threshold reaches, minDCF 0. Trials that know their file's order (from_labels, the readers) give that
+    file's value; two arrays say no order, and the row takes the targets first (the first file's value).
 
     tar 0, 0, 1; non 0, 2 at P_target 0.99 (C_default 0.01): targets first, the first trial alone gives (1/3, 1),
     cost 0.99/3 + 0.01 = 0.34, minDCF 34, where the DET steps' lowest is (2/3, 1/2): 0.665, minDCF 66.5."""
@@ -271,6 +272,8 @@ def test_kaldi_min_dcf_depends_on_the_file_order_of_tied_trials():
     assert KALDI_MIN_DCF.min_dcf([1.0, 0.0, 1.0, 2.0], [0, 0, 1, 1], 0.5)[0] == 0.0
     assert KALDI_MIN_DCF.min_dcf([1.0, 2.0, 0.0, 1.0], [1, 1, 0, 0], 0.5)[0] == 0.5
     assert _rows(trials.tar, trials.non, 0.5)["Kaldi"].min_dcf == 0.5
+    walked = {c.tool.split()[0]: c for c in lc.eer_conventions(trials, p_target=0.5).conventions}
+    assert walked["Kaldi"].min_dcf == walked["voxceleb_trainer"].min_dcf == 0.0
     rows = _rows(np.array([0.0, 0.0, 1.0]), np.array([0.0, 2.0]), 0.99)
     assert rows["Kaldi"].min_dcf == pytest.approx(34.0, rel=1e-12)
     assert rows["NIST"].min_dcf == pytest.approx(66.5, rel=1e-12)
@@ -412,3 +415,26 @@ def test_docs_worked_example_is_the_library():
     for (tool, eer, dcf), row in zip(printed, result.conventions):
         assert tool == row.tool and eer == f"{100 * row.eer:.4f}"
         assert dcf == ("—" if row.min_dcf != row.min_dcf else f"{row.min_dcf:.4f}")
+
+
+def test_kaldi_min_dcf_walks_a_read_file_in_its_own_order(tmp_path):
+    """A Kaldi score file and its key whose tied trials interleave the classes, read as a user reads them (also a
+    condition of it, by `where`): the row is the vendored compute_min_dcf.py run on the file's lines in order."""
+    rng = np.random.default_rng(11)
+    n = 400
+    labels = rng.random(n) < 0.3
+    scores = np.round(rng.normal(0, 1, n) + 1.5 * labels, 1)  # one decimal: many ties across the classes
+    gender = np.where(np.arange(n) % 3, "f", "m")
+    (tmp_path / "s.scores").write_text("".join(f"m{i} t{i} {v:.1f}\n" for i, v in enumerate(scores)))
+    (tmp_path / "s.key").write_text("".join(f"m{i} t{i} {'target' if y else 'nontarget'}\n"
+                                           for i, y in enumerate(labels)))
+    (tmp_path / "meta.csv").write_text("model,gender\n" + "".join(f"m{i},{g}\n" for i, g in enumerate(gender)))
+    trials = lc.read_trials(tmp_path / "s.scores", key=tmp_path / "s.key", metadata=tmp_path / "meta.csv")
+    for subset, keep in ((trials, np.ones(n, bool)), (trials.where(gender="f"), gender == "f")):
+        for p_target in (0.01, 0.3, 0.5):
+            table = lc.eer_conventions(subset, p_target=p_target)
+            row = {c.tool.split()[0]: c for c in table.conventions}["Kaldi"]
+            assert row.min_dcf == KALDI_MIN_DCF.min_dcf(scores[keep], labels[keep], p_target)[0]
+            assert table.file_order and "in the file's order" in " ".join(table.notes())
+    targets_first = lc.eer_conventions(lc.Trials(trials.tar, trials.non), p_target=0.5)
+    assert not targets_first.file_order and "do not say the order of a file" in " ".join(targets_first.notes())

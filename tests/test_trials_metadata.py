@@ -98,3 +98,36 @@ def test_where_keeps_the_trials_without_a_value_as_split_does():
     np.testing.assert_array_equal(np.sort(subset.non), [0.5, 1.0])
     split = dict((values["attack"], part) for values, part in trials.split("attack"))
     np.testing.assert_array_equal(np.sort(split["A1"].non), np.sort(subset.non))
+
+
+@pytest.mark.parametrize("gender", ["f", "m"])
+def test_the_files_order_of_the_classes_rides_with_the_trials(table, gender):
+    """`file_labels` and `in_file_order` give back the caller's own order (the pandas table), whole and for a
+    condition (`where`); a scaled copy (dataclasses.replace, as log10 files are read) keeps it; two arrays say none."""
+    trials = trials_of(table)
+    np.testing.assert_array_equal(trials.file_labels, table["label"])
+    scores, labels = trials.in_file_order()
+    np.testing.assert_array_equal(scores, table["score"])
+    np.testing.assert_array_equal(labels, table["label"])
+    chosen = table[table.gender == gender]
+    scores, labels = trials.where(gender=gender).in_file_order()
+    np.testing.assert_array_equal(scores, chosen["score"])
+    np.testing.assert_array_equal(labels, chosen["label"])
+    scaled = dataclasses.replace(trials, tar=2 * trials.tar, non=2 * trials.non)
+    np.testing.assert_array_equal(scaled.in_file_order()[0], 2 * table["score"])
+    plain = lc.Trials(trials.tar, trials.non)
+    assert plain.file_labels is None
+    np.testing.assert_array_equal(plain.in_file_order()[1], plain.labels)
+
+
+def test_file_labels_that_do_not_fit_the_classes_are_refused():
+    with pytest.raises(ValueError, match=r"file_labels must hold one label per target and non-target trial \(1 True"):
+        lc.Trials([1.0], [0.0, 2.0], file_labels=[True, True, False])
+
+
+def test_a_read_file_keeps_its_order(tmp_path):
+    path = tmp_path / "s.txt"
+    path.write_text("0.5 nontarget\n2.0 target\n-1 nontarget\n0.1 spoof\n1.5 target\n")
+    trials = lc.read_trials(path)
+    np.testing.assert_array_equal(trials.in_file_order()[0], [0.5, 2.0, -1.0, 1.5])  # spoof trials kept apart
+    np.testing.assert_array_equal(trials.file_labels, [False, True, False, True])

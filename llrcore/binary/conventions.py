@@ -67,12 +67,15 @@ class EERConventions:
     """The EER and minDCF of one set of scores as each tool computes them; the first row is ours (the reference).
 
     ``mixed_ties`` counts the distinct scores held by both a target and a non-target: there the tools that walk
-    the trials one at a time depend on the order they leave tied trials in.
+    the trials one at a time depend on the order they leave tied trials in. ``file_order``: whether Kaldi's and
+    voxceleb_trainer's minDCF walked the tied trials in the order of their file (known when the trials were read
+    from one), or targets first.
     """
 
     conventions: tuple[Convention, ...]
     operating_point: OperatingPoint
     mixed_ties: int
+    file_order: bool = False
 
     @property
     def reference(self) -> Convention:
@@ -107,8 +110,11 @@ class EERConventions:
             notes.append(f"{self.mixed_ties:,} distinct scores are shared by a target and a non-target: tools that "
                          "walk the trials one at a time (ASVspoof, NIST, the minDCF of Kaldi and voxceleb_trainer) "
                          "can give other values there depending on the order of the tied trials; the rows here walk "
-                         "tied targets first (as ASVspoof's stable sort does, and Kaldi's script on a file listing "
-                         "its targets first) or, for NIST, take each tie as one step.")
+                         "tied targets first as ASVspoof's stable sort does, take each tie as one step for NIST, and "
+                         + ("walk them in the file's order for Kaldi's and voxceleb_trainer's minDCF, as their "
+                            "script does." if self.file_order else
+                            "walk them targets first for Kaldi's and voxceleb_trainer's minDCF (their script on a file "
+                            "listing its targets first: these trials do not say the order of a file)."))
         return notes
 
 
@@ -147,20 +153,29 @@ def nearest_trial_eer(s: SortedScores) -> tuple[float, float]:
     return float(np.mean((frr[i], far[i]))), float(threshold)
 
 
-def walked_min_dcf(s: SortedScores, op: OperatingPoint) -> float:
+def walked_min_dcf(walked: np.ndarray, op: OperatingPoint) -> float:
     """Kaldi's ``sid/compute_min_dcf.py`` (``ComputeErrorRates``, ``ComputeMinDcf``; voxceleb_trainer's copy is the
-    same code): the normalised cost after each trial in turn, walking the trials sorted by score in file order.
-
-    Python's stable ``sorted`` leaves tied trials in the order of the file, so where a target and a non-target share
-    a score the points inside the tie, which no threshold reaches, depend on that order. A :class:`~llrcore.Trials`
-    keeps each class in file order but not how the file interleaves them: the walk takes tied targets first (the
-    order of a file listing its targets first). The rates and the cost are the script's float64 expressions.
+    same code): the normalised cost after each trial in turn, `walked` being the labels (1.0 for a target) of the
+    trials sorted by score in file order (:func:`file_walk`). The rates and the cost are the script's float64
+    expressions.
     """
-    labels, _ = walked_order(s)
-    fnrs = np.cumsum(labels) / float(s.n_tar)
-    fprs = 1 - np.cumsum(1 - labels) / float(s.n_non)
+    n_tar = float(np.count_nonzero(walked))
+    fnrs = np.cumsum(walked) / n_tar
+    fprs = 1 - np.cumsum(1 - walked) / float(walked.size - n_tar)
     c_miss, c_fa, p = float(op.c_miss), float(op.c_fa), float(op.p_target)
     return float(np.min(c_miss * fnrs * p + c_fa * fprs * (1 - p))) / c_default(op)
+
+
+def file_walk(trials, s: SortedScores) -> np.ndarray:
+    """The labels (1.0 for a target) of the trials in the order Kaldi's script walks them: sorted by score, Python's
+    stable ``sorted`` leaving tied trials in the order of the file. Where a target and a non-target share a score the
+    points inside the tie, which no threshold reaches, depend on that order: it is the file's when `trials` knows it
+    (:attr:`~llrcore.Trials.file_labels`, kept by the readers), else tied targets first (a file listing its targets
+    first)."""
+    if getattr(trials, "file_labels", None) is None:
+        return walked_order(s)[0]
+    scores, labels = trials.in_file_order()
+    return labels[np.argsort(scores, kind="stable")].astype(np.float64)
 
 
 def speechbrain_rates(s: SortedScores) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -297,7 +312,7 @@ WHY = {
     "kaldi": "Reports the miss rate at the first target score where the false-alarm rate has fallen below it, in "
              "steps of 1/(number of targets), with 32-bit scores and no interpolation (each class sorted apart: no "
              "order matters); its minDCF walks the trials one at a time in file order, so scores tied across the "
-             "classes give a value that depends on that order (here tied targets first).",
+             "classes give a value that depends on that order (here the file's, or targets first where it is not known).",
     "sklearn": "Interpolates the ROC linearly between its steps; the ROCCH interpolates on the convex hull, which "
                "lies on or below those lines, so this EER is never below ours.",
     "voxceleb_trainer": "Takes the roc_curve point nearest the diagonal (after scikit-learn dropped collinear "
@@ -335,7 +350,7 @@ def eer_conventions(trials, p_target=0.01, c_miss: float = 1.0, c_fa: float = 1.
     s = trials_table(trials)
     op = as_operating_point(p_target, c_miss, c_fa)
     nist_dcf = step_min_cost(s, op) / c_default(op)
-    walked_dcf = walked_min_dcf(s, op)
+    walked_dcf = walked_min_dcf(file_walk(trials, s), op)
     asvspoof, speechbrain, kaldi = nearest_trial_eer(s), speechbrain_eer(s), kaldi_eer(s)
     voxceleb = voxceleb_trainer_eer(s)
     interpolated = interpolated_eer(s)
@@ -352,4 +367,4 @@ def eer_conventions(trials, p_target=0.01, c_miss: float = 1.0, c_fa: float = 1.
         Convention("NIST SRE scorer (compute_c_norm)", interpolated, nist_dcf, np.nan, WHY["nist"], NIST_SRE),
     )
     mixed = int(np.count_nonzero((s.tar_counts > 0) & (s.non_counts > 0)))
-    return EERConventions(rows, op, mixed)
+    return EERConventions(rows, op, mixed, file_order=getattr(trials, "file_labels", None) is not None)

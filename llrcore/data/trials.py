@@ -54,6 +54,12 @@ class Trials:
         the order of `tar`, `non` and `spoof`. Conditions (:meth:`where`, :func:`~llrcore.evaluate` with ``by=``)
         and grouped bootstrap resampling are read from its columns. A reader may give instead an object with
         ``len()`` and ``materialize()`` (the ids of millions of trials): the DataFrame is built when first read.
+    file_labels : array_like of bool, optional
+        How the file interleaves the two classes: the labels (True = target) of the target and non-target trials
+        in the order of the file they were read from (`tar` and `non` are each in that order already). Readers
+        and :meth:`from_labels` keep it; only scorers that walk the trials one by one (Kaldi's
+        ``compute_min_dcf.py``) depend on it, where scores are tied across the classes. None when not known: such a
+        walk then takes the targets first (:meth:`in_file_order`).
     """
 
     tar: np.ndarray
@@ -61,6 +67,7 @@ class Trials:
     name: str = ""
     spoof: np.ndarray = field(default_factory=lambda: np.empty(0))
     metadata: pd.DataFrame | None = _Metadata()
+    file_labels: np.ndarray | None = None
 
     def __post_init__(self):
         object.__setattr__(self, "tar", as_scores(self.tar, "target scores"))
@@ -72,6 +79,14 @@ class Trials:
         for array in (self.tar, self.non, self.spoof):
             array.flags.writeable = False
         object.__setattr__(self, "metadata", self._checked_metadata(self.__dict__["_metadata"]))
+        if self.file_labels is not None:
+            labels = np.asarray(self.file_labels, dtype=bool).reshape(-1)
+            if labels.size != self.tar.size + self.non.size or np.count_nonzero(labels) != self.tar.size:
+                raise ValueError(f"file_labels must hold one label per target and non-target trial ({self.tar.size:,} "
+                                 f"True and {self.non.size:,} False), not {np.count_nonzero(labels):,} True of "
+                                 f"{labels.size:,}.")
+            labels.flags.writeable = False
+            object.__setattr__(self, "file_labels", labels)
 
     def _checked_metadata(self, metadata) -> pd.DataFrame:
         n = self.tar.size + self.non.size + self.spoof.size
@@ -98,6 +113,16 @@ class Trials:
         """Boolean labels matching :attr:`scores`: True for targets."""
         return np.concatenate([np.ones(self.tar.size, bool), np.zeros(self.non.size, bool)])
 
+    def in_file_order(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(scores, labels)`` of the target and non-target trials in the order of their file (:attr:`file_labels`),
+        or, when that is not known, the targets first (:attr:`scores`, :attr:`labels`)."""
+        if self.file_labels is None:
+            return self.scores, self.labels
+        scores = np.empty(self.file_labels.size)
+        scores[self.file_labels] = self.tar
+        scores[~self.file_labels] = self.non
+        return scores, self.file_labels
+
     @classmethod
     def from_labels(cls, scores, labels, name: str = "", *, metadata: pd.DataFrame | None = None) -> "Trials":
         """Build from one array of scores and a boolean-like array of labels (True/1 = target).
@@ -116,7 +141,7 @@ class Trials:
             if len(metadata) != scores.size:
                 raise ValueError(f"There are {scores.size:,} scores but {len(metadata):,} rows of metadata.")
             metadata = metadata.iloc[np.concatenate([np.flatnonzero(labels), np.flatnonzero(~labels)])]
-        return cls(scores[labels], scores[~labels], name=name, metadata=metadata)
+        return cls(scores[labels], scores[~labels], name=name, metadata=metadata, file_labels=labels)
 
     @property
     def conditions(self) -> list[str]:
@@ -151,8 +176,13 @@ class Trials:
             missing = "target" if not keep_tar.any() else "non-target"
             raise ValueError(f"No {missing} trial of {self.name or 'these trials'} is left in this subset; a "
                              "subset needs both classes.")
+        file_labels = None
+        if self.file_labels is not None:  # the kept trials, in file order
+            kept = np.empty(self.file_labels.size, bool)
+            kept[self.file_labels], kept[~self.file_labels] = keep_tar, keep_non
+            file_labels = self.file_labels[kept]
         return Trials(self.tar[keep_tar], self.non[keep_non], name=self.name if name is None else name,
-                      spoof=self.spoof[keep_spoof], metadata=self.metadata[mask])
+                      spoof=self.spoof[keep_spoof], metadata=self.metadata[mask], file_labels=file_labels)
 
     def where(self, **conditions) -> "Trials":
         """The trials of one condition, e.g. ``trials.where(gender="f", language="en")``: those whose metadata has

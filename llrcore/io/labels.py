@@ -109,7 +109,8 @@ def trials_from_codes(src: _Source, scores: np.ndarray, labels: np.ndarray, name
         missing, present = ("target", "non-target") if tar.size == 0 else ("non-target", "target")
         raise src.error(f"{who} has {present} trials but no {missing} trials; both classes are needed.")
     return Trials(tar, non, name=name, spoof=spoof[0] if spoof else np.empty(0),
-                  metadata=(metadata.take(order) if lazy else take_rows(metadata, order)) if with_metadata else None)
+                  metadata=(metadata.take(order) if lazy else take_rows(metadata, order)) if with_metadata else None,
+                  file_labels=masks[0][masks[0] | masks[1]] if spoof and spoof[0].size else masks[0])
 
 
 def renamed(trials: Trials, name: str) -> Trials:
