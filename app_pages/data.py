@@ -6,6 +6,7 @@ from pathlib import Path
 
 import streamlit as st
 
+from app_pages import _session
 from app_pages._uploads import parse_class_files, parse_upload, progress_bar
 from app_pages._demos import DEMO_SETS, demo_source, system_demo
 from app_pages._loaded import SYSTEMS
@@ -68,15 +69,19 @@ def _on_add_demo(index: int) -> None:
     flash(f"Added demo set {name}.")
 
 
-def _add_parsed(parsed, source: str, file_name: str, role: str, hint: str = "", where=st) -> bool:
+def _add_parsed(parsed, source: str, file_name: str, role: str, hint: str = "", where=st, *,
+                uploads: dict | None = None, scale: str = "ln") -> bool:
     """Add the systems of a parsed file and say so (with what was left out of it), or show its error; True when
-    something was added. `where` is the container to write in."""
+    something was added. `where` is the container to write in. `uploads` are the uploaded files read with `scale`
+    (``scores`` and ``key``, or ``same`` and ``different``), kept for a reload of the tab (``_session.py``)."""
     if parsed.error:
         where.error(parsed.error + hint, icon=":material/error:")
         return False
-    added = [SYSTEMS.add(name, LoadedSystem(trials, source, role)) for name, trials in parsed.systems.items()]
+    origin, not_kept = _session.keep_upload(scale, **uploads) if uploads else (None, None)
+    added = [SYSTEMS.add(name, LoadedSystem(trials, source, role, origin=origin and {**origin, "system": name}))
+             for name, trials in parsed.systems.items()]
     where.success(f"Added {', '.join(added)} from {file_name} as {role}.", icon=":material/check_circle:")
-    for note in parsed.warnings:
+    for note in (*parsed.warnings, *([not_kept] if not_kept else [])):
         where.warning(note, icon=":material/warning:")
     return True
 
@@ -89,7 +94,8 @@ def _load_upload(upload, role: str, scale: str = "ln") -> bool:
     with progress_bar() as progress:
         parsed = parse_upload(upload.file_id, None, upload, None, scale, progress)
     if not parsed.needs_key:
-        return _add_parsed(parsed, f"upload: {upload.name}{note}", upload.name, role)
+        return _add_parsed(parsed, f"upload: {upload.name}{note}", upload.name, role, uploads={"scores": upload},
+                           scale=scale)
     with st.container(border=True):
         outcome = st.container()  # above the key box: the key is asked for, or what reading with it gave
         key_upload = st.file_uploader(f"Key file for {upload.name}", key=f"key_for_{upload.file_id}", help=KEY_HELP)
@@ -99,7 +105,7 @@ def _load_upload(upload, role: str, scale: str = "ln") -> bool:
     with progress_bar(outcome) as progress:  # in place of the request for the key, above the key box
         parsed = parse_upload(upload.file_id, key_upload.file_id, upload, key_upload, scale, progress)
     return _add_parsed(parsed, f"upload: {upload.name} with key {key_upload.name}{note}", upload.name, role,
-                       where=outcome)
+                       where=outcome, uploads={"scores": upload, "key": key_upload}, scale=scale)
 
 
 def _class_files_loader(role: str, handled: set) -> None:
@@ -124,7 +130,8 @@ def _class_files_loader(role: str, handled: set) -> None:
             parsed = parse_class_files(same.file_id, different.file_id, same, different, scale)
         source = (f"upload: {same.name} (same source) and {different.name} (different source)"
                   + (LOG10_NOTE if log10 else ""))
-        if _add_parsed(parsed, source, f"{same.name} and {different.name}", role):
+        if _add_parsed(parsed, source, f"{same.name} and {different.name}", role,
+                       uploads={"same": same, "different": different}, scale=scale):
             handled.add(pair)
 
 
@@ -192,6 +199,7 @@ SERVER_FOLDER = _server_folder()
 
 st.title("Data")
 st.caption("Score files in, systems out: every other page works on the systems listed below.")
+st.caption(_session.KEPT_NOTE)
 show_flashes()
 
 upload_column, demo_column = st.columns([3, 2], gap="large")
