@@ -48,8 +48,8 @@ VERSION = 1
 SCALES = ("ln", "log10")
 ID_KEY, SAVED_KEY, TOUCHED_KEY = "session_id", "session_saved", "session_touched"
 KEPT_NOTE = (f":material/history: Kept on this server for {KEPT_HOURS} hours after last use, under this tab's link: "
-             "your uploads here, the systems' names and roles, your settings. Anyone with the link sees the same data: "
-             "do not share it if the data is confidential.")
+             "your uploads here, names, roles and settings. Anyone with the link sees the same data: do not share it "
+             "if the data is confidential.")
 
 
 class SessionError(Exception):
@@ -75,7 +75,7 @@ def usable_root(root: Path) -> Path:
         status = root.lstat()
     except OSError as err:
         raise SessionError(f"The folder {root} cannot be used ({err.strerror}).") from None
-    if root.is_symlink() or not root.is_dir() or status.st_uid != os.getuid():
+    if root.is_symlink() or not root.is_dir() or (hasattr(os, "getuid") and status.st_uid != os.getuid()):
         raise SessionError(f"The folder {root} is not this server's own.")
     return root
 
@@ -319,8 +319,7 @@ def _start() -> list[tuple[str, str]]:
     if sid is not None:
         try:
             folder = session_folder(root, sid)
-            messages = restore(folder, read_manifest(folder))
-            os.utime(folder / MANIFEST)
+            messages = restore(folder, read_manifest(folder))  # save() then writes it anew: used now
         except SessionError as err:
             messages = [("warning", f"{err} Starting afresh, with the demo data.")]
             sid = None

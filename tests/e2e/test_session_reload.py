@@ -26,7 +26,8 @@ from test_browser import no_exception, open_page, snap, wait_for_charts, wait_id
 pytestmark = pytest.mark.e2e
 
 SRE08 = re.compile(r"Effective prior log-odds \-2\.293")
-RESTORED = "Restored 1 uploaded file and your settings from this link (kept on this server for 24 hours after last use)."
+RESTORED = ("Restored 1 uploaded file and your settings from this link (kept on this server for 24 hours after last "
+            "use).")
 
 
 @pytest.fixture(scope="module")
@@ -68,7 +69,8 @@ def test_a_reload_keeps_the_upload_and_the_operating_point(page: Page, fresh_app
     open_page(page, f"{fresh_app_url}/data")
     sid = sid_of(page)
     assert sid and re.fullmatch(r"[A-Za-z0-9_-]{22}", sid), page.url
-    expect(page.get_by_text(re.compile("kept on this server for 24 hours after last use"))).to_be_visible()
+    note = page.get_by_text(re.compile("Kept on this server for 24 hours after last use, under this tab's link"))
+    expect(note).to_contain_text("do not share it if the data is confidential")
     page.locator(".st-key-score_uploads input[type=file]").set_input_files(path)
     expect(page.get_by_text("Added kept_system from kept_system.txt as evaluation.")).to_be_visible(timeout=30_000)
     wait_idle(page)
