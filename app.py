@@ -32,9 +32,7 @@ except ValueError as err:
 
 # A session's first run restores what the address's session id kept (a reloaded tab), or loads the demo systems, so
 # every page works at once; every run puts the id back in the address, which a page switch clears.
-with st.spinner("Loading the data…"):
-    session_messages = _session.begin()
-for kind, message in session_messages:  # what was restored, or why not: once, above the page
+for kind, message in _session.begin():  # what was restored, or why not: once, above the page
     getattr(st, kind)(message, icon=":material/history:" if kind == "info" else ":material/warning:")
 
 sections: dict[str, list] = {}

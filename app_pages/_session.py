@@ -5,11 +5,14 @@ the query parameters pages keep there); every run puts it back, since a page swi
 What the Data page loaded from uploads (their raw bytes, file names and the options they were read with), the demo sets,
 the systems' names and roles, the pages' choices of systems, the operating point and the units of LR values are kept in
 ``<temp folder>/llrcore-sessions/<sid>/`` (``LLRCORE_SESSION_DIR`` overrides the folder): JSON and the files' bytes,
-named by their SHA-256, never pickles. They are written when they change and kept :data:`KEPT_HOURS` hours after last
-use; a new session sweeps away older ones. A new session whose address carries a kept id reads the files again through
-the same readers as an upload (nothing is trusted that an upload would not be). Systems made on other pages
-(calibrated, normalised, split by attack) and the files of the Multiclass, Classifier and Diarization pages are not
-kept. Anyone who has the link, on this server, sees the same data.
+named by their SHA-256, never pickles; at most the server's upload limit (``server.maxUploadSize``) of files a session.
+They are written when they change and kept :data:`KEPT_HOURS` hours after last use; a new session sweeps away older
+ones. A new session whose address carries a kept id reads the files again through the same readers as an upload
+(nothing is trusted that an upload would not be); an id the server did not make, or no longer keeps, starts a new
+session (so nobody can make up a link that would receive another person's uploads). Systems made on other pages
+(calibrated, normalised, split by attack), files read from the server's folder and the files of the Multiclass,
+Classifier and Diarization pages are not kept. Anyone who has the link, on this server, sees the same data; two tabs on
+one link share one folder, and the last change wins.
 """
 from __future__ import annotations
 
@@ -333,7 +336,10 @@ def _start() -> list[tuple[str, str]]:
 def begin() -> list[tuple[str, str]]:
     """Every run, before the page: on a session's first run restore or start it (the messages to show); then put the
     session's id in the address, where a page switch removed it."""
-    messages = _start() if SYSTEMS.key not in st.session_state else []
+    messages = []
+    if SYSTEMS.key not in st.session_state:
+        with st.spinner("Loading the data…"):
+            messages = _start()
     sid = st.session_state.get(ID_KEY)
     if sid is not None and st.query_params.get(PARAM) != sid:
         st.query_params[PARAM] = sid
