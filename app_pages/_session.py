@@ -366,6 +366,12 @@ def save() -> None:
         log.warning("session %s not kept: %s", folder.name, err)
 
 
+def upload_limit() -> int:
+    """The bytes a session may keep: the server's upload limit (``server.maxUploadSize``, in MB), so that what one
+    upload may bring, a session may keep, and no more."""
+    return int(st.get_option("server.maxUploadSize")) * 2**20
+
+
 def keep_upload(scale: str, **files) -> tuple[dict | None, str | None]:
     """Keep uploaded files (``scores`` and ``key``, or ``same`` and ``different``; UploadedFiles or None) for a reload:
     the origin to give their systems, or None and the sentence saying why they are not kept."""
@@ -375,7 +381,7 @@ def keep_upload(scale: str, **files) -> tuple[dict | None, str | None]:
     origin = {"scale": scale}
     try:
         folder.mkdir(mode=0o700, exist_ok=True)
-        cap = int(st.get_option("server.maxUploadSize")) * 2**20
+        cap = upload_limit()
         for part, upload in files.items():
             if upload is not None:
                 with upload.getbuffer() as data:  # the upload's bytes, not a copy of them

@@ -4,7 +4,9 @@ expiry, ids refused, damaged folders said in a sentence; and a whole round trip 
 Independent references: the SHA-256 of ``b"abc"`` is FIPS 180-2's published test vector (ba7816bf…15ad); the
 expiry follows from the times the test gives the folders (25 hours against a 24-hour limit, 23 hours within it); the
 restored trials are compared with the values the test wrote in its files (3 targets 2.5, 1.5, 0.5 and 4 non-targets,
-a key covering half of a score file's trials), the settings with the ones the test set.
+a key covering half of a score file's trials), the settings with the ones the test set; the limit of a session's files
+from the sizes the test writes (two files of 50,000 lines of 12 bytes: 600,000 bytes fit in 1 MB = 1,048,576 bytes, two
+do not).
 """
 from __future__ import annotations
 
@@ -209,6 +211,21 @@ def test_a_damaged_manifest_is_said_and_the_app_starts(uploaded, sessions, damag
         [warning] = [w.value for w in app.warning]
         assert warning.endswith("Starting afresh, with the demo data.")
         assert list(app.session_state["systems"]) == DEMO_NAMES and sid_of(app) != sid
+
+
+def test_an_upload_beyond_the_sessions_limit_is_loaded_and_said_not_kept(sessions, monkeypatch):
+    monkeypatch.setattr(_session, "upload_limit", lambda: 2**20)  # 1 MB: one file of 600,000 bytes fits, not two
+    files = [b"".join(b"%+.6f %d\n" % (s, i % 2) for i in range(50_000)) for s in (1.5, 2.5)]  # 12 bytes a line
+    assert [len(file) for file in files] == [600_000, 600_000]
+    app = opened(page="app_pages/data.py")
+    app.file_uploader(key="score_uploads").set_value(("first.txt", files[0], "text/plain")).run()
+    assert not app.warning
+    app.file_uploader(key="score_uploads").set_value(("second.txt", files[1], "text/plain")).run()
+    assert [w.value for w in app.warning] == [
+        "This file is not kept across a reload of the tab: the files kept for this session would pass 1 MB."]
+    assert list(app.session_state["systems"]) == [*DEMO_NAMES, "first", "second"]
+    restored = opened(sid_of(app))
+    assert list(restored.session_state["systems"]) == [*DEMO_NAMES, "first"]
 
 
 def test_an_unknown_or_forged_id_starts_a_new_session(sessions):
