@@ -9,10 +9,10 @@ named by their SHA-256, never pickles; at most the server's upload limit (``serv
 They are written when they change and kept :data:`KEPT_HOURS` hours after last use; a new session sweeps away older
 ones. A new session whose address carries a kept id reads the files again through the same readers as an upload
 (nothing is trusted that an upload would not be); an id the server did not make, or no longer keeps, starts a new
-session (so nobody can make up a link that would receive another person's uploads). Systems made on other pages
-(calibrated, normalised, split by attack), files read from the server's folder and the files of the Multiclass,
-Classifier and Diarization pages are not kept. Anyone who has the link, on this server, sees the same data; two tabs on
-one link share one folder, and the last change wins.
+session (so nobody can make up a link that would receive another person's uploads). Files read from the server's
+folder (``LLRCORE_DATA_DIR``) are read there again. Systems made on other pages (calibrated, normalised, split by
+attack) and the files of the Multiclass, Classifier and Diarization pages are not kept. Anyone who has the link, on
+this server, sees the same data; two tabs on one link share one folder, and the last change wins.
 """
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ from app_pages import _operating_point, _units
 from app_pages._demos import DEMO_SETS, system_demo
 from app_pages._loaded import SYSTEMS
 from app_pages._registry import ROLES, LoadedSystem
-from app_pages._uploads import parse_class_files, parse_upload
+from app_pages._uploads import is_listed, parse_class_files, parse_server_file, parse_upload, server_folder
 
 log = logging.getLogger(__name__)
 
@@ -214,8 +214,25 @@ def _opened(folder: Path, file: dict | None):
     return opened
 
 
+def _read_server_files(origin: dict):
+    """The server's file (and key file) a system came from, read again if the Data page still lists them."""
+    folder = server_folder()
+    if folder is None:
+        raise SessionError("the server's data folder is no longer set")
+    paths = []
+    for part in ("server", "key"):
+        relative = origin.get(part)
+        path = None if relative is None and part == "key" else folder / _text(relative, "server file")
+        if path is not None and not is_listed(folder, path):
+            raise SessionError(f"{relative} is no longer in the server's data folder")
+        paths.append(path)
+    return parse_server_file(*paths)
+
+
 def _read_origin(folder: Path, origin: dict):
     """The parsed file(s) a system came from, read again as on upload (:mod:`app_pages._uploads`)."""
+    if "server" in origin:
+        return _read_server_files(origin)
     scale = origin.get("scale")
     if scale not in SCALES:
         raise SessionError("its scale is not ln or log10")
@@ -242,7 +259,7 @@ def _restored_system(folder: Path, entry, parsed: dict) -> tuple[str, LoadedSyst
             raise SessionError("it is no demo set of this app")
         trials = system_demo(demos[origin["demo"]]).trials
     else:
-        files = json.dumps(_files_of(origin), sort_keys=True) + str(origin.get("scale"))
+        files = json.dumps({part: value for part, value in origin.items() if part != "system"}, sort_keys=True)
         if files not in parsed:
             parsed[files] = _read_origin(folder, origin)
         if parsed[files].error:

@@ -235,3 +235,30 @@ def test_an_unknown_or_forged_id_starts_a_new_session(sessions):
         assert warning.endswith("Starting afresh, with the demo data.")
         assert list(app.session_state["systems"]) == DEMO_NAMES
         assert sid_of(app) != sid and (sessions / sid_of(app) / "session.json").is_file()
+
+
+def test_a_server_file_is_read_there_again_and_only_if_the_data_page_lists_it(sessions, tmp_path, monkeypatch):
+    folder = tmp_path / "server data"
+    folder.mkdir()
+    (folder / "sre.scores").write_bytes(KALDI_SCORES)
+    (folder / "sre.key").write_bytes(KALDI_KEY)
+    (tmp_path / "secret.txt").write_bytes(LABELLED)
+    monkeypatch.setenv("LLRCORE_DATA_DIR", str(folder))
+    app = opened(page="app_pages/data.py")
+    app.selectbox(key="server_file").set_value(folder / "sre.scores")
+    app.selectbox(key="server_key_file").set_value(folder / "sre.key").run()
+    app.button(key="load_server_file").click().run()
+    assert list(app.session_state["systems"]) == [*DEMO_NAMES, "sre"]
+    sid = sid_of(app)
+    restored = opened(sid).session_state["systems"]["sre"]
+    assert (restored.trials.tar.tolist(), restored.trials.non.tolist()) == ([3.0], [-1.0])  # with its key, as loaded
+    assert restored.source == "server: sre.scores with key sre.key"
+
+    manifest = json.loads((sessions / sid / "session.json").read_text())
+    for outside in ("../secret.txt", str(tmp_path / "secret.txt")):  # a folder tampered with: nothing outside is read
+        manifest["systems"][-1]["origin"]["server"] = outside
+        (sessions / sid / "session.json").write_text(json.dumps(manifest))
+        app = opened(sid)
+        assert [w.value for w in app.warning] == [
+            f"The kept system sre could not be restored: {outside} is no longer in the server's data folder."]
+        assert list(app.session_state["systems"]) == DEMO_NAMES
