@@ -53,6 +53,8 @@ ID_KEY, SAVED_KEY, TOUCHED_KEY = "session_id", "session_saved", "session_touched
 KEPT_NOTE = (f":material/history: Kept on this server for {KEPT_HOURS} hours after last use, under this tab's link: "
              "your uploads here, names, roles and settings. Anyone with the link sees the same data: do not share it "
              "if the data is confidential.")
+NOT_KEPT_NOTE = (":material/history: This server keeps nothing across a reload of the tab: its folder for it cannot "
+                 "be used.")
 
 
 class SessionError(Exception):
@@ -323,6 +325,11 @@ def _folder() -> Path | None:
     """This session's folder, or None when the server keeps nothing (its folder cannot be used)."""
     sid = st.session_state.get(ID_KEY)
     return None if sid is None else session_folder(default_root(), sid)
+
+
+def note() -> str:
+    """What the Data page says is kept across a reload, and for how long."""
+    return KEPT_NOTE if st.session_state.get(ID_KEY) else NOT_KEPT_NOTE
 
 
 def _start() -> list[tuple[str, str]]:

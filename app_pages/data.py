@@ -74,7 +74,7 @@ def _add_parsed(parsed, source: str, file_name: str, role: str, hint: str = "", 
     """Add the systems of a parsed file and say so (with what was left out of it), or show its error; True when
     something was added. `where` is the container to write in. `uploads` are the uploaded files read with `scale`
     (``scores`` and ``key``, or ``same`` and ``different``), kept for a reload of the tab (``_session.py``); `server`
-    names the server's files read instead (``server`` and ``key``, relative to its folder), read again after a reload."""
+    names the server's files read instead (``server`` and ``key``, relative to its folder), read again on a reload."""
     if parsed.error:
         where.error(parsed.error + hint, icon=":material/error:")
         return False
@@ -166,7 +166,7 @@ SERVER_FOLDER = server_folder()
 
 st.title("Data")
 st.caption("Score files in, systems out: every other page works on the systems listed below.")
-st.caption(_session.KEPT_NOTE)
+st.caption(_session.note())
 show_flashes()
 
 upload_column, demo_column = st.columns([3, 2], gap="large")

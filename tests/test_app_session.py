@@ -228,6 +228,16 @@ def test_an_upload_beyond_the_sessions_limit_is_loaded_and_said_not_kept(session
     assert list(restored.session_state["systems"]) == [*DEMO_NAMES, "first"]
 
 
+def test_a_root_that_cannot_be_used_keeps_nothing_and_the_data_page_says_so(tmp_path, monkeypatch):
+    (tmp_path / "a file").write_text("not a folder")
+    monkeypatch.setenv("LLRCORE_SESSION_DIR", str(tmp_path / "a file" / "sessions"))
+    app = opened(page="app_pages/data.py")
+    assert "sid" not in app.query_params and not app.warning
+    assert app.caption[1].value == _session.NOT_KEPT_NOTE
+    app.file_uploader(key="score_uploads").set_value(("labelled.txt", LABELLED, "text/plain")).run()
+    assert not app.exception and not app.warning and "labelled" in app.session_state["systems"]
+
+
 def test_an_unknown_or_forged_id_starts_a_new_session(sessions):
     for sid in (_session.new_sid(), "../../etc"):
         app = opened(sid)
