@@ -257,7 +257,7 @@ def _restored_system(folder: Path, entry, parsed: dict) -> tuple[str, LoadedSyst
     system_id = entry.get("id") if isinstance(entry.get("id"), str) and SYSTEM_ID.fullmatch(entry["id"]) else None
     demos = {demo.name: demo for demo in DEMO_SETS}
     if "demo" in origin:
-        if origin["demo"] not in demos:
+        if not isinstance(origin["demo"], str) or origin["demo"] not in demos:
             raise SessionError("it is no demo set of this app")
         trials = system_demo(demos[origin["demo"]]).trials
     else:
@@ -283,10 +283,11 @@ def _restore_settings(settings) -> None:
         st.session_state[_operating_point.STATE_KEY] = lc.OperatingPoint(p_target, c_miss, c_fa)
     except (TypeError, ValueError):
         pass
-    if settings.get("primary_cost") in {primary for _, primary in _operating_point.PRESETS.values()}:
-        st.session_state[_operating_point.PRIMARY_KEY] = settings["primary_cost"]
-    if settings.get("llr_units") in _units.LABELS:
-        st.session_state[_units.STATE_KEY] = settings["llr_units"]
+    primary, units = settings.get("primary_cost"), settings.get("llr_units")
+    if isinstance(primary, str) and primary in {evaluation for _, evaluation in _operating_point.PRESETS.values()}:
+        st.session_state[_operating_point.PRIMARY_KEY] = primary
+    if isinstance(units, str) and units in _units.LABELS:
+        st.session_state[_units.STATE_KEY] = units
 
 
 def restore(folder: Path, kept: dict) -> list[tuple[str, str]]:
@@ -309,7 +310,7 @@ def restore(folder: Path, kept: dict) -> list[tuple[str, str]]:
     choices = kept.get("choices") if isinstance(kept.get("choices"), dict) else {}
     for key, value in choices.items():
         if isinstance(key, str) and key.endswith("_kept") and isinstance(value, list):
-            st.session_state[key] = [i for i in value if i in ids]
+            st.session_state[key] = [i for i in value if isinstance(i, str) and i in ids]
     _restore_settings(kept.get("settings"))
     files = {(file["sha"], file["name"]) for loaded in systems.values() for file in _files_of(loaded.origin)}
     what = f"{len(files)} uploaded file{'' if len(files) == 1 else 's'} and your settings" if files else \

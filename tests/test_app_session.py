@@ -194,19 +194,24 @@ def test_a_damaged_file_loses_its_system_only_and_says_so(uploaded, sessions):
                                                   "same"]
 
 
-@pytest.mark.parametrize("damage", ["{not json", json.dumps([1, 2]),
-                                    json.dumps({"version": 1, "systems": [7, {"name": "x", "origin": {"demo": "no"}}],
-                                                "choices": [], "settings": {"operating_point": [2, 1, 1]}})])
+@pytest.mark.parametrize("damage", [
+    "{not json", json.dumps([1, 2]),
+    json.dumps({"version": 1, "systems": [7, {"name": "x", "origin": {"demo": "no"}}], "choices": [],
+                "settings": {"operating_point": [2, 1, 1]}}),
+    json.dumps({"version": 1, "systems": [[], {"name": "x", "origin": {"demo": ["no"]}}],  # lists where texts go
+                "choices": {"eval_systems_kept": [["a"]], 7: 7},
+                "settings": {"operating_point": {"p": 1}, "primary_cost": ["SRE12"], "llr_units": {"ln": 1}}})])
 def test_a_damaged_manifest_is_said_and_the_app_starts(uploaded, sessions, damage):
     sid = sid_of(uploaded)
     (sessions / sid / "session.json").write_text(damage)
     app = opened(sid)
     assert not app.exception
-    if damage.startswith("{\"version\": 1"):  # readable: each system it cannot use is said, the rest default
+    if damage.startswith('{"version": 1'):  # readable: each system it cannot use is said, the rest default
         assert [w.value for w in app.warning] == [
             "The kept system without a name could not be restored: it is not described as a system.",
             "The kept system x could not be restored: it is no demo set of this app."]
         assert app.session_state["operating_point"] == lc.OperatingPoint(0.01)
+        assert app.session_state["llr_units"] == "ln" and app.session_state["primary_cost"] == "SRE12"
     else:
         [warning] = [w.value for w in app.warning]
         assert warning.endswith("Starting afresh, with the demo data.")
