@@ -50,9 +50,9 @@ MANIFEST = "session.json"
 VERSION = 1
 SCALES = ("ln", "log10")
 ID_KEY, SAVED_KEY, TOUCHED_KEY = "session_id", "session_saved", "session_touched"
-KEPT_NOTE = (f":material/history: Kept on this server for {KEPT_HOURS} hours after last use, under this tab's link: "
-             "your uploads here, names, roles and settings. Anyone with the link sees the same data: do not share it "
-             "if the data is confidential.")
+KEPT_NOTE = (f":material/history: Kept on this server for {KEPT_HOURS} h after last use, under this tab's link: your "
+             "uploads, names, roles and settings. Anyone with the link sees the same data: do not share it if the data "
+             "is confidential.")
 NOT_KEPT_NOTE = (":material/history: This server keeps nothing across a reload of the tab: its folder for it cannot "
                  "be used.")
 

@@ -69,7 +69,7 @@ def test_a_reload_keeps_the_upload_and_the_operating_point(page: Page, fresh_app
     open_page(page, f"{fresh_app_url}/data")
     sid = sid_of(page)
     assert sid and re.fullmatch(r"[A-Za-z0-9_-]{22}", sid), page.url
-    note = page.get_by_text(re.compile("Kept on this server for 24 hours after last use, under this tab's link"))
+    note = page.get_by_text(re.compile("Kept on this server for 24 h after last use, under this tab's link"))
     expect(note).to_contain_text("do not share it if the data is confidential")
     page.locator(".st-key-score_uploads input[type=file]").set_input_files(path)
     expect(page.get_by_text("Added kept_system from kept_system.txt as evaluation.")).to_be_visible(timeout=30_000)
