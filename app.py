@@ -1,6 +1,7 @@
 """llrcore workbench: the Streamlit entry point.
 
-Run with ``streamlit run app.py``. This script sets the page config, loads the demo data on a session's first run,
+Run with ``streamlit run app.py``. This script sets the page config, restores a reloaded tab's session or loads the
+demo data on a session's first run (``app_pages/_session.py``, which keeps the session for a reload),
 draws the sidebar summary and the app-wide "LR values in" choice (``app_pages/_units.py``) and hands over to the
 page chosen in the navigation. Pages live in ``app_pages/`` and are listed in ``app_pages/_pages.py`` (``PAGES``).
 """
@@ -11,6 +12,7 @@ from pathlib import Path
 import streamlit as st
 
 import llrcore as lc
+from app_pages import _session
 from app_pages._loaded import SYSTEMS
 from app_pages._pages import PAGES
 from app_pages._units import sidebar_control
@@ -28,9 +30,10 @@ except ValueError as err:
     st.error(str(err))
     st.stop()
 
-if SYSTEMS.key not in st.session_state:  # a session's first run: the demo systems, so every page works at once
-    with st.spinner("Loading the demo data…"):
-        SYSTEMS.sets()
+# A session's first run restores what the address's session id kept (a reloaded tab), or loads the demo systems, so
+# every page works at once; every run puts the id back in the address, which a page switch clears.
+for kind, message in _session.begin():  # what was restored, or why not: once, above the page
+    getattr(st, kind)(message, icon=":material/history:" if kind == "info" else ":material/warning:")
 
 sections: dict[str, list] = {}
 for spec in PAGES:
@@ -45,6 +48,7 @@ sidebar_control()  # "LR values in": natural log or log10, one choice for every 
 try:
     page.run()
 finally:
+    _session.save()  # written when it changed: kept for a reload of the tab
     loaded = SYSTEMS.sets()
     roles = [system.role for system in loaded.values()]
     summary_slot.caption(

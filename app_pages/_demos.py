@@ -81,7 +81,8 @@ def demo_source(demo: DemoSet) -> str:
 
 
 def system_demo(demo: DemoSet) -> LoadedSystem:
-    return LoadedSystem(load_demo(str(demo.path), demo.name, demo.system), demo_source(demo), demo.role)
+    return LoadedSystem(load_demo(str(demo.path), demo.name, demo.system), demo_source(demo), demo.role,
+                        origin={"demo": demo.name})
 
 
 def demo_systems() -> dict[str, LoadedSystem]:

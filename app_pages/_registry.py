@@ -30,12 +30,17 @@ def new_id() -> str:
 
 @dataclass(eq=False)
 class LoadedSystem:
-    """A binary system: its trials, its role, where it came from, and the numbers of the Data table."""
+    """A binary system: its trials, its role, where it came from, and the numbers of the Data table.
+
+    `origin` says, in JSON, how to read it again after a reload of the tab (a demo set, or kept uploaded files: see
+    ``_session.py``); None for a system that is not kept (made on a page, read from the server's folder).
+    """
 
     trials: lc.Trials
     source: str
     role: str = "evaluation"
     id: str = field(default_factory=new_id)
+    origin: dict | None = None
 
     @property
     def data(self) -> lc.Trials:

@@ -7,6 +7,7 @@ cached by Streamlit, which could not draw the progress bar); errors are returned
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -144,3 +145,48 @@ def parse_class_files(same_id: str, different_id: str, _same, _different, scale:
         return Parsed(error=_user_message(name, err))
     trials.sorted.pav  # noqa: B018 - sort and PAV now, under the spinner
     return Parsed(systems={trials.name or "LRs": trials})
+
+
+# ----- files on the server ------------------------------------------------------------------------------------------
+
+SERVER_FOLDER_VARIABLE = "LLRCORE_DATA_DIR"
+
+
+def server_folder() -> Path | None:
+    """The folder named by LLRCORE_DATA_DIR, if the person who started the app set one; else no server files."""
+    folder = os.environ.get(SERVER_FOLDER_VARIABLE)
+    return Path(folder).resolve() if folder and Path(folder).is_dir() else None
+
+
+def is_listed(folder: Path, path: Path) -> bool:
+    """Whether the Data page lists `path`: a file in `folder` or its sub-folders, not hidden, not a link leading out."""
+    return (path.is_relative_to(folder) and path.is_file()
+            and not any(part.startswith(".") for part in path.relative_to(folder).parts)
+            and path.resolve().is_relative_to(folder))
+
+
+def server_files(folder: Path) -> list[Path]:
+    """The files of the folder the Data page lists (:func:`is_listed`), at most 2000."""
+    files = []
+    for path in sorted(folder.rglob("*")):
+        if is_listed(folder, path):
+            files.append(path)
+        if len(files) == 2000:
+            break
+    return files
+
+
+def _server_file_id(path: Path) -> str:
+    """Identifies a server file's content for the cache: path, modification time and size."""
+    status = path.stat()
+    return f"server:{path}:{status.st_mtime_ns}:{status.st_size}"
+
+
+def parse_server_file(path: Path, key_path: Path | None = None, progress: Progress | None = None) -> Parsed:
+    """:func:`parse_upload` of a file in the server folder, and of its key file if given."""
+    with open(path, "rb") as handle:
+        if key_path is None:
+            return parse_upload(_server_file_id(path), None, handle, None, progress=progress)
+        with open(key_path, "rb") as key_handle:
+            return parse_upload(_server_file_id(path), _server_file_id(key_path), handle, key_handle,
+                                progress=progress)

@@ -1,12 +1,13 @@
 """Data: upload score files or pick demo sets, name them, give each a role, see what is loaded."""
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import streamlit as st
 
-from app_pages._uploads import parse_class_files, parse_upload, progress_bar
+from app_pages import _session
+from app_pages._uploads import (parse_class_files, parse_server_file, parse_upload, progress_bar, server_files,
+                                server_folder)
 from app_pages._demos import DEMO_SETS, demo_source, system_demo
 from app_pages._loaded import SYSTEMS
 from app_pages._messages import flash, show_flashes
@@ -68,15 +69,20 @@ def _on_add_demo(index: int) -> None:
     flash(f"Added demo set {name}.")
 
 
-def _add_parsed(parsed, source: str, file_name: str, role: str, hint: str = "", where=st) -> bool:
+def _add_parsed(parsed, source: str, file_name: str, role: str, hint: str = "", where=st, *,
+                uploads: dict | None = None, scale: str = "ln", server: dict | None = None) -> bool:
     """Add the systems of a parsed file and say so (with what was left out of it), or show its error; True when
-    something was added. `where` is the container to write in."""
+    something was added. `where` is the container to write in. `uploads` are the uploaded files read with `scale`
+    (``scores`` and ``key``, or ``same`` and ``different``), kept for a reload of the tab (``_session.py``); `server`
+    names the server's files read instead (``server`` and ``key``, relative to its folder), read again on a reload."""
     if parsed.error:
         where.error(parsed.error + hint, icon=":material/error:")
         return False
-    added = [SYSTEMS.add(name, LoadedSystem(trials, source, role)) for name, trials in parsed.systems.items()]
+    origin, not_kept = _session.keep_upload(scale, **uploads) if uploads else (server, None)
+    added = [SYSTEMS.add(name, LoadedSystem(trials, source, role, origin=origin and {**origin, "system": name}))
+             for name, trials in parsed.systems.items()]
     where.success(f"Added {', '.join(added)} from {file_name} as {role}.", icon=":material/check_circle:")
-    for note in parsed.warnings:
+    for note in (*parsed.warnings, *([not_kept] if not_kept else [])):
         where.warning(note, icon=":material/warning:")
     return True
 
@@ -89,7 +95,8 @@ def _load_upload(upload, role: str, scale: str = "ln") -> bool:
     with progress_bar() as progress:
         parsed = parse_upload(upload.file_id, None, upload, None, scale, progress)
     if not parsed.needs_key:
-        return _add_parsed(parsed, f"upload: {upload.name}{note}", upload.name, role)
+        return _add_parsed(parsed, f"upload: {upload.name}{note}", upload.name, role, uploads={"scores": upload},
+                           scale=scale)
     with st.container(border=True):
         outcome = st.container()  # above the key box: the key is asked for, or what reading with it gave
         key_upload = st.file_uploader(f"Key file for {upload.name}", key=f"key_for_{upload.file_id}", help=KEY_HELP)
@@ -99,7 +106,7 @@ def _load_upload(upload, role: str, scale: str = "ln") -> bool:
     with progress_bar(outcome) as progress:  # in place of the request for the key, above the key box
         parsed = parse_upload(upload.file_id, key_upload.file_id, upload, key_upload, scale, progress)
     return _add_parsed(parsed, f"upload: {upload.name} with key {key_upload.name}{note}", upload.name, role,
-                       where=outcome)
+                       where=outcome, uploads={"scores": upload, "key": key_upload}, scale=scale)
 
 
 def _class_files_loader(role: str, handled: set) -> None:
@@ -124,32 +131,15 @@ def _class_files_loader(role: str, handled: set) -> None:
             parsed = parse_class_files(same.file_id, different.file_id, same, different, scale)
         source = (f"upload: {same.name} (same source) and {different.name} (different source)"
                   + (LOG10_NOTE if log10 else ""))
-        if _add_parsed(parsed, source, f"{same.name} and {different.name}", role):
+        if _add_parsed(parsed, source, f"{same.name} and {different.name}", role,
+                       uploads={"same": same, "different": different}, scale=scale):
             handled.add(pair)
-
-
-def _server_folder() -> Path | None:
-    """The folder named by LLRCORE_DATA_DIR, if the person who started the app set one; else no server files."""
-    folder = os.environ.get(SERVER_FOLDER_VARIABLE)
-    return Path(folder).resolve() if folder and Path(folder).is_dir() else None
-
-
-def _server_files(folder: Path) -> list[Path]:
-    """Files in the folder and its sub-folders (not hidden, not links leading outside it), at most 2000."""
-    files = []
-    for path in sorted(folder.rglob("*")):
-        if path.is_file() and not any(part.startswith(".") for part in path.relative_to(folder).parts):
-            if path.resolve().is_relative_to(folder):
-                files.append(path)
-        if len(files) == 2000:
-            break
-    return files
 
 
 def _server_file_loader(folder: Path, role: str) -> None:
     """Load a file that sits in the server's data folder: for files beyond the upload limit, read in place."""
     with st.expander(f"Files on the server, in {folder}", icon=":material/dns:"):
-        files = _server_files(folder)
+        files = server_files(folder)
         if not files:
             st.caption("The folder holds no files.")
             return
@@ -162,36 +152,21 @@ def _server_file_loader(folder: Path, role: str) -> None:
                                   [None, *files], format_func=relative, key="server_key_file", help=KEY_HELP)
         if st.button("Load this file", key="load_server_file", icon=":material/upload_file:"):
             with progress_bar() as progress:
-                parsed = _parse_server_file(choice, progress=progress)
+                parsed = parse_server_file(choice, progress=progress)
                 keyed = parsed.needs_key and key_choice is not None
                 if keyed:
-                    parsed = _parse_server_file(choice, key_choice, progress)
+                    parsed = parse_server_file(choice, key_choice, progress)
             hint = "  \nChoose its key file in the box above and load it again." if parsed.needs_key else ""
             source = f"server: {relative(choice)}" + (f" with key {relative(key_choice)}" if keyed else "")
-            _add_parsed(parsed, source, choice.name, role, hint)
+            _add_parsed(parsed, source, choice.name, role, hint,
+                        server={"server": relative(choice), "key": relative(key_choice) if keyed else None})
 
 
-def _server_file_id(path: Path) -> str:
-    """Identifies a server file's content for the cache: path, modification time and size."""
-    status = path.stat()
-    return f"server:{path}:{status.st_mtime_ns}:{status.st_size}"
-
-
-def _parse_server_file(path: Path, key_path: Path | None = None, progress=None):
-    """:func:`~app_pages._uploads.parse_upload` of a file in the server folder, and of its key file if given."""
-    with open(path, "rb") as handle:
-        if key_path is None:
-            return parse_upload(_server_file_id(path), None, handle, None, progress=progress)
-        with open(key_path, "rb") as key_handle:
-            return parse_upload(_server_file_id(path), _server_file_id(key_path), handle, key_handle,
-                                progress=progress)
-
-
-SERVER_FOLDER_VARIABLE = "LLRCORE_DATA_DIR"
-SERVER_FOLDER = _server_folder()
+SERVER_FOLDER = server_folder()
 
 st.title("Data")
 st.caption("Score files in, systems out: every other page works on the systems listed below.")
+st.caption(_session.note())
 show_flashes()
 
 upload_column, demo_column = st.columns([3, 2], gap="large")

@@ -52,6 +52,19 @@ def load_asvspoof_asv(part: str) -> dict[str, np.ndarray]:
             for kind in ("target", "nontarget", "spoof")}
 
 
+@pytest.fixture(scope="session", autouse=True)
+def kept_sessions(tmp_path_factory):
+    """The sessions the app keeps for a reload of the tab (``app_pages/_session.py``) go to the run's own temporary
+    folder, which pytest clears, not to the machine's (the browser tests' app servers inherit it)."""
+    before = os.environ.get("LLRCORE_SESSION_DIR")
+    os.environ["LLRCORE_SESSION_DIR"] = str(tmp_path_factory.mktemp("kept_sessions"))
+    yield
+    if before is None:
+        os.environ.pop("LLRCORE_SESSION_DIR")
+    else:
+        os.environ["LLRCORE_SESSION_DIR"] = before
+
+
 @pytest.fixture(scope="session")
 def evalita() -> tuple[np.ndarray, np.ndarray]:
     tar, non = load_evalita()
