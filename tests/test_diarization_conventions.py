@@ -272,11 +272,16 @@ def _recordings(n):
 
 
 def test_two_recordings_give_no_interval_and_say_why():
+    # r0 right; r1 gives 10-11 s of B to x: DER 1 / 40 = 2.50 %; JER over the four speakers (0 + 0 + (1 - 10/11)
+    # + (1 - 9/10)) / 4 = 4.77 %
     boot = bootstrap_diarization(_recordings(2), n=200)
     assert all(np.isnan(boot.interval(m)).all() for m in ("der", "jer"))
     assert boot.sentence("der") == ("DER 2.50 % (no interval: a bootstrap over 2 recordings only reshuffles their "
                                     f"own rates, so an interval needs at least {MIN_RECORDINGS} recordings).")
     assert boot.to_frame()[["lower", "upper"]].isna().all().all()
+    assert boot.paragraph() == ("DER 2.50 % and JER 4.77 % (no interval: a bootstrap over 2 recordings only "
+                                f"reshuffles their own rates, so an interval needs at least {MIN_RECORDINGS} "
+                                "recordings).")
     comparison = compare_diarizers(_recordings(2), _recordings(2), n=200)
     assert np.isnan(comparison.interval("der")).all() and "no interval" in comparison.sentence("der")
 

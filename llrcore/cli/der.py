@@ -77,7 +77,7 @@ def run(args) -> str:
     table, by_speakers = scores.to_frame(), scores.by_speakers()
     extra = []
     if args.ci is not None:
-        extra += [bootstrap_diarization(scores, args.bootstrap, args.ci, args.seed).sentence(m) for m in ("der", "jer")]
+        extra.append(bootstrap_diarization(scores, args.bootstrap, args.ci, args.seed).paragraph())
     if args.against:
         other = score_system(read_turns(args.reference), read_turns(args.against), **options)
         comparison = compare_diarizers(scores, other, args.bootstrap, args.ci or 0.95, args.seed,

@@ -93,6 +93,13 @@ class DiarizationBootstrap:
         rows = {m: (getattr(self.scores, m), *self.interval(m)) for m in METRICS}
         return pd.DataFrame.from_dict(rows, orient="index", columns=["value", "lower", "upper"])
 
+    def paragraph(self) -> str:
+        """DER and JER with their intervals, or with the one reason there are none."""
+        if self.why_no_interval:
+            return (f"DER {100 * self.scores.der:.2f} % and JER {100 * self.scores.jer:.2f} % "
+                    f"({self.why_no_interval}).")
+        return " ".join(self.sentence(m) for m in METRICS)
+
     def sentence(self, metric: str = "der") -> str:
         if self.why_no_interval:
             return f"{metric.upper()} {100 * getattr(self.scores, metric):.2f} % ({self.why_no_interval})."
