@@ -307,3 +307,14 @@ def test_cli_der_convention_and_by_speakers(tmp_path, capsys):
     assert "By number of reference speakers" in out and "no interval" not in out
     assert main(base + ["--convention", "pyannote"]) == 0
     assert capsys.readouterr().out.startswith("DER 50.00 %")
+
+
+def test_cli_diarize_names_whose_der(capsys):
+    npz = str(CORPUS / "synth03_k02.npz")
+    assert main(["diarize", npz, "--method", "ahc"]) == 0
+    assert "DER as md-eval, JER as dscore" in capsys.readouterr().out
+    assert main(["diarize", npz, "--method", "ahc", "--convention", "pyannote", "--csv"]) == 0
+    printed = pd.read_csv(pd.io.common.StringIO(capsys.readouterr().out), index_col="uri")
+    matrices = lc.read_corpus([npz])
+    expected = lc.score_corpus(matrices, lc.cluster_recordings(matrices, "ahc"), convention="pyannote").to_frame()
+    assert np.allclose(printed["JER %"], expected["JER %"]) and np.allclose(printed["DER %"], expected["DER %"])
