@@ -18,7 +18,7 @@ import streamlit as st
 
 import llrcore as lc
 from llrcore.diarization import METHODS, PRESETS, bootstrap_diarization, score_system
-from llrcore.diarization.system_scoring import AVERAGES, COLLAR_CONVENTIONS, EXTENTS
+from llrcore.diarization.system_scoring import AVERAGES, COLLAR_CONVENTIONS, CONVENTIONS, EXTENTS
 from app_pages._loaded import MATRICES
 from app_pages._registry import LoadedMatrix
 from app_pages._store import LRUStore
@@ -211,7 +211,7 @@ def show_comparison(table: pd.DataFrame, matrix) -> None:
     if table["DER"].notna().any():
         notes.append(f"DER with a collar of {st.session_state.get('diar_collar', 0.25):g} s per side"
                      + (", overlapped speech ignored" if st.session_state.get("diar_skip_overlap", True) else "")
-                     + " (pyannote.metrics, md-eval convention).")
+                     + " (md-eval's DER: a speaker's own overlapping turns merged, as md-eval and dscore do).")
     if any(table["method"].str.startswith("VBx")):
         notes.append(f"VBx's published DER on ES2005a is {VBX_PUBLISHED_DER:.2f} % (collar 0.25 s, overlap "
                      "ignored); it clusters the x-vectors themselves with a PLDA model and an HMM.")
@@ -227,6 +227,17 @@ ES2005A = Path(__file__).resolve().parent.parent / "assets" / "ami_ES2005a"
 CONVENTION_LABELS = {"md-eval": "md-eval / dscore (each side)", "pyannote": "pyannote.metrics (total width)",
                      "both": "reference and system", "reference": "reference only",
                      "pooled": "pooled over seconds", "mean": "mean of recordings"}
+
+
+#: The DER conventions as the page names them (the collar's labels above say how the collar is read).
+WHOSE_DER = {"md-eval": "md-eval / dscore", "pyannote": "pyannote.metrics"}
+
+
+def by_speakers_table(scores) -> None:
+    """The DER and JER pooled by number of reference speakers, with what the rows are."""
+    st.table(scores.by_speakers().style.format({"speech (s)": "{:.1f}", "DER %": "{:.2f}", "JER %": "{:.2f}"}))
+    st.caption("By number of reference speakers: each row pools its recordings (all errors over all their scored "
+               "speech), as the total does.")
 
 
 def _rttms(uploads, fallback: Path):
@@ -252,9 +263,12 @@ def scoring_section() -> None:
                                                 key="diar_score_reference")
     uem_upload = uem_column.file_uploader("UEM (optional)", type=["uem", "txt"], key="diar_score_uem",
                                           help="Scored regions `<file> <channel> <start> <end>`.")
-    c1, c2, c3, c4, c5 = st.columns([1, 2, 1, 2, 2])
+    c0, c1, c2, c3, c4, c5 = st.columns([1.6, 1, 2, 1.3, 2, 1.8])
     collar = c1.number_input("Collar (s)", min_value=0.0, value=0.25, step=0.05, key="diar_score_collar")
     options = dict(
+        convention=c0.radio("DER as", CONVENTIONS, format_func=WHOSE_DER.get, key="diar_score_der_convention",
+                            help="md-eval and dscore merge a speaker's own overlapping turns first; pyannote.metrics "
+                                 "counts each (the same speaker said twice at once is a false alarm)."),
         collar=collar,
         collar_convention=c2.radio("Collar is", COLLAR_CONVENTIONS, format_func=CONVENTION_LABELS.get,
                                    key="diar_score_convention"),
@@ -274,11 +288,13 @@ def scoring_section() -> None:
     st.caption(f"System: {system_names} · reference: {reference_names}")
     summary = scores.summary()
     m1, m2, m3 = st.columns(3)
-    m1.metric("DER", f"{summary['DER %']:.2f} %")
-    m2.metric("JER", f"{summary['JER %']:.2f} %")
+    whose = WHOSE_DER[scores.conventions.convention]
+    m1.metric(f"DER ({whose})", f"{summary['DER %']:.2f} %")
+    m2.metric(f"JER ({'dscore' if scores.conventions.convention == 'md-eval' else whose})",
+              f"{summary['JER %']:.2f} %")
     m3.metric("Right speaker count", f"{summary['right speaker count %']:.0f} % of {int(summary['recordings'])}")
-    if summary["recordings"] > 1:
-        boot = bootstrap_diarization(scores)
-        st.markdown(" ".join(boot.sentence(m) for m in ("der", "jer")))
+    boot = bootstrap_diarization(scores)
+    st.markdown(boot.paragraph())
     st.markdown("\n".join(f"- {sentence}" for sentence in scores.sentences))
     st.dataframe(scores.to_frame().round(2), key="diar_score_table")
+    by_speakers_table(scores)

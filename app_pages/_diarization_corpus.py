@@ -1,6 +1,7 @@
 """The Diarization page's "Several recordings" tab: a corpus of similarity matrices with their RTTMs (uploaded, or the
-six demo recordings of ``assets/diarization_corpus``), clustered by one method and scored per recording and in total
-(``lc.cluster_recordings``, ``lc.score_corpus``); the Bayesian method with the score model of each recording, a
+six demo recordings of ``assets/diarization_corpus``), clustered by one method and scored per recording, in total and by number of reference speakers, in md-eval's or
+pyannote.metrics' convention (``lc.cluster_recordings``, ``lc.diarization.score_system``, with the bootstrap
+interval's rule of ``lc.diarization.bootstrap_diarization``); the Bayesian method with the score model of each recording, a
 preset, or the one learnt from the other recordings (leave one out).
 
 The corpus in use and the tables already computed live in ``st.session_state`` under keys of their own
@@ -14,6 +15,7 @@ import pandas as pd
 import streamlit as st
 
 import llrcore as lc
+from app_pages._diarization import WHOSE_DER, by_speakers_table
 from app_pages._uploads import read_user_file
 
 DEMO_FOLDER = Path(__file__).resolve().parents[1] / "assets" / "diarization_corpus"
@@ -79,7 +81,7 @@ def load_box() -> None:
                 st.session_state["diar_corpus"] = (ids, f"{len(matrices)} uploaded recording{plural}", matrices)
 
 
-def run(key: tuple, matrices: tuple, method: str, collar: float, prior: str | None) -> None:
+def run(key: tuple, matrices: tuple, method: str, collar: float, prior: str | None, convention: str) -> None:
     bar = st.progress(0.0, text=f"Clustering {len(matrices)} recordings…")
 
     def progress(done, total, uri):
@@ -88,7 +90,7 @@ def run(key: tuple, matrices: tuple, method: str, collar: float, prior: str | No
     options = {"prior_from_others": True} if prior == OTHERS else {} if prior is None else {"prior": prior}
     try:
         hypotheses = lc.cluster_recordings(matrices, method, progress=progress, **options)
-        scores = lc.score_corpus(matrices, hypotheses, collar=collar)
+        scores = lc.diarization.score_system(matrices, hypotheses, collar=collar, convention=convention)
     except ValueError as err:
         st.error(str(err), icon=":material/error:")
         return
@@ -97,12 +99,17 @@ def run(key: tuple, matrices: tuple, method: str, collar: float, prior: str | No
     st.session_state.setdefault("diar_corpus_results", {})[key] = (scores, hypotheses)
 
 
-def show(scores: lc.CorpusScores, hypotheses: pd.DataFrame, method: str) -> None:
+def show(system: lc.diarization.SystemScores, hypotheses: pd.DataFrame, method: str) -> None:
+    scores = system.corpus
     table = scores.to_frame()
     total = table.loc[lc.diarization.corpus.TOTAL]
     columns = st.columns(5)
-    columns[0].metric("DER (total)", f"{total['DER %']:.2f} %", help="All errors over all scored speech")
-    columns[1].metric("JER (total)", f"{total['JER %']:.2f} %", help="Mean over every reference speaker")
+    whose = WHOSE_DER[scores.convention]
+    columns[0].metric("DER (total)", f"{total['DER %']:.2f} %",
+                      help=f"All errors over all scored speech, as {whose} computes it")
+    columns[1].metric("JER (total)", f"{total['JER %']:.2f} %",
+                      help="Mean over every reference speaker, as "
+                           + ("dscore" if scores.convention == "md-eval" else whose) + " computes it")
     columns[2].metric("Purity", f"{total['purity %']:.1f} %")
     columns[3].metric("Coverage", f"{total['coverage %']:.1f} %")
     columns[4].metric("Speaker count right", f"{scores.right_counts} of {len(scores.components)}",
@@ -116,10 +123,13 @@ def show(scores: lc.CorpusScores, hypotheses: pd.DataFrame, method: str) -> None
         **{c: st.column_config.NumberColumn(c, format="%.1f") for c in SECONDS},
     })
     st.caption(f"One row per recording; TOTAL accumulates seconds and speakers over the recordings, as "
-               f"pyannote.metrics' report does (not a mean of percentages). DER and JER with a collar of "
-               f"{scores.collar:g} s per side, overlapped speech ignored (md-eval convention); JER as DIHARD defines "
+               f"pyannote.metrics' report does (not a mean of percentages). {system.conventions.convention_sentence()} "
+               f"DER with a collar of {scores.collar:g} s per side, overlapped speech ignored; JER as DIHARD defines "
                "it (each reference speaker counts the same); purity and coverage time-weighted, on the whole turns "
                "(pyannote.metrics applies no collar to them).")
+    boot = lc.diarization.bootstrap_diarization(system)
+    st.markdown(boot.paragraph())
+    by_speakers_table(system)
     csv_column, rttm_column, _ = st.columns([1, 1, 3])
     csv_column.download_button("Table as CSV", table.to_csv().encode(), file_name=f"diarization_{method}.csv",
                                mime="text/csv", icon=":material/download:", key="diar_corpus_csv", on_click="ignore")
@@ -140,7 +150,8 @@ def corpus_section(method_names: dict, prior_names: dict) -> None:
         return
     data_key, description, matrices = loaded
     names = {name: method for method, name in method_names.items()}
-    method_column, model_column, collar_column, run_column = st.columns([2, 2, 1, 1], vertical_alignment="bottom")
+    method_column, model_column, collar_column, convention_column, run_column = st.columns(
+        [2, 2, 1, 1.4, 1], vertical_alignment="bottom")
     method = names[method_column.selectbox("Method", list(names), key="diar_corpus_method")]
     models = {None: "By the kind of scores (default)", OTHERS: "Learnt from the other recordings",
               **{name: label for name, label in prior_names.items() if name is not None}}
@@ -152,13 +163,16 @@ def corpus_section(method_names: dict, prior_names: dict) -> None:
              "what a model learnt from your labelled recordings does on one it has not seen (README, Diarization).")
     prior = prior if method == "bayes" else None
     collar = collar_column.number_input("Collar (s per side)", 0.0, 2.0, 0.25, 0.05, key="diar_corpus_collar")
+    convention = convention_column.selectbox(
+        "DER as", list(WHOSE_DER), format_func=WHOSE_DER.get, key="diar_corpus_convention",
+        help="md-eval and dscore merge a speaker's own overlapping turns first; pyannote.metrics counts each.")
     pressed = run_column.button("Run", type="primary", icon=":material/play_arrow:", key="diar_corpus_run",
                                 width="stretch")
     speakers = sum(m.n_reference_speakers for m in matrices)
     st.caption(f"{description}: {', '.join(m.uri for m in matrices)} · {speakers} reference speakers")
-    key = (data_key, method, float(collar), prior)
+    key = (data_key, method, float(collar), prior, convention)
     if pressed:
-        run(key, matrices, method, float(collar), prior)
+        run(key, matrices, method, float(collar), prior, convention)
     result = st.session_state.get("diar_corpus_results", {}).get(key)
     if result is None:
         st.info("Press **Run** to cluster every recording.", icon=":material/info:")

@@ -4,7 +4,8 @@ diarize``, on recordings of the development corpus (tests/data/diarization_corpu
 Independent references:
 
 - pyannote.metrics itself (``DiarizationErrorRate``, ``JaccardErrorRate``, ``DiarizationPurity``,
-  ``DiarizationCoverage``), called here on annotations this test builds from the RTTM text (parsed with plain
+  ``DiarizationCoverage``), for ``convention="pyannote"`` (the md-eval/dscore default is tested against md-eval and
+  dscore in test_diarization_conventions.py), called here on annotations this test builds from the RTTM text (parsed with plain
   string splitting, not ``lc.read_rttm``) and from the hypothesis turns, with the same UEM and a collar of
   ``2 * collar`` (pyannote's collar is the total width); its accumulated ``report(display=False)`` TOTAL row for the
   corpus total;
@@ -62,7 +63,7 @@ def corpus():
     hypotheses = lc.cluster_recordings(matrices, "ahc")
     durations = {name: float(np.load(CORPUS / f"{name}.npz")["duration"]) for name in CHOSEN}
     uems = pd.DataFrame({"uri": list(durations), "channel": "1", "start": 0.0, "end": list(durations.values())})
-    scores = lc.score_corpus(matrices, hypotheses, uems=uems, collar=COLLAR)
+    scores = lc.score_corpus(matrices, hypotheses, uems=uems, collar=COLLAR, convention="pyannote")
     metrics = {"der": DiarizationErrorRate(collar=2 * COLLAR, skip_overlap=True),
                "jer": JaccardErrorRate(collar=2 * COLLAR, skip_overlap=True),
                "purity": DiarizationPurity(collar=2 * COLLAR, skip_overlap=True),

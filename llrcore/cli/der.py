@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..diarization.bootstrap import bootstrap_diarization, compare_diarizers
-from ..diarization.system_scoring import AVERAGES, COLLAR_CONVENTIONS, EXTENTS, score_system
+from ..diarization.system_scoring import AVERAGES, COLLAR_CONVENTIONS, CONVENTIONS, EXTENTS, score_system
 from ..io.diarization import read_rttm, read_uem
 from ._options import add_output_formats
 
@@ -26,6 +26,9 @@ def add_command(commands) -> None:
     parser.add_argument("--reference", nargs="+", required=True, metavar="REF",
                         help="reference RTTM files or folders of them")
     parser.add_argument("--uem", help="UEM file of the scored regions (overrides --extent)")
+    parser.add_argument("--convention", choices=CONVENTIONS, default="md-eval",
+                        help="whose DER and JER: md-eval's and dscore's (a speaker's own overlapping turns merged "
+                             "first; default) or pyannote.metrics' (each turn counted)")
     parser.add_argument("--collar", type=float, default=0.25, help="collar in seconds, read by --collar-convention")
     parser.add_argument("--collar-convention", choices=COLLAR_CONVENTIONS, default="md-eval",
                         help="md-eval: --collar on each side of a reference boundary (md-eval -c, dscore); "
@@ -69,12 +72,12 @@ def read_turns(sources) -> pd.DataFrame:
 def run(args) -> str:
     options = dict(uem=read_uem(args.uem) if args.uem else None, collar=args.collar,
                    collar_convention=args.collar_convention, skip_overlap=not args.score_overlap,
-                   extent=args.extent, average=args.average)
+                   extent=args.extent, average=args.average, convention=args.convention)
     scores = score_system(read_turns(args.reference), read_turns(args.system), **options)
-    table = scores.to_frame()
+    table, by_speakers = scores.to_frame(), scores.by_speakers()
     extra = []
     if args.ci is not None:
-        extra += [bootstrap_diarization(scores, args.bootstrap, args.ci, args.seed).sentence(m) for m in ("der", "jer")]
+        extra.append(bootstrap_diarization(scores, args.bootstrap, args.ci, args.seed).paragraph())
     if args.against:
         other = score_system(read_turns(args.reference), read_turns(args.against), **options)
         comparison = compare_diarizers(scores, other, args.bootstrap, args.ci or 0.95, args.seed,
@@ -82,7 +85,8 @@ def run(args) -> str:
         extra += [comparison.sentence(m) for m in ("der", "jer")]
     if args.json:
         return json.dumps({"summary": scores.summary().to_dict(), "conventions": scores.sentences,
-                           "uncertainty": extra, "recordings": table.to_dict(orient="index")}, indent=2)
+                           "uncertainty": extra, "recordings": table.to_dict(orient="index"),
+                           "by_speakers": by_speakers.to_dict(orient="index")}, indent=2)
     if args.csv:
         return table.to_csv()
     s = scores.summary()
@@ -90,4 +94,7 @@ def run(args) -> str:
                 f"recordings); right speaker count on {s['right speaker count %']:.0f} % of the recordings "
                 f"(speaker-count error {int(s['speaker-count error'])})")
     formats = {c: "{:.2f}".format for c in table.columns if table[c].dtype.kind == "f"}
-    return "\n".join([headline, *extra, *scores.sentences, f"Units: {UNITS}.", table.to_string(formatters=formats)])
+    by_formats = {c: "{:.2f}".format for c in ("speech (s)", "DER %", "JER %")}
+    return "\n".join([headline, *extra, *scores.sentences, f"Units: {UNITS}.", table.to_string(formatters=formats),
+                      "", "By number of reference speakers (pooled over the recordings of each row):",
+                      by_speakers.to_string(formatters=by_formats)])

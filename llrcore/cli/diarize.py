@@ -10,6 +10,7 @@ from pathlib import Path
 from ..diarization import METHODS
 from ..diarization.block_prior import PRESETS, BlockModelPrior
 from ..diarization.corpus import cluster_recordings, score_corpus
+from ..diarization.scoring import CONVENTIONS
 from ..io.diarization import read_uem, write_rttm
 from ..io.diarization_corpus import read_corpus
 from ._options import add_output_formats, positive
@@ -45,6 +46,8 @@ def add_command(commands) -> None:
     parser.add_argument("--collar", type=_collar, default=0.25,
                         help="seconds not scored on each side of a reference boundary (0.25, md-eval convention)")
     parser.add_argument("--keep-overlap", action="store_true", help="score overlapped speech too")
+    parser.add_argument("--convention", choices=CONVENTIONS, default="md-eval",
+                        help="whose DER and JER: md-eval's and dscore's (default) or pyannote.metrics'")
     parser.add_argument("--uem", help="UEM file of the scored regions (default: from the first to the last turn)")
     parser.add_argument("--rttm-out", metavar="DIR", help="write <recording>.rttm of each hypothesis to this folder")
     add_output_formats(parser)
@@ -76,7 +79,7 @@ def run(args) -> str:
         options["eigengap_floor"] = False
     hypotheses = cluster_recordings(matrices, args.method, progress=progress, **options)
     table = score_corpus(matrices, hypotheses, uems=uems, collar=args.collar,
-                         skip_overlap=not args.keep_overlap).to_frame()
+                         skip_overlap=not args.keep_overlap, convention=args.convention).to_frame()
     if args.rttm_out:
         folder = Path(args.rttm_out)
         folder.mkdir(parents=True, exist_ok=True)
@@ -92,7 +95,9 @@ def run(args) -> str:
         learnt = " (prior: learnt from the other recordings, leave one out)"
     elif "prior" in options:
         learnt = f" (prior: {args.prior or 'learnt from ' + ' '.join(args.prior_from)})"
-    header = (f"Method: {args.method}{learnt}; collar {args.collar:g} s on each side of a reference boundary, {overlap}\n"
+    whose = ("DER as md-eval, JER as dscore" if args.convention == "md-eval" else "DER and JER as pyannote.metrics")
+    header = (f"Method: {args.method}{learnt}; {whose}; collar {args.collar:g} s on each side of a reference boundary, "
+              f"{overlap}\n"
               f"Units: {UNITS}.\n")
     formats = {c: "{:.2f}".format for c in table.columns if table[c].dtype.kind == "f"}
     return header + table.to_string(formatters=formats)

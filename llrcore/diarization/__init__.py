@@ -10,13 +10,15 @@
 - :mod:`~llrcore.diarization.cluster` — :func:`cluster_similarity`, one call for all four methods; its
   :class:`ClusteringResult` is in :mod:`~llrcore.diarization.result`.
 - :mod:`~llrcore.diarization.scoring` — segment error with the optimal mapping, purity, coverage, windows to turns,
-  DER through pyannote.metrics.
+  DER in md-eval's convention (a speaker's own overlapping turns merged) or pyannote.metrics';
+  :mod:`~llrcore.diarization.jer` the JER as dscore computes it.
 - :mod:`~llrcore.diarization.gaussians` — the two-Gaussian mixture of the scores, Gaussian fits.
 - :mod:`~llrcore.diarization.compare` — :func:`compare_methods`, several clusterings of one matrix side by side.
 - :mod:`~llrcore.diarization.corpus` — :func:`cluster_recordings` and :func:`score_corpus`: several recordings, DER,
   JER, purity and coverage per recording and in total.
 - :mod:`~llrcore.diarization.system_scoring` — :func:`score_system`: any system's turns (RTTM) against a reference,
-  DER, JER and speaker counts with the scoring conventions (collar, overlap, region, average) explicit and stated;
+  DER, JER and speaker counts with the scoring conventions (whose DER, collar, overlap, region, average) explicit
+  and stated;
   :mod:`~llrcore.diarization.bootstrap` their recording-level bootstrap intervals and :func:`compare_diarizers`.
 - :mod:`~llrcore.diarization.view` — :func:`similarity_view`, the matrix grouped by cluster as a figure draws it.
 

@@ -7,7 +7,9 @@ speakers, summed over the draw) or the mean of per-recording rates, as the scori
 scored on the same references every replicate draws the same recordings for both, so that what a recording does to
 both (a hard meeting) cancels from the difference (:func:`llrcore.uncertainty.compare_systems`, by trials). Intervals
 are percentile intervals (:func:`llrcore.uncertainty.intervals.percentile_interval`); with few recordings they are
-too narrow, as every bootstrap over few groups is (Efron & Tibshirani 1993, ch. 6).
+too narrow, as every bootstrap over few groups is (Efron & Tibshirani 1993, ch. 6). Below :data:`MIN_RECORDINGS`
+recordings there is no interval at all (NaN bounds, and a sentence saying why): two recordings draw only three
+distinct pools, so their "95 % interval" is little more than their two DERs.
 """
 from __future__ import annotations
 
@@ -19,9 +21,28 @@ import pandas as pd
 from ..uncertainty.intervals import percentile_interval
 from .system_scoring import SystemScores
 
-__all__ = ["DiarizationBootstrap", "DiarizerComparison", "bootstrap_diarization", "compare_diarizers"]
+__all__ = ["MIN_RECORDINGS", "NO_INTERVAL", "DiarizationBootstrap", "DiarizerComparison", "bootstrap_diarization", "compare_diarizers"]
 
 METRICS = ("der", "jer")
+#: The fewest recordings over which a bootstrap interval is given.
+MIN_RECORDINGS = 10
+#: Why there is no interval, with the number of recordings to fill in.
+NO_INTERVAL = ("no interval: a bootstrap over {n} recording{s} only reshuffles {those} own rates, so an interval "
+               f"needs at least {MIN_RECORDINGS} recordings")
+
+
+def _no_interval(n_recordings: int) -> str | None:
+    """The sentence saying why there is no interval over `n_recordings`, or None when there is one."""
+    if n_recordings >= MIN_RECORDINGS:
+        return None
+    return NO_INTERVAL.format(n=n_recordings, s="" if n_recordings == 1 else "s",
+                              those="its" if n_recordings == 1 else "their")
+
+
+def _interval(values: np.ndarray, level: float, n_recordings: int) -> tuple[float, float]:
+    if _no_interval(n_recordings):
+        return float("nan"), float("nan")
+    return percentile_interval(values, level)
 
 
 def _rates(scores: SystemScores, weights: np.ndarray) -> dict[str, np.ndarray]:
@@ -58,15 +79,30 @@ class DiarizationBootstrap:
     replicates: pd.DataFrame
     level: float
 
+    @property
+    def why_no_interval(self) -> str | None:
+        """Why there is no interval (fewer than :data:`MIN_RECORDINGS` recordings), or None."""
+        return _no_interval(len(self.scores.corpus.components))
+
     def interval(self, metric: str = "der") -> tuple[float, float]:
-        return percentile_interval(self.replicates[metric].to_numpy(), self.level)
+        """The percentile interval of `metric`; NaN bounds below :data:`MIN_RECORDINGS` recordings."""
+        return _interval(self.replicates[metric].to_numpy(), self.level, len(self.scores.corpus.components))
 
     def to_frame(self) -> pd.DataFrame:
         """One row per metric (``der``, ``jer``, fractions): the value and its interval."""
         rows = {m: (getattr(self.scores, m), *self.interval(m)) for m in METRICS}
         return pd.DataFrame.from_dict(rows, orient="index", columns=["value", "lower", "upper"])
 
+    def paragraph(self) -> str:
+        """DER and JER with their intervals, or with the one reason there are none."""
+        if self.why_no_interval:
+            return (f"DER {100 * self.scores.der:.2f} % and JER {100 * self.scores.jer:.2f} % "
+                    f"({self.why_no_interval}).")
+        return " ".join(self.sentence(m) for m in METRICS)
+
     def sentence(self, metric: str = "der") -> str:
+        if self.why_no_interval:
+            return f"{metric.upper()} {100 * getattr(self.scores, metric):.2f} % ({self.why_no_interval})."
         low, high = self.interval(metric)
         return (f"{metric.upper()} {100 * getattr(self.scores, metric):.2f} % ({100 * self.level:.0f} % percentile "
                 f"interval {100 * low:.2f} to {100 * high:.2f} % over {len(self.replicates):,} resamplings of the "
@@ -92,8 +128,14 @@ class DiarizerComparison:
     level: float
     names: tuple[str, str] = ("A", "B")
 
+    @property
+    def why_no_interval(self) -> str | None:
+        """Why there is no interval (fewer than :data:`MIN_RECORDINGS` recordings), or None."""
+        return _no_interval(len(self.a.corpus.components))
+
     def interval(self, metric: str = "der") -> tuple[float, float]:
-        return percentile_interval(self.differences[metric].to_numpy(), self.level)
+        """The percentile interval of B minus A; NaN bounds below :data:`MIN_RECORDINGS` recordings."""
+        return _interval(self.differences[metric].to_numpy(), self.level, len(self.a.corpus.components))
 
     def b_better(self, metric: str = "der") -> float:
         """The share of replicates in which B has the lower (better) error rate."""
@@ -110,6 +152,10 @@ class DiarizerComparison:
         """E.g. ``"B has a lower DER than A in 97 % of 1,000 resamplings of the 20 recordings: B minus A is -1.2
         percentage points (95 % percentile interval -2.1 to -0.3), so the difference is very likely real."``"""
         a, b = self.names
+        if self.why_no_interval:
+            difference = 100 * (getattr(self.b, metric) - getattr(self.a, metric))
+            return (f"{b} minus {a} is {difference:+.3g} percentage points of {metric.upper()} "
+                    f"({self.why_no_interval}), so whether one is better cannot be told from these recordings.")
         share = self.b_better(metric)
         better, worse, share = (b, a, share) if share >= 0.5 else (a, b, 1 - share)
         low, high = (100 * x for x in self.interval(metric))

@@ -33,13 +33,14 @@ class MethodComparison:
     rows: tuple
     collar: float
     skip_overlap: bool
+    convention: str = "md-eval"
 
     def to_frame(self) -> pd.DataFrame:
         """Columns ``method`` and :data:`COMPARISON_COLUMNS`; NaN where a value does not apply."""
         return pd.DataFrame(list(self.rows), columns=["method", *COMPARISON_COLUMNS])
 
 
-def _row(name: str, matrix: SimilarityMatrix, output, collar: float, skip_overlap: bool) -> dict:
+def _row(name: str, matrix: SimilarityMatrix, output, scoring: dict) -> dict:
     row = dict.fromkeys(COMPARISON_COLUMNS, np.nan)
     row["method"] = name
     if isinstance(output, pd.DataFrame):  # a full system's turns: no segment labels
@@ -52,7 +53,7 @@ def _row(name: str, matrix: SimilarityMatrix, output, collar: float, skip_overla
         if isinstance(output, ClusteringResult):
             row["speakers"], row["seconds"] = float(output.n_clusters), output.seconds
     if turns is not None and matrix.reference_turns is not None:
-        der = diarization_error_rate(matrix.reference_turns, turns, collar=collar, skip_overlap=skip_overlap)
+        der = diarization_error_rate(matrix.reference_turns, turns, **scoring)
         row.update({"DER": der.der, "missed": der.missed / der.total, "false alarm": der.false_alarm / der.total,
                     "confusion": der.confusion / der.total})
     if labels is not None and matrix.reference is not None:
@@ -62,7 +63,7 @@ def _row(name: str, matrix: SimilarityMatrix, output, collar: float, skip_overla
 
 
 def compare_methods(matrix: SimilarityMatrix, outputs: Mapping, *, collar: float = 0.25,
-                    skip_overlap: bool = True) -> MethodComparison:
+                    skip_overlap: bool = True, convention: str = "md-eval") -> MethodComparison:
     """Score several diarizations of `matrix` against its reference, one row per entry of `outputs`.
 
     Parameters
@@ -72,9 +73,9 @@ def compare_methods(matrix: SimilarityMatrix, outputs: Mapping, *, collar: float
     outputs : Mapping[str, ClusteringResult | array_like | pandas.DataFrame]
         ``method name -> output``: a clustering result, the segment labels of any clustering, or speaker turns
         (columns ``uri, start, end, speaker``) of a full system.
-    collar, skip_overlap
+    collar, skip_overlap, convention
         Of the DER (:func:`~llrcore.diarization.scoring.diarization_error_rate`: seconds on each side of a
-        reference boundary, md-eval convention; overlapped speech left out).
+        reference boundary, md-eval convention; overlapped speech left out; md-eval's DER, or pyannote.metrics').
 
     Returns
     -------
@@ -82,8 +83,9 @@ def compare_methods(matrix: SimilarityMatrix, outputs: Mapping, *, collar: float
         ``.to_frame()``: method, speakers, DER, missed, false alarm and confusion (shares of the scored reference
         speech), segment error, purity and coverage (segment level, best one-to-one mapping), seconds.
     """
-    rows = tuple(_row(str(name), matrix, output, collar, skip_overlap) for name, output in outputs.items())
-    return MethodComparison(rows, float(collar), bool(skip_overlap))
+    scoring = dict(collar=collar, skip_overlap=skip_overlap, convention=convention)
+    rows = tuple(_row(str(name), matrix, output, scoring) for name, output in outputs.items())
+    return MethodComparison(rows, float(collar), bool(skip_overlap), convention)
 
 
 @dataclass(frozen=True)

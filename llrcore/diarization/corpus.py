@@ -1,13 +1,18 @@
 """Several recordings at once: cluster every similarity matrix of a corpus and score the lot, per recording and
 overall, with DER and its parts, JER, purity and coverage.
 
-Every number comes from pyannote.metrics on the same annotations, with an explicit UEM per recording:
+Every number is computed on the same annotations, with an explicit UEM per recording, in one of two conventions
+(``convention``, :data:`~llrcore.diarization.scoring.CONVENTIONS`): ``"md-eval"`` (default) gives md-eval's DER and
+dscore's JER, ``"pyannote"`` pyannote.metrics' DER and JER.
 
-- DER (``DiarizationErrorRate``) with its parts, missed speech, false alarm and speaker confusion, in seconds and in
-  percent of the scored reference speech;
-- JER (``JaccardErrorRate``, the DIHARD II definition): for each reference speaker ``(FA + MISS) / TOTAL`` over the
-  union of its speech and that of the system speaker mapped to it (1 when none is), averaged over the reference
-  speakers; pyannote.metrics maps the speakers as for the DER (most overlapping time, Hungarian algorithm);
+- DER with its parts, missed speech, false alarm and speaker confusion, in seconds and in percent of the scored
+  reference speech (:func:`~llrcore.diarization.scoring.der_components`: md-eval merges each speaker's own
+  overlapping turns, pyannote.metrics counts each);
+- JER (the DIHARD II definition): for each reference speaker ``(FA + MISS) / TOTAL`` over the union of its speech
+  and that of the system speaker paired with it (1 when none is), averaged over the reference speakers. md-eval
+  convention: dscore's (:func:`~llrcore.diarization.jer.jer_components`: 10 ms frames of the whole UEM, no collar,
+  overlap scored, the pairing that minimises the JERs); pyannote convention: ``JaccardErrorRate`` (collar and
+  overlap as for the DER, the speakers paired as for the DER, most time in common);
 - purity and coverage (``DiarizationPurity``, ``DiarizationCoverage``, time-weighted): the share of the hypothesis
   (reference) speech in the largest reference speaker (system cluster) of each cluster (speaker). pyannote.metrics
   (4.x) computes these two on the whole annotations, without UEM, collar or overlap removal: hypothesis speech in a
@@ -16,8 +21,8 @@ Every number comes from pyannote.metrics on the same annotations, with an explic
 The TOTAL row accumulates the components over recordings as pyannote.metrics' ``report()`` does (seconds and
 speaker counts summed, then divided), never a mean of percentages: a long recording weighs more in the DER, a
 recording with more speakers more in the JER. The collar is given the md-eval/dscore way (seconds on each side of a
-reference boundary); pyannote.metrics receives ``2 * collar``. Collar and overlap apply to DER and JER alike, as
-dscore applies ``--collar`` and ``--ignore_overlaps`` to both.
+reference boundary); pyannote.metrics receives ``2 * collar``. :meth:`CorpusScores.by_speakers` pools the
+recordings that have the same number of reference speakers.
 """
 from __future__ import annotations
 
@@ -30,7 +35,8 @@ import pandas as pd
 from ..data.similarity import TURN_COLUMNS, SimilarityMatrix
 from .block_prior import BlockModelPrior, labelled_pair_moments
 from .cluster import cluster_similarity
-from .scoring import check_turns, recordings, segments_to_turns
+from .jer import jer_components
+from .scoring import check_convention, check_turns, der_components, recordings, segments_to_turns
 
 __all__ = ["CorpusScores", "score_corpus", "cluster_recordings", "CORPUS_COLUMNS", "TOTAL"]
 
@@ -49,7 +55,7 @@ def _percent(part: float, whole: float) -> float:
 
 @dataclass(frozen=True)
 class CorpusScores:
-    """The pyannote.metrics components of every recording (see :func:`score_corpus`) and the scoring settings.
+    """The scoring components of every recording (see :func:`score_corpus`) and the scoring settings.
 
     Attributes
     ----------
@@ -62,11 +68,14 @@ class CorpusScores:
         Seconds on each side of each reference boundary not scored (md-eval convention).
     skip_overlap : bool
         Whether regions where reference speakers overlap were left out.
+    convention : {"md-eval", "pyannote"}
+        md-eval's DER and dscore's JER, or pyannote.metrics' (module docstring).
     """
 
     components: pd.DataFrame
     collar: float
     skip_overlap: bool
+    convention: str = "md-eval"
 
     @property
     def total(self) -> pd.Series:
@@ -97,6 +106,27 @@ class CorpusScores:
         too many in one recording and one too few in another make 2, where the totals differ by 0)."""
         rows = self.components
         return int((rows["found"] - rows["speakers"]).abs().sum())
+
+    def by_speakers(self) -> pd.DataFrame:
+        """The recordings grouped by their number of reference speakers, each group pooled as the TOTAL row is.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Index ``reference speakers`` (ascending); columns ``recordings``, ``speech (s)``, ``DER %`` (the group's
+            errors over its scored speech) and ``JER %`` (the mean over the group's reference speakers).
+        """
+        groups = self.components.groupby(self.components["speakers"].astype(int))
+        sums = groups.sum()
+        errors = sums["missed"] + sums["false_alarm"] + sums["confusion"]
+        frame = pd.DataFrame({
+            "recordings": groups.size(),
+            "speech (s)": sums["speech"],
+            "DER %": [_percent(e, s) for e, s in zip(errors, sums["speech"])],
+            "JER %": [_percent(e, n) if n > 0 else 100.0 for e, n in zip(sums["jer_error"], sums["jer_speakers"])],
+        })
+        frame.index.name = "reference speakers"
+        return frame
 
     def to_frame(self, total: bool = True) -> pd.DataFrame:
         """:data:`CORPUS_COLUMNS`, one row per recording (index ``uri``) and, with `total`, the row ``TOTAL``."""
@@ -138,7 +168,7 @@ def _turn_table(turns) -> pd.DataFrame:
 
 
 def score_corpus(references, hypotheses, *, uems: pd.DataFrame | None = None, collar: float = 0.25,
-                 skip_overlap: bool = True) -> CorpusScores:
+                 skip_overlap: bool = True, convention: str = "md-eval") -> CorpusScores:
     """DER with its parts, JER, purity and coverage of every recording of a corpus, and of the corpus.
 
     Parameters
@@ -155,6 +185,9 @@ def score_corpus(references, hypotheses, *, uems: pd.DataFrame | None = None, co
         Seconds removed on EACH side of every reference boundary (md-eval ``-c``, dscore ``--collar``).
     skip_overlap : bool
         Leave out regions where reference speakers overlap (md-eval ``-1``, dscore ``--ignore_overlaps``).
+    convention : {"md-eval", "pyannote"}
+        md-eval's DER (each speaker's own overlapping turns merged) and dscore's JER, or pyannote.metrics' DER and
+        JER (module docstring).
 
     Returns
     -------
@@ -162,33 +195,34 @@ def score_corpus(references, hypotheses, *, uems: pd.DataFrame | None = None, co
         ``.to_frame()``: one row per recording and a ``TOTAL`` row, columns :data:`CORPUS_COLUMNS`; ``.der`` and
         ``.jer`` the overall rates as fractions.
     """
-    from pyannote.metrics.diarization import (
-        DiarizationCoverage,
-        DiarizationErrorRate,
-        DiarizationPurity,
-        JaccardErrorRate,
-    )
+    from pyannote.metrics.diarization import DiarizationCoverage, DiarizationPurity, JaccardErrorRate
 
     if collar < 0:
         raise ValueError(f"The collar must be zero or positive, not {collar}.")
+    check_convention(convention)
     reference, hypothesis = _turn_table(references), _turn_table(hypotheses)
     check_turns(reference, "reference")
     check_turns(hypothesis, "hypothesis")
     settings = dict(collar=2.0 * collar, skip_overlap=skip_overlap)
-    der, jer = DiarizationErrorRate(**settings), JaccardErrorRate(**settings)
     purity, coverage = DiarizationPurity(**settings), DiarizationCoverage(**settings)
+
+    def jaccard(r, h, u):
+        if convention == "md-eval":
+            return jer_components(r, h, u)
+        parts = JaccardErrorRate(**settings)(r, h, uem=u, detailed=True)
+        return parts["speaker error"], parts["speaker count"]
+
     rows = {}
     for uri, r, h, u in recordings(reference, hypothesis, uems):
-        d = der(r, h, uem=u, detailed=True)
-        j = jer(r, h, uem=u, detailed=True)
+        d = der_components(r, h, u, collar=collar, skip_overlap=skip_overlap, convention=convention)
         p = purity(r, h, uem=u, detailed=True)
         c = coverage(r, h, uem=u, detailed=True)
         rows[uri] = dict(zip(_COMPONENTS, (
-            len(r.labels()), len(h.labels()), d["total"], d["missed detection"], d["false alarm"], d["confusion"],
-            j["speaker error"], j["speaker count"], p["correct"], p["total"], c["correct"], c["total"])))
+            len(r.labels()), len(h.labels()), d["total"], d["missed"], d["false_alarm"], d["confusion"],
+            *jaccard(r, h, u), p["correct"], p["total"], c["correct"], c["total"])))
     components = pd.DataFrame.from_dict(rows, orient="index", columns=list(_COMPONENTS)).astype(float)
     components.index.name = "uri"
-    return CorpusScores(components, float(collar), bool(skip_overlap))
+    return CorpusScores(components, float(collar), bool(skip_overlap), convention)
 
 
 def cluster_recordings(matrices: Iterable[SimilarityMatrix], method: str = "bayes", *,

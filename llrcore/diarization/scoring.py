@@ -7,9 +7,22 @@ reference speaker's largest cluster) after Cover & Thomas / pyannote.metrics, an
 
 Time level: the x-vector windows overlap (1.44 s every 0.24 s), so they are turned into speaker turns by splitting
 every overlap of consecutive windows at its midpoint and joining consecutive pieces with the same label (as VBx
-writes its RTTMs). The diarization error rate comes from ``pyannote.metrics.DiarizationErrorRate`` with an explicit
-UEM (the scored region) for every recording. `collar` is given the md-eval/dscore way, seconds on each side of a
-reference boundary (``--collar 0.25``); pyannote's own collar is the total width, so it receives ``2 * collar``.
+writes its RTTMs). The diarization error rate is computed with pyannote.metrics' building blocks and an explicit
+UEM (the scored region) for every recording, in one of two conventions (:data:`CONVENTIONS`):
+
+- ``"md-eval"`` (default; NIST md-eval-22, which dscore runs): the scored region is the UEM less a collar around
+  every reference turn boundary as written and, with `skip_overlap`, less every stretch where two reference turns
+  overlap; each speaker's own overlapping turns (reference or system) are then merged, so a speaker talks at most
+  once at a time; the speakers are mapped on the whole UEM (Hungarian algorithm, most time in common).
+- ``"pyannote"`` (``pyannote.metrics.DiarizationErrorRate``): the same region, but a speaker's overlapping turns
+  count once each (system x on 0-10 s and again on 5-10 s against reference A on 0-10 s is 5 s of false alarm
+  over 10 s, DER 0.5, where md-eval finds 0), and the speakers are mapped on the scored region only.
+
+`collar` is given the md-eval/dscore way, seconds on each side of a reference boundary (``--collar 0.25``);
+pyannote's own collar is the total width, so it receives ``2 * collar``.
+
+References: NIST, md-eval-22.pl (RT-09 evaluation plan); N. Ryant, dscore (github.com/nryant/dscore); H. Bredin,
+"pyannote.metrics", Interspeech 2017.
 """
 from __future__ import annotations
 
@@ -22,7 +35,11 @@ from scipy.optimize import linear_sum_assignment
 from ..data.similarity import TURN_COLUMNS
 
 __all__ = ["SegmentScores", "segment_scores", "optimal_mapping", "segments_to_turns",
-           "DERResult", "diarization_error_rate", "recordings", "check_turns"]
+           "DERResult", "diarization_error_rate", "der_components", "recordings", "check_turns", "CONVENTIONS",
+           "check_convention"]
+
+#: Whose DER: NIST md-eval / dscore (each speaker's own overlapping turns merged) or pyannote.metrics (counted each).
+CONVENTIONS = ("md-eval", "pyannote")
 
 
 # ----- segment level ---------------------------------------------------------------------------------------------
@@ -163,6 +180,8 @@ class DERResult:
         Seconds on each side of each reference boundary not scored (md-eval convention).
     skip_overlap : bool
         Whether regions where reference speakers overlap were left out.
+    convention : {"md-eval", "pyannote"}
+        Whose DER (:data:`CONVENTIONS`): a speaker's own overlapping turns merged (md-eval) or counted each.
     """
 
     der: float
@@ -173,6 +192,7 @@ class DERResult:
     per_file: pd.DataFrame
     collar: float
     skip_overlap: bool
+    convention: str = "md-eval"
 
 
 def _annotation(turns: pd.DataFrame, uri: str):
@@ -232,9 +252,62 @@ def recordings(reference: pd.DataFrame, hypothesis: pd.DataFrame, uem: pd.DataFr
         yield uri, _annotation(ref, uri), _annotation(hyp, uri), _timeline(regions, uri)
 
 
+def check_convention(convention: str) -> None:
+    """Refuse, in a sentence, a convention that is not one of :data:`CONVENTIONS`."""
+    if convention not in CONVENTIONS:
+        raise ValueError(f"Unknown DER convention {convention!r}; choose one of {', '.join(CONVENTIONS)}.")
+
+
+def der_components(reference, hypothesis, scored, *, collar: float, skip_overlap: bool,
+                   convention: str = "md-eval") -> dict:
+    """Seconds of scored reference speech and of each error of one recording, in `convention`.
+
+    Parameters
+    ----------
+    reference, hypothesis : pyannote.core.Annotation
+        One track per turn as written (:func:`recordings`).
+    scored : pyannote.core.Timeline
+        The UEM of the recording.
+    collar : float
+        Seconds on each side of every reference boundary (md-eval ``-c``).
+    skip_overlap : bool
+        Leave out the stretches where two reference turns overlap (md-eval ``-1``).
+    convention : {"md-eval", "pyannote"}
+        See the module docstring. md-eval: ``E = sum over the scored region of max(n_ref, n_sys) - n_correct``
+        (missed ``max(0, n_ref - n_sys)``, false alarm ``max(0, n_sys - n_ref)``, confusion
+        ``min(n_ref, n_sys) - n_correct``) with ``n`` the number of distinct speakers talking, after merging each
+        speaker's turns; pyannote: the same with ``n`` the number of turns.
+
+    Returns
+    -------
+    dict
+        ``total, missed, false_alarm, confusion`` in seconds.
+    """
+    from pyannote.metrics.diarization import DiarizationErrorRate
+    from pyannote.metrics.identification import IdentificationErrorRate
+
+    check_convention(convention)
+    if convention == "pyannote":
+        parts = DiarizationErrorRate(collar=2.0 * collar, skip_overlap=skip_overlap)(
+            reference, hypothesis, uem=scored, detailed=True)
+    else:
+        mapper = DiarizationErrorRate()
+        # the collars and the overlap come from the turns as written (md-eval builds its no-score zones from them),
+        # the speech from each speaker's merged turns
+        region = mapper.extrude(scored, reference, collar=2.0 * collar, skip_overlap=skip_overlap)
+        reference = reference.support().rename_labels(generator="string")
+        hypothesis = hypothesis.support().rename_labels(generator="int")  # no name shared with the reference
+        mapping = mapper.optimal_mapping(reference.crop(scored), hypothesis.crop(scored))
+        parts = IdentificationErrorRate()(reference, hypothesis.rename_labels(mapping=mapping), uem=region,
+                                          detailed=True)
+    return {"total": parts["total"], "missed": parts["missed detection"], "false_alarm": parts["false alarm"],
+            "confusion": parts["confusion"]}
+
+
 def diarization_error_rate(reference: pd.DataFrame, hypothesis: pd.DataFrame, *, uem: pd.DataFrame | None = None,
-                           collar: float = 0.25, skip_overlap: bool = True) -> DERResult:
-    """DER of hypothesis turns against reference turns with pyannote.metrics, pooled over recordings.
+                           collar: float = 0.25, skip_overlap: bool = True,
+                           convention: str = "md-eval") -> DERResult:
+    """DER of hypothesis turns against reference turns, md-eval's or pyannote.metrics', pooled over recordings.
 
     Parameters
     ----------
@@ -251,30 +324,31 @@ def diarization_error_rate(reference: pd.DataFrame, hypothesis: pd.DataFrame, *,
         the usual "forgiving" setting. pyannote.metrics receives ``collar=2 * collar``.
     skip_overlap : bool
         Leave out regions where reference speakers overlap (md-eval ``-1``, dscore ``--ignore_overlaps``).
+    convention : {"md-eval", "pyannote"}
+        md-eval (and dscore) merge each speaker's own overlapping turns first; pyannote.metrics counts each turn
+        (:func:`der_components`).
 
     Raises
     ------
     ValueError
-        If the reference has no turns, a table lacks a column, or a turn has no (or a reversed) start or end time.
+        If the convention is unknown, the reference has no turns, a table lacks a column, or a turn has no (or a reversed) start or end time.
     """
-    from pyannote.metrics.diarization import DiarizationErrorRate
-
+    check_convention(convention)
     check_turns(reference, "reference")
     check_turns(hypothesis, "hypothesis")
     if reference.empty:
         raise ValueError("The reference has no speaker turns, so there is nothing to score the diarization against.")
     if collar < 0:
         raise ValueError(f"The collar must be zero or positive, not {collar}.")
-    metric = DiarizationErrorRate(collar=2.0 * collar, skip_overlap=skip_overlap)
     rows = []
     for uri, ref, hyp, scored in recordings(reference, hypothesis, uem):
-        parts = metric(ref, hyp, uem=scored, detailed=True)
-        rows.append({"uri": uri, "der": parts["diarization error rate"], "missed": parts["missed detection"],
-                     "false_alarm": parts["false alarm"], "confusion": parts["confusion"], "total": parts["total"]})
-    per_file = pd.DataFrame(rows).set_index("uri")
+        parts = der_components(ref, hyp, scored, collar=collar, skip_overlap=skip_overlap, convention=convention)
+        errors = parts["missed"] + parts["false_alarm"] + parts["confusion"]
+        rows.append({"uri": uri, "der": errors / parts["total"] if parts["total"] > 0 else float("nan"), **parts})
+    per_file = pd.DataFrame(rows).set_index("uri")[["der", "missed", "false_alarm", "confusion", "total"]]
     sums = per_file[["missed", "false_alarm", "confusion", "total"]].sum()
     error = sums["missed"] + sums["false_alarm"] + sums["confusion"]
     return DERResult(der=float(error / sums["total"]) if sums["total"] > 0 else float("nan"),
                      missed=float(sums["missed"]), false_alarm=float(sums["false_alarm"]),
                      confusion=float(sums["confusion"]), total=float(sums["total"]), per_file=per_file,
-                     collar=float(collar), skip_overlap=bool(skip_overlap))
+                     collar=float(collar), skip_overlap=bool(skip_overlap), convention=convention)

@@ -1,9 +1,13 @@
 """Score any diarization system's output (speaker turns, e.g. from its RTTM) against a reference, with every scoring
 convention explicit, switchable and stated in the result.
 
-The numbers come from pyannote.metrics through :func:`~llrcore.diarization.corpus.score_corpus` (DER with its parts,
-JER, purity, coverage); this module chooses the scored regions, the collar and the average over recordings, and
-adds the speaker-count accuracy. The conventions, with the tools that use them:
+The numbers come from :func:`~llrcore.diarization.corpus.score_corpus` (DER with its parts, JER, purity, coverage);
+this module chooses whose DER, the scored regions, the collar and the average over recordings, and adds the
+speaker-count accuracy. The conventions, with the tools that use them:
+
+- whose DER (``convention``): ``"md-eval"`` (NIST md-eval, dscore) merges each speaker's own overlapping turns
+  before scoring and takes dscore's JER (10 ms frames, no collar, overlap scored); ``"pyannote"``
+  (pyannote.metrics) counts every turn, so a system that says "x" twice at once is a false alarm, and takes its JER.
 
 - collar: ``"md-eval"`` (NIST md-eval ``-c``, dscore ``--collar``): `collar` seconds on EACH side of every reference
   boundary are not scored; ``"pyannote"`` (pyannote.metrics' ``collar``): `collar` is the TOTAL width, half on each
@@ -27,9 +31,9 @@ import numpy as np
 import pandas as pd
 
 from .corpus import CorpusScores, _turn_table, score_corpus
-from .scoring import check_turns
+from .scoring import CONVENTIONS, check_turns
 
-__all__ = ["COLLAR_CONVENTIONS", "EXTENTS", "AVERAGES", "WHY_TOOLS_DIFFER", "ScoringConventions", "SystemScores",
+__all__ = ["CONVENTIONS", "COLLAR_CONVENTIONS", "EXTENTS", "AVERAGES", "WHY_TOOLS_DIFFER", "ScoringConventions", "SystemScores",
            "score_system"]
 
 COLLAR_CONVENTIONS = ("md-eval", "pyannote")
@@ -37,6 +41,7 @@ EXTENTS = ("both", "reference")
 AVERAGES = ("pooled", "mean")
 #: The sentence a result carries on why two scoring tools give different numbers for the same files.
 WHY_TOOLS_DIFFER = ("Two tools give different DERs for the same files when their conventions differ: md-eval and "
+                    "dscore merge a speaker's own overlapping turns while pyannote.metrics counts each, md-eval and "
                     "dscore's collar is on each side of a reference boundary while pyannote.metrics' is the total "
                     "width (0.25 s there is 0.5 s here), pyannote.metrics scores overlapped speech by default and "
                     "md-eval with -1 does not, without a UEM the scored region is the reference's extent or that of "
@@ -60,6 +65,9 @@ class ScoringConventions:
         Without a UEM: scored from the first to the last turn of reference and system, or of the reference only.
     average : {"pooled", "mean"}
         Over recordings: all errors over all speech, or the mean of the per-recording rates.
+    convention : {"md-eval", "pyannote"}
+        Whose DER and JER: md-eval's and dscore's (each speaker's own overlapping turns merged), or
+        pyannote.metrics' (each turn counted).
     """
 
     collar: float = 0.25
@@ -67,9 +75,11 @@ class ScoringConventions:
     skip_overlap: bool = True
     extent: str = "both"
     average: str = "pooled"
+    convention: str = "md-eval"
 
     def __post_init__(self):
-        for value, allowed, what in ((self.collar_convention, COLLAR_CONVENTIONS, "collar convention"),
+        for value, allowed, what in ((self.convention, CONVENTIONS, "DER convention"),
+                                     (self.collar_convention, COLLAR_CONVENTIONS, "collar convention"),
                                      (self.extent, EXTENTS, "scored extent"), (self.average, AVERAGES, "average")):
             if value not in allowed:
                 raise ValueError(f"Unknown {what} {value!r}; choose one of {', '.join(allowed)}.")
@@ -80,6 +90,14 @@ class ScoringConventions:
     def collar_each_side(self) -> float:
         """Seconds not scored on each side of a reference boundary (md-eval's ``-c``)."""
         return self.collar if self.collar_convention == "md-eval" else self.collar / 2.0
+
+    def convention_sentence(self) -> str:
+        """Whose DER and JER, in words."""
+        if self.convention == "md-eval":
+            return ("DER as md-eval and dscore compute it (each speaker's own overlapping turns merged first); JER as "
+                    "dscore computes it (10 ms frames of the scored region, no collar, overlap scored).")
+        return ("DER and JER as pyannote.metrics computes them (a speaker's own overlapping turns counted once "
+                "each: the same speaker said twice at once is a false alarm).")
 
     def sentences(self, uem: bool = False) -> list[str]:
         """The conventions in words, one sentence each."""
@@ -93,7 +111,8 @@ class ScoringConventions:
                 f"Scored region: {region}.",
                 "Over recordings: " + ("pooled (all errors over all scored speech; long recordings weigh more)."
                                        if self.average == "pooled" else
-                                       "the mean of the per-recording rates (every recording weighs the same).")]
+                                       "the mean of the per-recording rates (every recording weighs the same)."),
+                self.convention_sentence()]
 
 
 @dataclass(frozen=True)
@@ -141,6 +160,11 @@ class SystemScores:
                           "JER %": 100.0 * self.jer, "right speaker count %": 100.0 * self.count_accuracy,
                           "speaker-count error": self.corpus.count_error})
 
+    def by_speakers(self) -> pd.DataFrame:
+        """Recordings, speech, DER % and JER % pooled by number of reference speakers
+        (:meth:`~llrcore.diarization.corpus.CorpusScores.by_speakers`)."""
+        return self.corpus.by_speakers()
+
     def to_frame(self) -> pd.DataFrame:
         """One row per recording and a last row (``TOTAL`` pooled, or ``MEAN``) with the rates of :attr:`der`."""
         if self.conventions.average == "pooled":
@@ -158,7 +182,7 @@ def _reference_extent(reference: pd.DataFrame) -> pd.DataFrame:
 
 def score_system(reference, system, *, uem: pd.DataFrame | None = None, collar: float = 0.25,
                  collar_convention: str = "md-eval", skip_overlap: bool = True, extent: str = "both",
-                 average: str = "pooled") -> SystemScores:
+                 average: str = "pooled", convention: str = "md-eval") -> SystemScores:
     """Score any system's speaker turns against reference turns: DER, JER, speaker counts, conventions stated.
 
     Parameters
@@ -169,19 +193,19 @@ def score_system(reference, system, *, uem: pd.DataFrame | None = None, collar: 
         the system lacks is all missed speech.
     uem : pandas.DataFrame, optional
         Scored regions (``uri, start, end``, :func:`~llrcore.read_uem`); overrides `extent`.
-    collar, collar_convention, skip_overlap, extent, average
+    collar, collar_convention, skip_overlap, extent, average, convention
         The conventions, see :class:`ScoringConventions`.
 
     Returns
     -------
     SystemScores
     """
-    conventions = ScoringConventions(float(collar), collar_convention, bool(skip_overlap), extent, average)
+    conventions = ScoringConventions(float(collar), collar_convention, bool(skip_overlap), extent, average, convention)
     reference, system = _turn_table(reference), _turn_table(system)
     check_turns(reference, "reference")
     if reference.empty:
         raise ValueError("The reference has no speaker turns, so there is nothing to score the system against.")
     regions = uem if uem is not None or extent == "both" else _reference_extent(reference)
     corpus = score_corpus(reference, system, uems=regions, collar=conventions.collar_each_side,
-                          skip_overlap=conventions.skip_overlap)
+                          skip_overlap=conventions.skip_overlap, convention=convention)
     return SystemScores(corpus, conventions, uem is not None)
