@@ -89,3 +89,19 @@ def test_bad_input_is_one_sentence(capsys):
     assert status == 2 and err.count("\n") == 1 and "give the CM's scores first" in err
     status, _, err = run(capsys, CM, "--asv", CM)
     assert status == 2 and err.startswith("llrcore sasv: ") and "Traceback" not in err
+
+
+def test_score_files_and_keys_apart_as_asvspoof_2021_ships_them(capsys, asvspoof2021_layout):
+    """--key and --asv-key (the conftest fixture writes the ASVspoof 2019 LA dev scores as ASVspoof 2021 ships them,
+    score files and keys apart, shuffled): every number, pooled and per attack, is that of the joined files."""
+    files = asvspoof2021_layout
+    status, out, err = run(capsys, files["cm_scores"], "--key", files["cm_key"], "--asv", files["asv_scores"],
+                           "--asv-key", files["asv_key"], "--by-attack", "--json")
+    assert status == 0, err
+    apart = json.loads(out)["systems"]["cm_scores"]
+    status, out, _ = run(capsys, files["cm_joined"], "--asv", files["asv_joined"], "--by-attack", "--json")
+    assert apart == json.loads(out)["systems"]["LFCC-GMM"]
+    status, _, err = run(capsys, files["cm_scores"], "--key", files["cm_key"], "--asv", files["asv_scores"])
+    assert status == 2 and err.strip().endswith("Give it with --asv-key KEY_FILE.")
+    status, _, err = run(capsys, files["cm_scores"], "--asv-key", files["asv_key"])
+    assert status == 2 and "--asv-key is the key of the ASV's score file: give that file with --asv too" in err

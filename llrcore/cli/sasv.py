@@ -50,7 +50,10 @@ def _rows(evaluation, cost_model: str, sasv=None) -> pd.DataFrame:
 def _tandems(args) -> tuple[dict, object, object]:
     """``({name: CM trials}, ASV trials, SASV trials or None)``: two files, or one ASVspoof 5 SASV file split."""
     if args.asv is not None:
-        return _systems(args.scores, args.key), _asv(args.asv), None
+        return _systems(args.scores, args.key), _asv(args.asv, args.asv_key), None
+    if args.asv_key is not None:
+        raise ValueError("--asv-key is the key of the ASV's score file: give that file with --asv too (an ASVspoof 5 "
+                         "SASV file holding both scores takes its key with --key).")
     sasv = read_trials(args.scores, key=args.key)
     if isinstance(sasv, dict):
         raise ValueError(f"{Path(args.scores).name} holds {len(sasv)} systems ({', '.join(sasv)}); without --asv it "
