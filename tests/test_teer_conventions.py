@@ -1,0 +1,180 @@
+"""The concurrent t-EER in the ASVspoof 5 organisers' conventions (``lc.t_eer(..., convention=...)``) and side by side
+(``lc.t_eer_conventions``), on tied scores where they differ from ours.
+
+Independent references:
+
+1. The organisers' code, vendored test-only in ``tests/reference/asvspoof5_eval.py`` (MIT; provenance in its
+   docstring): ``REF.t_eer`` is the t-EER paper's concurrent loop wrapped as the ASVspoof 5 evaluation package's
+   ``compute_teer`` wraps it (its curves from a stable ``argsort`` that splits tie blocks), and
+   ``REF.t_eer_accelerated`` that package's ``compute_teer_accelerated`` (its decimated coarse-then-fine search),
+   written again step for step since its file carries no licence. Checked once by hand in a scratch folder against
+   the package's own ``evaluation-package/calculate_modules.py`` (github.com/asvspoof-challenge/asvspoof5 at commit
+   fe23d3053a0889b305d98c9e4cadf418c213d972, not copied): ``compute_teer`` equal to ``REF.t_eer`` bit for bit on
+   600 random lists (the 150 seeds of the loop below, unrounded and rounded to 2, 1 and 0 decimals), and
+   ``compute_teer_accelerated`` equal to ``REF.t_eer_accelerated`` on 18 lists of 3,000 to 9,000 trials a class
+   (unrounded, 2 and 1 decimals).
+2. The package's values on the full ASVspoof 2019 LA evaluation files (run by hand, see test_sasv_metrics.py):
+   ``compute_teer_accelerated`` and, for two CMs, ``compute_teer``.
+3. A worked example by hand (the one of docs/conventions.md, ``## t-EER``).
+Real data: the ASVspoof 2019 LA development scores of ``tests/data`` (the organisers' ASV scores and the four CMs of
+``S_dev.mat``), as they are and rounded to 0.01 and 0.1.
+"""
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import scipy.io
+
+import llrcore as lc
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT / "tests/data"
+ASV_EVAL = ROOT / "assets/asvspoof2019_la/ASVspoof2019.LA.asv.eval.gi.trl.scores.txt"
+CM_EVAL = ROOT / "assets/asvspoof2019_la_cm/ASVspoof2019.LA.cm.eval.scores.tsv.gz"
+ACCELERATED_PERCENT = {"LFCC-GMM": 3.7419191514603005, "RawNet2-a": 4.452085916709393,
+                       "RawNet2-b": 4.277918387105277, "RawNet2-c": 4.841957006645266}
+EXHAUSTIVE_PERCENT = {"LFCC-GMM": 3.7419191514603005, "RawNet2-a": 4.452085916709393}
+
+
+def _reference():
+    spec = importlib.util.spec_from_file_location("asvspoof5_eval", ROOT / "tests/reference/asvspoof5_eval.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+REF = _reference()
+
+
+def random_lists(seed: int, low: int = 2, high: int = 80) -> list[np.ndarray]:
+    """CM bona fide, CM spoof, ASV target, non-target and spoof scores of random sizes and separations."""
+    rng = np.random.default_rng(seed)
+    sizes, shifts = rng.integers(low, high, 5), rng.uniform(-1, 4, 3)
+    return [rng.normal(shifts[0], 1, sizes[0]), rng.normal(0, 1, sizes[1]), rng.normal(shifts[1], 1, sizes[2]),
+            rng.normal(0, 1, sizes[3]), rng.normal(shifts[2], 1.5, sizes[4])]
+
+
+@pytest.fixture(scope="module")
+def dev_lists() -> dict[str, list[np.ndarray]]:
+    """The five score lists of each of the four CMs of S_dev.mat with the organisers' ASV, development part."""
+    asv = pd.read_csv(DATA / "asvspoof2019_la/ASVspoof2019.LA.asv.dev.gi.trl.scores.txt", sep=r"\s+", header=None,
+                      names=["attack", "kind", "score"])
+    asv_parts = [asv.score[asv.kind == kind].to_numpy() for kind in ("target", "nontarget", "spoof")]
+    mat = scipy.io.loadmat(DATA / "asvspoof2019_la_cm/S_dev.mat")
+    bonafide = mat["dev_labels"].ravel() == 1
+    return {f"column {j}": [mat["S_dev"][bonafide, j], mat["S_dev"][~bonafide, j], *asv_parts] for j in range(4)}
+
+
+# --- 1. bit for bit against the organisers' code ---------------------------------------------------------------------
+
+@pytest.mark.parametrize("decimals", [None, 2, 1, 0])
+def test_asvspoof5_is_compute_teer_on_random_tied_lists(decimals):
+    differs = 0
+    for seed in range(150):
+        parts = [part if decimals is None else np.round(part, decimals) for part in random_lists(seed)]
+        ours = lc.t_eer(*parts, convention="asvspoof5")
+        assert 100 * ours.value == REF.t_eer(*parts)[0], seed
+        assert ours.convention == "asvspoof5"
+        differs += ours.value != lc.t_eer(*parts).value
+    # unrounded scores have no ties: the conventions agree; rounded ones split tie blocks and they do not
+    assert (differs == 0) if decimals is None else (differs > 10)
+
+
+@pytest.mark.parametrize("decimals", [None, 2, 1])
+def test_asvspoof5_is_compute_teer_on_the_real_development_scores(dev_lists, decimals):
+    for name, parts in dev_lists.items():
+        parts = [np.sort(part)[::6] if decimals is None else np.round(np.sort(part)[::6], decimals) for part in parts]
+        assert 100 * lc.t_eer(*parts, convention="asvspoof5").value == REF.t_eer(*parts)[0], name
+
+
+@pytest.mark.parametrize("decimals", [None, 2, 1])
+def test_accelerated_is_compute_teer_accelerated_on_the_full_development_scores(dev_lists, decimals):
+    # 24,844 CM and 29,548 ASV trials: both curves over 3,000 points, so the coarse search runs
+    for name, parts in dev_lists.items():
+        parts = [part if decimals is None else np.round(part, decimals) for part in parts]
+        ours = lc.t_eer(*parts, convention="asvspoof5-accelerated")
+        assert 100 * ours.value == REF.t_eer_accelerated(*parts), name
+        assert ours.path_asv.size <= 2 * 1600  # the fine search's window
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_accelerated_is_compute_teer_accelerated_on_large_random_tied_lists(seed):
+    for decimals in (2, 1):
+        parts = [np.round(part, decimals) for part in random_lists(100 + seed, 3000, 6000)]
+        assert 100 * lc.t_eer(*parts, convention="asvspoof5-accelerated").value == REF.t_eer_accelerated(*parts)
+
+
+def test_accelerated_is_compute_teer_below_3000_trials():
+    for seed in range(20):
+        parts = [np.round(part, 1) for part in random_lists(seed)]
+        exhaustive = lc.t_eer(*parts, convention="asvspoof5")
+        assert lc.t_eer(*parts, convention="asvspoof5-accelerated").value == exhaustive.value
+
+
+# --- 2. the package's values on the full evaluation files ------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def eval_files():
+    return lc.read_trials(CM_EVAL), lc.read_trials(ASV_EVAL)
+
+
+@pytest.mark.parametrize("system", list(ACCELERATED_PERCENT))
+def test_conventions_on_the_full_evaluation_files_are_the_packages(eval_files, system):
+    cms, asv = eval_files
+    parts = (cms[system].tar, cms[system].non, asv.tar, asv.non, asv.spoof)
+    accelerated = lc.t_eer(*parts, convention="asvspoof5-accelerated").value
+    assert accelerated == pytest.approx(ACCELERATED_PERCENT[system] / 100, rel=1e-15)
+    if system in EXHAUSTIVE_PERCENT:
+        assert lc.t_eer(*parts, convention="asvspoof5").value == pytest.approx(
+            EXHAUSTIVE_PERCENT[system] / 100, rel=1e-15)
+
+
+# --- 3. the worked example of docs/conventions.md --------------------------------------------------------------------
+
+EXAMPLE = ([1.0], [0.0, 1.0, 3.0], [4.0], [1.0], [0.0, 3.0])
+
+
+@pytest.mark.filterwarnings("ignore:divide by zero")  # their loop's criterion at 1 - Pmiss_cm = 0
+def test_worked_example_of_the_conventions_page():
+    # CM bona fide [1], spoof [0, 1, 3]: a bona fide and a spoof tied at 1. (Pmiss_cm, Pfa_cm):
+    #   ours at thresholds 0, 1, 3, inf: (0, 1), (0, 2/3), (1, 1/3), (1, 0);
+    #   theirs, one point per trial in the order 0 (spoof), 1 (bona fide), 1 (spoof), 3 (spoof):
+    #   (0, 1), (0, 2/3), (1, 2/3), (1, 1/3), (1, 0); (1, 2/3) rejects the tied bona fide, accepts the tied spoof.
+    # ASV target [4], non-target [1], spoof [0, 3], no ties: (Pmiss, Pfa_non, Pfa_spoof) at 0: (0, 1, 1), at 1:
+    #   (0, 1, 1/2), at 3: (0, 0, 1/2); a t-EER exists where Pmiss < (Pfa_non + Pfa_spoof) / 2: at these three.
+    # gap = Pmiss_tdm - Pfa_tdm = Pmiss_cm - (1 - Pmiss_cm) Pfa_non / 2 - Pfa_cm Pfa_spoof / 2 (Pmiss_asv = 0):
+    #   ASV 0: ours -1, -5/6, 5/6, 1: |gap| smallest at (0, 2/3) (first of the tie, as argmin);
+    #     criterion |Pfa_non/Pfa_spoof - Pfa_cm/(1 - Pmiss_cm)| = |1 - 2/3| = 1/3.
+    #     theirs: the split point (1, 2/3) has gap 1 - 1/3 = 2/3, the smallest: criterion |1 - (2/3)/0| = inf.
+    #   ASV 1: both (0, 2/3) (gap -2/3 against 5/6 and 11/12): criterion |2 - 2/3| = 4/3.
+    #   ASV 3: both (0, 2/3) (gap -1/6): criterion |0 - 2/3| = 2/3.
+    # Ours: the crossing at ASV 0, t-EER = Pfa_spoof Pfa_cm = 1 * 2/3. Theirs: at ASV 3, 1/2 * 2/3 = 1/3.
+    ours, theirs = lc.t_eer(*EXAMPLE), lc.t_eer(*EXAMPLE, convention="asvspoof5")
+    assert ours.value == pytest.approx(2 / 3, abs=1e-15) and theirs.value == pytest.approx(1 / 3, abs=1e-15)
+    assert (ours.asv_threshold, ours.cm_threshold) == (0.0, 1.0)
+    assert (theirs.asv_threshold, theirs.cm_threshold) == (1.0, 0.0)  # their thresholds: highest rejected scores
+    assert REF.t_eer(*(np.array(part) for part in EXAMPLE))[0] == pytest.approx(100 / 3, abs=1e-13)
+    assert lc.t_eer(*EXAMPLE, convention="asvspoof5-accelerated").value == theirs.value
+
+
+def test_conventions_table_side_by_side():
+    table = lc.t_eer_conventions(*EXAMPLE)
+    assert list(table["convention"]) == ["llrcore", "asvspoof5", "asvspoof5-accelerated"]
+    assert list(table.columns) == ["convention", "tool", "t-EER %", "CM threshold", "ASV threshold", "why"]
+    assert table["t-EER %"].tolist() == pytest.approx([200 / 3, 100 / 3, 100 / 3], abs=1e-12)
+    assert table.loc[1, "tool"] == "ASVspoof 5 compute_teer" and "splits each block of tied scores" in table.loc[1, "why"]
+    assert all(table["why"].str.len() > 40)
+
+
+# --- 4. the default and the refusals ---------------------------------------------------------------------------------
+
+def test_default_stays_ours_and_the_convention_is_keyword_only():
+    assert lc.t_eer(*EXAMPLE).convention == "llrcore"
+    with pytest.raises(TypeError):
+        lc.t_eer(*EXAMPLE, "asvspoof5")
+    with pytest.raises(ValueError, match="Unknown t-EER convention 'asvspoof2019'"):
+        lc.t_eer(*EXAMPLE, convention="asvspoof2019")
