@@ -105,3 +105,29 @@ def test_score_files_and_keys_apart_as_asvspoof_2021_ships_them(capsys, asvspoof
     assert status == 2 and err.strip().endswith("Give it with --asv-key KEY_FILE.")
     status, _, err = run(capsys, files["cm_scores"], "--asv-key", files["asv_key"])
     assert status == 2 and "--asv-key is the key of the ASV's score file: give that file with --asv too" in err
+
+
+def test_teer_convention_asvspoof5_is_compute_teer_on_tied_scores(capsys, tmp_path):
+    """Every 8th development score rounded to 0.1 (many ties): --teer-convention asvspoof5 gives the organisers'
+    compute_teer (the vendored loop) and differs from the default, which keeps tie blocks whole."""
+    cm = pd.read_csv(ROOT / "assets/asvspoof2019_la_cm/ASVspoof2019.LA.cm.dev.scores.tsv.gz", sep="\t")[::8]
+    asv = pd.read_csv(ROOT / "assets/asvspoof2019_la/ASVspoof2019.LA.asv.dev.gi.trl.scores.txt", sep=r"\s+",
+                      header=None, names=["attack", "kind", "score"])[::8]
+    cm_path, asv_path = tmp_path / "cm.txt", tmp_path / "asv.txt"
+    cm_path.write_text("".join(f"{s:.1f} {'target' if k == 'bonafide' else 'nontarget'}\n"
+                               for s, k in zip(cm["LFCC-GMM"], cm["key"])))
+    asv_path.write_text("".join(f"{a} {k} {s:.1f}\n" for a, k, s in zip(asv.attack, asv.kind, asv.score)))
+    parts = [np.round(x, 1) for x in (cm["LFCC-GMM"][cm.key == "bonafide"], cm["LFCC-GMM"][cm.key == "spoof"],
+                                      *(asv.score[asv.kind == k] for k in ("target", "nontarget", "spoof")))]
+    parts = [part.to_numpy() for part in parts]
+    values = {}
+    for convention in ("llrcore", "asvspoof5"):
+        status, out, err = run(capsys, cm_path, "--asv", asv_path, "--teer-convention", convention, "--json")
+        assert status == 0, err
+        document = json.loads(out)
+        assert document["teer_convention"] == convention
+        values[convention] = document["systems"]["cm"]["t-EER %"]
+    assert values["asvspoof5"] == REF.t_eer(*parts)[0]
+    assert abs(values["asvspoof5"] - values["llrcore"]) > 0.01
+    status, out, _ = run(capsys, cm_path, "--asv", asv_path, "--teer-convention", "asvspoof5")
+    assert "t-EER: ASVspoof 5's compute_teer (one operating point per trial, tie blocks split)" in out

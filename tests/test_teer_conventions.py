@@ -178,3 +178,23 @@ def test_default_stays_ours_and_the_convention_is_keyword_only():
         lc.t_eer(*EXAMPLE, "asvspoof5")
     with pytest.raises(ValueError, match="Unknown t-EER convention 'asvspoof2019'"):
         lc.t_eer(*EXAMPLE, convention="asvspoof2019")
+
+
+def test_sasv_table_takes_the_convention_per_attack():
+    """Each row of lc.sasv_table is lc.t_eer of that row's own trials in the convention asked for."""
+    rng = np.random.default_rng(4)
+    attacks = np.repeat(["A1", "A2"], 60)
+    cm = lc.Trials(np.round(rng.normal(2, 1, 80), 1), np.round(rng.normal(0, 1, 120), 1),
+                   metadata=pd.DataFrame({"attack": np.concatenate([["-"] * 80, attacks])}))
+    asv = lc.Trials(np.round(rng.normal(3, 1, 50), 1), np.round(rng.normal(0, 1, 70), 1),
+                    spoof=np.round(rng.normal(1.5, 1.5, 120), 1),
+                    metadata=pd.DataFrame({"attack": np.concatenate([["bonafide"] * 120, attacks])}))
+    evaluation = lc.evaluate_tandem(cm, asv, by="attack")
+    for convention in lc.TEER_CONVENTIONS:
+        table = lc.sasv_table(evaluation, teer_convention=convention).set_index("attack")
+        for row in evaluation.rows:
+            expected = lc.t_eer(row.cm_trials.tar, row.cm_trials.non, row.asv_trials.tar, row.asv_trials.non,
+                                row.asv_trials.spoof, convention=convention).value
+            assert table.loc[row.attack, "t-EER %"] == 100 * expected
+    ours, theirs = (lc.sasv_table(evaluation, teer_convention=c)["t-EER %"] for c in ("llrcore", "asvspoof5"))
+    assert (ours != theirs).any()

@@ -95,7 +95,8 @@ def _scores(meta: pd.DataFrame, column: str, name: str) -> np.ndarray:
 
 
 def sasv_table(evaluation: TandemEvaluation, *, sasv: Trials | None = None,
-               cost_model: str | Mapping | None = "asvspoof5", percent: bool = True) -> pd.DataFrame:
+               cost_model: str | Mapping | None = "asvspoof5", percent: bool = True,
+               teer_convention: str = "llrcore") -> pd.DataFrame:
     """One row per attack, then ``pooled`` (the rows of :meth:`TandemEvaluation.to_frame`): ``attack``, ``t-EER``
     and ``min a-DCF (ASV)`` (see the module docstring, :mod:`llrcore.spoofing.sasv`), and ``min a-DCF`` of the SASV
     scores when `sasv` is given.
@@ -111,6 +112,9 @@ def sasv_table(evaluation: TandemEvaluation, *, sasv: Trials | None = None,
         The a-DCF's: ``"asvspoof5"`` (default), ``"a-dcf-paper"`` or a dict (:func:`~llrcore.a_dcf`).
     percent : bool
         The t-EER in percent, its column named ``t-EER %`` (default), or a fraction named ``t-EER``.
+    teer_convention : {"llrcore", "asvspoof5", "asvspoof5-accelerated"}
+        The t-EER's operating points (:func:`~llrcore.t_eer`'s `convention`): ours (default), or the ASVspoof 5
+        evaluation package's ``compute_teer`` or ``compute_teer_accelerated``; they differ only on tied scores.
     """
     scale, unit = (100.0, " %") if percent else (1.0, "")
     spoof_attacks = None
@@ -120,7 +124,8 @@ def sasv_table(evaluation: TandemEvaluation, *, sasv: Trials | None = None,
     for row in evaluation.rows:
         cm, asv = row.cm_trials, row.asv_trials
         record = {"attack": row.attack,
-                  f"t-EER{unit}": scale * t_eer(cm.tar, cm.non, asv.tar, asv.non, asv.spoof).value,
+                  f"t-EER{unit}": scale * t_eer(cm.tar, cm.non, asv.tar, asv.non, asv.spoof,
+                                                convention=teer_convention).value,
                   "min a-DCF (ASV)": a_dcf(asv.tar, asv.non, asv.spoof, cost_model=cost_model).minimum}
         if sasv is not None:
             spoof = sasv.spoof if row.attack == POOLED else sasv.spoof[spoof_attacks == row.attack]
