@@ -169,7 +169,7 @@ from .spoofing.tandem import AttackRow, TandemEvaluation, TandemIntervals, boots
 from .spoofing.tdcf_bootstrap import TandemBootstrap, bootstrap_tdcf
 from .spoofing.adcf import ADCF, a_dcf, a_dcf_cost_model
 from .spoofing.teer import TEER_CONVENTIONS, TandemEER, t_eer, t_eer_conventions
-from .spoofing.sasv import sasv_parts, sasv_table
+from .spoofing.sasv import sasv_parts, sasv_table, tandem_teer_conventions
 from .forensic import (
     ECECurve,
     ElubBounded,

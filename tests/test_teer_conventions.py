@@ -198,3 +198,14 @@ def test_sasv_table_takes_the_convention_per_attack():
             assert table.loc[row.attack, "t-EER %"] == 100 * expected
     ours, theirs = (lc.sasv_table(evaluation, teer_convention=c)["t-EER %"] for c in ("llrcore", "asvspoof5"))
     assert (ours != theirs).any()
+
+
+def test_tandem_conventions_table_is_each_cms_pooled_t_eer_in_every_convention(dev_lists):
+    asv = lc.Trials(dev_lists["column 0"][2], dev_lists["column 0"][3], spoof=dev_lists["column 0"][4])
+    results = {name: lc.evaluate_tandem(lc.Trials(np.round(parts[0], 1), np.round(parts[1], 1)), asv, by=None)
+               for name, parts in list(dev_lists.items())[:2]}
+    table = lc.tandem_teer_conventions(results)
+    assert list(table.columns) == ["system", "convention", "tool", "t-EER %", "CM threshold", "ASV threshold", "why"]
+    for (name, convention), value in table.set_index(["system", "convention"])["t-EER %"].items():
+        parts = [np.round(part, 1) for part in dev_lists[name][:2]] + dev_lists[name][2:]
+        assert value == 100 * lc.t_eer(*parts, convention=convention).value

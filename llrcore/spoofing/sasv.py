@@ -31,9 +31,9 @@ import pandas as pd
 from ..data.trials import Trials
 from .adcf import a_dcf
 from .tandem import POOLED, TandemEvaluation
-from .teer import t_eer
+from .teer import t_eer, t_eer_conventions
 
-__all__ = ["ASV_SCORE", "CM_SCORE", "sasv_parts", "sasv_table"]
+__all__ = ["ASV_SCORE", "CM_SCORE", "sasv_parts", "sasv_table", "tandem_teer_conventions"]
 
 #: The metadata columns of an ASVspoof 5 SASV score file holding each trial's CM and ASV scores, and the CM key.
 CM_SCORE, ASV_SCORE, CM_LABEL = "cm-score", "asv-score", "cm-label"
@@ -132,3 +132,28 @@ def sasv_table(evaluation: TandemEvaluation, *, sasv: Trials | None = None,
             record["min a-DCF"] = a_dcf(sasv.tar, sasv.non, spoof, cost_model=cost_model).minimum
         records.append(record)
     return pd.DataFrame.from_records(records)
+
+
+def tandem_teer_conventions(evaluations: Mapping[str, TandemEvaluation]) -> pd.DataFrame:
+    """Each CM's pooled t-EER in every convention of :func:`~llrcore.t_eer`, side by side: ours and the ASVspoof 5
+    evaluation package's (``compute_teer``, ``compute_teer_accelerated``), each with the sentence saying why it may
+    differ (only on tied scores; :func:`~llrcore.t_eer_conventions`).
+
+    Parameters
+    ----------
+    evaluations : mapping of CM system name to TandemEvaluation
+        Each CM with the same ASV (:func:`~llrcore.evaluate_tandem`); the pooled row's trials are taken.
+
+    Returns
+    -------
+    DataFrame
+        ``system``, then the columns of :func:`~llrcore.t_eer_conventions` (``convention``, ``tool``, ``t-EER %``,
+        ``CM threshold``, ``ASV threshold``, ``why``), one row per system and convention.
+    """
+    frames = []
+    for name, evaluation in evaluations.items():
+        row = next(row for row in evaluation.rows if row.attack == POOLED)
+        cm, asv = row.cm_trials, row.asv_trials
+        frames.append(t_eer_conventions(cm.tar, cm.non, asv.tar, asv.non, asv.spoof).assign(system=name))
+    table = pd.concat(frames, ignore_index=True)
+    return table[["system", *table.columns[:-1]]]
