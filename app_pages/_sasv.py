@@ -51,8 +51,7 @@ def show_teer_conventions(asv_name: str, results: dict[str, lc.TandemEvaluation]
             key="tandem_teer_conventions"):
         st.caption(TEER_CONVENTIONS_TEXT)
         table = _conventions((sets[asv_name].id, *(sets[name].id for name in results)), results)
-        st.dataframe(table[["system", "tool", TEER, "why"]], hide_index=True, width="stretch", column_config={
-            TEER: st.column_config.NumberColumn(format="%.4f"), "why": st.column_config.TextColumn(width="large")})
+        st.table(table.set_index("system").style.format("{:.4f} %"))
 
 
 def pooled(table: pd.DataFrame) -> pd.Series:

@@ -135,9 +135,9 @@ def sasv_table(evaluation: TandemEvaluation, *, sasv: Trials | None = None,
 
 
 def tandem_teer_conventions(evaluations: Mapping[str, TandemEvaluation]) -> pd.DataFrame:
-    """Each CM's pooled t-EER in every convention of :func:`~llrcore.t_eer`, side by side: ours and the ASVspoof 5
-    evaluation package's (``compute_teer``, ``compute_teer_accelerated``), each with the sentence saying why it may
-    differ (only on tied scores; :func:`~llrcore.t_eer_conventions`).
+    """Each CM's pooled t-EER (%) in every convention of :func:`~llrcore.t_eer`, side by side: ours and the
+    ASVspoof 5 evaluation package's ``compute_teer`` and ``compute_teer_accelerated``, which differ from ours only
+    on tied scores (why: :func:`~llrcore.t_eer_conventions`, the module docstring of :mod:`llrcore.spoofing.teer`).
 
     Parameters
     ----------
@@ -147,13 +147,13 @@ def tandem_teer_conventions(evaluations: Mapping[str, TandemEvaluation]) -> pd.D
     Returns
     -------
     DataFrame
-        ``system``, then the columns of :func:`~llrcore.t_eer_conventions` (``convention``, ``tool``, ``t-EER %``,
-        ``CM threshold``, ``ASV threshold``, ``why``), one row per system and convention.
+        One row per CM: ``system``, then one column per convention named by its tool (``llrcore (default)``,
+        ``ASVspoof 5 compute_teer``, ``ASVspoof 5 compute_teer_accelerated``), the t-EER in percent.
     """
-    frames = []
+    records = []
     for name, evaluation in evaluations.items():
         row = next(row for row in evaluation.rows if row.attack == POOLED)
         cm, asv = row.cm_trials, row.asv_trials
-        frames.append(t_eer_conventions(cm.tar, cm.non, asv.tar, asv.non, asv.spoof).assign(system=name))
-    table = pd.concat(frames, ignore_index=True)
-    return table[["system", *table.columns[:-1]]]
+        table = t_eer_conventions(cm.tar, cm.non, asv.tar, asv.non, asv.spoof)
+        records.append({"system": name, **dict(zip(table["tool"], table["t-EER %"]))})
+    return pd.DataFrame.from_records(records)
