@@ -213,3 +213,25 @@ def test_tandem_conventions_table_is_each_cms_pooled_t_eer_in_every_convention(d
         for convention, tool in tools.items():
             assert table.loc[name, tool] == 100 * lc.t_eer(*parts, convention=convention).value
     assert (table[tools["llrcore"]] != table[tools["asvspoof5"]]).any()  # rounded CM scores: tie blocks split
+
+
+def test_conventions_page_example():
+    """The code block of docs/conventions.md's ``## t-EER`` section runs, and each line's comment is its value."""
+    text = (ROOT / "docs/conventions.md").read_text()
+    section = text[text.index("## t-EER"):]
+    section = section[:section.index("\n## ")] if "\n## " in section else section
+    code = section[section.index("```python") + len("```python"):section.index("```", section.index("```python") + 3)]
+    namespace: dict = {}
+    checked = 0
+    for line in code.strip().splitlines():
+        statement, _, comment = line.partition("#")
+        if statement.strip().startswith(("import", "example")):
+            exec(statement, namespace)
+        elif statement.strip():
+            value = np.atleast_1d(eval(statement, namespace))
+            expected = [float(number) for number in comment.split(",")]
+            np.testing.assert_allclose(value, expected, atol=5e-5)
+            checked += 1
+    assert checked == 3
+    assert "**66.67 %**" in section and "**33.33 %**" in section
+    assert 100 * lc.t_eer(*EXAMPLE).value == pytest.approx(66.67, abs=0.005)
