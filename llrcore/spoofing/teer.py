@@ -307,14 +307,14 @@ _TOOLS = {
 }
 
 
-def t_eer_conventions(cm_bonafide, cm_spoof, asv_target, asv_nontarget, asv_spoof) -> pd.DataFrame:
+def t_eer_conventions(cm_bonafide, cm_spoof, asv_tar, asv_non, asv_spoof) -> pd.DataFrame:
     """The concurrent t-EER in each convention of :func:`t_eer`, side by side, with the sentence saying why they
     differ (only on tied scores: see the module docstring, :mod:`llrcore.spoofing.teer`).
 
     Parameters
     ----------
-    cm_bonafide, cm_spoof, asv_target, asv_nontarget, asv_spoof : array_like
-        As :func:`t_eer`.
+    cm_bonafide, cm_spoof, asv_tar, asv_non, asv_spoof : array_like
+        As :func:`t_eer` (its `asv_target`, `asv_nontarget`, `asv_spoof`).
 
     Returns
     -------
@@ -324,14 +324,16 @@ def t_eer_conventions(cm_bonafide, cm_spoof, asv_target, asv_nontarget, asv_spoo
 
     Examples
     --------
+    The worked example of docs/conventions.md (``## t-EER``): a bona fide and a spoof CM score tied at 1.
+
     >>> import llrcore as lc
-    >>> table = lc.t_eer_conventions([1, 1, 2], [0, 1], [2, 2], [0], [1])
+    >>> table = lc.t_eer_conventions([1], [0, 1, 3], [4], [1], [0, 3])
     >>> table["t-EER %"].round(2).tolist()
-    [50.0, 0.0, 0.0]
+    [66.67, 33.33, 33.33]
     """
     rows = []
     for convention, (tool, why) in _TOOLS.items():
-        result = t_eer(cm_bonafide, cm_spoof, asv_target, asv_nontarget, asv_spoof, convention=convention)
+        result = t_eer(cm_bonafide, cm_spoof, asv_tar, asv_non, asv_spoof, convention=convention)
         rows.append({"convention": convention, "tool": tool, "t-EER %": 100 * result.value,
                      "CM threshold": result.cm_threshold, "ASV threshold": result.asv_threshold, "why": why})
     return pd.DataFrame.from_records(rows)
