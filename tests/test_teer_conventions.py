@@ -235,3 +235,21 @@ def test_conventions_page_example():
     assert checked == 3
     assert "**66.67 %**" in section and "**33.33 %**" in section
     assert 100 * lc.t_eer(*EXAMPLE).value == pytest.approx(66.67, abs=0.005)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_infinite_scores_are_operating_points(seed):
+    """A tenth of each list made -inf and a tenth +inf: in ASVspoof 5's convention the organisers' loop, which takes
+    them as they are; in ours the t-EER of the same lists with large finite stand-ins (the same operating points)."""
+    rng = np.random.default_rng(seed)
+    parts = []
+    for part in random_lists(seed, 20, 80):
+        part = np.round(part, 1)
+        part[rng.permutation(part.size)[:part.size // 5]] = np.repeat([-np.inf, np.inf], part.size // 10 + 1)[
+            :part.size // 5]
+        parts.append(part)
+    stand_ins = [np.clip(part, -1e300, 1e300) for part in parts]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        assert 100 * lc.t_eer(*parts, convention="asvspoof5").value == REF.t_eer(*parts)[0]
+    assert lc.t_eer(*parts).value == lc.t_eer(*stand_ins).value
+    assert lc.t_eer(*parts, convention="asvspoof5").value == lc.t_eer(*stand_ins, convention="asvspoof5").value

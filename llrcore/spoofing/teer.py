@@ -30,9 +30,10 @@ ASVspoof 5 package switches to a coarse-then-fine search, ``compute_teer_acceler
 
 Operating points (`convention`):
 
-- ``"llrcore"`` (default): one per unique score plus ``+inf`` for each system; a block of tied scores is never split,
-  so every point is one a threshold reaches. Thresholds are the lowest *accepted* scores (accept
-  ``score >= threshold``).
+- ``"llrcore"`` (default): one per unique score plus one that rejects everything (threshold ``+inf``) for each
+  system; a block of tied scores is never split, so every point is one a threshold reaches. Thresholds are the lowest
+  *accepted* scores (accept ``score >= threshold``). Infinite scores are allowed: a ``-inf`` threshold accepts all,
+  a ``+inf`` one the ``+inf`` scores, and only the last point rejects those.
 - ``"asvspoof5"``: the organisers' curves (``compute_det_curve``, ``compute_Pmiss_Pfa_Pspoof_curves``): one point per
   trial plus one, in the order of a stable sort of the scores concatenated class by class (bona fide before spoof for
   the CM; target, non-target, then spoof for the ASV), so a block of tied scores is split, its trials rejected one
@@ -109,28 +110,32 @@ class TandemEER:
 
 
 def _sorted(scores, what: str) -> np.ndarray:
-    scores = np.sort(as_scores(scores, what))
-    if not np.isfinite(scores[[0, -1]]).all():
-        raise ValueError(f"The {what} must be finite numbers (one is infinite).")
-    return scores
+    return np.sort(as_scores(scores, what))
+
+
+def _with_reject_all(thresholds: np.ndarray, *rates: np.ndarray):
+    """The points at `thresholds` (the unique scores) and a last one that rejects every trial, ``+inf`` ones too: its
+    threshold written ``+inf`` (above every score), its rates written out (miss 1, false alarms 0), since no
+    threshold rejects a ``+inf`` score."""
+    return (np.append(thresholds, np.inf), *(np.append(rate, end) for rate, end in zip(rates, (1.0, 0.0, 0.0))))
 
 
 def _cm_points(bonafide: np.ndarray, spoof: np.ndarray):
-    """Thresholds, miss and false-alarm rates of the CM, one point per unique score and ``+inf``."""
-    thresholds = np.append(np.unique(np.concatenate([bonafide, spoof])), np.inf)
+    """Thresholds, miss and false-alarm rates of the CM, one point per unique score and one that rejects all."""
+    thresholds = np.unique(np.concatenate([bonafide, spoof]))
     pmiss = np.searchsorted(bonafide, thresholds, side="left") / bonafide.size
     pfa = (spoof.size - np.searchsorted(spoof, thresholds, side="left")) / spoof.size
-    return thresholds, pmiss, pfa
+    return _with_reject_all(thresholds, pmiss, pfa)
 
 
 def _asv_points(tar: np.ndarray, non: np.ndarray, spoof: np.ndarray):
     """Thresholds, miss, non-target and spoof false-alarm rates of the ASV (``1 - rejected / N``, as the organisers
-    write them, so that every rate is theirs bit for bit)."""
-    thresholds = np.append(np.unique(np.concatenate([tar, non, spoof])), np.inf)
+    write them, so that every rate is theirs bit for bit), one point per unique score and one that rejects all."""
+    thresholds = np.unique(np.concatenate([tar, non, spoof]))
     pmiss = np.searchsorted(tar, thresholds, side="left") / tar.size
     pfa_non = 1 - np.searchsorted(non, thresholds, side="left") / non.size
     pfa_spoof = 1 - np.searchsorted(spoof, thresholds, side="left") / spoof.size
-    return thresholds, pmiss, pfa_non, pfa_spoof
+    return _with_reject_all(thresholds, pmiss, pfa_non, pfa_spoof)
 
 
 def _trial_order(classes: list[np.ndarray]):
@@ -266,7 +271,7 @@ def t_eer(cm_bonafide, cm_spoof, asv_target, asv_nontarget, asv_spoof, *, conven
     Raises
     ------
     ValueError
-        With a sentence for empty, NaN or infinite scores, or an unknown convention.
+        With a sentence for empty or missing (NaN) scores, or an unknown convention. Infinite scores are allowed.
     """
     if convention not in TEER_CONVENTIONS:
         raise ValueError(f"Unknown t-EER convention {convention!r}: use 'llrcore' (the points a threshold reaches), "
