@@ -99,7 +99,8 @@ def asvspoof2021_layout(tmp_path_factory) -> dict[str, Path]:
     paths = {"cm_joined": cm_joined, "asv_joined": asv_joined}
     for name, table in files.items():
         paths[name] = folder / f"{name}.txt"
-        table.iloc[rng.permutation(len(table))].to_csv(paths[name], sep=" ", header=False, index=False, float_format="%.6f")
+        table.iloc[rng.permutation(len(table))].to_csv(paths[name], sep=" ", header=False, index=False,
+                                                       float_format="%.6f")
     return paths
 
 

@@ -173,8 +173,9 @@ def test_a_dcf_by_hand_with_infinite_scores():
     assert list(result.thresholds) == [-np.inf, 0, 1, 2, np.inf, np.inf]
     assert (result.minimum, result.threshold) == (0.5, 1.0)
     assert lc.a_dcf([1, np.inf], [-np.inf, 2], [0, np.inf], cost_model=HAND_MODEL, threshold=np.inf).actual == 0.75
-    assert float(REF.calculate_a_dcf(np.array([1, np.inf]), np.array([-np.inf, 2]), np.array([0, np.inf]), REF.CostModel(
-        Ptrg=0.5, Pnontrg=0.25, Pspf=0.25, Cmiss=1, Cfa_asv=1, Cfa_cm=1))["min_a_dcf"]) == 0.5
+    theirs = REF.calculate_a_dcf(np.array([1, np.inf]), np.array([-np.inf, 2]), np.array([0, np.inf]),
+                                 REF.CostModel(Ptrg=0.5, Pnontrg=0.25, Pspf=0.25, Cmiss=1, Cfa_asv=1, Cfa_cm=1))
+    assert float(theirs["min_a_dcf"]) == 0.5
 
 
 @pytest.mark.parametrize("preset, model", [

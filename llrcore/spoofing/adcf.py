@@ -30,9 +30,9 @@ Cost models (:func:`a_dcf_cost_model`), with the organisers' names:
 Thresholds: one per unique score plus ``+inf`` (reject all), accept ``score >= t``; a block of tied scores is never
 split. Infinite scores are allowed (an SASV system certain of a trial): a threshold of ``-inf`` accepts every trial, one
 of ``+inf`` only the trials scored ``+inf``, and the last point still rejects every trial, ``+inf`` ones included
-(its threshold is written ``+inf`` too, the one above every score), as the organisers' last point does. The organisers' curve (``compute_a_det_curve``) has one point per trial plus one, from a stable sort that
-splits tie blocks (targets first, as they are concatenated first), and reports the highest *rejected* score as the
-threshold. Their extra points inside a tie block first reject targets (the cost rises), then non-targets and spoofs
+(its threshold is written ``+inf`` too, the one above every score), as the organisers' last point does. The
+organisers' curve (``compute_a_det_curve``) has one point per trial plus one, from a stable sort that splits tie
+blocks (targets first, as they are concatenated first), and reports the highest *rejected* score as the threshold. Their extra points inside a tie block first reject targets (the cost rises), then non-targets and spoofs
 (it falls), so none is below the block's two ends, which are points here: the minimum is theirs bit for bit, ties or
 not (test against their code), and :attr:`ADCF.threshold` is the lowest *accepted* score of the same point.
 """

@@ -1,7 +1,7 @@
 """Test-only reference: the organisers' a-DCF and concurrent t-EER code, vendored to test llrcore against it.
 
-Never imported by llrcore; tests load it (test_sasv_metrics.py, test_teer_conventions.py and others). Provenance (code copied, trimmed of printing and
-file reading, otherwise unchanged):
+Never imported by llrcore; tests load it (test_sasv_metrics.py, test_teer_conventions.py and others). Provenance
+(code copied, trimmed of printing and file reading, otherwise unchanged, except where said):
 
 - ``compute_a_det_curve``, ``normalize``, ``calculate_a_dcf`` and ``CostModel``: github.com/asvspoof-challenge/asvspoof5,
   ``evaluation-package/a_dcf.py`` at commit fe23d3053a0889b305d98c9e4cadf418c213d972 (2024-09-15), "Adopted from
