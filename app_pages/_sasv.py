@@ -1,6 +1,7 @@
 """ASVspoof 5's SASV metrics on the "ASV + countermeasure" page: the t-EER of each CM with the ASV and the a-DCF of
 the ASV alone, pooled and per attack (``lc.sasv_table``), computed once per pair of systems and set beside the
-t-DCF in the page's cards and tables."""
+t-DCF in the page's cards and tables; the t-EER in the organisers' conventions beside ours
+(``lc.tandem_teer_conventions``)."""
 from __future__ import annotations
 
 import pandas as pd
@@ -27,6 +28,30 @@ def sasv_tables(asv_name: str, results: dict[str, lc.TandemEvaluation]) -> dict[
     """Each CM's rows (attacks, then ``pooled``): ``attack``, ``t-EER %``, ``min a-DCF (ASV)``."""
     sets = SYSTEMS.sets()
     return {name: _table(sets[name].id, sets[asv_name].id, result.by, result) for name, result in results.items()}
+
+
+TEER_CONVENTIONS_TITLE = "Why does my t-EER differ from ASVspoof 5's?"
+TEER_CONVENTIONS_TEXT = ("ASVspoof 5's evaluation package walks its curves one trial at a time, so a block of tied "
+                         "scores is split into operating points that no threshold reaches, and the t-EER can fall on "
+                         "one of them; ours keeps only the points a threshold reaches. On scores without ties the two "
+                         "are the same number; the more ties (rounded scores), the more they can differ. The "
+                         "package reports compute_teer_accelerated (compute_teer near a crossing first found on every "
+                         "3000th point).")
+
+
+@st.cache_resource(show_spinner=False, max_entries=64)
+def _conventions(ids: tuple, _results: dict) -> pd.DataFrame:
+    return lc.tandem_teer_conventions(_results)
+
+
+def show_teer_conventions(asv_name: str, results: dict[str, lc.TandemEvaluation]) -> None:
+    """The expander with each CM's pooled t-EER in our convention and in ASVspoof 5's, side by side."""
+    sets = SYSTEMS.sets()
+    with st.expander(TEER_CONVENTIONS_TITLE, icon=":material/compare_arrows:"), st.container(
+            key="tandem_teer_conventions"):
+        st.caption(TEER_CONVENTIONS_TEXT)
+        table = _conventions((sets[asv_name].id, *(sets[name].id for name in results)), results)
+        st.table(table.set_index("system").style.format("{:.4f} %"))
 
 
 def pooled(table: pd.DataFrame) -> pd.Series:

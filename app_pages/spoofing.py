@@ -3,7 +3,9 @@
 The user picks the ASV (a loaded system with spoof trials), one or more CMs (loaded binary systems: bona fide as
 targets, spoofs as non-targets), the t-DCF formulation and its cost model; the page shows what
 ``lc.evaluate_tandem`` returns: min t-DCF, CM EER, ASV EER, SPF-EER and the ASV's spoof acceptance, the t-DCF curves,
-the per-attack table and bars, and their CSVs; beside the t-DCF, ASVspoof 5's t-EER and a-DCF (``lc.sasv_table``);
+the per-attack table and bars (a linear EER axis unless asked for a log one), and their CSVs; beside the t-DCF,
+ASVspoof 5's t-EER and a-DCF (``lc.sasv_table``) and the t-EER in the organisers' conventions
+(``lc.tandem_teer_conventions``);
 with the interval toggle on, the bootstrap intervals of every min t-DCF, pooled and per attack
 (``TandemEvaluation.bootstrap``), in the cards, the per-attack table and the bars.
 """
@@ -18,7 +20,8 @@ from app_pages._figures import show_figure
 from app_pages._loaded import SYSTEMS
 from app_pages._messages import flash, show_flashes
 from app_pages._registry import LoadedSystem
-from app_pages._sasv import ADCF, ADCF_HELP, TEER, TEER_HELP, beside_tdcf, pooled, sasv_tables, summary_beside_tdcf
+from app_pages._sasv import ADCF, ADCF_HELP, TEER, TEER_HELP, beside_tdcf, pooled, sasv_tables, show_teer_conventions
+from app_pages._sasv import summary_beside_tdcf
 from app_pages._tables import with_intervals
 from app_pages._uncertainty import METHOD, run_once
 from llrcore.plots.spoofing import TDCF_X_AXES, attack_bars_figure, tdcf_figure
@@ -320,7 +323,9 @@ def show_attacks(results: dict[str, lc.TandemEvaluation], ranges: dict[str, lc.T
             for note in result.notes():
                 st.caption(f":material/warning: {lc.words.escape_markdown(note)}")
     log_column, _ = st.columns([1, 4])
-    log_eer = log_column.toggle("Logarithmic EER axis", value=True, key="tandem_log_eer")
+    log_eer = log_column.toggle("Logarithmic EER axis", value=False, key="tandem_log_eer",
+                                help="Per-attack EERs spanning decades read better on a log axis, but there a bar's "
+                                "length is not proportional to its EER.")
     bars = "" if not ranges else f" Black whiskers: {100 * LEVEL:g} % {METHOD} bootstrap intervals of the min t-DCF."
     show_figure(lambda: attack_bars_figure(broken_down, log_eer=log_eer, intervals=ranges), "tandem_attacks",
                 "Top: each CM's EER against one attack; middle: the share of that attack the ASV accepts on its own; "
@@ -356,6 +361,7 @@ def main() -> None:
     ranges = intervals(asv, results, formulation, costs, replicates) if replicates else {}
     cm_cards(results, ranges, sasv)
     show_table(results, sasv)
+    show_teer_conventions(asv, results)
 
     st.subheader("t-DCF curve")
     axis_column, _ = st.columns([2, 3])

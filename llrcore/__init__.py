@@ -169,8 +169,8 @@ from .calibration.quality import QualityCalibration, QualityComparison, numeric_
 from .spoofing.tandem import AttackRow, TandemEvaluation, TandemIntervals, bootstrap_tandem, evaluate_tandem, tandem_table
 from .spoofing.tdcf_bootstrap import TandemBootstrap, bootstrap_tdcf
 from .spoofing.adcf import ADCF, a_dcf, a_dcf_cost_model
-from .spoofing.teer import TandemEER, t_eer
-from .spoofing.sasv import sasv_parts, sasv_table
+from .spoofing.teer import TEER_CONVENTIONS, TandemEER, t_eer, t_eer_conventions
+from .spoofing.sasv import sasv_parts, sasv_table, tandem_teer_conventions
 from .forensic import (
     ECECurve,
     ElubBounded,

@@ -86,6 +86,37 @@ def asvspoof_eval() -> dict[str, np.ndarray]:
     return scores
 
 
+@pytest.fixture(scope="session")
+def asvspoof2021_layout(tmp_path_factory) -> dict[str, Path]:
+    """The ASVspoof 2019 LA development scores (the LFCC-GMM CM's and the organisers' ASV's) written as ASVspoof 2021
+    ships them, score files and keys apart (the layout of its ``eval-package``): the CM's ``utt score`` and its key
+    ``speaker utt codec transmission attack label trim subset`` (bonafide/spoof), the ASV's ``speaker utt score`` and
+    its key ``speaker utt codec transmission attack label trim subset`` (target/nontarget/spoof); each file's rows
+    shuffled apart, so only the ids join them (and the reader's 50-line sample of the ASV key holds spoofs, which name
+    its columns). Made-up ids (the 2019 ASV file has none); the scores, labels and attacks are the files'.
+    Also ``cm_joined``/``asv_joined``: the original files (CM with all four systems)."""
+    folder, rng = tmp_path_factory.mktemp("asvspoof2021"), np.random.default_rng(2021)
+    cm_joined = DATA.parent.parent / "assets/asvspoof2019_la_cm/ASVspoof2019.LA.cm.dev.scores.tsv.gz"
+    asv_joined = ASVSPOOF_DIR / "ASVspoof2019.LA.asv.dev.gi.trl.scores.txt"
+    cm = pd.read_csv(cm_joined, sep="\t")
+    key = pd.DataFrame({"speaker": "LA_0069", "utt": cm["utt"], "codec": "alaw", "transmission": "ita_tx",
+                        "attack": cm["attack"].replace("-", "bonafide"), "label": cm["key"], "trim": "notrim",
+                        "subset": "eval"})
+    asv = pd.read_csv(asv_joined, sep=r"\s+", header=None, names=["attack", "kind", "score"])
+    ids = pd.DataFrame({"speaker": [f"LA_{i % 67:04d}" for i in range(len(asv))],
+                        "utt": [f"LA_E_{i:07d}" for i in range(len(asv))]})
+    asv_key = ids.assign(codec="alaw", transmission="ita_tx", attack=asv["attack"], label=asv["kind"], trim="notrim",
+                         subset="eval")
+    files = {"cm_scores": cm[["utt", "LFCC-GMM"]], "cm_key": key, "asv_scores": ids.assign(score=asv["score"]),
+             "asv_key": asv_key}
+    paths = {"cm_joined": cm_joined, "asv_joined": asv_joined}
+    for name, table in files.items():
+        paths[name] = folder / f"{name}.txt"
+        table.iloc[rng.permutation(len(table))].to_csv(paths[name], sep=" ", header=False, index=False,
+                                                       float_format="%.6f")
+    return paths
+
+
 # ----- order of the tests under pytest-xdist -------------------------------------------------------------------------
 
 # Seconds each of the slowest modules takes on a quiet 2-core machine (--durations of a whole run); any other browser

@@ -89,3 +89,45 @@ def test_bad_input_is_one_sentence(capsys):
     assert status == 2 and err.count("\n") == 1 and "give the CM's scores first" in err
     status, _, err = run(capsys, CM, "--asv", CM)
     assert status == 2 and err.startswith("llrcore sasv: ") and "Traceback" not in err
+
+
+def test_score_files_and_keys_apart_as_asvspoof_2021_ships_them(capsys, asvspoof2021_layout):
+    """--key and --asv-key (the conftest fixture writes the ASVspoof 2019 LA dev scores as ASVspoof 2021 ships them,
+    score files and keys apart, shuffled): every number, pooled and per attack, is that of the joined files."""
+    files = asvspoof2021_layout
+    status, out, err = run(capsys, files["cm_scores"], "--key", files["cm_key"], "--asv", files["asv_scores"],
+                           "--asv-key", files["asv_key"], "--by-attack", "--json")
+    assert status == 0, err
+    apart = json.loads(out)["systems"]["cm_scores"]
+    status, out, _ = run(capsys, files["cm_joined"], "--asv", files["asv_joined"], "--by-attack", "--json")
+    assert apart == json.loads(out)["systems"]["LFCC-GMM"]
+    status, _, err = run(capsys, files["cm_scores"], "--key", files["cm_key"], "--asv", files["asv_scores"])
+    assert status == 2 and err.strip().endswith("Give it with --asv-key KEY_FILE.")
+    status, _, err = run(capsys, files["cm_scores"], "--asv-key", files["asv_key"])
+    assert status == 2 and "--asv-key is the key of the ASV's score file: give that file with --asv too" in err
+
+
+def test_teer_convention_asvspoof5_is_compute_teer_on_tied_scores(capsys, tmp_path):
+    """Every 8th development score rounded to 0.1 (many ties): --teer-convention asvspoof5 gives the organisers'
+    compute_teer (the vendored loop) and differs from the default, which keeps tie blocks whole."""
+    cm = pd.read_csv(ROOT / "assets/asvspoof2019_la_cm/ASVspoof2019.LA.cm.dev.scores.tsv.gz", sep="\t")[::8]
+    asv = pd.read_csv(ROOT / "assets/asvspoof2019_la/ASVspoof2019.LA.asv.dev.gi.trl.scores.txt", sep=r"\s+",
+                      header=None, names=["attack", "kind", "score"])[::8]
+    cm_path, asv_path = tmp_path / "cm.txt", tmp_path / "asv.txt"
+    cm_path.write_text("".join(f"{s:.1f} {'target' if k == 'bonafide' else 'nontarget'}\n"
+                               for s, k in zip(cm["LFCC-GMM"], cm["key"])))
+    asv_path.write_text("".join(f"{a} {k} {s:.1f}\n" for a, k, s in zip(asv.attack, asv.kind, asv.score)))
+    parts = [np.round(x, 1) for x in (cm["LFCC-GMM"][cm.key == "bonafide"], cm["LFCC-GMM"][cm.key == "spoof"],
+                                      *(asv.score[asv.kind == k] for k in ("target", "nontarget", "spoof")))]
+    parts = [part.to_numpy() for part in parts]
+    values = {}
+    for convention in ("llrcore", "asvspoof5"):
+        status, out, err = run(capsys, cm_path, "--asv", asv_path, "--teer-convention", convention, "--json")
+        assert status == 0, err
+        document = json.loads(out)
+        assert document["teer_convention"] == convention
+        values[convention] = document["systems"]["cm"]["t-EER %"]
+    assert values["asvspoof5"] == REF.t_eer(*parts)[0]
+    assert abs(values["asvspoof5"] - values["llrcore"]) > 0.01
+    status, out, _ = run(capsys, cm_path, "--asv", asv_path, "--teer-convention", "asvspoof5")
+    assert "t-EER: ASVspoof 5's compute_teer (one operating point per trial, tie blocks split)" in out

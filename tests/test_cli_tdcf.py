@@ -145,3 +145,26 @@ def test_no_attack_column_with_by_attack(capsys, tmp_path):
     assert "cm.txt has no 'attack' column, so there is no per-attack table: leave out --by-attack" in err
     status, out, _ = run(capsys, cm, "--asv", ASV)
     assert status == 0 and "cm" in out
+
+
+def test_score_files_and_keys_apart_as_asvspoof_2021_ships_them(capsys, asvspoof2021_layout):
+    """--key labels the CM's ``utt score`` file, --asv-key the ASV's ``speaker utt score`` file (the conftest fixture
+    writes the ASVspoof 2019 LA dev scores so, shuffled): every number, pooled and per attack, is that of the joined
+    files."""
+    files = asvspoof2021_layout
+    status, out, err = run(capsys, files["cm_scores"], "--key", files["cm_key"], "--asv", files["asv_scores"],
+                           "--asv-key", files["asv_key"], "--by-attack", "--json")
+    assert status == 0, err
+    apart = json.loads(out)
+    status, out, _ = run(capsys, files["cm_joined"], "--asv", files["asv_joined"], "--by-attack", "--json")
+    joined = json.loads(out)
+    assert apart["systems"]["cm_scores"] == joined["systems"]["LFCC-GMM"]
+    assert apart["asv_threshold"] == joined["asv_threshold"]
+
+
+def test_a_score_file_without_its_key_names_the_option_that_gives_it(capsys, asvspoof2021_layout):
+    files = asvspoof2021_layout
+    status, _, err = run(capsys, files["cm_scores"], "--asv", files["asv_scores"], "--asv-key", files["asv_key"])
+    assert status == 2 and "cm_scores.txt" in err and err.strip().endswith("Give it with --key KEY_FILE.")
+    status, _, err = run(capsys, files["cm_scores"], "--key", files["cm_key"], "--asv", files["asv_scores"])
+    assert status == 2 and "asv_scores.txt" in err and err.strip().endswith("Give it with --asv-key KEY_FILE.")

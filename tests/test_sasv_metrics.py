@@ -163,6 +163,42 @@ def test_a_dcf_by_hand_with_ties():
     assert list(result.to_frame().columns) == ["threshold", "pmiss", "pfa_nontarget", "pfa_spoof", "a_dcf"]
 
 
+def test_a_dcf_by_hand_with_infinite_scores():
+    # target [1, inf], non-target [-inf, 2], spoof [0, inf]; thresholds -inf, 0, 1, 2, inf, then reject all:
+    # -inf: (0, 1, 1) -> (.25 + .25)/.5 = 1; 0: (0, .5, 1) -> (.125 + .25)/.5 = .75; 1: (0, .5, .5) -> .25/.5 = .5;
+    # 2: (.5, .5, .5) -> (.25 + .125 + .125)/.5 = 1; inf (accepts the +inf target and spoof): (.5, 0, .5) ->
+    # (.25 + .125)/.5 = .75; reject all, +inf scores included: (1, 0, 0) -> .5/.5 = 1.
+    result = lc.a_dcf([1, np.inf], [-np.inf, 2], [0, np.inf], cost_model=HAND_MODEL)
+    assert result.curve == pytest.approx([1.0, 0.75, 0.5, 1.0, 0.75, 1.0], abs=1e-15)
+    assert list(result.thresholds) == [-np.inf, 0, 1, 2, np.inf, np.inf]
+    assert (result.minimum, result.threshold) == (0.5, 1.0)
+    assert lc.a_dcf([1, np.inf], [-np.inf, 2], [0, np.inf], cost_model=HAND_MODEL, threshold=np.inf).actual == 0.75
+    theirs = REF.calculate_a_dcf(np.array([1, np.inf]), np.array([-np.inf, 2]), np.array([0, np.inf]),
+                                 REF.CostModel(Ptrg=0.5, Pnontrg=0.25, Pspf=0.25, Cmiss=1, Cfa_asv=1, Cfa_cm=1))
+    assert float(theirs["min_a_dcf"]) == 0.5
+
+
+@pytest.mark.parametrize("preset, model", [
+    ("asvspoof5", REF.CostModel(Ptrg=0.95 * 0.99, Pnontrg=0.95 * 0.01, Pspf=0.05, Cmiss=1, Cfa_asv=10, Cfa_cm=10)),
+    ("a-dcf-paper", REF.CostModel()),
+])
+def test_min_a_dcf_is_the_organisers_with_infinite_scores(asv, preset, model):
+    # every 7th score of each class made certain: the lowest tenth -inf, the highest tenth +inf
+    rng = np.random.default_rng(5)
+    parts = []
+    for scores in (asv.tar, asv.non, asv.spoof):
+        scores = np.sort(scores)[::7].copy()
+        tenth = scores.size // 10
+        scores[:tenth], scores[-tenth:] = -np.inf, np.inf
+        parts.append(rng.permutation(scores))
+    ours = lc.a_dcf(*parts, cost_model=preset).minimum
+    assert ours == float(REF.calculate_a_dcf(*parts, model)["min_a_dcf"])
+    # their code takes the infinities as they are; with large finite stand-ins it gives the same minimum
+    stand_ins = [np.clip(part, -1e300, 1e300) for part in parts]
+    assert ours == float(REF.calculate_a_dcf(*stand_ins, model)["min_a_dcf"])
+    assert ours == lc.a_dcf(*stand_ins, cost_model=preset).minimum
+
+
 def test_a_dcf_presets():
     assert lc.a_dcf_cost_model() == pytest.approx({"Ptar": 0.9405, "Pnon": 0.0095, "Pspoof": 0.05, "Cmiss": 1,
                                                    "Cfa_asv": 10, "Cfa_cm": 10})
@@ -201,10 +237,10 @@ def test_t_eer_by_hand_with_a_tie_across_the_cm_classes():
     (lambda: lc.a_dcf([1], [0], [0], cost_model={**HAND_MODEL, "Ptar": 0.6}), "add up to 1"),
     (lambda: lc.a_dcf([1], [0], [0], cost_model={"Ptar": 1}), "takes exactly"),
     (lambda: lc.a_dcf([], [0], [0]), "no SASV scores of target trials"),
-    (lambda: lc.a_dcf([1], [0], [np.inf]), "finite"),
+    (lambda: lc.a_dcf([1], [0], [np.nan]), "SASV scores of spoofed trials contain 1 missing values"),
     (lambda: lc.a_dcf([1], [0], [0], threshold=np.nan), "missing"),
     (lambda: lc.t_eer([1], [0], [1], [0], [np.nan]), "missing values"),
-    (lambda: lc.t_eer([1], [-np.inf], [0], [1], [1]), "CM scores of spoofed trials must be finite"),
+    (lambda: lc.t_eer([1], [np.nan], [0], [1], [1]), "CM scores of spoofed trials contain 1 missing values"),
 ])
 def test_refusals_are_sentences(call, words):
     with pytest.raises(ValueError, match=words):

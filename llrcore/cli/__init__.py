@@ -12,9 +12,10 @@
                        [--p-target P] [--json | --csv]
     llrcore classifier SCORES [--labels LABELS] [--score-type logit|log-posterior|probability] [--score brier|log]
                        [--bins 15] [--strategy uniform|quantile] [--html OUT] [--json | --csv]
-    llrcore tdcf CM_SCORES --asv ASV_SCORES [--formulation revised|legacy] [--asv-threshold T] [--by-attack]
-                 [--json | --csv]
-    llrcore sasv CM_SCORES --asv ASV_SCORES [--cost-model asvspoof5|a-dcf-paper] [--by-attack] [--json | --csv]
+    llrcore tdcf CM_SCORES [--key KEY] --asv ASV_SCORES [--asv-key KEY] [--formulation revised|legacy]
+                 [--asv-threshold T] [--by-attack] [--json | --csv]
+    llrcore sasv CM_SCORES [--key KEY] --asv ASV_SCORES [--asv-key KEY] [--cost-model asvspoof5|a-dcf-paper]
+                 [--teer-convention llrcore|asvspoof5|asvspoof5-accelerated] [--by-attack] [--json | --csv]
     llrcore normalize SCORES --key KEY --enrol-cohort F --test-cohort F [--method as-norm] [--top-n N] -o OUT
     llrcore validate SCORES -o validation.html [--log10] [--calibrate-on DEV] [--method affine|pav] [--no-calibration]
                      [--criterion NAME=VALUE ...] [--by COLUMN ...] [--folds K] [--group-by COLUMN] [--name NAME]
@@ -108,6 +109,8 @@ def _with_instruction(error: Exception, args) -> str:
         return str(error.args[0])
     if not (isinstance(error, LoadError) and error.needs_key):
         return str(error)
-    development = getattr(args, "calibrate_on", None)
-    option = "--dev-key" if development and error.path and Path(error.path) == Path(development) else "--key"
+    # the option of the file that needs it: the development file's (calibrate), the ASV's (tdcf, sasv) or the scores'
+    files = {"--dev-key": getattr(args, "calibrate_on", None), "--asv-key": getattr(args, "asv", None)}
+    option = next((option for option, path in files.items() if path and error.path and Path(error.path) == Path(path)),
+                  "--key")
     return f"{error} Give it with {option} KEY_FILE."

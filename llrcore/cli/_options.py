@@ -115,17 +115,21 @@ def add_calibration_options(parser) -> None:
 
 
 def add_tandem_files(parser, *, sasv_file: bool = False) -> None:
-    """The two files of a tandem evaluation (``llrcore tdcf``, ``llrcore sasv``): the CM's scores and the ASV's; with
-    `sasv_file`, ``--asv`` may be left out for an ASVspoof 5 SASV file holding both, and ``--key`` labels the first."""
+    """The two files of a tandem evaluation (``llrcore tdcf``, ``llrcore sasv``) and their keys: the CM's scores
+    (``--key``) and the ASV's (``--asv``, ``--asv-key``), as ASVspoof 2021 ships score files and keys apart; with
+    `sasv_file`, ``--asv`` may be left out for an ASVspoof 5 SASV file holding both, labelled by ``--key``."""
     parser.add_argument("scores", metavar="CM_SCORES", help="the CM's score file: bona fide trials as targets, spoofs "
                         "as non-targets (several systems in one file are evaluated one by one)" + (
                             "; or, without --asv, an ASVspoof 5 SASV score file (spk filename cm-score asv-score "
                             "sasv-score) with its key" if sasv_file else ""))
+    parser.add_argument("--key", metavar="KEY", help="the key of CM_SCORES when it holds scores only (e.g. ASVspoof "
+                        "2021's CM trial_metadata.txt for an 'utt score' file" + (
+                            ", or ASVspoof 5's spk filename cm-label asv-label for an SASV file" if sasv_file else "")
+                        + ")")
     parser.add_argument("--asv", required=not sasv_file, metavar="ASV_SCORES", help="the ASV's score file with target, "
                         "non-target and spoof trials (e.g. the organisers' ASVspoof ASV scores)")
-    if sasv_file:
-        parser.add_argument("--key", metavar="KEY", help="the key of the first file (e.g. ASVspoof 5's "
-                            "spk filename cm-label asv-label, or the track's protocol)")
+    parser.add_argument("--asv-key", metavar="KEY", help="the key of ASV_SCORES when it holds scores only (e.g. "
+                        "ASVspoof 2021's ASV trial_metadata.txt for a 'speaker utt score' file)")
 
 
 def add_output_formats(parser, *, json_help: str = "print the table as JSON",

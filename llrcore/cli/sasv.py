@@ -12,6 +12,7 @@ from ..io import read_trials
 from ..spoofing.adcf import A_DCF_PRESETS, a_dcf_cost_model
 from ..spoofing.sasv import sasv_parts, sasv_table
 from ..spoofing.tandem import NO_ATTACKS, evaluate_tandem
+from ..spoofing.teer import TEER_CONVENTIONS
 from ._options import add_output_formats, add_tandem_files
 from .tdcf import PER_ATTACK_CSV, _asv, _json_value, _systems
 
@@ -22,6 +23,10 @@ SASV_UNITS = (" min a-DCF: of the SASV scores (ASVspoof 5's primary metric). CM:
               "non-target trials (bona fide) and of the spoofs; ASV: the asv-score, as the organisers' "
               "calculate_aDCF_tdcf_tEER; their min t-DCF takes their own ASV's error rates instead of yours.")
 PRESETS = {"asvspoof5": "ASVspoof 5's", "a-dcf-paper": "the a-DCF paper's (a-DCF1)"}
+TEER_WORDS = {"llrcore": "llrcore's operating points (tied scores never split; --teer-convention asvspoof5 for "
+                         "ASVspoof 5's compute_teer)",
+              "asvspoof5": "ASVspoof 5's compute_teer (one operating point per trial, tie blocks split)",
+              "asvspoof5-accelerated": "ASVspoof 5's compute_teer_accelerated (the evaluation package's figure)"}
 
 
 def add_command(commands) -> None:
@@ -34,23 +39,32 @@ def add_command(commands) -> None:
     add_tandem_files(parser, sasv_file=True)
     parser.add_argument("--cost-model", choices=tuple(A_DCF_PRESETS), default="asvspoof5",
                         help="the a-DCF's priors and costs: asvspoof5 (default) or a-dcf-paper")
+    parser.add_argument("--teer-convention", choices=TEER_CONVENTIONS, default="llrcore",
+                        help="the t-EER's operating points: llrcore (default: those a threshold reaches, tied scores "
+                        "never split), asvspoof5 (ASVspoof 5's compute_teer: one per trial, tie blocks split) or "
+                        "asvspoof5-accelerated (its compute_teer_accelerated, the evaluation package's figure); they "
+                        "differ only on tied scores")
     parser.add_argument("--by-attack", action="store_true", help="add the per-attack table (both files need an "
                         "'attack' column)")
     add_output_formats(parser, json_help="print the results as JSON", csv_help=PER_ATTACK_CSV)
     parser.set_defaults(run=run)
 
 
-def _rows(evaluation, cost_model: str, sasv=None) -> pd.DataFrame:
+def _rows(evaluation, args, sasv=None) -> pd.DataFrame:
     """The tandem's rows (attacks, then pooled) with min t-DCF, t-EER %, min a-DCF (ASV) and, from an SASV file,
     min a-DCF."""
     tdcf = evaluation.to_frame()[["attack", "min t-DCF"]]
-    return tdcf.merge(sasv_table(evaluation, sasv=sasv, cost_model=cost_model), on="attack", sort=False)
+    table = sasv_table(evaluation, sasv=sasv, cost_model=args.cost_model, teer_convention=args.teer_convention)
+    return tdcf.merge(table, on="attack", sort=False)
 
 
 def _tandems(args) -> tuple[dict, object, object]:
     """``({name: CM trials}, ASV trials, SASV trials or None)``: two files, or one ASVspoof 5 SASV file split."""
     if args.asv is not None:
-        return _systems(args.scores, args.key), _asv(args.asv), None
+        return _systems(args.scores, args.key), _asv(args.asv, args.asv_key), None
+    if args.asv_key is not None:
+        raise ValueError("--asv-key is the key of the ASV's score file: give that file with --asv too (an ASVspoof 5 "
+                         "SASV file holding both scores takes its key with --key).")
     sasv = read_trials(args.scores, key=args.key)
     if isinstance(sasv, dict):
         raise ValueError(f"{Path(args.scores).name} holds {len(sasv)} systems ({', '.join(sasv)}); without --asv it "
@@ -69,14 +83,15 @@ def run(args) -> str:
         results = {name: evaluate_tandem(trials, asv, by=by, name=name) for name, trials in systems.items()}
     except ValueError as error:  # said with this command's option
         raise ValueError(str(error).replace(NO_ATTACKS, "without --by-attack: the pooled numbers only")) from None
-    frames = {name: _rows(result, args.cost_model, sasv) for name, result in results.items()}
+    frames = {name: _rows(result, args, sasv) for name, result in results.items()}
     summary = pd.DataFrame.from_records([{"system": name, **frame.iloc[-1].drop("attack").to_dict()}
                                          for name, frame in frames.items()]).set_index("system")
     attacks = (pd.concat([frame.assign(system=n) for n, frame in frames.items()]).set_index(["system", "attack"])
                if by else None)
     units = UNITS + (SASV_UNITS if sasv is not None else "")
     if args.json:
-        document = {"a_dcf_cost_model": a_dcf_cost_model(args.cost_model), "units": units,
+        document = {"a_dcf_cost_model": a_dcf_cost_model(args.cost_model), "teer_convention": args.teer_convention,
+                    "units": units,
                     "systems": {name: {**dict(summary.loc[name].items()),
                                        **({"attacks": frames[name].to_dict(orient="records")} if by else {})}
                                 for name in results}}
@@ -87,7 +102,8 @@ def run(args) -> str:
     files = (f"CM: {Path(args.scores).name}; ASV: {Path(args.asv).name}" if sasv is None else
              f"SASV: {Path(args.scores).name} (its cm-score and asv-score)")
     text = (f"{files} ({asv.tar.size:,} targets, {asv.non.size:,} non-targets, {asv.spoof.size:,} spoofs)\n"
-            f"a-DCF cost model ({PRESETS[args.cost_model]}): {model}\nUnits: {units}\n" + _text(summary))
+            f"a-DCF cost model ({PRESETS[args.cost_model]}): {model}\nt-EER: {TEER_WORDS[args.teer_convention]}\n"
+            f"Units: {units}\n" + _text(summary))
     if by:
         text += "\n\nPer attack (every bona fide trial, one attack's spoofs):\n" + _text(attacks)
     return text

@@ -60,8 +60,8 @@ def _systems(path: str, key=None) -> dict:
     return systems
 
 
-def _asv(path: str):
-    loaded = read_trials(path)
+def _asv(path: str, key=None):
+    loaded = read_trials(path, key=key)
     if isinstance(loaded, dict):
         raise ValueError(f"{Path(path).name} holds {len(loaded)} systems ({', '.join(loaded)}); --asv takes the file "
                          "of one speaker verifier.")
@@ -72,7 +72,7 @@ def _asv(path: str):
 
 
 def run(args) -> str:
-    systems, asv = _systems(args.scores), _asv(args.asv)
+    systems, asv = _systems(args.scores, args.key), _asv(args.asv, args.asv_key)
     by = "attack" if args.by_attack else None
     if by:
         lacking = [Path(p).name for p, columns in ((args.scores, next(iter(systems.values())).conditions),

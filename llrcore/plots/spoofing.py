@@ -133,7 +133,9 @@ def attack_bars_figure(results: Mapping[str, TandemEvaluation], *, log_eer: bool
     results : mapping of CM system name to TandemEvaluation
         Broken down by attack (``by=``), the same ASV and formulation for all.
     log_eer : bool
-        A logarithmic CM EER axis (per-attack EERs span three decades on ASVspoof 2019 LA).
+        A logarithmic CM EER axis (per-attack EERs span three decades on ASVspoof 2019 LA), its ticks at 1, 2 and 5
+        times the powers of 10 from below the lowest EER to above the highest, so that every axis has labels. By
+        default a linear axis from 0: bar lengths proportional to the EERs (on a log axis they are not).
     intervals : mapping of CM system name to TandemIntervals, optional
         Bootstrap intervals (:meth:`TandemEvaluation.bootstrap`), drawn as error bars on the bars they have limits
         for (the min t-DCF; the CM EER when it was bootstrapped); a system without one is drawn without.
@@ -162,12 +164,27 @@ def attack_bars_figure(results: Mapping[str, TandemEvaluation], *, log_eer: bool
     for row, (_, title) in enumerate(ATTACK_PANELS, start=1):
         fig.update_yaxes(title_text=title, row=row, col=1)
     if log_eer:
-        fig.update_yaxes(type="log", tickvals=[0.001, 0.01, 0.1, 1, 10, 100],
-                         ticktext=["0.001", "0.01", "0.1", "1", "10", "100"], row=1, col=1)
+        eers = [frame.filter(like="CM EER %").to_numpy(dtype=float) for frame in frames.values()]
+        fig.update_yaxes(type="log", **_log_ticks(np.concatenate([e.ravel() for e in eers])), row=1, col=1)
+    else:
+        fig.update_yaxes(type="linear", rangemode="tozero", row=1, col=1)
     fig.update_yaxes(range=[0, 100], row=2, col=1)
     fig.update_xaxes(type="category", categoryorder="array", categoryarray=order)
     fig.update_xaxes(title_text="attack (pooled: all attacks; every row keeps all bona fide trials)", row=3, col=1)
     return fig
+
+
+def _log_ticks(values: np.ndarray) -> dict:
+    """A log axis over the positive `values` with labelled ticks at 1, 2, 5 x 10^k (powers of 10 only over more than
+    two decades), from the tick at or below the lowest to the first tick above the highest: at least two labels
+    however narrow the values' span (plotly's own log ticks label only powers of 10, none between 5.9 and 8.8)."""
+    positive = values[np.isfinite(values) & (values > 0)]
+    low, high = (positive.min(), positive.max()) if positive.size else (1.0, 100.0)
+    decades = np.arange(np.floor(np.log10(low)) - 1, np.ceil(np.log10(high)) + 2)
+    ticks = np.array([m * 10.0 ** d for d in decades for m in ((1,) if high > 100 * low else (1, 2, 5))])
+    ticks = ticks[(ticks >= ticks[ticks <= low].max()) & (ticks <= ticks[ticks > high].min())]
+    return dict(tickvals=ticks, ticktext=[f"{t:g}" for t in ticks],
+                range=[np.log10(ticks[0]) - 0.02, np.log10(ticks[-1]) + 0.02])
 
 
 def _bars(frame: pd.DataFrame, column: str, name: str, colour: str, *, showlegend: bool) -> go.Bar:

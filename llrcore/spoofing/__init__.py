@@ -12,8 +12,8 @@ here for one release, with a DeprecationWarning.
 """
 from .._moved import forwarding
 from .adcf import ADCF, a_dcf, a_dcf_cost_model
-from .teer import TandemEER, t_eer
+from .teer import TEER_CONVENTIONS, TandemEER, t_eer, t_eer_conventions
 
-__all__ = ["ADCF", "TandemEER", "a_dcf", "a_dcf_cost_model", "t_eer"]
+__all__ = ["ADCF", "TEER_CONVENTIONS", "TandemEER", "a_dcf", "a_dcf_cost_model", "t_eer", "t_eer_conventions"]
 
 __getattr__ = forwarding("spoofing")

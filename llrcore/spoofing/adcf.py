@@ -28,9 +28,11 @@ Cost models (:func:`a_dcf_cost_model`), with the organisers' names:
 ``a_dcf.CostModel`` in both codes).
 
 Thresholds: one per unique score plus ``+inf`` (reject all), accept ``score >= t``; a block of tied scores is never
-split. The organisers' curve (``compute_a_det_curve``) has one point per trial plus one, from a stable sort that
-splits tie blocks (targets first, as they are concatenated first), and reports the highest *rejected* score as the
-threshold. Their extra points inside a tie block first reject targets (the cost rises), then non-targets and spoofs
+split. Infinite scores are allowed (an SASV system certain of a trial): a threshold of ``-inf`` accepts every trial, one
+of ``+inf`` only the trials scored ``+inf``, and the last point still rejects every trial, ``+inf`` ones included
+(its threshold is written ``+inf`` too, the one above every score), as the organisers' last point does. The
+organisers' curve (``compute_a_det_curve``) has one point per trial plus one, from a stable sort that splits tie
+blocks (targets first, as they are concatenated first), and reports the highest *rejected* score as the threshold. Their extra points inside a tie block first reject targets (the cost rises), then non-targets and spoofs
 (it falls), so none is below the block's two ends, which are points here: the minimum is theirs bit for bit, ties or
 not (test against their code), and :attr:`ADCF.threshold` is the lowest *accepted* score of the same point.
 """
@@ -96,7 +98,7 @@ class ADCF:
     actual : float
         The normalised a-DCF at the threshold given to :func:`a_dcf` (NaN when none was given).
     thresholds : ndarray
-        Every unique score in ascending order, then ``+inf`` (reject all).
+        Every unique score in ascending order, then ``+inf`` (reject all, ``+inf`` scores included).
     curve : ndarray
         The normalised a-DCF at each of `thresholds`.
     pmiss, pfa_nontarget, pfa_spoof : ndarray
@@ -124,13 +126,6 @@ class ADCF:
                              "pfa_spoof": self.pfa_spoof, "a_dcf": self.curve})
 
 
-def _sorted(scores, what: str) -> np.ndarray:
-    scores = np.sort(as_scores(scores, what))
-    if not np.isfinite(scores[[0, -1]]).all():
-        raise ValueError(f"The {what} must be finite numbers (one is infinite).")
-    return scores
-
-
 def _rates(tar: np.ndarray, non: np.ndarray, spoof: np.ndarray, thresholds):
     """Targets rejected, non-targets and spoofs accepted at `thresholds` (accept ``score >= t``), from sorted scores."""
     below = [np.searchsorted(scores, thresholds, side="left") for scores in (tar, non, spoof)]
@@ -155,7 +150,7 @@ def a_dcf(target, nontarget, spoof, *, cost_model: str | Mapping | None = "asvsp
     ----------
     target, nontarget, spoof : array_like
         SASV scores (one per trial; higher = more likely the claimed speaker, bona fide) of target, zero-effort
-        non-target and spoofed trials. Finite.
+        non-target and spoofed trials; ``+inf`` and ``-inf`` allowed, NaN refused.
     cost_model : str or dict
         ``"asvspoof5"`` (default), ``"a-dcf-paper"``, or a dict with ``Ptar, Pnon, Pspoof, Cmiss, Cfa_asv, Cfa_cm``.
     threshold : float, optional
@@ -168,18 +163,21 @@ def a_dcf(target, nontarget, spoof, *, cost_model: str | Mapping | None = "asvsp
     Raises
     ------
     ValueError
-        With a sentence for empty or non-finite scores, an unknown preset or a bad cost model.
+        With a sentence for empty scores or missing ones (NaN), an unknown preset or a bad cost model.
     """
     model = _cost_model(cost_model)
-    tar = _sorted(target, "SASV scores of target trials")
-    non = _sorted(nontarget, "SASV scores of non-target trials")
-    spf = _sorted(spoof, "SASV scores of spoofed trials")
+    tar = np.sort(as_scores(target, "SASV scores of target trials"))
+    non = np.sort(as_scores(nontarget, "SASV scores of non-target trials"))
+    spf = np.sort(as_scores(spoof, "SASV scores of spoofed trials"))
     default = min(model["Cfa_asv"] * model["Pnon"] + model["Cfa_cm"] * model["Pspoof"], model["Cmiss"] * model["Ptar"])
     if not default > 0:
         raise ValueError("The a-DCF cannot be normalised with this cost model: a system that rejects everything, or "
                          "one that accepts everything, costs nothing.")
-    thresholds = np.append(np.unique(np.concatenate([tar, non, spf])), np.inf)
-    pmiss, pfa_non, pfa_spoof = _rates(tar, non, spf, thresholds)
+    scores = np.unique(np.concatenate([tar, non, spf]))
+    thresholds = np.append(scores, np.inf)
+    # reject all: no threshold rejects a +inf score, so this point's rates are written out rather than counted
+    pmiss, pfa_non, pfa_spoof = (np.append(rate, everything_rejected) for rate, everything_rejected
+                                 in zip(_rates(tar, non, spf, scores), (1.0, 0.0, 0.0)))
     curve = _cost(model, pmiss, pfa_non, pfa_spoof, default)
     best = int(np.argmin(curve))
     actual = np.nan

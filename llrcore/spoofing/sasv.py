@@ -31,9 +31,9 @@ import pandas as pd
 from ..data.trials import Trials
 from .adcf import a_dcf
 from .tandem import POOLED, TandemEvaluation
-from .teer import t_eer
+from .teer import t_eer, t_eer_conventions
 
-__all__ = ["ASV_SCORE", "CM_SCORE", "sasv_parts", "sasv_table"]
+__all__ = ["ASV_SCORE", "CM_SCORE", "sasv_parts", "sasv_table", "tandem_teer_conventions"]
 
 #: The metadata columns of an ASVspoof 5 SASV score file holding each trial's CM and ASV scores, and the CM key.
 CM_SCORE, ASV_SCORE, CM_LABEL = "cm-score", "asv-score", "cm-label"
@@ -95,7 +95,8 @@ def _scores(meta: pd.DataFrame, column: str, name: str) -> np.ndarray:
 
 
 def sasv_table(evaluation: TandemEvaluation, *, sasv: Trials | None = None,
-               cost_model: str | Mapping | None = "asvspoof5", percent: bool = True) -> pd.DataFrame:
+               cost_model: str | Mapping | None = "asvspoof5", percent: bool = True,
+               teer_convention: str = "llrcore") -> pd.DataFrame:
     """One row per attack, then ``pooled`` (the rows of :meth:`TandemEvaluation.to_frame`): ``attack``, ``t-EER``
     and ``min a-DCF (ASV)`` (see the module docstring, :mod:`llrcore.spoofing.sasv`), and ``min a-DCF`` of the SASV
     scores when `sasv` is given.
@@ -111,6 +112,9 @@ def sasv_table(evaluation: TandemEvaluation, *, sasv: Trials | None = None,
         The a-DCF's: ``"asvspoof5"`` (default), ``"a-dcf-paper"`` or a dict (:func:`~llrcore.a_dcf`).
     percent : bool
         The t-EER in percent, its column named ``t-EER %`` (default), or a fraction named ``t-EER``.
+    teer_convention : {"llrcore", "asvspoof5", "asvspoof5-accelerated"}
+        The t-EER's operating points (:func:`~llrcore.t_eer`'s `convention`): ours (default), or the ASVspoof 5
+        evaluation package's ``compute_teer`` or ``compute_teer_accelerated``; they differ only on tied scores.
     """
     scale, unit = (100.0, " %") if percent else (1.0, "")
     spoof_attacks = None
@@ -120,10 +124,36 @@ def sasv_table(evaluation: TandemEvaluation, *, sasv: Trials | None = None,
     for row in evaluation.rows:
         cm, asv = row.cm_trials, row.asv_trials
         record = {"attack": row.attack,
-                  f"t-EER{unit}": scale * t_eer(cm.tar, cm.non, asv.tar, asv.non, asv.spoof).value,
+                  f"t-EER{unit}": scale * t_eer(cm.tar, cm.non, asv.tar, asv.non, asv.spoof,
+                                                convention=teer_convention).value,
                   "min a-DCF (ASV)": a_dcf(asv.tar, asv.non, asv.spoof, cost_model=cost_model).minimum}
         if sasv is not None:
             spoof = sasv.spoof if row.attack == POOLED else sasv.spoof[spoof_attacks == row.attack]
             record["min a-DCF"] = a_dcf(sasv.tar, sasv.non, spoof, cost_model=cost_model).minimum
         records.append(record)
+    return pd.DataFrame.from_records(records)
+
+
+def tandem_teer_conventions(evaluations: Mapping[str, TandemEvaluation]) -> pd.DataFrame:
+    """Each CM's pooled t-EER (%) in every convention of :func:`~llrcore.t_eer`, side by side: ours and the
+    ASVspoof 5 evaluation package's ``compute_teer`` and ``compute_teer_accelerated``, which differ from ours only
+    on tied scores (why: :func:`~llrcore.t_eer_conventions`, the module docstring of :mod:`llrcore.spoofing.teer`).
+
+    Parameters
+    ----------
+    evaluations : mapping of CM system name to TandemEvaluation
+        Each CM with the same ASV (:func:`~llrcore.evaluate_tandem`); the pooled row's trials are taken.
+
+    Returns
+    -------
+    DataFrame
+        One row per CM: ``system``, then one column per convention named by its tool (``llrcore (default)``,
+        ``ASVspoof 5 compute_teer``, ``ASVspoof 5 compute_teer_accelerated``), the t-EER in percent.
+    """
+    records = []
+    for name, evaluation in evaluations.items():
+        row = next(row for row in evaluation.rows if row.attack == POOLED)
+        cm, asv = row.cm_trials, row.asv_trials
+        table = t_eer_conventions(cm.tar, cm.non, asv.tar, asv.non, asv.spoof)
+        records.append({"system": name, **dict(zip(table["tool"], table["t-EER %"]))})
     return pd.DataFrame.from_records(records)

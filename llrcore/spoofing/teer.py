@@ -28,14 +28,27 @@ one with the smallest ``|Pmiss_tdm - Pfa_tdm|``; of these pairs the crossing is 
 threshold (``O(M log N)``: a second on the ASVspoof 2019 LA eval scores, where the double loop takes hours and the
 ASVspoof 5 package switches to a coarse-then-fine search, ``compute_teer_accelerated``).
 
-Operating points: one per unique score plus ``+inf`` for each system; a block of tied scores is never split.
-Thresholds are the lowest *accepted* scores (accept ``score >= threshold``). The organisers' curves have one point
-per trial, from a stable sort that splits tie blocks, and reports the highest *rejected* score. On scores without ties
-both have the same points and the t-EER is theirs bit for bit (tests against their code). With ties, their extra
-points inside a block are operating points no threshold reaches, and unlike a minimum cost, the crossing can fall on
-one of them: here it is their loop's crossing on the points a threshold reaches (test), which on heavily tied lists
-(scores rounded to integers) can differ from their figure by several points of t-EER. On the ASVspoof 2019 LA files,
-whose 6 decimals tie a few hundred scores, it does not differ.
+Operating points (`convention`):
+
+- ``"llrcore"`` (default): one per unique score plus one that rejects everything (threshold ``+inf``) for each
+  system; a block of tied scores is never split, so every point is one a threshold reaches. Thresholds are the lowest
+  *accepted* scores (accept ``score >= threshold``). Infinite scores are allowed: a ``-inf`` threshold accepts all,
+  a ``+inf`` one the ``+inf`` scores, and only the last point rejects those.
+- ``"asvspoof5"``: the organisers' curves (``compute_det_curve``, ``compute_Pmiss_Pfa_Pspoof_curves``): one point per
+  trial plus one, in the order of a stable sort of the scores concatenated class by class (bona fide before spoof for
+  the CM; target, non-target, then spoof for the ASV), so a block of tied scores is split, its trials rejected one
+  class after the other. Their thresholds are the highest *rejected* score (the lowest score minus 0.001 where
+  nothing is rejected). Equal to ``compute_teer`` bit for bit, ties or not (tests against their code).
+- ``"asvspoof5-accelerated"``: the evaluation package's ``compute_teer_accelerated``, which its
+  ``calculate_aDCF_tdcf_tEER`` calls (the leaderboard's figure): when both curves have at least 3,000 points, the
+  crossing of every ``len // 3000``-th point of each, then ``compute_teer`` on the 1,600 points either side of it
+  (the path then covers that window only); else ``compute_teer``.
+
+On scores without ties the first two have the same points and the same t-EER. With ties, the organisers' extra points
+inside a block are operating points no threshold reaches, and unlike a minimum cost, the crossing can fall on one of
+them (their split rejects a block's bona fide trials before its spoofs, which moves the CM's curve between the block's
+two ends): on scores rounded to 0.1 the two differ by up to tens of points of t-EER, on 2 decimals by a fraction of a
+point. On the ASVspoof 2019 LA files, whose 6 decimals tie a few hundred scores, they agree.
 
 Only the five marginal score sets enter: the CM's bona fide and spoof scores and the ASV's target, non-target and spoof
 scores. For an SASV list where every trial has both scores (ASVspoof 5), the CM's bona fide scores are those of the
@@ -46,13 +59,18 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
+import pandas as pd
 
 from ..data.checks import as_scores
 
-__all__ = ["TandemEER", "t_eer"]
+__all__ = ["TEER_CONVENTIONS", "TandemEER", "t_eer", "t_eer_conventions"]
 
 #: The spoof prevalence of the path the organisers follow; any value gives the same concurrent point.
 _RHO = 0.5
+#: The operating points of :func:`t_eer` (see the module docstring).
+TEER_CONVENTIONS = ("llrcore", "asvspoof5", "asvspoof5-accelerated")
+#: ``compute_teer_accelerated``'s defaults: the coarse search's number of points, the fine search's half window.
+_DECIMATED_SIZE, _WINDOW = 3000, 1600
 
 
 @dataclass(frozen=True, eq=False)
@@ -64,13 +82,16 @@ class TandemEER:
     value : float
         The concurrent t-EER (a fraction): the tandem's spoof false-alarm rate at the crossing of the t-EER paths.
     cm_threshold, asv_threshold : float
-        The crossing's thresholds (accept ``score >= threshold``).
+        The crossing's thresholds: with ``convention="llrcore"`` the lowest accepted scores (accept
+        ``score >= threshold``), with the organisers' conventions their thresholds, the highest rejected scores.
     pmiss, pfa_nontarget, pfa_spoof : float
         The tandem's miss, non-target false-alarm and spoof false-alarm rates there (nearly equal).
     path_asv, path_cm : ndarray
         The ``rho = 1/2`` t-EER path: ASV thresholds where a t-EER exists and the CM threshold paired with each.
     path_teer : ndarray
         The t-EER along that path, ``(Pmiss_tdm + Pfa_tdm) / 2``.
+    convention : str
+        The operating points it was computed on (:data:`TEER_CONVENTIONS`).
     """
 
     value: float
@@ -82,33 +103,74 @@ class TandemEER:
     path_asv: np.ndarray = field(repr=False)
     path_cm: np.ndarray = field(repr=False)
     path_teer: np.ndarray = field(repr=False)
+    convention: str = "llrcore"
 
     def __float__(self) -> float:
         return self.value
 
 
 def _sorted(scores, what: str) -> np.ndarray:
-    scores = np.sort(as_scores(scores, what))
-    if not np.isfinite(scores[[0, -1]]).all():
-        raise ValueError(f"The {what} must be finite numbers (one is infinite).")
-    return scores
+    return np.sort(as_scores(scores, what))
+
+
+def _with_reject_all(thresholds: np.ndarray, *rates: np.ndarray):
+    """The points at `thresholds` (the unique scores) and a last one that rejects every trial, ``+inf`` ones too: its
+    threshold written ``+inf`` (above every score), its rates written out (miss 1, false alarms 0), since no
+    threshold rejects a ``+inf`` score."""
+    return (np.append(thresholds, np.inf), *(np.append(rate, end) for rate, end in zip(rates, (1.0, 0.0, 0.0))))
 
 
 def _cm_points(bonafide: np.ndarray, spoof: np.ndarray):
-    """Thresholds, miss and false-alarm rates of the CM, one point per unique score and ``+inf``."""
-    thresholds = np.append(np.unique(np.concatenate([bonafide, spoof])), np.inf)
+    """Thresholds, miss and false-alarm rates of the CM, one point per unique score and one that rejects all."""
+    thresholds = np.unique(np.concatenate([bonafide, spoof]))
     pmiss = np.searchsorted(bonafide, thresholds, side="left") / bonafide.size
     pfa = (spoof.size - np.searchsorted(spoof, thresholds, side="left")) / spoof.size
-    return thresholds, pmiss, pfa
+    return _with_reject_all(thresholds, pmiss, pfa)
 
 
 def _asv_points(tar: np.ndarray, non: np.ndarray, spoof: np.ndarray):
     """Thresholds, miss, non-target and spoof false-alarm rates of the ASV (``1 - rejected / N``, as the organisers
-    write them, so that every rate is theirs bit for bit)."""
-    thresholds = np.append(np.unique(np.concatenate([tar, non, spoof])), np.inf)
+    write them, so that every rate is theirs bit for bit), one point per unique score and one that rejects all."""
+    thresholds = np.unique(np.concatenate([tar, non, spoof]))
     pmiss = np.searchsorted(tar, thresholds, side="left") / tar.size
     pfa_non = 1 - np.searchsorted(non, thresholds, side="left") / non.size
     pfa_spoof = 1 - np.searchsorted(spoof, thresholds, side="left") / spoof.size
+    return _with_reject_all(thresholds, pmiss, pfa_non, pfa_spoof)
+
+
+def _trial_order(classes: list[np.ndarray]):
+    """The organisers' walk: the scores of all `classes` (each sorted) in the order of a stable sort of their
+    concatenation, and after each trial the number of every class's trials rejected so far.
+
+    A trial's place is its rank in its class plus the number of other classes' trials before it: those with a lower
+    score, and on a tie those of the classes concatenated before its own (no argsort needed).
+    """
+    size = sum(scores.size for scores in classes)
+    merged, label = np.empty(size), np.empty(size, dtype=np.int64)
+    for k, scores in enumerate(classes):
+        place = np.arange(scores.size)
+        for j, other in enumerate(classes):
+            if j != k:
+                place += np.searchsorted(other, scores, side="right" if j < k else "left")
+        merged[place], label[place] = scores, k
+    rejected = [np.cumsum(label == k) for k in range(len(classes))]
+    return np.concatenate([[merged[0] - 0.001], merged]), rejected
+
+
+def _cm_trial_points(bonafide: np.ndarray, spoof: np.ndarray):
+    """The CM's curve as ``compute_det_curve`` draws it: one point per trial plus one."""
+    thresholds, (bonafide_rejected, spoof_rejected) = _trial_order([bonafide, spoof])
+    pmiss = np.concatenate([[0.0], bonafide_rejected / bonafide.size])
+    pfa = np.concatenate([[1.0], (spoof.size - spoof_rejected) / spoof.size])
+    return thresholds, pmiss, pfa
+
+
+def _asv_trial_points(tar: np.ndarray, non: np.ndarray, spoof: np.ndarray):
+    """The ASV's curves as ``compute_Pmiss_Pfa_Pspoof_curves`` draws them: one point per trial plus one."""
+    thresholds, (tar_rejected, non_rejected, spoof_rejected) = _trial_order([tar, non, spoof])
+    pmiss = np.concatenate([[0.0], tar_rejected / tar.size])
+    pfa_non = np.concatenate([[1.0], 1 - non_rejected / non.size])
+    pfa_spoof = np.concatenate([[1.0], 1 - spoof_rejected / spoof.size])
     return thresholds, pmiss, pfa_non, pfa_spoof
 
 
@@ -147,11 +209,47 @@ def _path_index(cm_pmiss, cm_pfa, a, b, c) -> np.ndarray:
     return np.where(take_before, start, after)
 
 
-def t_eer(cm_bonafide, cm_spoof, asv_target, asv_nontarget, asv_spoof) -> TandemEER:
+def _crossing(cm, asv):
+    """The concurrent point of the CM's points `cm` ``(thresholds, pmiss, pfa)`` and the ASV's `asv` ``(thresholds,
+    pmiss, pfa_non, pfa_spoof)``: ``(ASV index, CM index, path)``, the path as ``(ASV indices, CM indices)``."""
+    cm_pmiss, cm_pfa = cm[1], cm[2]
+    # where the rho = 1/2 path exists; never empty on a whole curve: the first point misses nothing, accepts all
+    allowed = np.flatnonzero(asv[1] < (1 - _RHO) * asv[2] + _RHO * asv[3])
+    a, b, c = (rate[allowed] for rate in asv[1:])
+    index = _path_index(cm_pmiss, cm_pfa, a, b, c)
+    with np.errstate(divide="ignore", invalid="ignore"):  # 0/0 and x/0 are never the crossing, as in their loop
+        criterion = np.abs(b / c - cm_pfa[index] / (1 - cm_pmiss[index]))
+    criterion[np.isnan(criterion)] = np.inf
+    best = int(np.argmin(criterion)) if criterion.size else 0
+    if not criterion.size or not np.isfinite(criterion[best]):  # said rather than a wrong number
+        raise ValueError("The t-EER paths never cross: wherever a t-EER exists, the ASV accepts no spoof or the CM "
+                         "rejects every bona fide trial.")
+    return int(allowed[best]), int(index[best]), (allowed, index)
+
+
+def _points(points, keep):
+    """The points `points` (thresholds and rates) at the indices or slice `keep`."""
+    return tuple(values[keep] for values in points)
+
+
+def _accelerated_window(cm, asv):
+    """``compute_teer_accelerated``'s fine-search window: the CM's and the ASV's points within ``_WINDOW`` of the
+    crossing of every ``len // _DECIMATED_SIZE``-th point, or all of them when either curve is shorter."""
+    asv_step, cm_step = asv[0].size // _DECIMATED_SIZE, cm[0].size // _DECIMATED_SIZE
+    if not (asv_step and cm_step):
+        return cm, asv
+    asv_index, cm_index, _ = _crossing(_points(cm, slice(None, None, cm_step)),
+                                       _points(asv, slice(None, None, asv_step)))
+    asv_centre, cm_centre = asv_index * asv_step, cm_index * cm_step
+    return (_points(cm, slice(max(cm_centre - _WINDOW, 0), cm_centre + _WINDOW)),
+            _points(asv, slice(max(asv_centre - _WINDOW, 0), asv_centre + _WINDOW)))
+
+
+def t_eer(cm_bonafide, cm_spoof, asv_target, asv_nontarget, asv_spoof, *, convention: str = "llrcore") -> TandemEER:
     """The concurrent t-EER of a countermeasure in tandem with a speaker verifier (Kinnunen et al., IEEE TPAMI 2023).
 
-    The definition and the organisers' way of finding it are in the module docstring (:mod:`llrcore.spoofing.teer`).
-    Equal to ``compute_teer`` of the ASVspoof 5 evaluation package, given as a fraction (theirs is in percent).
+    The definition, the organisers' way of finding it and the conventions are in the module docstring
+    (:mod:`llrcore.spoofing.teer`); :func:`t_eer_conventions` puts the conventions side by side.
 
     Parameters
     ----------
@@ -160,6 +258,11 @@ def t_eer(cm_bonafide, cm_spoof, asv_target, asv_nontarget, asv_spoof) -> Tandem
         bona fide ones are the CM scores of its target and its non-target trials together.
     asv_target, asv_nontarget, asv_spoof : array_like
         ASV scores of target, zero-effort non-target and spoofed trials.
+    convention : {"llrcore", "asvspoof5", "asvspoof5-accelerated"}
+        The operating points: ``"llrcore"`` (default) those a threshold reaches, tie blocks never split;
+        ``"asvspoof5"`` one per trial, tie blocks split as the ASVspoof 5 evaluation package's ``compute_teer``
+        splits them (its value bit for bit, as a fraction where theirs is in percent); ``"asvspoof5-accelerated"``
+        its ``compute_teer_accelerated``, the coarse-then-fine search its ``calculate_aDCF_tdcf_tEER`` runs.
 
     Returns
     -------
@@ -168,33 +271,74 @@ def t_eer(cm_bonafide, cm_spoof, asv_target, asv_nontarget, asv_spoof) -> Tandem
     Raises
     ------
     ValueError
-        With a sentence for empty, NaN or infinite scores.
+        With a sentence for empty or missing (NaN) scores, or an unknown convention. Infinite scores are allowed.
     """
+    if convention not in TEER_CONVENTIONS:
+        raise ValueError(f"Unknown t-EER convention {convention!r}: use 'llrcore' (the points a threshold reaches), "
+                         "'asvspoof5' (ASVspoof 5's compute_teer) or 'asvspoof5-accelerated' (its "
+                         "compute_teer_accelerated).")
     bonafide = _sorted(cm_bonafide, "CM scores of bona fide trials")
     cm_spoof = _sorted(cm_spoof, "CM scores of spoofed trials")
-    tar = _sorted(asv_target, "ASV target scores")
-    non = _sorted(asv_nontarget, "ASV non-target scores")
-    spoof = _sorted(asv_spoof, "ASV spoof scores")
-    cm_thresholds, cm_pmiss, cm_pfa = _cm_points(bonafide, cm_spoof)
-    asv_thresholds, a, b, c = _asv_points(tar, non, spoof)
-
-    # where the rho = 1/2 path exists; never empty: the lowest threshold misses nothing and accepts everything
-    allowed = a < (1 - _RHO) * b + _RHO * c
-    a, b, c, asv_thresholds = a[allowed], b[allowed], c[allowed], asv_thresholds[allowed]
-    index = _path_index(cm_pmiss, cm_pfa, a, b, c)
-    _, pmiss_tdm, pfa_tdm = _gap(cm_pmiss[index], cm_pfa[index], a, b, c)
-    with np.errstate(divide="ignore", invalid="ignore"):  # 0/0 and x/0 are never the crossing, as in their loop
-        criterion = np.abs(b / c - cm_pfa[index] / (1 - cm_pmiss[index]))
-    criterion[np.isnan(criterion)] = np.inf
-    best = int(np.argmin(criterion))
-    if not np.isfinite(criterion[best]):  # not met on any list tried; said rather than a wrong number
-        raise ValueError("The t-EER paths never cross: wherever a t-EER exists, the ASV accepts no spoof or the CM "
-                         "rejects every bona fide trial.")
-    point = index[best]
+    asv = [_sorted(asv_target, "ASV target scores"), _sorted(asv_nontarget, "ASV non-target scores"),
+           _sorted(asv_spoof, "ASV spoof scores")]
+    if convention == "llrcore":
+        cm, asv = _cm_points(bonafide, cm_spoof), _asv_points(*asv)
+    else:
+        cm, asv = _cm_trial_points(bonafide, cm_spoof), _asv_trial_points(*asv)
+    if convention == "asvspoof5-accelerated":
+        cm, asv = _accelerated_window(cm, asv)
+    asv_index, cm_index, (path_asv, path_cm) = _crossing(cm, asv)
+    _, pmiss_tdm, pfa_tdm = _gap(cm[1][path_cm], cm[2][path_cm], *(rate[path_asv] for rate in asv[1:]))
+    (cm_threshold, cm_pmiss, cm_pfa), (asv_threshold, a, b, c) = _points(cm, cm_index), _points(asv, asv_index)
     return TandemEER(
-        value=float(c[best] * cm_pfa[point]), cm_threshold=float(cm_thresholds[point]),
-        asv_threshold=float(asv_thresholds[best]),
-        pmiss=float(cm_pmiss[point] + (1 - cm_pmiss[point]) * a[best]),
-        pfa_nontarget=float((1 - cm_pmiss[point]) * b[best]), pfa_spoof=float(cm_pfa[point] * c[best]),
-        path_asv=asv_thresholds, path_cm=cm_thresholds[index], path_teer=(pmiss_tdm + pfa_tdm) / 2,
+        value=float(c * cm_pfa), cm_threshold=float(cm_threshold), asv_threshold=float(asv_threshold),
+        pmiss=float(cm_pmiss + (1 - cm_pmiss) * a), pfa_nontarget=float((1 - cm_pmiss) * b),
+        pfa_spoof=float(cm_pfa * c), path_asv=asv[0][path_asv], path_cm=cm[0][path_cm],
+        path_teer=(pmiss_tdm + pfa_tdm) / 2, convention=convention,
     )
+
+
+#: Each convention's name and the sentence saying where its points come from (:func:`t_eer_conventions`).
+_TOOLS = {
+    "llrcore": ("llrcore (default)", "Only operating points a threshold reaches: each block of tied scores is "
+                "accepted or rejected whole."),
+    "asvspoof5": ("ASVspoof 5 compute_teer", "One operating point per trial: its stable sort splits each block of "
+                  "tied scores, rejecting the block's bona fide trials before its spoofs (targets before "
+                  "non-targets before spoofs for the ASV), points no threshold reaches, and the crossing can fall "
+                  "on one of them."),
+    "asvspoof5-accelerated": ("ASVspoof 5 compute_teer_accelerated", "compute_teer near the crossing found on every "
+                              "len // 3000-th point of each curve (what the evaluation package's "
+                              "calculate_aDCF_tdcf_tEER reports); compute_teer itself below 3,000 trials."),
+}
+
+
+def t_eer_conventions(cm_bonafide, cm_spoof, asv_tar, asv_non, asv_spoof) -> pd.DataFrame:
+    """The concurrent t-EER in each convention of :func:`t_eer`, side by side, with the sentence saying why they
+    differ (only on tied scores: see the module docstring, :mod:`llrcore.spoofing.teer`).
+
+    Parameters
+    ----------
+    cm_bonafide, cm_spoof, asv_tar, asv_non, asv_spoof : array_like
+        As :func:`t_eer` (its `asv_target`, `asv_nontarget`, `asv_spoof`).
+
+    Returns
+    -------
+    DataFrame
+        One row per convention (:data:`TEER_CONVENTIONS`): ``convention``, ``tool``, ``t-EER %``, ``CM threshold``,
+        ``ASV threshold`` (each convention's own, see :class:`TandemEER`) and ``why``.
+
+    Examples
+    --------
+    The worked example of docs/conventions.md (``## t-EER``): a bona fide and a spoof CM score tied at 1.
+
+    >>> import llrcore as lc
+    >>> table = lc.t_eer_conventions([1], [0, 1, 3], [4], [1], [0, 3])
+    >>> table["t-EER %"].round(2).tolist()
+    [66.67, 33.33, 33.33]
+    """
+    rows = []
+    for convention, (tool, why) in _TOOLS.items():
+        result = t_eer(cm_bonafide, cm_spoof, asv_tar, asv_non, asv_spoof, convention=convention)
+        rows.append({"convention": convention, "tool": tool, "t-EER %": 100 * result.value,
+                     "CM threshold": result.cm_threshold, "ASV threshold": result.asv_threshold, "why": why})
+    return pd.DataFrame.from_records(rows)

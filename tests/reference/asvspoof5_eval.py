@@ -1,7 +1,7 @@
 """Test-only reference: the organisers' a-DCF and concurrent t-EER code, vendored to test llrcore against it.
 
-Never imported by llrcore; only tests/test_sasv_metrics.py loads it. Provenance (code copied, trimmed of printing and
-file reading, otherwise unchanged):
+Never imported by llrcore; tests load it (test_sasv_metrics.py, test_teer_conventions.py and others). Provenance
+(code copied, trimmed of printing and file reading, otherwise unchanged, except where said):
 
 - ``compute_a_det_curve``, ``normalize``, ``calculate_a_dcf`` and ``CostModel``: github.com/asvspoof-challenge/asvspoof5,
   ``evaluation-package/a_dcf.py`` at commit fe23d3053a0889b305d98c9e4cadf418c213d972 (2024-09-15), "Adopted from
@@ -10,8 +10,16 @@ file reading, otherwise unchanged):
 - ``compute_det_curve``, ``compute_Pmiss_Pfa_Pspoof_curves``: github.com/TakHemlata/T-EER, ``eval_metrics.py``, and
   ``concurrent_teer``: the concurrent t-EER loop of its ``evaluate_tEER.py`` for the one spoof prevalence rho = 0.5,
   wrapped in a function exactly as the ASVspoof 5 evaluation package's ``compute_teer`` wraps it (that file,
-  ``evaluation-package/calculate_modules.py``, carries no licence, so it is not copied); commit
-  c2772353d24c5a0215b5c48da9e10c68dd958f36 (2023-09-25); MIT License, Copyright (c) 2023 Hemlata (below).
+  ``evaluation-package/calculate_modules.py``, carries no licence, so it is not copied), with its
+  ``flag_return_index`` (``return_index`` here: the loop's ``xpoint_index``, the ASV and CM indices of the crossing);
+  commit c2772353d24c5a0215b5c48da9e10c68dd958f36 (2023-09-25); MIT License, Copyright (c) 2023 Hemlata (below).
+- ``t_eer_accelerated``: the decimated search of that package's ``compute_teer_accelerated`` (same file, commit
+  fe23d3053a0889b305d98c9e4cadf418c213d972, last changed in a24b52cd2d294b0fbee582265a42d63804edcf6b, 2024-07-19),
+  written again here step for step around ``concurrent_teer`` since the file carries no licence: when both curves
+  have at least ``size_decimated`` (3000) points, ``concurrent_teer`` on every ``len // size_decimated``-th point of
+  each, then on the points within ``bin_width`` (1600) of the crossing found, scaled back; else on all points. Called
+  as its ``calculate_aDCF_tdcf_tEER`` calls it (CM curve of the bona fide and spoof CM scores, ASV curves of the
+  target, non-target and spoof ASV scores).
 
 MIT License (both, with their copyright lines above)
 
@@ -151,8 +159,9 @@ def compute_det_curve(target_scores, nontarget_scores):
     return frr, far, thresholds
 
 
-def concurrent_teer(Pmiss_CM, Pfa_CM, tau_CM, Pmiss_ASV, Pfa_non_ASV, Pfa_spf_ASV, tau_ASV):
-    """The concurrent t-EER in percent, and the (ASV, CM) thresholds of the crossing."""
+def concurrent_teer(Pmiss_CM, Pfa_CM, tau_CM, Pmiss_ASV, Pfa_non_ASV, Pfa_spf_ASV, tau_ASV, return_index=False):
+    """The concurrent t-EER in percent, and the (ASV, CM) thresholds of the crossing (its (ASV, CM) indices with
+    `return_index`, as compute_teer's flag_return_index)."""
     rho_spf = 0.5
 
     # Table to store the CM threshold index, per each of the ASV operating points
@@ -161,6 +170,7 @@ def concurrent_teer(Pmiss_CM, Pfa_CM, tau_CM, Pmiss_ASV, Pfa_non_ASV, Pfa_spf_AS
     # best intersection point
     xpoint_crit_best = np.inf
     xpoint = np.empty(2)
+    xpoint_index = []
 
     # Loop over all possible ASV thresholds
     for tau_ASV_idx, tau_ASV_val in enumerate(tau_ASV):
@@ -186,8 +196,9 @@ def concurrent_teer(Pmiss_CM, Pfa_CM, tau_CM, Pmiss_ASV, Pfa_non_ASV, Pfa_spf_AS
                 xpoint[0] = tau_ASV_val
                 xpoint[1] = tau_CM[tmp]
                 xpoint_tEER = Pfa_spf_ASV[tau_ASV_idx]*Pfa_CM[tmp]
+                xpoint_index = [tau_ASV_idx, tmp]
 
-    return xpoint_tEER*100, xpoint
+    return xpoint_tEER*100, (xpoint_index if return_index else xpoint)
 
 
 def t_eer(cm_bonafide, cm_spoof, asv_tar, asv_non, asv_spoof):
@@ -195,3 +206,21 @@ def t_eer(cm_bonafide, cm_spoof, asv_tar, asv_non, asv_spoof):
     Pmiss_ASV, Pfa_non_ASV, Pfa_spf_ASV, tau_ASV = compute_Pmiss_Pfa_Pspoof_curves(asv_tar, asv_non, asv_spoof)
     Pmiss_CM, Pfa_CM, tau_CM = compute_det_curve(cm_bonafide, cm_spoof)
     return concurrent_teer(Pmiss_CM, Pfa_CM, tau_CM, Pmiss_ASV, Pfa_non_ASV, Pfa_spf_ASV, tau_ASV)
+
+
+def t_eer_accelerated(cm_bonafide, cm_spoof, asv_tar, asv_non, asv_spoof, size_decimated=3000, bin_width=1600):
+    """The concurrent t-EER in percent as the ASVspoof 5 package's compute_teer_accelerated finds it (see above)."""
+    Pmiss_ASV, Pfa_non_ASV, Pfa_spf_ASV, tau_ASV = compute_Pmiss_Pfa_Pspoof_curves(asv_tar, asv_non, asv_spoof)
+    Pmiss_CM, Pfa_CM, tau_CM = compute_det_curve(cm_bonafide, cm_spoof)
+    cm, asv = (Pmiss_CM, Pfa_CM, tau_CM), (Pmiss_ASV, Pfa_non_ASV, Pfa_spf_ASV, tau_ASV)
+    ds_asv_ratio, ds_cm_ratio = tau_ASV.shape[0] // size_decimated, tau_CM.shape[0] // size_decimated
+    if ds_asv_ratio > 0 and ds_cm_ratio > 0:
+        # coarse search on the down-sampled curves
+        _, approx_teer_index = concurrent_teer(*(x[::ds_cm_ratio] for x in cm), *(x[::ds_asv_ratio] for x in asv),
+                                               return_index=True)
+        # fine search around the approximate index in the original arrays
+        cen_asv_idx, cen_cm_idx = approx_teer_index[0] * ds_asv_ratio, approx_teer_index[1] * ds_cm_ratio
+        asv_bins = slice(np.max([cen_asv_idx - bin_width, 0]), np.min([cen_asv_idx + bin_width, len(tau_ASV)]))
+        cm_bins = slice(np.max([cen_cm_idx - bin_width, 0]), np.min([cen_cm_idx + bin_width, len(tau_CM)]))
+        cm, asv = tuple(x[cm_bins] for x in cm), tuple(x[asv_bins] for x in asv)
+    return concurrent_teer(*cm, *asv)[0]
