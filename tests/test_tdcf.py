@@ -267,9 +267,27 @@ def test_empty_or_nan_scores_give_sentences(position, what):
         lc.tdcf(*nan)
 
 
-def test_infinite_cm_scores_and_useless_asv_give_sentences():
-    with pytest.raises(ValueError, match="finite"):
-        lc.tdcf([1.0, np.inf], [0.0], [2.0], [0.0], [1.0])
+@pytest.mark.parametrize("formulation", ["revised", "legacy"])
+def test_infinite_cm_scores_are_walked_like_any_other(asv, formulation):
+    """A CM certain of some trials (+-inf, a bona fide +inf and a spoof -inf among them, tied with each other): the
+    curve is the brute-force walk's (its last point rejects every trial, +inf ones included) and the minimum the
+    organisers' arithmetic's, whose stable sort takes +-inf as any score."""
+    rng = np.random.default_rng(5)
+    bonafide = np.r_[rng.normal(2, 1, 300), np.inf, np.inf, -np.inf]
+    spoof = np.r_[rng.normal(-2, 1.5, 900), -np.inf, np.inf, np.inf]
+    tar, non, spoof_asv = asv.tar, asv.non, asv.spoof
+    result = lc.tdcf(bonafide, spoof, tar, non, spoof_asv, formulation=formulation, cost_model=COSTS[formulation])
+    thresholds, curve, best, _ = brute_force_tdcf(bonafide, spoof, tar, non, spoof_asv, result.asv_threshold,
+                                                  formulation)
+    np.testing.assert_array_equal(result.thresholds, thresholds)
+    np.testing.assert_allclose(result.curve, curve, rtol=1e-12, atol=1e-15)
+    assert (result.pmiss_cm[-1], result.pfa_cm[-1]) == (1.0, 0.0)
+    assert result.minimum == pytest.approx(curve[best], rel=1e-12)
+    theirs, _ = organisers_tdcf(bonafide, spoof, tar, non, spoof_asv, formulation)
+    assert result.minimum == pytest.approx(float(np.min(theirs)), rel=1e-12)
+
+
+def test_useless_asv_gives_sentences():
     # an ASV that accepts no spoof leaves nothing for a CM to do: the legacy normaliser is 0
     with pytest.raises(ValueError, match="cannot be normalised"):
         lc.tdcf([1.0, 2.0], [0.0, 1.0], [2.0, 3.0], [0.0, 1.0], [-5.0], formulation="legacy", asv_threshold=1.5)

@@ -299,7 +299,9 @@ def tdcf(cm_bonafide, cm_spoof, asv_tar, asv_non, asv_spoof, *, formulation: str
     Parameters
     ----------
     cm_bonafide, cm_spoof : array_like
-        CM scores of bona fide and of spoofed trials (higher = more bona fide; any scale). Finite.
+        CM scores of bona fide and of spoofed trials (higher = more bona fide; any scale). ``+inf`` and ``-inf``
+        allowed (a threshold of ``-inf`` accepts every trial; the last point, threshold written ``+inf``, rejects
+        every trial, ``+inf`` ones included, as the organisers' last point does); NaN refused.
     asv_tar, asv_non, asv_spoof : array_like
         ASV scores of target, zero-effort non-target and spoofed trials (e.g. ``Trials.tar``, ``.non`` and
         ``.spoof`` of the organisers' ASV score file read with :func:`llrcore.read_trials`).
@@ -317,16 +319,13 @@ def tdcf(cm_bonafide, cm_spoof, asv_tar, asv_non, asv_spoof, *, formulation: str
     Raises
     ------
     ValueError
-        With a sentence for empty scores, NaN, infinite CM scores, an unknown formulation, a bad cost model, or
+        With a sentence for empty scores, NaN, an unknown formulation, a bad cost model, or
         ASV error rates that leave the t-DCF without a meaning (a negative weight or a zero normaliser).
     """
     formulation = _formulation(formulation)
     model = _cost_model(cost_model, formulation)
     bonafide = np.sort(as_scores(cm_bonafide, "CM scores of bona fide trials"))
     spoof = np.sort(as_scores(cm_spoof, "CM scores of spoofed trials"))
-    for scores, what in ((bonafide, "bona fide"), (spoof, "spoofed")):
-        if not np.isfinite(scores[[0, -1]]).all():
-            raise ValueError(f"The CM scores of {what} trials must be finite numbers (one is infinite).")
     tar = np.sort(as_scores(asv_tar, "ASV target scores"))
     non = np.sort(as_scores(asv_non, "ASV non-target scores"))
     asv_spoof = np.sort(as_scores(asv_spoof, "ASV spoof scores"))
@@ -357,9 +356,11 @@ def tdcf(cm_bonafide, cm_spoof, asv_tar, asv_non, asv_spoof, *, formulation: str
             "only add cost."
         )
 
-    thresholds = np.append(np.unique(np.concatenate([bonafide, spoof])), np.inf)
-    pmiss_cm = _rejected(bonafide, thresholds) / bonafide.size
-    pfa_cm = (spoof.size - _rejected(spoof, thresholds)) / spoof.size
+    scores = np.unique(np.concatenate([bonafide, spoof]))
+    thresholds = np.append(scores, np.inf)
+    # reject all: no threshold rejects a +inf score, so this point's rates are written out rather than counted
+    pmiss_cm = np.append(_rejected(bonafide, scores) / bonafide.size, 1.0)
+    pfa_cm = np.append((spoof.size - _rejected(spoof, scores)) / spoof.size, 0.0)
     curve = (c0 + c1 * pmiss_cm + c2 * pfa_cm) / default
     best = int(np.argmin(curve))
     return TandemDCF(
