@@ -250,6 +250,22 @@ def test_asvspoof2021_la_asv_key_with_the_asv_scores(tmp_path):
     assert list(meta["attack"].astype(str)) == ["bonafide", "bonafide", "A07"]
 
 
+def test_an_asv_key_sorted_with_its_spoofs_last_still_names_its_columns(tmp_path):
+    """Sorted by label, the first 50 lines of an ASVspoof 2021 ASV key hold no spoof: the columns are named by the
+    attack column (bona fide on every line of the sample) all the same. A key of the same shape whose column there
+    holds other words (a session, a room) is no ASVspoof key: its columns keep their numbers."""
+    lines = [f"LA_{i % 9:04d} LA_E_{i:07d} alaw ita_tx bonafide {'target' if i < 60 else 'nontarget'} notrim eval"
+             for i in range(120)] + [f"LA_{i % 9:04d} LA_E_{i:07d} gsm pstn A{7 + i % 3:02d} spoof notrim eval"
+                                     for i in range(120, 180)]
+    key = write(tmp_path, "trial_metadata.txt", "\n".join(lines) + "\n")
+    scores = write(tmp_path, "score.txt", "".join(f"LA_{i % 9:04d} LA_E_{i:07d} {i / 10}\n" for i in range(180)))
+    meta = read(scores, key).metadata
+    assert list(meta.columns) == ["model", "test", "codec", "transmission", "attack", "trim", "subset"]
+    assert meta["attack"].astype(str).value_counts().to_dict() == {"bonafide": 120, "A07": 20, "A08": 20, "A09": 20}
+    other = write(tmp_path, "other_key.txt", "\n".join(line.replace("bonafide", "session1") for line in lines) + "\n")
+    assert "attack" not in read(scores, other).metadata.columns
+
+
 def test_asvspoof5_track2_trial_list_without_header_as_key_of_a_sasv_tsv(tmp_path):
     key = write(tmp_path, "ASVspoof5.eval.track_2.trial.tsv", "E_0101 E_0000000001 F A11 spoof\n"
                                                               "E_0101 E_0000000002 F bonafide target\n"

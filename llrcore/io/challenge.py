@@ -23,6 +23,8 @@ ids (the utterance column of an ASVspoof protocol), one of two ids on the key's 
 """
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 import pyarrow as pa
@@ -134,7 +136,7 @@ def _names(names, ncols: int, ids: list[int], value: int, split: bool, data, is_
     bona_fide = is_key and labels <= {"bonafide", "bona-fide", "bona_fide", "spoof"}
     if bona_fide and ncols in ASVSPOOF_NAMES:
         result[:len(ASVSPOOF_NAMES[ncols])] = ASVSPOOF_NAMES[ncols]
-    elif "spoof" in labels and ids == [0, 1] and _label_at(ASVSPOOF_ASV_NAMES.get(ncols)) == value:
+    elif ids == [0, 1] and _label_at(ASVSPOOF_ASV_NAMES.get(ncols)) == value and _asvspoof_asv_key(labels, data, ncols):
         result[:] = ASVSPOOF_ASV_NAMES[ncols]
     elif len(ids) == 2 and not bona_fide:
         result[ids[0]], result[ids[1]] = "model", "test"
@@ -143,6 +145,20 @@ def _names(names, ncols: int, ids: list[int], value: int, split: bool, data, is_
 
 def _label_at(names) -> int | None:
     return names.index("label") if names else None
+
+
+#: What an ASVspoof key's attack column holds: bona fide, or an attack's id (A07, ..., A19 of 2019-2021; ASVspoof 5's
+#: A01-A32, and AA/AB-style ids).
+ATTACK_ID = re.compile(r"bona[-_]?fide|-|[A-Z]{1,2}\d{1,3}", re.IGNORECASE)
+
+
+def _asvspoof_asv_key(labels: set, data, ncols: int) -> bool:
+    """Whether a key of target/nontarget/spoof labels in the columns of an ASVspoof ASV key is one: its sample of
+    lines holds a spoof, or, a key sorted with its spoofs further down, its attack column says bona fide or names an
+    attack on every line of the sample."""
+    attack = ASVSPOOF_ASV_NAMES[ncols].index("attack")
+    return "spoof" in labels or (labels <= {"target", "nontarget", "spoof"} and
+                                 all(ATTACK_ID.fullmatch(row[attack]) for row in data))
 
 
 def read_list(text: TextFile, layout: Layout, is_key: bool, like=None, *, trial_list):
