@@ -6,7 +6,6 @@ see test_sasv_metrics.py); the organisers' a-DCF (vendored, MIT: ``tests/referen
 scores, pooled and on one attack's spoofs picked with pandas from the raw file; the known min t-DCF of the four CMs
 (revised: LFCC-GMM 0.1503, RawNet2-a 0.1682, b 0.1620, c 0.1756). Bad input: one sentence on stderr, exit status 2.
 """
-import importlib.util
 import io
 import json
 from pathlib import Path
@@ -16,6 +15,7 @@ import pandas as pd
 import pytest
 
 from llrcore.cli import main
+from reference import vendored
 
 ROOT = Path(__file__).resolve().parents[1]
 ASV = ROOT / "assets/asvspoof2019_la/ASVspoof2019.LA.asv.eval.gi.trl.scores.txt"
@@ -25,14 +25,7 @@ TEER_PERCENT = {"LFCC-GMM": 3.7419191514603005, "RawNet2-a": 4.452085916709393, 
 MIN_TDCF = {"LFCC-GMM": 0.1503, "RawNet2-a": 0.1682, "RawNet2-b": 0.1620, "RawNet2-c": 0.1756}
 
 
-def _reference():
-    spec = importlib.util.spec_from_file_location("asvspoof5_eval", ROOT / "tests/reference/asvspoof5_eval.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-REF = _reference()
+REF = vendored("asvspoof5_eval")
 ASVSPOOF5 = REF.CostModel(Ptrg=0.95 * 0.99, Pnontrg=0.95 * 0.01, Pspf=0.05, Cmiss=1, Cfa_asv=10, Cfa_cm=10)
 
 

@@ -16,7 +16,6 @@ Independent references:
 """
 from __future__ import annotations
 
-import importlib.util
 import re
 import shutil
 import subprocess
@@ -28,6 +27,7 @@ import pytest
 from pyannote.metrics.diarization import DiarizationErrorRate
 
 import llrcore as lc
+from reference import vendored
 from llrcore.cli import main
 from llrcore.diarization.bootstrap import MIN_RECORDINGS, bootstrap_diarization, compare_diarizers
 from llrcore.diarization.scoring import recordings
@@ -40,9 +40,7 @@ MD_EVAL = HERE / "reference" / "md-eval-22.pl"
 PARTS = {"total": "SCORED SPEAKER TIME", "missed": "MISSED SPEAKER TIME", "false_alarm": "FALARM SPEAKER TIME",
          "confusion": "SPEAKER ERROR TIME"}
 
-_spec = importlib.util.spec_from_file_location("dscore_jer", HERE / "reference" / "dscore_jer.py")
-dscore_jer = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(dscore_jer)
+dscore_jer = vendored("dscore_jer")
 
 
 def turns(rows, uri="a") -> pd.DataFrame:

@@ -14,7 +14,6 @@ Real data: the four classifiers of tests/data/multiclass (CIFAR-10, IEMOCAP, AG 
 """
 from __future__ import annotations
 
-import importlib.util
 from fractions import Fraction
 from pathlib import Path
 
@@ -24,21 +23,15 @@ from scipy.special import softmax
 from sklearn.calibration import calibration_curve
 
 import llrcore as lc
+from reference import vendored
 
 DATA = Path(__file__).parent / "data" / "multiclass"
 SYSTEMS = ["sst2_gpt2", "iemocap_wav2vec_pt", "agnews_gpt2", "cifar10_resnet-20"]
 ROWS = ["guo", "sklearn", "netcal", "torchmetrics"]
 
 
-def _vendored(name):
-    spec = importlib.util.spec_from_file_location(name, Path(__file__).parent / "reference" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-NETCAL = _vendored("netcal_ece")
-TORCHMETRICS = _vendored("torchmetrics_calibration_error")
+NETCAL = vendored("netcal_ece")
+TORCHMETRICS = vendored("torchmetrics_calibration_error")
 
 
 def _real(name, binary):

@@ -22,7 +22,6 @@ scores (whole numbers, many ties), all shipped in assets/ with their SOURCE.txt.
 """
 from __future__ import annotations
 
-import importlib.util
 from fractions import Fraction
 from pathlib import Path
 
@@ -33,20 +32,14 @@ from scipy.optimize import brentq
 from sklearn import metrics
 
 import llrcore as lc
+from reference import vendored
 from llrcore.binary import conventions
 
 ASSETS = Path(__file__).resolve().parents[1] / "assets"
 
 
-def _vendored(name):
-    spec = importlib.util.spec_from_file_location(name, Path(__file__).parent / "reference" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-SPEECHBRAIN = _vendored("speechbrain_metric_stats")
-KALDI_MIN_DCF = _vendored("kaldi_compute_min_dcf")
+SPEECHBRAIN = vendored("speechbrain_metric_stats")
+KALDI_MIN_DCF = vendored("kaldi_compute_min_dcf")
 
 
 # ----- the tools' code, literally ----------------------------------------------------------------------------------

@@ -24,13 +24,13 @@ Independent references:
 """
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 import llrcore as lc
+from reference import vendored
 
 ROOT = Path(__file__).resolve().parents[1]
 ASV = ROOT / "assets/asvspoof2019_la/ASVspoof2019.LA.asv.eval.gi.trl.scores.txt"
@@ -39,14 +39,7 @@ ORGANISERS_TEER_PERCENT = {"LFCC-GMM": 3.7419191514603005, "RawNet2-a": 4.452085
                            "RawNet2-b": 4.277918387105277, "RawNet2-c": 4.841957006645266}
 
 
-def _reference():
-    spec = importlib.util.spec_from_file_location("asvspoof5_eval", ROOT / "tests/reference/asvspoof5_eval.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-REF = _reference()
+REF = vendored("asvspoof5_eval")
 
 
 @pytest.fixture(scope="module")

@@ -21,7 +21,6 @@ Real data: the ASVspoof 2019 LA development scores of ``tests/data`` (the organi
 """
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import numpy as np
@@ -30,6 +29,7 @@ import pytest
 import scipy.io
 
 import llrcore as lc
+from reference import vendored
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "tests/data"
@@ -40,14 +40,7 @@ ACCELERATED_PERCENT = {"LFCC-GMM": 3.7419191514603005, "RawNet2-a": 4.4520859167
 EXHAUSTIVE_PERCENT = {"LFCC-GMM": 3.7419191514603005, "RawNet2-a": 4.452085916709393}
 
 
-def _reference():
-    spec = importlib.util.spec_from_file_location("asvspoof5_eval", ROOT / "tests/reference/asvspoof5_eval.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-REF = _reference()
+REF = vendored("asvspoof5_eval")
 
 
 def random_lists(seed: int, low: int = 2, high: int = 80) -> list[np.ndarray]:
