@@ -7,7 +7,10 @@ Independent references:
   and Cllr ``E[log2(1 + e^-x)]``, x ~ N(mu, 2 mu) (van Leeuwen & Brümmer), here by scipy quadrature: a 95 %
   interval covers the true value in about 95 % of many independent samples;
 - design: grouped resampling of speakers that carry shared offsets must give wider intervals than trial-level
-  resampling (Bolle et al. 2004); a system compared with itself differs by exactly 0.
+  resampling (Bolle et al. 2004); a system compared with itself differs by exactly 0;
+- counts by hand: two systems that differ in one non-target trial tie in every replicate that does not draw it (the
+  draws repeated from ``default_rng(seed)`` as the module docstring of ``llrcore.uncertainty.resampling`` says), and
+  raw cosines are all rejected at P_target 0.01 (threshold log 99 > 1), so their actDCF and Cprimary are exactly 1.
 """
 from __future__ import annotations
 
@@ -163,6 +166,54 @@ def test_the_comparison_in_words_names_the_better_system_first():
     assert sentence.startswith(f"good has a lower EER than worse in {100 * (1 - comparison.b_better('eer')):.0f} % "
                                "of 100 resamplings of the trials (paired by line order): worse minus good is +")
     assert sentence.endswith("so the difference is very likely real.")
+
+
+def test_equal_costs_in_every_resampling_are_called_equal_not_a_win():
+    # Two different systems of raw cosines (in [-1, 1]): at P_target 0.01 the Bayes threshold is log(99) = 4.6, so
+    # every trial is rejected and actDCF = P_target * 1 / min(P_target, 1 - P_target) = 1 in every replicate, for
+    # both; Cprimary (P_target 0.01 and 0.001) too.
+    rng = np.random.default_rng(15)
+    a = lc.Trials(np.tanh(rng.normal(0.6, 0.3, 300)), np.tanh(rng.normal(0.0, 0.3, 1200)), name="A")
+    b = lc.Trials(np.tanh(rng.normal(0.7, 0.3, 300)), np.tanh(rng.normal(0.1, 0.3, 1200)), name="B")
+    comparison = lc.compare_systems(a, b, n=200, seed=3)
+    for metric, label in (("act_dcf", "actDCF"), ("cprimary", "Cprimary")):
+        assert getattr(comparison.a, metric) == getattr(comparison.b, metric) == 1.0
+        assert (comparison.differences[metric] == 0).all()
+        assert comparison.sentence(metric) == (
+            f"A and B have an equal {label} in every one of 200 resamplings of the trials (paired by line order): "
+            "B minus A is +0 (95 % BCa bootstrap interval +0 to +0), so these trials do not tell them apart.")
+    assert (comparison.differences["eer"] != 0).all()  # no ties: the sentence as before
+    assert comparison.sentence("eer").startswith(f"B has a lower EER than A in {100 * comparison.b_better('eer'):.0f} % "
+                                                 "of 200 resamplings of the trials (paired by line order): B minus A")
+
+
+def test_ties_are_counted_apart_from_wins_and_losses():
+    # B is A with one non-target moved from -5 to +5, above the threshold log(99) = 4.6: B makes one more false
+    # alarm in every replicate that draws that trial (A wins), and ties with A in every one that does not.
+    rng = np.random.default_rng(16)
+    tar, non = rng.normal(2, 1, 50), np.append(rng.normal(-1, 1, 79), -5.0)
+    a, b = lc.Trials(tar, non, name="A"), lc.Trials(tar, np.append(non[:-1], 5.0), name="B")
+    comparison = lc.compare_systems(a, b, n=200, seed=4)
+    draws, drawn = np.random.default_rng(4), 0
+    for _ in range(200):  # per replicate: 50 target indices, then 80 non-target indices (in A's order)
+        draws.integers(0, 50, 50)
+        drawn += 79 in draws.integers(0, 80, 80)
+    assert np.count_nonzero(comparison.differences["act_dcf"] > 0) == drawn
+    assert np.count_nonzero(comparison.differences["act_dcf"] == 0) == 200 - drawn
+    assert 100 < drawn < 150  # about 1 - (79/80)^80 = 64 % of the replicates
+    assert comparison.sentence("act_dcf").startswith(
+        f"A has a lower actDCF than B in {100 * drawn / 200:.0f} % of 200 resamplings of the trials, B in 0 %, and "
+        f"they are equal in {100 * (200 - drawn) / 200:.0f} % (paired by line order): B minus A is +")
+
+
+def test_the_shares_in_words_never_round_a_tie_or_a_loss_away():
+    # 1,000 replicates: B lower in 996, equal in 3, A lower in 1 (by hand: 99.6 %, 0.3 %, 0.1 %).
+    differences = np.concatenate([np.full(996, -0.1), np.zeros(3), [0.1]])
+    assert lc.words.paired_shares(differences, "A", "B", "EER", "of the trials") == (
+        "B has a lower EER than A in over 99 % of 1,000 resamplings of the trials, A in under 1 %, and they are "
+        "equal in under 1 %")
+    assert lc.words.paired_shares(np.zeros(5), "A", "B", "EER", "of the trials") == (
+        "A and B have an equal EER in every one of 5 resamplings of the trials")
 
 
 def test_grouped_replicates_that_miss_a_class_are_left_out_of_the_intervals():
