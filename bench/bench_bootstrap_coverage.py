@@ -33,12 +33,24 @@ every other design is **held out**: it was run once, after the choice, with noth
 Coverage is the share of samples whose interval holds the true value, with its binomial standard error
 ``sqrt(c (1 - c) / S)``; "below" counts samples whose interval lies wholly below the truth (too optimistic).
 
+**Few groups** (``--grouped``): trials that share a speaker, drawn whole with ``group_by="speaker"``. Speaker g of
+G has its own target offset b_g and non-target offset c_g, both ~ N(0, rho 2 mu); its targets are
+``mu + b_g + N(0, (1 - rho) 2 mu)`` and its non-targets ``-mu + c_g + N(0, (1 - rho) 2 mu)``, so each class is
+N(+-mu, 2 mu) over the population of speakers (calibrated, the truths above) while the trials of one speaker are
+correlated (rho within a class). ``lc.bootstrap(trials, group_by="speaker")`` draws the speakers, then their trials
+within them (two levels, ``llrcore.uncertainty.resampling``); ``percentile``, ``BCa`` and minDCF's ``bracket`` are the
+intervals of its replicates, **default** what it gives by default. The designs are (mu, G, targets and non-targets
+per speaker, rho, P_target, first seed); **development** designs are those the two-level draws were chosen on,
+**held out** the others (other seeds, G = 10, 20 and 60, another EER and rho, unequal speakers), run once after the
+choice.
+
 This is a benchmark, not a test: it prints and records numbers, it asserts nothing. Run::
 
     python bench/bench_bootstrap_coverage.py               # 200 samples x 200 replicates per design, 2 processes
     python bench/bench_bootstrap_coverage.py --size small  # 30 samples x 100 replicates, prints only
     python bench/bench_bootstrap_coverage.py --size default --write  # 200 samples x 1,000 replicates (lc.bootstrap's
                                                                       # default n), about 5 times the full run
+    python bench/bench_bootstrap_coverage.py --grouped     # few groups: 300 samples x 200 replicates per design
 """
 from __future__ import annotations
 
@@ -49,12 +61,18 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 from _results import publish
 from scipy import integrate, stats
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import llrcore as lc  # noqa: E402
-from llrcore.uncertainty.intervals import bca_interval, rests_on_few_errors  # noqa: E402
+from llrcore.uncertainty.intervals import (  # noqa: E402
+    bca_interval,
+    bracket_interval,
+    percentile_interval,
+    rests_on_few_errors,
+)
 
 HEADING = "## Bootstrap interval coverage (calibrated Gaussian LLRs)"
 #: The section of each size that writes one (``--size default`` has its own, beside the full run's).
@@ -81,6 +99,27 @@ DESIGNS = {
     "EER 7.9 %, 100 + 1,000, P 0.01": ("held out", 4.0, 100, 1000, 0.01, 50_000),
     "EER 7.9 %, 300 + 3,000, P 0.05": ("held out", 4.0, 300, 3000, 0.05, 60_000),
     "EER 7.9 %, 300 + 3,000, P 0.001": ("held out", 4.0, 300, 3000, 0.001, 70_000),
+}
+
+
+GROUPED_HEADING = "## Bootstrap interval coverage with few groups (speakers sharing an effect)"
+GROUPED_SIZE = (300, 200)  # samples, replicates
+GROUPED_METHODS = ("percentile", "BCa", "bracket", "default")
+#: Targets per speaker of the unequal design, dealt to the speakers in turn (10 on average; non-targets 10 times as
+#: many).
+UNEQUAL = (2, 5, 10, 15, 18)
+#: name -> (role, mu, speakers G, targets and non-targets per speaker, rho, P_target, first seed)
+GROUPED_DESIGNS = {
+    "G 30, EER 7.9 %, 10 + 100 per speaker, rho 0.3": ("development", 4.0, 30, 10, 100, 0.3, 0.01, 100_000),
+    "G 30, EER 2.3 %, 10 + 100 per speaker, rho 0.3": ("development", 8.0, 30, 10, 100, 0.3, 0.01, 110_000),
+    "G 30, EER 7.9 %, 10 + 100 per speaker, rho 0.3, other seeds": ("held out", 4.0, 30, 10, 100, 0.3, 0.01,
+                                                                    200_000),
+    "G 10, EER 7.9 %, 30 + 300 per speaker, rho 0.3": ("held out", 4.0, 10, 30, 300, 0.3, 0.01, 210_000),
+    "G 20, EER 7.9 %, 15 + 150 per speaker, rho 0.3": ("held out", 4.0, 20, 15, 150, 0.3, 0.01, 220_000),
+    "G 60, EER 7.9 %, 5 + 50 per speaker, rho 0.3": ("held out", 4.0, 60, 5, 50, 0.3, 0.01, 230_000),
+    "G 30, EER 15 %, 10 + 100 per speaker, rho 0.1": ("held out", mu_of_eer(0.15), 30, 10, 100, 0.1, 0.01, 240_000),
+    "G 30, EER 7.9 %, unequal speakers (2 to 18 + 20 to 180), rho 0.3": (
+        "held out", 4.0, 30, UNEQUAL, tuple(10 * n for n in UNEQUAL), 0.3, 0.01, 250_000),
 }
 
 
@@ -113,7 +152,7 @@ def coverage(design: tuple, samples: int, replicates: int) -> dict:
     """(covered, below) counts per (metric, method) over `samples` samples of `design`."""
     _, mu, n_tar, n_non, p_target, first = design
     true = truth(mu, p_target)
-    covered, below, width, few_errors = {}, {}, {}, 0
+    run, few_errors = {"truth": true, "covered": {}, "below": {}, "width": {}}, 0
     sigma = np.sqrt(2 * mu)
     start = time.perf_counter()
     for s in range(samples):
@@ -123,12 +162,54 @@ def coverage(design: tuple, samples: int, replicates: int) -> dict:
         few = rests_on_few_errors(trials.tar, trials.non, lc.OperatingPoint(p_target))
         few_errors += few
         for metric, value in true.items():
-            for method, (low, high) in intervals(result, metric, few).items():
-                covered[metric, method] = covered.get((metric, method), 0) + (low <= value <= high)
-                below[metric, method] = below.get((metric, method), 0) + (high < value)
-                width[metric, method] = width.get((metric, method), 0.0) + (high - low) / samples
-    return {"truth": true, "covered": covered, "below": below, "width": width, "few_errors": few_errors,
-            "seconds": time.perf_counter() - start}
+            tally(run, metric, value, intervals(result, metric, few), samples)
+    return run | {"few_errors": few_errors, "seconds": time.perf_counter() - start}
+
+
+def grouped_sample(design: tuple, rng: np.random.Generator) -> lc.Trials:
+    """One sample of a grouped design (module docstring): speaker offsets, then targets, then non-targets."""
+    _, mu, groups, n_tar, n_non, rho, _, _ = design
+    per_tar, per_non = (np.resize(np.atleast_1d(n), groups) for n in (n_tar, n_non))
+    between, within = np.sqrt(rho * 2 * mu), np.sqrt((1 - rho) * 2 * mu)
+    speaker_tar, speaker_non = np.repeat(np.arange(groups), per_tar), np.repeat(np.arange(groups), per_non)
+    b, c = rng.normal(0, between, groups), rng.normal(0, between, groups)
+    tar = mu + b[speaker_tar] + rng.normal(0, within, speaker_tar.size)
+    non = -mu + c[speaker_non] + rng.normal(0, within, speaker_non.size)
+    return lc.Trials(tar, non, metadata=pd.DataFrame({"speaker": np.concatenate([speaker_tar, speaker_non])}))
+
+
+def grouped_intervals(result: lc.BootstrapResult, metric: str) -> dict[str, tuple[float, float]]:
+    """The percentile and BCa intervals of `metric` (and minDCF's out-of-bag bracket) from the same replicates, and
+    the default one."""
+    found = {"percentile": result.interval(metric, "percentile"), "BCa": result.interval(metric, "bca")}
+    if metric == "min_dcf":
+        found["bracket"] = result.interval(metric, "bracket")
+    found["default"] = result.interval(metric)
+    return found
+
+
+def grouped_coverage(design: tuple, samples: int, replicates: int) -> dict:
+    """(covered, below) counts and mean widths per (metric, method) over `samples` samples of a grouped design."""
+    p_target, first = design[6], design[7]
+    true = truth(design[1], p_target)
+    run = {"truth": true, "covered": {}, "below": {}, "width": {}}
+    start = time.perf_counter()
+    for s in range(samples):
+        trials = grouped_sample(design, np.random.default_rng(first + s))
+        result = lc.bootstrap(trials, n=replicates, level=LEVEL, group_by="speaker", seed=s, p_target=p_target,
+                              threads=1)
+        for metric, value in true.items():
+            tally(run, metric, value, grouped_intervals(result, metric), samples)
+    run["seconds"] = time.perf_counter() - start
+    return run
+
+
+def tally(run: dict, metric: str, value: float, found: dict, samples: int) -> None:
+    """Count whether each interval of `found` covers `value` or lies below it, and add its share of the mean width."""
+    for method, (low, high) in found.items():
+        run["covered"][metric, method] = run["covered"].get((metric, method), 0) + (low <= value <= high)
+        run["below"][metric, method] = run["below"].get((metric, method), 0) + (high < value)
+        run["width"][metric, method] = run["width"].get((metric, method), 0.0) + (high - low) / samples
 
 
 def cell(run: dict, metric: str, method: str, samples: int) -> str:
@@ -165,6 +246,32 @@ def render(runs: dict, samples: int, replicates: int, seconds: float, command: s
     return "\n".join(out) + "\n"
 
 
+def render_grouped(runs: dict, samples: int, replicates: int, seconds: float, command: str, processes: int) -> str:
+    out = [GROUPED_HEADING, "",
+           f"`{command}`: {samples} samples per design, {replicates:,} replicates each, nominal {100 * LEVEL:g} % "
+           f"intervals; `lc.bootstrap(trials, group_by=\"speaker\")` draws the speakers, then their trials within "
+           f"them ({seconds:.0f} s on {processes} processes). Coverage % ± binomial standard error; in brackets the % "
+           "of samples whose interval lies wholly below the truth. *percentile*, *BCa* and *bracket* (minDCF's "
+           "out-of-bag bracket): intervals of the same replicates; **default**: what `lc.bootstrap` gives by default "
+           "(BCa; for minDCF the bracket when it rests on fewer than 30 errors). The design (module docstring of "
+           "`bench/bench_bootstrap_coverage.py`): each class N(+-mu, 2 mu) over speakers, rho of its variance shared "
+           "by a speaker's trials; G speakers, targets + non-targets per speaker."]
+    for role in ("development", "held out"):
+        note = (" (the two-level draws were chosen on these)" if role == "development"
+                else " (run once, after the choice)")
+        out += ["", f"**{role.capitalize()} designs**{note}", "",
+                "| design | truth | metric | " + " | ".join(GROUPED_METHODS) + " |",
+                "|---" * (len(GROUPED_METHODS) + 3) + "|"]
+        for name, run in runs.items():
+            design = GROUPED_DESIGNS[name]
+            if design[0] != role:
+                continue
+            out += [f"| {name}, seeds from {design[7]:,} | {run['truth'][metric]:.4f} | {label} | "
+                    + " | ".join(cell(run, metric, method, samples) for method in GROUPED_METHODS) + " |"
+                    for metric, label in METRICS.items()]
+    return "\n".join(out) + "\n"
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--size", choices=sorted(SIZES), default="full")
@@ -172,22 +279,28 @@ def main(argv=None) -> None:
     parser.add_argument("--processes", type=int, default=2)
     parser.add_argument("--write", action="store_true", help="write RESULTS.md at any size")
     parser.add_argument("--no-write", action="store_true", help="never write RESULTS.md")
+    parser.add_argument("--grouped", action="store_true", help="the designs with few groups (speakers)")
     args = parser.parse_args(argv)
-    samples, replicates = SIZES[args.size]
-    names = args.design or list(DESIGNS)
+    samples, replicates = GROUPED_SIZE if args.grouped and args.size == "full" else SIZES[args.size]
+    designs, work = (GROUPED_DESIGNS, grouped_coverage) if args.grouped else (DESIGNS, coverage)
+    names = args.design or list(designs)
     command = "python bench/bench_bootstrap_coverage.py" + ("" if args.size == "full" else f" --size {args.size}")
+    command += " --grouped" if args.grouped else ""
     if args.design:
         command += " " + " ".join(f"--design '{name}'" for name in names)
     start = time.perf_counter()
     with ProcessPoolExecutor(args.processes) as pool:
-        futures = {name: pool.submit(coverage, DESIGNS[name], samples, replicates) for name in names}
+        futures = {name: pool.submit(work, designs[name], samples, replicates) for name in names}
         runs = {}
         for name, future in futures.items():
             runs[name] = future.result()
             print(f"{name} done ({runs[name]['seconds']:.0f} s)", flush=True)
+    seconds = time.perf_counter() - start
+    if args.grouped:
+        publish(GROUPED_HEADING, render_grouped(runs, samples, replicates, seconds, command, args.processes), args)
+        return
     heading = HEADINGS[args.size]
-    publish(heading, render(runs, samples, replicates, time.perf_counter() - start, command, args.processes, heading),
-            args)
+    publish(heading, render(runs, samples, replicates, seconds, command, args.processes, heading), args)
 
 
 if __name__ == "__main__":

@@ -65,6 +65,26 @@ def kept_sessions(tmp_path_factory):
         os.environ["LLRCORE_SESSION_DIR"] = before
 
 
+def _two_level_draw(draws: np.random.Generator, group: np.ndarray) -> np.ndarray:
+    """One grouped bootstrap replicate's trials (positions in the metadata's order), drawn as the
+    ``llrcore.uncertainty.resampling`` docstring says: G of the G groups (numbered by first appearance) with
+    replacement, then each drawn group's own trials again with replacement, as many as it has, by one call of
+    ``integers`` for all of them."""
+    groups = pd.unique(group)
+    own = [np.flatnonzero(group == g) for g in groups]  # each group's trials, in order
+    drawn = draws.integers(0, groups.size, groups.size)
+    sizes = np.array([own[g].size for g in drawn])
+    within = draws.integers(0, np.repeat(sizes, sizes))
+    starts = np.cumsum(sizes) - sizes
+    return np.concatenate([own[g][within[start:start + size]] for g, start, size in zip(drawn, starts, sizes)])
+
+
+@pytest.fixture(scope="session")
+def two_level_draw():
+    """The grouped bootstrap's draws by hand: ``two_level_draw(rng, group)`` -> the drawn trials' positions."""
+    return _two_level_draw
+
+
 @pytest.fixture(scope="session")
 def evalita() -> tuple[np.ndarray, np.ndarray]:
     tar, non = load_evalita()

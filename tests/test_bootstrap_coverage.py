@@ -176,7 +176,7 @@ def held_out_by_hand(scores, labels, weights, p_target: float) -> float:
 
 
 @pytest.mark.parametrize("group_by", [None, "speaker"])
-def test_the_out_of_bag_bracket_is_its_recipe_redone_from_scratch(group_by):
+def test_the_out_of_bag_bracket_is_its_recipe_redone_from_scratch(group_by, two_level_draw):
     rng = np.random.default_rng(21)
     tar, non = np.round(rng.normal(3, 2.4, 80), 1), np.round(rng.normal(-3, 2.4, 600), 1)  # rounded: ties too
     speakers = rng.integers(0, 40, tar.size + non.size)
@@ -191,8 +191,7 @@ def test_the_out_of_bag_bracket_is_its_recipe_redone_from_scratch(group_by):
             weights = np.concatenate([np.bincount(draws.integers(0, n, n), minlength=n) for n in (80, 600)])
         else:
             scores, labels = np.concatenate([tar, non]), np.arange(680) < 80
-            groups = pd.factorize(speakers)[0]  # groups numbered in order of appearance, as pandas does
-            weights = np.bincount(draws.integers(0, 40, 40), minlength=40)[groups]
+            weights = np.bincount(two_level_draw(draws, speakers), minlength=680)  # speakers, then their trials
         replicates.append(lc.min_dcf(np.repeat(scores[labels], weights[labels]),
                                      np.repeat(scores[~labels], weights[~labels]), 0.02))
         held_out.append(held_out_by_hand(scores, labels, weights, 0.02))

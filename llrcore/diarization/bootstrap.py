@@ -19,9 +19,11 @@ import numpy as np
 import pandas as pd
 
 from ..uncertainty.intervals import percentile_interval
+from ..words import paired_shares, paired_verdict
 from .system_scoring import SystemScores
 
-__all__ = ["MIN_RECORDINGS", "NO_INTERVAL", "DiarizationBootstrap", "DiarizerComparison", "bootstrap_diarization", "compare_diarizers"]
+__all__ = ["MIN_RECORDINGS", "NO_INTERVAL", "DiarizationBootstrap", "DiarizerComparison", "bootstrap_diarization",
+           "compare_diarizers"]
 
 METRICS = ("der", "jer")
 #: The fewest recordings over which a bootstrap interval is given.
@@ -156,15 +158,12 @@ class DiarizerComparison:
             difference = 100 * (getattr(self.b, metric) - getattr(self.a, metric))
             return (f"{b} minus {a} is {difference:+.3g} percentage points of {metric.upper()} "
                     f"({self.why_no_interval}), so whether one is better cannot be told from these recordings.")
-        share = self.b_better(metric)
-        better, worse, share = (b, a, share) if share >= 0.5 else (a, b, 1 - share)
+        differences = self.differences[metric].to_numpy()
         low, high = (100 * x for x in self.interval(metric))
         difference = 100 * (getattr(self.b, metric) - getattr(self.a, metric))
-        verdict = "is very likely real" if low > 0 or high < 0 else "could be chance"
-        return (f"{better} has a lower {metric.upper()} than {worse} in {100 * share:.0f} % of "
-                f"{len(self.differences):,} resamplings of the {len(self.a.corpus.components)} recordings: {b} minus "
-                f"{a} is {difference:+.3g} percentage points ({100 * self.level:.0f} % percentile interval "
-                f"{low:+.3g} to {high:+.3g}), so the difference {verdict}.")
+        shares = paired_shares(differences, a, b, metric.upper(), f"of the {len(self.a.corpus.components)} recordings")
+        return (f"{shares}: {b} minus {a} is {difference:+.3g} percentage points ({100 * self.level:.0f} % percentile "
+                f"interval {low:+.3g} to {high:+.3g}), {paired_verdict(low, high, differences)}.")
 
 
 def compare_diarizers(a: SystemScores, b: SystemScores, n: int = 1000, level: float = 0.95, seed: int = 0,

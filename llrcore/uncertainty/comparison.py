@@ -17,6 +17,7 @@ from ..binary.metrics import SRE12_P_TARGETS, BinaryMetrics, evaluate
 from ..data.pairing import pair_trials
 from ..data.trials import Trials
 from ..prior import as_operating_point, primary_p_targets
+from ..words import paired_shares, paired_verdict
 from .intervals import DEFAULT_METHOD, ReplicateIntervals, check_method
 from .resampling import (
     BOOTSTRAP_METRICS,
@@ -90,17 +91,16 @@ class SystemComparison(ReplicateIntervals):
     def sentence(self, metric: str = "eer") -> str:
         """The comparison in words, the better system first, e.g. ``"B has a lower EER than A in 97 % of 1,000
         resamplings of the trials (paired by utt): B minus A is -0.52 percentage points (95 % BCa bootstrap interval
-        -0.8 to -0.21), so the difference is very likely real."``"""
+        -0.8 to -0.21), so the difference is very likely real."``; replicates where both are equal are counted apart
+        (:func:`llrcore.words.paired_shares`): ``"A and B have an equal actDCF in every one of 200 resamplings ..."``
+        when they never differ."""
         label, scale, unit = _METRIC_WORDS[metric]
         low, high = (scale * x for x in self.interval(metric))
-        difference = scale * self._estimate(metric)
-        share = self.b_better(metric)
+        differences = self.differences[metric].to_numpy()
         a, b = self.a.name or "A", self.b.name or "B"
-        better, worse, share = (b, a, share) if share >= 0.5 else (a, b, 1 - share)
-        verdict = "is very likely real" if low > 0 or high < 0 else "could be chance"
-        return (f"{better} has a lower {label} than {worse} in {100 * share:.0f} % of {len(self.differences):,} "
-                f"resamplings of the trials (paired by {self.paired_by}): {b} minus {a} is {difference:+.3g}{unit} "
-                f"({self.interval_words} {low:+.3g} to {high:+.3g}), so the difference {verdict}.")
+        shares = paired_shares(differences, a, b, label, "of the trials")
+        return (f"{shares} (paired by {self.paired_by}): {b} minus {a} is {scale * self._estimate(metric):+.3g}{unit} "
+                f"({self.interval_words} {low:+.3g} to {high:+.3g}), {paired_verdict(low, high, differences)}.")
 
     def to_frame(self) -> pd.DataFrame:
         """One row per metric: A, B, ``difference`` (B - A), its interval, ``b_better``, ``method`` (e.g.

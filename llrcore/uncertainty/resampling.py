@@ -11,10 +11,23 @@ The draws, so that the naive way can repeat them: ``rng = numpy.random.default_r
 trial (stratified by class, so each replicate keeps the numbers of targets and non-targets):
 ``rng.integers(0, n_tar, n_tar)`` then ``rng.integers(0, n_non, n_non)`` index the sorted target and non-target
 scores (``np.sort(trials.tar)``, ``np.sort(trials.non)``; :func:`~llrcore.compare_systems` indexes them in the order of
-``Trials.tar`` and ``Trials.non`` of system A); grouped (``group_by``): ``rng.integers(0, G, G)`` draws G of the G
-groups (speakers, models, ...) with replacement and each trial counts as often as its group was drawn, so that trials
-that share a speaker are not taken for independent ones. A grouped replicate left without targets or without
+``Trials.tar`` and ``Trials.non`` of system A); grouped (``group_by``), in two levels, so that trials that share a
+speaker are not taken for independent ones: ``rng.integers(0, G, G)`` draws G of the G groups (speakers, models, ...)
+with replacement, then each drawn group's own trials are drawn again with replacement, as many as it has, by one call
+``rng.integers(0, n[rep])`` with ``rep = np.repeat(drawn, n[drawn])`` (``n`` the groups' numbers of trials; the groups
+are numbered in order of first appearance, targets before non-targets, and a draw ``j`` of group ``g`` is its ``j``-th
+trial in that order); a trial counts as often as it was drawn. A grouped replicate left without targets or without
 non-targets gives NaN metrics, which the intervals leave out.
+
+Why two levels (Davison & Hinkley 1997, sec. 3.8, strategy 2): drawing whole groups only (their strategy 1) makes the
+replicates of a mean over G groups vary by ``(G - 1) / G`` of its variance, and BCa intervals from them covered the
+EER and Cllr of 30 speakers in 87 to 91 % of samples at nominal 95 % (bench/RESULTS.md, "few groups"). Drawing the
+trials again within the drawn groups adds the within-group variance a second time: conservative by that term (most
+when the trials of a group hardly share anything: intervals up to about 1.4 times as wide), which makes up for the
+few groups (Field & Welsh 2007 give the variances of both strategies under a random-effects model). It was chosen,
+on two development designs, over a jackknife-t interval over groups and over BCa widened by sqrt(G / (G - 1)) with
+Student-t levels on G - 1 degrees of freedom (Cameron, Gelbach & Miller 2008), which covered less; docs/conventions.md
+and bench/RESULTS.md give its coverage on held-out designs.
 
 Replicates run on a pool of threads (``threads=``, :mod:`llrcore.parallel`): the draws are made in the calling thread,
 in the order above, and each replicate's metrics are computed from its own draws, so no number depends on the number
@@ -39,6 +52,10 @@ B. Efron and R. J. Tibshirani, *An Introduction to the Bootstrap*, Chapman & Hal
 B. Efron, "Better bootstrap confidence intervals", JASA 82, 1987 (BCa).
 B. Efron, "Estimating the error rate of a prediction rule: improvement on cross-validation", JASA 78, 1983
 (out-of-bag). B. W. Silverman and G. A. Young, "The bootstrap: to smooth or not to smooth?", Biometrika 74, 1987.
+A. C. Davison and D. V. Hinkley, *Bootstrap Methods and their Application*, Cambridge University Press, 1997 (sec. 3.8).
+C. A. Field and A. H. Welsh, "Bootstrapping clustered data", JRSS B 69, 2007. A. C. Cameron, J. B. Gelbach and
+D. L. Miller, "Bootstrap-based improvements for inference with clustered errors", Review of Economics and Statistics
+90, 2008.
 R. M. Bolle, N. K. Ratha and S. Pankanti, "Error analysis of pattern recognition systems — the subsets bootstrap",
 CVIU 93, 2004 (resampling whole subjects).
 G. R. Doddington, M. A. Przybocki, A. F. Martin and D. A. Reynolds, "The NIST speaker recognition evaluation —
@@ -130,7 +147,8 @@ class BootstrapResult(ReplicateIntervals):
     level : float
         Coverage of the intervals, e.g. 0.95.
     group_by : str or None
-        The metadata column whose values were drawn whole (None: trials drawn one by one, per class).
+        The metadata column whose values were drawn whole, then their trials within them (None: trials drawn one by
+        one, per class).
     n_groups : int or None
         The number of groups drawn from.
     det_band : DETBand
@@ -200,9 +218,9 @@ def bootstrap(trials: Trials, n: int = 1000, level: float = 0.95, group_by: str 
     level : float
         Coverage of the intervals, in (0, 1).
     group_by : str, optional
-        A metadata column (``"model"``, ``"test"``, ``"speaker"``, ...): its values are drawn whole, with all their
-        trials, instead of trials one by one. Use it when trials share a speaker or a model: trial-level intervals
-        are then too narrow.
+        A metadata column (``"model"``, ``"test"``, ``"speaker"``, ...): its values are drawn whole, then the trials
+        of each drawn value again within it (two levels, which make up for few groups: module docstring), instead of
+        trials one by one. Use it when trials share a speaker or a model: trial-level intervals are then too narrow.
     seed : int
         Seed of ``numpy.random.default_rng``; the draws are listed in the module docstring.
     p_target, c_miss, c_fa
@@ -335,6 +353,10 @@ class _Draws:
         self.rng, self.seed = np.random.default_rng(seed), seed
         self.n_tar, self.n_non, self.n_groups = n_tar, n_non, n_groups
         self._groups = groups
+        if groups is not None:  # the trials of each group in turn, and where each group's run of them starts
+            self._by_group = np.argsort(groups, kind="stable")
+            self._sizes = np.bincount(groups, minlength=n_groups)
+            self._starts = np.cumsum(self._sizes) - self._sizes
 
     @classmethod
     def of(cls, trials: Trials, group_by: str | None, seed: int) -> "_Draws":
@@ -353,12 +375,14 @@ class _Draws:
 
     def replicates(self, n: int):
         """The random draws of `n` replicates, one at a time: the indices of the drawn targets and non-targets, or
-        of the drawn groups."""
+        the drawn groups and the draws within them (each drawn group once per time it was drawn)."""
         for _ in range(n):
             if self._groups is None:
                 yield self.rng.integers(0, self.n_tar, self.n_tar), self.rng.integers(0, self.n_non, self.n_non)
             else:
-                yield (self.rng.integers(0, self.n_groups, self.n_groups),)
+                drawn = self.rng.integers(0, self.n_groups, self.n_groups)
+                repeated = np.repeat(drawn, self._sizes[drawn])
+                yield repeated, self.rng.integers(0, self._sizes[repeated])
 
     def jackknife(self):
         """The grouped jackknife's left-out blocks (:func:`~llrcore.uncertainty.intervals.jackknife_blocks`), one at a time, as
@@ -383,7 +407,8 @@ class _Draws:
         if self._groups is None:
             tar, non = drawn
             return np.bincount(tar, minlength=self.n_tar), np.bincount(non, minlength=self.n_non)
-        weights = np.bincount(drawn[0], minlength=self.n_groups)[self._groups]
+        repeated, within = drawn
+        weights = np.bincount(self._by_group[self._starts[repeated] + within], minlength=self._groups.size)
         return weights[:self.n_tar], weights[self.n_tar:]
 
 
