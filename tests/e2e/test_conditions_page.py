@@ -1,6 +1,7 @@
 """Conditions and confidence on the Evaluate page, walked in headless Chromium at 1600 px as a person does: the
 countermeasure demo added on the Data page, the pages switched through the sidebar, intervals switched on, the
-trials broken down by attack, two systems compared.
+trials broken down by attack (the only condition column offered: the files' per-trial utterance ids are not), two
+systems compared.
 
 Independent references: the per-attack EERs are recomputed from the demo file read with pandas (bona fide trials
 against one attack's spoofs, as ASVspoof's per-attack tables are made); the intervals in the downloaded CSV are
@@ -94,7 +95,11 @@ def test_per_attack_breakdown_and_comparison_after_adding_the_countermeasure_dem
     add_demo(page, "ASVspoof19 LA CM RawNet2-a (eval)")
     go(page, "Evaluate")
     expect(page.get_by_text("4 evaluation and 0 development sets chosen", exact=False)).to_be_visible()
+    # the countermeasure files' utterance ids (one per trial) are not offered: a table of 71,237 one-trial rows
+    expect(page.get_by_text("Not offered as conditions: utt (one value per trial or nearly); identifiers rather "
+                            "than conditions.")).to_be_visible()
     page.get_by_role("combobox", name="Break down by").click()
+    expect(page.get_by_role("option")).to_have_text(["attack"])
     page.get_by_role("option", name="attack", exact=True).click()
     page.keyboard.press("Escape")
     wait_idle(page, timeout=180_000)
