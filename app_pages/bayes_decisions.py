@@ -58,6 +58,8 @@ SLIDERS = {"prior": ("p_target", PRIORS), "c_miss": ("c_miss", COSTS), "c_fa": (
 
 def _from_app(key: str) -> list[float]:
     """The options of a slider, the app's value among them; the slider starts there unless the address bar holds it.
+    The slider has no ``value`` of its own: its one source is this session state or the address bar (a default
+    beside a Session State value makes Streamlit warn on every run).
 
     The address bar holds a slider's value when a link set it or the slider was moved on this page (a moved slider
     writes it there and, through :func:`_to_app`, into the app's operating point); without it, as on arriving from
@@ -93,13 +95,13 @@ def controls(names: list[str]) -> tuple[str, lc.OperatingPoint]:
             bind="query-params", help="Its scores are taken as natural-log likelihood ratios.",
         )
         p_target = prior_column.select_slider(
-            "P(target): how often a trial is a target", _from_app("prior"), value=0.01, format_func=number,
+            "P(target): how often a trial is a target", _from_app("prior"), format_func=number,
             key="prior", bind="query-params", on_change=_to_app,
         )
-        c_miss = miss_column.select_slider("C_miss: cost of a miss", _from_app("c_miss"), value=1.0,
-                                           format_func=number, key="c_miss", bind="query-params", on_change=_to_app)
-        c_fa = fa_column.select_slider("C_fa: cost of a false alarm", _from_app("c_fa"), value=1.0,
-                                       format_func=number, key="c_fa", bind="query-params", on_change=_to_app)
+        c_miss = miss_column.select_slider("C_miss: cost of a miss", _from_app("c_miss"), format_func=number,
+                                           key="c_miss", bind="query-params", on_change=_to_app)
+        c_fa = fa_column.select_slider("C_fa: cost of a false alarm", _from_app("c_fa"), format_func=number,
+                                       key="c_fa", bind="query-params", on_change=_to_app)
         op = lc.OperatingPoint(p_target, c_miss, c_fa)
         odds = f"logit({p_target:g})" if llr_units() == "ln" else f"log10({p_target:g} / {1 - p_target:g})"
         costs = "" if c_miss == c_fa == 1 else \
