@@ -159,8 +159,8 @@ def show_comparison(result: lc.SystemComparison, metrics: tuple[str, ...], bette
     its column of how often B did better headed `better` (e.g. ``"B better in"``)."""
     for metric in metrics:
         st.markdown(f"- {lc.words.escape_markdown(result.sentence(metric))}")
-    table = result.to_frame().reset_index()
-    table["metric"] = table["metric"].map(lc.binary.metrics.METRIC_COLUMNS)
+    table = result.to_frame(eer_percent=True).reset_index()  # the EER in % as in every other table of the app
+    table["metric"] = table["metric"].map({**lc.binary.metrics.METRIC_COLUMNS, "eer": "EER %"})
     st.dataframe(table, width="stretch", hide_index=True, column_config={
         c: st.column_config.NumberColumn(format="%.4f") for c in ("a", "b", "difference", "lower", "upper")} | {
         "b_better": st.column_config.NumberColumn(better, format="percent")})

@@ -5,7 +5,8 @@ systems compared.
 
 Independent references: the per-attack EERs are recomputed from the demo file read with pandas (bona fide trials
 against one attack's spoofs, as ASVspoof's per-attack tables are made); the intervals in the downloaded CSV are
-those of ``llrcore.bootstrap`` with the page's settings (the draws are seeded), and contain the estimate.
+those of ``llrcore.bootstrap`` with the page's settings (the draws are seeded), and contain the estimate; the
+comparison table's EERs are ``lc.eer`` of each system's file, in %.
 """
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from playwright.sync_api import Page, expect
 
 import llrcore as lc
 from app_pages._demos import DEMO_SETS
-from test_browser import no_exception, open_page, snap, wait_for_charts, wait_idle
+from test_browser import grid_rows, no_exception, open_page, snap, wait_for_charts, wait_idle
 
 pytestmark = pytest.mark.e2e
 
@@ -126,6 +127,12 @@ def test_per_attack_breakdown_and_comparison_after_adding_the_countermeasure_dem
     expect(page.get_by_text(re.compile(r"LFCC-GMM \(eval\) has a lower EER than ASVspoof19 LA CM RawNet2-a \(eval\) "
                                        r"in \d+ % of 100 resamplings"))).to_be_visible()
     no_exception(page)
+    # the comparison table gives the EER in % as the metrics table does (not a fraction beside it)
+    header, *rows = grid_rows(page, page.get_by_test_id("stDataFrame").filter(has_text="B better in"))
+    eer_row = dict(zip(header, next(row for row in rows if "EER %" in row)))
+    systems = lc.read_trials(CM_EVAL)
+    for column, system in (("a", "LFCC-GMM"), ("b", "RawNet2-a")):
+        assert float(eer_row[column]) == pytest.approx(100 * lc.eer(systems[system]), rel=1e-12)
     snap(page, screenshots / "evaluate_compare.png")
 
 
