@@ -63,18 +63,21 @@ def _from_app(key: str) -> list[float]:
 
     The address bar holds a slider's value when a link set it or the slider was moved on this page (a moved slider
     writes it there and, through :func:`_to_app`, into the app's operating point); without it, as on arriving from
-    another page (a page switch clears the address bar), the slider takes the app's value, and the address bar too, so
-    that a copied link shares what is shown. (A bound slider keeps its own state across page switches.)
+    another page (a page switch clears the address bar), or with a value that is none of the options (a bad link),
+    the slider takes the app's value, and the address bar too, so that a copied link shares what is shown. (A bound
+    slider keeps its own state across page switches.)
     """
     field, options = SLIDERS[key]
     value = getattr(_operating_point.current(), field)
-    if key not in st.query_params and st.session_state.get(key) != value:
+    options = sorted({*options, value})
+    linked = st.query_params.get(key) in {number(option) for option in options}
+    if not linked and st.session_state.get(key) != value:
         st.session_state[key] = value
         try:
             st.query_params[key] = number(value)
         except StreamlitAPIException:  # bound since an earlier visit: the slider's new state reaches the address bar
             pass
-    return sorted({*options, value})
+    return options
 
 
 def _to_app() -> None:
