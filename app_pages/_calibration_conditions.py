@@ -26,8 +26,8 @@ STAGE_NAMES = {"before": "before", "pooled": "pooled calibration", "per conditio
 def condition_controls(train: str, evaluation: str | None) -> tuple[tuple[str, ...], str]:
     """"Break down by" (the columns both sets have) and which calibrations to show."""
     loaded = SYSTEMS.sets()
-    columns = [c for c in loaded[train].trials.conditions
-               if evaluation is None or c in loaded[evaluation].trials.conditions]
+    conditions = lc.condition_columns(loaded[train].trials)
+    columns = [c for c in conditions.offered if evaluation is None or c in loaded[evaluation].trials.conditions]
     by_column, view_column = st.columns([3, 4], vertical_alignment="bottom")
     by = _uncertainty.break_down_by(columns, key="cal_by", container=by_column, persist_state="session")
     st.session_state.setdefault("cal_by_view", next(iter(CONDITION_VIEWS)))
@@ -37,6 +37,8 @@ def condition_controls(train: str, evaluation: str | None) -> tuple[tuple[str, .
              "calibration of all of them (pooled).") or next(iter(CONDITION_VIEWS))
     if not columns:
         st.caption("The chosen sets have no metadata column in common: nothing to break down by.")
+    if conditions.left_out:
+        st.caption(lc.words.escape_markdown(conditions.note()))
     return by, view
 
 

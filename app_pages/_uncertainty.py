@@ -53,12 +53,13 @@ def _keep(key: str) -> None:
     st.session_state.setdefault(SETTINGS_KEY, {})[key] = st.session_state[key]
 
 
-def _restore(columns: list[str]) -> None:
+def _restore(conditions: list[str], columns: list[str]) -> None:
     """Set the controls' widgets from the session's settings before they are drawn: a page switch deletes the state
     of widgets the new page does not draw, so widget keys alone forgot the choices. A column the chosen systems lack
-    is left out of the view but kept in the settings (it returns with a system that has it)."""
+    (or do not have as a condition) is left out of the view but kept in the settings (it returns with a system that
+    has it)."""
     kept = {**DEFAULTS, **st.session_state.get(SETTINGS_KEY, {})}
-    kept["unc_by"] = [c for c in kept["unc_by"] if c in columns]
+    kept["unc_by"] = [c for c in kept["unc_by"] if c in conditions]
     if kept["unc_group"] not in columns:
         kept["unc_group"] = ONE_BY_ONE
     st.session_state.update(kept)
@@ -67,12 +68,13 @@ def _restore(columns: list[str]) -> None:
 def controls(chosen: dict[str, lc.Trials]) -> Settings:
     """The controls, in one bordered row; their choices stay for the session (shared by the pages that draw them)."""
     columns = metadata_columns(chosen)
-    _restore(columns)
+    conditions = lc.condition_columns(chosen.values())
+    _restore(conditions.offered, columns)
     with st.container(border=True):
         st.markdown("**Conditions and confidence**")
         by_column, ci_column, reps_column, level_column, group_column = st.columns([3, 3, 2, 2, 3],
                                                                                     vertical_alignment="bottom")
-        by = break_down_by(columns, key="unc_by", container=by_column, on_change=_keep, args=("unc_by",))
+        by = break_down_by(conditions.offered, key="unc_by", container=by_column, on_change=_keep, args=("unc_by",))
         intervals = ci_column.toggle("Confidence intervals", key="unc_on", on_change=_keep, args=("unc_on",),
                                      help=f"Bootstrap: draw the trials again with replacement, many times "
                                           f"({METHOD} intervals: bias-corrected and accelerated).")
@@ -88,6 +90,8 @@ def controls(chosen: dict[str, lc.Trials]) -> Settings:
         if not columns:
             st.caption("The chosen systems' files carry no column besides scores and labels: nothing to break down "
                        "by, and intervals draw trials one by one.")
+        elif conditions.left_out:
+            st.caption(lc.words.escape_markdown(conditions.note()))
     return Settings(tuple(by), bool(intervals), int(replicates), float(level), None if group == ONE_BY_ONE else group,
                     _operating_point.primary())
 
@@ -155,8 +159,8 @@ def show_comparison(result: lc.SystemComparison, metrics: tuple[str, ...], bette
     its column of how often B did better headed `better` (e.g. ``"B better in"``)."""
     for metric in metrics:
         st.markdown(f"- {lc.words.escape_markdown(result.sentence(metric))}")
-    table = result.to_frame().reset_index()
-    table["metric"] = table["metric"].map(lc.binary.metrics.METRIC_COLUMNS)
+    table = result.to_frame(eer_percent=True).reset_index()  # the EER in % as in every other table of the app
+    table["metric"] = table["metric"].map({**lc.binary.metrics.METRIC_COLUMNS, "eer": "EER %"})
     st.dataframe(table, width="stretch", hide_index=True, column_config={
         c: st.column_config.NumberColumn(format="%.4f") for c in ("a", "b", "difference", "lower", "upper")} | {
         "b_better": st.column_config.NumberColumn(better, format="percent")})

@@ -58,21 +58,26 @@ SLIDERS = {"prior": ("p_target", PRIORS), "c_miss": ("c_miss", COSTS), "c_fa": (
 
 def _from_app(key: str) -> list[float]:
     """The options of a slider, the app's value among them; the slider starts there unless the address bar holds it.
+    The slider has no ``value`` of its own: its one source is this session state or the address bar (a default
+    beside a Session State value makes Streamlit warn on every run).
 
     The address bar holds a slider's value when a link set it or the slider was moved on this page (a moved slider
     writes it there and, through :func:`_to_app`, into the app's operating point); without it, as on arriving from
-    another page (a page switch clears the address bar), the slider takes the app's value, and the address bar too, so
-    that a copied link shares what is shown. (A bound slider keeps its own state across page switches.)
+    another page (a page switch clears the address bar), or with a value that is none of the options (a bad link),
+    the slider takes the app's value, and the address bar too, so that a copied link shares what is shown. (A bound
+    slider keeps its own state across page switches.)
     """
     field, options = SLIDERS[key]
     value = getattr(_operating_point.current(), field)
-    if key not in st.query_params and st.session_state.get(key) != value:
+    options = sorted({*options, value})
+    linked = st.query_params.get(key) in {number(option) for option in options}
+    if not linked and st.session_state.get(key) != value:
         st.session_state[key] = value
         try:
             st.query_params[key] = number(value)
         except StreamlitAPIException:  # bound since an earlier visit: the slider's new state reaches the address bar
             pass
-    return sorted({*options, value})
+    return options
 
 
 def _to_app() -> None:
@@ -93,13 +98,13 @@ def controls(names: list[str]) -> tuple[str, lc.OperatingPoint]:
             bind="query-params", help="Its scores are taken as natural-log likelihood ratios.",
         )
         p_target = prior_column.select_slider(
-            "P(target): how often a trial is a target", _from_app("prior"), value=0.01, format_func=number,
+            "P(target): how often a trial is a target", _from_app("prior"), format_func=number,
             key="prior", bind="query-params", on_change=_to_app,
         )
-        c_miss = miss_column.select_slider("C_miss: cost of a miss", _from_app("c_miss"), value=1.0,
-                                           format_func=number, key="c_miss", bind="query-params", on_change=_to_app)
-        c_fa = fa_column.select_slider("C_fa: cost of a false alarm", _from_app("c_fa"), value=1.0,
-                                       format_func=number, key="c_fa", bind="query-params", on_change=_to_app)
+        c_miss = miss_column.select_slider("C_miss: cost of a miss", _from_app("c_miss"), format_func=number,
+                                           key="c_miss", bind="query-params", on_change=_to_app)
+        c_fa = fa_column.select_slider("C_fa: cost of a false alarm", _from_app("c_fa"), format_func=number,
+                                       key="c_fa", bind="query-params", on_change=_to_app)
         op = lc.OperatingPoint(p_target, c_miss, c_fa)
         odds = f"logit({p_target:g})" if llr_units() == "ln" else f"log10({p_target:g} / {1 - p_target:g})"
         costs = "" if c_miss == c_fa == 1 else \

@@ -123,7 +123,7 @@ from .multiclass.ece_conventions import ece_conventions
 from .multiclass.temperature import Temperature, fit_temperature
 from .multiclass.classifier import ClassifierCalibration, classifier_calibration
 from .report.classifier import classifier_report_html
-from .uncertainty.conditions import Condition, ConditionMetrics, evaluate
+from .uncertainty.conditions import Condition, ConditionColumns, ConditionMetrics, condition_columns, evaluate
 from .uncertainty.comparison import SystemComparison, compare_systems
 from .uncertainty.resampling import BootstrapResult, DETBand, bootstrap
 from .report import CalibrationSummary, Report, SystemSummary, build_report

@@ -6,11 +6,15 @@ plain mean of each partition's Cprimary (NIST SRE16-21 plans: every partition we
 """
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
 
 import llrcore as lc
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="module")
@@ -161,3 +165,35 @@ def test_the_primary_cost_of_a_named_evaluation_rides_through_evaluate_and_boots
     assert result.estimate.cprimary == expected
     naive = lc.bootstrap(trials, n=5, primary=(0.01, 0.05))
     pd.testing.assert_frame_equal(result.replicates, naive.replicates)
+
+
+def test_condition_columns_leave_out_identifiers_with_their_reason():
+    """12 trials counted by hand: gender has 2 values (conditions); utt 12 of 12 (more than half the trials: one per
+    trial); model 6 values for the 12 trials, exactly half, repeats (each model twice) but more than max_values=5;
+    'note' has a value on no trial; the spoof trial's own utt value does not count (only scored trials make
+    conditions)."""
+    frame = pd.DataFrame({
+        "score": np.arange(12.0), "label": [True, False] * 6,
+        "gender": ["f", "m", "f", "m", "f", "m", "-", "m", "f", "m", "f", "m"],
+        "utt": [f"u{i}" for i in range(12)], "model": [f"m{i // 2}" for i in range(12)], "note": [""] * 12})
+    trials = trials_of(frame)
+    assert lc.condition_columns(trials, max_values=6) == lc.ConditionColumns(
+        ["gender", "model"], {"utt": "one value per trial or nearly", "note": "no value on any trial"})
+    found = lc.condition_columns(trials, max_values=5)
+    assert found.offered == ["gender"]
+    assert found.left_out["model"] == "6 values, more than 5"
+    assert found.note() == ("Not offered as conditions: utt (one value per trial or nearly), model (6 values, more "
+                            "than 5) and note (no value on any trial); identifiers rather than conditions.")
+
+
+def test_condition_columns_of_several_systems_offer_a_column_any_of_them_has_as_a_condition(table):
+    """The demo countermeasure's 'utt' (one id per trial) and 'attack' (7 values over 24,844 trials) with a system
+    whose 'utt' repeats (two values): 'utt' is a condition of the second, so it is offered."""
+    cm = lc.read_trials(ROOT / "assets/asvspoof2019_la_cm/ASVspoof2019.LA.cm.dev.scores.tsv.gz")["LFCC-GMM"]
+    assert lc.condition_columns(cm) == lc.ConditionColumns(["attack"], {"utt": "one value per trial or nearly"})
+    assert lc.condition_columns(cm).note() == ("Not offered as conditions: utt (one value per trial or nearly); "
+                                               "identifiers rather than conditions.")
+    repeated = trials_of(table.assign(utt=np.where(table.label, "a", "b")))
+    assert lc.condition_columns([cm, repeated]).offered == ["utt", "attack", "gender", "language"]
+    assert lc.condition_columns([cm, repeated]).left_out == {}
+    assert lc.condition_columns([]) == lc.ConditionColumns([], {})

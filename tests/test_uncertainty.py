@@ -250,3 +250,20 @@ def test_grouped_replicates_that_miss_a_class_are_left_out_of_the_intervals(two_
     assert 0 < empty.sum() < 60 and np.isfinite(result.interval("eer")).all()
     comparison = lc.compare_systems(trials, trials, n=60, group_by="speaker", seed=0)
     assert comparison.differences["eer"].isna().sum() == empty.sum()
+
+
+def test_the_comparison_table_gives_the_eer_in_percent_when_asked():
+    """The EER row times 100 (A, B, B - A and the interval), every other number as it was. A's EER by hand: its ROC
+    convex hull joins (Pfa, Pmiss) = (0, 1/2) (threshold above 1.0) and (1/3, 0) (threshold at 0.5), the line
+    Pmiss = 1/2 - 3/2 Pfa, which meets Pmiss = Pfa at 1/5: 20 %. B separates the classes: 0 %."""
+    a = lc.Trials([2.0, 0.5], [1.0, -1.0, -2.0], name="A")
+    b = lc.Trials([2.0, 1.5], [1.0, -1.0, -2.0], name="B")
+    comparison = lc.compare_systems(a, b, n=30, seed=2)
+    fraction, percent = comparison.to_frame(), comparison.to_frame(eer_percent=True)
+    numbers = ["a", "b", "difference", "lower", "upper"]
+    assert percent.loc["eer", "b"] == 0.0
+    assert percent.loc["eer", "a"] == pytest.approx(20.0, abs=1e-12)
+    np.testing.assert_allclose(percent.loc["eer", numbers].astype(float),
+                               100 * fraction.loc["eer", numbers].astype(float))
+    pd.testing.assert_frame_equal(percent.drop(index="eer"), fraction.drop(index="eer"))
+    assert percent.loc["eer", "b_better"] == fraction.loc["eer", "b_better"]

@@ -102,10 +102,15 @@ class SystemComparison(ReplicateIntervals):
         return (f"{shares} (paired by {self.paired_by}): {b} minus {a} is {scale * self._estimate(metric):+.3g}{unit} "
                 f"({self.interval_words} {low:+.3g} to {high:+.3g}), {paired_verdict(low, high, differences)}.")
 
-    def to_frame(self) -> pd.DataFrame:
+    def to_frame(self, *, eer_percent: bool = False) -> pd.DataFrame:
         """One row per metric: A, B, ``difference`` (B - A), its interval, ``b_better``, ``method`` (e.g.
-        ``"95 % BCa"``) and ``paired_by``."""
-        rows = {m: (getattr(self.a, m), getattr(self.b, m), self._estimate(m), *self.interval(m), self.b_better(m))
+        ``"95 % BCa"``) and ``paired_by``.
+
+        With ``eer_percent=True`` the EER row's A, B, difference and interval are in % (points), as in
+        :func:`~llrcore.metrics_table` with the same option; ``b_better`` stays a fraction."""
+        scales = {m: 100.0 if m == "eer" and eer_percent else 1.0 for m in BOOTSTRAP_METRICS}
+        rows = {m: (*(scales[m] * v for v in (getattr(self.a, m), getattr(self.b, m), self._estimate(m),
+                                              *self.interval(m))), self.b_better(m))
                 for m in BOOTSTRAP_METRICS}
         frame = pd.DataFrame.from_dict(rows, orient="index",
                                        columns=["a", "b", "difference", "lower", "upper", "b_better"])

@@ -14,27 +14,33 @@ sure that the true error rate lies within ±30 % of the observed one, at least 3
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+import numpy as np
 import pandas as pd
 
 from ..binary._prior_second import prior_may_come_second
 from ..binary.metrics import SRE12_P_TARGETS, BinaryMetrics, table_row
 from ..binary.metrics import evaluate as evaluate_trials
-from ..data.trials import Trials
+from ..data.trials import Trials, condition_codes
 from ..parallel import thread_limit
 from ..prior import as_operating_point
 from ..words import listed
 from .intervals import DEFAULT_METHOD
 from .resampling import BootstrapResult, Progress, bootstrap
 
-__all__ = ["RULE_OF_30", "Condition", "ConditionMetrics", "evaluate"]
+__all__ = ["MAX_CONDITIONS", "RULE_OF_30", "Condition", "ConditionColumns", "ConditionMetrics", "condition_columns",
+           "evaluate"]
 
 RULE_OF_30 = 30
 """Fewest errors of each kind (misses and false alarms at the EER) for an error rate known to within ±30 %."""
 
 POOLED = "pooled"
+
+MAX_CONDITIONS = 100
+"""Most values a metadata column may have to be offered as a condition: beyond, a table of its conditions is a list of
+identifiers (speakers, models, utterances), each with a handful of trials."""
 
 
 @dataclass(frozen=True)
@@ -203,3 +209,66 @@ def _evaluate(tar_llr, non_llr, *, p_target, c_miss, c_fa, name, by, primary) ->
                   for values, subset in tar_llr.split(by)]
     pooled = Condition({}, tar_llr, evaluate_trials(tar_llr, p_target=op, name=name or tar_llr.name, primary=primary))
     return ConditionMetrics(by=by, conditions=conditions, pooled=pooled)
+
+
+@dataclass(frozen=True)
+class ConditionColumns:
+    """Which metadata columns are conditions to break trials down by, and why the others are not.
+
+    Attributes
+    ----------
+    offered : list of str
+        The condition columns, in order of first appearance.
+    left_out : dict
+        ``{column: reason}`` for the others, e.g. ``{"utt": "one value per trial or nearly"}``.
+    """
+
+    offered: list[str]
+    left_out: dict[str, str]
+
+    def note(self) -> str:
+        """One sentence naming the columns left out and why, or ``""``."""
+        if not self.left_out:
+            return ""
+        return (f"Not offered as conditions: {listed([f'{c} ({why})' for c, why in self.left_out.items()])}; "
+                "identifiers rather than conditions.")
+
+
+def condition_columns(trials: Trials | Iterable[Trials], *, max_values: int = MAX_CONDITIONS) -> ConditionColumns:
+    """The metadata columns whose values repeat enough to be conditions (gender, language, attack), and the ones
+    left out (per-trial or per-speaker identifiers) with the reason.
+
+    A column is left out when no scored trial has a value in it, when it has more distinct values than half the
+    trials that have one (one value per trial or nearly: an utterance id), or more than `max_values` values (a
+    model or speaker id: a table of hundreds of conditions, each with a few trials). Values are counted over the
+    target and non-target trials that have one (:meth:`~llrcore.Trials.split`'s rule).
+
+    Parameters
+    ----------
+    trials : Trials or iterable of Trials
+        With several systems, a column is offered when it is a condition of any of them; a column left out of all
+        of them keeps the reason of the first.
+    max_values : int
+        The most values a condition column may have (:data:`MAX_CONDITIONS`).
+    """
+    systems = [trials] if isinstance(trials, Trials) else list(trials)
+    reasons: dict[str, list] = {}  # every column in order of first appearance: its reason in each system
+    for system in systems:
+        scored = system.metadata.iloc[:len(system)]
+        for column in system.conditions:
+            reasons.setdefault(column, []).append(_not_a_condition(scored[column], max_values))
+    return ConditionColumns([c for c, why in reasons.items() if None in why],
+                            {c: why[0] for c, why in reasons.items() if None not in why})
+
+
+def _not_a_condition(column: pd.Series, max_values: int) -> str | None:
+    """Why a metadata column (its scored trials' values) is no condition, or None when it is one."""
+    codes, values = condition_codes(column)
+    with_value = int(np.count_nonzero(codes >= 0))
+    if with_value == 0:
+        return "no value on any trial"
+    if 2 * len(values) > with_value:
+        return "one value per trial or nearly"
+    if len(values) > max_values:
+        return f"{len(values):,} values, more than {max_values}"
+    return None

@@ -20,6 +20,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 SCREENSHOTS = Path(__file__).resolve().parent / "screenshots"
+SERVER_LOGS: dict[str, Path] = {}  # a running app's URL -> its server's log (stdout and stderr)
 
 
 @pytest.fixture(scope="session")
@@ -79,6 +80,7 @@ def _running_app(tmp_path_factory, env: dict | None = None):
         process = subprocess.Popen(command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
                                    env={**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})})
     url = f"http://127.0.0.1:{port}"
+    SERVER_LOGS[url] = log_path
     try:
         deadline = time.monotonic() + 60
         while True:
@@ -109,6 +111,13 @@ def app_url(tmp_path_factory):
     widgets and uploads); a server start costs seconds, once per process instead of once per module."""
     with _running_app(tmp_path_factory) as url:
         yield url
+
+
+@pytest.fixture
+def server_log(app_url) -> Path:
+    """The log of the shared server (``app_url``): a test reads what its own walk added, from the size it had before
+    (tests of one process run one after the other)."""
+    return SERVER_LOGS[app_url]
 
 
 @pytest.fixture(scope="module")

@@ -107,6 +107,19 @@ def wait_for_stable_sizes(page: Page, quiet: float = 300, timeout: float = 5_000
         pass
 
 
+def grid_rows(page: Page, grid) -> list[list[str]]:
+    """The rows of a data grid as written in its accessible table, header first; the grid fills that table after it
+    is drawn, so it is read again until it has rows (a loaded machine takes a while)."""
+    grid.scroll_into_view_if_needed()
+    for _ in range(60):
+        rows = grid.evaluate("g => Array.from(g.querySelectorAll('table tr'))"
+                             ".map(r => Array.from(r.children).map(c => c.textContent))")
+        if len(rows) > 1:
+            return rows
+        page.wait_for_timeout(500)
+    raise AssertionError("the data grid's accessible table stayed empty for 30 s")
+
+
 def no_exception(page: Page) -> None:
     expect(page.get_by_test_id("stException")).to_have_count(0)
 

@@ -1,10 +1,12 @@
 """Conditions and confidence on the Evaluate page, walked in headless Chromium at 1600 px as a person does: the
 countermeasure demo added on the Data page, the pages switched through the sidebar, intervals switched on, the
-trials broken down by attack, two systems compared.
+trials broken down by attack (the only condition column offered: the files' per-trial utterance ids are not), two
+systems compared.
 
 Independent references: the per-attack EERs are recomputed from the demo file read with pandas (bona fide trials
 against one attack's spoofs, as ASVspoof's per-attack tables are made); the intervals in the downloaded CSV are
-those of ``llrcore.bootstrap`` with the page's settings (the draws are seeded), and contain the estimate.
+those of ``llrcore.bootstrap`` with the page's settings (the draws are seeded), and contain the estimate; the
+comparison table's EERs are ``lc.eer`` of each system's file, in %.
 """
 from __future__ import annotations
 
@@ -17,7 +19,7 @@ from playwright.sync_api import Page, expect
 
 import llrcore as lc
 from app_pages._demos import DEMO_SETS
-from test_browser import no_exception, open_page, snap, wait_for_charts, wait_idle
+from test_browser import grid_rows, no_exception, open_page, snap, wait_for_charts, wait_idle
 
 pytestmark = pytest.mark.e2e
 
@@ -94,7 +96,11 @@ def test_per_attack_breakdown_and_comparison_after_adding_the_countermeasure_dem
     add_demo(page, "ASVspoof19 LA CM RawNet2-a (eval)")
     go(page, "Evaluate")
     expect(page.get_by_text("4 evaluation and 0 development sets chosen", exact=False)).to_be_visible()
+    # the countermeasure files' utterance ids (one per trial) are not offered: a table of 71,237 one-trial rows
+    expect(page.get_by_text("Not offered as conditions: utt (one value per trial or nearly); identifiers rather "
+                            "than conditions.")).to_be_visible()
     page.get_by_role("combobox", name="Break down by").click()
+    expect(page.get_by_role("option")).to_have_text(["attack"])
     page.get_by_role("option", name="attack", exact=True).click()
     page.keyboard.press("Escape")
     wait_idle(page, timeout=180_000)
@@ -121,6 +127,12 @@ def test_per_attack_breakdown_and_comparison_after_adding_the_countermeasure_dem
     expect(page.get_by_text(re.compile(r"LFCC-GMM \(eval\) has a lower EER than ASVspoof19 LA CM RawNet2-a \(eval\) "
                                        r"in \d+ % of 100 resamplings"))).to_be_visible()
     no_exception(page)
+    # the comparison table gives the EER in % as the metrics table does (not a fraction beside it)
+    header, *rows = grid_rows(page, page.get_by_test_id("stDataFrame").filter(has_text="B better in"))
+    eer_row = dict(zip(header, next(row for row in rows if "EER %" in row)))
+    systems = lc.read_trials(CM_EVAL)
+    for column, system in (("a", "LFCC-GMM"), ("b", "RawNet2-a")):
+        assert float(eer_row[column]) == pytest.approx(100 * lc.eer(systems[system]), rel=1e-12)
     snap(page, screenshots / "evaluate_compare.png")
 
 

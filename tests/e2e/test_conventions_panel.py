@@ -15,8 +15,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from playwright.sync_api import Page, expect
-from test_trust_figures_page import grid_rows
-from test_browser import no_exception, open_page, snap, wait_idle
+from test_browser import grid_rows, no_exception, open_page, snap, wait_idle
 
 import llrcore as lc
 

@@ -12,7 +12,7 @@ from test_browser import no_exception, open_page, snap, wait_for_charts, wait_id
 
 pytestmark = pytest.mark.e2e
 
-
+SLIDER_NAMES = ("P(target): how often a trial is a target", "C_miss: cost of a miss", "C_fa: cost of a false alarm")
 
 
 def sentence(page: Page):
@@ -57,13 +57,32 @@ def test_bayes_decisions_sliders_answer_and_share(page: Page, app_url, screensho
     expect(page).to_have_url(re.compile(r"bayes_view=Fixed"))
 
 
-def test_bayes_decisions_link_restores_the_setting(page: Page, app_url, screenshots):
+def slider_values(page: Page) -> list[str]:
+    return [page.get_by_role("slider", name=name).get_attribute("aria-valuetext") for name in SLIDER_NAMES]
+
+
+def test_bayes_decisions_link_restores_the_setting(page: Page, app_url, server_log, screenshots):
+    """Reached through the sidebar and by two links; each slider has one source (the session's operating point or the
+    address bar), so Streamlit never warns that a widget had a default value and a Session State value too."""
+    logged = server_log.stat().st_size
+    open_page(page, app_url)
+    page.get_by_test_id("stSidebarNav").get_by_role("link", name="Bayes decisions", exact=True).click()
+    wait_idle(page)
+    expect(sentence(page)).to_contain_text("P(target) = 1 %, this system makes about 0.37 errors")
+    assert slider_values(page) == ["0.01", "1", "1"]
+    open_page(page, f"{app_url}/bayes_decisions?prior=0.01&c_miss=10")
+    expect(sentence(page)).to_contain_text("P(target) = 1 %, with a miss costing 10 and a false alarm 1")
+    assert slider_values(page) == ["0.01", "10", "1"]
     open_page(page, f"{app_url}/bayes_decisions?prior=0.1&c_miss=10&bayes_system=ASVspoof19+LA+ASV+%28eval%29")
     wait_for_charts(page, 2)
     expect(sentence(page)).to_contain_text("P(target) = 10 %, with a miss costing 10 and a false alarm 1")
     expect(page.get_by_role("combobox", name="System")).to_have_value("ASVspoof19 LA ASV (eval)")
+    assert slider_values(page) == ["0.1", "10", "1"]
     no_exception(page)
     snap(page, screenshots / "bayes_decisions_link.png")
+    with open(server_log, "rb") as log:
+        log.seek(logged)
+        assert "set via the Session State API" not in log.read().decode(errors="replace")
 
 
 def test_gaussian_explorer(page: Page, app_url, screenshots):

@@ -20,7 +20,7 @@ import pytest
 from PIL import Image
 from playwright.sync_api import Page, expect
 
-from test_browser import no_exception, open_page, snap, wait_for_charts, wait_idle
+from test_browser import grid_rows, no_exception, open_page, snap, wait_for_charts, wait_idle
 from test_conditions_page import add_demo, go
 
 pytestmark = pytest.mark.e2e
@@ -58,19 +58,6 @@ def chart_with(page: Page, text: str):
 def table_cells(page: Page, index: int = 0) -> list[list[str]]:
     """The rows of the page's `index`-th dataframe as the page writes them, header first (:func:`grid_rows`)."""
     return grid_rows(page, page.get_by_test_id("stDataFrame").nth(index))
-
-
-def grid_rows(page: Page, grid) -> list[list[str]]:
-    """The rows of a data grid as written in its accessible table, header first; the grid fills that table after it
-    is drawn, so it is read again until it has rows (a loaded machine takes a while)."""
-    grid.scroll_into_view_if_needed()
-    for _ in range(60):
-        rows = grid.evaluate("g => Array.from(g.querySelectorAll('table tr'))"
-                             ".map(r => Array.from(r.children).map(c => c.textContent))")
-        if len(rows) > 1:
-            return rows
-        page.wait_for_timeout(500)
-    raise AssertionError("the data grid's accessible table stayed empty for 30 s")
 
 
 def test_det_of_four_systems_notes_and_stars_overlap_nothing(page: Page, app_url, screenshots):
