@@ -144,8 +144,20 @@ def _measured(frame: pd.DataFrame) -> dict:
             for kind, part in frame.groupby("kind")}
 
 
+#: How far a mean DER may stand from the README's one-decimal figure: the CPU's BLAS kernels (with or without
+#: AVX-512) move a borderline window of the scores-alone runs to another cluster, 0.07-0.08 points of the dev
+#: corpus's mean DER between two machines of this workplace; the number of right counts does not move.
+MACHINE_DER_TOLERANCE = 0.15
+
+
+def _as_claimed(measured: dict, claimed: dict) -> bool:
+    return measured.keys() == claimed.keys() and all(
+        measured[k][0] == claimed[k][0] and abs(measured[k][1] - claimed[k][1]) <= MACHINE_DER_TOLERANCE
+        for k in claimed)
+
+
 def test_the_default_call_on_the_held_out_corpus_is_what_the_readme_claims(heldout_default):
-    assert _measured(heldout_default) == README_HELDOUT
+    assert _as_claimed(_measured(heldout_default), README_HELDOUT), _measured(heldout_default)
 
 
 @pytest.mark.parametrize("corpus", ["dev", "heldout"])
@@ -153,7 +165,7 @@ def test_the_default_call_without_times_is_what_the_readme_claims(corpus):
     """README, "Without times": the scores alone (one between-speaker Gaussian per pair of speakers), chosen on the
     development corpus, measured once on the held-out one."""
     measured = _measured(_default_call({"dev": DEV, "heldout": HELDOUT}[corpus], times=False))
-    assert measured == README_WITHOUT_TIMES[corpus]
+    assert _as_claimed(measured, README_WITHOUT_TIMES[corpus]), measured
 
 
 @pytest.mark.xfail(strict=True, reason="issue 32's goal is not met on the held-out corpus (README: by how much, what "
