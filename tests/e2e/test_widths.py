@@ -32,7 +32,7 @@ from test_browser import RUN_COUNTER, no_exception, open_page, snap, wait_for_st
 pytestmark = pytest.mark.e2e
 
 WIDTHS = {800: 900, 1280: 800, 1920: 1080}  # viewport width -> height
-TABLES_FIT_FROM = 1920  # the narrowest window whose tables must fit the page (no scroll bar of their own)
+TABLES_FIT_FROM = 1920  # the narrowest window whose tables and figures must fit the page (no scroll bar of their own)
 # Text of an element of the main area that is hidden: its box hides its overflow (or ends it in an ellipsis) and the
 # text is wider than the box. Plotly's SVG and the data grid's canvas draw their own text.
 CLIPPED = """() => [...document.querySelectorAll('[data-testid=stMain] *')].filter(e => {
@@ -51,19 +51,32 @@ BROKEN_WORDS = """() => [...document.querySelectorAll('[data-testid=stMain] :is(
   return e.offsetParent !== null && lines > e.textContent.trim().split(/\\s+/).length;
 }).map(e => e.textContent.trim().slice(0, 80))"""
 # The document, the main area or any element in it that scrolls sideways; a table's own scroller (a data grid's, a
-# static table's) only when `tables` is true: below 1920 px a table of every metric of three systems (about 1,070 px)
-# scrolls within its box, as it would on a phone (the sidebar leaves ~470 px of an 800 px window, ~820 px of 1280).
+# static table's) or a figure's only when `tables` is true: below 1920 px a table of every metric of three systems
+# (about 1,070 px) or a figure (52rem) scrolls within its box, as it would on a phone (the sidebar leaves ~470 px of
+# an 800 px window, ~820 px of 1280).
 SIDEWAYS = """(tables) => {
   const main = document.querySelector('[data-testid=stMain]');
   const boxes = [document.scrollingElement, main, ...main.querySelectorAll('*')].filter(e => {
     if (e.closest('.js-plotly-plot') || e.offsetParent === null && e !== document.scrollingElement) return false;
-    if (!tables && e.closest('[data-testid=stDataFrame], [data-testid=stTable]')) return false;
+    const figure = e.querySelector(':scope > [data-testid=stFullScreenFrame] > [data-testid=stPlotlyChart]') !== null;
+    if (!tables && (figure || e.closest('[data-testid=stDataFrame], [data-testid=stTable]'))) return false;
     const style = getComputedStyle(e);
     const scrolls = e === document.scrollingElement || ['auto', 'scroll'].includes(style.overflowX);
     return scrolls && e.scrollWidth > e.clientWidth + 1;
   });
   return boxes.map(e => `${e.getAttribute('data-testid') || e.className || e.tagName}: ${e.scrollWidth} > ${e.clientWidth}`);
 }"""
+# Texts of a figure (plotly's SVG: titles, notes, legends, tick labels) that reach outside the figure, where they are
+# cut off: plotly does not wrap them, so a figure keeps the width they need (assets/style.css) and, in a narrower
+# main area, scrolls within its own box.
+FIGURE_TEXT_CUT = """() => [...document.querySelectorAll('[data-testid=stMain] .js-plotly-plot')].filter(
+  f => f.offsetParent !== null).flatMap(f => {
+  const svg = f.querySelector('svg.main-svg').getBoundingClientRect();
+  return [...f.querySelectorAll('svg text')].filter(t => {
+    const r = t.getBoundingClientRect();
+    return r.width > 0 && t.textContent.trim() && (r.left < svg.left - 1 || r.right > svg.right + 1);
+  }).map(t => t.textContent.trim().slice(0, 80));
+})"""
 # Pairs of metric cards whose boxes, or the text they print (which may spill out of them), overlap.
 OVERLAPPING_METRICS = """() => {
   const extent = card => {
@@ -149,7 +162,8 @@ def test_every_page_fits_its_width(sessions, screenshots, width, path):
     wait_for_stable_sizes(page, quiet=500)  # the cards, charts and grids have their final widths
     no_exception(page)
     problems = {"scrolls sideways": page.evaluate(SIDEWAYS, width >= TABLES_FIT_FROM),
-                "cut off": page.evaluate(CLIPPED), "words broken": page.evaluate(BROKEN_WORDS),
+                "cut off": page.evaluate(CLIPPED), "figure text cut off": page.evaluate(FIGURE_TEXT_CUT),
+                "words broken": page.evaluate(BROKEN_WORDS),
                 "metric cards overlap": page.evaluate(OVERLAPPING_METRICS)}
     snap(page, screenshots / f"widths_{width}_{path or 'home'}.png")
     found = {what: found for what, found in problems.items() if found}
