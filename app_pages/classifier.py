@@ -12,7 +12,6 @@ import streamlit as st
 
 import llrcore as lc
 from llrcore.plots import reliability
-from llrcore.words import escape_markdown
 from app_pages._demos import MULTICLASS_DEMOS, MULTICLASS_DIR
 from app_pages._figures import show_figure
 from app_pages._uploads import read_user_file
@@ -159,7 +158,7 @@ def ece_conventions(key: str, scores: lc.MulticlassScores, bins: int) -> None:
                    "label and the bins equal width.")
         st.dataframe(table.drop(columns="why"), hide_index=True, width="stretch",
                      column_config={"ECE %": st.column_config.NumberColumn(format="%.4f")})
-        st.markdown("\n".join(f"- **{escape_markdown(name)}**: {escape_markdown(why)}"
+        st.markdown("\n".join(f"- **{lc.words.escape_markdown(name)}**: {lc.words.escape_markdown(why)}"
                                for name, why in zip(table["convention"], table["why"])))
 
 
