@@ -14,7 +14,7 @@ subprocess, timed best of `--repeats`, with its own peak resident memory (VmHWM)
 
 With ``--big-rows N`` (e.g. 50000000), a two-column file ``score label`` of N lines is written too and read by
 ``read_counts`` under ``memory_limit="1GB"``. The numbers of both paths are printed (they are identical: see
-tests/test_out_of_core.py). Writes the section "## Out-of-core reading (DuckDB)" of bench/RESULTS.md (``--no-write``
+tests/binary/test_out_of_core.py). Writes the section "## Out-of-core reading (DuckDB)" of bench/RESULTS.md (``--no-write``
 prints only). A benchmark, not a test.
 """
 from __future__ import annotations

@@ -12,12 +12,12 @@ from pathlib import Path
 # pytest-xdist runs one process per CPU, and OpenBLAS would start one thread per CPU in each of them: the threads of
 # the processes compete for the same cores and spin while they wait, which made the diarization tests 10-20x slower
 # under load (NME-SC on ES2005a for K = 1..8: 125 s, 6.6 s with one thread). No number depends on BLAS's threads
-# (tests/test_threads.py checks it with BLAS on every CPU). A value set by the user is kept.
+# (tests/binary/test_threads.py checks it with BLAS on every CPU). A value set by the user is kept.
 for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_variable, "1")
 # The same for llrcore's own pools (bootstrap replicates, sorts, parses) in each xdist worker and its app server: one
 # process per CPU already keeps every core busy (the whole suite 631 s against 671 s with a pool per CPU in each
-# worker, both on a quiet 2-CPU machine). No number depends on the threads (tests/test_threads.py passes them
+# worker, both on a quiet 2-CPU machine). No number depends on the threads (tests/binary/test_threads.py passes them
 # explicitly); a run without xdist keeps every CPU.
 if os.environ.get("PYTEST_XDIST_WORKER"):
     os.environ.setdefault("LLRCORE_THREADS", "1")
@@ -143,16 +143,22 @@ def asvspoof2021_layout(tmp_path_factory) -> dict[str, Path]:
 # module counts BROWSER_TEST_SECONDS a test, any other module UNIT_TEST_SECONDS. Only the order depends on them.
 SLOW_MODULES = {
     "e2e/test_diarization_page.py": 90, "e2e/test_data_page.py": 50, "e2e/test_app_state.py": 50,
-    "e2e/test_extreme_llrs_page.py": 40, "test_report_conditions.py": 25, "test_bootstrap_coverage.py": 20,
-    "test_uncertainty.py": 20, "test_readme.py": 15, "test_diarization.py": 15, "test_app_diarization.py": 12,
-    "test_extremes.py": 10, "test_cli_tdcf.py": 8, "test_forensic.py": 8, "test_cli_fuse.py": 8,
+    "e2e/test_extreme_llrs_page.py": 40, "report/test_report_conditions.py": 25,
+    "uncertainty/test_bootstrap_coverage.py": 20, "uncertainty/test_uncertainty.py": 20, "project/test_readme.py": 15,
+    "diarization/test_diarization.py": 15, "app/test_app_diarization.py": 12, "binary/test_extremes.py": 10,
+    "cli/test_cli_tdcf.py": 8, "forensic/test_forensic.py": 8, "cli/test_cli_fuse.py": 8,
 }
 BROWSER_TEST_SECONDS = 9.0
 UNIT_TEST_SECONDS = 0.15
 
 
+def _relative(path: str) -> str:
+    """`path` below ``tests/`` (the last folder of that name: a checkout may lie in one), as SLOW_MODULES spells it."""
+    return path.rsplit("/tests/", 1)[-1]
+
+
 def _module_seconds(path: str, n_tests: int) -> float:
-    relative = path.split("tests/", 1)[-1]
+    relative = _relative(path)
     if relative in SLOW_MODULES:
         return SLOW_MODULES[relative]
     return n_tests * (BROWSER_TEST_SECONDS if relative.startswith("e2e/") else UNIT_TEST_SECONDS)
@@ -180,7 +186,7 @@ def order_for_workers(items: list, workers: int) -> list:
     modules: dict[str, list] = {}
     for item in items:
         modules.setdefault(Path(item.path).as_posix(), []).append(item)
-    relative = {path: path.split("tests/", 1)[-1] for path in modules}
+    relative = {path: _relative(path) for path in modules}
     cost = {path: _module_seconds(path, len(tests)) for path, tests in modules.items()}
     is_slow = {path: relative[path].startswith("e2e/") or relative[path] in SLOW_MODULES for path in modules}
     slices: list[list] = [[] for _ in range(workers)]

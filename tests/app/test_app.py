@@ -6,7 +6,6 @@ of uploaded files come from how the test wrote them (Kaldi/BOSARIS files: models
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -14,8 +13,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import llrcore as lc
+from paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
 PAGES = ["app_pages/home.py", "app_pages/data.py", "app_pages/evaluate.py"]
 DEMO_NAMES = ["ASVspoof19 LA ASV (dev)", "ASVspoof19 LA ASV (eval)", "FVC-AUS DCA-PLDA"]

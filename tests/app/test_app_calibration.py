@@ -6,15 +6,14 @@ against independent references in test_calibration_analysis.py); figures are tes
 """
 from __future__ import annotations
 
-from pathlib import Path
 
 import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
 import llrcore as lc
+from paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
 CALIBRATE = "app_pages/calibrate.py"
 COMPARE = "app_pages/compare_rules.py"

@@ -6,15 +6,14 @@ Figures are tested as plain functions in test_plots_diarization.py; here only th
 from __future__ import annotations
 
 import io
-from pathlib import Path
 
 import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
 import llrcore as lc
+from paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
 PAGE = "app_pages/diarization.py"
 DEMO = "AMI ES2005a (PLDA LLRs of 1,025 x-vector windows)"

@@ -9,9 +9,9 @@ Independent reference: the calls themselves, read with Python's ``ast`` from the
 from __future__ import annotations
 
 import ast
-from pathlib import Path
+from paths import ROOT
 
-PAGES = Path(__file__).resolve().parents[1] / "app_pages"
+PAGES = ROOT / "app_pages"
 
 
 def download_buttons(source: str) -> list[tuple[int, str | None]]:

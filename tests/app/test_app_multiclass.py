@@ -1,7 +1,6 @@
 """The Multiclass page under AppTest: demo data on the first visit, tabs, second demo, uploads, decisions prior."""
 from __future__ import annotations
 
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -10,13 +9,14 @@ from scipy.special import log_softmax
 from streamlit.testing.v1 import AppTest
 
 import llrcore as lc
+import paths
+from paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
 PAGE = "app_pages/multiclass.py"
 IEMOCAP = "IEMOCAP speech emotion (4 classes)"
 CIFAR = "CIFAR-10 images (10 classes)"
-DATA = Path(__file__).parent / "data" / "multiclass"
+DATA = paths.DATA / "multiclass"
 
 
 def errors(at: AppTest) -> list[str]:

@@ -1,7 +1,6 @@
 """The Report page under AppTest: it opens on the demo data, its numbers are the library's, its controls work."""
 from __future__ import annotations
 
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -10,8 +9,8 @@ from streamlit.testing.v1 import AppTest
 import llrcore as lc
 from app_pages._registry import LoadedSystem
 from llrcore.report import format_errors
+from paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 PAGE = "app_pages/report.py"
 EVAL_NAMES = ["ASVspoof19 LA ASV (eval)", "FVC-AUS DCA-PLDA"]
 

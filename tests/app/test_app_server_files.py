@@ -1,12 +1,12 @@
 """Loading files that sit on the server (LLRCORE_DATA_DIR), for files beyond the upload limit."""
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
+from paths import ROOT
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
+APP = str(ROOT / "app.py")
 
 
 def data_page(monkeypatch, folder) -> AppTest:

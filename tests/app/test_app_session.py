@@ -21,8 +21,8 @@ from streamlit.testing.v1 import AppTest
 import llrcore as lc
 from app_pages import _session
 from app_pages._session import SessionError
+from paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 DEMO_NAMES = ["ASVspoof19 LA ASV (dev)", "ASVspoof19 LA ASV (eval)", "FVC-AUS DCA-PLDA"]
 ABC_SHA256 = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"  # FIPS 180-2, appendix B.1
 LABELLED = b"2.5 target\n1.5 target\n0.5 target\n-1 nontarget\n-2 nontarget\n-3 nontarget\n-4 nontarget\n"

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import html
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -17,8 +16,8 @@ from streamlit.testing.v1 import AppTest
 
 import llrcore as lc
 from llrcore.teaching.decisions import per_100
+from paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
 BAYES = "app_pages/bayes_decisions.py"
 GAUSS = "app_pages/gaussian_explorer.py"

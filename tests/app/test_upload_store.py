@@ -10,7 +10,6 @@ counted by the file itself; the trial counts from how the test writes its files;
 from __future__ import annotations
 
 import io
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -19,8 +18,8 @@ from streamlit.testing.v1 import AppTest
 
 from app_pages._store import LRUStore
 from app_pages._uploads import parse_upload
+from paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 DEMO_NAMES = ["ASVspoof19 LA ASV (dev)", "ASVspoof19 LA ASV (eval)", "FVC-AUS DCA-PLDA"]
 
 

@@ -7,14 +7,13 @@ and the trapezium ``min(P, 1 - P, EER)`` of Brümmer, Ferrer & Swart (2021).
 """
 from __future__ import annotations
 
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 import llrcore as lc
+from paths import ASSETS
 
-ASSETS = Path(__file__).resolve().parents[1] / "assets"
 
 
 @pytest.fixture(scope="module")

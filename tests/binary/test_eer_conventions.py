@@ -23,7 +23,6 @@ scores (whole numbers, many ties), all shipped in assets/ with their SOURCE.txt.
 from __future__ import annotations
 
 from fractions import Fraction
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -34,8 +33,8 @@ from sklearn import metrics
 import llrcore as lc
 from reference import vendored
 from llrcore.binary import conventions
+from paths import ASSETS, ROOT
 
-ASSETS = Path(__file__).resolve().parents[1] / "assets"
 
 
 SPEECHBRAIN = vendored("speechbrain_metric_stats")
@@ -384,7 +383,7 @@ def test_readme_table_is_the_library_on_the_shipped_file():
     decimals (the rows themselves are checked against the tools' code above)."""
     import re
 
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
     section = readme[readme.index("### Why do my numbers differ from other tools?"):]
     printed = re.findall(r"^\| (.+?) \| (\d\.\d{4}) \| (\d\.\d{4}|—) \|", section, flags=re.MULTILINE)
     trials = lc.read_trials(ASSETS / "asvspoof2019_la" / "ASVspoof2019.LA.asv.eval.gi.trl.scores.txt")
@@ -400,7 +399,7 @@ def test_docs_worked_example_is_the_library():
     (the arithmetic is shown there; the rows are held against the tools' code above)."""
     import re
 
-    doc = (Path(__file__).resolve().parents[1] / "docs" / "conventions.md").read_text(encoding="utf-8")
+    doc = (ROOT / "docs" / "conventions.md").read_text(encoding="utf-8")
     section = doc[doc.index("## EER"):doc.index("## ECE")]
     printed = re.findall(r"^\| (.+?) \| (\d+\.\d{4}) \| (\d\.\d{4}|—) \|$", section, flags=re.MULTILINE)
     result = lc.eer_conventions(lc.Trials([0.2101, -0.03], [0.79, -0.52, 0.08]), p_target=0.5)

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from pathlib import Path
 
 import mpmath as mp
 import numpy as np
@@ -30,10 +29,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import llrcore as lc
+from paths import ROOT
 
 INF = math.inf
 BIGGEST = np.finfo(float).max
-ROOT = Path(__file__).resolve().parents[1]
 
 
 # ----- references --------------------------------------------------------------------------------------------------

@@ -25,8 +25,8 @@ duckdb = pytest.importorskip("duckdb")
 
 import llrcore as lc
 from llrcore.binary import counts as counts_module
+from paths import ASSETS
 
-ASSETS = Path(__file__).resolve().parents[1] / "assets"
 ASV = sorted((ASSETS / "asvspoof2019_la").glob("*.scores.txt"))
 PRIORS = np.array([0.5, 0.1, 0.01, 0.001])
 

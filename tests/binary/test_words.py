@@ -6,15 +6,14 @@ formulas (``mean log2(1 + e^-l)``; PAV by scikit-learn's ``IsotonicRegression``)
 """
 from __future__ import annotations
 
-from pathlib import Path
 
 import numpy as np
 import pytest
 from sklearn.isotonic import IsotonicRegression
 
 import llrcore as lc
+from paths import ASSETS
 
-ASSETS = Path(__file__).resolve().parents[1] / "assets"
 
 
 def cllr_by_formula(tar, non) -> float:

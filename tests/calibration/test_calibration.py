@@ -17,7 +17,6 @@ References used (no expected value below is an output of llrcore itself):
 from __future__ import annotations
 
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -30,8 +29,9 @@ import llrcore as lc
 import llrcore.calibration.fit as calibration
 from llrcore.calibration.fit import Affine, Fusion, PAVCalibrator, fit_affine, fit_cmlg, fit_fusion, fit_pav
 from llrcore.calibration.rules import BetaRule, objective
+from paths import DATA
 
-CM_DIR = Path(__file__).parent / "data" / "asvspoof2019_la_cm"
+CM_DIR = DATA / "asvspoof2019_la_cm"
 
 
 # ----- independent references and data --------------------------------------------------------------------------

@@ -18,7 +18,6 @@ References (no expected value below is an output of llrcore):
 from __future__ import annotations
 
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -35,8 +34,8 @@ from llrcore.calibration.analysis import (
     sweep_prior_weighting,
     weighting_mode,
 )
+from paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 FVC = ROOT / "assets" / "fvcaus_plda" / "fvcaus_plda.npz"
 LOGIT_001 = float(np.log(0.01) - np.log(0.99))
 

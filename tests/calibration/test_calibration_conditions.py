@@ -6,7 +6,6 @@ Cllr in the shifted conditions of an unseen evaluation set.
 """
 from __future__ import annotations
 
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -14,8 +13,9 @@ import pytest
 
 import llrcore as lc
 from llrcore.calibration.conditions import NOT_IN_TRAINING, OWN
+from paths import ASSETS
 
-CM = Path(__file__).resolve().parents[1] / "assets" / "asvspoof2019_la_cm"
+CM = ASSETS / "asvspoof2019_la_cm"
 SHIFTS = {"f": 0.0, "m": 3.0, "x": -2.0}  # score shift of each gender's trials (f unshifted)
 
 

@@ -15,7 +15,6 @@ Independent references:
 import io
 import itertools
 from fractions import Fraction
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -25,8 +24,9 @@ from scipy.special import log_softmax, softmax
 from sklearn.calibration import calibration_curve
 
 import llrcore as lc
+import paths
 
-DATA = Path(__file__).parent / "data" / "multiclass"
+DATA = paths.DATA / "multiclass"
 SYSTEMS = ["sst2_gpt2", "iemocap_wav2vec_pt", "agnews_gpt2", "cifar10_resnet-20"]
 
 

@@ -24,8 +24,9 @@ from scipy.special import expit, logit
 
 import llrcore as lc
 from test_calibration import weighted_logistic_regression
+import paths
 
-ASSETS = Path(__file__).resolve().parents[1] / "assets" / "asvspoof2019_la_cm"
+ASSETS = paths.ASSETS / "asvspoof2019_la_cm"
 SYSTEMS = ("LFCC-GMM", "RawNet2-a", "RawNet2-b", "RawNet2-c")
 RAWNETS = SYSTEMS[1:]  # together they do not separate the dev trials: a finite unregularised optimum
 

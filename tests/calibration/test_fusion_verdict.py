@@ -11,7 +11,6 @@ from __future__ import annotations
 import dataclasses
 import re
 from datetime import UTC, datetime
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -19,8 +18,8 @@ import pytest
 
 import llrcore as lc
 from llrcore.diarization.corpus import CorpusScores
+from paths import ASSETS
 
-ASSETS = Path(__file__).resolve().parents[1] / "assets"
 CM = ASSETS / "asvspoof2019_la_cm"
 CORPUS = ASSETS / "diarization_corpus"
 

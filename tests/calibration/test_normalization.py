@@ -23,8 +23,8 @@ import pandas as pd
 import pytest
 
 import llrcore as lc
+from paths import ROOT
 
-ROOT = __import__("pathlib").Path(__file__).resolve().parents[1]
 DATA = ROOT / "assets/normalization_demo"  # the demo data, also the tests'
 
 

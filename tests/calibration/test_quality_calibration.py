@@ -32,8 +32,9 @@ from test_calibration import weighted_logistic_regression
 
 import llrcore as lc
 from llrcore.cli import main
+from paths import ASSETS
 
-BSSR1 = Path(__file__).resolve().parents[1] / "assets" / "nist_bssr1" / "bssr1_face.tsv.gz"
+BSSR1 = ASSETS / "nist_bssr1" / "bssr1_face.tsv.gz"
 
 
 def cllr(tar_llr, non_llr) -> float:

@@ -14,8 +14,8 @@ import pytest
 
 import llrcore as lc
 from llrcore.cli import main
+from paths import ASSETS, DATA
 
-DATA = Path(__file__).parent / "data"
 ASV_EVAL = DATA / "asvspoof2019_la" / "ASVspoof2019.LA.asv.eval.gi.trl.scores.txt"
 
 
@@ -57,7 +57,7 @@ def test_evaluate_csv_has_the_eer_in_percent_as_the_apps_download(capsys):
 
 
 def test_evaluate_gives_the_librarys_verdict_on_the_scores_as_llrs(capsys):
-    fvc = Path(__file__).parents[1] / "assets" / "fvcaus_plda" / "fvcaus_plda.npz"
+    fvc = ASSETS / "fvcaus_plda" / "fvcaus_plda.npz"
     assert main(["evaluate", str(ASV_EVAL), str(fvc), "--json"]) == 0
     rows = json.loads(capsys.readouterr().out)
     for path, row in zip((ASV_EVAL, fvc), rows.values()):
@@ -416,7 +416,7 @@ def test_a_score_file_without_its_key_says_which_option_gives_it(tmp_path, capsy
 
 def test_output_into_a_closed_pipe_is_no_traceback():
     """`llrcore ... | head`: the reader stops early and the pipe closes; the command ends quietly, status 0."""
-    corpus = Path(__file__).parents[1] / "assets" / "diarization_corpus"
+    corpus = ASSETS / "diarization_corpus"
     shell = subprocess.run(f'"{sys.executable}" -m llrcore.cli diarize "{corpus}" --method ahc | true',
                            shell=True, capture_output=True, text=True, timeout=300)
     assert "Traceback" not in shell.stderr and "BrokenPipeError" not in shell.stderr, shell.stderr

@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import re
 import shutil
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -17,8 +16,9 @@ from scipy.optimize import minimize_scalar
 from scipy.special import log_softmax
 
 from llrcore.cli import main
+from paths import DATA
 
-CIFAR = Path(__file__).resolve().parent / "data/multiclass/cifar10_resnet-20"
+CIFAR = DATA / "multiclass/cifar10_resnet-20"
 
 
 def test_the_table_has_the_published_ece_and_the_direct_temperature(capsys):

@@ -9,15 +9,14 @@ from __future__ import annotations
 
 import io
 import json
-from pathlib import Path
 
 import pandas as pd
 import pytest
 
 import llrcore as lc
 from llrcore.cli import main
+from paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 CM_EVAL = ROOT / "assets" / "asvspoof2019_la_cm" / "ASVspoof2019.LA.cm.eval.scores.tsv.gz"
 CONDITIONS = ROOT / "tests" / "data" / "formats" / "conditions.csv"
 

@@ -16,8 +16,9 @@ import pytest
 
 import llrcore as lc
 from llrcore.cli import main
+import paths
 
-ASSETS = Path(__file__).resolve().parents[1] / "assets" / "asvspoof2019_la_cm"
+ASSETS = paths.ASSETS / "asvspoof2019_la_cm"
 DEV, EVAL = (ASSETS / f"ASVspoof2019.LA.cm.{part}.scores.tsv.gz" for part in ("dev", "eval"))
 RAWNETS = ("RawNet2-a", "RawNet2-b", "RawNet2-c")
 

@@ -7,7 +7,6 @@ LLR of eq. 9, flat prior over the others, accepted when ``llr >= log beta``), wr
 ResNet-20 logits of the demo (10,000 trials, 10 classes).
 """
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,8 +14,9 @@ from scipy.special import logsumexp
 
 import llrcore as lc
 from llrcore.cli import main
+from paths import DATA
 
-CIFAR = Path(__file__).parent / "data" / "multiclass" / "cifar10_resnet-20"
+CIFAR = DATA / "multiclass" / "cifar10_resnet-20"
 
 
 @pytest.fixture(scope="module")

@@ -7,15 +7,15 @@ here to the sample files read with pandas; scikit-learn's ``roc_curve`` for the 
 from __future__ import annotations
 
 import shutil
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 from sklearn.metrics import roc_curve
 
 from llrcore.cli import main
+from paths import ASSETS
 
-DATA = Path(__file__).resolve().parents[1] / "assets/normalization_demo"  # the demo data, also the tests'
+DATA = ASSETS / "normalization_demo"  # the demo data, also the tests'
 
 
 def wespeaker_stats(path, top_n):

@@ -8,7 +8,6 @@ scores, pooled and on one attack's spoofs picked with pandas from the raw file; 
 """
 import io
 import json
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -16,8 +15,8 @@ import pytest
 
 from llrcore.cli import main
 from reference import vendored
+from paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 ASV = ROOT / "assets/asvspoof2019_la/ASVspoof2019.LA.asv.eval.gi.trl.scores.txt"
 CM = ROOT / "assets/asvspoof2019_la_cm/ASVspoof2019.LA.cm.eval.scores.tsv.gz"
 TEER_PERCENT = {"LFCC-GMM": 3.7419191514603005, "RawNet2-a": 4.452085916709393, "RawNet2-b": 4.277918387105277,

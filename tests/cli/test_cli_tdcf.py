@@ -8,7 +8,6 @@ false-alarm rate counted trial by trial; the intervals against ``lc.bootstrap_td
 test_spoofing.py) with the same seed. Bad input: one sentence on stderr, exit status 2.
 """
 import json
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -16,8 +15,8 @@ import pytest
 
 import llrcore as lc
 from llrcore.cli import main
+from paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 ASV = ROOT / "assets/asvspoof2019_la/ASVspoof2019.LA.asv.eval.gi.trl.scores.txt"
 CM = ROOT / "assets/asvspoof2019_la_cm/ASVspoof2019.LA.cm.eval.scores.tsv.gz"
 CM_DEV = ROOT / "assets/asvspoof2019_la_cm/ASVspoof2019.LA.cm.dev.scores.tsv.gz"

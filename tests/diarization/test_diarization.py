@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import itertools
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -21,8 +20,8 @@ import llrcore as lc
 from llrcore.diarization import block_prior
 from llrcore.diarization.baselines import kmeans
 from llrcore.diarization.gaussians import fit_score_mixture
+from paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 AMI = ROOT / "tests" / "data" / "ami"
 ES2005A = ROOT / "assets" / "ami_ES2005a"
 PYANNOTE_SAMPLE = ROOT / "assets" / "pyannote_sample"

@@ -8,15 +8,14 @@ against the DERs of the same table, read by hand (``min`` over its rows).
 from __future__ import annotations
 
 import itertools
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
 import llrcore as lc
+from paths import ASSETS
 
-ASSETS = Path(__file__).resolve().parents[1] / "assets"
 
 
 def brute_force_segment_error(hypothesis, reference) -> float:

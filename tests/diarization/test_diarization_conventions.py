@@ -27,16 +27,16 @@ import pytest
 from pyannote.metrics.diarization import DiarizationErrorRate
 
 import llrcore as lc
+from paths import DATA, TESTS
 from reference import vendored
 from llrcore.cli import main
 from llrcore.diarization.bootstrap import MIN_RECORDINGS, bootstrap_diarization, compare_diarizers
 from llrcore.diarization.scoring import recordings
 from llrcore.diarization.system_scoring import score_system
 
-HERE = Path(__file__).resolve().parent
-AMI = HERE / "data" / "ami"
-CORPUS = HERE / "data" / "diarization_corpus"
-MD_EVAL = HERE / "reference" / "md-eval-22.pl"
+AMI = DATA / "ami"
+CORPUS = DATA / "diarization_corpus"
+MD_EVAL = TESTS / "reference" / "md-eval-22.pl"
 PARTS = {"total": "SCORED SPEAKER TIME", "missed": "MISSED SPEAKER TIME", "false_alarm": "FALARM SPEAKER TIME",
          "confusion": "SPEAKER ERROR TIME"}
 

@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 
 import llrcore as lc
+from paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT / "tests" / "data" / "diarization_corpus"
 PLDA = CORPUS / "plda"
 

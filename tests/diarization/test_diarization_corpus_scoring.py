@@ -33,8 +33,9 @@ from pyannote.metrics.diarization import (
 
 import llrcore as lc
 from llrcore.cli import main
+from paths import DATA
 
-CORPUS = Path(__file__).resolve().parent / "data" / "diarization_corpus"
+CORPUS = DATA / "diarization_corpus"
 CHOSEN = ("synth03_k02", "synth05_k03", "synth07_k04", "synth12_k06")
 COLLAR = 0.25
 

@@ -8,7 +8,6 @@ bounds the caller gives.
 from __future__ import annotations
 
 import io
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -16,8 +15,8 @@ import pytest
 
 import llrcore as lc
 from llrcore.diarization.cluster import eigengap_floor_count
+from paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 DEV = ROOT / "tests" / "data" / "diarization_corpus"
 AMI = ROOT / "assets" / "ami_ES2005a"
 

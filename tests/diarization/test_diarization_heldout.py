@@ -17,8 +17,8 @@ import pandas as pd
 import pytest
 
 import llrcore as lc
+from paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 DEV = ROOT / "tests" / "data" / "diarization_corpus"
 HELDOUT = ROOT / "tests" / "data" / "diarization_heldout"
 #: README, "Diarization from a similarity matrix": the default call on the held-out corpus, right K and mean DER (%).

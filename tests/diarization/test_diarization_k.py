@@ -8,7 +8,6 @@ labels); the reference speakers of the two real recordings (their RTTM files: AM
 from __future__ import annotations
 
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -16,8 +15,8 @@ from scipy.cluster.hierarchy import cut_tree, linkage
 from scipy.spatial.distance import squareform
 
 import llrcore as lc
+from paths import ASSETS
 
-ASSETS = Path(__file__).resolve().parents[1] / "assets"
 ALL_METHODS = ("bayes", "ahc", "spectral", "nme-sc")
 BOUNDS = [(1, 1), (1, 2), (2, 3), (3, 3), (5, 8), (6, 20)]
 

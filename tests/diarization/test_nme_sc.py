@@ -6,7 +6,6 @@ over p); block affinities drawn here with known speakers; the reference RTTM of 
 """
 from __future__ import annotations
 
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,8 +14,9 @@ from scipy.special import expit
 
 import llrcore as lc
 from llrcore.diarization.nme_sc import nme_sc
+from paths import ASSETS
 
-SAMPLE = Path(__file__).resolve().parents[1] / "assets" / "pyannote_sample"
+SAMPLE = ASSETS / "pyannote_sample"
 
 
 def block_affinity(sizes, seed=0, within=(0.65, 0.95), between=(0.0, 0.45)):

@@ -20,8 +20,8 @@ import scipy.linalg
 import scipy.sparse.linalg
 
 from llrcore.diarization import nme_sc as module
+from paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT / "tests" / "data" / "diarization_corpus"
 REAL = [CORPUS / "synth15_k08.npz", CORPUS / "synth24_k09.npz", CORPUS / "plda" / "plda_k06_unbalanced.npz",
         CORPUS / "plda" / "plda_k10_unbalanced.npz", ROOT / "assets" / "ami_ES2005a" / "ES2005a_similarity.npz",

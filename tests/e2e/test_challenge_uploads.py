@@ -4,7 +4,7 @@ two-column CM score file.
 
 Independent references: the trial counts follow from how the test writes the files (every third VoxCeleb trial a
 target; bona fide where the key says so) and equal those of ``lc.read_trials`` on the same files, which
-tests/test_challenge_files.py holds against hand-worked joins. Screenshot: ``tests/e2e/screenshots/data_challenge.png``.
+tests/io/test_challenge_files.py holds against hand-worked joins. Screenshot: ``tests/e2e/screenshots/data_challenge.png``.
 """
 from __future__ import annotations
 

@@ -4,8 +4,8 @@ differ from other tools?".
 
 Independent references: the published ECE of the demo classifiers (Ferrer & Ramos, TMLR 2025, Table 2: CIFAR-10
 ResNet-20 3.9 %, IEMOCAP wav2vec 6.3 %; tests/data/multiclass/PUBLISHED.txt) and the library's values, which
-tests/test_classifier_calibration.py holds against scikit-learn and a direct NLL minimisation and
-tests/test_ece_conventions.py holds against scikit-learn, netcal and torchmetrics. Screenshots go to
+tests/calibration/test_classifier_calibration.py holds against scikit-learn and a direct NLL minimisation and
+tests/multiclass/test_ece_conventions.py holds against scikit-learn, netcal and torchmetrics. Screenshots go to
 ``tests/e2e/screenshots/classifier_*.png`` for a human to look at.
 """
 from __future__ import annotations
@@ -18,7 +18,7 @@ import pytest
 from playwright.sync_api import Page, expect
 from scipy.special import softmax
 from test_browser import no_exception, open_page, snap, wait_for_charts, wait_idle
-from test_trust_figures_page import grid_rows
+from test_figures_show_what_they_promise_page import grid_rows
 
 import llrcore as lc
 

@@ -59,7 +59,7 @@ def choose(page: Page, box: str, option: str) -> None:
 
 def download(page: Page, button) -> pd.DataFrame:
     """The CSV a download button gives. The app's buttons leave the page as it is (``on_click="ignore"``, held by
-    tests/test_app_downloads.py): no run to wait for after the click."""
+    tests/app/test_app_downloads.py): no run to wait for after the click."""
     # a page of many figures may still be redrawing after the last run on a busy machine; on failure, expect prints
     # what the page shows (a click's timeout says only that the button was not there)
     expect(button).to_be_visible(timeout=120_000)

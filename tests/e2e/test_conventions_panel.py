@@ -4,7 +4,7 @@ home, Evaluate reached through the sidebar with its defaults untouched, the pane
 Independent reference: the numbers the grid shows (its accessible table, as the page writes them) against
 ``lc.eer_conventions`` on the same demo file read here by the library, at the page's default operating point
 (P_target 0.01, unit costs), printed with the grid's formats; and the ASVspoof row against the organisers'
-``compute_eer`` re-implemented in tests/test_eer_conventions.py, the Kaldi row's minDCF against Kaldi's
+``compute_eer`` re-implemented in tests/binary/test_eer_conventions.py, the Kaldi row's minDCF against Kaldi's
 ``compute_min_dcf.py`` vendored in tests/reference/kaldi_compute_min_dcf.py.
 """
 from __future__ import annotations

@@ -3,7 +3,7 @@ beside it, the DER by number of reference speakers, and no bootstrap interval ov
 
 Independent references: the hand-made case of issue 41 (reference A 0-10 s; the system says x on 0-10 s and again on
 5-10 s; no collar): md-eval and dscore merge x's two turns, DER 0 / 10 = 0 and JER 0; pyannote.metrics counts x
-twice, 5 s of false alarm over 10 s, DER 50 % (tests/test_diarization_conventions.py holds these against md-eval-22
+twice, 5 s of false alarm over 10 s, DER 50 % (tests/diarization/test_diarization_conventions.py holds these against md-eval-22
 and pyannote.metrics); for two uploaded demo recordings, ``lc.diarization.score_system`` on
 ``lc.cluster_recordings`` computed here. Screenshots ``tests/e2e/screenshots/diarization_der_conventions.png`` and
 ``diarization_corpus_two.png`` (1600 px wide).

@@ -31,7 +31,7 @@ def test_multiclass_page_on_the_demo_data(page: Page, app_url, screenshots):
     open_multiclass(page, app_url)
     wait_for_charts(page)
     metrics = page.get_by_test_id("stMetric")
-    expect(metrics.first).to_contain_text("1.211 bits")  # IEMOCAP, flat prior (tests/test_multiclass.py checks it)
+    expect(metrics.first).to_contain_text("1.211 bits")  # IEMOCAP, flat prior (tests/multiclass/test_multiclass.py checks it)
     expect(page.get_by_text("5,473 trials of 4 classes", exact=False)).to_be_visible()
     no_exception(page)
     snap(page, screenshots / "multiclass_pairwise.png")

@@ -4,7 +4,7 @@ score files with a numeric ``duration`` column uploaded on the Data page, the co
 Independent references: the files are written here from a population whose exact LLR is ``score - 0.6 *
 duration``; the numbers shown (the downloaded comparison table, the Cllr cards, the formula) are recomputed from
 the same files with the library's public API (``lc.read_trials``, ``lc.fit_affine(trials, quality=...)``, whose
-fit is itself tested against scikit-learn in tests/test_quality_calibration.py) and with Cllr written out in numpy.
+fit is itself tested against scikit-learn in tests/calibration/test_quality_calibration.py) and with Cllr written out in numpy.
 """
 from __future__ import annotations
 

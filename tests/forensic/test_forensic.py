@@ -43,8 +43,8 @@ from sklearn.isotonic import IsotonicRegression
 
 import llrcore as lc
 from llrcore.forensic import VERBAL_BANDS, verbal_scale_table
+from paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 CARTRIDGE = ROOT / "tests" / "data" / "lir_cartridge_case_llrs"
 LN10 = np.log(10.0)
 

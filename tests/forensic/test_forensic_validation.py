@@ -21,8 +21,9 @@ import llrcore as lc
 from llrcore.cli import main
 from llrcore.forensic.validation import METRICS, ValidationCriteria
 from llrcore.report.validation import build_validation_report, validation_paragraphs
+import paths
 
-DATA = Path(__file__).resolve().parent / "data" / "lir_cartridge_case_llrs"
+DATA = paths.DATA / "lir_cartridge_case_llrs"
 
 
 @pytest.fixture(scope="module")

@@ -6,8 +6,9 @@ from pathlib import Path
 import pytest
 
 import llrcore as lc
+from paths import DATA
 
-BAD = Path(__file__).parent / "data" / "bad"
+BAD = DATA / "bad"
 
 
 def _manifest(folder: Path) -> list[list[str]]:

@@ -31,7 +31,6 @@ Independent references (the tests read only the asset files, with pandas):
 from __future__ import annotations
 
 import io
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -40,8 +39,9 @@ from scipy.optimize import brentq, minimize_scalar
 from sklearn.metrics import roc_curve
 
 import llrcore as lc
+from paths import ASSETS
 
-ASSET = Path(__file__).resolve().parents[1] / "assets" / "nist_bssr1"
+ASSET = ASSETS / "nist_bssr1"
 FACE = ASSET / "bssr1_face.tsv.gz"
 FINGER = ASSET / "bssr1_fingerprint.tsv.gz"
 SUBJECTS, KEPT_PER_MODEL, FAILED = 517, 258, "S366"

@@ -24,8 +24,9 @@ import pytest
 
 import llrcore as lc
 from llrcore.io import LoadError, LoadWarning
+import paths
 
-ASSETS = Path(__file__).resolve().parents[1] / "assets" / "asvspoof2019_la_cm"
+ASSETS = paths.ASSETS / "asvspoof2019_la_cm"
 
 
 def write(tmp_path: Path, name: str, text: str) -> Path:

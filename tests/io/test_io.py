@@ -12,7 +12,6 @@ import gzip
 import io
 import pickle
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -23,8 +22,8 @@ from hypothesis import strategies as st
 import llrcore as lc
 from llrcore.data.trials import Trials
 from llrcore.io import LoadError, read_trials, write_trials
+from paths import DATA
 
-DATA = Path(__file__).parent / "data"
 FORMATS = DATA / "formats"
 ASVSPOOF = DATA / "asvspoof2019_la"
 

@@ -37,8 +37,9 @@ import llrcore as lc
 from llrcore.cli import main
 from llrcore.io import LoadError, LoadWarning, read_trials, write_trials
 from llrcore.io.bosaris_h5 import LAYOUTS
+from paths import DATA, ROOT
 
-FORMATS = Path(__file__).parent / "data" / "formats"
+FORMATS = DATA / "formats"
 TEXT_SCORES, TEXT_KEY = FORMATS / "kaldi_scores.txt", FORMATS / "kaldi_key.txt"
 # kaldi_scores.txt as a matrix: models spk001, spk002 (rows) x tests utt_0001..utt_0003 (columns); its key's targets
 MODELS, TESTS = ["spk001", "spk002"], ["utt_0001", "utt_0002", "utt_0003"]
@@ -504,7 +505,7 @@ def test_the_data_page_loads_an_h5_score_file_with_its_h5_key(tmp_path):
     from streamlit.testing.v1 import AppTest
 
     scores, key = bosaris_toolkit_files(tmp_path)
-    at = AppTest.from_file(str(Path(__file__).resolve().parents[1] / "app.py"), default_timeout=60)
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
     at.run()
     at.switch_page("app_pages/data.py").run()
     at.file_uploader(key="score_uploads").set_value(("plda.h5", scores.read_bytes(), "application/x-hdf5")).run()

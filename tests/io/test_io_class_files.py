@@ -12,8 +12,9 @@ import numpy as np
 import pytest
 
 import llrcore as lc
+from paths import ASSETS
 
-CARTRIDGE = Path(__file__).resolve().parents[1] / "assets" / "lir_cartridge_case_llrs"
+CARTRIDGE = ASSETS / "lir_cartridge_case_llrs"
 KM, KNM = CARTRIDGE / "LLR_KM.csv", CARTRIDGE / "LLR_KNM.csv"
 
 

@@ -6,15 +6,15 @@ Independent references: pandas' own whitespace parser (``pandas.read_csv(sep=r"\
 from __future__ import annotations
 
 import io
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
 import llrcore as lc
+from paths import ASSETS
 
-DATA = Path(__file__).resolve().parents[1] / "assets/normalization_demo"  # the demo data, also the tests'
+DATA = ASSETS / "normalization_demo"  # the demo data, also the tests'
 
 
 @pytest.mark.parametrize("name", ["enrol_cohort.txt", "test_cohort.txt"])

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import io
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -14,8 +13,9 @@ import pytest
 
 import llrcore as lc
 from llrcore.io.diarization import read_labels, similarity_keys
+from paths import ASSETS
 
-ES2005A = Path(__file__).resolve().parents[1] / "assets" / "ami_ES2005a"
+ES2005A = ASSETS / "ami_ES2005a"
 
 
 @pytest.fixture

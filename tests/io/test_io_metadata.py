@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import dataclasses
 import io
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -29,8 +28,8 @@ from sklearn.metrics import roc_curve
 
 import llrcore as lc
 from llrcore.io import LoadError, read_trials
+from paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 FORMATS = ROOT / "tests" / "data" / "formats"
 CM_DEMO = ROOT / "assets" / "asvspoof2019_la_cm"
 TARGET_WORDS = {"target", "tar", "bonafide"}

@@ -3,16 +3,16 @@ from __future__ import annotations
 
 import gzip
 import io
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
 import llrcore as lc
+import paths
+from paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
-DATA = Path(__file__).parent / "data" / "multiclass"
+DATA = paths.DATA / "multiclass"
 ASSETS = ROOT / "assets" / "multiclass"
 NAMES = ["eng", "hin", "man"]
 

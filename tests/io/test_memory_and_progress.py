@@ -7,14 +7,13 @@ for a score file and its key); the trials read without a limit (nothing changes 
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 import pytest
 
 import llrcore as lc
 from llrcore import parallel
+from paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 ASV_DEV = ROOT / "assets/asvspoof2019_la/ASVspoof2019.LA.asv.dev.gi.trl.scores.txt"
 
 

@@ -14,15 +14,14 @@ Independent references:
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import numpy as np
 import pytest
 from scipy.special import logsumexp
 
 import llrcore as lc
+from paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 DEMOS = {  # folder: (score type, training prior, classes), as app_pages/_demos.py reads them
     "iemocap_wav2vec_pt": ("log-posterior", "empirical", ("anger", "happiness", "neutral", "sadness")),
     "cifar10_resnet-20": ("logit", "flat", ("airplane", "automobile", "bird", "cat", "deer", "dog", "frog", "horse",

@@ -8,7 +8,6 @@ Independent references:
   pools under the hypothesis of calibration and the band is that of a binomial proportion;
 - the real classifier outputs of tests/data/multiclass (SST-2 GPT-2, CIFAR-10 ResNet-20; see their SOURCE.txt).
 """
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -18,8 +17,9 @@ from sklearn.isotonic import IsotonicRegression
 
 import llrcore as lc
 from llrcore.multiclass.corp import binary_forecasts
+import paths
 
-DATA = Path(__file__).parent / "data" / "multiclass"
+DATA = paths.DATA / "multiclass"
 
 
 def _real(name):

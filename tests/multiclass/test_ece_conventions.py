@@ -15,7 +15,6 @@ Real data: the four classifiers of tests/data/multiclass (CIFAR-10, IEMOCAP, AG 
 from __future__ import annotations
 
 from fractions import Fraction
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -24,8 +23,10 @@ from sklearn.calibration import calibration_curve
 
 import llrcore as lc
 from reference import vendored
+import paths
+from paths import ROOT
 
-DATA = Path(__file__).parent / "data" / "multiclass"
+DATA = paths.DATA / "multiclass"
 SYSTEMS = ["sst2_gpt2", "iemocap_wav2vec_pt", "agnews_gpt2", "cifar10_resnet-20"]
 ROWS = ["guo", "sklearn", "netcal", "torchmetrics"]
 
@@ -175,7 +176,7 @@ def test_docs_worked_example_is_the_library():
     """docs/conventions.md, section ECE: the worked example's ECE % (arithmetic shown there) is the library's."""
     import re
 
-    doc = (Path(__file__).resolve().parents[1] / "docs" / "conventions.md").read_text(encoding="utf-8")
+    doc = (ROOT / "docs" / "conventions.md").read_text(encoding="utf-8")
     section = doc[doc.index("## ECE"):]
     printed = re.findall(r"^\| (.+?) \| (\d+\.\d{2}) \|$", section, flags=re.MULTILINE)
     table = lc.ece_conventions([0.3, 0.3, 0.7, 0.9, 1.0], [1, 0, 1, 1, 0], bins=5, percent=True)

@@ -8,7 +8,6 @@ regression, confusion_matrix). The data are read with numpy directly, not with l
 from __future__ import annotations
 
 from itertools import combinations
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -16,8 +15,9 @@ from scipy import optimize
 from scipy.special import log_softmax, softmax
 
 import llrcore as lc
+import paths
 
-DATA = Path(__file__).parent / "data" / "multiclass"
+DATA = paths.DATA / "multiclass"
 # name -> (folder, published normalised CE of the raw scores, after cross-validated affine calibration "cal",
 #          published 1-ACC, published C01 normalised expected cost): PUBLISHED.txt
 PUBLISHED = {

@@ -12,7 +12,6 @@ import shutil
 import subprocess
 import sys
 import zipfile
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -20,10 +19,11 @@ from PIL import Image
 
 import llrcore as lc
 from llrcore import export
+from paths import DATA
 
 HAVE_BROWSER = shutil.which("chromium") is not None or bool(os.environ.get("BROWSER_PATH"))
 needs_browser = pytest.mark.skipif(not HAVE_BROWSER, reason="no Chromium to draw with (apt-get install chromium)")
-ASV_EVAL = Path(__file__).parent / "data" / "asvspoof2019_la" / "ASVspoof2019.LA.asv.eval.gi.trl.scores.txt"
+ASV_EVAL = DATA / "asvspoof2019_la" / "ASVspoof2019.LA.asv.eval.gi.trl.scores.txt"
 # The blank border allowed around a trimmed figure, in CSS pixels: small (about 1 % of the 1100 pixels a figure is
 # drawn across) yet clear of the figure's frame lines and legend border; the four sides may differ by the one
 # pixel a line's antialiasing takes, at the image's scale.

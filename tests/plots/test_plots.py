@@ -9,7 +9,6 @@ maxima of the library's Bayes error curves.
 from __future__ import annotations
 
 import io
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -33,9 +32,9 @@ from llrcore.plots import (
 )
 from llrcore.data.trials import as_systems
 from llrcore.binary.rates import SortedScores, sigmoid
+from paths import ASSETS, DATA
 
-ASV_DEV = Path(__file__).parent / "data" / "asvspoof2019_la" / "ASVspoof2019.LA.asv.dev.gi.trl.scores.txt"
-ASSETS = Path(__file__).parents[1] / "assets"
+ASV_DEV = DATA / "asvspoof2019_la" / "ASVspoof2019.LA.asv.dev.gi.trl.scores.txt"
 MARKERS = ("eer", "min_dcf", "act_dcf")
 
 

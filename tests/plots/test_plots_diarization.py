@@ -8,7 +8,6 @@ from __future__ import annotations
 import base64
 import dataclasses
 import io
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -17,8 +16,9 @@ import pytest
 
 import llrcore as lc
 from llrcore.plots import diarization as dp
+from paths import ASSETS
 
-AMI = Path(__file__).parents[1] / "assets" / "ami_ES2005a" / "ES2005a_similarity.npz"
+AMI = ASSETS / "ami_ES2005a" / "ES2005a_similarity.npz"
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,6 @@
 """
 from __future__ import annotations
 
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -19,8 +18,9 @@ from sklearn.isotonic import IsotonicRegression
 
 import llrcore as lc
 from llrcore.plots.forensic import ece_figure, tippett_figure
+import paths
 
-DATA = Path(__file__).parent / "data" / "lir_cartridge_case_llrs"
+DATA = paths.DATA / "lir_cartridge_case_llrs"
 
 
 @pytest.fixture(scope="module")

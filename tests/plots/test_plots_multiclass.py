@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import time
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -12,8 +11,9 @@ import pytest
 import llrcore as lc
 from llrcore.plots import figure_to_frame
 from llrcore.plots import multiclass as mp
+import paths
 
-DATA = Path(__file__).parent / "data" / "multiclass" / "iemocap_wav2vec_pt"
+DATA = paths.DATA / "multiclass" / "iemocap_wav2vec_pt"
 CLASSES = ("anger", "happiness", "neutral", "sadness")
 
 

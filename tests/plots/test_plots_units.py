@@ -5,7 +5,6 @@ axis title says which units. The forensic figures default to log10 (what forensi
 """
 from __future__ import annotations
 
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -17,9 +16,10 @@ from llrcore.plots.forensic import ece_figure, tippett_figure
 from llrcore.plots.gaussian import gaussian_llr_figure
 from llrcore.teaching.decisions import decision_histograms
 from llrcore.teaching.gaussian import gaussian_densities
+import paths
 
 LN10 = np.log(10.0)
-DATA = Path(__file__).parent / "data" / "lir_cartridge_case_llrs"
+DATA = paths.DATA / "lir_cartridge_case_llrs"
 
 
 @pytest.fixture(scope="module")

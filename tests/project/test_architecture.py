@@ -20,15 +20,18 @@ inside functions included), never by importing the modules. The rules (README, "
 - no page of the app (``app_pages/*.py`` not starting with ``_``) imports another page;
 - there is no top-level ``pages/`` folder: Streamlit switches to its legacy multipage mode when one exists (even one
   holding only a README), and then a shared link such as ``/evaluate`` shows "Page not found" on a fresh server;
-- no two test modules share a file name (``tests/`` and ``tests/e2e/`` are not packages: pytest stops at collection).
+- no two test modules share a file name, and the test folders are not packages: pytest imports each module by its
+  file name alone (a folder ``tests/io/`` as a package would be imported as ``io``, the standard library's), so a
+  second ``test_x.py`` anywhere under ``tests/`` stops the collection; only ``tests/reference/`` is a package;
+- every test module lies in a folder of ``tests/`` named after what it tests, none loose at the top.
 """
 from __future__ import annotations
 
 import ast
 from collections import Counter
 from pathlib import Path
+from paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 LIBRARY = ROOT / "llrcore"
 PAGES = ROOT / "app_pages"
 FOUNDATION = ("llrcore.data", "llrcore.prior")
@@ -253,6 +256,12 @@ def test_there_is_no_top_level_pages_folder():
 def test_no_two_test_modules_share_a_name():
     names = Counter(path.name for path in (ROOT / "tests").rglob("test_*.py"))
     assert [name for name, count in names.items() if count > 1] == []
+    packages = [path.parent.relative_to(ROOT).as_posix() for path in (ROOT / "tests").rglob("__init__.py")]
+    assert packages == ["tests/reference"]
+
+
+def test_test_modules_lie_in_folders():
+    assert sorted(path.name for path in (ROOT / "tests").glob("test_*.py")) == []
 
 
 def test_the_checks_find_what_they_guard_against():

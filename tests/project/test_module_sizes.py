@@ -9,8 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 #: Issue 29: the largest a library module may be.
 MAX_MODULE_LINES = 550
 #: Issue 29: a page is "under ~400" lines; its helpers (``app_pages/_*.py``) are held to the module limit.

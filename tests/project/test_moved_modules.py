@@ -9,13 +9,13 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
 from llrcore._moved import BECAME_PACKAGES, MOVED
+from paths import ROOT
 
-LIBRARY = Path(__file__).resolve().parents[1] / "llrcore"
+LIBRARY = ROOT / "llrcore"
 #: The loose modules of llrcore before the packages (issue 29), with _prior_second, which was private.
 BEFORE = {"rates", "metrics", "curves", "calibration", "conditional_calibration", "calibration_analysis",
           "calibration_conditions", "folds", "rules", "weighting", "fusion", "tdcf", "spoofing", "tandem_bootstrap",

@@ -13,14 +13,13 @@ from __future__ import annotations
 
 import ast
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 import llrcore as lc
+from paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 SCANNED = ("llrcore/plots", "llrcore/report", "llrcore/cli", "app_pages")
 LOOSE = {"p_target", "c_miss", "c_fa"}
 

@@ -17,8 +17,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 from scipy import integrate, stats
+from paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 BLOCKS = re.findall(r"```python\n(.*?)```", (ROOT / "README.md").read_text(encoding="utf-8"), flags=re.S)
 
 

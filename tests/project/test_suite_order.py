@@ -15,20 +15,26 @@ import importlib.util
 from pathlib import Path
 from types import SimpleNamespace
 
-CONFTEST = Path(__file__).resolve().parent / "conftest.py"
+from paths import TESTS
+
+CONFTEST = TESTS / "conftest.py"
 
 
-def order_for_workers():
+def conftest():
     spec = importlib.util.spec_from_file_location("suite_conftest", CONFTEST)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    return module.order_for_workers
+    return module
+
+
+def order_for_workers():
+    return conftest().order_for_workers
 
 
 def fake_items():
     """(module, number of tests): two browser modules, a listed slow module, and quick ones around them."""
     modules = [("e2e/test_browser.py", 4), ("e2e/test_diarization_page.py", 5), ("test_aaa.py", 300),
-               ("test_uncertainty.py", 12), ("test_mmm.py", 250), ("test_zzz.py", 200)]
+               ("uncertainty/test_uncertainty.py", 12), ("test_mmm.py", 250), ("test_zzz.py", 200)]
     return [SimpleNamespace(path=Path("/repo/tests") / name, name=f"{name}::{i}") for name, n in modules
             for i in range(n)]
 
@@ -70,3 +76,8 @@ def test_each_worker_starts_on_slow_modules_and_ends_on_quick_tests():
 def test_one_process_keeps_the_collection_order():
     items = fake_items()
     assert order_for_workers()(items, 1) == items
+
+
+def test_every_slow_module_named_in_the_conftest_exists():
+    """A module moved or renamed without its SLOW_MODULES key would silently lose its place at the front."""
+    assert [name for name in conftest().SLOW_MODULES if not (TESTS / name).is_file()] == []

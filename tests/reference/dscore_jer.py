@@ -1,6 +1,6 @@
 """Test-only reference: dscore's Jaccard error rate (JER), vendored to test llrcore against it.
 
-Never imported by llrcore; only tests/test_diarization_conventions.py loads it. Provenance: github.com/nryant/dscore
+Never imported by llrcore; only tests/diarization/test_diarization_conventions.py loads it. Provenance: github.com/nryant/dscore
 at commit e02f949ac6592279300a2c33d03daf9e0c12fd27 (2026-04-08): ``turns_to_frames`` from scorelib/score.py,
 ``contingency_matrix`` and ``jer`` from scorelib/metrics.py, copied unchanged but for the docstrings (shortened) and
 the one-hot branch of ``contingency_matrix`` that ``score`` uses (kept alone). ``trim_turns`` replaces dscore's

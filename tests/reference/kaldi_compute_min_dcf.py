@@ -1,6 +1,6 @@
 """Test-only reference: Kaldi's ``sid/compute_min_dcf.py``, vendored to test llrcore's Kaldi row against it.
 
-Never imported by llrcore; tests/test_eer_conventions.py loads it. Provenance: github.com/kaldi-asr/kaldi,
+Never imported by llrcore; tests/binary/test_eer_conventions.py loads it. Provenance: github.com/kaldi-asr/kaldi,
 ``egs/sre08/v1/sid/compute_min_dcf.py``, functions ``ComputeErrorRates`` and ``ComputeMinDcf``, at commit
 f4007661023b98b8081fd875029f0dee62242fd1 (2025-07-22); Copyright 2018 David Snyder. voxceleb_trainer's
 ``tuneThreshold.py`` (github.com/clovaai/voxceleb_trainer, commit f51bab870672a9b0b50fa158b4e30f329e7866d7) carries

@@ -1,6 +1,6 @@
 """Test-only reference: netcal's ECE for classification, vendored to test llrcore's netcal row of ece_conventions.
 
-Never imported by llrcore; tests/test_ece_conventions.py loads it. Provenance: github.com/EFS-OpenSource/
+Never imported by llrcore; tests/multiclass/test_ece_conventions.py loads it. Provenance: github.com/EFS-OpenSource/
 calibration-framework at commit 2a3db8d7cb2a557f3b563c98ce00954f43dfe927 (2024-08-08):
 ``netcal/metrics/Miscalibration.py`` (``_Miscalibration._prepare_input``, ``_prepare_bins``, ``binning``,
 ``reduce``, ``process``), ``netcal/metrics/confidence/ECE.py`` (``ECE.measure`` -> ``_measure(metric='ece')``) and

@@ -1,6 +1,6 @@
 """Test-only reference: SpeechBrain's ``EER`` and ``minDCF``, vendored to test llrcore's SpeechBrain row against it.
 
-Never imported by llrcore; tests/test_eer_conventions.py loads it. Provenance: github.com/speechbrain/speechbrain,
+Never imported by llrcore; tests/binary/test_eer_conventions.py loads it. Provenance: github.com/speechbrain/speechbrain,
 ``speechbrain/utils/metric_stats.py``, functions ``EER`` and ``minDCF``, at commit
 9c826ef3937bac885c8a6ca86c6889a30f256fb5 (2026-04-03). Authors of that module: Peter Plantinga, Mirco Ravanelli,
 Gaëlle Laperrière, Sahar Ghannay (2020-2021).

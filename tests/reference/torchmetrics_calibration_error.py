@@ -1,7 +1,7 @@
 """Test-only reference: torchmetrics' calibration error (L1, the ECE), vendored to test llrcore's torchmetrics row of
 ece_conventions.
 
-Never imported by llrcore; tests/test_ece_conventions.py loads it. Provenance: github.com/Lightning-AI/torchmetrics,
+Never imported by llrcore; tests/multiclass/test_ece_conventions.py loads it. Provenance: github.com/Lightning-AI/torchmetrics,
 ``src/torchmetrics/functional/classification/calibration_error.py`` at commit
 dab033394560ab3ce05e3d14c13f32e4cde6b351 (2026-08-20): ``_binning_bucketize``, ``_ce_compute`` (``norm="l1"``),
 ``_binary_calibration_error_update`` and ``_multiclass_calibration_error_update``, called as

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import html
 from html.parser import HTMLParser
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -25,8 +24,8 @@ import pytest
 
 import llrcore as lc
 from llrcore.cli import main
+from paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 CM_EVAL = ROOT / "assets" / "asvspoof2019_la_cm" / "ASVspoof2019.LA.cm.eval.scores.tsv.gz"
 SYSTEMS = ("LFCC-GMM", "RawNet2-a")
 ATTACKS = [f"A{i:02d}" for i in range(7, 20)]

@@ -8,15 +8,13 @@ scores; a small hand-made set where the ASV errs so much in some replicates that
 """
 from __future__ import annotations
 
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 import llrcore as lc
+from paths import DATA, ROOT
 
-DATA = Path(__file__).parent / "data"
-ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="module")

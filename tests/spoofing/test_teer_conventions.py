@@ -21,7 +21,6 @@ Real data: the ASVspoof 2019 LA development scores of ``tests/data`` (the organi
 """
 from __future__ import annotations
 
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -30,8 +29,8 @@ import scipy.io
 
 import llrcore as lc
 from reference import vendored
+from paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "tests/data"
 ASV_EVAL = ROOT / "assets/asvspoof2019_la/ASVspoof2019.LA.asv.eval.gi.trl.scores.txt"
 CM_EVAL = ROOT / "assets/asvspoof2019_la_cm/ASVspoof2019.LA.cm.eval.scores.tsv.gz"

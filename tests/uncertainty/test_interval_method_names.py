@@ -13,7 +13,6 @@ from __future__ import annotations
 import dataclasses
 import warnings
 from datetime import UTC, datetime
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -27,9 +26,9 @@ from llrcore.plots.forensic import ece_figure, tippett_figure
 from llrcore.plots.spoofing import attack_bars_figure
 from llrcore.plots.uncertainty import condition_figure
 from llrcore.report.validation import build_validation_report
+from paths import ROOT
 
 FAR = 1e308
-ROOT = Path(__file__).resolve().parents[1]
 ASV = ROOT / "assets/asvspoof2019_la/ASVspoof2019.LA.asv.eval.gi.trl.scores.txt"
 CM = ROOT / "assets/asvspoof2019_la_cm/ASVspoof2019.LA.cm.eval.scores.tsv.gz"
 METRICS = {"eer": "EER", "cllr": "Cllr", "act_dcf": "actDCF", "min_cllr": "minCllr"}
