@@ -384,7 +384,7 @@ def test_real_scores_table_is_the_library_on_the_shipped_file():
     4 decimals (the rows themselves are checked against the tools' code above)."""
     import re
 
-    doc = (Path(__file__).resolve().parents[1] / "docs" / "conventions.md").read_text(encoding="utf-8")
+    doc = (ASSETS.parent / "docs" / "conventions.md").read_text(encoding="utf-8")
     section = doc[doc.index("### On real scores"):doc.index("## t-EER")]
     printed = re.findall(r"^\| (.+?) \| (\d\.\d{4}) \| (\d\.\d{4}|—) \|", section, flags=re.MULTILINE)
     trials = lc.read_trials(ASSETS / "asvspoof2019_la" / "ASVspoof2019.LA.asv.eval.gi.trl.scores.txt")

@@ -147,6 +147,17 @@ def test_every_relative_link_resolves(page):
     assert not broken, f"{page.name}: {broken}"
 
 
+#: A path into the repository that a page names in its text (`tests/...py`, `bench/RESULTS.md`, `assets/...`).
+REPOSITORY_PATH = re.compile(r"(?<![\w/.-])((?:tests|bench|tools|assets|llrcore|app_pages|docs)/[\w./-]*\w)")
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda page: page.name)
+def test_every_file_a_page_names_exists(page):
+    """A test, benchmark or data file named in the text (not only linked) is where the page says."""
+    named = {path.split("::")[0] for path in REPOSITORY_PATH.findall(page.read_text(encoding="utf-8"))}
+    assert not [path for path in sorted(named) if not (ROOT / path).exists()], page.name
+
+
 @pytest.mark.parametrize("page", PAGES, ids=lambda page: page.name)
 def test_one_title_per_page(page):
     """One H1 per file: the documentation site takes it as the page's title."""
