@@ -47,7 +47,8 @@ BLOCKS = [block for page in PAGES for block in code_blocks(page)]
 
 
 def your_files(folder: Path) -> None:
-    """The user's files the pages name, from the ASVspoof eval demo (scores and labels as they are)."""
+    """The user's files the pages name: scores of the ASVspoof eval demo (scores and labels as they are); quality
+    measures and multiclass LLRs drawn with fixed seeds."""
     import llrcore as lc
 
     trials = lc.read_trials(ROOT / "assets/asvspoof2019_la/ASVspoof2019.LA.asv.eval.gi.trl.scores.txt")
@@ -98,6 +99,7 @@ def test_every_python_example_of_a_page_runs(page, tmp_path, monkeypatch, capsys
 
 
 def test_few_examples_are_left_out():
+    """A block left out of the tests says why on its first line, and they stay exceptions."""
     left_out = [block for block in BLOCKS if block.startswith(NOT_RUN)]
     assert len(left_out) <= 3 and all(len(block.splitlines()[0]) > len(NOT_RUN) + 10 for block in left_out)
 
