@@ -98,6 +98,30 @@ def test_every_python_example_of_a_page_runs(page, tmp_path, monkeypatch, capsys
     assert PRINTS.get(page.name, "") in capsys.readouterr().out
 
 
+def test_the_numbers_the_readme_states(tmp_path, monkeypatch):
+    """The README's examples say what they give in their comments: each is the library's, to the digits shown."""
+    (tmp_path / "assets").symlink_to(ROOT / "assets")
+    your_files(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    namespace: dict = {}
+    for block in code_blocks(ROOT / "README.md"):
+        exec(block, namespace)
+    readme = "".join(code_blocks(ROOT / "README.md"))
+    lc, trials = namespace["lc"], namespace["trials"]
+
+    def stated(pattern: str) -> list[str]:
+        return list(re.search(pattern, readme).groups())
+
+    assert stated(r"t-EER: ([\d.]+)") == [f"{namespace['teer'].value:.4f}"]
+    assert stated(r"min a-DCF: ([\d.]+)") == [f"{lc.a_dcf(trials.tar, trials.non, trials.spoof).minimum:.4f}"]
+    der = lc.diarization_error_rate(namespace["S"].reference_turns, namespace["turns"], collar=0.25).der
+    assert stated(r"\.der\)  # (\d+), ([\d.]+)") == [str(namespace["result"].n_clusters), f"{der:.3f}"]
+    assert stated(r"T = ([\d.]+)") == [f"{namespace['temperature'].temperature:.3f}"]
+    ece = [lc.binned_ece(namespace["p"], namespace["labels"]).ece,
+           lc.binned_ece(namespace["temperature"](namespace["logits"]), namespace["labels"]).ece]
+    assert stated(r"# ([\d.]+) -> ([\d.]+)") == [f"{ece[0]:.3f}", f"{ece[1]:.4f}"]
+
+
 def test_few_examples_are_left_out():
     """A block left out of the tests says why on its first line, and they stay exceptions."""
     left_out = [block for block in BLOCKS if block.startswith(NOT_RUN)]
