@@ -78,47 +78,58 @@ def your_files(folder: Path) -> None:
         ",".join(f"{v:.4f}" for v in row) + f",{classes[label]}\n" for row, label in zip(llrs, labels)))
 
 
-@pytest.mark.parametrize("page", [page for page in PAGES if code_blocks(page)], ids=lambda page: page.name)
-def test_every_python_example_of_a_page_runs(page, tmp_path, monkeypatch, capsys):
+def run_examples(page: Path, folder: Path) -> dict:
+    """Run the page's Python blocks in order in one namespace, in `folder` (the demo assets and your files)."""
+    (folder / "assets").symlink_to(ROOT / "assets")
+    your_files(folder)
+    namespace: dict = {}
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(folder)
+        for number, block in enumerate(code_blocks(page), 1):
+            if block.startswith(NOT_RUN):
+                continue
+            try:
+                exec(compile(block, f"{page.name}, python example {number}", "exec"), namespace)
+            except Exception as error:  # name the example that broke
+                pytest.fail(f"{page.name} python example {number} failed: {type(error).__name__}: {error}\n{block}")
+    for written in WRITES.get(page.name, ()):
+        assert (folder / written).stat().st_size > 0, written
+    return namespace
+
+
+@pytest.fixture(scope="module")
+def readme(tmp_path_factory) -> dict:
+    """The README's examples, run once: their namespace."""
+    return run_examples(ROOT / "README.md", tmp_path_factory.mktemp("readme"))
+
+
+@pytest.mark.parametrize("page", [page for page in PAGES[1:] if code_blocks(page)], ids=lambda page: page.name)
+def test_every_python_example_of_a_page_runs(page, tmp_path, capsys):
     if page.name in NEEDS_CHROMIUM and shutil.which("chromium") is None:
         pytest.skip("the page's example exports a PDF through Chromium")
-    (tmp_path / "assets").symlink_to(ROOT / "assets")
-    your_files(tmp_path)
-    monkeypatch.chdir(tmp_path)
-    namespace: dict = {}
-    for number, block in enumerate(code_blocks(page), 1):
-        if block.startswith(NOT_RUN):
-            continue
-        try:
-            exec(compile(block, f"{page.name}, python example {number}", "exec"), namespace)
-        except Exception as error:  # name the example that broke
-            pytest.fail(f"{page.name} python example {number} failed: {type(error).__name__}: {error}\n{block}")
-    for written in WRITES.get(page.name, ()):
-        assert (tmp_path / written).stat().st_size > 0, written
+    run_examples(page, tmp_path)
     assert PRINTS.get(page.name, "") in capsys.readouterr().out
 
 
-def test_the_numbers_the_readme_states(tmp_path, monkeypatch):
+def test_every_python_example_of_the_readme_runs(readme):
+    assert {"lc", "trials", "tandem", "result", "temperature"} <= readme.keys()
+
+
+def test_the_numbers_the_readme_states(readme):
     """The README's examples say what they give in their comments: each is the library's, to the digits shown."""
-    (tmp_path / "assets").symlink_to(ROOT / "assets")
-    your_files(tmp_path)
-    monkeypatch.chdir(tmp_path)
-    namespace: dict = {}
-    for block in code_blocks(ROOT / "README.md"):
-        exec(block, namespace)
-    readme = "".join(code_blocks(ROOT / "README.md"))
-    lc, trials = namespace["lc"], namespace["trials"]
+    text = "".join(code_blocks(ROOT / "README.md"))
+    lc, trials = readme["lc"], readme["trials"]
 
     def stated(pattern: str) -> list[str]:
-        return list(re.search(pattern, readme).groups())
+        return list(re.search(pattern, text).groups())
 
-    assert stated(r"t-EER: ([\d.]+)") == [f"{namespace['teer'].value:.4f}"]
+    assert stated(r"t-EER: ([\d.]+)") == [f"{readme['teer'].value:.4f}"]
     assert stated(r"min a-DCF: ([\d.]+)") == [f"{lc.a_dcf(trials.tar, trials.non, trials.spoof).minimum:.4f}"]
-    der = lc.diarization_error_rate(namespace["S"].reference_turns, namespace["turns"], collar=0.25).der
-    assert stated(r"\.der\)  # (\d+), ([\d.]+)") == [str(namespace["result"].n_clusters), f"{der:.3f}"]
-    assert stated(r"T = ([\d.]+)") == [f"{namespace['temperature'].temperature:.3f}"]
-    ece = [lc.binned_ece(namespace["p"], namespace["labels"]).ece,
-           lc.binned_ece(namespace["temperature"](namespace["logits"]), namespace["labels"]).ece]
+    der = lc.diarization_error_rate(readme["S"].reference_turns, readme["turns"], collar=0.25).der
+    assert stated(r"\.der\)  # (\d+), ([\d.]+)") == [str(readme["result"].n_clusters), f"{der:.3f}"]
+    assert stated(r"T = ([\d.]+)") == [f"{readme['temperature'].temperature:.3f}"]
+    ece = [lc.binned_ece(readme["p"], readme["labels"]).ece,
+           lc.binned_ece(readme["temperature"](readme["logits"]), readme["labels"]).ece]
     assert stated(r"# ([\d.]+) -> ([\d.]+)") == [f"{ece[0]:.3f}", f"{ece[1]:.4f}"]
 
 
