@@ -10,7 +10,7 @@ Independent references, each computed here and never by llrcore:
   other classes) at 60 digits with ``mpmath`` (values closer than 1e-40 are one tie), the costs as
   ``fractions.Fraction`` of whole counts, rejecting everything and accepting everything among the candidates;
 - the equalised Cprimary of NIST SRE16-21 as ``Fraction`` sums of each partition's miss and false-alarm counts over
-  its own totals (README example, ASVspoof 2019 LA LFCC-GMM by attack, and a hand case);
+  its own totals (docs/uncertainty.md's example, ASVspoof 2019 LA LFCC-GMM by attack, and a hand case);
 - minDCF and actDCF of a hand case as ``Fraction`` minima over all thresholds, and each function's keyword form for
   the prior given second.
 
@@ -269,9 +269,9 @@ def exact_equalised_cprimary(trials: lc.Trials, column: str, p_targets) -> Fract
 
 
 def test_equalised_cprimary_of_the_readme_example_is_exact():
-    assert "equalised over partitions" in (ROOT / "README.md").read_text()
+    assert "equalised over partitions" in (ROOT / "docs" / "uncertainty.md").read_text()
     cm = lc.read_trials(ROOT / "assets/asvspoof2019_la_cm/ASVspoof2019.LA.cm.eval.scores.tsv.gz")
-    for name, trials in cm.items():  # the README's LFCC-GMM first
+    for name, trials in cm.items():  # docs/uncertainty.md's LFCC-GMM first
         for p_targets in ("SRE16", "SRE21", "SRE12", (0.3, 0.5)):  # SRE21 and 0.5 were 4e-14 and 2e-12 off
             exact = exact_equalised_cprimary(trials, "attack", lc.prior.primary_p_targets(p_targets))
             value = lc.cprimary(trials, p_targets=p_targets, partition_by="attack")

@@ -445,7 +445,7 @@ def test_float32_products_give_the_float64_answer_on_es2005a(es2005a, es2005a_re
 
 
 def test_readme_s_es2005a_numbers_with_and_without_overlapped_speech(es2005a, es2005a_results):
-    """The README's 2.8 % leaves overlapped speech out (md-eval's --ignore_overlaps); scored, it is 13.0 %."""
+    """docs/diarization.md's 2.8 % leaves overlapped speech out (md-eval's --ignore_overlaps); scored, it is 13.0 %."""
     result, der = es2005a_results["bayes"]
     hypothesis = result.turns(es2005a.start, es2005a.end, es2005a.uri)
     scored = lc.diarization_error_rate(es2005a.reference_turns, hypothesis, skip_overlap=False).der
@@ -464,7 +464,7 @@ def test_bayes_finds_the_four_speakers_of_es2005a_from_its_scores_alone(es2005a)
     """The paper's setting: the matrix without times (no chain; the segments independent draws). One tied
     between-speaker Gaussian merged its closest pair of speakers (3 speakers, DER 7.73 %; issue 32); one Gaussian per
     pair finds the 4 of the reference RTTM with a DER of at most 3.1 % (pyannote.metrics, collar 0.25 s, overlap out:
-    the goal of issue 32; the README states the figure)."""
+    the goal of issue 32; docs/diarization.md states the figure)."""
     bare = lc.SimilarityMatrix(np.asarray(es2005a.scores))
     assert not bare.has_times
     result = lc.cluster_similarity(bare, "bayes")
@@ -507,14 +507,14 @@ def test_one_between_gaussian_per_pair_of_speakers_is_the_conjugate_update_of_it
     np.testing.assert_allclose(within, textbook(same, 1.0, 2.0, 3.0, 4.0), rtol=1e-6)
 
 
-@pytest.mark.xfail(strict=True, reason="known limit, README 'Diarization': one real speaker alone is split")
+@pytest.mark.xfail(strict=True, reason="known limit, docs/diarization.md: one real speaker alone is split")
 def test_es2005a_one_speaker_at_a_time_is_one_speaker(es2005a):
     """Each reference speaker's windows alone: today split in 2 to 4 clusters.
 
     With one speaker there are no between-speaker scores to learn "different" from, so smaller differences become
     speakers: windows overlapping another person's speech, the overlapping windows of one utterance, the drift of a
     voice over the meeting (MEO020 scores 15-20 with itself within a minute, -13 a few minutes apart). Strict: when
-    this passes, the README's limit must go.
+    this passes, the limit in docs/diarization.md must go.
     """
     scores, reference = np.asarray(es2005a.scores), np.asarray(es2005a.reference)
     found = {}
@@ -649,9 +649,9 @@ def _corpus_scores(method: str, *, learnt: bool = False) -> pd.DataFrame:
 
 
 def test_readme_s_development_corpus_numbers():
-    """README, "A development corpus" and "A score model learnt from labelled recordings": right K and mean DER per
-    half for the Bayesian model (the default prior by the kind of scores, and one learnt on the other fold) and
-    NME-SC, and over all 44. The default's numbers changed with issue 32 (the prior by the kind of scores instead of
+    """docs/diarization.md, "A development corpus" and "A score model learnt from labelled recordings": right K and
+    mean DER per half for the Bayesian model (the default prior by the kind of scores, and one learnt on the other
+    fold) and NME-SC, and over all 44. The default's numbers changed with issue 32 (the prior by the kind of scores instead of
     the recording's own fit, which had 12/24 (19.6 %), 15/20 (6.9 %); 13.8 % and 27 over all 44; clusters that do
     not cohere merged, model.MIN_COHERENCE; and NME-SC's count as the fewest speakers on cosines,
     cluster.EIGENGAP_FLOOR_KINDS, without which it had 13/24 (20.2 %); 12.8 % and 31 over all 44)."""

@@ -1,13 +1,13 @@
 """The shape of the house, held against the code: which module may import which.
 
 Independent reference: the import statements themselves, read with Python's ``ast`` from the source files (imports
-inside functions included), never by importing the modules. The rules (README, "Layout"):
+inside functions included), never by importing the modules. The rules (docs/architecture.md):
 
 - no two modules of ``llrcore`` import each other, directly or round a circle (a package's ``__init__`` counts as a
   module, and importing a module of a package runs it, so a package that re-exports a module that imports the
   package back is a circle too);
 - the data layer (``llrcore/data/``) and ``llrcore/prior.py`` import nothing of llrcore above them;
-- the packages stand in layers (:data:`LAYERS`, the README's "Layout"): a module imports only modules of its own
+- the packages stand in layers (:data:`LAYERS`, docs/architecture.md): a module imports only modules of its own
   package and of the layers below it, never a package beside it on its own layer nor one above;
 - the top of ``llrcore/`` holds packages and at most 10 public modules;
 - figures never compute (``llrcore/plots/``): from the engines (:data:`ENGINES`: sorting and PAV, fits, resampling,
