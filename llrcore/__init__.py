@@ -46,7 +46,7 @@ from .io import LoadError, LoadWarning, read_multiclass, read_trials, rescore_fi
 from .io import read_class_files  # same-source and different-source LRs in two files
 from .io.cohort import read_cohort_scores  # score normalisation: `model cohort score` files
 from .data.cohort import CohortScores
-from .calibration.normalization import normalization_problems, normalize_scores
+from .normalization import normalization_problems, normalize_scores
 from .io import read_bosaris_key, read_bosaris_ndx, read_bosaris_scores  # BOSARIS Scores/Key/Ndx .h5 files
 from .io import write_bosaris_key, write_bosaris_ndx, write_bosaris_scores
 from .parallel import thread_count, thread_limit
@@ -56,7 +56,7 @@ from .binary.counts import CountedScores, counted_reader
 from .io.out_of_core import ScoreTally, count_scores
 from .calibration.rules import BetaRule, objective, threshold_weighting
 from .calibration.weighting import ThresholdWeightings, threshold_weightings
-from .words import VERDICT_RULE, VERDICTS, LLRVerdict, llr_verdict
+from .binary.verdict import VERDICTS, VERDICT_RULE, LLRVerdict, llr_verdict
 from .calibration.conditions import ConditionCalibrationResult, calibrate_by_condition
 from .calibration.conditional import ConditionalCalibration
 from .calibration.folds import Folds, cross_calibrate

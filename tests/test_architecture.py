@@ -34,14 +34,13 @@ PAGES = ROOT / "app_pages"
 FOUNDATION = ("llrcore.data", "llrcore.prior")
 #: The packages from the bottom up; each imports only from its own package and from the layers below.
 LAYERS = (
-    ("llrcore.data", "llrcore.prior", "llrcore.parallel", "llrcore.words", "llrcore._trim", "llrcore._version",
-     "llrcore._moved"),
-    ("llrcore.io", "llrcore.binary"),
+    ("llrcore.data", "llrcore.prior", "llrcore.parallel", "llrcore._format", "llrcore._version", "llrcore._moved"),
+    ("llrcore.io", "llrcore.binary", "llrcore.normalization"),
     ("llrcore.uncertainty",),
     ("llrcore.calibration",),
     ("llrcore.spoofing", "llrcore.multiclass", "llrcore.forensic", "llrcore.teaching", "llrcore.diarization"),
     ("llrcore.plots",),
-    ("llrcore.report", "llrcore.export"),
+    ("llrcore.report",),
     ("llrcore.cli",),
 )
 #: The modules that compute (sort, PAV, fit, resample, cluster): a figure takes their results, never calls them.

@@ -11,9 +11,9 @@
 - :mod:`.folds` — k-fold cross-validated calibration.
 - :mod:`.conditional`, :mod:`.conditions` — one calibration per condition, and whether it beats one pooled.
 - :mod:`.analysis` — a calibration judged honestly: train on development trials, evaluate elsewhere; rule sweeps.
-- :mod:`.normalization` — ``normalize_scores``: Z-, T-, S- and adaptive S-norm against cohort scores.
 
-Stands on :mod:`llrcore.binary`. The old module ``llrcore.calibration`` is :mod:`.fit` now; its names still answer
+Stands on :mod:`llrcore.binary`. Score normalisation is a package of its own, :mod:`llrcore.normalization`
+(its old path here answers for one release). The old module ``llrcore.calibration`` is :mod:`.fit` now; its names still answer
 here for one release, with a DeprecationWarning.
 """
 from .._moved import forwarding

@@ -45,7 +45,7 @@ from ..binary.metrics import (
 )
 from ..binary.rates import SortedScores, cllr_bits, sigmoid
 from ..data.trials import Trials
-from ..words import listed
+from .._format import listed
 from .fit import Affine, PAVCalibrator, WarmFits, fit_affine, fit_cmlg, fit_pav
 from .folds import Folds
 from .rules import BetaRule

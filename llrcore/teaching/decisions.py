@@ -38,7 +38,7 @@ from ..calibration.fit import fit_affine
 from ..calibration.folds import Folds
 from ..data.trials import Trials
 from ..prior import OperatingPoint, as_operating_point
-from ..words import percent
+from .._format import percent
 
 __all__ = [
     "DecisionHistograms",

@@ -20,7 +20,7 @@ import pandas as pd
 from ..binary.metrics import bayes_error_rates, trials_table
 from ..binary.rates import SortedScores, sigmoid
 from ..calibration.fit import fit_affine
-from ..words import percent
+from .._format import percent
 from .decisions import per_100
 
 __all__ = ["FixedThresholdAnalysis", "fixed_false_alarm_threshold", "score_threshold_for_false_alarm_rate"]
