@@ -45,9 +45,8 @@ from ..binary.metrics import (
 )
 from ..binary.rates import SortedScores, cllr_bits, sigmoid
 from ..data.trials import Trials
-from .._format import listed
 from .fit import Affine, PAVCalibrator, WarmFits, fit_affine, fit_cmlg, fit_pav
-from .folds import Folds
+from .folds import Folds, collapsed_folds, collapsed_folds_words
 from .rules import BetaRule
 from .weighting import weighting_mode  # noqa: F401  (in __all__: fig. 1 beside the sweep of fig. 2)
 
@@ -61,8 +60,6 @@ __all__ = [
     "calibrate_and_evaluate",
     "calibration_label",
     "calibration_problems",
-    "collapsed_folds",
-    "collapsed_folds_words",
     "sweep_prior_weighting",
     "weighting_mode",
 ]
@@ -265,16 +262,6 @@ def calibrate_and_evaluate(
         collapsed_folds=collapsed,
         fold_failure=fold_calibrators[collapsed[0] - 1].failure if collapsed else "",
     )
-
-
-def collapsed_folds(calibrators) -> tuple[int, ...]:
-    """The folds, numbered from 1, whose calibrator collapsed (``.collapsed``, :mod:`llrcore.calibration.checks`)."""
-    return tuple(i for i, c in enumerate(calibrators, start=1) if getattr(c, "collapsed", False))
-
-
-def collapsed_folds_words(folds: Sequence[int], n_folds: int) -> str:
-    """``"folds 1, 2 and 4 of 5"``, ``"fold 3 of 5"``."""
-    return f"fold{'s' * (len(folds) > 1)} {listed([str(f) for f in folds])} of {n_folds}"
 
 
 #: An affine calibration whose scale is this many times that of the closed-form Gaussian one is close to a step.

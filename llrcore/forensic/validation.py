@@ -44,8 +44,8 @@ import numpy as np
 import pandas as pd
 
 from ..binary.metrics import eer
-from ..calibration.analysis import check_method, collapsed_folds, collapsed_folds_words, method_fitter
-from ..calibration.folds import Folds
+from ..calibration.analysis import check_method, method_fitter
+from ..calibration.folds import Folds, collapsed_folds, collapsed_folds_words
 from ..calibration.rules import BetaRule
 from ..data.trials import Trials
 from ..uncertainty.conditions import Condition, ConditionMetrics
