@@ -6,15 +6,10 @@ streamlit). Conventions: natural-log LLRs, Cllr in bits, a target is accepted wh
 """
 from . import _moved, plots
 from ._version import __version__
-from .calibration.fit import (
-    Affine,
-    Fusion,
-    PAVCalibrator,
-    fit_affine,
-    fit_cmlg,
-    fit_fusion,
-    fit_pav,
-)
+from .calibration.calibrators import Affine, Fusion, PAVCalibrator
+from .calibration.cmlg import fit_cmlg
+from .calibration.fit import fit_affine, fit_fusion
+from .calibration.pav import fit_pav
 from .binary.curves import (
     BayesErrorCurve,
     CurveSet,
@@ -60,14 +55,10 @@ from .binary.verdict import VERDICTS, VERDICT_RULE, LLRVerdict, llr_verdict
 from .calibration.conditions import ConditionCalibrationResult, calibrate_by_condition
 from .calibration.conditional import ConditionalCalibration
 from .calibration.folds import Folds, cross_calibrate
-from .calibration.analysis import (
-    CalibrationResult,
-    RuleSweep,
-    calibrate_and_evaluate,
-    calibration_problems,
-    sweep_prior_weighting,
-    weighting_mode,
-)
+from .calibration.analysis import CalibrationResult, calibrate_and_evaluate
+from .calibration.problems import calibration_problems
+from .calibration.sweep import RuleSweep, sweep_prior_weighting
+from .calibration.weighting import weighting_mode
 from .teaching.decisions import (
     DecisionHistograms,
     DecisionSummary,

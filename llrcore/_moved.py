@@ -40,9 +40,14 @@ MOVED = {
 BECAME_PACKAGES = ("calibration", "spoofing", "uncertainty")
 #: old modules whose names were shared out among more than one new module: the others, searched after MOVED's
 SHARED_OUT = {"uncertainty": ("uncertainty.comparison",),
+              "calibration": ("calibration.cmlg", "calibration.pav", "calibration.warm"),
               "words": ("uncertainty.paired_words", "uncertainty.intervals", "report")}
 #: modules split at a seam (issue 42): module (under llrcore) -> the new modules that took some of its names
-LEFT: dict[str, tuple[str, ...]] = {}
+LEFT = {"binary.rates": ("binary.costs", "binary.pav"),
+        "calibration.fit": ("calibration.cmlg", "calibration.pav", "calibration.warm", "calibration.calibrators"),
+        # the modules that define a name before those that import it (SRE12_P_TARGETS: binary.metrics, not .sweep)
+        "calibration.analysis": ("calibration.weighting", "binary.metrics", "calibration.folds", "calibration.sweep",
+                                 "calibration.problems")}
 
 
 def _warn(old: str, new: str, stacklevel: int) -> None:
@@ -111,7 +116,7 @@ def forwarding(package: str):
             return moved_module(f"{package}.{name}", stacklevel=4)
         for place in (MOVED[package], *SHARED_OUT.get(package, ())):
             new = importlib.import_module(f"llrcore.{place}")
-            if not name.startswith("__") and hasattr(new, name):
+            if not name.startswith("__") and name in vars(new):  # not a name a split module forwards itself
                 _warn(f"{package}.{name}", f"{place}.{name}", 3)
                 # Kept on the package: ``from x import y`` asks twice, and one warning says it.
                 value = sys.modules[f"llrcore.{package}"].__dict__[name] = getattr(new, name)
@@ -122,12 +127,14 @@ def forwarding(package: str):
 
 def left_for(module: str):
     """A module ``__getattr__`` for ``llrcore.<module>``, split at a seam: a name that left it for one of
-    ``LEFT[module]`` is taken from there, after the warning."""
+    ``LEFT[module]`` is taken from there, after the warning (from the module that defines it, i.e. lists it in its
+    ``__all__``, where one does)."""
     def __getattr__(name: str):
-        for place in LEFT[module]:
-            new = importlib.import_module(f"llrcore.{place}")
-            if not name.startswith("__") and hasattr(new, name):
-                _warn(f"{module}.{name}", f"{place}.{name}", 3)
-                return getattr(new, name)
+        if not name.startswith("_"):
+            places = [importlib.import_module(f"llrcore.{place}") for place in LEFT[module]]
+            for new in sorted(places, key=lambda new: name not in getattr(new, "__all__", ())):
+                if name in vars(new):
+                    _warn(f"{module}.{name}", f"{new.__name__.removeprefix('llrcore.')}.{name}", 3)
+                    return getattr(new, name)
         raise AttributeError(f"module 'llrcore.{module}' has no attribute {name!r}")
     return __getattr__

@@ -44,8 +44,11 @@ LAYERS = (
     ("llrcore.cli",),
 )
 #: The modules that compute (sort, PAV, fit, resample, cluster): a figure takes their results, never calls them.
-ENGINES = ("llrcore.binary.rates", "llrcore.binary.metrics", "llrcore.calibration.fit", "llrcore.calibration.newton",
+ENGINES = ("llrcore.binary.rates", "llrcore.binary.merge", "llrcore.binary.pav", "llrcore.binary.costs",
+           "llrcore.binary.metrics", "llrcore.calibration.fit", "llrcore.calibration.newton",
            "llrcore.calibration.fusion", "llrcore.calibration.folds", "llrcore.calibration.analysis",
+           "llrcore.calibration.fit_objective", "llrcore.calibration.cmlg", "llrcore.calibration.pav",
+           "llrcore.calibration.warm", "llrcore.calibration.sweep",
            "llrcore.uncertainty.resampling", "llrcore.spoofing.tdcf_bootstrap", "llrcore.diarization.model",
            "llrcore.diarization.cluster", "llrcore.diarization.chain", "llrcore.diarization.variational")
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from llrcore._moved import BECAME_PACKAGES, MOVED, SHARED_OUT
+from llrcore._moved import BECAME_PACKAGES, LEFT, MOVED, SHARED_OUT
 
 LIBRARY = Path(__file__).resolve().parents[1] / "llrcore"
 #: The loose modules of llrcore before the packages (issue 29), with _prior_second, which was private.
@@ -128,6 +128,31 @@ print(json.dumps([normalization is attribute is lc.normalization.norms, export i
                         "llrcore.export has moved to llrcore.plots.export; the old path will be removed in the next "
                         "release."]
     assert files == ["<string>", "<string>"], "one warning per old path, pointing at the user's line"
+
+
+@pytest.mark.parametrize("module", sorted(LEFT))
+def test_a_name_that_left_a_split_module_still_answers_there(module):
+    """A module split at a seam (issue 42) keeps its path; every public name of the modules that took part of it
+    answers there too: as before when the module still imports it, else after a warning that names its new home."""
+    found = _run(f"""
+import importlib, json, warnings
+old = importlib.import_module("llrcore.{module}")
+out = {{}}
+for place in {LEFT[module]!r}:
+    new = importlib.import_module("llrcore." + place)
+    for name in new.__all__:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            value = getattr(old, name)
+        out[name] = [place, value is getattr(new, name), name in vars(old),
+                     [str(w.message) for w in caught if w.category is DeprecationWarning]]
+print(json.dumps(out))
+""")
+    assert found
+    for name, (place, same, imported, messages) in found.items():
+        assert same, name
+        assert messages == ([] if imported else [f"llrcore.{module}.{name} has moved to llrcore.{place}.{name}; the "
+                                                 "old path will be removed in the next release."]), name
 
 
 def test_an_old_module_as_an_attribute_of_the_package():

@@ -32,7 +32,8 @@ from llrcore.plots import (
     system_colour,
 )
 from llrcore.data.trials import as_systems
-from llrcore.binary.rates import SortedScores, sigmoid
+from llrcore.binary.rates import SortedScores
+from llrcore.prior import sigmoid
 
 ASV_DEV = Path(__file__).parent / "data" / "asvspoof2019_la" / "ASVspoof2019.LA.asv.dev.gi.trl.scores.txt"
 ASSETS = Path(__file__).parents[1] / "assets"

@@ -27,7 +27,8 @@ from ..prior import OperatingPoint, as_operating_point, as_plo, effective_plo, p
 from .._format import interval_words
 from .verdict import LLRVerdict, calibration_loss_percent, llr_verdict
 from ._prior_second import prior_may_come_second
-from .rates import ReweightedScores, ScoreCounts, SortedScores, cllr_bits
+from .costs import cllr_bits
+from .rates import ReweightedScores, ScoreCounts, SortedScores
 
 __all__ = [
     "BayesErrorRates",

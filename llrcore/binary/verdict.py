@@ -120,7 +120,8 @@ def llr_verdict(cllr: float, min_cllr: float) -> LLRVerdict:
 
 
 def calibration_loss_percent(cllr: float, min_cllr: float) -> float:
-    """``100 (Cllr - minCllr) / Cllr``: 0 for perfectly calibrated LLRs, 100 when Cllr is infinite (minCllr never is)."""
+    """``100 (Cllr - minCllr) / Cllr``: 0 for perfectly calibrated LLRs, 100 when Cllr is infinite (minCllr never
+    is)."""
     if np.isinf(cllr):
         return 100.0
     return 100.0 * (cllr - min_cllr) / cllr if cllr > 0 else 0.0

@@ -47,7 +47,8 @@ def _check_output_suffix(source: Path, output: Path) -> None:
 
 
 def run(args) -> str:
-    from ..calibration.analysis import calibrate_and_evaluate, calibration_problems
+    from ..calibration.analysis import calibrate_and_evaluate
+    from ..calibration.problems import calibration_problems
     from .._format import number
     from ..report.words import describe_calibration
 

@@ -101,7 +101,7 @@ class CalibrationSummary:
     errors_per_100, min_errors_per_100 : float
         100 times the actual and minimum Bayes error rates of the calibrated LLRs at the effective prior.
     problems : tuple of str
-        Why the calibration is degenerate (:func:`~llrcore.calibration.analysis.calibration_problems`), if it is.
+        Why the calibration is degenerate (:func:`~llrcore.calibration.problems.calibration_problems`), if it is.
     """
 
     description: str

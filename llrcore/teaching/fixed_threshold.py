@@ -18,8 +18,9 @@ import numpy as np
 import pandas as pd
 
 from ..binary.metrics import bayes_error_rates, trials_table
-from ..binary.rates import SortedScores, sigmoid
+from ..binary.rates import SortedScores
 from ..calibration.fit import fit_affine
+from ..prior import sigmoid
 from .._format import percent
 from .decisions import per_100
 
