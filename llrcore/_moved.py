@@ -40,7 +40,7 @@ MOVED = {
 BECAME_PACKAGES = ("calibration", "spoofing", "uncertainty")
 #: old modules whose names were shared out among more than one new module: the others, searched after MOVED's
 SHARED_OUT = {"uncertainty": ("uncertainty.comparison",),
-              "calibration": ("calibration.cmlg", "calibration.pav", "calibration.warm"),
+              "calibration": ("calibration.calibrators", "calibration.cmlg", "calibration.pav", "calibration.warm"),
               "words": ("uncertainty.paired_words", "uncertainty.intervals", "report")}
 #: modules split at a seam (issue 42): module (under llrcore) -> the new modules that took some of its names
 LEFT = {"binary.rates": ("binary.costs", "binary.pav"),

@@ -68,6 +68,8 @@ print(json.dumps(out))
 
 
 @pytest.mark.parametrize("package, name, place", [("calibration", "fit_affine", "calibration.fit"),
+                                                  ("calibration", "fit_cmlg", "calibration.cmlg"),
+                                                  ("calibration", "PAVCalibrator", "calibration.calibrators"),
                                                   ("spoofing", "evaluate_tandem", "spoofing.tandem"),
                                                   ("uncertainty", "bootstrap", "uncertainty.resampling"),
                                                   ("uncertainty", "compare_systems", "uncertainty.comparison")])

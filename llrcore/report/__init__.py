@@ -27,8 +27,8 @@ a sentence for conditions too small to say much).
 
 Modules: :mod:`~llrcore.report.summary` (the summary as numbers and sentences), :mod:`~llrcore.report.conditions`
 (the breakdown and the bootstrap runs), :mod:`~llrcore.report.figures`,
-:mod:`~llrcore.report.html` (the page; its style sheet is ``report.css``) and :mod:`~llrcore.report.document`
-(:class:`Report` and :func:`build_report`).
+:mod:`~llrcore.report.html` (the page; its style sheet is ``report.css``), :mod:`~llrcore.report.document`
+(:class:`Report` and :func:`build_report`) and :mod:`~llrcore.report.words`.
 
 The words every front end writes the same way are here too: numbers (:func:`number`, :func:`percent`, :func:`bits`,
 :func:`format_errors`, :func:`errors_phrase`, :func:`with_interval`, :data:`LARGEST_FIXED`), :func:`listed`,
