@@ -351,7 +351,10 @@ def profile_worker(n_tar: int, n_non: int, reps: int, out_path: str) -> None:
 
     import llrcore as lc
     from llrcore import data as lc_data
+    from llrcore.binary import costs as lc_costs
+    from llrcore.binary import merge as lc_merge
     from llrcore.binary import metrics as lc_metrics
+    from llrcore.binary import pav as lc_pav
     from llrcore.binary import rates as lc_rates
 
     tar, non = make_data(n_tar, n_non)
@@ -418,7 +421,7 @@ def profile_worker(n_tar: int, n_non: int, reps: int, out_path: str) -> None:
     tracemalloc.stop()
 
     # line-level breakdown of one traced run
-    files = [lc_rates.__file__, lc_metrics.__file__, lc_data.__file__]
+    files = [module.__file__ for module in (lc_rates, lc_merge, lc_pav, lc_costs, lc_metrics, lc_data)]
     gc.collect()
     with LineProfiler(files) as prof:
         run_llrcore(tar, non)

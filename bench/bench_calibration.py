@@ -26,7 +26,7 @@ SIZES = {"full": (1_000_000, 10_000_000), "small": (100_000, 1_000_000)}
 def sklearn_fit(tar, non, plo):
     from sklearn.linear_model import LogisticRegression
 
-    p = lc.binary.rates.sigmoid(plo)
+    p = lc.sigmoid(plo)
     x = np.concatenate([tar, non])[:, None]
     y = np.concatenate([np.ones(tar.size), np.zeros(non.size)])
     weights = np.concatenate([np.full(tar.size, p / tar.size), np.full(non.size, (1 - p) / non.size)]) * y.size

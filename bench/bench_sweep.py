@@ -31,7 +31,7 @@ import scipy
 
 import llrcore as lc
 from _results import best_time, write_section
-from llrcore.calibration.analysis import DEFAULT_PLO_GRID, NAMED_RULES, sweep_prior_weighting
+from llrcore.calibration.sweep import DEFAULT_PLO_GRID, NAMED_RULES, sweep_prior_weighting
 
 ROOT = Path(__file__).resolve().parents[1]
 SECTION = "## Calibration: prior-weighting sweep (FVC, 5-fold CV)"

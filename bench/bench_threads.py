@@ -166,7 +166,7 @@ def extras_worker(n_tar: int, n_non: int, replicates: int, out_path: str) -> Non
     """Bootstrap replicates (``lc.bootstrap``, seed 0) of the same data and the FVC prior-weighting sweep (the
     Compare-rules page's default: 4 rules, tau = -8 ... 0 by 1/2, 5-fold CV), on 1 thread and on all threads."""
     import llrcore as lc
-    from llrcore.calibration.analysis import NAMED_RULES, sweep_prior_weighting
+    from llrcore.calibration.sweep import NAMED_RULES, sweep_prior_weighting
 
     tar, non = make_data(n_tar, n_non)
     data = np.load(ROOT / "assets" / "fvcaus_plda" / "fvcaus_plda.npz")

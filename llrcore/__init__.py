@@ -6,15 +6,10 @@ streamlit). Conventions: natural-log LLRs, Cllr in bits, a target is accepted wh
 """
 from . import _moved, plots
 from ._version import __version__
-from .calibration.fit import (
-    Affine,
-    Fusion,
-    PAVCalibrator,
-    fit_affine,
-    fit_cmlg,
-    fit_fusion,
-    fit_pav,
-)
+from .calibration.calibrators import Affine, Fusion, PAVCalibrator
+from .calibration.cmlg import fit_cmlg
+from .calibration.fit import fit_affine, fit_fusion
+from .calibration.pav import fit_pav
 from .binary.curves import (
     BayesErrorCurve,
     CurveSet,
@@ -46,7 +41,7 @@ from .io import LoadError, LoadWarning, read_multiclass, read_trials, rescore_fi
 from .io import read_class_files  # same-source and different-source LRs in two files
 from .io.cohort import read_cohort_scores  # score normalisation: `model cohort score` files
 from .data.cohort import CohortScores
-from .calibration.normalization import normalization_problems, normalize_scores
+from .normalization import normalization_problems, normalize_scores
 from .io import read_bosaris_key, read_bosaris_ndx, read_bosaris_scores  # BOSARIS Scores/Key/Ndx .h5 files
 from .io import write_bosaris_key, write_bosaris_ndx, write_bosaris_scores
 from .parallel import thread_count, thread_limit
@@ -56,18 +51,14 @@ from .binary.counts import CountedScores, counted_reader
 from .io.out_of_core import ScoreTally, count_scores
 from .calibration.rules import BetaRule, objective, threshold_weighting
 from .calibration.weighting import ThresholdWeightings, threshold_weightings
-from .words import VERDICT_RULE, VERDICTS, LLRVerdict, llr_verdict
+from .binary.verdict import VERDICTS, VERDICT_RULE, LLRVerdict, llr_verdict
 from .calibration.conditions import ConditionCalibrationResult, calibrate_by_condition
 from .calibration.conditional import ConditionalCalibration
 from .calibration.folds import Folds, cross_calibrate
-from .calibration.analysis import (
-    CalibrationResult,
-    RuleSweep,
-    calibrate_and_evaluate,
-    calibration_problems,
-    sweep_prior_weighting,
-    weighting_mode,
-)
+from .calibration.analysis import CalibrationResult, calibrate_and_evaluate
+from .calibration.problems import calibration_problems
+from .calibration.sweep import RuleSweep, sweep_prior_weighting
+from .calibration.weighting import weighting_mode
 from .teaching.decisions import (
     DecisionHistograms,
     DecisionSummary,

@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .rates import ScoreCounts, SortedScores, cost_bits, mean_cost_bits
+from .costs import cost_bits, mean_cost_bits
+from .rates import ScoreCounts, SortedScores
 
 __all__ = ["CountedScores", "counted_reader", "repeated_sum"]
 

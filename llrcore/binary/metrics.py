@@ -24,9 +24,11 @@ import pandas as pd
 from ..data.checks import as_scores
 from ..data.trials import Trials
 from ..prior import OperatingPoint, as_operating_point, as_plo, effective_plo, primary_p_targets, sigmoid
-from ..words import LLRVerdict, calibration_loss_percent, interval_words, llr_verdict
+from .._format import interval_words
+from .verdict import LLRVerdict, calibration_loss_percent, llr_verdict
 from ._prior_second import prior_may_come_second
-from .rates import ReweightedScores, ScoreCounts, SortedScores, cllr_bits
+from .costs import cllr_bits
+from .rates import ReweightedScores, ScoreCounts, SortedScores
 
 __all__ = [
     "BayesErrorRates",
@@ -404,7 +406,7 @@ class BinaryMetrics:
 
     @property
     def llr_verdict(self) -> LLRVerdict:
-        """Can these scores be used as likelihood ratios as they are? (:func:`~llrcore.words.llr_verdict`)"""
+        """Can these scores be used as likelihood ratios as they are? (:func:`~llrcore.binary.verdict.llr_verdict`)"""
         return llr_verdict(self.cllr, self.min_cllr)
 
 
@@ -464,7 +466,7 @@ def metrics_table(results, *, eer_percent: bool = False, verdict: bool = False, 
         in ``EER``.
     verdict : bool
         Add a column ``as LLRs``: whether the scores can be used as likelihood ratios as they are
-        (:func:`~llrcore.words.llr_verdict`).
+        (:func:`~llrcore.binary.verdict.llr_verdict`).
     intervals : mapping, optional
         System name -> :class:`~llrcore.BootstrapResult`: each metric it has an interval for gets two more columns,
         ``<column> lower`` and ``<column> upper``, right after it (in the column's unit), and the row's last column,

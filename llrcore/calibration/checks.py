@@ -30,7 +30,7 @@ import numpy as np
 
 from ..binary.rates import SortedScores
 from ..prior import sigmoid
-from ..words import percent
+from .._format import percent
 from .calibrators import Fusion
 from .rules import BetaRule
 

@@ -20,7 +20,7 @@ from ..data.trials import Trials
 from ..prior import as_operating_point
 from ..uncertainty.conditions import Condition, ConditionMetrics
 from ..uncertainty.conditions import evaluate as evaluate_conditions
-from ..words import listed
+from .._format import listed
 from .analysis import calibration_label, check_method, method_fitter
 from .conditional import ConditionalCalibration
 from .folds import Folds

@@ -1,17 +1,18 @@
-"""Calibration: scores -> LLRs, trained on development trials.
+"""Calibration: scores -> LLRs, trained on development trials; the affine and fusion fits.
 
 - :func:`fit_affine` — ``llr = scale * score + offset`` minimising a prior-weighted proper scoring rule
   (Brümmer & Doddington 2013); the logarithmic rule is prior-weighted logistic regression.
 - :func:`fit_fusion` — the same objective over a weighted sum of several systems' scores plus an offset
   (BOSARIS / FoCal linear fusion); :func:`fit_affine` is its one-system case.
-- :func:`fit_cmlg` — closed-form constrained maximum-likelihood Gaussian calibration (van Leeuwen & Brümmer 2013).
-- :func:`fit_pav` — non-parametric monotone calibration by PAV, interpolated so it stays finite and monotone on
-  scores it has not seen.
 - ``fit_affine(trials, by="gender")`` — one calibration per condition, a
   :class:`~llrcore.calibration.conditional.ConditionalCalibration`.
 
-k-fold cross-validated calibration (:func:`~llrcore.calibration.folds.cross_calibrate`) is in :mod:`llrcore.calibration.folds`; the calibrators
-themselves in :mod:`llrcore.calibration.calibrators`; far scores (+-1e308) and collapsed fits in :mod:`llrcore.calibration.checks`.
+The objective itself, with its gradient and Hessian, is :mod:`llrcore.calibration.fit_objective`; the closed-form
+Gaussian calibration :mod:`llrcore.calibration.cmlg` (also every fit's starting point) and PAV calibration
+:mod:`llrcore.calibration.pav`; the warm-started fits of a sweep :mod:`llrcore.calibration.warm`. k-fold
+cross-validated calibration (:func:`~llrcore.calibration.folds.cross_calibrate`) is in
+:mod:`llrcore.calibration.folds`; the calibrators themselves in :mod:`llrcore.calibration.calibrators`; far scores
+(+-1e308) and collapsed fits in :mod:`llrcore.calibration.checks`.
 
 The affine objective has two parameters (``d + 1`` for fusion), so it is minimised by a trust-region Newton method
 with its exact gradient and Hessian (scipy's ``trust-exact``): it converges to machine precision in a handful of
@@ -25,20 +26,25 @@ import warnings
 
 import numpy as np
 
-from ..binary.rates import SortedScores, sigmoid
+from .._moved import left_for
 from ..data.checks import as_scores
 from ..data.trials import Trials
 from ..parallel import dot
-from ..prior import as_plo
-from .calibrators import Affine, Fusion, PAVCalibrator, as_matrix as _as_matrix
+from ..prior import as_plo, sigmoid
+from .calibrators import Affine, Fusion, as_matrix as _as_matrix
 from .checks import fit_setting_aside_far, flag_collapse
+from .cmlg import cmlg_affine
 from .conditional import ConditionalCalibration
+from .fit_objective import FusionObjective
 from .newton import newton, newton_polish, trust_region
 from .quality import QualityCalibration, fit_quality, with_quality
 from .rules import BetaRule
 
-__all__ = ["Affine", "Fusion", "PAVCalibrator", "WarmFits", "WarmStarts", "fit_affine", "fit_cmlg", "fit_fusion",
-           "fit_pav"]
+__all__ = ["Affine", "Fusion", "fit_affine", "fit_fusion"]
+
+#: CMLG (:mod:`.cmlg`), PAV (:mod:`.pav`) and the warm-started fits of a sweep (:mod:`.warm`) lived here until issue
+#: 42: their old path answers for one release, with a DeprecationWarning.
+__getattr__ = left_for("calibration.fit")
 
 _SUBSAMPLE_ABOVE = 200_000  # trials; below this the full data is used from the start
 _HUGE = 1e100  # scores beyond this are scaled before fitting
@@ -51,82 +57,6 @@ _GRADIENT_TOLERANCE = 1e-6
 # Scores with a smaller spread, or an offset larger than this many spreads, are fitted on centred and scaled copies:
 # in raw parameters their products with the scale lose digits and their squares may underflow.
 _SMALL_SPREAD, _LARGE_OFFSET = 1e-8, 1e6
-
-
-class _Objective:
-    """Prior-weighted scoring-rule objective of the fused LLR ``x = sum_k theta_k s_k + theta_K + plo``.
-
-    Works on the raw score columns (no copies). The optimiser sees standardised parameters ``theta = M phi``,
-    under which every score column has mean 0 and spread 1, so the Newton steps are well scaled whatever the
-    score units; the gradient and Hessian map as ``M^T g`` and ``M^T H M``.
-    """
-
-    def __init__(self, tar_columns, non_columns, rule: BetaRule, plo: float, regularisation: float = 0.0):
-        self.tar, self.non, self.rule, self.plo = tar_columns, non_columns, rule, plo
-        self.regularisation = regularisation
-        self.tar_weight = sigmoid(plo) / tar_columns[0].size
-        self.non_weight = sigmoid(-plo) / non_columns[0].size
-        centre, spread = np.array([_moments(t, u) for t, u in zip(tar_columns, non_columns)]).T
-        spread[~(spread > 1e-12 * np.maximum(np.abs(centre), 1.0))] = 1.0
-        k = centre.size
-        self.standardisation = np.eye(k + 1)
-        self.standardisation[:k, :k] = np.diag(1 / spread)
-        self.standardisation[k, :k] = -centre / spread
-
-    def raw(self, phi) -> np.ndarray:
-        """Raw parameters (weights..., offset) from standardised ones."""
-        return self.standardisation @ phi
-
-    def standardised(self, theta) -> np.ndarray:
-        """Standardised parameters from raw ones (weights..., offset)."""
-        return np.linalg.solve(self.standardisation, theta)
-
-    def _llrs(self, columns, theta):
-        x = theta[0] * columns[0] + (theta[-1] + self.plo)
-        for weight, column in zip(theta[1:-1], columns[1:]):
-            x += weight * column
-        return x
-
-    def value(self, phi) -> float:
-        self.last_value = (phi.copy(), self._value(phi))
-        return self.last_value[1]
-
-    def _value(self, phi) -> float:
-        theta = self.raw(phi)
-        target_cost = self.rule.target_cost(self._llrs(self.tar, theta)).sum()
-        non_cost = self.rule.non_cost(self._llrs(self.non, theta)).sum()
-        penalty = self.regularisation / 2 * (phi[:-1] @ phi[:-1])
-        return float(self.tar_weight * target_cost + self.non_weight * non_cost + penalty)
-
-    def derivatives(self, phi) -> tuple[np.ndarray, np.ndarray]:
-        """Gradient and Hessian with respect to the standardised parameters (the last gradient is kept, with its
-        point, in ``last_gradient``)."""
-        gradient, hessian = self._derivatives(phi)
-        self.last_gradient = (phi.copy(), gradient)
-        return gradient, hessian
-
-    def _derivatives(self, phi) -> tuple[np.ndarray, np.ndarray]:
-        theta = self.raw(phi)
-        k = theta.size
-        gradient, hessian = np.zeros(k), np.zeros((k, k))
-        for columns, weight, side in ((self.tar, self.tar_weight, self.rule.target_derivatives),
-                                      (self.non, self.non_weight, self.rule.non_derivatives)):
-            slope, curvature = side(self._llrs(columns, theta))
-            gradient[-1] += weight * slope.sum()
-            hessian[-1, -1] += weight * curvature.sum()
-            for i, column in enumerate(columns):
-                weighted = curvature * column
-                gradient[i] += weight * dot(slope, column)
-                hessian[i, -1] += weight * weighted.sum()
-                for j in range(i, len(columns)):
-                    hessian[i, j] += weight * dot(weighted, columns[j])
-        hessian = np.triu(hessian) + np.triu(hessian, 1).T
-        m = self.standardisation
-        gradient, hessian = m.T @ gradient, m.T @ hessian @ m
-        # The penalty (regularisation / 2) |phi_weights|^2 acts on the standardised weights, not on the offset.
-        gradient[:-1] += self.regularisation * phi[:-1]
-        hessian[:-1, :-1] += self.regularisation * np.eye(k - 1)
-        return gradient, hessian
 
 
 def _centre_spread(tar: np.ndarray, non: np.ndarray) -> tuple[float, float]:
@@ -166,7 +96,7 @@ def _prior_weighting(plo) -> float:
     return value
 
 
-def _check_converged(objective: "_Objective", phi: np.ndarray) -> bool:
+def _check_converged(objective: "FusionObjective", phi: np.ndarray) -> bool:
     """Whether `phi` is the optimum (its standardised gradient vanishes relative to the objective's value, which at
     an extreme prior weighting is tiny); warns when it is not.
 
@@ -186,14 +116,7 @@ def _check_converged(objective: "_Objective", phi: np.ndarray) -> bool:
     return False
 
 
-def _moments(tar: np.ndarray, non: np.ndarray) -> tuple[float, float]:
-    """Mean and spread of one system's pooled scores, for conditioning only (so E[s^2] - E[s]^2 is good enough)."""
-    n = tar.size + non.size
-    mean = (tar.sum() + non.sum()) / n
-    return mean, np.sqrt(max((dot(tar, tar) + dot(non, non)) / n - mean**2, 0.0))
-
-
-def _start(objective: _Objective, tar_columns, non_columns) -> np.ndarray:
+def _start(objective: FusionObjective, tar_columns, non_columns) -> np.ndarray:
     """A starting point: the mean of the systems' Gaussian (CMLG) LLRs, or zero if that is worse.
 
     On well-separated scores the optimum is far from zero (a large scale), where the trust region would need many
@@ -201,7 +124,7 @@ def _start(objective: _Objective, tar_columns, non_columns) -> np.ndarray:
     """
     zero = np.zeros(len(tar_columns) + 1)
     try:
-        gaussian = [_cmlg(t, u, 0.5) for t, u in zip(tar_columns, non_columns)]
+        gaussian = [cmlg_affine(t, u, 0.5) for t, u in zip(tar_columns, non_columns)]
     except ValueError:  # a system without spread: no Gaussian estimate
         return zero
     raw = np.array([g.scale for g in gaussian] + [sum(g.offset for g in gaussian)]) / len(gaussian)
@@ -209,7 +132,7 @@ def _start(objective: _Objective, tar_columns, non_columns) -> np.ndarray:
     return phi if objective.value(phi) < objective.value(zero) else zero
 
 
-def _is_convex(rule: BetaRule) -> bool:
+def is_convex(rule: BetaRule) -> bool:
     """Whether the objective of `rule` is convex in the fusion parameters, so that its minimum is unique.
 
     The second derivative of ``C(q|H1)`` in the log-odds is ``f(x) ((1 - alpha)(1 - q) + beta q)`` (``f > 0``),
@@ -230,10 +153,10 @@ def _fit_standardised(tar_columns, non_columns, rule: BetaRule, plo: float, regu
     if fitted is not None:
         return fitted
     logarithmic = BetaRule.logarithmic()
-    objective = _Objective(tar_columns, non_columns, logarithmic, plo, regularisation)
+    objective = FusionObjective(tar_columns, non_columns, logarithmic, plo, regularisation)
     phi = trust_region(objective, _start(objective, tar_columns, non_columns))
     if rule != logarithmic:
-        objective = _Objective(tar_columns, non_columns, rule, plo, regularisation)
+        objective = FusionObjective(tar_columns, non_columns, rule, plo, regularisation)
         phi = trust_region(objective, phi)
     return objective, newton_polish(objective, phi)
 
@@ -247,13 +170,13 @@ def _fit_from(tar_columns, non_columns, rule: BetaRule, plo: float, regularisati
     goes on from there. Far from the optimum (e.g. on a plateau of a bounded rule) Newton steps stall, and the
     trust region could crawl for hundreds of iterations: the caller then fits from scratch.
     """
-    first = rule if _is_convex(rule) else BetaRule.logarithmic()
-    objective = _Objective(tar_columns, non_columns, first, plo, regularisation)
+    first = rule if is_convex(rule) else BetaRule.logarithmic()
+    objective = FusionObjective(tar_columns, non_columns, first, plo, regularisation)
     phi, converged = newton(objective, objective.standardised(start), small_step=_WARM_STEP)
     if not converged:
         return None
     if first != rule:
-        objective = _Objective(tar_columns, non_columns, rule, plo, regularisation)
+        objective = FusionObjective(tar_columns, non_columns, rule, plo, regularisation)
         phi = newton_polish(objective, trust_region(objective, phi))
     return objective, phi
 
@@ -343,7 +266,7 @@ def _fit_all(tar_columns, non_columns, rule: BetaRule, plo: float, regularisatio
         subsample, phi = _fit_standardised(
             [c[::tar_step] for c in tar_columns], [c[::non_step] for c in non_columns], rule, plo, regularisation, theta
         )
-        objective = _Objective(tar_columns, non_columns, rule, plo, regularisation)
+        objective = FusionObjective(tar_columns, non_columns, rule, plo, regularisation)
         phi = newton_polish(objective, objective.standardised(subsample.raw(phi)))
     else:
         objective, phi = _fit_standardised(tar_columns, non_columns, rule, plo, regularisation, theta)
@@ -451,99 +374,3 @@ def fit_affine(tar, non=None, rule: BetaRule | None = None, plo: float = 0.0, *,
                         start=fusion_start)
     return Affine(scale=float(fusion.weights[0]), offset=fusion.offset, converged=fusion.converged,
                   failure=fusion.failure)
-
-
-class WarmStarts:
-    """Which fit each :class:`WarmFits` fit starts from, planned before any is made (so that the fits can run on
-    several threads and still start exactly where one after the other would).
-
-    A sweep over prior weightings moves the optimum smoothly, so a convex rule starts from its own fit at the previous
-    weighting; the others start from logistic regression's fit at the same weighting (see :func:`fit_fusion`'s
-    `start`), itself found from its fit at the previous one.
-
-    Attributes
-    ----------
-    fits : list of (BetaRule, float, int or None)
-        Every fit to make, in order: its rule, its prior weighting and the index of the fit it starts from (None:
-        from scratch), always an earlier one.
-    """
-
-    def __init__(self):
-        self.fits: list[tuple[BetaRule, float, int | None]] = []
-        self._last: dict[BetaRule, int] = {}  # each rule's latest fit
-        self._logistic: dict[float, int] = {}  # logistic regression's fit at each prior weighting
-
-    def add(self, rule: BetaRule, plo: float) -> int:
-        """Plan the fit of `rule` at prior weighting `plo` (and logistic regression's there first, when it is needed
-        as a start and not planned yet); returns its index in :attr:`fits`."""
-        logarithmic = BetaRule.logarithmic()
-        if _is_convex(rule):
-            start = self._last.get(rule, self._logistic.get(plo))
-        else:
-            start = self._logistic[plo] if plo in self._logistic else self.add(logarithmic, plo)
-        self.fits.append((rule, plo, start))
-        index = len(self.fits) - 1
-        self._last[rule] = index
-        if rule == logarithmic:
-            self._logistic[plo] = index
-        return index
-
-
-class WarmFits:
-    """:func:`fit_affine` on one training set for many rules and prior weightings, each fit started from a nearby one:
-    the caller plans the fits in :attr:`starts` (:class:`WarmStarts`) and makes each with :meth:`fit` from the fit
-    planned as its start. Each fit equals ``fit_affine(tar, non, rule, plo)``."""
-
-    def __init__(self, tar, non):
-        self.tar, self.non = as_scores(tar, "target scores"), as_scores(non, "non-target scores")
-        self.starts = WarmStarts()
-
-    def fit(self, rule: BetaRule, plo: float, start: Affine | None) -> Affine:
-        """One fit from `start`: what every planned fit is."""
-        return fit_affine(self.tar, self.non, rule, plo, start=start)
-
-
-def fit_cmlg(tar, non, alpha: float = 0.5) -> Affine:
-    """Constrained maximum-likelihood Gaussian calibration, in closed form.
-
-    With target and non-target score means ``m_e, m_d`` and variances ``s_e^2, s_d^2``, the shared variance is
-    ``v = (1 - alpha) s_d^2 + alpha s_e^2`` and ``scale = (m_e - m_d) / v``, ``offset = -scale (m_e + m_d) / 2``:
-    the LLR of two equal-variance Gaussians.
-
-    Reference: D. van Leeuwen and N. Brümmer, "The distribution of calibrated likelihood-ratios in speaker
-    recognition", Interspeech 2013.
-    """
-    tar, non = as_scores(tar, "target scores"), as_scores(non, "non-target scores")
-    if not 0 <= alpha <= 1:
-        raise ValueError("CMLG's alpha weights the two variances and must be between 0 and 1.")
-    if not (np.isfinite(tar).all() and np.isfinite(non).all()):
-        raise ValueError("CMLG calibration needs finite scores.")
-    return flag_collapse(_cmlg(tar, non, alpha), [tar], [non])
-
-
-def _cmlg(tar: np.ndarray, non: np.ndarray, alpha: float) -> Affine:
-    """:func:`fit_cmlg` of checked scores, not checked for a collapse (far scores make its variance overflow)."""
-    with np.errstate(over="ignore", invalid="ignore"):
-        variance = (1 - alpha) * non.var() + alpha * tar.var()
-        if variance <= 0:
-            raise ValueError("The scores have no spread, so a Gaussian calibration cannot be fitted.")
-        scale = (tar.mean() - non.mean()) / variance
-        return Affine(scale=float(scale), offset=float(-scale * (tar.mean() + non.mean()) / 2))
-
-
-def fit_pav(tar, non) -> PAVCalibrator:
-    """PAV calibration that stays finite and monotone on unseen scores.
-
-    One pseudo-target is added at the lowest score and one pseudo-non-target at the highest, so that every PAV
-    block holds both classes and every LLR is finite (the end blocks would otherwise be +-inf). The block LLRs
-    hold over each block's score range and are interpolated linearly in the gaps between blocks.
-    """
-    tar, non = as_scores(tar, "target scores"), as_scores(non, "non-target scores")
-    if not (np.isfinite(tar).all() and np.isfinite(non).all()):
-        raise ValueError("PAV calibration needs finite scores.")
-    lowest, highest = min(tar.min(), non.min()), max(tar.max(), non.max())
-    table = SortedScores(np.append(tar, lowest), np.append(non, highest))
-    blocks = table.pav
-    last = np.append(blocks.first[1:], table.unique.size) - 1
-    knots = np.column_stack([table.unique[blocks.first], table.unique[last]]).ravel()
-    return PAVCalibrator(knots=knots, llrs=np.repeat(blocks.llr, 2))

@@ -1,18 +1,22 @@
 """k-fold cross-validated calibration: every trial calibrated by a calibrator that never saw it.
 
 :class:`Folds` splits target and non-target trials into folds (whole groups, e.g. speakers, in one fold when group
-ids are given); :func:`cross_calibrate` trains a calibrator on all folds but one and calibrates that one.
+ids are given); :func:`cross_calibrate` trains a calibrator on all folds but one and calibrates that one, the one
+implementation of cross-calibration every experiment and page calls; :func:`collapsed_folds` names the folds whose fit
+collapsed.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
+from .._format import listed
 from ..data.checks import as_scores
 from .fit import fit_affine
 
-__all__ = ["Folds", "cross_calibrate"]
+__all__ = ["Folds", "collapsed_folds", "collapsed_folds_words", "cross_calibrate"]
 
 
 def _folds(n_tar: int, n_non: int, folds: int, tar_groups, non_groups, rng) -> tuple[np.ndarray, np.ndarray]:
@@ -30,7 +34,7 @@ def _folds(n_tar: int, n_non: int, folds: int, tar_groups, non_groups, rng) -> t
 
 
 def cross_calibrate(tar, non, fit=fit_affine, *, folds: int = 5, tar_groups=None, non_groups=None, seed: int = 0,
-                    **fit_options) -> tuple[np.ndarray, np.ndarray]:
+                    refuse_collapsed: bool = False, **fit_options) -> tuple[np.ndarray, np.ndarray]:
     """Calibrated LLRs of every trial from a calibrator trained on the other folds (k-fold cross-validation).
 
     The honest way to judge calibration when only one set exists: no trial is calibrated by a transform that saw
@@ -47,11 +51,34 @@ def cross_calibrate(tar, non, fit=fit_affine, *, folds: int = 5, tar_groups=None
         Group id of each target / non-target trial.
     seed : int
         Seed of the fold assignment, so results are reproducible.
+    refuse_collapsed : bool
+        Raise instead of returning the LLRs of a fold whose fit collapsed (:func:`collapsed_folds`): its trials'
+        LLRs would all be about equal, no calibration.
+
+    Raises
+    ------
+    ValueError
+        With `refuse_collapsed`, when the fit of any fold collapsed (:attr:`~llrcore.Affine.failure`, e.g. a score of
+        -1e308 among the targets), naming the folds and the first one's failure.
     """
     tar, non = as_scores(tar, "target scores"), as_scores(non, "non-target scores")
     split = Folds.split(tar.size, non.size, folds, tar_groups=tar_groups, non_groups=non_groups, seed=seed)
-    return split.apply(tar, non, [fit(tar_train, non_train, **fit_options) for tar_train, non_train
-                                  in split.training_sets(tar, non)])
+    calibrators = [fit(tar_train, non_train, **fit_options) for tar_train, non_train in split.training_sets(tar, non)]
+    failed = collapsed_folds(calibrators)
+    if refuse_collapsed and failed:
+        raise ValueError(f"The calibration collapsed in {collapsed_folds_words(failed, folds)} — "
+                         f"{calibrators[failed[0] - 1].failure}; no calibrated scores are made.")
+    return split.apply(tar, non, calibrators)
+
+
+def collapsed_folds(calibrators) -> tuple[int, ...]:
+    """The folds, numbered from 1, whose calibrator collapsed (``.collapsed``, :mod:`llrcore.calibration.checks`)."""
+    return tuple(i for i, c in enumerate(calibrators, start=1) if getattr(c, "collapsed", False))
+
+
+def collapsed_folds_words(folds: Sequence[int], n_folds: int) -> str:
+    """``"folds 1, 2 and 4 of 5"``, ``"fold 3 of 5"``."""
+    return f"fold{'s' * (len(folds) > 1)} {listed([str(f) for f in folds])} of {n_folds}"
 
 
 @dataclass(frozen=True)

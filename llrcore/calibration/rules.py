@@ -29,7 +29,8 @@ from functools import cached_property
 import numpy as np
 from scipy import integrate, special
 
-from ..binary.rates import sigmoid, softplus
+from ..binary.costs import softplus
+from ..prior import sigmoid
 
 __all__ = ["BetaRule", "objective", "threshold_weighting"]
 

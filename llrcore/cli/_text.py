@@ -1,10 +1,10 @@
-"""How the command line prints numbers: as the app shows them (:func:`llrcore.words.number`), so a Cllr of 5.77e305
+"""How the command line prints numbers: as the app shows them (:func:`llrcore.report.number`), so a Cllr of 5.77e305
 is ``5.77e+305``, never a number of 306 digits."""
 from __future__ import annotations
 
 import pandas as pd
 
-from ..words import number
+from .._format import number
 
 
 def text_table(frame: pd.DataFrame, decimals: dict[str, int] | None = None, *, default: int = 4,

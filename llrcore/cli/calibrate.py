@@ -47,8 +47,10 @@ def _check_output_suffix(source: Path, output: Path) -> None:
 
 
 def run(args) -> str:
-    from ..calibration.analysis import calibrate_and_evaluate, calibration_problems
-    from ..words import describe_calibration, number
+    from ..calibration.analysis import calibrate_and_evaluate
+    from ..calibration.problems import calibration_problems
+    from .._format import number
+    from ..report.words import describe_calibration
 
     rule, plo = scoring_rule(args), float(effective_plo(args.prior))
     _check_output_suffix(Path(args.apply_to), Path(args.output))
@@ -86,7 +88,7 @@ def _line_order_table(path: Path) -> pd.DataFrame:
 def _run_quality(args, dev, rule, plo) -> str:
     """``llrcore calibrate --quality``: an affine calibration with the quality measures of the trials' metadata."""
     from ..calibration.fit import fit_affine
-    from ..words import number
+    from .._format import number
 
     if args.method != "affine":
         raise ValueError("--quality adds quality measures to the affine calibration: use --method affine.")

@@ -9,7 +9,7 @@ import pandas as pd
 
 from ..binary.metrics import METHOD_COLUMN, evaluate, metrics_table
 from ..prior import NIST_PRIMARY_P_TARGETS, primary_p_targets
-from ..words import VERDICT_RULE
+from ..binary.verdict import VERDICT_RULE
 from ._options import add_conditions_options, add_operating_point, add_output_formats, load_systems, operating_point
 from ._text import text_table
 

@@ -67,7 +67,7 @@ def _table(frame) -> str:
 
 def run(args) -> str:
     from ..calibration.fusion import fuse
-    from ..words import describe_calibration
+    from ..report.words import describe_calibration
 
     rule, plo = scoring_rule(args), float(effective_plo(args.prior))
     dev = _development_systems(args.dev, args.dev_key)

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 
 from ..binary.metrics import evaluate, metrics_table
-from ..calibration.normalization import METHODS, normalize_pairs, normalize_scores
+from ..normalization import METHODS, normalize_pairs, normalize_scores
 from ..io import rescore_file
 from ..io.cohort import read_cohort_scores, read_score_pairs
 from ._options import add_operating_point, digits_option, operating_point, one_system

@@ -47,7 +47,7 @@ def add_command(commands) -> None:
 
 
 def run(args):
-    from .. import export
+    from ..plots import export
     from ..report import build_report
 
     sources = {}

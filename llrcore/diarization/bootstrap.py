@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from ..uncertainty.intervals import percentile_interval
-from ..words import paired_shares, paired_verdict
+from ..uncertainty.paired_words import paired_shares, paired_verdict
 from .system_scoring import SystemScores
 
 __all__ = ["MIN_RECORDINGS", "NO_INTERVAL", "DiarizationBootstrap", "DiarizerComparison", "bootstrap_diarization",

@@ -14,7 +14,8 @@ different-source (non-target, H2) LLRs as two arrays.
 - :mod:`.verbal` — :func:`verbal_scale`, the ENFSI (2015) verbal equivalents.
 - :mod:`.units` — natural log <-> log10.
 - :mod:`.validation` — :func:`validate_lr_method`: the validation matrix of Meuwly, Ramos & Haraksim (2017) before and
-  after a cross-validated, ELUB-bounded calibration, against :class:`ValidationCriteria` the laboratory sets.
+  after a cross-validated, ELUB-bounded calibration, against :class:`ValidationCriteria` the laboratory sets; its
+  results (:class:`LRValidation`, its rows and stages) in :mod:`.validation_results`, the criteria in :mod:`.criteria`.
 
 The NFI's ``lir`` (1.3) is the reference of the tests: the ELUB bounds and devPAV agree with it on real data, and
 each module says where and why a definition here departs from it.

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..words import number
+from .._format import number
 from .units import from_log10
 from .verbal import verbal_scale_table
 

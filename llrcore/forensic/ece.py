@@ -34,7 +34,8 @@ from scipy.special import expit
 
 from ..data.trials import Trials
 from ..data.checks import as_scores
-from ..binary.rates import ScoreCounts, cllr_bits, mean_cost_bits, softplus_bits
+from ..binary.costs import cllr_bits, mean_cost_bits, softplus_bits
+from ..binary.rates import ScoreCounts
 from ._trials import sorted_classes
 from .units import from_log10, to_log10
 
@@ -53,8 +54,8 @@ def _priors(plo) -> np.ndarray:
 
 def _ece_of_llrs(tar: np.ndarray, non: np.ndarray, plo: np.ndarray) -> np.ndarray:
     """ECE in bits of LLR arrays at each prior log-odds (one pass over the trials per prior); at ``plo = 0`` it is
-    Cllr computed as :func:`~llrcore.binary.rates.cllr_bits` computes it, and where a cost or a sum overflows (huge finite
-    LLRs) or a prior is below the smallest float it is summed without either (:func:`~llrcore.binary.rates.mean_cost_bits`)."""
+    Cllr computed as :func:`~llrcore.binary.costs.cllr_bits` computes it, and where a cost or a sum overflows (huge finite
+    LLRs) or a prior is below the smallest float it is summed without either (:func:`~llrcore.binary.costs.mean_cost_bits`)."""
     out = np.empty(plo.size)
     for k, shift in enumerate(plo):
         if shift == 0:

@@ -20,14 +20,14 @@ Files read
 - Parquet files with a ``score`` and a ``label`` column (names as :func:`~llrcore.read_trials` takes them).
 
 Bad input is one sentence naming the file, and the line for text files (found by scanning the file only once DuckDB
-has said that something is wrong).
+has said that something is wrong). How a file becomes DuckDB's input is :mod:`llrcore.io.duckdb_input`; the counting
+query and its sentences for bad input :mod:`llrcore.io.duckdb_count`.
 
 References: DuckDB, *CSV import*, *Parquet*, *Configuration* (``memory_limit``, ``threads``, ``temp_directory``);
 the in-memory reader :func:`~llrcore.read_trials`, whose semantics this follows.
 """
 from __future__ import annotations
 
-import gzip
 import os
 import tempfile
 import warnings
@@ -38,15 +38,14 @@ from pathlib import Path
 import numpy as np
 
 from ._source import LoadError, LoadWarning
-from .labels import ACCEPTED, BONAFIDE, KEY_FORMS, LABELS, NONTARGET, SPOOF, TARGET
-from .text import NAN_WORDS, SCORE_NAMES, clean_name, columns_phrase, detect_separator, is_number
+from .duckdb_count import count_trials
+from .duckdb_input import ScoreInput, duckdb_module
+from .labels import BONAFIDE, LABELS, NONTARGET, SPOOF, TARGET
 
 __all__ = ["ScoreTally", "count_scores"]
 
 #: The values ``format=`` takes (a subset of :func:`~llrcore.read_trials`'s).
 FORMATS = ("auto", "two-column", "kaldi", "asvspoof", "parquet")
-_LABEL_NAMES = ("label", "labels", "target", "key", "class", "truth", "is_target")
-_SAMPLE = 1 << 16  # bytes read by Python to see the layout
 
 
 @dataclass(frozen=True)
@@ -116,7 +115,7 @@ def count_scores(source, key=None, *, format: str = "auto", name: str | None = N
     """
     if format not in FORMATS:
         raise ValueError(f"Unknown format {format!r} for read_counts: use one of {', '.join(FORMATS)}.")
-    duckdb = _duckdb()
+    duckdb = duckdb_module()
     path = _path(source, "score file")
     key_path = None if key is None else _path(key, "key")
     base = Path(path).name
@@ -143,7 +142,7 @@ def count_scores(source, key=None, *, format: str = "auto", name: str | None = N
 
 
 # ----------------------------------------------------------------------------------------------------------------
-# DuckDB and its inputs
+# DuckDB: the connection (the inputs are .duckdb_input's, the query .duckdb_count's)
 
 
 def _run(duckdb, config: dict, progress: bool, path: str, key_path: str | None, format: str) -> dict:
@@ -154,21 +153,13 @@ def _run(duckdb, config: dict, progress: bool, path: str, key_path: str | None, 
         connection.execute("CREATE TEMP TABLE label_words (word VARCHAR, code TINYINT)")
         connection.executemany("INSERT INTO label_words VALUES (?, ?)", list(LABELS.items()))
         if key_path is not None:
-            inputs = [_Input.open(connection, path, "kaldi-scores"), _Input.open(connection, key_path, "key")]
+            inputs = [ScoreInput.open(connection, path, "kaldi-scores"),
+                      ScoreInput.open(connection, key_path, "key")]
         else:
-            inputs = [_Input.open(connection, path, format)]
-        return _count(connection, inputs)
+            inputs = [ScoreInput.open(connection, path, format)]
+        return count_trials(connection, inputs)
     finally:
         connection.close()
-
-
-def _duckdb():
-    try:
-        import duckdb
-    except ImportError:  # pragma: no cover - an optional dependency
-        raise ImportError('Reading files larger than memory needs DuckDB: pip install "llrcore[big]" '
-                          '(or pip install duckdb).') from None
-    return duckdb
 
 
 def _path(source, what: str) -> str:
@@ -192,302 +183,6 @@ def _config(memory_limit, threads, temp_directory) -> dict:
 def _first_line(error) -> str:
     text = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
     return text if text.endswith(".") else text + "."
-
-
-def _sql_text(value: str) -> str:
-    return "'" + value.replace("'", "''") + "'"
-
-
-@dataclass
-class _Input:
-    """One file as a DuckDB relation of text fields (``f0``, ``f1``, ...), with where its score, label and ids are."""
-
-    path: str
-    relation: str  # SQL: a subquery with columns score (DOUBLE or NULL), label (VARCHAR), ids m and t (or NULL)
-    role: str  # "labelled", "kaldi-scores" or "key"
-    text: bool
-    sep: str | None = None
-    columns: dict | None = None  # field index of score, label, m, t
-    ncols: int = 0
-    skip: int = 0  # lines before the data: the header line and those above it
-    reference: int = 0  # the first data line
-
-    @classmethod
-    def open(cls, connection, path: str, format: str) -> _Input:
-        head = _head(path)
-        if format == "parquet" or (format == "auto" and (path.endswith((".parquet", ".pq")) or head[:4] == b"PAR1")):
-            return _parquet(connection, path)
-        text = head.decode("utf-8", errors="replace").lstrip("\ufeff")
-        pieces = text.split("\n")
-        if len(head) == _SAMPLE and len(pieces) > 1:
-            pieces = pieces[:-1]  # the sample's last line may be cut
-        lines = [(i + 1, line.rstrip("\r")) for i, line in enumerate(pieces)]
-        data = [(i, line) for i, line in lines if line.strip() and not line.lstrip().startswith("#")]
-        if not data:
-            raise LoadError("the file holds no trials.", path)
-        sep, decimal = detect_separator([line for _, line in data[:50]])
-        if decimal != ".":
-            raise LoadError("this path reads scores with a decimal point; convert decimal commas first (or use "
-                            "read_trials, which reads them).", path)
-        fields = [_split(line, sep) for _, line in data]
-        header = None if _is_data(fields[0], format) else [clean_name(f).lower() for f in fields[0]]
-        rows = fields[1:] if header else fields
-        if not rows:
-            raise LoadError("the file has a header line but no trials after it.", path, data[0][0])
-        ncols = len(rows[0])
-        reference = data[1 if header else 0][0]
-        for (lineno, _), row in zip(data[1 if header else 0:], rows):
-            if len(row) != ncols:
-                raise LoadError(f"this line has {columns_phrase(len(row))} but line {reference} has {ncols}; every "
-                                "line must have the same columns.", path, lineno)
-        columns = _layout(path, format, header, rows, ncols, reference)
-        skip = data[0][0] if header else 0
-        role = format if format in ("kaldi-scores", "key") else "labelled"
-        return cls(path, _fields_sql(path, sep, ncols, skip, columns, careful=False), role, True, sep, columns,
-                   ncols, skip, reference)
-
-
-def _head(path: str) -> bytes:
-    opener = gzip.open if path.endswith(".gz") else open
-    with opener(path, "rb") as file:
-        return file.read(_SAMPLE)
-
-
-def _split(line: str, sep: str) -> list[str]:
-    return line.split() if sep == r"\s+" else [field.strip() for field in line.split(sep)]
-
-
-def _layout(path, format, header, rows, ncols, lineno) -> dict:
-    """Field index of score, label and ids (model, test) from the format, the header or the sample's content."""
-    if format == "kaldi-scores":
-        if ncols != 3:
-            raise LoadError(f"a Kaldi/BOSARIS score file read with a key needs 3 columns 'model test score'; this "
-                            f"line has {ncols}.", path, lineno)
-        return {"score": 2, "label": None, "m": 0, "t": 1}
-    if format == "key":
-        if ncols != 3:
-            raise LoadError(f"a key (trials) file needs 3 columns 'model test label'; this line has {ncols}.",
-                            path, lineno)
-        return {"score": None, "label": 2, "m": 0, "t": 1}
-    if format == "kaldi" or (format == "auto" and header is None and ncols == 4
-                             and not is_number(rows[0][0]) and is_number(rows[0][2])
-                             and not any(LABELS.get(r[1].lower()) is not None for r in rows)):
-        if ncols == 3 and format == "kaldi":
-            raise LoadError("a Kaldi/BOSARIS score file 'model test score' needs its key (trials) file.", path, lineno)
-        if ncols != 4:
-            raise LoadError(f"a Kaldi/BOSARIS file needs 4 columns 'model test score label'; this line has {ncols}.",
-                            path, lineno)
-        return {"score": 2, "label": 3, "m": 0, "t": 1}
-    if format == "asvspoof":
-        return {"score": 2, "label": 1, "m": None, "t": None}
-    names = header or [""] * ncols
-    named_label = [j for j, n in enumerate(names) if n in _LABEL_NAMES]
-    named_score = [j for j, n in enumerate(names) if n in SCORE_NAMES]
-    share = [sum(r[j].strip('"').lower() in LABELS for r in rows) / len(rows) for j in range(ncols)]
-    strict = [sum(LABELS.get(r[j].strip('"').lower(), BONAFIDE) != BONAFIDE for r in rows) / len(rows)
-              for j in range(ncols)]
-    numeric = [sum(is_number(r[j]) for r in rows) >= 0.5 * len(rows) for j in range(ncols)]
-    words = [j for j in range(ncols) if share[j] > 0 and not numeric[j]]
-    binary = [j for j in range(ncols) if share[j] == 1 and numeric[j]]
-    label = (max(named_label or words, key=lambda j: (strict[j], share[j], j)) if named_label or words
-             else binary[-1] if binary and sum(numeric) >= 2 else None)
-    if label is None:
-        if ncols == 3 and numeric == [False, False, True]:
-            raise LoadError("no column of labels: this looks like a Kaldi/BOSARIS or VoxCeleb score file 'model test "
-                            f"score'; it needs its key (trials) file: {KEY_FORMS}.", path, lineno)
-        raise LoadError(f"no column of labels found; accepted labels are {ACCEPTED}.", path, lineno)
-    scores = [j for j in (named_score or range(ncols)) if j != label and (named_score or numeric[j])]
-    if len(scores) != 1:
-        raise LoadError("no column of scores (numbers) found; each line needs a score and a label." if not scores
-                        else "several columns hold numbers, so which one is the score is ambiguous; add a header "
-                        "line naming the score column 'score'.", path, lineno)
-    return {"score": scores[0], "label": label, "m": None, "t": None}
-
-
-def _is_data(fields: list[str], format: str) -> bool:
-    """Whether a first line is a trial, not a header: it holds a number (a key's line: a label word third)."""
-    if format == "key":
-        return len(fields) > 2 and clean_name(fields[2]).lower() in LABELS
-    return any(is_number(f) for f in fields)
-
-
-def _fields_sql(path, sep, ncols, skip, columns, *, careful: bool) -> str:
-    """The file's rows as (raw score, score, label, m, t, width). Fast path: DuckDB's CSV reader on the one-character
-    separator (a whitespace file split on single spaces); it refuses a line of another width, and :func:`_count` then
-    takes the careful path: each line one string, split on runs of blanks, its width counted."""
-    source = _sql_text(path)
-    if careful:
-        lines = (f"read_csv({source}, columns={{'line': 'VARCHAR'}}, delim='\\x1f', quote='', escape='', "
-                 f"header=false, auto_detect=false, skip={skip}, strict_mode=false)")
-        split = "string_split_regex(trim(line), '\\s+')" if sep == r"\s+" else f"string_split(line, {_sql_text(sep)})"
-        body = f"(SELECT {split} AS f FROM {lines} WHERE trim(line) <> '' AND NOT starts_with(ltrim(line), '#'))"
-        field, width = (lambda j: f"trim(f[{j + 1}])"), "len(f)"
-    else:
-        delim, quote = (" ", "''") if sep == r"\s+" else (sep, "'\"'")  # CSV fields may be quoted
-        types = ", ".join(f"'f{j}': 'VARCHAR'" for j in range(ncols))
-        body = (f"read_csv({source}, columns={{{types}}}, delim={_sql_text(delim)}, quote={quote}, escape='', "
-                f"header=false, auto_detect=false, skip={skip}, comment='#')")
-        field, width = (lambda j: f"trim(f{j})"), str(ncols)
-    score, label, model, test = ("NULL::VARCHAR" if columns[k] is None else field(columns[k])
-                                 for k in ("score", "label", "m", "t"))
-    return (f"(SELECT {score} AS raw, TRY_CAST({score} AS DOUBLE) + 0.0 AS score, {label} AS label, "
-            f"{model} AS m, {test} AS t, {width} AS width FROM {body})")
-
-
-def _parquet(connection, path: str) -> _Input:
-    source = f"read_parquet({_sql_text(path)})"
-    names = [row[0] for row in connection.execute(f"DESCRIBE SELECT * FROM {source}").fetchall()]
-    lower = {n.lower(): n for n in names}
-    score = next((lower[n] for n in ("score", "scores", "llr", "llrs") if n in lower), None)
-    label = next((lower[n] for n in _LABEL_NAMES if n in lower), None)
-    if score is None or label is None:
-        raise LoadError(f"a Parquet file needs a score column ('score' or 'llr') and a label column ('label'); its "
-                        f"columns are {', '.join(names)}.", path)
-    q = lambda n: '"' + n.replace('"', '""') + '"'
-    relation = (f"(SELECT CAST({q(score)} AS VARCHAR) AS raw, CAST({q(score)} AS DOUBLE) + 0.0 AS score, "
-                f"CAST({q(label)} AS VARCHAR) AS label, NULL::VARCHAR AS m, NULL::VARCHAR AS t, 0 AS width "
-                f"FROM {source})")
-    return _Input(path, relation, "labelled", False)
-
-
-# ----------------------------------------------------------------------------------------------------------------
-# the query
-
-
-def _coded(item: _Input, side: int) -> str:
-    """(score, code, m, t, side, raw, label) of one input; the label words as in :mod:`llrcore.io.labels`."""
-    return (f"SELECT r.score, w.code, r.m, r.t, {side} AS side, r.raw, r.label FROM {item.relation} r "
-            f"LEFT JOIN label_words w ON w.word = lower(trim(trim(r.label), '\"'))")
-
-
-#: The counts of each class, and of the problems, per unique score (NULL: the rows that are no trial); 4 bytes each
-#: (a score held by more than 4e9 trials would be a DuckDB error, never a wrong count) for half the memory.
-_COUNTS = """
-    count(*) FILTER (WHERE kept AND code = 1)::UINTEGER AS n_target,
-    count(*) FILTER (WHERE kept AND code = 0)::UINTEGER AS n_nontarget,
-    count(*) FILTER (WHERE kept AND code = 2)::UINTEGER AS n_spoof,
-    count(*) FILTER (WHERE kept AND code = 3)::UINTEGER AS n_bonafide,
-    count(*) FILTER (WHERE bad_score)::UINTEGER AS n_bad_score,
-    count(*) FILTER (WHERE bad_label)::UINTEGER AS n_bad_label,
-    count(*) FILTER (WHERE n_score > 1 OR n_key > 1)::UINTEGER AS n_repeated,
-    count(*) FILTER (WHERE n_score = 1 AND n_key = 0)::UINTEGER AS n_scored_only,
-    count(*) FILTER (WHERE n_score = 0 AND n_key = 1)::UINTEGER AS n_key_only
-"""
-
-_GROUPS = """
-WITH rows AS ({rows}),
-checked AS (SELECT score, code, score IS NULL OR isnan(score) AS bad_score, code IS NULL AS bad_label,
-                   1 AS n_score, 0 AS n_key FROM rows),
-trials AS (SELECT *, NOT bad_score AND NOT bad_label AS kept FROM checked)
-SELECT CASE WHEN kept THEN score END AS score, {counts}
-FROM trials GROUP BY 1 ORDER BY 1 NULLS LAST
-"""
-
-_PAIRED = """
-WITH rows AS ({rows}),
-pairs AS (
-    SELECT count(*) FILTER (WHERE side = 0) AS n_score, count(*) FILTER (WHERE side = 1) AS n_key,
-           max(score) FILTER (WHERE side = 0) AS score, max(code) FILTER (WHERE side = {label_side}) AS code,
-           bool_or(side = 0 AND (score IS NULL OR isnan(score))) AS bad_score,
-           bool_or(side = {label_side} AND code IS NULL) AS bad_label
-    FROM rows GROUP BY m, t
-),
-trials AS (SELECT *, n_score = 1 AND n_key = {key_needed} AND NOT bad_score AND NOT bad_label AS kept FROM pairs)
-SELECT CASE WHEN kept THEN score END AS score, {counts}
-FROM trials GROUP BY 1 ORDER BY 1 NULLS LAST
-"""
-
-
-def _count(connection, inputs: list[_Input]) -> dict:
-    """Run the counting query; when DuckDB's reader refuses a line of another width, or a whitespace file read on
-    single spaces shows a problem (a run of blanks makes an empty field), run it again on the careful path, which
-    names a line of another width first."""
-    duckdb = _duckdb()
-    try:
-        return _query(connection, inputs)
-    except (duckdb.InvalidInputException, LoadError) as error:
-        if isinstance(error, LoadError) and not any(item.text and item.sep == r"\s+" for item in inputs):
-            raise
-        for item in inputs:
-            if item.text:
-                item.relation = _fields_sql(item.path, item.sep, item.ncols, item.skip, item.columns, careful=True)
-        _check_widths(connection, inputs)
-        return _query(connection, inputs)
-
-
-def _query(connection, inputs: list[_Input]) -> dict:
-    label_side = 1 if len(inputs) == 2 else 0
-    rows = " UNION ALL ".join(_coded(item, side) for side, item in enumerate(inputs))
-    paired = len(inputs) == 2 or inputs[0].columns is not None and inputs[0].columns.get("m") is not None
-    sql = (_PAIRED.format(rows=rows, label_side=label_side, key_needed=1 if len(inputs) == 2 else 0, counts=_COUNTS)
-           if paired else _GROUPS.format(rows=rows, counts=_COUNTS))
-    result = connection.execute(sql).fetchnumpy()
-    if not (result["n_bad_score"].sum() or result["n_bad_label"].sum() or result["n_repeated"].sum()):
-        return {"result": result, "inputs": inputs}
-    raise _bad_input(connection, inputs, result)
-
-
-def _check_widths(connection, inputs: list[_Input]) -> None:
-    for item in inputs:
-        if not item.text:
-            continue
-        found = connection.execute(f"SELECT width FROM {item.relation} WHERE width <> {item.ncols} LIMIT 1").fetchall()
-        if found:
-            line = _find_line(item, lambda fields, ncols=item.ncols: len(fields) != ncols)
-            raise LoadError(f"this line has {columns_phrase(found[0][0])} but line {item.reference} has {item.ncols}; "
-                            "every line must have the same columns.", item.path, line)
-
-
-def _bad_input(connection, inputs: list[_Input], result) -> LoadError:
-    """The sentence for the first problem DuckDB counted, with its line found by scanning the file."""
-    scores, labels = inputs[0], inputs[-1]
-    if result["n_bad_score"].sum():
-        (raw,) = connection.execute(f"SELECT raw FROM {scores.relation} WHERE score IS NULL OR isnan(score) "
-                                    "LIMIT 1").fetchone()
-        raw = "" if raw is None else raw
-        line = _find_line(scores, lambda f: f[scores.columns["score"]] == raw) if scores.text else None
-        problem = ("the score is missing (empty)." if not raw else f"the score {raw!r} is missing (NaN)."
-                   if raw.lower() in NAN_WORDS else f"the score {raw!r} is not a number.")
-        return LoadError(problem + (" Every trial needs a number." if "missing" in problem else ""), scores.path,
-                         line, "line" if scores.text else "row")
-    if result["n_bad_label"].sum():
-        (raw,) = connection.execute(
-            f"SELECT r.label FROM {labels.relation} r LEFT JOIN label_words w "
-            f"ON w.word = lower(trim(trim(r.label), '\"')) WHERE w.code IS NULL LIMIT 1").fetchone()
-        raw = "" if raw is None else raw
-        line = _find_line(labels, lambda f: f[labels.columns["label"]] == raw) if labels.text else None
-        if not raw.strip():
-            return LoadError(f"the label is empty; accepted labels are {ACCEPTED}.", labels.path, line)
-        return LoadError(f"the label {raw!r} is not one of the accepted labels: {ACCEPTED}.", labels.path, line)
-    for item in inputs:  # the score file first, then the key
-        found = connection.execute(f"SELECT m, t FROM {item.relation} GROUP BY m, t HAVING count(*) > 1 "
-                                   "LIMIT 1").fetchone()
-        if found:
-            m, t = found
-            what = "key entry" if item.role == "key" else "trial"
-            line = _find_line(item, lambda f, pair=(m, t): (f[0], f[1]) == pair, second=True)
-            return LoadError(f"the {what} '{m} {t}' appears a second time; each (model, test) pair may appear only "
-                             "once.", item.path, line)
-    raise AssertionError("no problem found")  # pragma: no cover
-
-
-def _find_line(item: _Input, test, second: bool = False) -> int | None:
-    """The number of the first line (the second, with `second`) whose fields pass `test` (comments and blank lines
-    counted, the header too): a scan by Python, run only to place a problem DuckDB found."""
-    opener = gzip.open if item.path.endswith(".gz") else open
-    found = 0
-    with opener(item.path, "rt", encoding="utf-8", errors="replace", newline=None) as file:
-        for lineno, line in enumerate(file, 1):
-            if not line.strip() or line.lstrip().startswith("#"):
-                continue
-            try:
-                if test(_split(line.lstrip("\ufeff").rstrip("\r\n"), item.sep)):
-                    found += 1
-                    if found == (2 if second else 1):
-                        return lineno
-            except IndexError:
-                continue
-    return None
 
 
 # ----------------------------------------------------------------------------------------------------------------

@@ -14,7 +14,8 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
-from ..binary.rates import SortedScores, cllr_bits
+from ..binary.costs import cllr_bits
+from ..binary.rates import SortedScores
 from ..data.multiclass import (
     MulticlassScores,
     as_llr_matrix,

@@ -11,7 +11,7 @@ import re
 import numpy as np
 import plotly.graph_objects as go
 
-from ..words import percent as format_percent  # the plots' name for the one percent rule
+from .._format import percent as format_percent  # the plots' name for the one percent rule
 
 __all__ = [
     "PALETTE",

@@ -21,7 +21,7 @@ from plotly.subplots import make_subplots
 
 from ..binary.curves import DEFAULT_PLO, CurveSet, bayes_error_curves
 from ..prior import OperatingPoint, logit, sigmoid
-from ..words import errors_phrase
+from .._format import errors_phrase
 from ._operating_point import with_deprecated
 from ._style import LINE_WIDTH, REFERENCE_COLOUR, format_percent, legend_key, legend_label, operating_point_text
 from ._style import point_marker, style_figure, system_colour, with_alpha, wrap_label

@@ -20,7 +20,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from ..binary.curves import CurveSet, pav_transforms
-from ..calibration.analysis import RuleSweep
+from ..calibration.sweep import RuleSweep
 from ..calibration.weighting import RuleWeighting, ThresholdWeightings, bayes_threshold, threshold_weightings
 from ..prior import OperatingPoint, sigmoid
 from ._operating_point import operating_point_of, with_deprecated
@@ -118,7 +118,7 @@ def threshold_weighting_figure(
     A rule (alpha, beta) trained with prior weighting ``tau = plo`` weights the Bayes decisions at LLR threshold
     ``t`` by ``w(t + tau) Omega_tau(t)`` with ``w(t) = sigmoid(t)^alpha sigmoid(-t)^beta / B(alpha, beta)`` and
     ``Omega_tau(t) = sigmoid(-tau) (1 + e^{t+tau}) / (1 + e^t)`` (eqs. 7, 10); each curve is normalised to unit area
-    (:func:`~llrcore.calibration.rules.threshold_weighting`) and its mode (:func:`~llrcore.calibration.analysis.weighting_mode`)
+    (:func:`~llrcore.calibration.rules.threshold_weighting`) and its mode (:func:`~llrcore.calibration.weighting.weighting_mode`)
     marked. The logarithmic rule's mode moves only to ``-tau/2``; Brier's most of the way to ``-tau``; boosting's
     does not move at all. The calibration is good where the weight is.
 
@@ -221,7 +221,7 @@ def rule_comparison_figure(sweep: RuleSweep | pd.DataFrame, *, cost_name: str | 
     Parameters
     ----------
     sweep : RuleSweep or DataFrame
-        From :func:`~llrcore.calibration.analysis.sweep_prior_weighting`; a DataFrame needs columns ``rule``,
+        From :func:`~llrcore.calibration.sweep.sweep_prior_weighting`; a DataFrame needs columns ``rule``,
         ``plo`` and ``cost`` (``cllr`` is shown on hover when present). A :class:`RuleSweep` also draws the cost of
         the uncalibrated scores and the minimum (PAV on the evaluation labels) as reference lines.
     cost_name : str, optional

@@ -25,7 +25,7 @@ from ..data.trials import as_systems
 from ..forensic.ece import ECECurve, ece_curve
 from ..forensic.tippett import Tippett, tippett
 from ..binary.histograms import FENCE, histogram_range
-from ..words import bits
+from .._format import bits
 from ._style import LINE_WIDTH, REFERENCE_COLOUR, decimate_curve, format_percent, legend_key, legend_label
 from ._style import point_marker, style_figure, system_colour
 from ._units import llr_unit, rescale_llr_axes

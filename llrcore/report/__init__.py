@@ -8,7 +8,7 @@ any browser, years from now.
 The summary answers, per system, the questions of Brümmer, Ferrer & Swart (2021): out of 100 trials at your prior,
 how many errors does the system make (its Bayes error rate, times 100), how many would it make with perfect
 calibration (the minimum Bayes error rate, PAV/ROCCH) and how many without it (deciding from the prior alone,
-``min(P, 1 - P)``)? Then whether its scores can be read as likelihood ratios (:func:`~llrcore.words.llr_verdict`, the one
+``min(P, 1 - P)``)? Then whether its scores can be read as likelihood ratios (:func:`~llrcore.binary.verdict.llr_verdict`, the one
 verdict the app and the command line give too) and what a calibration trained on development data (or cross-validated) changes.
 
 With costs other than 1 the errors are counted at the effective prior
@@ -27,22 +27,36 @@ a sentence for conditions too small to say much).
 
 Modules: :mod:`~llrcore.report.summary` (the summary as numbers and sentences), :mod:`~llrcore.report.conditions`
 (the breakdown and the bootstrap runs), :mod:`~llrcore.report.figures`,
-:mod:`~llrcore.report.html` (the page; its style sheet is ``report.css``) and :mod:`~llrcore.report.document`
-(:class:`Report` and :func:`build_report`).
+:mod:`~llrcore.report.html` (the page; its style sheet is ``report.css``), :mod:`~llrcore.report.document`
+(:class:`Report` and :func:`build_report`) and :mod:`~llrcore.report.words`.
+
+The words every front end writes the same way are here too: numbers (:func:`number`, :func:`percent`, :func:`bits`,
+:func:`format_errors`, :func:`errors_phrase`, :func:`with_interval`, :data:`LARGEST_FIXED`), :func:`listed`,
+:func:`describe_calibration` and :func:`escape_markdown` for a user's string in Markdown (``lc.report.number(x)``).
 """
 
-from ..words import VERDICTS, describe_calibration, format_errors
+from .._format import LARGEST_FIXED, bits, errors_phrase, format_errors, listed, number, percent, with_interval
+from ..binary.verdict import VERDICTS
 from .document import Report, build_report
 from .figures import ReportFigure
 from .summary import CalibrationSummary, SystemSummary
+from .words import describe_calibration, escape_markdown
 
 __all__ = [
+    "LARGEST_FIXED",
     "VERDICTS",
     "CalibrationSummary",
     "Report",
     "ReportFigure",
     "SystemSummary",
+    "bits",
     "build_report",
     "describe_calibration",
+    "errors_phrase",
+    "escape_markdown",
     "format_errors",
+    "listed",
+    "number",
+    "percent",
+    "with_interval",
 ]

@@ -18,7 +18,7 @@ from ..calibration.rules import BetaRule
 from ..data.trials import Trials, as_systems
 from ..plots._operating_point import with_deprecated
 from ..prior import OperatingPoint, as_operating_point, sigmoid
-from ..words import describe_calibration, escape_markdown
+from .words import describe_calibration, escape_markdown
 from .conditions import Breakdown, Resampling, resample
 from .figures import ReportFigure, report_figures
 from .html import render_html, writing_time

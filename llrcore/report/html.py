@@ -15,7 +15,8 @@ from plotly.offline import get_plotlyjs
 
 from ..plots._style import system_colour
 from ..uncertainty.conditions import RULE_OF_30
-from ..words import VERDICTS, format_errors
+from .._format import format_errors
+from ..binary.verdict import VERDICTS
 from .summary import TOPICS, SystemSummary, errors_interval, with_bounds
 
 __all__ = ["figure_html", "html_page", "made_on", "render_html", "table_html", "writing_time"]

@@ -3,7 +3,7 @@
 Per system the questions of Brümmer, Ferrer & Swart (2021): out of 100 trials at your prior, how many errors does
 the system make (its Bayes error rate, times 100), how many would it make with perfect calibration (the minimum
 Bayes error rate, PAV/ROCCH) and how many without it (deciding from the prior alone, ``min(P, 1 - P)``)? Then
-whether its scores can be read as likelihood ratios (:func:`~llrcore.words.llr_verdict`) and what a calibration
+whether its scores can be read as likelihood ratios (:func:`~llrcore.binary.verdict.llr_verdict`) and what a calibration
 trained on development data (or cross-validated) changes. A sentence is a tuple of parts, plain strings and
 :class:`Bold` ones, rendered with every part escaped as HTML, Markdown or plain text (:func:`render`).
 
@@ -30,7 +30,9 @@ from ..data.trials import Trials
 from ..prior import OperatingPoint
 from ..uncertainty.conditions import RULE_OF_30, ConditionMetrics
 from ..uncertainty.resampling import BootstrapResult
-from ..words import VERDICTS, bits, describe_calibration, errors_phrase, escape_markdown, format_errors, percent
+from .._format import bits, errors_phrase, format_errors, percent
+from ..binary.verdict import VERDICTS
+from .words import describe_calibration, escape_markdown
 
 __all__ = [
     "CROSS_VALIDATION_FOLDS",
@@ -99,7 +101,7 @@ class CalibrationSummary:
     errors_per_100, min_errors_per_100 : float
         100 times the actual and minimum Bayes error rates of the calibrated LLRs at the effective prior.
     problems : tuple of str
-        Why the calibration is degenerate (:func:`~llrcore.calibration.analysis.calibration_problems`), if it is.
+        Why the calibration is degenerate (:func:`~llrcore.calibration.problems.calibration_problems`), if it is.
     """
 
     description: str

@@ -28,7 +28,7 @@ from ..plots import det_figure
 from ..plots.calibration import calibration_transform_figure
 from ..plots.forensic import ece_figure, tippett_figure
 from ..plots.uncertainty import condition_figure
-from ..words import bits
+from .._format import bits
 from .figures import ReportFigure
 from .html import figure_html, html_page, made_on, table_html, writing_time
 

@@ -49,7 +49,7 @@ from ..data.trials import Trials, condition_codes
 from ..uncertainty.conditions import RULE_OF_30
 from ..uncertainty.intervals import DEFAULT_METHOD, check_method, interval_words
 from ..uncertainty.resampling import BootstrapResult, Progress, bootstrap
-from ..words import listed
+from .._format import listed
 from .tdcf import TandemDCF, asv_eer_threshold, spoof_false_alarm_rate, tdcf
 from .tdcf_bootstrap import TandemBootstrap, bootstrap_tdcf
 

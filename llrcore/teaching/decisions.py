@@ -33,12 +33,11 @@ import pandas as pd
 from ..binary.histograms import histogram_range
 from ..binary.metrics import bayes_error_rates, effective_plo, trials_table
 from ..binary.rates import SortedScores
-from ..calibration.analysis import collapsed_folds, collapsed_folds_words
 from ..calibration.fit import fit_affine
-from ..calibration.folds import Folds
+from ..calibration.folds import cross_calibrate
 from ..data.trials import Trials
 from ..prior import OperatingPoint, as_operating_point
-from ..words import percent
+from .._format import percent
 
 __all__ = [
     "DecisionHistograms",
@@ -411,9 +410,9 @@ def decision_histograms(trials, p_target: float | OperatingPoint, c_miss: float 
 def cross_calibrated(trials: Trials, *, fit=fit_affine, folds: int = 5, seed: int = 0) -> Trials:
     """The same trials with calibrated LLRs from k-fold cross-validation, named ``"<name> (calibrated)"``.
 
-    Every score is calibrated by a ``fit`` trained on the other folds (as :func:`~llrcore.calibration.folds.cross_calibrate`
-    does), so a miscalibrated system can be shown next to its honestly calibrated self when no separate development
-    set exists.
+    Every score is calibrated by a ``fit`` trained on the other folds
+    (:func:`~llrcore.calibration.folds.cross_calibrate`, which this calls), so a miscalibrated system can be shown next
+    to its honestly calibrated self when no separate development set exists.
 
     Raises
     ------
@@ -421,11 +420,5 @@ def cross_calibrated(trials: Trials, *, fit=fit_affine, folds: int = 5, seed: in
         When the fit of any fold collapsed (:attr:`~llrcore.Affine.failure`, e.g. a score of -1e308 among the
         targets): its trials' LLRs would all be about equal, a copy that is no calibration.
     """
-    split = Folds.split(trials.tar.size, trials.non.size, folds, seed=seed)
-    calibrators = [fit(tar, non) for tar, non in split.training_sets(trials.tar, trials.non)]
-    failed = collapsed_folds(calibrators)
-    if failed:
-        raise ValueError(f"The calibration collapsed in {collapsed_folds_words(failed, folds)} — "
-                         f"{calibrators[failed[0] - 1].failure}; no calibrated copy is shown.")
-    tar, non = split.apply(trials.tar, trials.non, calibrators)
+    tar, non = cross_calibrate(trials.tar, trials.non, fit, folds=folds, seed=seed, refuse_collapsed=True)
     return Trials(tar, non, name=f"{trials.name or 'system'} (calibrated)")

@@ -18,9 +18,10 @@ import numpy as np
 import pandas as pd
 
 from ..binary.metrics import bayes_error_rates, trials_table
-from ..binary.rates import SortedScores, sigmoid
+from ..binary.rates import SortedScores
 from ..calibration.fit import fit_affine
-from ..words import percent
+from ..prior import sigmoid
+from .._format import percent
 from .decisions import per_100
 
 __all__ = ["FixedThresholdAnalysis", "fixed_false_alarm_threshold", "score_threshold_for_false_alarm_rate"]

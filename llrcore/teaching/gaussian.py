@@ -36,9 +36,11 @@ from numpy.polynomial.hermite_e import hermegauss
 from scipy import integrate
 from scipy.special import ndtr, ndtri
 
-from ..binary.rates import sigmoid, softplus
-from ..calibration.fit import Affine, fit_cmlg
+from ..binary.costs import softplus
+from ..calibration.calibrators import Affine
+from ..calibration.cmlg import fit_cmlg
 from ..data.trials import Trials
+from ..prior import sigmoid
 
 __all__ = [
     "CllrEerCurve",
@@ -268,7 +270,7 @@ class GaussianComparison:
     ----------
     name : str
     calibration : Affine
-        The CMLG calibration (:func:`~llrcore.calibration.fit.fit_cmlg`) trained on the scores themselves.
+        The CMLG calibration (:func:`~llrcore.calibration.cmlg.fit_cmlg`) trained on the scores themselves.
     calibrated : Trials
         The CMLG LLRs of the trials.
     mu : float

@@ -17,7 +17,7 @@ from ..binary.metrics import SRE12_P_TARGETS, BinaryMetrics, evaluate
 from ..data.pairing import pair_trials
 from ..data.trials import Trials
 from ..prior import as_operating_point, primary_p_targets
-from ..words import paired_shares, paired_verdict
+from .paired_words import paired_shares, paired_verdict
 from .intervals import DEFAULT_METHOD, ReplicateIntervals, check_method
 from .resampling import (
     BOOTSTRAP_METRICS,
@@ -92,7 +92,7 @@ class SystemComparison(ReplicateIntervals):
         """The comparison in words, the better system first, e.g. ``"B has a lower EER than A in 97 % of 1,000
         resamplings of the trials (paired by utt): B minus A is -0.52 percentage points (95 % BCa bootstrap interval
         -0.8 to -0.21), so the difference is very likely real."``; replicates where both are equal are counted apart
-        (:func:`llrcore.words.paired_shares`): ``"A and B have an equal actDCF in every one of 200 resamplings ..."``
+        (:func:`llrcore.uncertainty.paired_words.paired_shares`): ``"A and B have an equal actDCF in every one of 200 resamplings ..."``
         when they never differ."""
         label, scale, unit = _METRIC_WORDS[metric]
         low, high = (scale * x for x in self.interval(metric))

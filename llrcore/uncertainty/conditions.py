@@ -26,7 +26,7 @@ from ..binary.metrics import evaluate as evaluate_trials
 from ..data.trials import Trials, condition_codes
 from ..parallel import thread_limit
 from ..prior import as_operating_point
-from ..words import listed
+from .._format import listed
 from .intervals import DEFAULT_METHOD
 from .resampling import BootstrapResult, Progress, bootstrap
 

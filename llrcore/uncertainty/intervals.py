@@ -111,7 +111,7 @@ from scipy.optimize import minimize_scalar
 from scipy.special import ndtr, ndtri
 
 from .. import parallel
-from ..words import INTERVAL_METHODS, interval_words
+from .._format import INTERVAL_METHODS, interval_words
 
 __all__ = ["DEFAULT_METHOD", "INTERVAL_METHODS", "RULE_OF_30", "SMOOTHED_METRICS", "ReplicateIntervals",
            "SmoothedKernel", "SmoothedReplicates", "acceleration", "basic_interval", "bca_interval", "check_method",

@@ -22,7 +22,7 @@ import pytest
 import llrcore as lc
 from llrcore import parallel
 from llrcore.binary.rates import SortedScores
-from llrcore.calibration.analysis import NAMED_RULES, sweep_prior_weighting
+from llrcore.calibration.sweep import NAMED_RULES, sweep_prior_weighting
 
 THREADS = (1, 2, 3, 8)
 

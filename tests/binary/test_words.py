@@ -44,7 +44,7 @@ def test_verdict_at_the_band_edges(cllr, min_cllr, verdict):
 
 def test_one_bit_is_what_the_neutral_llr_costs():
     zero = np.zeros(10)
-    assert cllr_by_formula(zero, zero) == pytest.approx(lc.words.USELESS_CLLR, rel=1e-15)
+    assert cllr_by_formula(zero, zero) == pytest.approx(lc.binary.verdict.USELESS_CLLR, rel=1e-15)
     assert lc.llr_verdict(lc.cllr(zero, zero), lc.min_cllr(zero, zero)).verdict == lc.VERDICTS[2]
 
 

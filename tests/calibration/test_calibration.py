@@ -27,7 +27,10 @@ from sklearn.linear_model import LogisticRegression
 
 import llrcore as lc
 import llrcore.calibration.fit as calibration
-from llrcore.calibration.fit import Affine, Fusion, PAVCalibrator, fit_affine, fit_cmlg, fit_fusion, fit_pav
+from llrcore.calibration.calibrators import Affine, Fusion, PAVCalibrator
+from llrcore.calibration.cmlg import fit_cmlg
+from llrcore.calibration.fit import fit_affine, fit_fusion
+from llrcore.calibration.pav import fit_pav
 from llrcore.calibration.rules import BetaRule, objective
 from paths import DATA
 
@@ -504,8 +507,8 @@ def count_passes(patch) -> list:
     """Record each pass of the objective over the data (a value, or a gradient and Hessian)."""
     passes = []
     for name in ("value", "derivatives"):
-        method = getattr(calibration._Objective, name)
-        patch.setattr(calibration._Objective, name,
+        method = getattr(calibration.FusionObjective, name)
+        patch.setattr(calibration.FusionObjective, name,
                       lambda self, phi, method=method, name=name: passes.append(name) or method(self, phi))
     return passes
 

@@ -26,14 +26,9 @@ from scipy.special import expit
 from sklearn.linear_model import LogisticRegression
 
 import llrcore as lc
-from llrcore.calibration.analysis import (
-    DEFAULT_PLO_GRID,
-    NAMED_RULES,
-    calibrate_and_evaluate,
-    calibration_label,
-    sweep_prior_weighting,
-    weighting_mode,
-)
+from llrcore.calibration.analysis import calibrate_and_evaluate, calibration_label
+from llrcore.calibration.sweep import DEFAULT_PLO_GRID, NAMED_RULES, sweep_prior_weighting
+from llrcore.calibration.weighting import weighting_mode
 from paths import ROOT
 
 FVC = ROOT / "assets" / "fvcaus_plda" / "fvcaus_plda.npz"

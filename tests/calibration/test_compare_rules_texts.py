@@ -14,7 +14,8 @@ from scipy.special import expit
 
 import llrcore as lc
 from app_pages import compare_rules  # importing the page does not draw it
-from llrcore.calibration.analysis import NAMED_RULES, SRE12_P_TARGETS
+from llrcore.binary.metrics import SRE12_P_TARGETS
+from llrcore.calibration.sweep import NAMED_RULES
 from llrcore.plots.calibration import threshold_weighting_figure
 
 SIGNED = re.compile(r"[+−-]\d+\.\d\d\b")

@@ -30,7 +30,7 @@ from sklearn.linear_model import LogisticRegression
 
 import llrcore as lc
 from llrcore.teaching.decisions import decision_histograms
-from llrcore.words import bits, number, percent, with_interval
+from llrcore.report import bits, number, percent, with_interval
 
 FAR = 1e308
 

@@ -19,7 +19,7 @@ from test_browser import no_exception, open_page, snap, wait_idle, write_labelle
 from test_conditions_page import go, type_number
 
 import llrcore as lc
-from llrcore.words import number, percent
+from llrcore.report import number, percent
 
 pytestmark = pytest.mark.e2e
 

@@ -22,7 +22,7 @@ from test_extreme_llrs_page import choose
 
 import llrcore as lc
 from llrcore.calibration.folds import Folds
-from llrcore.words import listed, number
+from llrcore.report import listed, number
 
 pytestmark = pytest.mark.e2e
 

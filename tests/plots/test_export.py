@@ -18,7 +18,7 @@ import pytest
 from PIL import Image
 
 import llrcore as lc
-from llrcore import export
+from llrcore.plots import export
 from paths import DATA
 
 HAVE_BROWSER = shutil.which("chromium") is not None or bool(os.environ.get("BROWSER_PATH"))
@@ -93,7 +93,7 @@ def test_a_browser_that_dies_on_start_is_reported_not_waited_for(tmp_path):
 
     Run in a fresh interpreter: the failure leaves this process's export server stopped for good.
     """
-    script = ("import plotly.graph_objects as go\nfrom llrcore import export\n"
+    script = ("import plotly.graph_objects as go\nfrom llrcore.plots import export\n"
               "try:\n    export.figure_to_image(go.Figure(), 'png')\n"
               "except export.ExportUnavailable as error:\n    print(error)\n")
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120,

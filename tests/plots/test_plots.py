@@ -31,7 +31,8 @@ from llrcore.plots import (
     system_colour,
 )
 from llrcore.data.trials import as_systems
-from llrcore.binary.rates import SortedScores, sigmoid
+from llrcore.binary.rates import SortedScores
+from llrcore.prior import sigmoid
 from paths import ASSETS, DATA
 
 ASV_DEV = DATA / "asvspoof2019_la" / "ASVspoof2019.LA.asv.dev.gi.trl.scores.txt"

@@ -16,7 +16,7 @@ from scipy.special import expit
 from sklearn.isotonic import IsotonicRegression
 
 import llrcore as lc
-from llrcore.calibration.analysis import NAMED_RULES, RuleSweep
+from llrcore.calibration.sweep import NAMED_RULES, RuleSweep
 from llrcore.calibration.weighting import bayes_threshold, threshold_weightings
 from llrcore.plots.calibration import (
     calibration_transform_figure,

@@ -37,19 +37,21 @@ PAGES = ROOT / "app_pages"
 FOUNDATION = ("llrcore.data", "llrcore.prior")
 #: The packages from the bottom up; each imports only from its own package and from the layers below.
 LAYERS = (
-    ("llrcore.data", "llrcore.prior", "llrcore.parallel", "llrcore.words", "llrcore._trim", "llrcore._version",
-     "llrcore._moved"),
-    ("llrcore.io", "llrcore.binary"),
+    ("llrcore.data", "llrcore.prior", "llrcore.parallel", "llrcore._format", "llrcore._version", "llrcore._moved"),
+    ("llrcore.io", "llrcore.binary", "llrcore.normalization"),
     ("llrcore.uncertainty",),
     ("llrcore.calibration",),
     ("llrcore.spoofing", "llrcore.multiclass", "llrcore.forensic", "llrcore.teaching", "llrcore.diarization"),
     ("llrcore.plots",),
-    ("llrcore.report", "llrcore.export"),
+    ("llrcore.report",),
     ("llrcore.cli",),
 )
 #: The modules that compute (sort, PAV, fit, resample, cluster): a figure takes their results, never calls them.
-ENGINES = ("llrcore.binary.rates", "llrcore.binary.metrics", "llrcore.calibration.fit", "llrcore.calibration.newton",
+ENGINES = ("llrcore.binary.rates", "llrcore.binary.merge", "llrcore.binary.pav", "llrcore.binary.costs",
+           "llrcore.binary.metrics", "llrcore.calibration.fit", "llrcore.calibration.newton",
            "llrcore.calibration.fusion", "llrcore.calibration.folds", "llrcore.calibration.analysis",
+           "llrcore.calibration.fit_objective", "llrcore.calibration.cmlg", "llrcore.calibration.pav",
+           "llrcore.calibration.warm", "llrcore.calibration.sweep",
            "llrcore.uncertainty.resampling", "llrcore.spoofing.tdcf_bootstrap", "llrcore.diarization.model",
            "llrcore.diarization.cluster", "llrcore.diarization.chain", "llrcore.diarization.variational")
 

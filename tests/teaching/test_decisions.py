@@ -237,6 +237,27 @@ def test_cross_calibrated_improves_a_miscalibrated_system():
     assert lc.cllr(calibrated) == pytest.approx(lc.gaussian_cllr(mu), abs=0.02)
 
 
+
+@pytest.mark.parametrize("fit, folds, seed", [(lc.fit_pav, 3, 7), (lc.fit_cmlg, 4, 1), (lc.fit_affine, 2, 11)])
+def test_cross_calibrated_is_cross_calibrate(fit, folds, seed):
+    """One cross-calibration (issue 42): the page's calibrated copy holds exactly ``cross_calibrate``'s LLRs, and a
+    fold whose fit collapsed is refused by the same check with the same sentence."""
+    rng = np.random.default_rng(seed)
+    raw = lc.Trials(rng.normal(2.0, 1.5, 400), rng.normal(-1.0, 2.0, 1200), name="raw")
+    calibrated = lc.cross_calibrated(raw, fit=fit, folds=folds, seed=seed)
+    tar, non = lc.cross_calibrate(raw.tar, raw.non, fit, folds=folds, seed=seed)
+    np.testing.assert_array_equal(calibrated.tar, tar)
+    np.testing.assert_array_equal(calibrated.non, non)
+    far = lc.Trials(np.append(raw.tar, -1e308), raw.non)  # every affine fit that trains on it collapses
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "The calibration collapsed", RuntimeWarning)
+        with pytest.raises(ValueError) as refused:
+            lc.cross_calibrate(far.tar, far.non, refuse_collapsed=True, seed=seed)
+        with pytest.raises(ValueError, match="The calibration collapsed in folds ") as page:
+            lc.cross_calibrated(far, seed=seed)
+        lc.cross_calibrate(far.tar, far.non, seed=seed)  # by default the collapsed folds' LLRs are returned
+    assert str(page.value) == str(refused.value)
+
 def test_module_names_are_exported():
     for name in decisions.__all__:
         assert getattr(lc, name) is getattr(decisions, name)

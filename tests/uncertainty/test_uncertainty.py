@@ -226,10 +226,10 @@ def test_ties_are_counted_apart_from_wins_and_losses():
 def test_the_shares_in_words_never_round_a_tie_or_a_loss_away():
     # 1,000 replicates: B lower in 996, equal in 3, A lower in 1 (by hand: 99.6 %, 0.3 %, 0.1 %).
     differences = np.concatenate([np.full(996, -0.1), np.zeros(3), [0.1]])
-    assert lc.words.paired_shares(differences, "A", "B", "EER", "of the trials") == (
+    assert lc.uncertainty.paired_words.paired_shares(differences, "A", "B", "EER", "of the trials") == (
         "B has a lower EER than A in over 99 % of 1,000 resamplings of the trials, A in under 1 %, and they are "
         "equal in under 1 %")
-    assert lc.words.paired_shares(np.zeros(5), "A", "B", "EER", "of the trials") == (
+    assert lc.uncertainty.paired_words.paired_shares(np.zeros(5), "A", "B", "EER", "of the trials") == (
         "A and B have an equal EER in every one of 5 resamplings of the trials")
 
 

@@ -16,7 +16,7 @@ would also cut off its bottom few pixels). The three formats show the same regio
 
 Examples
 --------
->>> from llrcore import export
+>>> from llrcore.plots import export
 >>> export.export_problem() is None               # doctest: +SKIP
 True
 >>> png = export.figure_to_image(fig, "png")       # doctest: +SKIP

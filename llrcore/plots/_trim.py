@@ -3,7 +3,7 @@
 Plotly lays a figure out on a fixed canvas and leaves the rest blank (a square DET in an 1100 pixel wide canvas has
 hundreds of blank pixels on either side). The drawn box is measured on pixels, the one thing every family of
 figure has in common, with Pillow; an SVG shows the same box through its ``viewBox``; a PDF page is cut to it by
-pypdf. Used by :mod:`llrcore.export`.
+pypdf. Used by :mod:`llrcore.plots.export`.
 """
 from __future__ import annotations
 
