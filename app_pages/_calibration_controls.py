@@ -12,17 +12,15 @@ import streamlit as st
 import llrcore as lc
 from app_pages._loaded import SYSTEMS
 from app_pages._registry import ROLE_HELP
-from llrcore.calibration.analysis import NAMED_RULES
-from llrcore.words import escape_markdown
 
 CROSS_VALIDATION = "Cross-validation within the training set"
 CUSTOM_RULE = "Custom (α, β)"
-RULES = {f"{rule.name} ({rule.alpha:g}, {rule.beta:g})": rule for rule in NAMED_RULES}
+RULES = {f"{rule.name} ({rule.alpha:g}, {rule.beta:g})": rule for rule in lc.NAMED_RULES}
 
 
 def md(text: str) -> str:
     """A user's string (a system or file name) made literal in Streamlit markdown: no emphasis, links or LaTeX."""
-    return escape_markdown(text)
+    return lc.report.escape_markdown(text)
 
 
 PARTNER_WORDS = (("development", "evaluation"), ("dev", "eval"), ("train", "test"), ("trn", "tst"))

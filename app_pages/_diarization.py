@@ -17,8 +17,6 @@ import pandas as pd
 import streamlit as st
 
 import llrcore as lc
-from llrcore.diarization import METHODS, PRESETS, bootstrap_diarization, score_system
-from llrcore.diarization.system_scoring import AVERAGES, COLLAR_CONVENTIONS, CONVENTIONS, EXTENTS
 from app_pages._loaded import MATRICES
 from app_pages._registry import LoadedMatrix
 from app_pages._store import LRUStore
@@ -31,7 +29,7 @@ PRESET_LABELS = {"synthetic-cosine": "Learnt: synthetic cosines", "simulated-pld
 #: The score models of the Bayesian method, both tabs: the library's default (by the kind of scores), the recording's
 #: own two-Gaussian fit, then every preset of the library.
 PRIOR_NAMES = {None: "By the kind of scores (default)", "recording": "From this recording",
-               **{name: PRESET_LABELS.get(name, f"Learnt: {name}") for name in PRESETS}}
+               **{name: PRESET_LABELS.get(name, f"Learnt: {name}") for name in lc.diarization.PRESETS}}
 MATRIX_HELP = ("NumPy `.npy` (one square array) or `.npz` (several matrices allowed; arrays `start`/`end` give the "
                "segment times); or CSV/TSV/text with N rows of N numbers (header and name column optional).")
 
@@ -142,7 +140,7 @@ def _result_key(loaded: LoadedMatrix, method: str, settings_: Settings) -> tuple
 def cached_results(record: LoadedMatrix, settings_: Settings) -> dict:
     """method -> ClusteringResult of the methods already clustered with these settings."""
     store = _store()
-    results = {m: store.get(_result_key(record, m, settings_)) for m in METHODS}
+    results = {m: store.get(_result_key(record, m, settings_)) for m in lc.diarization.METHODS}
     return {m: r for m, r in results.items() if r is not None}
 
 
@@ -266,22 +264,24 @@ def scoring_section() -> None:
     c0, c1, c2, c3, c4, c5 = st.columns([1.6, 1, 2, 1.3, 2, 1.8])
     collar = c1.number_input("Collar (s)", min_value=0.0, value=0.25, step=0.05, key="diar_score_collar")
     options = dict(
-        convention=c0.radio("DER as", CONVENTIONS, format_func=WHOSE_DER.get, key="diar_score_der_convention",
+        convention=c0.radio("DER as", lc.diarization.CONVENTIONS, format_func=WHOSE_DER.get,
+                            key="diar_score_der_convention",
                             help="md-eval and dscore merge a speaker's own overlapping turns first; pyannote.metrics "
                                  "counts each (the same speaker said twice at once is a false alarm)."),
         collar=collar,
-        collar_convention=c2.radio("Collar is", COLLAR_CONVENTIONS, format_func=CONVENTION_LABELS.get,
+        collar_convention=c2.radio("Collar is", lc.diarization.COLLAR_CONVENTIONS, format_func=CONVENTION_LABELS.get,
                                    key="diar_score_convention"),
         skip_overlap=not c3.checkbox("Score overlap", key="diar_score_overlap"),
-        extent=c4.radio("Without a UEM, score from first to last turn of", EXTENTS,
+        extent=c4.radio("Without a UEM, score from first to last turn of", lc.diarization.EXTENTS,
                         format_func=CONVENTION_LABELS.get, key="diar_score_extent"),
-        average=c5.radio("Over recordings", AVERAGES, format_func=CONVENTION_LABELS.get, key="diar_score_average"))
+        average=c5.radio("Over recordings", lc.diarization.AVERAGES, format_func=CONVENTION_LABELS.get,
+                         key="diar_score_average"))
     system, system_names, error = _rttms(systems, ES2005A / "ES2005a.vbx_output_reproduced_here.rttm")
     reference, reference_names, error2 = _rttms(references, ES2005A / "ES2005a.rttm")
     uem, error3 = (None, None) if uem_upload is None else read_user_file(uem_upload.name,
                                                                          lambda: lc.read_uem(uem_upload))
     scores, error4 = (None, None) if error or error2 or error3 else read_user_file(
-        "the scoring", lambda: score_system(reference, system, uem=uem, **options))
+        "the scoring", lambda: lc.diarization.score_system(reference, system, uem=uem, **options))
     if error or error2 or error3 or error4:
         st.error(error or error2 or error3 or error4, icon=":material/error:")
         return
@@ -293,7 +293,7 @@ def scoring_section() -> None:
     m2.metric(f"JER ({'dscore' if scores.conventions.convention == 'md-eval' else whose})",
               f"{summary['JER %']:.2f} %")
     m3.metric("Right speaker count", f"{summary['right speaker count %']:.0f} % of {int(summary['recordings'])}")
-    boot = bootstrap_diarization(scores)
+    boot = lc.diarization.bootstrap_diarization(scores)
     st.markdown(boot.paragraph())
     st.markdown("\n".join(f"- {sentence}" for sentence in scores.sentences))
     st.dataframe(scores.to_frame().round(2), key="diar_score_table")

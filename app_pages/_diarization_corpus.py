@@ -102,7 +102,7 @@ def run(key: tuple, matrices: tuple, method: str, collar: float, prior: str | No
 def show(system: lc.diarization.SystemScores, hypotheses: pd.DataFrame, method: str) -> None:
     scores = system.corpus
     table = scores.to_frame()
-    total = table.loc[lc.diarization.corpus.TOTAL]
+    total = table.loc[lc.diarization.TOTAL]
     columns = st.columns(5)
     whose = WHOSE_DER[scores.convention]
     columns[0].metric("DER (total)", f"{total['DER %']:.2f} %",

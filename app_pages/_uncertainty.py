@@ -10,12 +10,11 @@ from dataclasses import dataclass
 import streamlit as st
 
 import llrcore as lc
-from llrcore.uncertainty.intervals import DEFAULT_METHOD, INTERVAL_METHODS
 from app_pages import _operating_point
 from app_pages._loaded import SYSTEMS
 
 CACHE_KEY = "bootstrap_runs"
-METHOD = INTERVAL_METHODS[DEFAULT_METHOD]  # "BCa": how every interval the app shows is made
+METHOD = lc.INTERVAL_METHODS[lc.DEFAULT_INTERVAL_METHOD]  # "BCa": how every interval the app shows is made
 ONE_BY_ONE = "trials one by one"
 LEVELS = (0.9, 0.95, 0.99)
 SETTINGS_KEY = "unc_settings"  # the controls' values, kept for the session (their widgets' state is not)
@@ -91,7 +90,7 @@ def controls(chosen: dict[str, lc.Trials]) -> Settings:
             st.caption("The chosen systems' files carry no column besides scores and labels: nothing to break down "
                        "by, and intervals draw trials one by one.")
         elif conditions.left_out:
-            st.caption(lc.words.escape_markdown(conditions.note()))
+            st.caption(lc.report.escape_markdown(conditions.note()))
     return Settings(tuple(by), bool(intervals), int(replicates), float(level), None if group == ONE_BY_ONE else group,
                     _operating_point.primary())
 
@@ -158,9 +157,9 @@ def show_comparison(result: lc.SystemComparison, metrics: tuple[str, ...], bette
     """A paired comparison as the pages show it: a sentence per metric of `metrics`, then the table of every metric,
     its column of how often B did better headed `better` (e.g. ``"B better in"``)."""
     for metric in metrics:
-        st.markdown(f"- {lc.words.escape_markdown(result.sentence(metric))}")
+        st.markdown(f"- {lc.report.escape_markdown(result.sentence(metric))}")
     table = result.to_frame(eer_percent=True).reset_index()  # the EER in % as in every other table of the app
-    table["metric"] = table["metric"].map({**lc.binary.metrics.METRIC_COLUMNS, "eer": "EER %"})
+    table["metric"] = table["metric"].map({**lc.METRIC_COLUMNS, "eer": "EER %"})
     st.dataframe(table, width="stretch", hide_index=True, column_config={
         c: st.column_config.NumberColumn(format="%.4f") for c in ("a", "b", "difference", "lower", "upper")} | {
         "b_better": st.column_config.NumberColumn(better, format="percent")})

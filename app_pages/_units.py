@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from llrcore.plots._units import llr_factor, llr_unit
+import llrcore as lc
+
 
 STATE_KEY = "llr_units"
 WIDGET_KEY = "llr_units_choice"
@@ -41,12 +42,12 @@ def sidebar_control() -> str:
 
 def unit() -> str:
     """``"log10 LR"`` or ``"ln LR"``: how a column or an axis of LLRs in the app's units is labelled."""
-    return llr_unit(current())
+    return lc.plots.llr_unit(current())
 
 
 def shown(llr: float) -> float:
     """A natural-log LLR in the app's units."""
-    return float(llr) * llr_factor(current())
+    return float(llr) * lc.plots.llr_factor(current())
 
 
 def llr_text(llr: float, spec: str = "+.3f") -> str:

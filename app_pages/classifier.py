@@ -11,7 +11,6 @@ from pathlib import Path
 import streamlit as st
 
 import llrcore as lc
-from llrcore.plots import reliability
 from app_pages._demos import MULTICLASS_DEMOS, MULTICLASS_DIR
 from app_pages._figures import show_figure
 from app_pages._uploads import read_user_file
@@ -122,16 +121,16 @@ def summary(result: lc.ClassifierCalibration) -> None:
 def figures(result: lc.ClassifierCalibration) -> None:
     corp_column, binned_column = st.columns(2, gap="medium")
     with corp_column:
-        show_figure(lambda: reliability.corp_figure(result.corp), "corp_reliability",
+        show_figure(lambda: lc.plots.corp_figure(result.corp), "corp_reliability",
                     f"CORP: the PAV-recalibrated probability against the forecast. Grey: where a calibrated "
                     f"forecaster's curve would fall ({BAND_REPLICATES} resamples of the raw forecasts, outcomes "
                     "drawn from them). Bars: how many forecasts there are.",
                     data=lambda: result.corp["raw"].curve)
     with binned_column:
-        show_figure(lambda: reliability.binned_figure(result.binned), "binned_reliability",
+        show_figure(lambda: lc.plots.binned_figure(result.binned), "binned_reliability",
                     "The binned diagram of ML papers: each bin's mean outcome against its mean forecast.",
                     data=lambda: result.binned["raw"].table)
-    show_figure(lambda: reliability.decomposition_figure(result.corp), "corp_decomposition",
+    show_figure(lambda: lc.plots.decomposition_figure(result.corp), "corp_decomposition",
                 "Mean score = MCB − DSC + UNC exactly: temperature scaling should shrink MCB and leave DSC and UNC "
                 "(almost) as they were.")
     st.info(result.binned["raw"].why, icon=":material/info:")
@@ -158,7 +157,7 @@ def ece_conventions(key: str, scores: lc.MulticlassScores, bins: int) -> None:
                    "label and the bins equal width.")
         st.dataframe(table.drop(columns="why"), hide_index=True, width="stretch",
                      column_config={"ECE %": st.column_config.NumberColumn(format="%.4f")})
-        st.markdown("\n".join(f"- **{lc.words.escape_markdown(name)}**: {lc.words.escape_markdown(why)}"
+        st.markdown("\n".join(f"- **{lc.report.escape_markdown(name)}**: {lc.report.escape_markdown(why)}"
                                for name, why in zip(table["convention"], table["why"])))
 
 

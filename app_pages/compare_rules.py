@@ -13,9 +13,6 @@ import numpy as np
 import streamlit as st
 
 import llrcore as lc
-from llrcore.calibration.analysis import SRE12_P_TARGETS, sweep_prior_weighting
-from llrcore.plots.calibration import rule_comparison_figure, threshold_weighting_figure
-from llrcore.calibration.weighting import threshold_weightings
 from app_pages._loaded import SYSTEMS
 from app_pages._calibration_controls import CROSS_VALIDATION, CUSTOM_RULE, RULES, choose_sets, custom_rule
 from app_pages._figures import show_figure
@@ -59,7 +56,7 @@ def choose_grid() -> np.ndarray:
                               persist_state="session")
         points = st.slider("Points", 3, 41, key="cmp_points", persist_state="session")
         grid = np.linspace(low, high, points) if high > low else np.array([low])
-        st.caption(f"P from {1 / (1 + np.exp(-grid[0])):.2g} to {1 / (1 + np.exp(-grid[-1])):.2g}.")
+        st.caption(f"P from {lc.sigmoid(grid[0]):.2g} to {lc.sigmoid(grid[-1]):.2g}.")
     return grid
 
 
@@ -94,8 +91,8 @@ def choose_cost() -> tuple[tuple[float, ...], float, float]:
         cost = st.segmented_control("Cost", COSTS, key="cmp_cost", persist_state="session",
                                     label_visibility="collapsed") or COSTS[0]
         if cost == COSTS[0]:
-            st.caption(cprimary_caption(SRE12_P_TARGETS))
-            return SRE12_P_TARGETS, 1.0, 1.0
+            st.caption(cprimary_caption(lc.SRE12_P_TARGETS))
+            return lc.SRE12_P_TARGETS, 1.0, 1.0
         op = operating_point("Your operating point", presets=False, compact=True)
         return (op.p_target,), op.c_miss, op.c_fa
 
@@ -121,7 +118,7 @@ def run_sweep(key, train, evaluation, folds, rules, grid, cost) -> lc.RuleSweep:
         bar.progress(done / total, text=f"Training the calibrations… {done} of {total}")
 
     p_targets, c_miss, c_fa = cost
-    sweep = sweep_prior_weighting(
+    sweep = lc.sweep_prior_weighting(
         loaded[train].trials, None if evaluation is None else loaded[evaluation].trials, rules, grid,
         p_targets=p_targets, c_miss=c_miss, c_fa=c_fa, folds=folds, progress=progress,
     )
@@ -147,7 +144,7 @@ def _on_calibrate_with(rule: lc.BetaRule, plo: float, train: str, evaluation: st
     label = next((label for label, named in RULES.items() if named == rule), CUSTOM_RULE)
     st.session_state.update({
         "cal_method": "Affine (scoring rule)", "cal_rule": label, "cal_weight_as": "log-odds",
-        "cal_weight_plo": float(plo), "cal_weight_p": float(1 / (1 + np.exp(-plo))),
+        "cal_weight_plo": float(plo), "cal_weight_p": float(lc.sigmoid(plo)),
         "cal_train": train, "cal_eval": CROSS_VALIDATION if evaluation is None else evaluation,
     })
     if label == CUSTOM_RULE:
@@ -227,10 +224,10 @@ def show_weighting(sweep: lc.RuleSweep, rules) -> None:
         st.session_state["cmp_weight_tau"] = float(sweep.best["plo"])
     tau = st.select_slider("Prior weighting τ", taus, key="cmp_weight_tau", format_func=lambda v: f"{v:+.2f}")
     points = [lc.OperatingPoint(p, sweep.c_miss, sweep.c_fa) for p in sweep.p_targets]
-    weightings = threshold_weightings(rules, tau, p_target=tuple(sweep.p_targets), c_miss=sweep.c_miss,
+    weightings = lc.threshold_weightings(rules, tau, p_target=tuple(sweep.p_targets), c_miss=sweep.c_miss,
                                       c_fa=sweep.c_fa)
     show_figure(
-        lambda: threshold_weighting_figure(weightings, highlight=str(sweep.best["rule"]), units=llr_units()),
+        lambda: lc.plots.threshold_weighting_figure(weightings, highlight=str(sweep.best["rule"]), units=llr_units()),
         "compare_threshold_weighting", weighting_caption(points),
         data=weightings.to_frame,
     )
@@ -295,7 +292,8 @@ def main() -> None:
                                                                          evaluation))
     cost_tab, weighting_tab = st.tabs([f"{sweep.cost_name} against the prior weighting", "Threshold weighting"])
     with cost_tab:
-        show_figure(lambda: rule_comparison_figure(dataclasses.replace(sweep, frame=sweep.usable)), "rule_comparison",
+        show_figure(lambda: lc.plots.rule_comparison_figure(dataclasses.replace(sweep, frame=sweep.usable)),
+                    "rule_comparison",
                     "Each curve: one rule; each point: an affine calibration trained with that rule and prior "
                     "weighting on the training trials, judged on the evaluation trials. The star is the best; dashed: "
                     "the floor any monotone calibration could reach knowing the evaluation labels.",

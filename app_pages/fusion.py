@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
 import streamlit as st
 
 import llrcore as lc
@@ -114,7 +113,7 @@ def choose_recipe() -> tuple[lc.BetaRule, float, float]:
                  "prior-weighted training.")
         st.caption("llr = Σ w_k · s_k + b, minimising the rule's prior-weighted expected cost on the development "
                    "trials (Brümmer & Doddington, Interspeech 2013; BOSARIS's linear fusion).")
-    return rule, float(np.log(p) - np.log1p(-p)), float(regularisation)
+    return rule, float(lc.logit(p)), float(regularisation)
 
 
 # ----- results --------------------------------------------------------------------------------------------------------
@@ -192,7 +191,7 @@ def main() -> None:
         st.error(f"These systems cannot be fused: {err}")
         return
 
-    st.markdown(f"Fused {what} with the {describe_rule(rule)} rule, prior weighting P = {1 / (1 + np.exp(-plo)):.3g}"
+    st.markdown(f"Fused {what} with the {describe_rule(rule)} rule, prior weighting P = {lc.sigmoid(plo):.3g}"
                 f", regularisation λ = {regularisation:g}.")
     # green only when the fusion wins both ways: by Cllr, and where its LLRs are used (actDCF at the operating point)
     wins = result.beats_best_single and result.beats_at_operating_point

@@ -15,9 +15,6 @@ import llrcore as lc
 from app_pages._figures import show_figure
 from app_pages._loaded import SYSTEMS, trials_by_name
 from app_pages._units import current as llr_units
-from llrcore.plots.gaussian import cllr_eer_figure, gaussian_det_figure, gaussian_llr_figure
-from llrcore.teaching.gaussian import cllr_eer_curve, gaussian_densities
-from llrcore.words import escape_markdown, percent
 
 CHOICES = ["EER", "d'", "μ"]
 # slider ranges: EER 0.1-49.9 %, and the d' and mu that span about the same range of systems
@@ -63,18 +60,20 @@ def comparison(system_id: str, alpha: float, _trials: lc.Trials) -> lc.GaussianC
 @st.cache_resource(show_spinner=False, max_entries=64)
 def ideal_figure(kind: str, mu: float, llr: float | None = None, log: bool = False, units: str = "ln"):
     if kind == "densities":
-        return gaussian_llr_figure(mu, llr=llr, log_density=log, units=units)
-    return gaussian_det_figure(mu) if kind == "det" else cllr_eer_figure(lc.eer_from_mu(mu), log_axes=log)
+        return lc.plots.gaussian_llr_figure(mu, llr=llr, log_density=log, units=units)
+    if kind == "det":
+        return lc.plots.gaussian_det_figure(mu)
+    return lc.plots.cllr_eer_figure(lc.eer_from_mu(mu), log_axes=log)
 
 
 @st.cache_resource(show_spinner=False, max_entries=32)
 def fit_figure(kind: str, system_id: str, alpha: float, _result: lc.GaussianComparison, log: bool = False,
                units: str = "ln"):
     if kind == "densities":
-        return gaussian_llr_figure(comparison=_result, log_density=log, units=units)
+        return lc.plots.gaussian_llr_figure(comparison=_result, log_density=log, units=units)
     if kind == "det":
-        return gaussian_det_figure(comparison=_result)
-    return cllr_eer_figure(_result.eer, comparison=_result, log_axes=log)
+        return lc.plots.gaussian_det_figure(comparison=_result)
+    return lc.plots.cllr_eer_figure(_result.eer, comparison=_result, log_axes=log)
 
 
 # ----- the ideal -------------------------------------------------------------------------------------------------
@@ -101,7 +100,7 @@ def explorer() -> None:
     eer, cllr = lc.eer_from_mu(mu), lc.gaussian_cllr(mu)
     approx = float(lc.cllr_eer_approximation(eer))
     cards([
-        ("EER", percent(eer), None, "Φ(−√(μ/2))"),
+        ("EER", lc.report.percent(eer), None, "Φ(−√(μ/2))"),
         ("d'", f"{lc.dprime_from_mu(mu):.3g}", None, "√(2μ): the distance of the means in standard deviations."),
         ("μ (variance 2μ)", f"{mu:.3g}", None, "Target LLRs ~ N(+μ, 2μ), non-target LLRs ~ N(−μ, 2μ)."),
         ("Cllr", f"{cllr:.4f} bits", None, "(1/ln 2) E[ln(1 + e^−x)], x ~ N(μ, 2μ), by quadrature."),
@@ -111,7 +110,7 @@ def explorer() -> None:
     log_density = st.toggle("Logarithmic density axis", value=False, key="gauss_log_density",
                             help="On a log axis the densities are parabolas, and their gap at LLR l is l.")
     show_figure(lambda: ideal_figure("densities", mu, llr, log_density, llr_units()), "gaussian_densities",
-                data=lambda: gaussian_densities(mu, llr=llr).to_frame())
+                data=lambda: lc.gaussian_densities(mu, llr=llr).to_frame())
     st.caption("The LLR of the LLR is the LLR: at every LLR l, the target density is e^l times the non-target "
                "density. Only Gaussians with means ±μ and variance 2μ can do that.")
     det_column, cllr_column = st.columns([1, 1.3], gap="medium")
@@ -124,7 +123,7 @@ def explorer() -> None:
                              help="For small EERs, which sit in the corner on linear axes.")
         with slot:
             show_figure(lambda: ideal_figure("cllr", mu, None, log_axes), "gaussian_cllr",
-                        data=lambda: cllr_eer_curve(lc.eer_from_mu(mu)).to_frame())
+                        data=lambda: lc.cllr_eer_curve(lc.eer_from_mu(mu)).to_frame())
         st.caption("Cllr depends on the EER alone. The approximation 1 − (2·EER − 1)² stays within about 0.02 "
                    "bits of the exact value for EERs from 1 % to 49 %.")
 
@@ -148,10 +147,10 @@ def your_scores() -> None:
         st.error(f"{name} cannot be fitted with CMLG: {err}")
         return
     if result.collapsed:  # no calibration to set against the ideal: say why, and what the scores themselves give
-        st.error(f"**The CMLG calibration of {escape_markdown(name)} failed:** {result.calibration.failure}. "
+        st.error(f"**The CMLG calibration of {lc.report.escape_markdown(name)} failed:** {result.calibration.failure}. "
                  "Remove the far scores from the file, or calibrate these scores with PAV on the Calibrate page.",
                  icon=":material/error:")
-        cards([("EER of the data", percent(result.eer), None, None),
+        cards([("EER of the data", lc.report.percent(result.eer), None, None),
                ("minCllr (PAV)", f"{result.min_cllr:.4f} bits", None, "The best any monotone calibration of these "
                                                                       "scores can do.")])
         return
@@ -159,8 +158,8 @@ def your_scores() -> None:
     st.markdown(f"<p style='font-size:1.2rem; line-height:1.45'>{sentence}</p>", unsafe_allow_html=True)
     cards([
         ("Fitted μ", f"{result.mu:.3g}", None, "Mean of the CMLG-calibrated target LLRs: (m_e − m_d)² / (2v)."),
-        ("EER of the data", percent(result.eer), f"ideal with this μ: {percent(result.gaussian_eer)}",
-         None),
+        ("EER of the data", lc.report.percent(result.eer),
+         f"ideal with this μ: {lc.report.percent(result.gaussian_eer)}", None),
         ("Cllr after CMLG", f"{result.cllr:.4f} bits", None, None),
         ("Gaussian Cllr at its EER", f"{result.gaussian_cllr_at_eer:.4f} bits",
          f"{result.cllr - result.gaussian_cllr_at_eer:+.4f} bits",
@@ -171,7 +170,7 @@ def your_scores() -> None:
     log_density = st.toggle("Logarithmic density axis", value=False, key="gauss_fit_log_density")
     key = (loaded[name].id, float(alpha), result)
     show_figure(lambda: fit_figure("densities", *key, log_density, llr_units()), "gaussian_fit_densities",
-                data=lambda: gaussian_densities(comparison=result).to_frame())
+                data=lambda: lc.gaussian_densities(comparison=result).to_frame())
     det_column, cllr_column = st.columns([1, 1.3], gap="medium")
     with det_column:
         show_figure(lambda: fit_figure("det", *key), "gaussian_fit_det")
@@ -183,7 +182,7 @@ def your_scores() -> None:
                              help="For small EERs, which sit in the corner on linear axes.")
         with slot:
             show_figure(lambda: fit_figure("cllr", *key, log_axes), "gaussian_fit_cllr",
-                        data=lambda: cllr_eer_curve(result.eer, comparison=result).to_frame())
+                        data=lambda: lc.cllr_eer_curve(result.eer, comparison=result).to_frame())
     st.caption("A DET straighter and closer to 45° than the data's, and histograms that follow the dashed "
                "densities, mean the CMLG LLRs behave like calibrated Gaussian LLRs.")
 

@@ -13,7 +13,6 @@ import pandas as pd
 import streamlit as st
 
 import llrcore as lc
-from llrcore.plots import multiclass as multiclass_plots
 from app_pages._demos import MULTICLASS_DEMOS
 from app_pages._loaded import SCORE_SETS
 from app_pages._registry import LoadedScores
@@ -137,7 +136,7 @@ def costs_table(analysis: lc.MulticlassAnalysis, key: str, op: lc.OperatingPoint
 
 def pairwise_tab(analysis: lc.MulticlassAnalysis) -> None:
     show_figure(
-        lambda: multiclass_plots.pairwise_bar_matrix_figure(analysis.pairwise, classes=analysis.scores.classes),
+        lambda: lc.plots.pairwise_bar_matrix_figure(analysis.pairwise, classes=analysis.scores.classes),
         "pairwise_cllr",
         "Every pair of classes as a binary problem with LLR λᵢ − λⱼ (fig. 3 of the paper). The calibration is "
         "monotone on every pair, so minCllr (PAV) is the same before and after, and never above either Cllr.",
@@ -158,13 +157,13 @@ def detection_tab(analysis: lc.MulticlassAnalysis) -> None:
         persist_state="session", help="Detected against all the other classes, with a prior flat over them (eq. 9).",
     )
     show_figure(
-        lambda: multiclass_plots.detection_ape_figure(scores, analysis.calibrated, target),
+        lambda: lc.plots.detection_ape_figure(scores, analysis.calibrated, target),
         "detection_ape",
         "Bayes error of the detection LLRs at every prior (fig. 2 of the paper), before and after the multiclass "
         "calibration: the area under the solid curve is Cllr, under the dashed one minCllr.",
     )
     show_figure(
-        lambda: multiclass_plots.detection_scatter_figure(scores, analysis.calibrated, target),
+        lambda: lc.plots.detection_scatter_figure(scores, analysis.calibrated, target),
         "detection_scatter",
         "Detection LLR of every trial after calibration against before (fig. 1 of the paper): not a function of "
         "it, but close to a line whose slope is near the scale α.",
@@ -215,7 +214,7 @@ def decisions_tab(analysis: lc.MulticlassAnalysis) -> None:
                        help="Always deciding the class of largest prior: 1 − max πᵢ.")
     normalised_col.metric("Normalised", f"{errors.normalised_error:.3f}", border=True,
                           help="Error rate ÷ that of the prior alone; above 1 the LLRs hurt.")
-    show_figure(lambda: multiclass_plots.confusion_matrix_figure(errors), "confusion_matrix",
+    show_figure(lambda: lc.plots.confusion_matrix_figure(errors), "confusion_matrix",
                 "Rows: true class; columns: the class of largest posterior at the chosen prior. Each row adds up "
                 "to 100 %.")
 

@@ -13,8 +13,6 @@ from pathlib import Path
 import streamlit as st
 
 import llrcore as lc
-from llrcore import plots
-from llrcore.calibration.normalization import DEFAULT_TOP_N, METHODS
 from app_pages._figures import show_figure
 from app_pages._loaded import SYSTEMS
 from app_pages._operating_point import operating_point
@@ -111,10 +109,11 @@ def choose_data():
 
 def choose_method(cohort_size: int) -> tuple[str, int | None, int]:
     method_column, top_column, ddof_column = st.columns([3, 1.2, 1.8], vertical_alignment="bottom")
-    method = method_column.selectbox("Method", METHODS[::-1], format_func=METHOD_WORDS.get, key="norm_method")
+    method = method_column.selectbox("Method", lc.NORMALIZATION_METHODS[::-1], format_func=METHOD_WORDS.get,
+                                     key="norm_method")
     adaptive = method == "as-norm"
     top_n = top_column.number_input(
-        "Top N", min_value=2, value=DEFAULT_TOP_N, step=50, key="norm_top_n", disabled=not adaptive,
+        "Top N", min_value=2, value=lc.NORMALIZATION_TOP_N, step=50, key="norm_top_n", disabled=not adaptive,
         help="AS-norm keeps each side's N highest cohort scores (300 in WeSpeaker's VoxCeleb recipe).")
     ddof = ddof_column.radio("Standard deviation", list(DDOF_WORDS), format_func=DDOF_WORDS.get, horizontal=True,
                              key="norm_ddof", help="Divide by k (numpy's np.std, WeSpeaker) or by k - 1 (torch.std, "
@@ -147,7 +146,7 @@ def show_results(before: lc.Trials, after: lc.Trials, op: lc.OperatingPoint, dat
     show_comparison(result, ("eer", "min_dcf", "min_cllr"), "after better in")
     st.subheader("DET before and after")
     det = lc.det_curves(systems, p_target=op)
-    show_figure(lambda: plots.det_figure(det), "normalization_det", data=det.to_frame)
+    show_figure(lambda: lc.plots.det_figure(det), "normalization_det", data=det.to_frame)
     if st.button("Add both to the loaded systems", icon=":material/add:", key="norm_add",
                  help="Evaluate, Calibrate and Report can then use the normalised scores."):
         for name, trials in systems.items():

@@ -24,8 +24,6 @@ from app_pages._sasv import ADCF, ADCF_HELP, TEER, TEER_HELP, beside_tdcf, poole
 from app_pages._sasv import summary_beside_tdcf
 from app_pages._tables import with_intervals
 from app_pages._uncertainty import METHOD, run_once
-from llrcore.plots.spoofing import TDCF_X_AXES, attack_bars_figure, tdcf_figure
-from llrcore.spoofing.sasv import ASV_SCORE, CM_SCORE
 
 FORMULATIONS = {"revised": "revised (ASVspoof 2021 on)", "legacy": "legacy (ASVspoof 2019)"}
 COST_HELP = {"Ptar": "prior of a target trial", "Pnon": "prior of a zero-effort non-target",
@@ -105,7 +103,7 @@ def offer_split(asv: str) -> None:
     """An ASVspoof 5 SASV file chosen as the ASV: its a-DCF is the tandem's own; its CM and ASV scores can be split
     out as two systems, so that the t-EER and the t-DCF are those of the file's own CM and ASV."""
     system = SYSTEMS.sets()[asv]
-    if not {CM_SCORE, ASV_SCORE} <= set(system.trials.conditions):
+    if not {lc.CM_SCORE, lc.ASV_SCORE} <= set(system.trials.conditions):
         return
     text, button = st.columns([4, 1], vertical_alignment="center")
     own = own_a_dcf(system.id, system.trials)
@@ -189,9 +187,9 @@ def evaluations(asv_name: str, cm_names: list[str], formulation: str, costs: dic
             refused.setdefault(str(error), []).append(name)
             continue
         if by is None:
-            st.caption(f"{lc.words.escape_markdown(name)}: no per-attack results (no 'attack' column in both files).")
+            st.caption(f"{lc.report.escape_markdown(name)}: no per-attack results (no 'attack' column in both files).")
     for message, names in refused.items():  # a bad cost model is said once, not once per CM
-        who = f"{lc.words.escape_markdown(lc.words.listed(names))}: " if len(names) < len(cm_names) else ""
+        who = f"{lc.report.escape_markdown(lc.report.listed(names))}: " if len(names) < len(cm_names) else ""
         st.error(who + message, icon=":material/error:")
     return results
 
@@ -250,7 +248,7 @@ def cm_cards(results: dict[str, lc.TandemEvaluation], ranges: dict[str, lc.Tande
     for start in range(0, len(items), per_row):
         for offset, (column, (name, result)) in enumerate(zip(st.columns(per_row), items[start:start + per_row])):
             with column.container(border=True, key=f"tandem_cm_{start + offset}"):
-                st.markdown(f"**{lc.words.escape_markdown(name)}**")
+                st.markdown(f"**{lc.report.escape_markdown(name)}**")
                 dcf, eer = st.columns(2)
                 dcf.metric("min t-DCF", f"{result.min_tdcf:.4f}",
                            help=f"Normalised minimum {result.formulation} t-DCF over the CM thresholds.")
@@ -321,13 +319,13 @@ def show_attacks(results: dict[str, lc.TandemEvaluation], ranges: dict[str, lc.T
         with tab:
             attack_table(frames[name], ranges[name].n if name in ranges else None)
             for note in result.notes():
-                st.caption(f":material/warning: {lc.words.escape_markdown(note)}")
+                st.caption(f":material/warning: {lc.report.escape_markdown(note)}")
     log_column, _ = st.columns([1, 4])
     log_eer = log_column.toggle("Logarithmic EER axis", value=False, key="tandem_log_eer",
                                 help="Per-attack EERs spanning decades read better on a log axis, but there a bar's "
                                 "length is not proportional to its EER.")
     bars = "" if not ranges else f" Black whiskers: {100 * LEVEL:g} % {METHOD} bootstrap intervals of the min t-DCF."
-    show_figure(lambda: attack_bars_figure(broken_down, log_eer=log_eer, intervals=ranges), "tandem_attacks",
+    show_figure(lambda: lc.plots.attack_bars_figure(broken_down, log_eer=log_eer, intervals=ranges), "tandem_attacks",
                 "Top: each CM's EER against one attack; middle: the share of that attack the ASV accepts on its own; "
                 "bottom: each CM's min t-DCF with that attack's spoofs." + bars,
                 data=lambda: pd.concat([frame.assign(system=name) for name, frame in frames.items()]))
@@ -365,10 +363,10 @@ def main() -> None:
 
     st.subheader("t-DCF curve")
     axis_column, _ = st.columns([2, 3])
-    x_axis = axis_column.segmented_control("Horizontal axis", list(TDCF_X_AXES), default="threshold",
+    x_axis = axis_column.segmented_control("Horizontal axis", list(lc.plots.TDCF_X_AXES), default="threshold",
                                            key="tandem_x_axis", format_func={"threshold": "CM threshold",
                                                                              "miss": "CM miss rate"}.get) or "threshold"
-    show_figure(lambda: tdcf_figure(results, x_axis=x_axis), "tandem_tdcf",
+    show_figure(lambda: lc.plots.tdcf_figure(results, x_axis=x_axis), "tandem_tdcf",
                 "Normalised t-DCF over the CM thresholds; diamonds: each CM's minimum. Dashed: 1, the better CM "
                 "that decides without looking; dotted: the floor, a perfect CM behind this ASV (revised only).",
                 data=lambda: pd.concat([r.tdcf.to_frame().assign(system=n) for n, r in results.items()]))

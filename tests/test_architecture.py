@@ -18,6 +18,10 @@ inside functions included), never by importing the modules. The rules (README, "
   (``llrcore/cli/``, a front end) do;
 - ``llrcore`` never imports Streamlit;
 - no page of the app (``app_pages/*.py`` not starting with ``_``) imports another page;
+- the app (``app.py``, ``app_pages/``) reaches the library only as ``import llrcore as lc``, and through ``lc`` only the
+  public names and the documented namespaces (:data:`NAMESPACES`: ``lc.plots``, ``lc.report``, ``lc.diarization``),
+  never an inner module (``from llrcore.words import number``, ``lc.binary.metrics.METRIC_COLUMNS``), imports inside
+  functions included;
 - there is no top-level ``pages/`` folder: Streamlit switches to its legacy multipage mode when one exists (even one
   holding only a README), and then a shared link such as ``/evaluate`` shows "Page not found" on a fresh server;
 - no two test modules share a file name (``tests/`` and ``tests/e2e/`` are not packages: pytest stops at collection).
@@ -31,6 +35,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 LIBRARY = ROOT / "llrcore"
 PAGES = ROOT / "app_pages"
+#: The packages the app may reach into (``lc.plots.det_figure``): documented namespaces, each with its ``__all__``.
+NAMESPACES = ("llrcore.plots", "llrcore.report", "llrcore.diarization")
 FOUNDATION = ("llrcore.data", "llrcore.prior")
 #: The packages from the bottom up; each imports only from its own package and from the layers below.
 LAYERS = (
@@ -244,6 +250,64 @@ def test_no_page_imports_another_page():
     for path in sorted(PAGES.glob("*.py")):
         bad = {name for name in imports(module_name(path), path) if name in pages}
         assert not bad, (path.name, bad)
+
+
+def _dotted(node: ast.AST) -> str | None:
+    """``lc.plots.det_figure`` for the attribute chain `node`, None when it does not start at a name."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    return ".".join([node.id, *reversed(parts)]) if isinstance(node, ast.Name) else None
+
+
+def inner_uses(source: str) -> list[str]:
+    """What `source` (an app page) reaches of llrcore other than ``import llrcore as lc``, its public names and the
+    documented :data:`NAMESPACES`: imports of llrcore's modules (anywhere, in functions too) and ``lc.<module>`` chains
+    that go through an inner module."""
+    found, nodes = [], list(ast.walk(ast.parse(source)))
+    inner_links = {id(node.value) for node in nodes if isinstance(node, ast.Attribute)}  # lc.a of lc.a.b
+    for node in nodes:
+        if isinstance(node, ast.Import):
+            found += [f"import {alias.name}" for alias in node.names
+                      if _within(alias.name, "llrcore") and (alias.name, alias.asname) != ("llrcore", "lc")]
+        elif isinstance(node, ast.ImportFrom) and _within(node.module or "", "llrcore"):
+            found.append(f"from {node.module} import {', '.join(alias.name for alias in node.names)}")
+        elif isinstance(node, ast.Attribute) and id(node) not in inner_links:
+            chain = _dotted(node) or ""
+            names = ["llrcore", *chain.split(".")[1:]] if chain.startswith("lc.") else []
+            modules = [module for i in range(2, len(names) + 1) if (module := ".".join(names[:i])) in LIBRARY_MODULES]
+            if modules and modules[-1] not in NAMESPACES:
+                found.append(chain)
+    return found
+
+
+def _app_files() -> list[Path]:
+    return [ROOT / "app.py", *sorted(PAGES.glob("*.py"))]
+
+
+def test_pages_import_only_llrcore():
+    bad = {path.name: uses for path in _app_files() if (uses := inner_uses(path.read_text(encoding="utf-8")))}
+    assert bad == {}
+
+
+def test_the_page_check_finds_inner_modules():
+    """Every way a page could reach past the public face: the check must name each."""
+    source = """
+import llrcore as lc
+import llrcore.plots
+from llrcore import plots
+from llrcore.words import number
+
+
+def draw():
+    from llrcore.plots._units import llr_unit
+    return lc.binary.metrics.METRIC_COLUMNS, lc.plots.reliability.corp_figure, lc.plots.det_figure, lc.eer
+"""
+    assert sorted(inner_uses(source)) == sorted([
+        "import llrcore.plots", "from llrcore import plots", "from llrcore.words import number",
+        "from llrcore.plots._units import llr_unit", "lc.binary.metrics.METRIC_COLUMNS",
+        "lc.plots.reliability.corp_figure"])
 
 
 def test_there_is_no_top_level_pages_folder():

@@ -28,13 +28,20 @@ a sentence for conditions too small to say much).
 Modules: :mod:`~llrcore.report.summary` (the summary as numbers and sentences), :mod:`~llrcore.report.conditions`
 (the breakdown and the bootstrap runs), :mod:`~llrcore.report.figures`,
 :mod:`~llrcore.report.html` (the page; its style sheet is ``report.css``) and :mod:`~llrcore.report.document`
-(:class:`Report` and :func:`build_report`).
+(:class:`Report` and :func:`build_report`); :func:`build_validation_report` writes a forensic validation report.
+
+The words and numbers every front end writes live here too: :func:`number`, :func:`percent`, :func:`with_interval`,
+:func:`per_100`, :func:`format_errors`, :func:`listed`, :data:`VERDICTS`, and :func:`escape_markdown` for text shown
+as Markdown.
 """
 
-from ..words import VERDICTS, describe_calibration, format_errors
+from ..teaching.decisions import per_100
+from ..words import LARGEST_FIXED, VERDICTS, describe_calibration, escape_markdown, format_errors
+from ..words import listed, number, percent, with_interval  # the app's words and numbers (issue 42)
 from .document import Report, build_report
 from .figures import ReportFigure
 from .summary import CalibrationSummary, SystemSummary
+from .validation import DECISION_WORDS, build_validation_report, validation_paragraphs
 
 __all__ = [
     "VERDICTS",
@@ -45,4 +52,14 @@ __all__ = [
     "build_report",
     "describe_calibration",
     "format_errors",
+    "DECISION_WORDS",
+    "build_validation_report",
+    "validation_paragraphs",
+    "LARGEST_FIXED",
+    "escape_markdown",
+    "listed",
+    "number",
+    "per_100",
+    "percent",
+    "with_interval",
 ]
