@@ -9,7 +9,7 @@ from __future__ import annotations
 import streamlit as st
 
 import llrcore as lc
-from app_pages import _uncertainty
+from app_pages import _state, _uncertainty
 from app_pages._calibration_controls import md
 from app_pages._figures import show_figure
 from app_pages._loaded import SYSTEMS
@@ -28,9 +28,9 @@ def condition_controls(train: str, evaluation: str | None) -> tuple[tuple[str, .
     columns = [c for c in conditions.offered if evaluation is None or c in loaded[evaluation].trials.conditions]
     by_column, view_column = st.columns([3, 4], vertical_alignment="bottom")
     by = _uncertainty.break_down_by(columns, key="cal_by", container=by_column, persist_state="session")
-    st.session_state.setdefault("cal_by_view", next(iter(CONDITION_VIEWS)))
+    _state.CAL_BY_VIEW.seed(next(iter(CONDITION_VIEWS)))
     view = view_column.segmented_control(
-        "Calibration", list(CONDITION_VIEWS), key="cal_by_view", persist_state="session", disabled=not by,
+        "Calibration", list(CONDITION_VIEWS), key=_state.CAL_BY_VIEW.name, persist_state="session", disabled=not by,
         help="One calibration per condition, each trained on that condition's training trials, against one "
              "calibration of all of them (pooled).") or next(iter(CONDITION_VIEWS))
     if not columns:
@@ -62,7 +62,7 @@ def condition_frame(result: lc.ConditionCalibrationResult, view: str):
 
 def condition_intervals(result: lc.ConditionCalibrationResult, stages: tuple[str, ...], key: tuple) -> dict:
     """With confidence intervals on: each shown calibration's bootstrap per condition, kept for the session."""
-    if not st.session_state.get("cal_ci"):
+    if not _state.CAL_CI.peek():
         return {}
     metrics = {"before": result.before, "pooled": result.pooled, "per condition": result.per_condition}
     return {STAGE_NAMES[stage]: _uncertainty.run_once(

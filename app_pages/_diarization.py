@@ -17,9 +17,9 @@ import pandas as pd
 import streamlit as st
 
 import llrcore as lc
+from app_pages import _state
 from app_pages._loaded import MATRICES
 from app_pages._registry import LoadedMatrix
-from app_pages._store import LRUStore
 from app_pages._uploads import read_user_file
 
 VBX_PUBLISHED_DER = 7.06  # VBx README, "Run the example": ES2005a, dscore --collar 0.25 --ignore_overlaps
@@ -37,7 +37,7 @@ MATRIX_HELP = ("NumPy `.npy` (one square array) or `.npz` (several matrices allo
 # ----- an uploaded matrix --------------------------------------------------------------------------------------------
 
 
-@st.cache_resource(show_spinner=False, max_entries=8, ttl="1h")
+@_state.cached(entries=8)
 def parse_upload(ids: tuple, key: str | None, _matrix, _segments, _reference):
     """(SimilarityMatrix, None) or (None, a sentence), cached by the uploads' file ids and the chosen key."""
     name = getattr(_matrix, "name", "the file")
@@ -52,10 +52,10 @@ def upload_box() -> None:
     """Uploaders for a matrix, its segment times and a reference; a good set is added and chosen, a bad one
     reported (what was loaded stays)."""
     with st.expander("Upload a similarity matrix", icon=":material/upload_file:",
-                     expanded=st.session_state.get("diar_upload") is not None):
+                     expanded=_state.DIAR_UPLOAD.peek() is not None):
         matrix_column, segments_column, reference_column = st.columns(3)
         upload = matrix_column.file_uploader("Similarity matrix", type=["npy", "npz", "csv", "tsv", "txt", "gz"],
-                                             key="diar_upload", help=MATRIX_HELP)
+                                             key=_state.DIAR_UPLOAD.name, help=MATRIX_HELP)
         segments = segments_column.file_uploader(
             "Segment times (optional)", key="diar_segments",
             help="Kaldi `segments` file (`<segment> <recording> <start> <end>`) or two columns `start end`, one "
@@ -83,11 +83,11 @@ def upload_box() -> None:
     for note in matrix.notes:
         st.warning(note, icon=":material/warning:")
     MATRICES.put(label, LoadedMatrix(matrix, f"upload: {upload.name}", data_key))
-    st.session_state["diar_set"] = label
+    _state.DIAR_SET.set(label)
     st.success(f"Loaded {upload.name}: {matrix.n_segments:,} segments.", icon=":material/check_circle:")
 
 
-@st.cache_resource(show_spinner=False, max_entries=8, ttl="1h")
+@_state.cached(entries=8)
 def _matrix_keys(file_id: str, _upload) -> list[str]:
     try:
         _upload.seek(0)
@@ -126,11 +126,10 @@ class Settings:
 # ----- clustering, on demand, with progress --------------------------------------------------------------------------
 
 
-@st.cache_resource(show_spinner=False)
-def _store() -> LRUStore:
-    """Clustering results by (data key, method, options), shared by the server's sessions. Not ``st.cache_resource``
-    on the clustering function itself: the Bayesian model reports its progress to the page while it runs."""
-    return LRUStore(size=24)
+def _store():
+    """Clustering results by (data key, method, options), shared by the server's sessions. Not cached by
+    :func:`~app_pages._state.cached`: the Bayesian model reports its progress to the page while it runs."""
+    return _state.store("clusterings", 24)
 
 
 def _result_key(loaded: LoadedMatrix, method: str, settings_: Settings) -> tuple:
@@ -207,8 +206,8 @@ def show_comparison(table: pd.DataFrame, matrix) -> None:
     })
     notes = [note for note in (not_measured_note(table),) if note]
     if table["DER"].notna().any():
-        notes.append(f"DER with a collar of {st.session_state.get('diar_collar', 0.25):g} s per side"
-                     + (", overlapped speech ignored" if st.session_state.get("diar_skip_overlap", True) else "")
+        notes.append(f"DER with a collar of {_state.DIAR_COLLAR.peek(0.25):g} s per side"
+                     + (", overlapped speech ignored" if _state.DIAR_SKIP_OVERLAP.peek(True) else "")
                      + " (md-eval's DER: a speaker's own overlapping turns merged, as md-eval and dscore do).")
     if any(table["method"].str.startswith("VBx")):
         notes.append(f"VBx's published DER on ES2005a is {VBX_PUBLISHED_DER:.2f} % (collar 0.25 s, overlap "

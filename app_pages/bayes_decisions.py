@@ -13,7 +13,7 @@ import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
 import llrcore as lc
-from app_pages import _operating_point
+from app_pages import _operating_point, _state
 from app_pages._figures import show_figure
 from app_pages._loaded import SYSTEMS, trials_by_name
 from app_pages._units import current as llr_units
@@ -32,7 +32,7 @@ def number(value: float) -> str:
     return f"{value:g}"
 
 
-@st.cache_resource(show_spinner="Calibrating by 5-fold cross-validation…", max_entries=8)
+@_state.cached(entries=8, spinner="Calibrating by 5-fold cross-validation…")
 def cross_calibrated(system_id: str, _trials: lc.Trials) -> lc.Trials:
     """The system calibrated by cross-validated logistic regression, once per system (keyed by its id)."""
     calibrated = lc.cross_calibrated(_trials)
@@ -67,8 +67,9 @@ def _from_app(key: str) -> list[float]:
     value = getattr(_operating_point.current(), field)
     options = sorted({*options, value})
     linked = st.query_params.get(key) in {number(option) for option in options}
-    if not linked and st.session_state.get(key) != value:
-        st.session_state[key] = value
+    slider = _state.Key(key)
+    if not linked and slider.peek() != value:
+        slider.set(value)
         try:
             st.query_params[key] = number(value)
         except StreamlitAPIException:  # bound since an earlier visit: the slider's new state reaches the address bar
@@ -78,8 +79,8 @@ def _from_app(key: str) -> list[float]:
 
 def _to_app() -> None:
     """``on_change`` of the three sliders: the setting becomes the app's operating point."""
-    _operating_point.update(**{field: st.session_state[key] for key, (field, _) in SLIDERS.items()
-                               if key in st.session_state})
+    _operating_point.update(**{field: _state.Key(key).get() for key, (field, _) in SLIDERS.items()
+                               if _state.Key(key).is_set()})
 
 
 # ----- the screen --------------------------------------------------------------------------------------------------

@@ -20,7 +20,7 @@ from app_pages._tables import show_metrics
 from app_pages._calibration_conditions import condition_controls, show_condition_calibration
 from app_pages._calibration_controls import CUSTOM_RULE, RULES, choose_sets, custom_rule, describe_rule, md
 from app_pages._figures import show_figure
-from app_pages import _uncertainty
+from app_pages import _state, _uncertainty
 from app_pages._operating_point import operating_point
 from app_pages._quality import show_quality_calibration
 from app_pages._units import current as llr_units
@@ -36,46 +36,46 @@ DEFAULT_WEIGHT_P = 0.01
 
 
 def _on_weight_p() -> None:
-    st.session_state["cal_weight_plo"] = float(lc.logit(st.session_state["cal_weight_p"]))
+    _state.CAL_WEIGHT_PLO.set(float(lc.logit(_state.CAL_WEIGHT_P.get())))
 
 
 def _on_weight_plo() -> None:
-    st.session_state["cal_weight_p"] = float(lc.sigmoid(st.session_state["cal_weight_plo"]))
+    _state.CAL_WEIGHT_P.set(float(lc.sigmoid(_state.CAL_WEIGHT_PLO.get())))
 
 
 def prior_weighting() -> float:
     """The prior weighting tau, entered as a probability P or as log-odds (both kept in step)."""
-    st.session_state.setdefault("cal_weight_p", DEFAULT_WEIGHT_P)
-    st.session_state.setdefault("cal_weight_plo", float(lc.logit(DEFAULT_WEIGHT_P)))
-    st.session_state.setdefault("cal_weight_as", WEIGHT_AS[0])
+    _state.CAL_WEIGHT_P.seed(DEFAULT_WEIGHT_P)
+    _state.CAL_WEIGHT_PLO.seed(float(lc.logit(DEFAULT_WEIGHT_P)))
+    _state.CAL_WEIGHT_AS.seed(WEIGHT_AS[0])
     as_column, value_column = st.columns([2, 3], vertical_alignment="bottom")
-    weight_as = as_column.segmented_control("Prior weighting as", WEIGHT_AS, key="cal_weight_as",
+    weight_as = as_column.segmented_control("Prior weighting as", WEIGHT_AS, key=_state.CAL_WEIGHT_AS.name,
                                             persist_state="session") or WEIGHT_AS[0]
     if weight_as == "P":
         p = value_column.number_input(
-            "Prior weighting P", min_value=1e-6, max_value=1 - 1e-6, step=0.001, format="%g", key="cal_weight_p",
-            on_change=_on_weight_p, persist_state="session",
+            "Prior weighting P", min_value=1e-6, max_value=1 - 1e-6, step=0.001, format="%g",
+            key=_state.CAL_WEIGHT_P.name, on_change=_on_weight_p, persist_state="session",
             help="The synthetic target prior of the training objective (prior-weighted logistic regression's P).",
         )
         return float(lc.logit(p))
     return float(value_column.number_input(
         "Prior weighting τ = logit(P)", min_value=-20.0, max_value=20.0, step=0.5, format="%.3f",
-        key="cal_weight_plo", on_change=_on_weight_plo, persist_state="session",
+        key=_state.CAL_WEIGHT_PLO.name, on_change=_on_weight_plo, persist_state="session",
     ))
 
 
 def choose_method() -> dict:
     """Method and its options: {"method", "rule", "plo", "cmlg_alpha"}."""
-    st.session_state.setdefault("cal_method", next(iter(METHODS)))
+    _state.CAL_METHOD.seed(next(iter(METHODS)))
     with st.container(border=True):
         st.markdown("**Calibration**")
-        label = st.segmented_control("Method", list(METHODS), key="cal_method", persist_state="session",
+        label = st.segmented_control("Method", list(METHODS), key=_state.CAL_METHOD.name, persist_state="session",
                                      label_visibility="collapsed") or next(iter(METHODS))
         method = METHODS[label]
         choice = {"method": method, "rule": None, "plo": 0.0, "cmlg_alpha": 0.5}
         if method == "affine":
-            st.session_state.setdefault("cal_rule", next(iter(RULES)))
-            rule_label = st.selectbox("Proper scoring rule (α, β)", [*RULES, CUSTOM_RULE], key="cal_rule",
+            _state.CAL_RULE.seed(next(iter(RULES)))
+            rule_label = st.selectbox("Proper scoring rule (α, β)", [*RULES, CUSTOM_RULE], key=_state.CAL_RULE.name,
                                       persist_state="session",
                                       help="Logarithmic = prior-weighted logistic regression. Rules with larger α "
                                       "put more weight on high thresholds (low false-alarm rates).")
@@ -99,7 +99,7 @@ def choose_method() -> dict:
 # ----- computation (cached: a rerun for a figure tab or a download does not train again) ------------------------------
 
 
-@st.cache_resource(show_spinner=False, max_entries=32, ttl="1h")
+@_state.cached(entries=32)
 def calibrated(train_id: str, test_id: str | None, by: tuple[str, ...], method: str, alpha: float | None,
                beta: float | None, plo: float, cmlg_alpha: float, folds: int, op: lc.OperatingPoint,
                _train: lc.Trials, _test: lc.Trials | None):
@@ -220,8 +220,8 @@ def _on_add(result: lc.CalibrationResult, raw_name: str, train: str) -> None:
                        LoadedSystem(result.calibrated, f"calibrated: {result.label}, trained on {train}"))
     loaded = SYSTEMS.sets()
     # Evaluate opens on the raw and the calibrated system side by side: the comparison a user wants next.
-    st.session_state["eval_systems_kept"] = [loaded[raw_name].id, loaded[name].id]
-    st.session_state.pop("eval_systems", None)
+    _state.CHOSEN[_state.EVAL_SYSTEMS.name].set([loaded[raw_name].id, loaded[name].id])
+    _state.EVAL_SYSTEMS.pop()
     flash(f"Added {md(name)} to the loaded systems.")
 
 

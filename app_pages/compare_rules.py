@@ -13,6 +13,7 @@ import numpy as np
 import streamlit as st
 
 import llrcore as lc
+from app_pages import _state
 from app_pages._loaded import SYSTEMS
 from app_pages._calibration_controls import CROSS_VALIDATION, CUSTOM_RULE, RULES, choose_sets, custom_rule
 from app_pages._figures import show_figure
@@ -35,8 +36,8 @@ KEPT_SWEEPS = 8
 def choose_rules() -> list[lc.BetaRule]:
     with st.container(border=True):
         st.markdown("**Scoring rules**")
-        st.session_state.setdefault("cmp_rules", list(RULES))
-        labels = st.multiselect("Rules", [*RULES, CUSTOM_RULE], key="cmp_rules", persist_state="session",
+        _state.CMP_RULES.seed(list(RULES))
+        labels = st.multiselect("Rules", [*RULES, CUSTOM_RULE], key=_state.CMP_RULES.name, persist_state="session",
                                 label_visibility="collapsed", placeholder="Choose the rules to compare")
         rules = [RULES[label] for label in labels if label in RULES]
         if CUSTOM_RULE in labels:
@@ -50,11 +51,11 @@ def choose_rules() -> list[lc.BetaRule]:
 def choose_grid() -> np.ndarray:
     with st.container(border=True):
         st.markdown("**Prior weightings τ**")
-        st.session_state.setdefault("cmp_range", (-8.0, 0.0))
-        st.session_state.setdefault("cmp_points", 17)
-        low, high = st.slider("Range of τ = logit(P)", -12.0, 6.0, step=0.5, key="cmp_range",
+        _state.CMP_RANGE.seed((-8.0, 0.0))
+        _state.CMP_POINTS.seed(17)
+        low, high = st.slider("Range of τ = logit(P)", -12.0, 6.0, step=0.5, key=_state.CMP_RANGE.name,
                               persist_state="session")
-        points = st.slider("Points", 3, 41, key="cmp_points", persist_state="session")
+        points = st.slider("Points", 3, 41, key=_state.CMP_POINTS.name, persist_state="session")
         grid = np.linspace(low, high, points) if high > low else np.array([low])
         st.caption(f"P from {lc.sigmoid(grid[0]):.2g} to {lc.sigmoid(grid[-1]):.2g}.")
     return grid
@@ -87,8 +88,8 @@ def choose_cost() -> tuple[tuple[float, ...], float, float]:
     """``(p_targets, c_miss, c_fa)`` of the cost to compare the calibrations by."""
     with st.container(border=True):
         st.markdown("**Judged by**")
-        st.session_state.setdefault("cmp_cost", COSTS[0])
-        cost = st.segmented_control("Cost", COSTS, key="cmp_cost", persist_state="session",
+        _state.CMP_COST.seed(COSTS[0])
+        cost = st.segmented_control("Cost", COSTS, key=_state.CMP_COST.name, persist_state="session",
                                     label_visibility="collapsed") or COSTS[0]
         if cost == COSTS[0]:
             st.caption(cprimary_caption(lc.SRE12_P_TARGETS))
@@ -107,7 +108,7 @@ def sweep_key(train, evaluation, folds, rules, grid, cost) -> tuple:
 
 
 def stored_sweep(key):
-    return st.session_state.setdefault("cmp_sweeps", {}).get(key)
+    return _state.CMP_SWEEPS.get().get(key)
 
 
 def run_sweep(key, train, evaluation, folds, rules, grid, cost) -> lc.RuleSweep:
@@ -123,7 +124,7 @@ def run_sweep(key, train, evaluation, folds, rules, grid, cost) -> lc.RuleSweep:
         p_targets=p_targets, c_miss=c_miss, c_fa=c_fa, folds=folds, progress=progress,
     )
     bar.empty()
-    sweeps = st.session_state.setdefault("cmp_sweeps", {})
+    sweeps = _state.CMP_SWEEPS.get()
     sweeps[key] = sweep
     while len(sweeps) > KEPT_SWEEPS:
         sweeps.pop(next(iter(sweeps)))
@@ -142,14 +143,15 @@ def work(train: str, evaluation: str | None, folds: int, n_fits: int) -> int:
 def _on_calibrate_with(rule: lc.BetaRule, plo: float, train: str, evaluation: str | None) -> None:
     """Set the Calibrate page's controls to this (rule, prior weighting) and the same trials."""
     label = next((label for label, named in RULES.items() if named == rule), CUSTOM_RULE)
-    st.session_state.update({
-        "cal_method": "Affine (scoring rule)", "cal_rule": label, "cal_weight_as": "log-odds",
-        "cal_weight_plo": float(plo), "cal_weight_p": float(lc.sigmoid(plo)),
-        "cal_train": train, "cal_eval": CROSS_VALIDATION if evaluation is None else evaluation,
-    })
+    for key, value in ((_state.CAL_METHOD, "Affine (scoring rule)"), (_state.CAL_RULE, label),
+                       (_state.CAL_WEIGHT_AS, "log-odds"), (_state.CAL_WEIGHT_PLO, float(plo)),
+                       (_state.CAL_WEIGHT_P, float(lc.sigmoid(plo))), (_state.CAL_TRAIN, train),
+                       (_state.CAL_EVAL, CROSS_VALIDATION if evaluation is None else evaluation)):
+        key.set(value)
     if label == CUSTOM_RULE:
-        st.session_state.update({"cal_alpha": rule.alpha, "cal_beta": rule.beta})
-    st.session_state["cmp_go_calibrate"] = True
+        _state.CAL_ALPHA.set(rule.alpha)
+        _state.CAL_BETA.set(rule.beta)
+    _state.CMP_GO_CALIBRATE.set(True)
 
 
 def best_summary(sweep: lc.RuleSweep) -> None:
@@ -219,10 +221,11 @@ def every_calibration(sweep: lc.RuleSweep) -> None:
 
 def show_weighting(sweep: lc.RuleSweep, rules) -> None:
     taus = sorted(set(sweep.frame["plo"]))
-    if st.session_state.get("cmp_weight_tau_of") is not sweep:  # a new sweep opens on its best weighting
-        st.session_state["cmp_weight_tau_of"] = sweep
-        st.session_state["cmp_weight_tau"] = float(sweep.best["plo"])
-    tau = st.select_slider("Prior weighting τ", taus, key="cmp_weight_tau", format_func=lambda v: f"{v:+.2f}")
+    if _state.CMP_WEIGHT_TAU_OF.peek() is not sweep:  # a new sweep opens on its best weighting
+        _state.CMP_WEIGHT_TAU_OF.set(sweep)
+        _state.CMP_WEIGHT_TAU.set(float(sweep.best["plo"]))
+    tau = st.select_slider("Prior weighting τ", taus, key=_state.CMP_WEIGHT_TAU.name,
+                           format_func=lambda v: f"{v:+.2f}")
     points = [lc.OperatingPoint(p, sweep.c_miss, sweep.c_fa) for p in sweep.p_targets]
     weightings = lc.threshold_weightings(rules, tau, p_target=tuple(sweep.p_targets), c_miss=sweep.c_miss,
                                       c_fa=sweep.c_fa)
@@ -241,7 +244,7 @@ def main() -> None:
     st.caption("Which proper scoring rule and prior weighting give the best calibration where it matters? Each point "
                "is an affine calibration trained on the training set and judged on the evaluation set "
                "(Brümmer & Doddington, Interspeech 2013, fig. 2).")
-    if st.session_state.pop("cmp_go_calibrate", False):
+    if _state.CMP_GO_CALIBRATE.pop():
         st.switch_page("app_pages/calibrate.py")
     if not SYSTEMS.sets():
         st.info("Nothing is loaded yet.")

@@ -29,6 +29,7 @@ from app_pages._diarization import (
     upload_box,
 )
 from app_pages._diarization_corpus import corpus_section, loaded_corpus_model
+from app_pages import _state
 from app_pages._figures import show_figure
 from app_pages._loaded import MATRICES
 from app_pages._registry import LoadedMatrix
@@ -73,10 +74,10 @@ def settings(matrix) -> Settings:
                  "times.")
         learnt, corpus = loaded_corpus_model()
         names = {**PRIOR_NAMES, **({CORPUS_PRIOR: "Learnt: the loaded corpus"} if learnt is not None else {})}
-        if st.session_state.get("diar_prior") not in names:  # the corpus it was learnt from is gone
-            st.session_state["diar_prior"] = None
+        if _state.DIAR_PRIOR.peek() not in names:  # the corpus it was learnt from is gone
+            _state.DIAR_PRIOR.set(None)
         prior = evidence_column.selectbox(
-            "Score model (Bayes)", list(names), key="diar_prior", format_func=names.get,
+            "Score model (Bayes)", list(names), key=_state.DIAR_PRIOR.name, format_func=names.get,
             persist_state="session",
             help="What same-speaker and different-speaker scores look like. By default, by the kind of scores: "
                  "cosines (all in [-1, 1]) start from the synthetic voices' model, LLRs from the simulated PLDA's, "
@@ -93,10 +94,10 @@ def settings(matrix) -> Settings:
         st.markdown("**Scoring** (needs segment times and a reference RTTM)")
         collar_column, overlap_column = st.columns(2)
         collar = collar_column.select_slider("Collar per side (s)", [0.0, 0.1, 0.25, 0.5], value=0.25,
-                                             key="diar_collar", persist_state="session",
+                                             key=_state.DIAR_COLLAR.name, persist_state="session",
                                              help="md-eval/dscore convention: 0.25 s on each side of every "
                                                   "reference boundary is not scored (pyannote's collar 0.5).")
-        skip = overlap_column.toggle("Ignore overlapped speech", value=True, key="diar_skip_overlap",
+        skip = overlap_column.toggle("Ignore overlapped speech", value=True, key=_state.DIAR_SKIP_OVERLAP.name,
                                      persist_state="session", help="md-eval -1, dscore --ignore_overlaps.")
     if high is not None and low > high:
         st.warning(f"At least {low} but at most {high} speakers is impossible; the bounds are swapped.")
@@ -287,13 +288,13 @@ def one_recording() -> None:
     sets = MATRICES.sets()
     upload_box()
     labels = list(sets)
-    if st.session_state.get("diar_set") not in labels:
-        st.session_state["diar_set"] = labels[0]
+    if _state.DIAR_SET.peek() not in labels:
+        _state.DIAR_SET.set(labels[0])
     data_column, settings_column = st.columns([2, 3], gap="medium")
     with data_column:
         with st.container(border=True):
             st.markdown("**Data**")
-            label = st.selectbox("Matrix", labels, key="diar_set", label_visibility="collapsed")
+            label = st.selectbox("Matrix", labels, key=_state.DIAR_SET.name, label_visibility="collapsed")
             record = sets[label]
             matrix = record.matrix
             facts = [f"{matrix.n_segments:,} segments", record.source]

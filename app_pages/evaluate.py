@@ -9,7 +9,7 @@ import pandas as pd
 import streamlit as st
 
 import llrcore as lc
-from app_pages import _conventions, _operating_point, _uncertainty
+from app_pages import _conventions, _operating_point, _state, _uncertainty
 from app_pages._loaded import SYSTEMS, chosen_systems, trials_by_name
 from app_pages._tables import show_metrics
 from app_pages._figures import show_figure
@@ -22,7 +22,7 @@ def choose_systems() -> list[str]:
     loaded = SYSTEMS.sets()
     with st.container(border=True):
         st.markdown("**Systems**")
-        selected = chosen_systems("eval_systems", "Systems to show", label_visibility="collapsed",
+        selected = chosen_systems(_state.EVAL_SYSTEMS.name, "Systems to show", label_visibility="collapsed",
                                   placeholder="Choose systems to evaluate")
         roles = [loaded[name].role for name in selected]
         st.caption(f"{roles.count('evaluation')} evaluation and {roles.count('development')} development "

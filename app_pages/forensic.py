@@ -15,6 +15,7 @@ import streamlit as st
 import llrcore as lc
 from app_pages._demos import ASSETS, DEMO_SETS, system_demo
 from app_pages._figures import show_figure
+from app_pages import _state
 from app_pages._loaded import SYSTEMS
 from app_pages._registry import LoadedSystem
 from app_pages._tables import count_columns
@@ -41,7 +42,7 @@ CRITERIA = {
 # ----- the data -----------------------------------------------------------------------------------------------------
 
 
-@st.cache_resource(show_spinner=False)
+@_state.cached()
 def cartridge_cases() -> lc.Trials:
     """lir's cartridge-case LRs: log10 LRs, one per line, same source (KM) and different source (KNM) apart."""
     return lc.read_class_files(CARTRIDGE_DIR / "LLR_KM.csv", CARTRIDGE_DIR / "LLR_KNM.csv", scale="log10",
@@ -56,23 +57,24 @@ def load_demo(name: str) -> None:
                                "LLR_KNM.csv)") if name == CARTRIDGE
                   else system_demo(next(demo for demo in DEMO_SETS if demo.name == name)))
         SYSTEMS.add(name, loaded)
-    st.session_state["forensic_choice"] = st.session_state["forensic_system"] = name
+    _state.FORENSIC_CHOICE.set(name)
+    _state.FORENSIC_SYSTEM.set(name)
 
 
-def _remember(key: str, widget: str) -> None:
-    st.session_state[key] = st.session_state[widget]
+def _remember() -> None:
+    _state.FORENSIC_CHOICE.set(_state.FORENSIC_SYSTEM.get())
 
 
 def choose_system() -> str | None:
     loaded = SYSTEMS.sets()
     names = list(loaded)
-    chosen = st.session_state.get("forensic_choice")
+    chosen = _state.FORENSIC_CHOICE.peek()
     if chosen not in loaded:
         chosen = FVC if FVC in loaded else (names[0] if names else None)
-    st.session_state["forensic_system"] = chosen
+    _state.FORENSIC_SYSTEM.set(chosen)
     box, *buttons = st.columns([3, 1.3, 1.3], vertical_alignment="bottom")
-    name = box.selectbox("LR method (a loaded system)", names, key="forensic_system",
-                         on_change=_remember, args=("forensic_choice", "forensic_system"))
+    name = box.selectbox("LR method (a loaded system)", names, key=_state.FORENSIC_SYSTEM.name,
+                         on_change=_remember)
     for column, (label, demo) in zip(buttons, DEMOS.items()):
         column.button(label, on_click=load_demo, args=(demo,), width="stretch", key=f"forensic_demo_{demo}",
                       icon=":material/science:")
@@ -119,7 +121,7 @@ def choose_criteria() -> lc.ValidationCriteria:
     return lc.ValidationCriteria(**values)
 
 
-@st.cache_resource(show_spinner=False, max_entries=16, ttl="1h")
+@_state.cached()
 def validated(system_id: str, dev_id: str | None, method: str | None, folds: int, by: str | None,
               _trials: lc.Trials, _dev: lc.Trials | None) -> lc.LRValidation:
     """The validation of one choice, keyed by the systems' ids (their Trials are never hashed); criteria are applied

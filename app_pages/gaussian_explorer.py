@@ -12,6 +12,7 @@ import html
 import streamlit as st
 
 import llrcore as lc
+from app_pages import _state
 from app_pages._figures import show_figure
 from app_pages._loaded import SYSTEMS, trials_by_name
 from app_pages._units import current as llr_units
@@ -44,12 +45,12 @@ def mu_of(choice: str, value: float) -> float:
 
 def on_choice() -> None:
     """Switching between EER, d' and mu keeps the system: the newly shown slider starts where the old one was."""
-    choice, mu = st.session_state.get("by"), st.session_state.get("gauss_current_mu")
+    choice, mu = _state.GAUSS_BY.peek(), _state.GAUSS_MU.peek()
     if choice in KEYS and mu is not None:
-        st.session_state[KEYS[choice]] = slider_value(choice, mu)
+        _state.Key(KEYS[choice]).set(slider_value(choice, mu))
 
 
-@st.cache_resource(show_spinner=False, max_entries=16)
+@_state.cached()
 def comparison(system_id: str, alpha: float, _trials: lc.Trials) -> lc.GaussianComparison:
     """CMLG fit of one system (keyed by its id and alpha), computed once."""
     return lc.gaussian_comparison(_trials, alpha=alpha)
@@ -57,7 +58,7 @@ def comparison(system_id: str, alpha: float, _trials: lc.Trials) -> lc.GaussianC
 
 # Figures are cached by what they show, so moving one slider redraws only the figures that depend on it (building a
 # plotly figure costs more than its numbers). st.plotly_chart only reads them.
-@st.cache_resource(show_spinner=False, max_entries=64)
+@_state.cached(entries=64)
 def ideal_figure(kind: str, mu: float, llr: float | None = None, log: bool = False, units: str = "ln"):
     if kind == "densities":
         return lc.plots.gaussian_llr_figure(mu, llr=llr, log_density=log, units=units)
@@ -66,7 +67,7 @@ def ideal_figure(kind: str, mu: float, llr: float | None = None, log: bool = Fal
     return lc.plots.cllr_eer_figure(lc.eer_from_mu(mu), log_axes=log)
 
 
-@st.cache_resource(show_spinner=False, max_entries=32)
+@_state.cached(entries=32)
 def fit_figure(kind: str, system_id: str, alpha: float, _result: lc.GaussianComparison, log: bool = False,
                units: str = "ln"):
     if kind == "densities":
@@ -83,20 +84,20 @@ def fit_figure(kind: str, system_id: str, alpha: float, _result: lc.GaussianComp
 def explorer() -> None:
     with st.container(border=True):
         by_column, value_column, llr_column = st.columns([1.2, 3, 3], gap="medium")
-        choice = by_column.segmented_control("Choose by", CHOICES, default="EER", required=True, key="by",
-                                             on_change=on_choice, bind="query-params")
+        choice = by_column.segmented_control("Choose by", CHOICES, default="EER", required=True,
+                                             key=_state.GAUSS_BY.name, on_change=on_choice, bind="query-params")
         lo, hi, default, step = LIMITS[choice]
         label = {"EER": "EER (%)", "d'": "d' (separation in standard deviations)",
                  "μ": "μ (mean of the target LLRs)"}[choice]
         # a value set by on_choice must not meet a default as well (Streamlit warns), so the default goes in only once
-        start = {} if KEYS[choice] in st.session_state else {"value": default}
+        start = {} if _state.Key(KEYS[choice]).is_set() else {"value": default}
         value = value_column.slider(label, lo, hi, step=step, key=KEYS[choice], bind="query-params",
                                     format="%.1f" if choice == "EER" else "%.2f", **start)
         llr = llr_column.slider("Look at the densities at LLR", -10.0, 10.0, 2.0, step=0.1, key="llr",
                                 bind="query-params",
                                 help="The ratio of the two densities at any LLR equals e to the power LLR.")
     mu = float(mu_of(choice, value))
-    st.session_state["gauss_current_mu"] = mu
+    _state.GAUSS_MU.set(mu)
     eer, cllr = lc.eer_from_mu(mu), lc.gaussian_cllr(mu)
     approx = float(lc.cllr_eer_approximation(eer))
     cards([

@@ -13,6 +13,7 @@ from pathlib import Path
 import streamlit as st
 
 import llrcore as lc
+from app_pages import _state
 from app_pages._figures import show_figure
 from app_pages._loaded import SYSTEMS
 from app_pages._operating_point import operating_point
@@ -36,25 +37,25 @@ REPLICATES = 1000
 # ----- data and computation (cached) ----------------------------------------------------------------------------------
 
 
-@st.cache_resource(show_spinner=False)
+@_state.cached()
 def load_demo() -> tuple[lc.Trials, lc.CohortScores, lc.CohortScores]:
-    """The demo's trials and cohorts, read once per server (shared, read-only)."""
+    """The demo's trials and cohorts, read once per server and hour (shared, read-only)."""
     trials = lc.read_trials(DEMO / "scores.txt", key=DEMO / "key.txt", name="synthetic cosine")
     return trials, lc.read_cohort_scores(DEMO / "enrol_cohort.txt"), lc.read_cohort_scores(DEMO / "test_cohort.txt")
 
 
-@st.cache_resource(show_spinner=False, max_entries=8, ttl="1h")
+@_state.cached(entries=8)
 def load_trials(scores_id: str, key_id: str, _scores, _key) -> lc.Trials:
     """An uploaded score file with its key, keyed by the uploads' ``file_id`` (their bytes are never hashed)."""
     return lc.read_trials(_scores, key=_key, name=Path(_scores.name).stem)
 
 
-@st.cache_resource(show_spinner=False, max_entries=8, ttl="1h")
+@_state.cached(entries=8)
 def load_cohort(file_id: str, _upload) -> lc.CohortScores:
     return lc.read_cohort_scores(_upload)
 
 
-@st.cache_resource(show_spinner=False, max_entries=16, ttl="1h")
+@_state.cached()
 def normalised(data_key: tuple, method: str, top_n: int | None, ddof: int, _trials, _enrol, _test) \
         -> tuple[lc.Trials, tuple[str, ...]]:
     """:func:`llrcore.normalize_scores` and the warnings it gave (cohort leakage, one-sided norms), as sentences."""
@@ -64,7 +65,7 @@ def normalised(data_key: tuple, method: str, top_n: int | None, ddof: int, _tria
     return after, tuple(str(w.message) for w in caught)
 
 
-@st.cache_resource(show_spinner=False, max_entries=16, ttl="1h")
+@_state.cached()
 def comparison(data_key: tuple, op: lc.OperatingPoint, _before, _after) -> lc.SystemComparison:
     """The paired bootstrap of before against after (same trials, resampled together)."""
     return lc.compare_systems(_before, _after, n=REPLICATES, p_target=op)

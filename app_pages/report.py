@@ -13,6 +13,7 @@ import logging
 import streamlit as st
 
 import llrcore as lc
+from app_pages import _state
 from app_pages import _uncertainty
 from app_pages._loaded import SYSTEMS, chosen_systems
 from app_pages._operating_point import operating_point
@@ -54,7 +55,7 @@ def calibration_choice() -> tuple[str, str | None, str]:
 # ----- the report ---------------------------------------------------------------------------------------------------
 
 
-@st.cache_resource(show_spinner=False, max_entries=8, ttl="1h")
+@_state.cached(entries=8)
 def cached_report(key: tuple, _systems: dict, _dev, options: dict) -> lc.Report:
     """The report for one choice, shared by sessions that report on the same data (the demo sets).
 

@@ -15,6 +15,7 @@ import pandas as pd
 import streamlit as st
 
 import llrcore as lc
+from app_pages import _state
 from app_pages._demos import DEMO_SETS, demo_source, system_demo
 from app_pages._figures import show_figure
 from app_pages._loaded import SYSTEMS
@@ -31,16 +32,15 @@ COST_HELP = {"Ptar": "prior of a target trial", "Pnon": "prior of a zero-effort 
              "Cfa": "cost of the tandem accepting a non-target", "Cfa_spoof": "cost of the tandem accepting a spoof",
              "Cmiss_asv": "cost of the ASV rejecting a target", "Cfa_asv": "cost of the ASV accepting a non-target",
              "Cmiss_cm": "cost of the CM rejecting bona fide speech", "Cfa_cm": "cost of the CM accepting a spoof"}
-KEPT = "tandem_kept"  # survives page switches: {"asv": id, "cms": [ids], "formulation", "costs", "ci", "replicates"}
 LEVEL, REPLICATES = 0.95, 1000  # the bootstrap intervals of the min t-DCF (the replicates by default)
 
 
 def kept() -> dict:
-    if KEPT not in st.session_state:
-        st.session_state[KEPT] = {"asv": None, "cms": None, "formulation": "revised",
-                                  "costs": {f: lc.tdcf_cost_model(f) for f in FORMULATIONS}, "ci": False,
-                                  "replicates": REPLICATES}
-    return st.session_state[KEPT]
+    """The page's choices, kept across page switches: ``{"asv": id, "cms": [ids], "formulation", "costs", "ci",
+    "replicates"}``."""
+    return _state.TANDEM_KEPT.get({"asv": None, "cms": None, "formulation": "revised",
+                                   "costs": {f: lc.tdcf_cost_model(f) for f in FORMULATIONS}, "ci": False,
+                                   "replicates": REPLICATES})
 
 
 # ----- choices -----------------------------------------------------------------------------------------------------
@@ -59,7 +59,7 @@ def _on_load_cms(part: str) -> None:
                 added.append(SYSTEMS.add(demo.name, system_demo(demo)))
     sets = SYSTEMS.sets()
     kept()["cms"] = [system.id for system in sets.values() if system.source in {demo_source(d) for d in cm_demos(part)}]
-    st.session_state.pop("tandem_cms", None)  # the multiselect takes the kept choice on this run
+    _state.TANDEM_CMS.pop()  # the multiselect takes the kept choice on this run
     flash(f"Added {', '.join(added)}." if added else "The four CM systems were already loaded.")
 
 
@@ -73,20 +73,19 @@ def choose_systems() -> tuple[str | None, list[str]]:
         st.warning("No loaded system has spoof trials to serve as the ASV: add the ASVspoof 2019 LA ASV demo on the "
                    "Data page, or upload an ASV score file with spoof trials.")
         return None, []
-    if st.session_state.get("tandem_asv") not in asv_options:
+    if _state.TANDEM_ASV.peek() not in asv_options:
         remembered = [n for n in asv_options if ids[n] == memory["asv"]]
         evaluation = [n for n in asv_options if sets[n].role == "evaluation"]
-        st.session_state["tandem_asv"] = (remembered or evaluation or asv_options)[0]
-    if "tandem_cms" in st.session_state:
-        st.session_state["tandem_cms"] = [n for n in st.session_state["tandem_cms"] if n in cm_options]
+        _state.TANDEM_ASV.set((remembered or evaluation or asv_options)[0])
+    if _state.TANDEM_CMS.is_set():
+        _state.TANDEM_CMS.set([n for n in _state.TANDEM_CMS.get() if n in cm_options])
     else:
-        st.session_state["tandem_cms"] = ([n for n in cm_options if ids[n] in memory["cms"]] if memory["cms"]
-                                          is not None else [n for n in cm_options if "attack" in
-                                                            sets[n].trials.conditions])
+        _state.TANDEM_CMS.set([n for n in cm_options if ids[n] in memory["cms"]] if memory["cms"] is not None
+                              else [n for n in cm_options if "attack" in sets[n].trials.conditions])
     asv_column, button_column, _ = st.columns([2, 2, 1], vertical_alignment="bottom")
-    asv = asv_column.selectbox("ASV system", asv_options, key="tandem_asv",
+    asv = asv_column.selectbox("ASV system", asv_options, key=_state.TANDEM_ASV.name,
                                help="A speaker verifier whose score file has target, non-target and spoof trials.")
-    cms = st.multiselect("Countermeasures", cm_options, key="tandem_cms",
+    cms = st.multiselect("Countermeasures", cm_options, key=_state.TANDEM_CMS.name,
                          placeholder="Choose CM systems (bona fide = target, spoof = non-target)",
                          help="Binary systems: bona fide trials as targets, spoofs as non-targets.")
     part = "dev" if sets[asv].role == "development" else "eval"
@@ -115,7 +114,7 @@ def offer_split(asv: str) -> None:
                        "'<name> ASV', and chooses them (lc.sasv_parts).")
 
 
-@st.cache_resource(show_spinner=False, max_entries=16)
+@_state.cached()
 def own_a_dcf(system_id: str, _trials: lc.Trials) -> float:
     return lc.a_dcf(_trials.tar, _trials.non, _trials.spoof).minimum
 
@@ -131,19 +130,18 @@ def _on_split(name: str) -> None:
               for part, trials in (("CM", cm), ("ASV", asv))]
     sets = SYSTEMS.sets()
     kept()["cms"], kept()["asv"] = [sets[labels[0]].id], sets[labels[1]].id
-    for key in ("tandem_asv", "tandem_cms"):  # the widgets take the kept choice on this run
-        st.session_state.pop(key, None)
+    for key in (_state.TANDEM_ASV, _state.TANDEM_CMS):  # the widgets take the kept choice on this run
+        key.pop()
     flash(f"Added {labels[0]} and {labels[1]}.")
 
 
 def choose_costs() -> tuple[str, dict]:
     """The t-DCF formulation and its cost model: the organisers' defaults, editable, kept across pages."""
     memory = kept()
-    if "tandem_formulation" not in st.session_state:
-        st.session_state["tandem_formulation"] = memory["formulation"]
+    _state.TANDEM_FORMULATION.seed(memory["formulation"])
     formulation_column, defaults_column = st.columns([4, 1], vertical_alignment="bottom")
     formulation = formulation_column.radio("t-DCF formulation", list(FORMULATIONS), format_func=FORMULATIONS.get,
-                                           horizontal=True, key="tandem_formulation")
+                                           horizontal=True, key=_state.TANDEM_FORMULATION.name)
     memory["formulation"] = formulation
     defaults_column.button("Organisers' costs", key="tandem_defaults", icon=":material/restart_alt:",
                            on_click=_on_default_costs, args=(formulation,), width="stretch",
@@ -151,24 +149,23 @@ def choose_costs() -> tuple[str, dict]:
     costs = memory["costs"][formulation]
     st.caption("Priors and costs of the t-DCF (the organisers' by default; the three priors add up to 1).")
     for column, name in zip(st.columns(len(costs)), list(costs)):
-        key = f"tandem_cost_{formulation}_{name}"
-        if key not in st.session_state:
-            st.session_state[key] = costs[name]
+        key = _state.TANDEM_COST[f"{formulation}_{name}"]
+        key.seed(costs[name])
         costs[name] = column.number_input(name, min_value=0.0, step=0.0001 if name.startswith("P") else 1.0,
-                                          format="%.4f", key=key, help=COST_HELP[name])
+                                          format="%.4f", key=key.name, help=COST_HELP[name])
     return formulation, dict(costs)
 
 
 def _on_default_costs(formulation: str) -> None:
     kept()["costs"][formulation] = lc.tdcf_cost_model(formulation)
     for name in lc.tdcf_cost_model(formulation):
-        st.session_state.pop(f"tandem_cost_{formulation}_{name}", None)
+        _state.TANDEM_COST[f"{formulation}_{name}"].pop()
 
 
 # ----- results -----------------------------------------------------------------------------------------------------
 
 
-@st.cache_resource(show_spinner=False, max_entries=64)
+@_state.cached(entries=64)
 def tandem(cm_id: str, asv_id: str, formulation: str, costs: tuple, by: str | None, name: str, _cm, _asv):
     """One CM's tandem evaluation, computed once per (systems, formulation, costs)."""
     return lc.evaluate_tandem(_cm, _asv, formulation=formulation, cost_model=dict(costs), by=by, name=name)
@@ -207,7 +204,7 @@ def intervals(asv_name: str, results: dict[str, lc.TandemEvaluation], formulatio
 
 
 def _on_interval_choice(key: str, widget: str) -> None:
-    kept()[key] = st.session_state[widget]
+    kept()[key] = _state.Key(widget).get()
 
 
 def interval_controls() -> int | None:

@@ -22,6 +22,8 @@ inside functions included), never by importing the modules. The rules (README, "
   public names and the documented namespaces (:data:`NAMESPACES`: ``lc.plots``, ``lc.report``, ``lc.diarization``),
   never an inner module (``from llrcore.words import number``, ``lc.binary.metrics.METRIC_COLUMNS``), imports inside
   functions included;
+- the app keeps its state through one module: only ``app_pages/_state.py`` touches ``st.session_state`` (the others
+  use its typed keys) or calls ``st.cache_resource``/``st.cache_data`` (the others use its one caching policy);
 - there is no top-level ``pages/`` folder: Streamlit switches to its legacy multipage mode when one exists (even one
   holding only a README), and then a shared link such as ``/evaluate`` shows "Page not found" on a fresh server;
 - no two test modules share a file name (``tests/`` and ``tests/e2e/`` are not packages: pytest stops at collection).
@@ -289,6 +291,36 @@ def _app_files() -> list[Path]:
 def test_pages_import_only_llrcore():
     bad = {path.name: uses for path in _app_files() if (uses := inner_uses(path.read_text(encoding="utf-8")))}
     assert bad == {}
+
+
+def state_uses(source: str) -> list[str]:
+    """The places `source` reaches Streamlit's session state or caches itself (``st.session_state``,
+    ``st.cache_resource``, ``st.cache_data``), as the attribute chains written."""
+    uses = ("session_state", "cache_resource", "cache_data")
+    return [_dotted(node) for node in ast.walk(ast.parse(source))
+            if isinstance(node, ast.Attribute) and node.attr in uses and _dotted(node)]
+
+
+def test_the_app_keeps_its_state_in_one_module():
+    bad = {path.name: uses for path in _app_files()
+           if path.name != "_state.py" and (uses := state_uses(path.read_text(encoding="utf-8")))}
+    assert bad == {}
+
+
+def test_the_state_check_finds_raw_keys_and_own_caches():
+    source = """
+import streamlit as st
+
+
+@st.cache_resource(max_entries=4)
+def load(): ...
+
+
+def page():
+    st.session_state["op"] = 1
+    return st.cache_data, "st.session_state in words is no use"
+"""
+    assert state_uses(source) == ["st.cache_resource", "st.session_state", "st.cache_data"]
 
 
 def test_the_page_check_finds_inner_modules():
