@@ -152,10 +152,9 @@ CAL_WEIGHT_AS, CAL_WEIGHT_P, CAL_WEIGHT_PLO = Key("cal_weight_as"), Key("cal_wei
 CAL_BY_VIEW, CAL_CI = Key("cal_by_view"), Key("cal_ci")
 #: Evaluate's choice of systems (Calibrate's "Add" opens it on the raw and the calibrated system).
 EVAL_SYSTEMS = Key("eval_systems")
-#: Compare scoring rules: the rules, the grid of prior weightings, the cost, the sweeps of this session (the newest
-#: few), the weighting shown (and the sweep it was set for) and the request to open Calibrate.
+#: Compare scoring rules: the rules, the grid of prior weightings, the cost, the weighting shown (and the sweep it was
+#: set for) and the request to open Calibrate.
 CMP_RULES, CMP_RANGE, CMP_POINTS, CMP_COST = Key("cmp_rules"), Key("cmp_range"), Key("cmp_points"), Key("cmp_cost")
-CMP_SWEEPS: Key[dict] = Key("cmp_sweeps", dict)
 CMP_WEIGHT_TAU, CMP_WEIGHT_TAU_OF = Key("cmp_weight_tau"), Key("cmp_weight_tau_of")
 CMP_GO_CALIBRATE: Key[bool] = Key("cmp_go_calibrate")
 #: The confidence-interval controls (``_uncertainty.py``): each widget's key, and their values kept for the session.

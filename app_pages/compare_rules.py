@@ -27,7 +27,7 @@ RULES_CAPTION = (
     "weighting τ."
 )
 AUTO_RUN_BUDGET = 1_000_000  # trials x fits (the default ASVspoof sweep: 0.5M); above this the sweep waits for a click
-KEPT_SWEEPS = 8
+KEPT_SWEEPS = 8  # the sweeps the server keeps
 
 
 # ----- controls -------------------------------------------------------------------------------------------------------
@@ -98,7 +98,7 @@ def choose_cost() -> tuple[tuple[float, ...], float, float]:
         return (op.p_target,), op.c_miss, op.c_fa
 
 
-# ----- the sweep (kept in the session; it reports progress, so it is not an st.cache function) ------------------------
+# ----- the sweep (it reports progress, so it is kept in a store, _state.store, keyed by the systems' ids) -------------
 
 
 def sweep_key(train, evaluation, folds, rules, grid, cost) -> tuple:
@@ -108,7 +108,7 @@ def sweep_key(train, evaluation, folds, rules, grid, cost) -> tuple:
 
 
 def stored_sweep(key):
-    return _state.CMP_SWEEPS.get().get(key)
+    return _state.store("rule sweeps", KEPT_SWEEPS).get(key)
 
 
 def run_sweep(key, train, evaluation, folds, rules, grid, cost) -> lc.RuleSweep:
@@ -124,10 +124,7 @@ def run_sweep(key, train, evaluation, folds, rules, grid, cost) -> lc.RuleSweep:
         p_targets=p_targets, c_miss=c_miss, c_fa=c_fa, folds=folds, progress=progress,
     )
     bar.empty()
-    sweeps = _state.CMP_SWEEPS.get()
-    sweeps[key] = sweep
-    while len(sweeps) > KEPT_SWEEPS:
-        sweeps.pop(next(iter(sweeps)))
+    _state.store("rule sweeps", KEPT_SWEEPS).put(key, sweep)
     return sweep
 
 
