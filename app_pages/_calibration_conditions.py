@@ -9,9 +9,7 @@ from __future__ import annotations
 import streamlit as st
 
 import llrcore as lc
-from llrcore.calibration.analysis import calibration_label
-from llrcore.plots.uncertainty import condition_figure
-from app_pages import _uncertainty
+from app_pages import _state, _uncertainty
 from app_pages._calibration_controls import md
 from app_pages._figures import show_figure
 from app_pages._loaded import SYSTEMS
@@ -30,15 +28,15 @@ def condition_controls(train: str, evaluation: str | None) -> tuple[tuple[str, .
     columns = [c for c in conditions.offered if evaluation is None or c in loaded[evaluation].trials.conditions]
     by_column, view_column = st.columns([3, 4], vertical_alignment="bottom")
     by = _uncertainty.break_down_by(columns, key="cal_by", container=by_column, persist_state="session")
-    st.session_state.setdefault("cal_by_view", next(iter(CONDITION_VIEWS)))
+    _state.CAL_BY_VIEW.seed(next(iter(CONDITION_VIEWS)))
     view = view_column.segmented_control(
-        "Calibration", list(CONDITION_VIEWS), key="cal_by_view", persist_state="session", disabled=not by,
+        "Calibration", list(CONDITION_VIEWS), key=_state.CAL_BY_VIEW.name, persist_state="session", disabled=not by,
         help="One calibration per condition, each trained on that condition's training trials, against one "
              "calibration of all of them (pooled).") or next(iter(CONDITION_VIEWS))
     if not columns:
         st.caption("The chosen sets have no metadata column in common: nothing to break down by.")
     if conditions.left_out:
-        st.caption(lc.words.escape_markdown(conditions.note()))
+        st.caption(lc.report.escape_markdown(conditions.note()))
     return by, view
 
 
@@ -47,7 +45,7 @@ def condition_sentence(result: lc.ConditionCalibrationResult, train: str) -> str
     own, total = sum(label == "own" for label in result.own), len(result.own)
     how = (f"{result.folds}-fold cross-validation of {md(train)} (each fold by the calibrations of the other folds)"
            if result.folds else f"trained on {md(train)}")
-    method = calibration_label(result.method, result.rule, result.plo).removeprefix("calibrated ")
+    method = lc.calibration_label(result.method, result.rule, result.plo).removeprefix("calibrated ")
     served = ("all have their own" if own == total else "none has its own: all get the pooled one" if own == 0
               else f"{own} have their own, the others the pooled one")
     return (f"One calibration per {md(by)} {method}, {how}: of {total} {md(by)} values {served}. Trials with no "
@@ -64,7 +62,7 @@ def condition_frame(result: lc.ConditionCalibrationResult, view: str):
 
 def condition_intervals(result: lc.ConditionCalibrationResult, stages: tuple[str, ...], key: tuple) -> dict:
     """With confidence intervals on: each shown calibration's bootstrap per condition, kept for the session."""
-    if not st.session_state.get("cal_ci"):
+    if not _state.CAL_CI.peek():
         return {}
     metrics = {"before": result.before, "pooled": result.pooled, "per condition": result.per_condition}
     return {STAGE_NAMES[stage]: _uncertainty.run_once(
@@ -84,11 +82,11 @@ def show_condition_calibration(result: lc.ConditionCalibrationResult, train: str
         st.caption(f":material/info: {md(note)}")
     metric_column, _ = st.columns([2, 3])
     metric = metric_column.segmented_control("Metric per condition", ["cllr", "act_dcf"], default="cllr",
-                                             key="cal_by_metric", format_func=lc.binary.metrics.METRIC_COLUMNS.get) or "cllr"
+                                             key="cal_by_metric", format_func=lc.METRIC_COLUMNS.get) or "cllr"
     metrics = {"before": result.before, "pooled": result.pooled, "per condition": result.per_condition}
     stages = {STAGE_NAMES[stage]: metrics[stage] for stage in CONDITION_VIEWS[view]}
     intervals = condition_intervals(result, CONDITION_VIEWS[view], key)
-    show_figure(lambda: condition_figure(stages, metric, intervals=intervals or None), "cal_conditions",
+    show_figure(lambda: lc.plots.condition_figure(stages, metric, intervals=intervals or None), "cal_conditions",
                 "Each condition's value on the evaluation trials (circles) and all of them pooled (diamonds): before "
                 "calibration, after one pooled calibration and after one calibration per condition"
                 + (f", with 95 % {_uncertainty.METHOD} bootstrap intervals." if intervals else "."),

@@ -10,19 +10,18 @@ import re
 import streamlit as st
 
 import llrcore as lc
+from app_pages import _state
 from app_pages._loaded import SYSTEMS
 from app_pages._registry import ROLE_HELP
-from llrcore.calibration.analysis import NAMED_RULES
-from llrcore.words import escape_markdown
 
 CROSS_VALIDATION = "Cross-validation within the training set"
 CUSTOM_RULE = "Custom (α, β)"
-RULES = {f"{rule.name} ({rule.alpha:g}, {rule.beta:g})": rule for rule in NAMED_RULES}
+RULES = {f"{rule.name} ({rule.alpha:g}, {rule.beta:g})": rule for rule in lc.NAMED_RULES}
 
 
 def md(text: str) -> str:
     """A user's string (a system or file name) made literal in Streamlit markdown: no emphasis, links or LaTeX."""
-    return escape_markdown(text)
+    return lc.report.escape_markdown(text)
 
 
 PARTNER_WORDS = (("development", "evaluation"), ("dev", "eval"), ("train", "test"), ("trn", "tst"))
@@ -52,34 +51,34 @@ def _default_evaluation(train: str) -> str:
 
 
 def _on_train_change() -> None:
-    st.session_state["cal_eval"] = _default_evaluation(st.session_state["cal_train"])
+    _state.CAL_EVAL.set(_default_evaluation(_state.CAL_TRAIN.get()))
 
 
 def choose_sets() -> tuple[str, str | None, int]:
     """Training set, evaluation set (None for cross-validation) and the number of folds."""
     loaded = SYSTEMS.sets()
     names = list(loaded)
-    if st.session_state.get("cal_train") not in names:
+    if _state.CAL_TRAIN.peek() not in names:
         development = [name for name, system in loaded.items() if system.role == "development"]
-        st.session_state["cal_train"] = (development or names)[0]
-    train = st.session_state["cal_train"]
+        _state.CAL_TRAIN.set((development or names)[0])
+    train = _state.CAL_TRAIN.get()
     options = [CROSS_VALIDATION] + [name for name in names if name != train]
-    if st.session_state.get("cal_eval") not in options:
-        st.session_state["cal_eval"] = _default_evaluation(train)
+    if _state.CAL_EVAL.peek() not in options:
+        _state.CAL_EVAL.set(_default_evaluation(train))
     with st.container(border=True):
         st.markdown("**Trials**")
-        st.selectbox("Train on", names, key="cal_train", on_change=_on_train_change, persist_state="session",
+        st.selectbox("Train on", names, key=_state.CAL_TRAIN.name, on_change=_on_train_change, persist_state="session",
                      help="The calibration is trained on these trials' target and non-target scores. "
                      + ROLE_HELP)
         evaluation = st.selectbox(
-            "Evaluate on", options, key="cal_eval", persist_state="session",
+            "Evaluate on", options, key=_state.CAL_EVAL.name, persist_state="session",
             help="A separate evaluation set, or k-fold cross-validation: every trial is calibrated by a transform "
             "trained on the other folds, so none is judged by a calibration that saw it.",
         )
-        st.session_state.setdefault("cal_folds", 5)
+        _state.CAL_FOLDS.seed(5)
         folds = 5
         if evaluation == CROSS_VALIDATION:
-            folds = st.slider("Folds", 2, 10, key="cal_folds", persist_state="session")
+            folds = st.slider("Folds", 2, 10, key=_state.CAL_FOLDS.name, persist_state="session")
             st.caption(f"{folds}-fold cross-validation of {md(train)}: honest when only one set exists.")
         else:
             st.caption(f"Trained on {md(train)}, judged on {md(evaluation)}: no evaluation trial is seen in "

@@ -5,7 +5,6 @@ from __future__ import annotations
 import streamlit as st
 
 import llrcore as lc
-from llrcore.words import escape_markdown
 
 TITLE = "Why do my numbers differ from other tools?"
 COLUMNS = {
@@ -37,11 +36,11 @@ def show(chosen: dict[str, lc.Trials], op: lc.OperatingPoint) -> None:
         names = list(chosen)
         name = names[0] if len(names) == 1 else st.selectbox("System", names, key="conventions_system")
         result = lc.eer_conventions(chosen[name].sorted, op)
-        st.caption(f"**{escape_markdown(name)}**: the same scores, the EER and minDCF as each tool's published code "
-                   "computes them. Ours is the ROC convex hull (as BOSARIS and PYLLR); EER in %.")
+        st.caption(f"**{lc.report.escape_markdown(name)}**: the same scores, the EER and minDCF as each tool's "
+                   "published code computes them. Ours is the ROC convex hull (as BOSARIS and PYLLR); EER in %.")
         table = result.to_frame(percent=True)
         st.dataframe(shown(table.drop(columns="why")), hide_index=True, width="stretch", column_config=COLUMNS)
-        st.markdown("\n".join(f"- **{escape_markdown(tool)}**: {escape_markdown(why)}"
+        st.markdown("\n".join(f"- **{lc.report.escape_markdown(tool)}**: {lc.report.escape_markdown(why)}"
                                for tool, why in zip(table["tool"], table["why"])))
         for note in result.notes():
-            st.caption(escape_markdown(note))
+            st.caption(lc.report.escape_markdown(note))

@@ -8,9 +8,8 @@ import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 
-import streamlit as st
-
 import llrcore as lc
+from app_pages import _state
 from app_pages._registry import LoadedMatrix, LoadedScores, LoadedSystem
 
 ASSETS = Path(__file__).resolve().parents[1] / "assets"
@@ -66,9 +65,9 @@ DEMO_SETS = [
 ]
 
 
-@st.cache_resource(show_spinner=False)
+@_state.cached()
 def load_demo(path: str, name: str, system: str | None = None) -> lc.Trials:
-    """Read a demo set once per server (shared by all sessions; read-only) and pre-compute its sort and PAV."""
+    """Read a demo set once per server and hour (shared by all sessions; read-only); sort and PAV it at once."""
     loaded = lc.read_trials(path, name=name)
     trials = dataclasses.replace(loaded[system], name=name) if system else loaded
     trials.sorted.pav  # noqa: B018 - warm the cache: the first Evaluate visit is then instant
@@ -121,9 +120,9 @@ MULTICLASS_DEMOS = [
 ]
 
 
-@st.cache_resource(show_spinner=False)
+@_state.cached()
 def load_multiclass_demo(index: int) -> lc.MulticlassScores:
-    """A demo set, read once per server through the public reader (shared read-only by all sessions)."""
+    """A demo set, read once per server and hour through the public reader (shared read-only by all sessions)."""
     demo = MULTICLASS_DEMOS[index]
     folder = MULTICLASS_DIR / demo.folder
     return lc.read_multiclass(folder / "scores.npy", labels=folder / "targets.npy", score_type=demo.score_type,
@@ -149,10 +148,10 @@ MATRIX_DEMOS = {
 }
 
 
-@st.cache_resource(show_spinner=False)
+@_state.cached()
 def load_matrix_demo(folder: str, name: str, matrix_file: str, reference_file: str, system_file: str | None):
-    """A demo matrix with its reference and, where there is one, a full system's output; read once per server
-    (shared, read-only)."""
+    """A demo matrix with its reference and, where there is one, a full system's output; read once per server and
+    hour (shared, read-only)."""
     directory = ASSETS / folder
     matrix = lc.read_similarity(directory / matrix_file, reference=directory / reference_file, name=name)
     system = lc.read_rttm(directory / system_file) if system_file else None

@@ -17,11 +17,9 @@ import pandas as pd
 import streamlit as st
 
 import llrcore as lc
-from llrcore.diarization import METHODS, PRESETS, bootstrap_diarization, score_system
-from llrcore.diarization.system_scoring import AVERAGES, COLLAR_CONVENTIONS, CONVENTIONS, EXTENTS
+from app_pages import _state
 from app_pages._loaded import MATRICES
 from app_pages._registry import LoadedMatrix
-from app_pages._store import LRUStore
 from app_pages._uploads import read_user_file
 
 VBX_PUBLISHED_DER = 7.06  # VBx README, "Run the example": ES2005a, dscore --collar 0.25 --ignore_overlaps
@@ -31,7 +29,7 @@ PRESET_LABELS = {"synthetic-cosine": "Learnt: synthetic cosines", "simulated-pld
 #: The score models of the Bayesian method, both tabs: the library's default (by the kind of scores), the recording's
 #: own two-Gaussian fit, then every preset of the library.
 PRIOR_NAMES = {None: "By the kind of scores (default)", "recording": "From this recording",
-               **{name: PRESET_LABELS.get(name, f"Learnt: {name}") for name in PRESETS}}
+               **{name: PRESET_LABELS.get(name, f"Learnt: {name}") for name in lc.diarization.PRESETS}}
 MATRIX_HELP = ("NumPy `.npy` (one square array) or `.npz` (several matrices allowed; arrays `start`/`end` give the "
                "segment times); or CSV/TSV/text with N rows of N numbers (header and name column optional).")
 
@@ -39,7 +37,7 @@ MATRIX_HELP = ("NumPy `.npy` (one square array) or `.npz` (several matrices allo
 # ----- an uploaded matrix --------------------------------------------------------------------------------------------
 
 
-@st.cache_resource(show_spinner=False, max_entries=8, ttl="1h")
+@_state.cached(entries=8)
 def parse_upload(ids: tuple, key: str | None, _matrix, _segments, _reference):
     """(SimilarityMatrix, None) or (None, a sentence), cached by the uploads' file ids and the chosen key."""
     name = getattr(_matrix, "name", "the file")
@@ -54,10 +52,10 @@ def upload_box() -> None:
     """Uploaders for a matrix, its segment times and a reference; a good set is added and chosen, a bad one
     reported (what was loaded stays)."""
     with st.expander("Upload a similarity matrix", icon=":material/upload_file:",
-                     expanded=st.session_state.get("diar_upload") is not None):
+                     expanded=_state.DIAR_UPLOAD.peek() is not None):
         matrix_column, segments_column, reference_column = st.columns(3)
         upload = matrix_column.file_uploader("Similarity matrix", type=["npy", "npz", "csv", "tsv", "txt", "gz"],
-                                             key="diar_upload", help=MATRIX_HELP)
+                                             key=_state.DIAR_UPLOAD.name, help=MATRIX_HELP)
         segments = segments_column.file_uploader(
             "Segment times (optional)", key="diar_segments",
             help="Kaldi `segments` file (`<segment> <recording> <start> <end>`) or two columns `start end`, one "
@@ -85,11 +83,11 @@ def upload_box() -> None:
     for note in matrix.notes:
         st.warning(note, icon=":material/warning:")
     MATRICES.put(label, LoadedMatrix(matrix, f"upload: {upload.name}", data_key))
-    st.session_state["diar_set"] = label
+    _state.DIAR_SET.set(label)
     st.success(f"Loaded {upload.name}: {matrix.n_segments:,} segments.", icon=":material/check_circle:")
 
 
-@st.cache_resource(show_spinner=False, max_entries=8, ttl="1h")
+@_state.cached(entries=8)
 def _matrix_keys(file_id: str, _upload) -> list[str]:
     try:
         _upload.seek(0)
@@ -128,11 +126,10 @@ class Settings:
 # ----- clustering, on demand, with progress --------------------------------------------------------------------------
 
 
-@st.cache_resource(show_spinner=False)
-def _store() -> LRUStore:
-    """Clustering results by (data key, method, options), shared by the server's sessions. Not ``st.cache_resource``
-    on the clustering function itself: the Bayesian model reports its progress to the page while it runs."""
-    return LRUStore(size=24)
+def _store():
+    """Clustering results by (data key, method, options), shared by the server's sessions. Not cached by
+    :func:`~app_pages._state.cached`: the Bayesian model reports its progress to the page while it runs."""
+    return _state.store("clusterings", 24)
 
 
 def _result_key(loaded: LoadedMatrix, method: str, settings_: Settings) -> tuple:
@@ -142,7 +139,7 @@ def _result_key(loaded: LoadedMatrix, method: str, settings_: Settings) -> tuple
 def cached_results(record: LoadedMatrix, settings_: Settings) -> dict:
     """method -> ClusteringResult of the methods already clustered with these settings."""
     store = _store()
-    results = {m: store.get(_result_key(record, m, settings_)) for m in METHODS}
+    results = {m: store.get(_result_key(record, m, settings_)) for m in lc.diarization.METHODS}
     return {m: r for m, r in results.items() if r is not None}
 
 
@@ -209,8 +206,8 @@ def show_comparison(table: pd.DataFrame, matrix) -> None:
     })
     notes = [note for note in (not_measured_note(table),) if note]
     if table["DER"].notna().any():
-        notes.append(f"DER with a collar of {st.session_state.get('diar_collar', 0.25):g} s per side"
-                     + (", overlapped speech ignored" if st.session_state.get("diar_skip_overlap", True) else "")
+        notes.append(f"DER with a collar of {_state.DIAR_COLLAR.peek(0.25):g} s per side"
+                     + (", overlapped speech ignored" if _state.DIAR_SKIP_OVERLAP.peek(True) else "")
                      + " (md-eval's DER: a speaker's own overlapping turns merged, as md-eval and dscore do).")
     if any(table["method"].str.startswith("VBx")):
         notes.append(f"VBx's published DER on ES2005a is {VBX_PUBLISHED_DER:.2f} % (collar 0.25 s, overlap "
@@ -266,22 +263,24 @@ def scoring_section() -> None:
     c0, c1, c2, c3, c4, c5 = st.columns([1.6, 1, 2, 1.3, 2, 1.8])
     collar = c1.number_input("Collar (s)", min_value=0.0, value=0.25, step=0.05, key="diar_score_collar")
     options = dict(
-        convention=c0.radio("DER as", CONVENTIONS, format_func=WHOSE_DER.get, key="diar_score_der_convention",
+        convention=c0.radio("DER as", lc.diarization.CONVENTIONS, format_func=WHOSE_DER.get,
+                            key="diar_score_der_convention",
                             help="md-eval and dscore merge a speaker's own overlapping turns first; pyannote.metrics "
                                  "counts each (the same speaker said twice at once is a false alarm)."),
         collar=collar,
-        collar_convention=c2.radio("Collar is", COLLAR_CONVENTIONS, format_func=CONVENTION_LABELS.get,
+        collar_convention=c2.radio("Collar is", lc.diarization.COLLAR_CONVENTIONS, format_func=CONVENTION_LABELS.get,
                                    key="diar_score_convention"),
         skip_overlap=not c3.checkbox("Score overlap", key="diar_score_overlap"),
-        extent=c4.radio("Without a UEM, score from first to last turn of", EXTENTS,
+        extent=c4.radio("Without a UEM, score from first to last turn of", lc.diarization.EXTENTS,
                         format_func=CONVENTION_LABELS.get, key="diar_score_extent"),
-        average=c5.radio("Over recordings", AVERAGES, format_func=CONVENTION_LABELS.get, key="diar_score_average"))
+        average=c5.radio("Over recordings", lc.diarization.AVERAGES, format_func=CONVENTION_LABELS.get,
+                         key="diar_score_average"))
     system, system_names, error = _rttms(systems, ES2005A / "ES2005a.vbx_output_reproduced_here.rttm")
     reference, reference_names, error2 = _rttms(references, ES2005A / "ES2005a.rttm")
     uem, error3 = (None, None) if uem_upload is None else read_user_file(uem_upload.name,
                                                                          lambda: lc.read_uem(uem_upload))
     scores, error4 = (None, None) if error or error2 or error3 else read_user_file(
-        "the scoring", lambda: score_system(reference, system, uem=uem, **options))
+        "the scoring", lambda: lc.diarization.score_system(reference, system, uem=uem, **options))
     if error or error2 or error3 or error4:
         st.error(error or error2 or error3 or error4, icon=":material/error:")
         return
@@ -293,7 +292,7 @@ def scoring_section() -> None:
     m2.metric(f"JER ({'dscore' if scores.conventions.convention == 'md-eval' else whose})",
               f"{summary['JER %']:.2f} %")
     m3.metric("Right speaker count", f"{summary['right speaker count %']:.0f} % of {int(summary['recordings'])}")
-    boot = bootstrap_diarization(scores)
+    boot = lc.diarization.bootstrap_diarization(scores)
     st.markdown(boot.paragraph())
     st.markdown("\n".join(f"- {sentence}" for sentence in scores.sentences))
     st.dataframe(scores.to_frame().round(2), key="diar_score_table")

@@ -4,7 +4,7 @@ pyannote.metrics' convention (``lc.cluster_recordings``, ``lc.diarization.score_
 interval's rule of ``lc.diarization.bootstrap_diarization``); the Bayesian method with the score model of each recording, a
 preset, or the one learnt from the other recordings (leave one out).
 
-The corpus in use and the tables already computed live in ``st.session_state`` under keys of their own
+The corpus in use and the tables already computed live in the session under keys of their own
 (``diar_corpus`` and ``diar_corpus_results``), so they survive a switch of tab or page.
 """
 from __future__ import annotations
@@ -15,6 +15,7 @@ import pandas as pd
 import streamlit as st
 
 import llrcore as lc
+from app_pages import _state
 from app_pages._diarization import WHOSE_DER, by_speakers_table
 from app_pages._uploads import read_user_file
 
@@ -26,12 +27,12 @@ SECONDS = ("speech (s)", "missed (s)", "false alarm (s)", "confusion (s)")
 OTHERS = "others"
 
 
-@st.cache_resource(show_spinner=False)
+@_state.cached()
 def demo_corpus() -> tuple:
     return lc.read_corpus(DEMO_FOLDER)
 
 
-@st.cache_resource(show_spinner=False, max_entries=4, ttl="1h")
+@_state.cached(entries=4)
 def parse_uploads(ids: tuple, _uploads: list):
     """(matrices, None) or (None, a sentence naming the file), cached by the uploads' file ids."""
     for upload in _uploads:
@@ -39,7 +40,7 @@ def parse_uploads(ids: tuple, _uploads: list):
     return read_user_file("the uploaded files", lambda: lc.read_corpus(_uploads))
 
 
-@st.cache_resource(show_spinner=False, max_entries=4, ttl="1h")
+@_state.cached(entries=4)
 def _learnt(data_key, _matrices: tuple):
     """(BlockModelPrior, None) learnt from the corpus's references, or (None, the sentence saying why not)."""
     try:
@@ -51,7 +52,7 @@ def _learnt(data_key, _matrices: tuple):
 def loaded_corpus_model():
     """The score model learnt from the corpus loaded on this tab and what that corpus is; (None, why not) when there
     is no corpus or it cannot teach one (no recording of two speakers or more)."""
-    loaded = st.session_state.get("diar_corpus")
+    loaded = _state.DIAR_CORPUS.peek()
     if loaded is None:
         return None, "no corpus is loaded in Several recordings"
     data_key, description, matrices = loaded
@@ -68,17 +69,17 @@ def load_box() -> None:
         "in seconds) and `<name>.rttm` (its reference), paired by name.")
     if demo_column.button("The demo corpus", icon=":material/folder_open:", key="diar_corpus_demo",
                           width="stretch", help="Six recordings of the development corpus (assets/diarization_corpus)"):
-        st.session_state["diar_corpus"] = ("demo", DEMO_NAME, demo_corpus())
+        _state.DIAR_CORPUS.set(("demo", DEMO_NAME, demo_corpus()))
     if uploads:
         ids = tuple(sorted(u.file_id for u in uploads))
-        if st.session_state.get("diar_corpus", ("",))[0] != ids:
+        if _state.DIAR_CORPUS.peek(("",))[0] != ids:
             with st.spinner(f"Reading {len(uploads)} files…"):
                 matrices, error = parse_uploads(ids, list(uploads))
             if error:
                 st.error(error, icon=":material/error:")
             else:
                 plural = "s" if len(matrices) > 1 else ""
-                st.session_state["diar_corpus"] = (ids, f"{len(matrices)} uploaded recording{plural}", matrices)
+                _state.DIAR_CORPUS.set((ids, f"{len(matrices)} uploaded recording{plural}", matrices))
 
 
 def run(key: tuple, matrices: tuple, method: str, collar: float, prior: str | None, convention: str) -> None:
@@ -96,13 +97,13 @@ def run(key: tuple, matrices: tuple, method: str, collar: float, prior: str | No
         return
     finally:
         bar.empty()
-    st.session_state.setdefault("diar_corpus_results", {})[key] = (scores, hypotheses)
+    _state.DIAR_CORPUS_RESULTS.get()[key] = (scores, hypotheses)
 
 
 def show(system: lc.diarization.SystemScores, hypotheses: pd.DataFrame, method: str) -> None:
     scores = system.corpus
     table = scores.to_frame()
-    total = table.loc[lc.diarization.corpus.TOTAL]
+    total = table.loc[lc.diarization.TOTAL]
     columns = st.columns(5)
     whose = WHOSE_DER[scores.convention]
     columns[0].metric("DER (total)", f"{total['DER %']:.2f} %",
@@ -144,7 +145,7 @@ def corpus_section(method_names: dict, prior_names: dict) -> None:
     st.caption("Several recordings at once: does a method hold on recordings it was not tuned on? Each recording "
                "is clustered alone; DER, JER, purity and coverage per recording and over the whole corpus.")
     load_box()
-    loaded = st.session_state.get("diar_corpus")
+    loaded = _state.DIAR_CORPUS.peek()
     if loaded is None:
         st.info("Upload matrices with their RTTMs, or load **The demo corpus**.", icon=":material/info:")
         return
@@ -173,7 +174,7 @@ def corpus_section(method_names: dict, prior_names: dict) -> None:
     key = (data_key, method, float(collar), prior, convention)
     if pressed:
         run(key, matrices, method, float(collar), prior, convention)
-    result = st.session_state.get("diar_corpus_results", {}).get(key)
+    result = _state.DIAR_CORPUS_RESULTS.get().get(key)
     if result is None:
         st.info("Press **Run** to cluster every recording.", icon=":material/info:")
         return

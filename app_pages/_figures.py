@@ -8,7 +8,8 @@ import logging
 
 import streamlit as st
 
-from llrcore import export, plots
+import llrcore as lc
+
 
 log = logging.getLogger(__name__)
 
@@ -32,13 +33,13 @@ def show_figure(make, stem: str, caption: str | None = None, *, data=None) -> No
         st.caption(caption)
     buttons = st.container(horizontal=True, wrap=True)  # as wide as their labels, even in a narrow column
     buttons.download_button(
-        "Data as CSV", lambda: (data() if data else plots.figure_to_frame(fig)).to_csv(index=False).encode(),
+        "Data as CSV", lambda: (data() if data else lc.plots.figure_to_frame(fig)).to_csv(index=False).encode(),
         file_name=f"{stem}.csv",
         mime="text/csv", icon=":material/download:", key=f"{stem}_csv", on_click="ignore",
     )
-    problem = export.export_problem()
+    problem = lc.export_problem()
     buttons.download_button(
-        "Figure as SVG", lambda: export.figure_to_image(fig, "svg"), file_name=f"{stem}.svg", mime="image/svg+xml",
+        "Figure as SVG", lambda: lc.figure_to_image(fig, "svg"), file_name=f"{stem}.svg", mime="image/svg+xml",
         icon=":material/image:", key=f"{stem}_svg", on_click="ignore", disabled=problem is not None,
         help=problem or "Vector graphics for papers and slides (drawn by the system's Chromium).",
     )

@@ -12,11 +12,12 @@ import llrcore as lc
 from app_pages._demos import demo_matrices, demo_score_sets, demo_systems
 import streamlit as st
 
+from app_pages import _state
 from app_pages._registry import LoadedMatrix, LoadedScores, LoadedSystem, Registry
 
-SYSTEMS: Registry[LoadedSystem] = Registry("systems", demo_systems)
-SCORE_SETS: Registry[LoadedScores] = Registry("mc_sets", demo_score_sets)
-MATRICES: Registry[LoadedMatrix] = Registry("diar_sets", demo_matrices)
+SYSTEMS: Registry[LoadedSystem] = Registry(_state.SYSTEMS, demo_systems)
+SCORE_SETS: Registry[LoadedScores] = Registry(_state.SCORE_SETS, demo_score_sets)
+MATRICES: Registry[LoadedMatrix] = Registry(_state.MATRICES, demo_matrices)
 
 
 def trials_by_name(role: str | None = None, names=None) -> dict[str, lc.Trials]:
@@ -28,14 +29,14 @@ def trials_by_name(role: str | None = None, names=None) -> dict[str, lc.Trials]:
 def _keep_choice(key: str) -> None:
     """``on_change`` of a choice of systems: the chosen sets' ids go to the page's own state (they survive renames)."""
     ids = {name: system.id for name, system in SYSTEMS.sets().items()}
-    st.session_state[f"{key}_kept"] = [ids[name] for name in st.session_state.get(key, []) if name in ids]
+    _state.CHOSEN[key].set([ids[name] for name in _state.Key(key).peek([]) if name in ids])
 
 
 def chosen_systems(key: str, label: str, role: str | None = "evaluation", **options) -> list[str]:
     """A multiselect of the loaded systems whose choice survives page switches and takes in new sets.
 
-    The choice lives in ``st.session_state[key + "_kept"]`` (the sets' ids, in the order chosen), the ids the page has
-    seen in ``key + "_seen"``; the widget (key `key`) is only its view, set from it before it is drawn, and its
+    The choice lives in ``_state.CHOSEN[key]`` (the sets' ids, in the order chosen), the ids the page has seen in
+    ``_state.SEEN[key]``; the widget (key `key`) is only its view, set from it before it is drawn, and its
     ``on_change`` writes it back (Streamlit deletes a widget's state on a page that does not draw it). On the first
     visit the choice is the sets of `role` (every set when there are none, or when `role` is None); afterwards a set
     loaded since the page last drew the choice (an upload, a demo set, a calibration added) joins it when it is of
@@ -45,14 +46,14 @@ def chosen_systems(key: str, label: str, role: str | None = "evaluation", **opti
     ids = {name: system.id for name, system in loaded.items()}
     names = {system_id: name for name, system_id in ids.items()}
     default = [name for name, system in loaded.items() if role is None or system.role == role] or list(loaded)
-    kept = st.session_state.get(f"{key}_kept")
+    kept = _state.CHOSEN[key].peek()
     if kept is None:
         chosen = [ids[name] for name in default]
     else:  # a choice written by another page before this one drew it (Calibrate's "Add") is taken as it is
-        seen = set(st.session_state.get(f"{key}_seen", ids.values()))
+        seen = set(_state.SEEN[key].peek(ids.values()))
         chosen = [*kept, *(ids[name] for name in default if ids[name] not in seen and ids[name] not in kept)]
     chosen = [system_id for system_id in chosen if system_id in names]  # sets removed meanwhile leave it
-    st.session_state[f"{key}_kept"] = chosen
-    st.session_state[f"{key}_seen"] = list(names)
-    st.session_state[key] = [names[system_id] for system_id in chosen]
+    _state.CHOSEN[key].set(chosen)
+    _state.SEEN[key].set(list(names))
+    _state.Key(key).set([names[system_id] for system_id in chosen])
     return st.multiselect(label, list(loaded), key=key, on_change=_keep_choice, args=(key,), **options)

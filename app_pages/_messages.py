@@ -3,12 +3,14 @@ from __future__ import annotations
 
 import streamlit as st
 
+from app_pages import _state
+
 
 def flash(message: str, kind: str = "success") -> None:
     """Queue a message (``kind`` names an st function: success, info, warning, error) for the page's next run."""
-    st.session_state.setdefault("flash", []).append((kind, message))
+    _state.FLASHES.get().append((kind, message))
 
 
 def show_flashes() -> None:
-    for kind, message in st.session_state.pop("flash", []):
+    for kind, message in _state.FLASHES.pop() or []:
         getattr(st, kind)(message)

@@ -1,7 +1,7 @@
 """The operating point (P_target, C_miss, C_fa), one for the whole app: every page that asks for it shares it.
 
-The one source of truth is an :class:`llrcore.OperatingPoint` in ``st.session_state["operating_point"]``, filled in
-once per session. The widgets (keys ``op_preset``, ``op_p_target``, ``op_c_miss``, ``op_c_fa``) are only its view:
+The one source of truth is an :class:`llrcore.OperatingPoint` under ``_state.OPERATING_POINT``, filled in once per
+session. The widgets (keys ``op_preset``, ``op_p_target``, ``op_c_miss``, ``op_c_fa``) are only its view:
 before they are drawn their state is set from it, and their ``on_change`` callbacks write it back. A widget's own
 state cannot carry the value across pages: Streamlit deletes the state of widgets a page does not draw, and the
 pages draw these widgets in different layouts (the preset box on some pages only), so a page switch used to bring
@@ -13,10 +13,9 @@ import numpy as np
 import streamlit as st
 
 import llrcore as lc
+from app_pages import _state
 from app_pages._units import llr_text, odds_name, shown
 
-STATE_KEY = "operating_point"
-PRIMARY_KEY = "primary_cost"  # the NIST evaluation whose P_targets Evaluate's Cprimary averages
 CUSTOM = "Custom"
 #: label -> (operating point, the evaluation whose primary cost the Cprimary column then follows)
 PRESETS = {
@@ -29,17 +28,17 @@ PRESETS = {
     "EER-like (P = 0.5, Cmiss = 1, Cfa = 1)": (lc.OperatingPoint.equal_error(), "SRE12"),
 }
 DEFAULT, DEFAULT_PRIMARY = next(iter(PRESETS.values()))
-FIELDS = {"op_p_target": "p_target", "op_c_miss": "c_miss", "op_c_fa": "c_fa"}
+FIELDS = {_state.OP_P_TARGET: "p_target", _state.OP_C_MISS: "c_miss", _state.OP_C_FA: "c_fa"}
 
 
 def current() -> lc.OperatingPoint:
     """The app's operating point (the default preset until someone changes it)."""
-    return st.session_state.setdefault(STATE_KEY, DEFAULT)
+    return _state.OPERATING_POINT.get(DEFAULT)
 
 
 def primary() -> str:
     """The NIST evaluation whose primary cost the Evaluate page's Cprimary follows (set by the presets)."""
-    return st.session_state.setdefault(PRIMARY_KEY, DEFAULT_PRIMARY)
+    return _state.PRIMARY_COST.get(DEFAULT_PRIMARY)
 
 
 def _preset_of(op: lc.OperatingPoint, evaluation: str) -> str:
@@ -52,18 +51,19 @@ def _preset_of(op: lc.OperatingPoint, evaluation: str) -> str:
 
 
 def _on_preset() -> None:
-    preset = PRESETS.get(st.session_state["op_preset"])
+    preset = PRESETS.get(_state.OP_PRESET.get())
     if preset is not None:
-        st.session_state[STATE_KEY], st.session_state[PRIMARY_KEY] = preset
+        _state.OPERATING_POINT.set(preset[0])
+        _state.PRIMARY_COST.set(preset[1])
 
 
 def update(**values: float) -> None:
     """Change some of ``p_target``, ``c_miss``, ``c_fa`` of the app's operating point (a page's own controls)."""
-    st.session_state[STATE_KEY] = lc.OperatingPoint(**{**vars(current()), **values})
+    _state.OPERATING_POINT.set(lc.OperatingPoint(**{**vars(current()), **values}))
 
 
 def _on_value() -> None:
-    update(**{field: st.session_state[key] for key, field in FIELDS.items() if key in st.session_state})
+    update(**{field: key.get() for key, field in FIELDS.items() if key.is_set()})
 
 
 def operating_point(title: str = "Operating point", *, presets: bool = True, compact: bool = False) \
@@ -74,23 +74,25 @@ def operating_point(title: str = "Operating point", *, presets: bool = True, com
     """
     op = current()
     for key, field in FIELDS.items():  # the widgets show the one operating point, whatever they held before
-        st.session_state[key] = getattr(op, field)
-    st.session_state["op_preset"] = _preset_of(op, primary())
+        key.set(getattr(op, field))
+    _state.OP_PRESET.set(_preset_of(op, primary()))
     st.markdown(f"**{title}**")
     if presets:
-        st.selectbox("Preset", [*PRESETS, CUSTOM], key="op_preset", on_change=_on_preset)
+        st.selectbox("Preset", [*PRESETS, CUSTOM], key=_state.OP_PRESET.name, on_change=_on_preset)
     if compact:
         p_column = st.container()
         miss_column, fa_column = st.columns(2)
     else:
         p_column, miss_column, fa_column = st.columns(3)
     p_column.number_input(
-        "P_target", min_value=1e-6, max_value=1 - 1e-6, step=0.001, format="%g", key="op_p_target",
+        "P_target", min_value=1e-6, max_value=1 - 1e-6, step=0.001, format="%g", key=_state.OP_P_TARGET.name,
         on_change=_on_value, help="Prior probability of a target trial.",
     )
-    miss_column.number_input("C_miss", min_value=1e-6, step=1.0, format="%g", key="op_c_miss", on_change=_on_value,
+    miss_column.number_input("C_miss", min_value=1e-6, step=1.0, format="%g", key=_state.OP_C_MISS.name,
+                             on_change=_on_value,
                              help="Cost of missing a target.")
-    fa_column.number_input("C_fa", min_value=1e-6, step=1.0, format="%g", key="op_c_fa", on_change=_on_value,
+    fa_column.number_input("C_fa", min_value=1e-6, step=1.0, format="%g", key=_state.OP_C_FA.name,
+                           on_change=_on_value,
                            help="Cost of a false alarm.")
     st.caption(
         f"Effective prior {odds_name()} **{shown(op.plo_eff):+.3f}** (effective P_target {op.p_eff:.4g}): "

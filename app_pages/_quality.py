@@ -11,6 +11,7 @@ from dataclasses import replace
 import streamlit as st
 
 import llrcore as lc
+from app_pages import _state
 from app_pages._calibration_controls import md
 from app_pages._tables import fitting_numbers, metric_columns
 
@@ -36,7 +37,7 @@ def choose_quality(trials: lc.Trials | None, key: str) -> tuple[str, ...]:
     return tuple(c for c in chosen if c in columns)
 
 
-@st.cache_resource(show_spinner=False, max_entries=16, ttl="1h")
+@_state.cached()
 def quality_calibrated(train_id: str, test_id: str | None, quality: tuple[str, ...], alpha: float | None,
                        beta: float | None, plo: float, op: lc.OperatingPoint, _train: lc.Trials,
                        _test: lc.Trials | None):

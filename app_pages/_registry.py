@@ -1,10 +1,10 @@
 """What a session has loaded: one typed registry for every kind of data set.
 
-A registry keeps, in ``st.session_state[<its key>]``, an ordered ``label -> LoadedSet`` of one kind: binary systems
-(:class:`LoadedSystem`, a ``Trials`` with its role), multiclass score sets (:class:`LoadedScores`) and similarity
-matrices (:class:`LoadedMatrix`). A set's ``id`` never changes (widget keys and caches use it); its label can. The
-data objects are the ones the cached loaders return (``st.cache_resource``): never copied, so a ``Trials``'s sort and
-PAV are computed once and serve every page. Pages change a registry only through its methods.
+A registry keeps, under its session key (``_state.SYSTEMS``, ...), an ordered ``label -> LoadedSet`` of one kind: binary
+systems (:class:`LoadedSystem`, a ``Trials`` with its role), multiclass score sets (:class:`LoadedScores`) and
+similarity matrices (:class:`LoadedMatrix`). A set's ``id`` never changes (widget keys and caches use it); its label
+can. The data objects are the ones the cached loaders return (``_state.cached``): never copied, so a ``Trials``'s sort
+and PAV are computed once and serve every page. Pages change a registry only through its methods.
 """
 from __future__ import annotations
 
@@ -16,9 +16,9 @@ from functools import cached_property
 from typing import Generic, TypeVar
 
 import pandas as pd
-import streamlit as st
 
 import llrcore as lc
+from app_pages._state import Key
 
 ROLES = ("evaluation", "development")
 ROLE_HELP = "Development sets train calibration; evaluation sets are only scored."
@@ -95,20 +95,20 @@ Loaded = TypeVar("Loaded", LoadedSystem, LoadedScores, LoadedMatrix)
 
 
 class Registry(Generic[Loaded]):
-    """The loaded sets of one kind, ``label -> set`` in load order, kept in ``st.session_state[key]``.
+    """The loaded sets of one kind, ``label -> set`` in load order, kept in the session under `key`.
 
     `first_visit` returns the sets a session starts with (the demos), loaded on the first use in a session.
     """
 
-    def __init__(self, key: str, first_visit: Callable[[], dict[str, Loaded]]):
+    def __init__(self, key: Key[dict[str, Loaded]], first_visit: Callable[[], dict[str, Loaded]]):
         self.key = key
         self._first_visit = first_visit
 
     def sets(self) -> dict[str, Loaded]:
         """``label -> set``, filled with the demos on a session's first use."""
-        if self.key not in st.session_state:
-            st.session_state[self.key] = self._first_visit()
-        return st.session_state[self.key]
+        if not self.key.is_set():
+            self.key.set(self._first_visit())
+        return self.key.get()
 
     def add(self, label: str, loaded: Loaded) -> str:
         """Add under a free label (``label``, or ``label (2)``, ...) and return the label used."""
@@ -134,7 +134,7 @@ class Registry(Generic[Loaded]):
             return "A name is needed."
         if new in sets:
             return f"There is already one named {new!r}."
-        st.session_state[self.key] = {(new if label == old else label): s for label, s in sets.items()}
+        self.key.set({(new if label == old else label): s for label, s in sets.items()})
         return None
 
     def by_id(self, set_id: str) -> tuple[str | None, Loaded | None]:

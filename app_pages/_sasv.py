@@ -8,6 +8,7 @@ import pandas as pd
 import streamlit as st
 
 import llrcore as lc
+from app_pages import _state
 from app_pages._loaded import SYSTEMS
 
 TEER, ADCF = "t-EER %", "min a-DCF (ASV)"
@@ -19,7 +20,7 @@ ADCF_HELP = ("Minimum a-DCF (Shim et al., Odyssey 2024) of the ASV's own scores 
              "non-target and for a spoof), normalised (1 = no better than accepting or rejecting everything).")
 
 
-@st.cache_resource(show_spinner=False, max_entries=64)
+@_state.cached(entries=64)
 def _table(cm_id: str, asv_id: str, by: str | None, _result: lc.TandemEvaluation) -> pd.DataFrame:
     return lc.sasv_table(_result)
 
@@ -39,7 +40,7 @@ TEER_CONVENTIONS_TEXT = ("ASVspoof 5's evaluation package walks its curves one t
                          "3000th point).")
 
 
-@st.cache_resource(show_spinner=False, max_entries=64)
+@_state.cached(entries=64)
 def _conventions(ids: tuple, _results: dict) -> pd.DataFrame:
     return lc.tandem_teer_conventions(_results)
 

@@ -31,7 +31,7 @@ from pathlib import Path
 import streamlit as st
 
 import llrcore as lc
-from app_pages import _operating_point, _units
+from app_pages import _operating_point, _state, _units
 from app_pages._demos import DEMO_SETS, system_demo
 from app_pages._loaded import SYSTEMS
 from app_pages._registry import ROLES, LoadedSystem
@@ -49,7 +49,6 @@ SYSTEM_ID = re.compile(r"[0-9a-f]{10}")
 MANIFEST = "session.json"
 VERSION = 1
 SCALES = ("ln", "log10")
-ID_KEY, SAVED_KEY, TOUCHED_KEY = "session_id", "session_saved", "session_touched"
 KEPT_NOTE = (f":material/history: Kept on this server for {KEPT_HOURS} h after last use, under this tab's link: your "
              "uploads, names, roles and settings. Anyone with the link sees the same data: do not share it if the data "
              "is confidential.")
@@ -192,8 +191,8 @@ def manifest() -> dict:
     systems = [{"id": system.id, "name": name, "role": system.role, "source": system.source, "origin": system.origin}
                for name, system in SYSTEMS.sets().items() if system.origin is not None]
     ids = {entry["id"] for entry in systems}
-    choices = {key: [i for i in value if i in ids] for key, value in st.session_state.items()
-               if key.endswith("_kept") and isinstance(value, list) and all(isinstance(i, str) for i in value)}
+    choices = {_state.CHOSEN[page].name: [i for i in value if i in ids] for page, value in _state.CHOSEN.present()
+               if isinstance(value, list) and all(isinstance(i, str) for i in value)}
     return {"version": VERSION, "systems": systems, "choices": choices,
             "settings": {"operating_point": [op.p_target, op.c_miss, op.c_fa],
                          "primary_cost": _operating_point.primary(), "llr_units": _units.current()}}
@@ -280,14 +279,14 @@ def _restore_settings(settings) -> None:
     settings = settings if isinstance(settings, dict) else {}
     try:
         p_target, c_miss, c_fa = settings.get("operating_point")
-        st.session_state[_operating_point.STATE_KEY] = lc.OperatingPoint(p_target, c_miss, c_fa)
+        _state.OPERATING_POINT.set(lc.OperatingPoint(p_target, c_miss, c_fa))
     except (TypeError, ValueError):
         pass
     primary, units = settings.get("primary_cost"), settings.get("llr_units")
     if isinstance(primary, str) and primary in {evaluation for _, evaluation in _operating_point.PRESETS.values()}:
-        st.session_state[_operating_point.PRIMARY_KEY] = primary
+        _state.PRIMARY_COST.set(primary)
     if isinstance(units, str) and units in _units.LABELS:
-        st.session_state[_units.STATE_KEY] = units
+        _state.LLR_UNITS.set(units)
 
 
 def restore(folder: Path, kept: dict) -> list[tuple[str, str]]:
@@ -305,12 +304,13 @@ def restore(folder: Path, kept: dict) -> list[tuple[str, str]]:
             problems.append(("warning", f"The kept system {label or 'without a name'} could not be restored: {err}."))
             continue
         systems[name] = loaded
-    st.session_state[SYSTEMS.key] = systems
+    SYSTEMS.key.set(systems)
     ids = {loaded.id for loaded in systems.values()}
     choices = kept.get("choices") if isinstance(kept.get("choices"), dict) else {}
     for key, value in choices.items():
-        if isinstance(key, str) and key.endswith("_kept") and isinstance(value, list):
-            st.session_state[key] = [i for i in value if isinstance(i, str) and i in ids]
+        page = _state.CHOSEN.part(key) if isinstance(key, str) else None
+        if page is not None and isinstance(value, list):
+            _state.CHOSEN[page].set([i for i in value if isinstance(i, str) and i in ids])
     _restore_settings(kept.get("settings"))
     files = {(file["sha"], file["name"]) for loaded in systems.values() for file in _files_of(loaded.origin)}
     what = f"{len(files)} uploaded file{'' if len(files) == 1 else 's'} and your settings" if files else \
@@ -324,13 +324,13 @@ def restore(folder: Path, kept: dict) -> list[tuple[str, str]]:
 
 def _folder() -> Path | None:
     """This session's folder, or None when the server keeps nothing (its folder cannot be used)."""
-    sid = st.session_state.get(ID_KEY)
+    sid = _state.SESSION_ID.get()
     return None if sid is None else session_folder(default_root(), sid)
 
 
 def note() -> str:
     """What the Data page says is kept across a reload, and for how long."""
-    return KEPT_NOTE if st.session_state.get(ID_KEY) else NOT_KEPT_NOTE
+    return KEPT_NOTE if _state.SESSION_ID.get() else NOT_KEPT_NOTE
 
 
 def _start() -> list[tuple[str, str]]:
@@ -354,7 +354,7 @@ def _start() -> list[tuple[str, str]]:
     if sid is None:
         sid = new_sid()
         SYSTEMS.sets()
-    st.session_state[ID_KEY] = sid
+    _state.SESSION_ID.set(sid)
     return messages
 
 
@@ -362,10 +362,10 @@ def begin() -> list[tuple[str, str]]:
     """Every run, before the page: on a session's first run restore or start it (the messages to show); then put the
     session's id in the address, where a page switch removed it."""
     messages = []
-    if SYSTEMS.key not in st.session_state:
+    if not SYSTEMS.key.is_set():
         with st.spinner("Loading the data…"):
             messages = _start()
-    sid = st.session_state.get(ID_KEY)
+    sid = _state.SESSION_ID.get()
     if sid is not None and st.query_params.get(PARAM) != sid:
         st.query_params[PARAM] = sid
     return messages
@@ -378,15 +378,15 @@ def save() -> None:
         return
     state = manifest()
     try:
-        if state != st.session_state.get(SAVED_KEY):
+        if state != _state.SESSION_SAVED.get():
             write_manifest(folder, state)
             drop_unused(folder, state)
-            st.session_state[SAVED_KEY] = state
-        elif time.time() - st.session_state.get(TOUCHED_KEY, 0.0) > TOUCH_EVERY:
+            _state.SESSION_SAVED.set(state)
+        elif time.time() - (_state.SESSION_TOUCHED.get() or 0.0) > TOUCH_EVERY:
             os.utime(folder / MANIFEST)
         else:
             return
-        st.session_state[TOUCHED_KEY] = time.time()
+        _state.SESSION_TOUCHED.set(time.time())
     except OSError as err:  # a full disk, a folder swept meanwhile: the page still works, only a reload loses it
         log.warning("session %s not kept: %s", folder.name, err)
 

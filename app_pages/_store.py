@@ -1,4 +1,5 @@
-"""A small store of results shared by the server's sessions, for work that shows its progress on the page.
+"""A small store of results shared by the server's sessions, for work that shows its progress on the page
+(``_state.store`` makes the app's stores, under its one caching policy).
 
 Not ``st.cache_resource`` on the working function itself: a function that updates a page element while it runs (a
 progress bar) cannot be cached by Streamlit, whose cache would replay the element on every hit (or refuse it with a

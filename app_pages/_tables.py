@@ -7,9 +7,6 @@ import pandas as pd
 import streamlit as st
 
 import llrcore as lc
-from llrcore.uncertainty.intervals import DEFAULT_METHOD, INTERVAL_METHODS
-from llrcore.binary.metrics import METHOD_COLUMN
-from llrcore.words import LARGEST_FIXED, number, with_interval
 from app_pages import _operating_point
 from app_pages._loaded import SYSTEMS
 
@@ -43,7 +40,7 @@ def with_intervals(table):
     for column, digits in INTERVAL_DIGITS.items():
         if f"{column} lower" not in table.columns:
             continue
-        shown[column] = [with_interval(v, lo, hi, digits) for v, lo, hi in
+        shown[column] = [lc.report.with_interval(v, lo, hi, digits) for v, lo, hi in
                          zip(table[column], table[f"{column} lower"], table[f"{column} upper"])]
     return shown.drop(columns=[c for c in shown.columns if c.endswith((" lower", " upper"))])
 
@@ -55,14 +52,15 @@ def split_intervals(table) -> tuple[pd.DataFrame, pd.DataFrame | None]:
     Values and intervals in one cell (``0.2213 [0.2043, 0.2509]``) made a table of three systems far wider than the
     page at 1600 px: cells were clipped or the last columns (minCprimary, "as LLRs") needed sideways scrolling."""
     limited = [column for column in INTERVAL_DIGITS if f"{column} lower" in table.columns]
-    numbers = table.drop(columns=[c for c in table.columns if c.endswith((" lower", " upper")) or c == METHOD_COLUMN])
+    numbers = table.drop(columns=[c for c in table.columns
+                                  if c.endswith((" lower", " upper")) or c == lc.METHOD_COLUMN])
     if not limited:
         return numbers, None
     names = [c for c in numbers.columns if numbers[c].dtype.kind == "O" and c != "as LLRs"]
     intervals = numbers[names].copy()
     for column in limited:
         digits = INTERVAL_DIGITS[column]
-        intervals[column] = [f"[{number(lo, digits)}, {number(hi, digits)}]"
+        intervals[column] = [f"[{lc.report.number(lo, digits)}, {lc.report.number(hi, digits)}]"
                              for lo, hi in zip(table[f"{column} lower"], table[f"{column} upper"])]
     return numbers, intervals
 
@@ -85,10 +83,10 @@ def interval_methods(table, level: float | None = None) -> str:
     """How a metrics table's intervals were made, from its ``interval method`` column: ``"95 % BCa bootstrap
     confidence intervals [lower, upper] (minDCF: 95 % out-of-bag bracket)"``, the metrics made otherwise in brackets; the
     default method at `level` for a table without the column."""
-    if METHOD_COLUMN not in table.columns:
+    if lc.METHOD_COLUMN not in table.columns:
         what = f"{100 * level:g} % " if level is not None else ""
-        return f"{what}{INTERVAL_METHODS[DEFAULT_METHOD]} bootstrap confidence intervals [lower, upper]"
-    parts = [text.split("; ") for text in table[METHOD_COLUMN].dropna()]
+        return f"{what}{lc.INTERVAL_METHODS[lc.DEFAULT_INTERVAL_METHOD]} bootstrap confidence intervals [lower, upper]"
+    parts = [text.split("; ") for text in table[lc.METHOD_COLUMN].dropna()]
     main = " / ".join(dict.fromkeys(p[0] for p in parts))
     others = "; ".join(dict.fromkeys(other for p in parts for other in p[1:]))
     return f"{main} bootstrap confidence intervals [lower, upper]" + (f" ({others})" if others else "")
@@ -96,13 +94,13 @@ def interval_methods(table, level: float | None = None) -> str:
 
 def fitting_numbers(table) -> pd.DataFrame:
     """The metric columns holding a number too long for a cell (a Cllr of 2.39e+305 has 306 digits at "%.4f") as
-    text written by :func:`~llrcore.words.number` (``2.39e+305``), with the column's decimals for the others."""
+    text written by :func:`lc.report.number <llrcore.report.number>` (``2.39e+305``), with the column's decimals for the others."""
     shown = table.copy()
     for column, (_, digits, _, _) in METRIC_FORMATS.items():
         if column in shown.columns and shown[column].dtype.kind == "f":
             values = shown[column].to_numpy()
-            if np.any(np.abs(values[np.isfinite(values)]) >= LARGEST_FIXED):
-                shown[column] = [number(value, int(digits[2:-1])) for value in values]
+            if np.any(np.abs(values[np.isfinite(values)]) >= lc.report.LARGEST_FIXED):
+                shown[column] = [lc.report.number(value, int(digits[2:-1])) for value in values]
     return shown
 
 
@@ -131,7 +129,7 @@ def metric_columns(table, evaluation: str | None = None) -> dict:
     under the same heading. `evaluation` names the primary cost of the Cprimary column (default the app's)."""
     config = {**count_columns("targets", "non-targets"), "as LLRs": VERDICT_COLUMN}
     evaluation = evaluation or _operating_point.primary()
-    p_targets = " and ".join(f"{p:g}" for p in lc.prior.primary_p_targets(evaluation))
+    p_targets = " and ".join(f"{p:g}" for p in lc.primary_p_targets(evaluation))
     cprimary_help = f"NIST {evaluation}'s primary cost: the mean normalised actual DCF at P_target = {p_targets}."
     for column, (heading, digits, help_text, width) in METRIC_FORMATS.items():
         help_text = cprimary_help if column == "Cprimary" else help_text

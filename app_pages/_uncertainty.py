@@ -10,15 +10,15 @@ from dataclasses import dataclass
 import streamlit as st
 
 import llrcore as lc
-from llrcore.uncertainty.intervals import DEFAULT_METHOD, INTERVAL_METHODS
-from app_pages import _operating_point
+from app_pages import _operating_point, _state
 from app_pages._loaded import SYSTEMS
 
-CACHE_KEY = "bootstrap_runs"
-METHOD = INTERVAL_METHODS[DEFAULT_METHOD]  # "BCa": how every interval the app shows is made
+METHOD = lc.INTERVAL_METHODS[lc.DEFAULT_INTERVAL_METHOD]  # "BCa": how every interval the app shows is made
 ONE_BY_ONE = "trials one by one"
 LEVELS = (0.9, 0.95, 0.99)
-SETTINGS_KEY = "unc_settings"  # the controls' values, kept for the session (their widgets' state is not)
+BOOTSTRAP_RUNS = 64  # the bootstrap runs the server keeps (a run per system, condition and setting shown)
+#: The controls' widget keys and first values; their values are kept for the session in _state.UNCERTAINTY_SETTINGS
+#: (their widgets' state is not).
 DEFAULTS = {"unc_by": [], "unc_on": False, "unc_reps": 1000, "unc_level": 0.95, "unc_group": ONE_BY_ONE}
 
 
@@ -50,7 +50,7 @@ def break_down_by(columns: list[str], *, key: str, container=None, **options) ->
 
 
 def _keep(key: str) -> None:
-    st.session_state.setdefault(SETTINGS_KEY, {})[key] = st.session_state[key]
+    _state.UNCERTAINTY_SETTINGS.get()[key] = _state.Key(key).get()
 
 
 def _restore(conditions: list[str], columns: list[str]) -> None:
@@ -58,11 +58,12 @@ def _restore(conditions: list[str], columns: list[str]) -> None:
     of widgets the new page does not draw, so widget keys alone forgot the choices. A column the chosen systems lack
     (or do not have as a condition) is left out of the view but kept in the settings (it returns with a system that
     has it)."""
-    kept = {**DEFAULTS, **st.session_state.get(SETTINGS_KEY, {})}
+    kept = {**DEFAULTS, **_state.UNCERTAINTY_SETTINGS.get()}
     kept["unc_by"] = [c for c in kept["unc_by"] if c in conditions]
     if kept["unc_group"] not in columns:
         kept["unc_group"] = ONE_BY_ONE
-    st.session_state.update(kept)
+    for key, value in kept.items():
+        _state.Key(key).set(value)
 
 
 def controls(chosen: dict[str, lc.Trials]) -> Settings:
@@ -91,15 +92,17 @@ def controls(chosen: dict[str, lc.Trials]) -> Settings:
             st.caption("The chosen systems' files carry no column besides scores and labels: nothing to break down "
                        "by, and intervals draw trials one by one.")
         elif conditions.left_out:
-            st.caption(lc.words.escape_markdown(conditions.note()))
+            st.caption(lc.report.escape_markdown(conditions.note()))
     return Settings(tuple(by), bool(intervals), int(replicates), float(level), None if group == ONE_BY_ONE else group,
                     _operating_point.primary())
 
 
 def run_once(key: tuple, label: str, compute) -> object:
-    """`compute(progress)` once per `key` in this session, with a progress bar while it runs."""
-    runs = st.session_state.setdefault(CACHE_KEY, {})
-    if key not in runs:
+    """`compute(progress)` once per `key` (which names the data by their ids), with a progress bar while it runs;
+    kept in the app's store of bootstrap runs (``_state.store``)."""
+    runs = _state.store("bootstrap runs", BOOTSTRAP_RUNS)
+    result = runs.get(key)
+    if result is None:
         bar = st.progress(0.0, text=f"{label}…")
 
         def progress(done: int, total: int) -> None:
@@ -107,10 +110,11 @@ def run_once(key: tuple, label: str, compute) -> object:
                 bar.progress(done / total, text=f"{label}… {done:,} of {total:,} replicates")
 
         try:
-            runs[key] = compute(progress)
+            result = compute(progress)
         finally:
             bar.empty()
-    return runs[key]
+        runs.put(key, result)
+    return result
 
 
 def _group(trials: lc.Trials, settings: Settings) -> str | None:
@@ -158,9 +162,9 @@ def show_comparison(result: lc.SystemComparison, metrics: tuple[str, ...], bette
     """A paired comparison as the pages show it: a sentence per metric of `metrics`, then the table of every metric,
     its column of how often B did better headed `better` (e.g. ``"B better in"``)."""
     for metric in metrics:
-        st.markdown(f"- {lc.words.escape_markdown(result.sentence(metric))}")
+        st.markdown(f"- {lc.report.escape_markdown(result.sentence(metric))}")
     table = result.to_frame(eer_percent=True).reset_index()  # the EER in % as in every other table of the app
-    table["metric"] = table["metric"].map({**lc.binary.metrics.METRIC_COLUMNS, "eer": "EER %"})
+    table["metric"] = table["metric"].map({**lc.METRIC_COLUMNS, "eer": "EER %"})
     st.dataframe(table, width="stretch", hide_index=True, column_config={
         c: st.column_config.NumberColumn(format="%.4f") for c in ("a", "b", "difference", "lower", "upper")} | {
         "b_better": st.column_config.NumberColumn(better, format="percent")})

@@ -1,8 +1,8 @@
 """The units LR values are shown in, one choice for the whole app: natural log (ln, the default) or log10.
 
-The one source of truth is ``st.session_state["llr_units"]`` ("ln" or "log10"), filled in once per session, as the
-operating point is (``_operating_point.py``). ``app.py`` draws the sidebar control on every page: before it is drawn
-its widget state (key ``llr_units_choice``) is set from the truth and its ``on_change`` writes the choice back, so a
+The one source of truth is ``_state.LLR_UNITS`` ("ln" or "log10"), filled in once per session, as the operating
+point is (``_operating_point.py``). ``app.py`` draws the sidebar control on every page: before it is drawn its widget
+state (``_state.LLR_UNITS_CHOICE``) is set from the truth and its ``on_change`` writes the choice back, so a
 sidebar page switch, which deletes the state of widgets, cannot lose it. The library computes in natural log; the
 pages pass :func:`current` to the figures' ``units=`` and write LLR numbers with :func:`llr_text`.
 """
@@ -10,30 +10,28 @@ from __future__ import annotations
 
 import streamlit as st
 
-from llrcore.plots._units import llr_factor, llr_unit
+import llrcore as lc
+from app_pages import _state
 
-STATE_KEY = "llr_units"
-WIDGET_KEY = "llr_units_choice"
-DEFAULT = "ln"
 LABELS = {"ln": "natural log (ln)", "log10": "log10"}
 
 
 def current() -> str:
     """``"ln"`` or ``"log10"``: the app's choice (natural log until someone changes it)."""
-    return st.session_state.setdefault(STATE_KEY, DEFAULT)
+    return _state.LLR_UNITS.get()
 
 
 def _on_change() -> None:
-    chosen = st.session_state.get(WIDGET_KEY)
+    chosen = _state.LLR_UNITS_CHOICE.get()
     if chosen in LABELS:  # a click on the chosen option unselects it: keep the choice
-        st.session_state[STATE_KEY] = chosen
+        _state.LLR_UNITS.set(chosen)
 
 
 def sidebar_control() -> str:
     """Draw "LR values in" in the sidebar and return the app's choice."""
-    st.session_state[WIDGET_KEY] = current()
+    _state.LLR_UNITS_CHOICE.set(current())
     st.sidebar.segmented_control(
-        "LR values in", list(LABELS), format_func=LABELS.get, key=WIDGET_KEY, on_change=_on_change,
+        "LR values in", list(LABELS), format_func=LABELS.get, key=_state.LLR_UNITS_CHOICE.name, on_change=_on_change,
         help="How LLRs are shown in figures, thresholds and tables of every page: natural-log LLRs (llrcore's own "
              "units) or log10 LRs (as forensic reports write them). Computation is always in natural log.")
     return current()
@@ -41,12 +39,12 @@ def sidebar_control() -> str:
 
 def unit() -> str:
     """``"log10 LR"`` or ``"ln LR"``: how a column or an axis of LLRs in the app's units is labelled."""
-    return llr_unit(current())
+    return lc.plots.llr_unit(current())
 
 
 def shown(llr: float) -> float:
     """A natural-log LLR in the app's units."""
-    return float(llr) * llr_factor(current())
+    return float(llr) * lc.plots.llr_factor(current())
 
 
 def llr_text(llr: float, spec: str = "+.3f") -> str:

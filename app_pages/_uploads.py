@@ -16,6 +16,7 @@ from pathlib import Path
 import streamlit as st
 
 import llrcore as lc
+from app_pages import _state
 from app_pages._store import LRUStore
 
 log = logging.getLogger(__name__)
@@ -100,14 +101,13 @@ def read_upload(upload, key_upload=None, scale: str = "ln", progress: Progress |
     return Parsed(systems=systems, warnings=tuple(str(note) for note in notes))
 
 
-@st.cache_resource(show_spinner=False)
 def _parsed_uploads() -> LRUStore:
-    """The parsed uploads of the server's sessions: at most 16, each for at most an hour (the bound on the memory
-    they hold, whatever the number of sessions). Shared rather than one store per session because a session's own
-    uploads are held by its loaded systems anyway; what the store adds is bounded once for the whole server. Each
-    upload has its own ``file_id`` (a server file: its path, time and size), so a session only finds its own
-    uploads and the server's files."""
-    return LRUStore(size=16, ttl=3600.0)
+    """The parsed uploads of the server's sessions: at most 16, each for at most an hour (the bound on the memory they
+    hold, whatever the number of sessions; the app's one policy, ``_state.store``). Shared rather than one store per
+    session because a session's own uploads are held by its loaded systems anyway; what the store adds is bounded once
+    for the whole server. Each upload has its own ``file_id`` (a server file: its path, time and size), so a session
+    only finds its own uploads and the server's files."""
+    return _state.store("parsed uploads", 16)
 
 
 def parse_upload(file_id: str, key_id: str | None, upload, key_upload, scale: str = "ln",
@@ -134,7 +134,7 @@ def progress_bar(where=st):
     slot.empty()
 
 
-@st.cache_resource(show_spinner=False, max_entries=16, ttl="1h")
+@_state.cached()
 def parse_class_files(same_id: str, different_id: str, _same, _different, scale: str = "ln") -> Parsed:
     """Same-source and different-source LRs in two uploaded files (``lc.read_class_files``), one system named after
     the same-source file, cached by the two ``file_id``s like :func:`parse_upload`."""

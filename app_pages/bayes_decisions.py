@@ -13,15 +13,11 @@ import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
 import llrcore as lc
-from app_pages import _operating_point
+from app_pages import _operating_point, _state
 from app_pages._figures import show_figure
 from app_pages._loaded import SYSTEMS, trials_by_name
 from app_pages._units import current as llr_units
 from app_pages._units import odds_name, shown, unit
-from llrcore import plots
-from llrcore.plots.decisions import decision_figure, errors_per_100_figure, fixed_threshold_figure
-from llrcore.teaching.decisions import decision_histograms, per_100
-from llrcore.words import percent
 
 PRIORS = [0.0001, 0.0002, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.03, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5,
           0.6, 0.7, 0.8, 0.85, 0.9, 0.95, 0.97, 0.98, 0.99, 0.995, 0.998, 0.999, 0.9995, 0.9998, 0.9999]
@@ -36,7 +32,7 @@ def number(value: float) -> str:
     return f"{value:g}"
 
 
-@st.cache_resource(show_spinner="Calibrating by 5-fold cross-validation…", max_entries=8)
+@_state.cached(entries=8, spinner="Calibrating by 5-fold cross-validation…")
 def cross_calibrated(system_id: str, _trials: lc.Trials) -> lc.Trials:
     """The system calibrated by cross-validated logistic regression, once per system (keyed by its id)."""
     calibrated = lc.cross_calibrated(_trials)
@@ -71,8 +67,9 @@ def _from_app(key: str) -> list[float]:
     value = getattr(_operating_point.current(), field)
     options = sorted({*options, value})
     linked = st.query_params.get(key) in {number(option) for option in options}
-    if not linked and st.session_state.get(key) != value:
-        st.session_state[key] = value
+    slider = _state.Key(key)
+    if not linked and slider.peek() != value:
+        slider.set(value)
         try:
             st.query_params[key] = number(value)
         except StreamlitAPIException:  # bound since an earlier visit: the slider's new state reaches the address bar
@@ -82,8 +79,8 @@ def _from_app(key: str) -> list[float]:
 
 def _to_app() -> None:
     """``on_change`` of the three sliders: the setting becomes the app's operating point."""
-    _operating_point.update(**{field: st.session_state[key] for key, (field, _) in SLIDERS.items()
-                               if key in st.session_state})
+    _operating_point.update(**{field: _state.Key(key).get() for key, (field, _) in SLIDERS.items()
+                               if _state.Key(key).is_set()})
 
 
 # ----- the screen --------------------------------------------------------------------------------------------------
@@ -136,7 +133,7 @@ def answer(summary: lc.DecisionSummary) -> None:
                                                 else "accept every trial.")),
     )
     for column, (label, value, help_text) in zip(st.columns(4), cards):
-        column.metric(label, per_100(value), help=help_text, border=True, delta=unit, delta_color="off",
+        column.metric(label, lc.report.per_100(value), help=help_text, border=True, delta=unit, delta_color="off",
                       delta_arrow="off")
 
 
@@ -147,15 +144,15 @@ def threshold_view(trials: lc.Trials, summary: lc.DecisionSummary, op: lc.Operat
         log_density = st.toggle("Logarithmic density axis", value=True, key="bayes_log_density",
                                 help="Shows the thin tails, where a good system's errors are.")
         # the summary's operating point: valid
-        histograms = decision_histograms(trials, op.p_target, op.c_miss, op.c_fa)
-        show_figure(lambda: decision_figure(histograms, log_density=log_density, units=llr_units()), "bayes_threshold",
-                    data=histograms.to_frame)
+        histograms = lc.decision_histograms(trials, op.p_target, op.c_miss, op.c_fa)
+        show_figure(lambda: lc.plots.decision_figure(histograms, log_density=log_density, units=llr_units()),
+                    "bayes_threshold", data=histograms.to_frame)
         st.caption("Hatched: the errors. Targets left of the threshold are missed, non-targets right of it are "
                    "falsely accepted. The dashed line is the best threshold in hindsight: the further it is from "
                    "the Bayes threshold, the worse the calibration.")
     with right:
         st.write("")  # align with the toggle on the left
-        show_figure(lambda: errors_per_100_figure(summary), "bayes_per_100")
+        show_figure(lambda: lc.plots.errors_per_100_figure(summary), "bayes_per_100")
         table = summary.shown_table()  # the parts add up to the totals as shown
         st.dataframe(table, width="stretch", column_config={
             column: st.column_config.TextColumn(alignment="right") for column in table.columns})
@@ -176,7 +173,7 @@ def priors_view(name: str, trials: lc.Trials, op: lc.OperatingPoint) -> None:
         except ValueError as err:  # e.g. a fold's fit collapsed: said as failed, never drawn as a calibration
             st.error(f"**The calibration by cross-validation failed:** {err}", icon=":material/error:")
     p_eff = float(f"{op.p_eff:.3g}")  # a readable label
-    show_figure(lambda: plots.bayes_error_trapezium_figure(systems, operating_point=lc.OperatingPoint(p_eff)),
+    show_figure(lambda: lc.plots.bayes_error_trapezium_figure(systems, operating_point=lc.OperatingPoint(p_eff)),
                 "bayes_trapezium")
     marker = f"P(target) = {op.p_target:g}" if op.c_miss == op.c_fa == 1 else (
         f"the effective prior {p_eff:.3g} (P(target) = {op.p_target:g} with C_miss = {op.c_miss:g}, "
@@ -213,14 +210,16 @@ def fixed_threshold_view(names: list[str], op: lc.OperatingPoint) -> None:
     rates = st.columns(4)
     rates[0].metric("Score threshold", f"{analysis.threshold:.4g}", border=True)
     rates[1].metric("False alarms: development → evaluation",
-                    f"{percent(analysis.dev_false_alarm_rate)} → {percent(analysis.eval_false_alarm_rate)}",
+                    f"{lc.report.percent(analysis.dev_false_alarm_rate)} → "
+                    f"{lc.report.percent(analysis.eval_false_alarm_rate)}",
                     border=True)
     rates[2].metric("Misses: development → evaluation",
-                    f"{percent(analysis.dev_miss_rate)} → {percent(analysis.eval_miss_rate)}", border=True)
+                    f"{lc.report.percent(analysis.dev_miss_rate)} → {lc.report.percent(analysis.eval_miss_rate)}",
+                    border=True)
     rates[3].metric("Bayes decision only at", f"P(target) ≈ {analysis.implied_p_target:.2g}", border=True,
                     help="The prior at which this threshold equals the Bayes threshold of the scores calibrated on "
                          "the development set.")
-    show_figure(lambda: fixed_threshold_figure(analysis, operating_point=op), "bayes_fixed_threshold",
+    show_figure(lambda: lc.plots.fixed_threshold_figure(analysis, operating_point=op), "bayes_fixed_threshold",
                 data=analysis.to_frame)
     st.caption(
         "A score threshold fixed for a false-alarm rate does not move with the prior, so it is right at one prior "

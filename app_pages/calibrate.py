@@ -10,15 +10,9 @@ from __future__ import annotations
 import io
 import re
 
-import numpy as np
 import streamlit as st
 
 import llrcore as lc
-from llrcore import plots
-from llrcore.calibration.analysis import NAMED_RULES, calibrate_and_evaluate
-from llrcore.plots.calibration import calibration_transform_figure, threshold_weighting_figure
-from llrcore.calibration.weighting import threshold_weightings
-from llrcore.words import number
 from app_pages._loaded import SYSTEMS
 from app_pages._messages import flash, show_flashes
 from app_pages._registry import LoadedSystem
@@ -26,7 +20,7 @@ from app_pages._tables import show_metrics
 from app_pages._calibration_conditions import condition_controls, show_condition_calibration
 from app_pages._calibration_controls import CUSTOM_RULE, RULES, choose_sets, custom_rule, describe_rule, md
 from app_pages._figures import show_figure
-from app_pages import _uncertainty
+from app_pages import _state, _uncertainty
 from app_pages._operating_point import operating_point
 from app_pages._quality import show_quality_calibration
 from app_pages._units import current as llr_units
@@ -42,47 +36,46 @@ DEFAULT_WEIGHT_P = 0.01
 
 
 def _on_weight_p() -> None:
-    st.session_state["cal_weight_plo"] = float(np.log(st.session_state["cal_weight_p"])
-                                               - np.log1p(-st.session_state["cal_weight_p"]))
+    _state.CAL_WEIGHT_PLO.set(float(lc.logit(_state.CAL_WEIGHT_P.get())))
 
 
 def _on_weight_plo() -> None:
-    st.session_state["cal_weight_p"] = float(1 / (1 + np.exp(-st.session_state["cal_weight_plo"])))
+    _state.CAL_WEIGHT_P.set(float(lc.sigmoid(_state.CAL_WEIGHT_PLO.get())))
 
 
 def prior_weighting() -> float:
     """The prior weighting tau, entered as a probability P or as log-odds (both kept in step)."""
-    st.session_state.setdefault("cal_weight_p", DEFAULT_WEIGHT_P)
-    st.session_state.setdefault("cal_weight_plo", float(np.log(DEFAULT_WEIGHT_P) - np.log1p(-DEFAULT_WEIGHT_P)))
-    st.session_state.setdefault("cal_weight_as", WEIGHT_AS[0])
+    _state.CAL_WEIGHT_P.seed(DEFAULT_WEIGHT_P)
+    _state.CAL_WEIGHT_PLO.seed(float(lc.logit(DEFAULT_WEIGHT_P)))
+    _state.CAL_WEIGHT_AS.seed(WEIGHT_AS[0])
     as_column, value_column = st.columns([2, 3], vertical_alignment="bottom")
-    weight_as = as_column.segmented_control("Prior weighting as", WEIGHT_AS, key="cal_weight_as",
+    weight_as = as_column.segmented_control("Prior weighting as", WEIGHT_AS, key=_state.CAL_WEIGHT_AS.name,
                                             persist_state="session") or WEIGHT_AS[0]
     if weight_as == "P":
         p = value_column.number_input(
-            "Prior weighting P", min_value=1e-6, max_value=1 - 1e-6, step=0.001, format="%g", key="cal_weight_p",
-            on_change=_on_weight_p, persist_state="session",
+            "Prior weighting P", min_value=1e-6, max_value=1 - 1e-6, step=0.001, format="%g",
+            key=_state.CAL_WEIGHT_P.name, on_change=_on_weight_p, persist_state="session",
             help="The synthetic target prior of the training objective (prior-weighted logistic regression's P).",
         )
-        return float(np.log(p) - np.log1p(-p))
+        return float(lc.logit(p))
     return float(value_column.number_input(
         "Prior weighting τ = logit(P)", min_value=-20.0, max_value=20.0, step=0.5, format="%.3f",
-        key="cal_weight_plo", on_change=_on_weight_plo, persist_state="session",
+        key=_state.CAL_WEIGHT_PLO.name, on_change=_on_weight_plo, persist_state="session",
     ))
 
 
 def choose_method() -> dict:
     """Method and its options: {"method", "rule", "plo", "cmlg_alpha"}."""
-    st.session_state.setdefault("cal_method", next(iter(METHODS)))
+    _state.CAL_METHOD.seed(next(iter(METHODS)))
     with st.container(border=True):
         st.markdown("**Calibration**")
-        label = st.segmented_control("Method", list(METHODS), key="cal_method", persist_state="session",
+        label = st.segmented_control("Method", list(METHODS), key=_state.CAL_METHOD.name, persist_state="session",
                                      label_visibility="collapsed") or next(iter(METHODS))
         method = METHODS[label]
         choice = {"method": method, "rule": None, "plo": 0.0, "cmlg_alpha": 0.5}
         if method == "affine":
-            st.session_state.setdefault("cal_rule", next(iter(RULES)))
-            rule_label = st.selectbox("Proper scoring rule (α, β)", [*RULES, CUSTOM_RULE], key="cal_rule",
+            _state.CAL_RULE.seed(next(iter(RULES)))
+            rule_label = st.selectbox("Proper scoring rule (α, β)", [*RULES, CUSTOM_RULE], key=_state.CAL_RULE.name,
                                       persist_state="session",
                                       help="Logarithmic = prior-weighted logistic regression. Rules with larger α "
                                       "put more weight on high thresholds (low false-alarm rates).")
@@ -106,7 +99,7 @@ def choose_method() -> dict:
 # ----- computation (cached: a rerun for a figure tab or a download does not train again) ------------------------------
 
 
-@st.cache_resource(show_spinner=False, max_entries=32, ttl="1h")
+@_state.cached(entries=32)
 def calibrated(train_id: str, test_id: str | None, by: tuple[str, ...], method: str, alpha: float | None,
                beta: float | None, plo: float, cmlg_alpha: float, folds: int, op: lc.OperatingPoint,
                _train: lc.Trials, _test: lc.Trials | None):
@@ -116,7 +109,7 @@ def calibrated(train_id: str, test_id: str | None, by: tuple[str, ...], method: 
     options = dict(cmlg_alpha=cmlg_alpha, folds=folds, p_target=op)
     if by:
         return lc.calibrate_by_condition(_train, _test, by, method, rule, plo, **options)
-    result = calibrate_and_evaluate(_train, _test, method, rule, plo, **options)
+    result = lc.calibrate_and_evaluate(_train, _test, method, rule, plo, **options)
     _ = result.calibrated.sorted.pav  # sort and PAV once, here (a bare expression would be drawn: Streamlit magic)
     return result
 
@@ -145,7 +138,7 @@ def transform_sentence(result: lc.CalibrationResult, train: str) -> str:
         return (f"PAV calibration trained on {counts}: a monotone step function with "
                 f"{calibrator.llrs.size // 2} steps, LLRs from {llr_text(calibrator.llrs.min(), '+.2f')} to "
                 f"{llr_text(calibrator.llrs.max(), '+.2f')}.")
-    how = (f"the {describe_rule(result.rule)} rule with prior weighting P = {1 / (1 + np.exp(-result.plo)):.3g} "
+    how = (f"the {describe_rule(result.rule)} rule with prior weighting P = {lc.sigmoid(result.plo):.3g} "
            f"(τ = {result.plo:+.2f})" if result.method == "affine" else "CMLG")
     sentence = (f"Trained with {how} on {counts}: **llr = {calibrator.scale:.4g} · score "
                 f"{'+' if calibrator.offset >= 0 else '−'} {abs(calibrator.offset):.4g}** (natural-log LLR; the "
@@ -184,8 +177,9 @@ def metric_cards(before, after) -> None:
         change = new - old
         unchanged = abs(change) <= 1e-9 * max(1.0, abs(old))
         column.metric(
-            label, f"{number(new)}{unit}", border=True, help=help_text,
-            delta="unchanged" if unchanged else f"{number(change, sign=True)}{unit} (was {number(old)}{unit})",
+            label, f"{lc.report.number(new)}{unit}", border=True, help=help_text,
+            delta="unchanged" if unchanged
+            else f"{lc.report.number(change, sign=True)}{unit} (was {lc.report.number(old)}{unit})",
             delta_color="off" if unchanged else "inverse", delta_arrow="off" if unchanged else "auto",
         )
 
@@ -226,8 +220,8 @@ def _on_add(result: lc.CalibrationResult, raw_name: str, train: str) -> None:
                        LoadedSystem(result.calibrated, f"calibrated: {result.label}, trained on {train}"))
     loaded = SYSTEMS.sets()
     # Evaluate opens on the raw and the calibrated system side by side: the comparison a user wants next.
-    st.session_state["eval_systems_kept"] = [loaded[raw_name].id, loaded[name].id]
-    st.session_state.pop("eval_systems", None)
+    _state.CHOSEN[_state.EVAL_SYSTEMS.name].set([loaded[raw_name].id, loaded[name].id])
+    _state.EVAL_SYSTEMS.pop()
     flash(f"Added {md(name)} to the loaded systems.")
 
 
@@ -258,18 +252,18 @@ def weighting_rules(result: lc.CalibrationResult) -> dict:
     """The chosen rule first, then the other named rules for comparison."""
     chosen = result.rule or lc.BetaRule.logarithmic()
     rules = {f"{chosen.name} (chosen)" if result.rule else chosen.name: chosen}
-    rules.update({rule.name: rule for rule in NAMED_RULES if rule != chosen})
+    rules.update({rule.name: rule for rule in lc.NAMED_RULES if rule != chosen})
     return rules
 
 
 #: The tabs of the three Bayes-error figures, all drawn from the same curves: (tab, figure, file stem, caption).
 BAYES_FIGURES = (
-    ("APE", plots.ape_figure, "calibration_ape",
+    ("APE", lc.plots.ape_figure, "calibration_ape",
      "Bayes error rate over all priors before and after calibration: the calibration loss (the gap between solid and "
      "dashed) is what calibration can remove."),
-    ("Normalised Bayes error", plots.normalised_bayes_error_figure, "calibration_nbe",
+    ("Normalised Bayes error", lc.plots.normalised_bayes_error_figure, "calibration_nbe",
      "Actual (solid) and minimum (dashed) normalised DCF at every prior, before and after calibration."),
-    ("Bayes error vs trapezium", plots.bayes_error_trapezium_figure, "calibration_trapezium",
+    ("Bayes error vs trapezium", lc.plots.bayes_error_trapezium_figure, "calibration_trapezium",
      "Errors per hundred trials at every prior; the minimum never exceeds the trapezium min(P, 1 − P, EER)."),
 )
 
@@ -283,7 +277,7 @@ def show_figures(result: lc.CalibrationResult, raw_name: str, op: lc.OperatingPo
         with tabs["Calibrated vs PAV"]:
             transforms = lc.pav_transforms(both)
             show_figure(
-                lambda: calibration_transform_figure(transforms, operating_point=op, units=llr_units()),
+                lambda: lc.plots.calibration_transform_figure(transforms, operating_point=op, units=llr_units()),
                 "calibration_vs_pav",
                 "Each curve: the LLRs of the evaluation trials (across) against the best monotone recalibration of the "
                 "same trials, found by PAV with their labels (up). On the dashed identity line a system is perfectly "
@@ -298,10 +292,10 @@ def show_figures(result: lc.CalibrationResult, raw_name: str, op: lc.OperatingPo
                         "would put their weight at prior weighting P = 0.5.")
             plo = result.plo if result.method == "affine" else 0.0
             rules = weighting_rules(result)
-            weightings = threshold_weightings(rules, plo, p_target=op.p_target, c_miss=op.c_miss, c_fa=op.c_fa)
+            weightings = lc.threshold_weightings(rules, plo, p_target=op.p_target, c_miss=op.c_miss, c_fa=op.c_fa)
             show_figure(
-                lambda: threshold_weighting_figure(weightings, highlight=next(iter(rules)) if result.rule else None,
-                                                   units=llr_units()),
+                lambda: lc.plots.threshold_weighting_figure(
+                    weightings, highlight=next(iter(rules)) if result.rule else None, units=llr_units()),
                 "threshold_weighting",
                 "How much each LLR threshold counts in the training objective (normalised; diamonds: modes). An "
                 "affine calibration is good where the weight is; put it on your Bayes threshold by choosing the rule "

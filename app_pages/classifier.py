@@ -11,8 +11,8 @@ from pathlib import Path
 import streamlit as st
 
 import llrcore as lc
-from llrcore.plots import reliability
 from app_pages._demos import MULTICLASS_DEMOS, MULTICLASS_DIR
+from app_pages import _state
 from app_pages._figures import show_figure
 from app_pages._uploads import read_user_file
 
@@ -31,7 +31,7 @@ ECE_TITLE = "Why does my ECE differ from other tools?"
 # ----- data ----------------------------------------------------------------------------------------------------------
 
 
-@st.cache_resource(show_spinner=False)
+@_state.cached()
 def load_demo(index: int) -> lc.MulticlassScores:
     """A demo classifier's raw outputs as logits (no training prior removed: the classifier's own probabilities)."""
     demo = MULTICLASS_DEMOS[index]
@@ -40,7 +40,7 @@ def load_demo(index: int) -> lc.MulticlassScores:
                               classes=demo.classes, name=demo.name)
 
 
-@st.cache_resource(show_spinner=False, max_entries=8, ttl="1h")
+@_state.cached(entries=8)
 def parse_upload(file_id: str, kind: str, _upload):
     """(MulticlassScores, None) or (None, a sentence for the user), cached by the upload's file id and kind."""
     name = getattr(_upload, "name", "the file")
@@ -48,7 +48,7 @@ def parse_upload(file_id: str, kind: str, _upload):
     return read_user_file(name, lambda: lc.read_multiclass(_upload, score_type=kind, name=Path(name).stem))
 
 
-@st.cache_resource(show_spinner=False, max_entries=16)
+@_state.cached()
 def analyse(key: str, score: str, target, bins: int, strategy: str, _scores: lc.MulticlassScores):
     """The calibration before and after temperature scaling, once per data key and options."""
     try:
@@ -63,7 +63,7 @@ def chosen_data() -> tuple[str, lc.MulticlassScores] | None:
     choose_column, upload_column = st.columns([2, 3], gap="medium")
     with upload_column.expander("Upload classifier outputs", icon=":material/upload_file:"):
         upload = st.file_uploader("Output file", type=["csv", "tsv", "txt", "gz", "npz", "parquet"],
-                                  key="cc_upload", help=UPLOAD_HELP)
+                                  key=_state.CC_UPLOAD.name, help=UPLOAD_HELP)
         kind = KINDS[st.radio("The columns are", list(KINDS), key="cc_kind", persist_state="session")]
     names = [demo.name for demo in MULTICLASS_DEMOS]
     index = names.index(choose_column.selectbox("Demo classifier", names, index=1, key="cc_demo",
@@ -122,16 +122,16 @@ def summary(result: lc.ClassifierCalibration) -> None:
 def figures(result: lc.ClassifierCalibration) -> None:
     corp_column, binned_column = st.columns(2, gap="medium")
     with corp_column:
-        show_figure(lambda: reliability.corp_figure(result.corp), "corp_reliability",
+        show_figure(lambda: lc.plots.corp_figure(result.corp), "corp_reliability",
                     f"CORP: the PAV-recalibrated probability against the forecast. Grey: where a calibrated "
                     f"forecaster's curve would fall ({BAND_REPLICATES} resamples of the raw forecasts, outcomes "
                     "drawn from them). Bars: how many forecasts there are.",
                     data=lambda: result.corp["raw"].curve)
     with binned_column:
-        show_figure(lambda: reliability.binned_figure(result.binned), "binned_reliability",
+        show_figure(lambda: lc.plots.binned_figure(result.binned), "binned_reliability",
                     "The binned diagram of ML papers: each bin's mean outcome against its mean forecast.",
                     data=lambda: result.binned["raw"].table)
-    show_figure(lambda: reliability.decomposition_figure(result.corp), "corp_decomposition",
+    show_figure(lambda: lc.plots.decomposition_figure(result.corp), "corp_decomposition",
                 "Mean score = MCB − DSC + UNC exactly: temperature scaling should shrink MCB and leave DSC and UNC "
                 "(almost) as they were.")
     st.info(result.binned["raw"].why, icon=":material/info:")
@@ -140,7 +140,7 @@ def figures(result: lc.ClassifierCalibration) -> None:
                "temperature can do here. Fit it on development data (lc.fit_temperature) to judge it fairly.")
 
 
-@st.cache_resource(show_spinner=False, max_entries=16)
+@_state.cached()
 def ece_table(key: str, bins: int, _scores: lc.MulticlassScores):
     """The raw probabilities' ECE as each tool computes it (``softmax`` of the outputs: the cards' raw version)."""
     return lc.ece_conventions(_scores, bins=bins, percent=True)
@@ -158,7 +158,7 @@ def ece_conventions(key: str, scores: lc.MulticlassScores, bins: int) -> None:
                    "label and the bins equal width.")
         st.dataframe(table.drop(columns="why"), hide_index=True, width="stretch",
                      column_config={"ECE %": st.column_config.NumberColumn(format="%.4f")})
-        st.markdown("\n".join(f"- **{lc.words.escape_markdown(name)}**: {lc.words.escape_markdown(why)}"
+        st.markdown("\n".join(f"- **{lc.report.escape_markdown(name)}**: {lc.report.escape_markdown(why)}"
                                for name, why in zip(table["convention"], table["why"])))
 
 
@@ -181,7 +181,7 @@ def main() -> None:
     summary(result)
     figures(result)
     ece_conventions(key, scores, bins)
-    name = key.split(":")[1] if key.startswith("demo:") else st.session_state["cc_upload"].name
+    name = key.split(":")[1] if key.startswith("demo:") else _state.CC_UPLOAD.get().name
     st.download_button("Report as HTML", data=lambda: lc.classifier_report_html(result, name),
                        file_name=f"classifier_calibration_{Path(name).stem}.html", mime="text/html",
                        icon=":material/download:", on_click="ignore", help="One self-contained page: the numbers in words, the table "

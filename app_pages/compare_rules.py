@@ -13,9 +13,7 @@ import numpy as np
 import streamlit as st
 
 import llrcore as lc
-from llrcore.calibration.analysis import SRE12_P_TARGETS, sweep_prior_weighting
-from llrcore.plots.calibration import rule_comparison_figure, threshold_weighting_figure
-from llrcore.calibration.weighting import threshold_weightings
+from app_pages import _state
 from app_pages._loaded import SYSTEMS
 from app_pages._calibration_controls import CROSS_VALIDATION, CUSTOM_RULE, RULES, choose_sets, custom_rule
 from app_pages._figures import show_figure
@@ -29,7 +27,7 @@ RULES_CAPTION = (
     "weighting τ."
 )
 AUTO_RUN_BUDGET = 1_000_000  # trials x fits (the default ASVspoof sweep: 0.5M); above this the sweep waits for a click
-KEPT_SWEEPS = 8
+KEPT_SWEEPS = 8  # the sweeps the server keeps
 
 
 # ----- controls -------------------------------------------------------------------------------------------------------
@@ -38,8 +36,8 @@ KEPT_SWEEPS = 8
 def choose_rules() -> list[lc.BetaRule]:
     with st.container(border=True):
         st.markdown("**Scoring rules**")
-        st.session_state.setdefault("cmp_rules", list(RULES))
-        labels = st.multiselect("Rules", [*RULES, CUSTOM_RULE], key="cmp_rules", persist_state="session",
+        _state.CMP_RULES.seed(list(RULES))
+        labels = st.multiselect("Rules", [*RULES, CUSTOM_RULE], key=_state.CMP_RULES.name, persist_state="session",
                                 label_visibility="collapsed", placeholder="Choose the rules to compare")
         rules = [RULES[label] for label in labels if label in RULES]
         if CUSTOM_RULE in labels:
@@ -53,13 +51,13 @@ def choose_rules() -> list[lc.BetaRule]:
 def choose_grid() -> np.ndarray:
     with st.container(border=True):
         st.markdown("**Prior weightings τ**")
-        st.session_state.setdefault("cmp_range", (-8.0, 0.0))
-        st.session_state.setdefault("cmp_points", 17)
-        low, high = st.slider("Range of τ = logit(P)", -12.0, 6.0, step=0.5, key="cmp_range",
+        _state.CMP_RANGE.seed((-8.0, 0.0))
+        _state.CMP_POINTS.seed(17)
+        low, high = st.slider("Range of τ = logit(P)", -12.0, 6.0, step=0.5, key=_state.CMP_RANGE.name,
                               persist_state="session")
-        points = st.slider("Points", 3, 41, key="cmp_points", persist_state="session")
+        points = st.slider("Points", 3, 41, key=_state.CMP_POINTS.name, persist_state="session")
         grid = np.linspace(low, high, points) if high > low else np.array([low])
-        st.caption(f"P from {1 / (1 + np.exp(-grid[0])):.2g} to {1 / (1 + np.exp(-grid[-1])):.2g}.")
+        st.caption(f"P from {lc.sigmoid(grid[0]):.2g} to {lc.sigmoid(grid[-1]):.2g}.")
     return grid
 
 
@@ -90,17 +88,17 @@ def choose_cost() -> tuple[tuple[float, ...], float, float]:
     """``(p_targets, c_miss, c_fa)`` of the cost to compare the calibrations by."""
     with st.container(border=True):
         st.markdown("**Judged by**")
-        st.session_state.setdefault("cmp_cost", COSTS[0])
-        cost = st.segmented_control("Cost", COSTS, key="cmp_cost", persist_state="session",
+        _state.CMP_COST.seed(COSTS[0])
+        cost = st.segmented_control("Cost", COSTS, key=_state.CMP_COST.name, persist_state="session",
                                     label_visibility="collapsed") or COSTS[0]
         if cost == COSTS[0]:
-            st.caption(cprimary_caption(SRE12_P_TARGETS))
-            return SRE12_P_TARGETS, 1.0, 1.0
+            st.caption(cprimary_caption(lc.SRE12_P_TARGETS))
+            return lc.SRE12_P_TARGETS, 1.0, 1.0
         op = operating_point("Your operating point", presets=False, compact=True)
         return (op.p_target,), op.c_miss, op.c_fa
 
 
-# ----- the sweep (kept in the session; it reports progress, so it is not an st.cache function) ------------------------
+# ----- the sweep (it reports progress, so it is kept in a store, _state.store, keyed by the systems' ids) -------------
 
 
 def sweep_key(train, evaluation, folds, rules, grid, cost) -> tuple:
@@ -110,7 +108,7 @@ def sweep_key(train, evaluation, folds, rules, grid, cost) -> tuple:
 
 
 def stored_sweep(key):
-    return st.session_state.setdefault("cmp_sweeps", {}).get(key)
+    return _state.store("rule sweeps", KEPT_SWEEPS).get(key)
 
 
 def run_sweep(key, train, evaluation, folds, rules, grid, cost) -> lc.RuleSweep:
@@ -121,15 +119,12 @@ def run_sweep(key, train, evaluation, folds, rules, grid, cost) -> lc.RuleSweep:
         bar.progress(done / total, text=f"Training the calibrations… {done} of {total}")
 
     p_targets, c_miss, c_fa = cost
-    sweep = sweep_prior_weighting(
+    sweep = lc.sweep_prior_weighting(
         loaded[train].trials, None if evaluation is None else loaded[evaluation].trials, rules, grid,
         p_targets=p_targets, c_miss=c_miss, c_fa=c_fa, folds=folds, progress=progress,
     )
     bar.empty()
-    sweeps = st.session_state.setdefault("cmp_sweeps", {})
-    sweeps[key] = sweep
-    while len(sweeps) > KEPT_SWEEPS:
-        sweeps.pop(next(iter(sweeps)))
+    _state.store("rule sweeps", KEPT_SWEEPS).put(key, sweep)
     return sweep
 
 
@@ -145,14 +140,15 @@ def work(train: str, evaluation: str | None, folds: int, n_fits: int) -> int:
 def _on_calibrate_with(rule: lc.BetaRule, plo: float, train: str, evaluation: str | None) -> None:
     """Set the Calibrate page's controls to this (rule, prior weighting) and the same trials."""
     label = next((label for label, named in RULES.items() if named == rule), CUSTOM_RULE)
-    st.session_state.update({
-        "cal_method": "Affine (scoring rule)", "cal_rule": label, "cal_weight_as": "log-odds",
-        "cal_weight_plo": float(plo), "cal_weight_p": float(1 / (1 + np.exp(-plo))),
-        "cal_train": train, "cal_eval": CROSS_VALIDATION if evaluation is None else evaluation,
-    })
+    for key, value in ((_state.CAL_METHOD, "Affine (scoring rule)"), (_state.CAL_RULE, label),
+                       (_state.CAL_WEIGHT_AS, "log-odds"), (_state.CAL_WEIGHT_PLO, float(plo)),
+                       (_state.CAL_WEIGHT_P, float(lc.sigmoid(plo))), (_state.CAL_TRAIN, train),
+                       (_state.CAL_EVAL, CROSS_VALIDATION if evaluation is None else evaluation)):
+        key.set(value)
     if label == CUSTOM_RULE:
-        st.session_state.update({"cal_alpha": rule.alpha, "cal_beta": rule.beta})
-    st.session_state["cmp_go_calibrate"] = True
+        _state.CAL_ALPHA.set(rule.alpha)
+        _state.CAL_BETA.set(rule.beta)
+    _state.CMP_GO_CALIBRATE.set(True)
 
 
 def best_summary(sweep: lc.RuleSweep) -> None:
@@ -222,15 +218,16 @@ def every_calibration(sweep: lc.RuleSweep) -> None:
 
 def show_weighting(sweep: lc.RuleSweep, rules) -> None:
     taus = sorted(set(sweep.frame["plo"]))
-    if st.session_state.get("cmp_weight_tau_of") is not sweep:  # a new sweep opens on its best weighting
-        st.session_state["cmp_weight_tau_of"] = sweep
-        st.session_state["cmp_weight_tau"] = float(sweep.best["plo"])
-    tau = st.select_slider("Prior weighting τ", taus, key="cmp_weight_tau", format_func=lambda v: f"{v:+.2f}")
+    if _state.CMP_WEIGHT_TAU_OF.peek() is not sweep:  # a new sweep opens on its best weighting
+        _state.CMP_WEIGHT_TAU_OF.set(sweep)
+        _state.CMP_WEIGHT_TAU.set(float(sweep.best["plo"]))
+    tau = st.select_slider("Prior weighting τ", taus, key=_state.CMP_WEIGHT_TAU.name,
+                           format_func=lambda v: f"{v:+.2f}")
     points = [lc.OperatingPoint(p, sweep.c_miss, sweep.c_fa) for p in sweep.p_targets]
-    weightings = threshold_weightings(rules, tau, p_target=tuple(sweep.p_targets), c_miss=sweep.c_miss,
+    weightings = lc.threshold_weightings(rules, tau, p_target=tuple(sweep.p_targets), c_miss=sweep.c_miss,
                                       c_fa=sweep.c_fa)
     show_figure(
-        lambda: threshold_weighting_figure(weightings, highlight=str(sweep.best["rule"]), units=llr_units()),
+        lambda: lc.plots.threshold_weighting_figure(weightings, highlight=str(sweep.best["rule"]), units=llr_units()),
         "compare_threshold_weighting", weighting_caption(points),
         data=weightings.to_frame,
     )
@@ -244,7 +241,7 @@ def main() -> None:
     st.caption("Which proper scoring rule and prior weighting give the best calibration where it matters? Each point "
                "is an affine calibration trained on the training set and judged on the evaluation set "
                "(Brümmer & Doddington, Interspeech 2013, fig. 2).")
-    if st.session_state.pop("cmp_go_calibrate", False):
+    if _state.CMP_GO_CALIBRATE.pop():
         st.switch_page("app_pages/calibrate.py")
     if not SYSTEMS.sets():
         st.info("Nothing is loaded yet.")
@@ -295,7 +292,8 @@ def main() -> None:
                                                                          evaluation))
     cost_tab, weighting_tab = st.tabs([f"{sweep.cost_name} against the prior weighting", "Threshold weighting"])
     with cost_tab:
-        show_figure(lambda: rule_comparison_figure(dataclasses.replace(sweep, frame=sweep.usable)), "rule_comparison",
+        show_figure(lambda: lc.plots.rule_comparison_figure(dataclasses.replace(sweep, frame=sweep.usable)),
+                    "rule_comparison",
                     "Each curve: one rule; each point: an affine calibration trained with that rule and prior "
                     "weighting on the training trials, judged on the evaluation trials. The star is the best; dashed: "
                     "the floor any monotone calibration could reach knowing the evaluation labels.",

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from app_pages import _session
+from app_pages import _session, _state
 from app_pages._uploads import (parse_class_files, parse_server_file, parse_upload, progress_bar, server_files,
                                 server_folder)
 from app_pages._demos import DEMO_SETS, demo_source, system_demo
@@ -37,20 +37,20 @@ def _on_rename(system_id: str) -> None:
     old, _ = SYSTEMS.by_id(system_id)
     if old is None:
         return
-    new = st.session_state[f"name_{system_id}"]
+    new = _state.SYSTEM_NAME[system_id].get()
     problem = SYSTEMS.rename(old, new)
     if problem:
-        st.session_state[f"name_{system_id}"] = old
+        _state.SYSTEM_NAME[system_id].set(old)
         flash(problem, "warning")
 
 
 def _on_role(system_id: str) -> None:
     name, system = SYSTEMS.by_id(system_id)
-    role = st.session_state[f"role_{system_id}"]
+    role = _state.SYSTEM_ROLE[system_id].get()
     if name is None:
         return
     if role is None:  # segmented control clicked off: keep the role it had
-        st.session_state[f"role_{system_id}"] = system.role
+        _state.SYSTEM_ROLE[system_id].set(system.role)
         return
     system.role = role
 
@@ -190,7 +190,7 @@ with upload_column:
         help=ROLE_HELP,
     ) or "evaluation"
 
-    handled = st.session_state.setdefault("handled_uploads", set())
+    handled = _state.HANDLED_UPLOADS.get()
     for upload in uploads or []:
         if upload.file_id not in handled and _load_upload(upload, new_role, "log10" if upload_log10 else "ln"):
             handled.add(upload.file_id)
@@ -243,14 +243,14 @@ else:
         system_id = system.id
         name_column, role_column, count_column, remove_column = st.columns([4, 3, 4, 1], vertical_alignment="center")
         # Widget values are seeded through session state (not value=/default=), so callbacks may reset them.
-        st.session_state.setdefault(f"name_{system_id}", name)
-        st.session_state.setdefault(f"role_{system_id}", system.role)
+        _state.SYSTEM_NAME[system_id].seed(name)
+        _state.SYSTEM_ROLE[system_id].seed(system.role)
         name_column.text_input(
-            "System name", key=f"name_{system_id}", label_visibility="collapsed",
+            "System name", key=_state.SYSTEM_NAME[system_id].name, label_visibility="collapsed",
             on_change=_on_rename, args=(system_id,),
         )
         role_column.segmented_control(
-            "Role", ROLES, key=f"role_{system_id}", label_visibility="collapsed",
+            "Role", ROLES, key=_state.SYSTEM_ROLE[system_id].name, label_visibility="collapsed",
             on_change=_on_role, args=(system_id,),
         )
         summary = system.summary

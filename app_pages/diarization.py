@@ -16,15 +16,6 @@ import pandas as pd
 import streamlit as st
 
 import llrcore as lc
-from llrcore.diarization import (
-    EFFECTIVE_SCORES,
-    MEAN_TURN,
-    block_mean_matrix,
-    cluster_summary,
-    method_to_trust,
-    similarity_view,
-)
-from llrcore.plots import diarization as diarization_plots
 from app_pages._diarization import (
     METHOD_NAMES,
     PRIOR_NAMES,
@@ -38,6 +29,7 @@ from app_pages._diarization import (
     upload_box,
 )
 from app_pages._diarization_corpus import corpus_section, loaded_corpus_model
+from app_pages import _state
 from app_pages._figures import show_figure
 from app_pages._loaded import MATRICES
 from app_pages._registry import LoadedMatrix
@@ -73,18 +65,19 @@ def settings(matrix) -> Settings:
                 high = int(high_column.number_input("At most", 1, n, min(10, n), key="diar_max",
                                                     persist_state="session"))
         evidence = evidence_column.select_slider(
-            "Evidence per independent segment (Bayes)", EVIDENCE_STEPS, value=EFFECTIVE_SCORES, key="diar_evidence",
-            persist_state="session",
+            "Evidence per independent segment (Bayes)", EVIDENCE_STEPS, value=lc.diarization.EFFECTIVE_SCORES,
+            key="diar_evidence", persist_state="session",
             help="How many independent scores one segment's row of scores is worth: the score likelihood is "
                  "tempered by this × share / (N − 1), like VBx's Fa. Overlapping windows share it (share = shift / "
                  "length; without times 1/6, as x-vector windows of 1.5 s every 0.25 s). Default "
-                 f"{EFFECTIVE_SCORES:g}; raise it (×6) for a matrix of independent scores without times.")
+                 f"{lc.diarization.EFFECTIVE_SCORES:g}; raise it (×6) for a matrix of independent scores without "
+                 "times.")
         learnt, corpus = loaded_corpus_model()
         names = {**PRIOR_NAMES, **({CORPUS_PRIOR: "Learnt: the loaded corpus"} if learnt is not None else {})}
-        if st.session_state.get("diar_prior") not in names:  # the corpus it was learnt from is gone
-            st.session_state["diar_prior"] = None
+        if _state.DIAR_PRIOR.peek() not in names:  # the corpus it was learnt from is gone
+            _state.DIAR_PRIOR.set(None)
         prior = evidence_column.selectbox(
-            "Score model (Bayes)", list(names), key="diar_prior", format_func=names.get,
+            "Score model (Bayes)", list(names), key=_state.DIAR_PRIOR.name, format_func=names.get,
             persist_state="session",
             help="What same-speaker and different-speaker scores look like. By default, by the kind of scores: "
                  "cosines (all in [-1, 1]) start from the synthetic voices' model, LLRs from the simulated PLDA's, "
@@ -101,10 +94,10 @@ def settings(matrix) -> Settings:
         st.markdown("**Scoring** (needs segment times and a reference RTTM)")
         collar_column, overlap_column = st.columns(2)
         collar = collar_column.select_slider("Collar per side (s)", [0.0, 0.1, 0.25, 0.5], value=0.25,
-                                             key="diar_collar", persist_state="session",
+                                             key=_state.DIAR_COLLAR.name, persist_state="session",
                                              help="md-eval/dscore convention: 0.25 s on each side of every "
                                                   "reference boundary is not scored (pyannote's collar 0.5).")
-        skip = overlap_column.toggle("Ignore overlapped speech", value=True, key="diar_skip_overlap",
+        skip = overlap_column.toggle("Ignore overlapped speech", value=True, key=_state.DIAR_SKIP_OVERLAP.name,
                                      persist_state="session", help="md-eval -1, dscore --ignore_overlaps.")
     if high is not None and low > high:
         st.warning(f"At least {low} but at most {high} speakers is impossible; the bounds are swapped.")
@@ -157,8 +150,9 @@ def figures(record: LoadedMatrix, result, method: str) -> None:
             figure_column, table_column = st.columns([3, 2], gap="medium")
             with figure_column:
                 reorder = st.toggle("Group the segments by cluster", value=True, key="diar_reorder")
-                view = similarity_view(matrix.scores, result.labels, reference=matrix.reference, reorder=reorder)
-                show_figure(lambda: diarization_plots.similarity_heatmap_figure(view), f"diar_matrix_{method}",
+                view = lc.diarization.similarity_view(matrix.scores, result.labels, reference=matrix.reference,
+                                                      reorder=reorder)
+                show_figure(lambda: lc.plots.similarity_heatmap_figure(view), f"diar_matrix_{method}",
                             "Each pixel is the score of a pair of segments. Grouped by cluster, a good clustering "
                             "shows bright blocks on the diagonal; the strips above give each column's cluster and, "
                             "if known, its reference speaker in the colour of the cluster it is mapped to.",
@@ -167,7 +161,7 @@ def figures(record: LoadedMatrix, result, method: str) -> None:
                 cluster_table(matrix, result)
     if tabs["Scores and Gaussians"].open:
         with tabs["Scores and Gaussians"]:
-            show_figure(lambda: diarization_plots.score_distribution_figure(matrix.scores, result),
+            show_figure(lambda: lc.plots.score_distribution_figure(matrix.scores, result),
                         f"diar_scores_{method}",
                         "The block model: within-speaker scores are one Gaussian (pooled over speakers), scores "
                         "between two speakers a Gaussian of their own (dotted, weighted by their number of pairs).")
@@ -176,7 +170,7 @@ def figures(record: LoadedMatrix, result, method: str) -> None:
             if result.n_clusters_posterior is None:
                 st.info(f"{METHOD_NAMES[method]} gives one answer, no posterior: choose the Bayesian block model.")
             else:
-                show_figure(lambda: diarization_plots.n_speakers_figure(
+                show_figure(lambda: lc.plots.n_speakers_figure(
                     result, reference_count=matrix.n_reference_speakers), "diar_n_speakers",
                     "p(K) ∝ exp(best evidence bound with K speakers), over the numbers some start reached; the "
                     "prior of the partition (the sticky chain over time; without times, the Chinese-restaurant "
@@ -190,7 +184,7 @@ def figures(record: LoadedMatrix, result, method: str) -> None:
             if result.trace is None:
                 st.info(f"{METHOD_NAMES[method]} has no evidence bound: choose the Bayesian block model.")
             else:
-                show_figure(lambda: diarization_plots.elbo_trace_figure(result), "diar_elbo",
+                show_figure(lambda: lc.plots.elbo_trace_figure(result), "diar_elbo",
                             "Mean-field variational inference from each start: the bound never decreases; a new "
                             "stage starts when a speaker empties or two are merged.")
     if tabs["Timeline"].open:
@@ -199,7 +193,7 @@ def figures(record: LoadedMatrix, result, method: str) -> None:
                 st.info("Upload the segment times to see the speaker turns and download an RTTM.")
             else:
                 turns = result.turns(matrix.start, matrix.end, matrix.uri)
-                show_figure(lambda: diarization_plots.timeline_figure(turns, matrix.reference_turns),
+                show_figure(lambda: lc.plots.timeline_figure(turns, matrix.reference_turns),
                             f"diar_timeline_{method}",
                             "Overlapping windows become turns by splitting each overlap at its midpoint. Each "
                             "cluster is drawn in the colour of the reference speaker it is mapped to.")
@@ -208,7 +202,8 @@ def figures(record: LoadedMatrix, result, method: str) -> None:
 
 def cluster_table(matrix, result) -> None:
     st.markdown("**The clusters**")
-    table = cluster_summary(matrix.scores, result, reference=matrix.reference, start=matrix.start, end=matrix.end)
+    table = lc.diarization.cluster_summary(matrix.scores, result, reference=matrix.reference, start=matrix.start,
+                                           end=matrix.end)
     shown = [c for c in ("cluster", "segments", "speech (s)", "reference speaker", "agreement") if c in table]
     st.dataframe(table[shown], hide_index=True, width="stretch", column_config={
         "speech (s)": st.column_config.NumberColumn(format="%.1f"),
@@ -217,7 +212,7 @@ def cluster_table(matrix, result) -> None:
                                                    help="Share of the cluster's segments that are that speaker's."),
     })
     st.markdown("**Mean score of every block**")
-    means = block_mean_matrix(matrix.scores, result.labels)
+    means = lc.diarization.block_mean_matrix(matrix.scores, result.labels)
     st.dataframe(means, width="stretch",
                  column_config={c: st.column_config.NumberColumn(format="%.3g") for c in means.columns})
     st.caption("Rows and columns are clusters; the diagonal holds the pairs inside a cluster. The block model fits "
@@ -246,7 +241,7 @@ def preview(record: LoadedMatrix) -> None:
     matrix = record.matrix
     figure_column, text_column = st.columns([3, 2], gap="medium")
     with figure_column, st.spinner("Drawing…"):
-        fig = diarization_plots.similarity_heatmap_figure(
+        fig = lc.plots.similarity_heatmap_figure(
             matrix.scores, None, reference=matrix.reference,
             title=f"{matrix.name}: {matrix.n_segments:,} segments in time order")
         st.plotly_chart(fig, theme=None, width="stretch", key="diar_preview", config={"displaylogo": False})
@@ -261,7 +256,8 @@ def preview(record: LoadedMatrix) -> None:
         st.markdown(
             "The **Bayesian block model** explains the matrix as blocks of Gaussian scores: one Gaussian for all "
             "pairs of the same speaker, one for all pairs of different speakers, and a sticky Markov chain over the "
-            f"segments in time order (a speaker keeps the floor for about {MEAN_TURN:g} s, then the next is drawn), "
+            "segments in time order (a speaker keeps the floor for about "
+            f"{lc.diarization.MEAN_TURN:g} s, then the next is drawn), "
             "so the number of speakers is part of what is inferred.")
 
 
@@ -292,13 +288,13 @@ def one_recording() -> None:
     sets = MATRICES.sets()
     upload_box()
     labels = list(sets)
-    if st.session_state.get("diar_set") not in labels:
-        st.session_state["diar_set"] = labels[0]
+    if _state.DIAR_SET.peek() not in labels:
+        _state.DIAR_SET.set(labels[0])
     data_column, settings_column = st.columns([2, 3], gap="medium")
     with data_column:
         with st.container(border=True):
             st.markdown("**Data**")
-            label = st.selectbox("Matrix", labels, key="diar_set", label_visibility="collapsed")
+            label = st.selectbox("Matrix", labels, key=_state.DIAR_SET.name, label_visibility="collapsed")
             record = sets[label]
             matrix = record.matrix
             facts = [f"{matrix.n_segments:,} segments", record.source]
@@ -324,7 +320,7 @@ def one_recording() -> None:
     table = compared.to_frame()
     rows = {method: row for method, row in zip(results, table.to_dict("records"))}
     headline(record, results["bayes"], rows["bayes"])
-    advice = method_to_trust(matrix.scores, compared, names=METHOD_NAMES)
+    advice = lc.diarization.method_to_trust(matrix.scores, compared, names=METHOD_NAMES)
     st.info(f"**Which answer to trust here: {advice.method}.** {advice.reason}", icon=":material/verified:")
     st.subheader("Methods side by side")
     show_comparison(table, matrix)

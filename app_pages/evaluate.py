@@ -9,14 +9,11 @@ import pandas as pd
 import streamlit as st
 
 import llrcore as lc
-from llrcore import plots
-from llrcore.plots.uncertainty import CONDITION_METRICS, condition_figure, with_det_bands
-from app_pages import _conventions, _operating_point, _uncertainty
+from app_pages import _conventions, _operating_point, _state, _uncertainty
 from app_pages._loaded import SYSTEMS, chosen_systems, trials_by_name
 from app_pages._tables import show_metrics
 from app_pages._figures import show_figure
 from app_pages._operating_point import operating_point
-from llrcore.words import number
 
 
 def choose_systems() -> list[str]:
@@ -25,7 +22,7 @@ def choose_systems() -> list[str]:
     loaded = SYSTEMS.sets()
     with st.container(border=True):
         st.markdown("**Systems**")
-        selected = chosen_systems("eval_systems", "Systems to show", label_visibility="collapsed",
+        selected = chosen_systems(_state.EVAL_SYSTEMS.name, "Systems to show", label_visibility="collapsed",
                                   placeholder="Choose systems to evaluate")
         roles = [loaded[name].role for name in selected]
         st.caption(f"{roles.count('evaluation')} evaluation and {roles.count('development')} development "
@@ -46,13 +43,14 @@ def metric_cards(results) -> None:
                 eer_col, dcf_col, cllr_col = st.columns([0.9, 1.05, 1.25])  # Cllr's box holds "2.39e+305 bits"
                 eer_col.metric("EER", f"{100 * result.eer:.2f} %", help="ROCCH equal error rate.")
                 dcf_col.metric(
-                    "actDCF", number(result.act_dcf),
-                    delta=f"{number(result.act_dcf - result.min_dcf, sign=True)} vs minDCF {number(result.min_dcf)}",
+                    "actDCF", lc.report.number(result.act_dcf),
+                    delta=f"{lc.report.number(result.act_dcf - result.min_dcf, sign=True)} vs minDCF "
+                          f"{lc.report.number(result.min_dcf)}",
                     delta_color="inverse" if result.act_dcf - result.min_dcf > 1e-12 else "off",
                     help="Normalised actual DCF of the scores taken as LLRs; the delta is what calibration loses.",
                 )
                 cllr_col.metric(
-                    "Cllr", f"{number(result.cllr)} bits",
+                    "Cllr", f"{lc.report.number(result.cllr)} bits",
                     delta=f"{result.calibration_loss_percent:.0f} % calibration loss",
                     delta_color="off" if result.llr_verdict.good else "inverse",
                     delta_arrow="off",
@@ -96,8 +94,8 @@ def show_figures(chosen, op: lc.OperatingPoint, boots: dict[str, lc.BootstrapRes
             band_words = (f" Shaded: the ROCCH's {100 * next(iter(bands.values())).level:.0f} % bootstrap band."
                           if bands else "")
             show_figure(
-                lambda: with_det_bands(plots.det_figure(det, rocch=rocch, steps=steps, rule_of_30=rule_of_30),
-                                       bands, list(chosen)),
+                lambda: lc.plots.with_det_bands(
+                    lc.plots.det_figure(det, rocch=rocch, steps=steps, rule_of_30=rule_of_30), bands, list(chosen)),
                 "det",
                 "Miss against false-alarm rate on probit axes. Circles: EER; diamonds: minimum DCF at the operating "
                 "point; stars: the actual DCF of the scores used as LLRs. An open symbol just inside the edge: a rate of "
@@ -108,12 +106,12 @@ def show_figures(chosen, op: lc.OperatingPoint, boots: dict[str, lc.BootstrapRes
         with tabs["APE"]:
             axis_column, _ = st.columns([2, 3])
             y_axis = axis_column.segmented_control(
-                "Error axis", plots.APE_Y_AXES, format_func=APE_AXIS_LABELS.get, default=plots.APE_Y_AXES[0],
+                "Error axis", lc.plots.APE_Y_AXES, format_func=APE_AXIS_LABELS.get, default=lc.plots.APE_Y_AXES[0],
                 key="ape_axis", help="Zoomed: the systems' curves fill the figure (areas still read as Cllr). Full: "
                 "0 to 50 %, with the peak of no system. Logarithmic: small errors made visible.",
-            ) or plots.APE_Y_AXES[0]
+            ) or lc.plots.APE_Y_AXES[0]
             show_figure(
-                lambda: plots.ape_figure(bayes, y_axis=y_axis), "ape",
+                lambda: lc.plots.ape_figure(bayes, y_axis=y_axis), "ape",
                 "Applied probability of error over all priors: the area under the actual curve is Cllr, under the "
                 "minimum curve minCllr; the bars split Cllr into discrimination and calibration loss.",
                 data=bayes.to_frame,
@@ -121,7 +119,7 @@ def show_figures(chosen, op: lc.OperatingPoint, boots: dict[str, lc.BootstrapRes
     if tabs["Normalised Bayes error"].open:
         with tabs["Normalised Bayes error"]:
             show_figure(
-                lambda: plots.normalised_bayes_error_figure(bayes), "normalised_bayes_error",
+                lambda: lc.plots.normalised_bayes_error_figure(bayes), "normalised_bayes_error",
                 "Bayes error divided by that of no system (1 = useless): actual and minimum DCF at every prior; "
                 "the gap is what calibration loses there.",
                 data=bayes.to_frame,
@@ -131,7 +129,7 @@ def show_figures(chosen, op: lc.OperatingPoint, boots: dict[str, lc.BootstrapRes
             log_column, _ = st.columns([1, 4])
             log_scale = log_column.toggle("Logarithmic error axis", value=True, key="trap_log")
             show_figure(
-                lambda: plots.bayes_error_trapezium_figure(bayes, log_scale=log_scale), "bayes_error_trapezium",
+                lambda: lc.plots.bayes_error_trapezium_figure(bayes, log_scale=log_scale), "bayes_error_trapezium",
                 "Out of a hundred trials, how many errors? The minimum Bayes error never exceeds the trapezium "
                 "min(P, 1-P, EER) (Brümmer, Ferrer & Swart, Interspeech 2021).",
                 data=bayes.to_frame,
@@ -142,7 +140,7 @@ def show_figures(chosen, op: lc.OperatingPoint, boots: dict[str, lc.BootstrapRes
             bins = bins_column.slider("Bins", 20, 200, 80, step=10, key="hist_bins")
             spoof = spoof_column.toggle("Include spoof trials", value=True, key="hist_spoof")
             histograms = lc.score_histograms(chosen, bins=bins, include_spoof=spoof)
-            show_figure(lambda: plots.score_histogram_figure(histograms), "score_histograms",
+            show_figure(lambda: lc.plots.score_histogram_figure(histograms), "score_histograms",
                         data=histograms.to_frame)
 
 
@@ -157,7 +155,7 @@ def show_conditions(chosen, op: lc.OperatingPoint, settings: _uncertainty.Settin
     lacking = [name for name, trials in chosen.items() if not set(settings.by) <= set(trials.conditions)]
     if lacking:
         st.caption(f"Not broken down (no column {', '.join(map(repr, settings.by))}): "
-                   f"{lc.words.escape_markdown(', '.join(lacking))}.")
+                   f"{lc.report.escape_markdown(', '.join(lacking))}.")
     results = {name: lc.evaluate(trials, p_target=op, by=settings.by, primary=settings.primary)
                for name, trials in chosen.items() if name not in lacking}
     if not results:
@@ -165,15 +163,15 @@ def show_conditions(chosen, op: lc.OperatingPoint, settings: _uncertainty.Settin
     per_condition = ({name: _uncertainty.condition_intervals(name, result, op, settings)
                       for name, result in results.items()} if settings.intervals else {})
     for name, result in results.items():
-        st.markdown(f"**{lc.words.escape_markdown(name)}**")
+        st.markdown(f"**{lc.report.escape_markdown(name)}**")
         show_metrics(result.to_frame(eer_percent=True, intervals=per_condition.get(name)))
         for note in result.notes():
-            st.caption(f":material/warning: {lc.words.escape_markdown(note)}")
+            st.caption(f":material/warning: {lc.report.escape_markdown(note)}")
     metric_column, _ = st.columns([3, 2])
     metric = metric_column.segmented_control(
-        "Metric per condition", list(CONDITION_METRICS), default="eer", key="cond_metric",
-        format_func=lambda m: lc.binary.metrics.METRIC_COLUMNS[m]) or "eer"
-    show_figure(lambda: condition_figure(results, metric, intervals=per_condition or None, order=list(chosen)),
+        "Metric per condition", list(lc.plots.CONDITION_METRICS), default="eer", key="cond_metric",
+        format_func=lambda m: lc.METRIC_COLUMNS[m]) or "eer"
+    show_figure(lambda: lc.plots.condition_figure(results, metric, intervals=per_condition or None, order=list(chosen)),
                 "conditions",
                 "Each condition's value (circles) and all trials pooled (diamonds)"
                 + (f", with {_uncertainty.METHOD} bootstrap intervals." if per_condition else "."),
@@ -235,7 +233,7 @@ def main() -> None:
              if settings.intervals else None)
     if settings.intervals and (one_by_one := _uncertainty.ungrouped(chosen, settings)):
         st.caption(f"No column {settings.group_by!r}, trials drawn one by one: "
-                   f"{lc.words.escape_markdown(', '.join(one_by_one))}.")
+                   f"{lc.report.escape_markdown(', '.join(one_by_one))}.")
     st.subheader("Metrics")
     show_metrics_table(results, boots)
     _conventions.show(chosen, op)

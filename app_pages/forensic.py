@@ -15,14 +15,11 @@ import streamlit as st
 import llrcore as lc
 from app_pages._demos import ASSETS, DEMO_SETS, system_demo
 from app_pages._figures import show_figure
+from app_pages import _state
 from app_pages._loaded import SYSTEMS
 from app_pages._registry import LoadedSystem
 from app_pages._tables import count_columns
 from app_pages._units import current as llr_units
-from llrcore.forensic.validation import METRICS, ValidationCriteria, verbal_scale_frame
-from llrcore.plots.forensic import ece_figure, tippett_figure
-from llrcore.report.validation import DECISION_WORDS, build_validation_report, validation_paragraphs
-from llrcore.words import escape_markdown, number, percent
 
 FVC = "FVC-AUS DCA-PLDA"
 CARTRIDGE = "Cartridge cases (lir)"
@@ -45,7 +42,7 @@ CRITERIA = {
 # ----- the data -----------------------------------------------------------------------------------------------------
 
 
-@st.cache_resource(show_spinner=False)
+@_state.cached()
 def cartridge_cases() -> lc.Trials:
     """lir's cartridge-case LRs: log10 LRs, one per line, same source (KM) and different source (KNM) apart."""
     return lc.read_class_files(CARTRIDGE_DIR / "LLR_KM.csv", CARTRIDGE_DIR / "LLR_KNM.csv", scale="log10",
@@ -60,23 +57,24 @@ def load_demo(name: str) -> None:
                                "LLR_KNM.csv)") if name == CARTRIDGE
                   else system_demo(next(demo for demo in DEMO_SETS if demo.name == name)))
         SYSTEMS.add(name, loaded)
-    st.session_state["forensic_choice"] = st.session_state["forensic_system"] = name
+    _state.FORENSIC_CHOICE.set(name)
+    _state.FORENSIC_SYSTEM.set(name)
 
 
-def _remember(key: str, widget: str) -> None:
-    st.session_state[key] = st.session_state[widget]
+def _remember() -> None:
+    _state.FORENSIC_CHOICE.set(_state.FORENSIC_SYSTEM.get())
 
 
 def choose_system() -> str | None:
     loaded = SYSTEMS.sets()
     names = list(loaded)
-    chosen = st.session_state.get("forensic_choice")
+    chosen = _state.FORENSIC_CHOICE.peek()
     if chosen not in loaded:
         chosen = FVC if FVC in loaded else (names[0] if names else None)
-    st.session_state["forensic_system"] = chosen
+    _state.FORENSIC_SYSTEM.set(chosen)
     box, *buttons = st.columns([3, 1.3, 1.3], vertical_alignment="bottom")
-    name = box.selectbox("LR method (a loaded system)", names, key="forensic_system",
-                         on_change=_remember, args=("forensic_choice", "forensic_system"))
+    name = box.selectbox("LR method (a loaded system)", names, key=_state.FORENSIC_SYSTEM.name,
+                         on_change=_remember)
     for column, (label, demo) in zip(buttons, DEMOS.items()):
         column.button(label, on_click=load_demo, args=(demo,), width="stretch", key=f"forensic_demo_{demo}",
                       icon=":material/science:")
@@ -106,8 +104,8 @@ def choose_calibration(trials: lc.Trials) -> dict:
             "folds": int(folds), "by": None if by == "(none)" else by}
 
 
-def choose_criteria() -> ValidationCriteria:
-    defaults = ValidationCriteria()
+def choose_criteria() -> lc.ValidationCriteria:
+    defaults = lc.ValidationCriteria()
     with st.expander("Validation criteria", expanded=True, icon=":material/rule:"):
         st.caption("**These defaults are examples: set your own.** The guideline (Meuwly, Ramos & Haraksim 2017) "
                    "makes the criteria the laboratory's decision, fixed before the validation for the case type and "
@@ -120,10 +118,10 @@ def choose_criteria() -> ValidationCriteria:
                                                        else default, step=step, format="%g",
                                                        key=f"forensic_criterion_{key}", persist_state="session")
             values[key] = shown / 100 if in_percent else shown
-    return ValidationCriteria(**values)
+    return lc.ValidationCriteria(**values)
 
 
-@st.cache_resource(show_spinner=False, max_entries=16, ttl="1h")
+@_state.cached()
 def validated(system_id: str, dev_id: str | None, method: str | None, folds: int, by: str | None,
               _trials: lc.Trials, _dev: lc.Trials | None) -> lc.LRValidation:
     """The validation of one choice, keyed by the systems' ids (their Trials are never hashed); criteria are applied
@@ -135,12 +133,12 @@ def validated(system_id: str, dev_id: str | None, method: str | None, folds: int
 
 
 def show_matrix(validation: lc.LRValidation, units: str) -> None:
-    paragraphs = validation_paragraphs(validation, units)
-    (st.success if validation.passed else st.error)(escape_markdown(paragraphs["conclusion"]),
+    paragraphs = lc.report.validation_paragraphs(validation, units)
+    (st.success if validation.passed else st.error)(lc.report.escape_markdown(paragraphs["conclusion"]),
                                                     icon=":material/gavel:")
     st.subheader("Validation matrix")
     frame = validation.to_frame(units).drop(columns=["value", "limit"])
-    frame["decision"] = [DECISION_WORDS[row.passes] for row in validation.rows]
+    frame["decision"] = [lc.report.DECISION_WORDS[row.passes] for row in validation.rows]
     st.table(frame.set_index("characteristic"))
 
 
@@ -150,13 +148,13 @@ def show_numbers(validation: lc.LRValidation, units: str) -> None:
         st.markdown(f"**LRs {row['LLRs']}**")
         # one format for every number (words.number, words.percent), and boxes wide enough for the longest
         # (1.99e+305 bits): seven in a row overlapped at 1600 px
-        cards = [("Cllr", f"{number(row['Cllr (bits)'], 4)} bits"),
-                 ("Cllr_min", f"{number(row['Cllr_min (bits)'], 4)} bits"),
-                 ("Cllr_cal", f"{number(row['Cllr_cal (bits)'], 4)} bits"),
-                 ("EER", percent(row["EER %"] / 100)),
+        cards = [("Cllr", f"{lc.report.number(row['Cllr (bits)'], 4)} bits"),
+                 ("Cllr_min", f"{lc.report.number(row['Cllr_min (bits)'], 4)} bits"),
+                 ("Cllr_cal", f"{lc.report.number(row['Cllr_cal (bits)'], 4)} bits"),
+                 ("EER", lc.report.percent(row["EER %"] / 100)),
                  (f"devPAV ({UNITS[units]})", f"{row[f'devPAV ({units})']:.4g}"),  # 4 digits: never long
-                 ("Same source, LR < 1", percent(row["misleading same source %"] / 100)),
-                 ("Different source, LR > 1", percent(row["misleading different source %"] / 100))]
+                 ("Same source, LR < 1", lc.report.percent(row["misleading same source %"] / 100)),
+                 ("Different source, LR > 1", lc.report.percent(row["misleading different source %"] / 100))]
         for start in (0, 4):
             for cell, (label, value) in zip(st.columns(4), cards[start:start + 4]):
                 cell.metric(label, value, border=True)
@@ -166,12 +164,13 @@ def show_figures(validation: lc.LRValidation, units: str) -> None:
     stages = {s.label: s for s in (validation.before, validation.after) if s is not None}
     left, right = st.columns(2, gap="medium")
     with left:
-        show_figure(lambda: tippett_figure({label: s.tippett for label, s in stages.items()}, units=units), "tippett",
+        show_figure(lambda: lc.plots.tippett_figure({label: s.tippett for label, s in stages.items()}, units=units),
+                    "tippett",
                     "Solid: same source, dashed: different source; the rates of misleading evidence are in the legend.",
                     data=validation.before.tippett.to_frame)
     with right:
         odds = "log10-odds" if units == "log10" else "log-odds (ln)"
-        show_figure(lambda: ece_figure({label: s.ece for label, s in stages.items()}, units=units), "ece",
+        show_figure(lambda: lc.plots.ece_figure({label: s.ece for label, s in stages.items()}, units=units), "ece",
                     f"At prior {odds} 0 the solid curve is Cllr and the dashed one Cllr_min.",
                     data=validation.before.ece.to_frame)
 
@@ -191,29 +190,29 @@ def show_tables(validation: lc.LRValidation, units: str) -> None:
     with left:
         st.subheader("Misleading evidence")
         misleading = validation.misleading_frame()
-        misleading["rate"] = [percent(rate) for rate in misleading["rate"]]  # as the numbers above write it
+        misleading["rate"] = [lc.report.percent(rate) for rate in misleading["rate"]]  # as the numbers above write it
         st.dataframe(misleading, hide_index=True, column_config={**count_columns("misleading", "trials"),
                                                                  "rate": st.column_config.TextColumn("rate")})
     with right:
         st.subheader("Verbal scale (ENFSI 2015)")
         st.caption("Bands of LR > 1 (support for the same-source proposition); the same bands of 1/LR support the "
                    "different-source one; LR = 1 supports neither.")
-        st.dataframe(verbal_scale_frame(units), hide_index=True, column_config={
+        st.dataframe(lc.verbal_scale_frame(units), hide_index=True, column_config={
             "LR from": st.column_config.NumberColumn(format="localized"),
             "LR to": st.column_config.NumberColumn(format="localized")})
 
 
 def show_words(validation: lc.LRValidation, units: str) -> None:
     st.subheader("In plain words")
-    paragraphs = validation_paragraphs(validation, units)
-    for characteristic in dict.fromkeys(metric.characteristic for metric in METRICS):
-        st.markdown(f"**{characteristic.capitalize()}.** {escape_markdown(paragraphs[characteristic])}")
+    paragraphs = lc.report.validation_paragraphs(validation, units)
+    for characteristic in dict.fromkeys(metric.characteristic for metric in lc.VALIDATION_METRICS):
+        st.markdown(f"**{characteristic.capitalize()}.** {lc.report.escape_markdown(paragraphs[characteristic])}")
 
 
 def download(validation: lc.LRValidation, units: str, source: str) -> None:
     st.download_button(
         "Download validation report (HTML)", icon=":material/download:", type="primary", on_click="ignore",
-        data=lambda: build_validation_report(validation, source=source, units=units).to_html(),
+        data=lambda: lc.report.build_validation_report(validation, source=source, units=units).to_html(),
         file_name="validation_report.html", mime="text/html", key="forensic_download",
     )
     st.caption("One self-contained file: the matrix, the figures, the bounds and the verbal scale, in words a "
@@ -244,8 +243,8 @@ def main() -> None:
         return
     validation = validation.with_criteria(criteria)
     if validation.calibration_failure:  # a collapsed fit is no calibration: the LRs are judged as given
-        st.error(f"**The calibration failed:** {escape_markdown(validation.calibration_failure)}. The LRs are judged "
-                 "as given; remove the far scores from the file, or choose PAV.", icon=":material/error:")
+        st.error(f"**The calibration failed:** {lc.report.escape_markdown(validation.calibration_failure)}. The LRs "
+                 "are judged as given; remove the far scores from the file, or choose PAV.", icon=":material/error:")
     show_matrix(validation, units)
     download(validation, units, system.source)
     show_numbers(validation, units)

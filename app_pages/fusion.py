@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
 import streamlit as st
 
 import llrcore as lc
 from app_pages._calibration_controls import CUSTOM_RULE, RULES, custom_rule, describe_rule, evaluation_partner, md
 from app_pages._figures import show_figure
+from app_pages import _state
 from app_pages._loaded import SYSTEMS
 from app_pages._operating_point import operating_point
 from app_pages import _quality
@@ -30,13 +30,14 @@ NO_EVALUATION = "none: judge on the development trials"
 # ----- data and computation (cached) ----------------------------------------------------------------------------------
 
 
-@st.cache_resource(show_spinner=False)
+@_state.cached()
 def load_cm_demo(part: str) -> dict[str, lc.Trials]:
-    """The four countermeasures of one part (``dev`` or ``eval``), read once per server (shared, read-only)."""
+    """The four countermeasures of one part (``dev`` or ``eval``), read once per server and hour (shared,
+    read-only)."""
     return lc.read_trials(CM_DEMO / f"ASVspoof2019.LA.cm.{part}.scores.tsv.gz")
 
 
-@st.cache_resource(show_spinner=False, max_entries=16, ttl="1h")
+@_state.cached()
 def fused(dev_key: tuple, eval_key: tuple | None, alpha: float, beta: float, plo: float, regularisation: float,
           op: lc.OperatingPoint, _dev: dict, _eval: dict | None, quality: tuple[str, ...] = ()) -> lc.FusionResult:
     """:func:`llrcore.fuse` (with the quality measures `quality`, if any), keyed by the systems' ids (their Trials
@@ -49,20 +50,20 @@ def fused(dev_key: tuple, eval_key: tuple | None, alpha: float, beta: float, plo
 
 
 def _use_demo() -> None:
-    st.session_state["fusion_source"] = "demo"
+    _state.FUSION_SOURCE.set("demo")
 
 
 def _use_loaded() -> None:
-    st.session_state["fusion_source"] = "loaded"
+    _state.FUSION_SOURCE.set("loaded")
 
 
 def _on_dev_change() -> None:
     """The evaluation partners of the chosen development systems, by name ("X (dev)" -> "X (eval)")."""
     _use_loaded()
     names = list(SYSTEMS.sets())
-    partners = [evaluation_partner(name, names) for name in st.session_state["fusion_dev"]]
+    partners = [evaluation_partner(name, names) for name in _state.FUSION_DEV.get()]
     if all(partners):
-        st.session_state["fusion_eval"] = partners
+        _state.FUSION_EVAL.set(partners)
 
 
 def choose_systems() -> tuple[dict, dict | None, tuple, tuple | None, str]:
@@ -72,20 +73,20 @@ def choose_systems() -> tuple[dict, dict | None, tuple, tuple | None, str]:
         st.button(DEMO_BUTTON, on_click=_use_demo, icon=":material/merge:", key="fusion_demo", width="stretch")
         loaded = SYSTEMS.sets()
         names = list(loaded)
-        st.multiselect("Development systems (train the fusion)", names, key="fusion_dev", on_change=_on_dev_change,
-                       persist_state="session", placeholder="two or more loaded systems",
+        st.multiselect("Development systems (train the fusion)", names, key=_state.FUSION_DEV.name,
+                       on_change=_on_dev_change, persist_state="session", placeholder="two or more loaded systems",
                        help="Two or more systems scored on the same development trials, with labels.")
-        st.multiselect("Evaluation systems, in the same order", names, key="fusion_eval", on_change=_use_loaded,
-                       persist_state="session", placeholder=NO_EVALUATION,
+        st.multiselect("Evaluation systems, in the same order", names, key=_state.FUSION_EVAL.name,
+                       on_change=_use_loaded, persist_state="session", placeholder=NO_EVALUATION,
                        help="The same systems scored on the evaluation trials; none to judge on the development "
                             "trials (optimistic: the fusion has seen them).")
-        if st.session_state.get("fusion_source") == "demo":
+        if _state.FUSION_SOURCE.peek() == "demo":
             dev, evaluation = load_cm_demo("dev"), load_cm_demo("eval")
             st.caption(f"Showing the demo: {', '.join(dev)} from `{CM_DEMO.name}/`, trained on the development "
                        "part and judged on the evaluation part. Choose loaded systems above to fuse your own.")
             return dev, evaluation, ("demo", "dev"), ("demo", "eval"), "the four ASVspoof 2019 LA countermeasures"
-        dev_names = st.session_state.get("fusion_dev") or []
-        eval_names = st.session_state.get("fusion_eval") or []
+        dev_names = _state.FUSION_DEV.peek() or []
+        eval_names = _state.FUSION_EVAL.peek() or []
         dev = {name: loaded[name].trials for name in dev_names if name in loaded}
         evaluation = {name: loaded[name].trials for name in eval_names if name in loaded} or None
         st.caption("Trials are paired by their ids (model and test, utt or trial), or by line order when the files "
@@ -114,7 +115,7 @@ def choose_recipe() -> tuple[lc.BetaRule, float, float]:
                  "prior-weighted training.")
         st.caption("llr = Σ w_k · s_k + b, minimising the rule's prior-weighted expected cost on the development "
                    "trials (Brümmer & Doddington, Interspeech 2013; BOSARIS's linear fusion).")
-    return rule, float(np.log(p) - np.log1p(-p)), float(regularisation)
+    return rule, float(lc.logit(p)), float(regularisation)
 
 
 # ----- results --------------------------------------------------------------------------------------------------------
@@ -192,7 +193,7 @@ def main() -> None:
         st.error(f"These systems cannot be fused: {err}")
         return
 
-    st.markdown(f"Fused {what} with the {describe_rule(rule)} rule, prior weighting P = {1 / (1 + np.exp(-plo)):.3g}"
+    st.markdown(f"Fused {what} with the {describe_rule(rule)} rule, prior weighting P = {lc.sigmoid(plo):.3g}"
                 f", regularisation λ = {regularisation:g}.")
     # green only when the fusion wins both ways: by Cllr, and where its LLRs are used (actDCF at the operating point)
     wins = result.beats_best_single and result.beats_at_operating_point

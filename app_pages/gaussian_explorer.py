@@ -12,12 +12,10 @@ import html
 import streamlit as st
 
 import llrcore as lc
+from app_pages import _state
 from app_pages._figures import show_figure
 from app_pages._loaded import SYSTEMS, trials_by_name
 from app_pages._units import current as llr_units
-from llrcore.plots.gaussian import cllr_eer_figure, gaussian_det_figure, gaussian_llr_figure
-from llrcore.teaching.gaussian import cllr_eer_curve, gaussian_densities
-from llrcore.words import escape_markdown, percent
 
 CHOICES = ["EER", "d'", "μ"]
 # slider ranges: EER 0.1-49.9 %, and the d' and mu that span about the same range of systems
@@ -47,12 +45,12 @@ def mu_of(choice: str, value: float) -> float:
 
 def on_choice() -> None:
     """Switching between EER, d' and mu keeps the system: the newly shown slider starts where the old one was."""
-    choice, mu = st.session_state.get("by"), st.session_state.get("gauss_current_mu")
+    choice, mu = _state.GAUSS_BY.peek(), _state.GAUSS_MU.peek()
     if choice in KEYS and mu is not None:
-        st.session_state[KEYS[choice]] = slider_value(choice, mu)
+        _state.Key(KEYS[choice]).set(slider_value(choice, mu))
 
 
-@st.cache_resource(show_spinner=False, max_entries=16)
+@_state.cached()
 def comparison(system_id: str, alpha: float, _trials: lc.Trials) -> lc.GaussianComparison:
     """CMLG fit of one system (keyed by its id and alpha), computed once."""
     return lc.gaussian_comparison(_trials, alpha=alpha)
@@ -60,21 +58,23 @@ def comparison(system_id: str, alpha: float, _trials: lc.Trials) -> lc.GaussianC
 
 # Figures are cached by what they show, so moving one slider redraws only the figures that depend on it (building a
 # plotly figure costs more than its numbers). st.plotly_chart only reads them.
-@st.cache_resource(show_spinner=False, max_entries=64)
+@_state.cached(entries=64)
 def ideal_figure(kind: str, mu: float, llr: float | None = None, log: bool = False, units: str = "ln"):
     if kind == "densities":
-        return gaussian_llr_figure(mu, llr=llr, log_density=log, units=units)
-    return gaussian_det_figure(mu) if kind == "det" else cllr_eer_figure(lc.eer_from_mu(mu), log_axes=log)
+        return lc.plots.gaussian_llr_figure(mu, llr=llr, log_density=log, units=units)
+    if kind == "det":
+        return lc.plots.gaussian_det_figure(mu)
+    return lc.plots.cllr_eer_figure(lc.eer_from_mu(mu), log_axes=log)
 
 
-@st.cache_resource(show_spinner=False, max_entries=32)
+@_state.cached(entries=32)
 def fit_figure(kind: str, system_id: str, alpha: float, _result: lc.GaussianComparison, log: bool = False,
                units: str = "ln"):
     if kind == "densities":
-        return gaussian_llr_figure(comparison=_result, log_density=log, units=units)
+        return lc.plots.gaussian_llr_figure(comparison=_result, log_density=log, units=units)
     if kind == "det":
-        return gaussian_det_figure(comparison=_result)
-    return cllr_eer_figure(_result.eer, comparison=_result, log_axes=log)
+        return lc.plots.gaussian_det_figure(comparison=_result)
+    return lc.plots.cllr_eer_figure(_result.eer, comparison=_result, log_axes=log)
 
 
 # ----- the ideal -------------------------------------------------------------------------------------------------
@@ -84,24 +84,24 @@ def fit_figure(kind: str, system_id: str, alpha: float, _result: lc.GaussianComp
 def explorer() -> None:
     with st.container(border=True):
         by_column, value_column, llr_column = st.columns([1.2, 3, 3], gap="medium")
-        choice = by_column.segmented_control("Choose by", CHOICES, default="EER", required=True, key="by",
-                                             on_change=on_choice, bind="query-params")
+        choice = by_column.segmented_control("Choose by", CHOICES, default="EER", required=True,
+                                             key=_state.GAUSS_BY.name, on_change=on_choice, bind="query-params")
         lo, hi, default, step = LIMITS[choice]
         label = {"EER": "EER (%)", "d'": "d' (separation in standard deviations)",
                  "μ": "μ (mean of the target LLRs)"}[choice]
         # a value set by on_choice must not meet a default as well (Streamlit warns), so the default goes in only once
-        start = {} if KEYS[choice] in st.session_state else {"value": default}
+        start = {} if _state.Key(KEYS[choice]).is_set() else {"value": default}
         value = value_column.slider(label, lo, hi, step=step, key=KEYS[choice], bind="query-params",
                                     format="%.1f" if choice == "EER" else "%.2f", **start)
         llr = llr_column.slider("Look at the densities at LLR", -10.0, 10.0, 2.0, step=0.1, key="llr",
                                 bind="query-params",
                                 help="The ratio of the two densities at any LLR equals e to the power LLR.")
     mu = float(mu_of(choice, value))
-    st.session_state["gauss_current_mu"] = mu
+    _state.GAUSS_MU.set(mu)
     eer, cllr = lc.eer_from_mu(mu), lc.gaussian_cllr(mu)
     approx = float(lc.cllr_eer_approximation(eer))
     cards([
-        ("EER", percent(eer), None, "Φ(−√(μ/2))"),
+        ("EER", lc.report.percent(eer), None, "Φ(−√(μ/2))"),
         ("d'", f"{lc.dprime_from_mu(mu):.3g}", None, "√(2μ): the distance of the means in standard deviations."),
         ("μ (variance 2μ)", f"{mu:.3g}", None, "Target LLRs ~ N(+μ, 2μ), non-target LLRs ~ N(−μ, 2μ)."),
         ("Cllr", f"{cllr:.4f} bits", None, "(1/ln 2) E[ln(1 + e^−x)], x ~ N(μ, 2μ), by quadrature."),
@@ -111,7 +111,7 @@ def explorer() -> None:
     log_density = st.toggle("Logarithmic density axis", value=False, key="gauss_log_density",
                             help="On a log axis the densities are parabolas, and their gap at LLR l is l.")
     show_figure(lambda: ideal_figure("densities", mu, llr, log_density, llr_units()), "gaussian_densities",
-                data=lambda: gaussian_densities(mu, llr=llr).to_frame())
+                data=lambda: lc.gaussian_densities(mu, llr=llr).to_frame())
     st.caption("The LLR of the LLR is the LLR: at every LLR l, the target density is e^l times the non-target "
                "density. Only Gaussians with means ±μ and variance 2μ can do that.")
     det_column, cllr_column = st.columns([1, 1.3], gap="medium")
@@ -124,7 +124,7 @@ def explorer() -> None:
                              help="For small EERs, which sit in the corner on linear axes.")
         with slot:
             show_figure(lambda: ideal_figure("cllr", mu, None, log_axes), "gaussian_cllr",
-                        data=lambda: cllr_eer_curve(lc.eer_from_mu(mu)).to_frame())
+                        data=lambda: lc.cllr_eer_curve(lc.eer_from_mu(mu)).to_frame())
         st.caption("Cllr depends on the EER alone. The approximation 1 − (2·EER − 1)² stays within about 0.02 "
                    "bits of the exact value for EERs from 1 % to 49 %.")
 
@@ -148,10 +148,10 @@ def your_scores() -> None:
         st.error(f"{name} cannot be fitted with CMLG: {err}")
         return
     if result.collapsed:  # no calibration to set against the ideal: say why, and what the scores themselves give
-        st.error(f"**The CMLG calibration of {escape_markdown(name)} failed:** {result.calibration.failure}. "
+        st.error(f"**The CMLG calibration of {lc.report.escape_markdown(name)} failed:** {result.calibration.failure}. "
                  "Remove the far scores from the file, or calibrate these scores with PAV on the Calibrate page.",
                  icon=":material/error:")
-        cards([("EER of the data", percent(result.eer), None, None),
+        cards([("EER of the data", lc.report.percent(result.eer), None, None),
                ("minCllr (PAV)", f"{result.min_cllr:.4f} bits", None, "The best any monotone calibration of these "
                                                                       "scores can do.")])
         return
@@ -159,8 +159,8 @@ def your_scores() -> None:
     st.markdown(f"<p style='font-size:1.2rem; line-height:1.45'>{sentence}</p>", unsafe_allow_html=True)
     cards([
         ("Fitted μ", f"{result.mu:.3g}", None, "Mean of the CMLG-calibrated target LLRs: (m_e − m_d)² / (2v)."),
-        ("EER of the data", percent(result.eer), f"ideal with this μ: {percent(result.gaussian_eer)}",
-         None),
+        ("EER of the data", lc.report.percent(result.eer),
+         f"ideal with this μ: {lc.report.percent(result.gaussian_eer)}", None),
         ("Cllr after CMLG", f"{result.cllr:.4f} bits", None, None),
         ("Gaussian Cllr at its EER", f"{result.gaussian_cllr_at_eer:.4f} bits",
          f"{result.cllr - result.gaussian_cllr_at_eer:+.4f} bits",
@@ -171,7 +171,7 @@ def your_scores() -> None:
     log_density = st.toggle("Logarithmic density axis", value=False, key="gauss_fit_log_density")
     key = (loaded[name].id, float(alpha), result)
     show_figure(lambda: fit_figure("densities", *key, log_density, llr_units()), "gaussian_fit_densities",
-                data=lambda: gaussian_densities(comparison=result).to_frame())
+                data=lambda: lc.gaussian_densities(comparison=result).to_frame())
     det_column, cllr_column = st.columns([1, 1.3], gap="medium")
     with det_column:
         show_figure(lambda: fit_figure("det", *key), "gaussian_fit_det")
@@ -183,7 +183,7 @@ def your_scores() -> None:
                              help="For small EERs, which sit in the corner on linear axes.")
         with slot:
             show_figure(lambda: fit_figure("cllr", *key, log_axes), "gaussian_fit_cllr",
-                        data=lambda: cllr_eer_curve(result.eer, comparison=result).to_frame())
+                        data=lambda: lc.cllr_eer_curve(result.eer, comparison=result).to_frame())
     st.caption("A DET straighter and closer to 45° than the data's, and histograms that follow the dashed "
                "densities, mean the CMLG LLRs behave like calibrated Gaussian LLRs.")
 

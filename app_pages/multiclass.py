@@ -13,8 +13,8 @@ import pandas as pd
 import streamlit as st
 
 import llrcore as lc
-from llrcore.plots import multiclass as multiclass_plots
 from app_pages._demos import MULTICLASS_DEMOS
+from app_pages import _state
 from app_pages._loaded import SCORE_SETS
 from app_pages._registry import LoadedScores
 from app_pages._uploads import read_user_file
@@ -33,7 +33,7 @@ UPLOAD_HELP = (
 # ----- data ----------------------------------------------------------------------------------------------------------
 
 
-@st.cache_resource(show_spinner=False, max_entries=8, ttl="1h")
+@_state.cached(entries=8)
 def parse_upload(file_id: str, score_type: str, training_prior: str | None, _upload):
     """(MulticlassScores, None) or (None, a sentence for the user), cached by the upload's file id and options."""
     name = getattr(_upload, "name", "the file")
@@ -42,7 +42,7 @@ def parse_upload(file_id: str, score_type: str, training_prior: str | None, _upl
         _upload, score_type=score_type, training_prior=training_prior, name=Path(name).stem))
 
 
-@st.cache_resource(show_spinner=False, max_entries=16)
+@_state.cached()
 def analyse(key: str, _scores: lc.MulticlassScores):
     """The calibration analysis of one data set (fit, pair-wise and detection tables), once per data key."""
     try:
@@ -54,9 +54,9 @@ def analyse(key: str, _scores: lc.MulticlassScores):
 def upload_box() -> None:
     """File uploader with the score type; a good file is added and chosen, a bad one reported (nothing changes)."""
     with st.expander("Upload a multiclass score file", icon=":material/upload_file:",
-                     expanded=st.session_state.get("mc_upload") is not None):
+                     expanded=_state.MC_UPLOAD.peek() is not None):
         upload = st.file_uploader("Score file", type=["csv", "tsv", "txt", "gz", "npz", "parquet"],
-                                  key="mc_upload", help=UPLOAD_HELP)
+                                  key=_state.MC_UPLOAD.name, help=UPLOAD_HELP)
         kind_column, prior_column = st.columns(2)
         kind = SCORE_TYPES[kind_column.radio("The scores are", list(SCORE_TYPES), key="mc_score_type",
                                              persist_state="session",
@@ -77,7 +77,7 @@ def upload_box() -> None:
         st.error(error, icon=":material/error:")
         return
     SCORE_SETS.put(label, LoadedScores(scores, f"upload: {upload.name}", key))
-    st.session_state["mc_set"] = label
+    _state.MC_SET.set(label)
     st.success(f"Loaded {upload.name}: {len(scores):,} trials of {scores.n_classes} classes.",
                icon=":material/check_circle:")
 
@@ -115,7 +115,7 @@ COST_ROWS = {"raw": "raw LLRs", "calibrated": "after calibration"}
 LRE_OPERATING_POINT = lc.OperatingPoint(0.5)  # Cavg's target prior in the LRE 2017 plan (the other is 0.1)
 
 
-@st.cache_resource(show_spinner=False, max_entries=16)
+@_state.cached()
 def detection_costs(key: str, _analysis: lc.MulticlassAnalysis, op: lc.OperatingPoint) -> pd.DataFrame:
     """Cavg (at the target prior of `op`; NIST LRE's costs are 1), minCavg and the LRE 2017 primary cost before and
     after calibration, once per data key and operating point."""
@@ -137,7 +137,7 @@ def costs_table(analysis: lc.MulticlassAnalysis, key: str, op: lc.OperatingPoint
 
 def pairwise_tab(analysis: lc.MulticlassAnalysis) -> None:
     show_figure(
-        lambda: multiclass_plots.pairwise_bar_matrix_figure(analysis.pairwise, classes=analysis.scores.classes),
+        lambda: lc.plots.pairwise_bar_matrix_figure(analysis.pairwise, classes=analysis.scores.classes),
         "pairwise_cllr",
         "Every pair of classes as a binary problem with LLR λᵢ − λⱼ (fig. 3 of the paper). The calibration is "
         "monotone on every pair, so minCllr (PAV) is the same before and after, and never above either Cllr.",
@@ -158,13 +158,13 @@ def detection_tab(analysis: lc.MulticlassAnalysis) -> None:
         persist_state="session", help="Detected against all the other classes, with a prior flat over them (eq. 9).",
     )
     show_figure(
-        lambda: multiclass_plots.detection_ape_figure(scores, analysis.calibrated, target),
+        lambda: lc.plots.detection_ape_figure(scores, analysis.calibrated, target),
         "detection_ape",
         "Bayes error of the detection LLRs at every prior (fig. 2 of the paper), before and after the multiclass "
         "calibration: the area under the solid curve is Cllr, under the dashed one minCllr.",
     )
     show_figure(
-        lambda: multiclass_plots.detection_scatter_figure(scores, analysis.calibrated, target),
+        lambda: lc.plots.detection_scatter_figure(scores, analysis.calibrated, target),
         "detection_scatter",
         "Detection LLR of every trial after calibration against before (fig. 1 of the paper): not a function of "
         "it, but close to a line whose slope is near the scale α.",
@@ -215,7 +215,7 @@ def decisions_tab(analysis: lc.MulticlassAnalysis) -> None:
                        help="Always deciding the class of largest prior: 1 − max πᵢ.")
     normalised_col.metric("Normalised", f"{errors.normalised_error:.3f}", border=True,
                           help="Error rate ÷ that of the prior alone; above 1 the LLRs hurt.")
-    show_figure(lambda: multiclass_plots.confusion_matrix_figure(errors), "confusion_matrix",
+    show_figure(lambda: lc.plots.confusion_matrix_figure(errors), "confusion_matrix",
                 "Rows: true class; columns: the class of largest posterior at the chosen prior. Each row adds up "
                 "to 100 %.")
 
@@ -236,7 +236,7 @@ def main() -> None:
     with upload_column:
         upload_box()
     with choose_column:
-        label = st.selectbox("Data set", list(sets), key="mc_set", persist_state="session")
+        label = st.selectbox("Data set", list(sets), key=_state.MC_SET.name, persist_state="session")
         loaded = sets[label]
         scores = loaded.scores
         counts = ", ".join(f"{c} {k:,}" for c, k in zip(scores.classes, scores.counts))

@@ -13,8 +13,7 @@ from pathlib import Path
 import streamlit as st
 
 import llrcore as lc
-from llrcore import plots
-from llrcore.calibration.normalization import DEFAULT_TOP_N, METHODS
+from app_pages import _state
 from app_pages._figures import show_figure
 from app_pages._loaded import SYSTEMS
 from app_pages._operating_point import operating_point
@@ -38,25 +37,25 @@ REPLICATES = 1000
 # ----- data and computation (cached) ----------------------------------------------------------------------------------
 
 
-@st.cache_resource(show_spinner=False)
+@_state.cached()
 def load_demo() -> tuple[lc.Trials, lc.CohortScores, lc.CohortScores]:
-    """The demo's trials and cohorts, read once per server (shared, read-only)."""
+    """The demo's trials and cohorts, read once per server and hour (shared, read-only)."""
     trials = lc.read_trials(DEMO / "scores.txt", key=DEMO / "key.txt", name="synthetic cosine")
     return trials, lc.read_cohort_scores(DEMO / "enrol_cohort.txt"), lc.read_cohort_scores(DEMO / "test_cohort.txt")
 
 
-@st.cache_resource(show_spinner=False, max_entries=8, ttl="1h")
+@_state.cached(entries=8)
 def load_trials(scores_id: str, key_id: str, _scores, _key) -> lc.Trials:
     """An uploaded score file with its key, keyed by the uploads' ``file_id`` (their bytes are never hashed)."""
     return lc.read_trials(_scores, key=_key, name=Path(_scores.name).stem)
 
 
-@st.cache_resource(show_spinner=False, max_entries=8, ttl="1h")
+@_state.cached(entries=8)
 def load_cohort(file_id: str, _upload) -> lc.CohortScores:
     return lc.read_cohort_scores(_upload)
 
 
-@st.cache_resource(show_spinner=False, max_entries=16, ttl="1h")
+@_state.cached()
 def normalised(data_key: tuple, method: str, top_n: int | None, ddof: int, _trials, _enrol, _test) \
         -> tuple[lc.Trials, tuple[str, ...]]:
     """:func:`llrcore.normalize_scores` and the warnings it gave (cohort leakage, one-sided norms), as sentences."""
@@ -66,7 +65,7 @@ def normalised(data_key: tuple, method: str, top_n: int | None, ddof: int, _tria
     return after, tuple(str(w.message) for w in caught)
 
 
-@st.cache_resource(show_spinner=False, max_entries=16, ttl="1h")
+@_state.cached()
 def comparison(data_key: tuple, op: lc.OperatingPoint, _before, _after) -> lc.SystemComparison:
     """The paired bootstrap of before against after (same trials, resampled together)."""
     return lc.compare_systems(_before, _after, n=REPLICATES, p_target=op)
@@ -111,10 +110,11 @@ def choose_data():
 
 def choose_method(cohort_size: int) -> tuple[str, int | None, int]:
     method_column, top_column, ddof_column = st.columns([3, 1.2, 1.8], vertical_alignment="bottom")
-    method = method_column.selectbox("Method", METHODS[::-1], format_func=METHOD_WORDS.get, key="norm_method")
+    method = method_column.selectbox("Method", lc.NORMALIZATION_METHODS[::-1], format_func=METHOD_WORDS.get,
+                                     key="norm_method")
     adaptive = method == "as-norm"
     top_n = top_column.number_input(
-        "Top N", min_value=2, value=DEFAULT_TOP_N, step=50, key="norm_top_n", disabled=not adaptive,
+        "Top N", min_value=2, value=lc.NORMALIZATION_TOP_N, step=50, key="norm_top_n", disabled=not adaptive,
         help="AS-norm keeps each side's N highest cohort scores (300 in WeSpeaker's VoxCeleb recipe).")
     ddof = ddof_column.radio("Standard deviation", list(DDOF_WORDS), format_func=DDOF_WORDS.get, horizontal=True,
                              key="norm_ddof", help="Divide by k (numpy's np.std, WeSpeaker) or by k - 1 (torch.std, "
@@ -147,7 +147,7 @@ def show_results(before: lc.Trials, after: lc.Trials, op: lc.OperatingPoint, dat
     show_comparison(result, ("eer", "min_dcf", "min_cllr"), "after better in")
     st.subheader("DET before and after")
     det = lc.det_curves(systems, p_target=op)
-    show_figure(lambda: plots.det_figure(det), "normalization_det", data=det.to_frame)
+    show_figure(lambda: lc.plots.det_figure(det), "normalization_det", data=det.to_frame)
     if st.button("Add both to the loaded systems", icon=":material/add:", key="norm_add",
                  help="Evaluate, Calibrate and Report can then use the normalised scores."):
         for name, trials in systems.items():

@@ -13,8 +13,7 @@ import logging
 import streamlit as st
 
 import llrcore as lc
-from llrcore import export
-from llrcore.report import VERDICTS, format_errors
+from app_pages import _state
 from app_pages import _uncertainty
 from app_pages._loaded import SYSTEMS, chosen_systems
 from app_pages._operating_point import operating_point
@@ -25,7 +24,7 @@ CROSS_VALIDATION = "Cross-validation on the evaluation trials"
 DEVELOPMENT = "Train on a development set"
 NO_CALIBRATION = "No calibration"
 METHODS = {"affine": "Affine (logistic regression)", "pav": "PAV (monotone)", "cmlg": "CMLG (Gaussian)"}
-VERDICT_BADGES = dict(zip(VERDICTS, ((":material/check_circle:", "green"), (":material/tune:", "orange"),
+VERDICT_BADGES = dict(zip(lc.report.VERDICTS, ((":material/check_circle:", "green"), (":material/tune:", "orange"),
                                      (":material/block:", "red"))))
 FIGURE_FORMATS = {"png": "PNG (slides)", "svg": "SVG (vector)", "pdf": "PDF (print)"}
 
@@ -56,7 +55,7 @@ def calibration_choice() -> tuple[str, str | None, str]:
 # ----- the report ---------------------------------------------------------------------------------------------------
 
 
-@st.cache_resource(show_spinner=False, max_entries=8, ttl="1h")
+@_state.cached(entries=8)
 def cached_report(key: tuple, _systems: dict, _dev, options: dict) -> lc.Report:
     """The report for one choice, shared by sessions that report on the same data (the demo sets).
 
@@ -95,10 +94,10 @@ def show_summary(report: lc.Report) -> None:
             icon, colour = VERDICT_BADGES[summary.verdict]
             head.badge(summary.verdict.capitalize(), icon=icon, color=colour)
             this, ideal, none = numbers.columns(3)
-            this.metric("Errors per 100", format_errors(summary.errors_per_100),
+            this.metric("Errors per 100", lc.report.format_errors(summary.errors_per_100),
                         help="At your prior, using the scores as likelihood ratios.")
-            ideal.metric("Perfectly calibrated", format_errors(summary.min_errors_per_100))
-            none.metric("No system", format_errors(summary.default_errors_per_100))
+            ideal.metric("Perfectly calibrated", lc.report.format_errors(summary.min_errors_per_100))
+            none.metric("No system", lc.report.format_errors(summary.default_errors_per_100))
             for topic in ("errors", "sure", "conditions", "trust", "calibration"):
                 if summary.paragraphs.get(topic):  # the badge above says the verdict
                     st.markdown(summary.text(topic, "markdown", verdict=False))
@@ -113,7 +112,7 @@ def downloads(report: lc.Report) -> None:
 
 
 def figure_downloads(report: lc.Report) -> None:
-    problem = export.export_problem()
+    problem = lc.export_problem()
     if problem:
         st.info(f"Figures as images are not available here: {problem} The HTML report has every figure, and each "
                 "can be saved as PNG from its camera button.", icon=":material/info:")
@@ -123,7 +122,7 @@ def figure_downloads(report: lc.Report) -> None:
                                key="report_figure_format", label_visibility="collapsed") or "png"
     st.download_button(
         f"All figures ({fmt.upper()}, zip)",
-        data=lambda: export.figures_zip({key: item.figure for key, item in report.figures.items()}, fmt),
+        data=lambda: lc.figures_zip({key: item.figure for key, item in report.figures.items()}, fmt),
         file_name=f"llrcore_figures_{fmt}.zip", mime="application/zip", icon=":material/folder_zip:",
         on_click="ignore", key="download_figures",
     )
@@ -131,7 +130,7 @@ def figure_downloads(report: lc.Report) -> None:
     with st.container(horizontal=True):
         for key, item in report.figures.items():
             st.download_button(
-                item.label, data=lambda fig=item.figure: export.figure_to_image(fig, fmt), file_name=f"{key}.{fmt}",
+                item.label, data=lambda fig=item.figure: lc.figure_to_image(fig, fmt), file_name=f"{key}.{fmt}",
                 mime=mime, on_click="ignore", key=f"download_figure_{key}", help=item.title, icon=":material/image:",
             )
 

@@ -15,6 +15,7 @@ import pandas as pd
 import streamlit as st
 
 import llrcore as lc
+from app_pages import _state
 from app_pages._demos import DEMO_SETS, demo_source, system_demo
 from app_pages._figures import show_figure
 from app_pages._loaded import SYSTEMS
@@ -24,8 +25,6 @@ from app_pages._sasv import ADCF, ADCF_HELP, TEER, TEER_HELP, beside_tdcf, poole
 from app_pages._sasv import summary_beside_tdcf
 from app_pages._tables import with_intervals
 from app_pages._uncertainty import METHOD, run_once
-from llrcore.plots.spoofing import TDCF_X_AXES, attack_bars_figure, tdcf_figure
-from llrcore.spoofing.sasv import ASV_SCORE, CM_SCORE
 
 FORMULATIONS = {"revised": "revised (ASVspoof 2021 on)", "legacy": "legacy (ASVspoof 2019)"}
 COST_HELP = {"Ptar": "prior of a target trial", "Pnon": "prior of a zero-effort non-target",
@@ -33,16 +32,15 @@ COST_HELP = {"Ptar": "prior of a target trial", "Pnon": "prior of a zero-effort 
              "Cfa": "cost of the tandem accepting a non-target", "Cfa_spoof": "cost of the tandem accepting a spoof",
              "Cmiss_asv": "cost of the ASV rejecting a target", "Cfa_asv": "cost of the ASV accepting a non-target",
              "Cmiss_cm": "cost of the CM rejecting bona fide speech", "Cfa_cm": "cost of the CM accepting a spoof"}
-KEPT = "tandem_kept"  # survives page switches: {"asv": id, "cms": [ids], "formulation", "costs", "ci", "replicates"}
 LEVEL, REPLICATES = 0.95, 1000  # the bootstrap intervals of the min t-DCF (the replicates by default)
 
 
 def kept() -> dict:
-    if KEPT not in st.session_state:
-        st.session_state[KEPT] = {"asv": None, "cms": None, "formulation": "revised",
-                                  "costs": {f: lc.tdcf_cost_model(f) for f in FORMULATIONS}, "ci": False,
-                                  "replicates": REPLICATES}
-    return st.session_state[KEPT]
+    """The page's choices, kept across page switches: ``{"asv": id, "cms": [ids], "formulation", "costs", "ci",
+    "replicates"}``."""
+    return _state.TANDEM_KEPT.get({"asv": None, "cms": None, "formulation": "revised",
+                                   "costs": {f: lc.tdcf_cost_model(f) for f in FORMULATIONS}, "ci": False,
+                                   "replicates": REPLICATES})
 
 
 # ----- choices -----------------------------------------------------------------------------------------------------
@@ -61,7 +59,7 @@ def _on_load_cms(part: str) -> None:
                 added.append(SYSTEMS.add(demo.name, system_demo(demo)))
     sets = SYSTEMS.sets()
     kept()["cms"] = [system.id for system in sets.values() if system.source in {demo_source(d) for d in cm_demos(part)}]
-    st.session_state.pop("tandem_cms", None)  # the multiselect takes the kept choice on this run
+    _state.TANDEM_CMS.pop()  # the multiselect takes the kept choice on this run
     flash(f"Added {', '.join(added)}." if added else "The four CM systems were already loaded.")
 
 
@@ -75,20 +73,19 @@ def choose_systems() -> tuple[str | None, list[str]]:
         st.warning("No loaded system has spoof trials to serve as the ASV: add the ASVspoof 2019 LA ASV demo on the "
                    "Data page, or upload an ASV score file with spoof trials.")
         return None, []
-    if st.session_state.get("tandem_asv") not in asv_options:
+    if _state.TANDEM_ASV.peek() not in asv_options:
         remembered = [n for n in asv_options if ids[n] == memory["asv"]]
         evaluation = [n for n in asv_options if sets[n].role == "evaluation"]
-        st.session_state["tandem_asv"] = (remembered or evaluation or asv_options)[0]
-    if "tandem_cms" in st.session_state:
-        st.session_state["tandem_cms"] = [n for n in st.session_state["tandem_cms"] if n in cm_options]
+        _state.TANDEM_ASV.set((remembered or evaluation or asv_options)[0])
+    if _state.TANDEM_CMS.is_set():
+        _state.TANDEM_CMS.set([n for n in _state.TANDEM_CMS.get() if n in cm_options])
     else:
-        st.session_state["tandem_cms"] = ([n for n in cm_options if ids[n] in memory["cms"]] if memory["cms"]
-                                          is not None else [n for n in cm_options if "attack" in
-                                                            sets[n].trials.conditions])
+        _state.TANDEM_CMS.set([n for n in cm_options if ids[n] in memory["cms"]] if memory["cms"] is not None
+                              else [n for n in cm_options if "attack" in sets[n].trials.conditions])
     asv_column, button_column, _ = st.columns([2, 2, 1], vertical_alignment="bottom")
-    asv = asv_column.selectbox("ASV system", asv_options, key="tandem_asv",
+    asv = asv_column.selectbox("ASV system", asv_options, key=_state.TANDEM_ASV.name,
                                help="A speaker verifier whose score file has target, non-target and spoof trials.")
-    cms = st.multiselect("Countermeasures", cm_options, key="tandem_cms",
+    cms = st.multiselect("Countermeasures", cm_options, key=_state.TANDEM_CMS.name,
                          placeholder="Choose CM systems (bona fide = target, spoof = non-target)",
                          help="Binary systems: bona fide trials as targets, spoofs as non-targets.")
     part = "dev" if sets[asv].role == "development" else "eval"
@@ -105,7 +102,7 @@ def offer_split(asv: str) -> None:
     """An ASVspoof 5 SASV file chosen as the ASV: its a-DCF is the tandem's own; its CM and ASV scores can be split
     out as two systems, so that the t-EER and the t-DCF are those of the file's own CM and ASV."""
     system = SYSTEMS.sets()[asv]
-    if not {CM_SCORE, ASV_SCORE} <= set(system.trials.conditions):
+    if not {lc.CM_SCORE, lc.ASV_SCORE} <= set(system.trials.conditions):
         return
     text, button = st.columns([4, 1], vertical_alignment="center")
     own = own_a_dcf(system.id, system.trials)
@@ -117,7 +114,7 @@ def offer_split(asv: str) -> None:
                        "'<name> ASV', and chooses them (lc.sasv_parts).")
 
 
-@st.cache_resource(show_spinner=False, max_entries=16)
+@_state.cached()
 def own_a_dcf(system_id: str, _trials: lc.Trials) -> float:
     return lc.a_dcf(_trials.tar, _trials.non, _trials.spoof).minimum
 
@@ -133,19 +130,18 @@ def _on_split(name: str) -> None:
               for part, trials in (("CM", cm), ("ASV", asv))]
     sets = SYSTEMS.sets()
     kept()["cms"], kept()["asv"] = [sets[labels[0]].id], sets[labels[1]].id
-    for key in ("tandem_asv", "tandem_cms"):  # the widgets take the kept choice on this run
-        st.session_state.pop(key, None)
+    for key in (_state.TANDEM_ASV, _state.TANDEM_CMS):  # the widgets take the kept choice on this run
+        key.pop()
     flash(f"Added {labels[0]} and {labels[1]}.")
 
 
 def choose_costs() -> tuple[str, dict]:
     """The t-DCF formulation and its cost model: the organisers' defaults, editable, kept across pages."""
     memory = kept()
-    if "tandem_formulation" not in st.session_state:
-        st.session_state["tandem_formulation"] = memory["formulation"]
+    _state.TANDEM_FORMULATION.seed(memory["formulation"])
     formulation_column, defaults_column = st.columns([4, 1], vertical_alignment="bottom")
     formulation = formulation_column.radio("t-DCF formulation", list(FORMULATIONS), format_func=FORMULATIONS.get,
-                                           horizontal=True, key="tandem_formulation")
+                                           horizontal=True, key=_state.TANDEM_FORMULATION.name)
     memory["formulation"] = formulation
     defaults_column.button("Organisers' costs", key="tandem_defaults", icon=":material/restart_alt:",
                            on_click=_on_default_costs, args=(formulation,), width="stretch",
@@ -153,24 +149,23 @@ def choose_costs() -> tuple[str, dict]:
     costs = memory["costs"][formulation]
     st.caption("Priors and costs of the t-DCF (the organisers' by default; the three priors add up to 1).")
     for column, name in zip(st.columns(len(costs)), list(costs)):
-        key = f"tandem_cost_{formulation}_{name}"
-        if key not in st.session_state:
-            st.session_state[key] = costs[name]
+        key = _state.TANDEM_COST[f"{formulation}_{name}"]
+        key.seed(costs[name])
         costs[name] = column.number_input(name, min_value=0.0, step=0.0001 if name.startswith("P") else 1.0,
-                                          format="%.4f", key=key, help=COST_HELP[name])
+                                          format="%.4f", key=key.name, help=COST_HELP[name])
     return formulation, dict(costs)
 
 
 def _on_default_costs(formulation: str) -> None:
     kept()["costs"][formulation] = lc.tdcf_cost_model(formulation)
     for name in lc.tdcf_cost_model(formulation):
-        st.session_state.pop(f"tandem_cost_{formulation}_{name}", None)
+        _state.TANDEM_COST[f"{formulation}_{name}"].pop()
 
 
 # ----- results -----------------------------------------------------------------------------------------------------
 
 
-@st.cache_resource(show_spinner=False, max_entries=64)
+@_state.cached(entries=64)
 def tandem(cm_id: str, asv_id: str, formulation: str, costs: tuple, by: str | None, name: str, _cm, _asv):
     """One CM's tandem evaluation, computed once per (systems, formulation, costs)."""
     return lc.evaluate_tandem(_cm, _asv, formulation=formulation, cost_model=dict(costs), by=by, name=name)
@@ -189,9 +184,9 @@ def evaluations(asv_name: str, cm_names: list[str], formulation: str, costs: dic
             refused.setdefault(str(error), []).append(name)
             continue
         if by is None:
-            st.caption(f"{lc.words.escape_markdown(name)}: no per-attack results (no 'attack' column in both files).")
+            st.caption(f"{lc.report.escape_markdown(name)}: no per-attack results (no 'attack' column in both files).")
     for message, names in refused.items():  # a bad cost model is said once, not once per CM
-        who = f"{lc.words.escape_markdown(lc.words.listed(names))}: " if len(names) < len(cm_names) else ""
+        who = f"{lc.report.escape_markdown(lc.report.listed(names))}: " if len(names) < len(cm_names) else ""
         st.error(who + message, icon=":material/error:")
     return results
 
@@ -209,7 +204,7 @@ def intervals(asv_name: str, results: dict[str, lc.TandemEvaluation], formulatio
 
 
 def _on_interval_choice(key: str, widget: str) -> None:
-    kept()[key] = st.session_state[widget]
+    kept()[key] = _state.Key(widget).get()
 
 
 def interval_controls() -> int | None:
@@ -250,7 +245,7 @@ def cm_cards(results: dict[str, lc.TandemEvaluation], ranges: dict[str, lc.Tande
     for start in range(0, len(items), per_row):
         for offset, (column, (name, result)) in enumerate(zip(st.columns(per_row), items[start:start + per_row])):
             with column.container(border=True, key=f"tandem_cm_{start + offset}"):
-                st.markdown(f"**{lc.words.escape_markdown(name)}**")
+                st.markdown(f"**{lc.report.escape_markdown(name)}**")
                 dcf, eer = st.columns(2)
                 dcf.metric("min t-DCF", f"{result.min_tdcf:.4f}",
                            help=f"Normalised minimum {result.formulation} t-DCF over the CM thresholds.")
@@ -321,13 +316,13 @@ def show_attacks(results: dict[str, lc.TandemEvaluation], ranges: dict[str, lc.T
         with tab:
             attack_table(frames[name], ranges[name].n if name in ranges else None)
             for note in result.notes():
-                st.caption(f":material/warning: {lc.words.escape_markdown(note)}")
+                st.caption(f":material/warning: {lc.report.escape_markdown(note)}")
     log_column, _ = st.columns([1, 4])
     log_eer = log_column.toggle("Logarithmic EER axis", value=False, key="tandem_log_eer",
                                 help="Per-attack EERs spanning decades read better on a log axis, but there a bar's "
                                 "length is not proportional to its EER.")
     bars = "" if not ranges else f" Black whiskers: {100 * LEVEL:g} % {METHOD} bootstrap intervals of the min t-DCF."
-    show_figure(lambda: attack_bars_figure(broken_down, log_eer=log_eer, intervals=ranges), "tandem_attacks",
+    show_figure(lambda: lc.plots.attack_bars_figure(broken_down, log_eer=log_eer, intervals=ranges), "tandem_attacks",
                 "Top: each CM's EER against one attack; middle: the share of that attack the ASV accepts on its own; "
                 "bottom: each CM's min t-DCF with that attack's spoofs." + bars,
                 data=lambda: pd.concat([frame.assign(system=name) for name, frame in frames.items()]))
@@ -365,10 +360,10 @@ def main() -> None:
 
     st.subheader("t-DCF curve")
     axis_column, _ = st.columns([2, 3])
-    x_axis = axis_column.segmented_control("Horizontal axis", list(TDCF_X_AXES), default="threshold",
+    x_axis = axis_column.segmented_control("Horizontal axis", list(lc.plots.TDCF_X_AXES), default="threshold",
                                            key="tandem_x_axis", format_func={"threshold": "CM threshold",
                                                                              "miss": "CM miss rate"}.get) or "threshold"
-    show_figure(lambda: tdcf_figure(results, x_axis=x_axis), "tandem_tdcf",
+    show_figure(lambda: lc.plots.tdcf_figure(results, x_axis=x_axis), "tandem_tdcf",
                 "Normalised t-DCF over the CM thresholds; diamonds: each CM's minimum. Dashed: 1, the better CM "
                 "that decides without looking; dotted: the floor, a perfect CM behind this ASV (revised only).",
                 data=lambda: pd.concat([r.tdcf.to_frame().assign(system=n) for n, r in results.items()]))

@@ -194,3 +194,18 @@ def __getattr__(name: str):
     if name in _moved.MOVED:
         return _moved.moved_module(name, stacklevel=4)
     raise AttributeError(f"module 'llrcore' has no attribute {name!r}")
+
+
+# names the app needs (issue 42)
+from .binary.metrics import METHOD_COLUMN, METRIC_COLUMNS, SRE12_P_TARGETS
+from .calibration.analysis import calibration_label
+from .calibration.sweep import NAMED_RULES
+from .normalization.norms import DEFAULT_TOP_N as NORMALIZATION_TOP_N
+from .normalization.norms import METHODS as NORMALIZATION_METHODS
+from .plots.export import export_problem, figure_to_image, figures_zip
+from .forensic.criteria import METRICS as VALIDATION_METRICS
+from .forensic.criteria import verbal_scale_frame
+from .prior import primary_p_targets
+from .spoofing.sasv import ASV_SCORE, CM_SCORE
+from .uncertainty.intervals import DEFAULT_METHOD as DEFAULT_INTERVAL_METHOD
+from .uncertainty.intervals import INTERVAL_METHODS

@@ -36,16 +36,17 @@ from .cluster import (
     cluster_summary,
 )
 from .compare import COMPARISON_COLUMNS, Advice, MethodComparison, compare_methods, method_to_trust
-from .corpus import CORPUS_COLUMNS, CorpusScores, cluster_recordings, score_corpus
+from .corpus import CORPUS_COLUMNS, TOTAL, CorpusScores, cluster_recordings, score_corpus
 from .gaussians import GaussianFit, ScoreMixture, fit_score_mixture
 from .result import ClusteringResult
 from .block_prior import PRESETS, PRIOR_STRENGTH, BlockModelPrior, crp_log_prior
 from .chain import loop_probability, sticky_chain
 from .model import EFFECTIVE_SCORES, MEAN_TURN, MIN_SPEECH, Progress
 from .view import SimilarityView, similarity_view
-from .system_scoring import ScoringConventions, SystemScores, score_system
+from .system_scoring import AVERAGES, COLLAR_CONVENTIONS, EXTENTS, ScoringConventions, SystemScores, score_system
 from .bootstrap import DiarizationBootstrap, DiarizerComparison, bootstrap_diarization, compare_diarizers
 from .scoring import (
+    CONVENTIONS,
     DERResult,
     SegmentScores,
     diarization_error_rate,
@@ -65,4 +66,5 @@ __all__ = [
     "COMPARISON_COLUMNS", "SimilarityView", "similarity_view", "CORPUS_COLUMNS", "CorpusScores",
     "cluster_recordings", "score_corpus", "ScoringConventions", "SystemScores", "score_system",
     "DiarizationBootstrap", "DiarizerComparison", "bootstrap_diarization", "compare_diarizers",
+    "CONVENTIONS", "COLLAR_CONVENTIONS", "EXTENTS", "AVERAGES", "TOTAL",
 ]

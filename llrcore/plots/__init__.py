@@ -16,7 +16,9 @@ Families with their own inputs live in submodules (also re-exported here): :mod:
 weighting, rule comparison, calibrated vs PAV LLRs), :mod:`.decisions` (Bayes decisions out of 100 trials),
 :mod:`.gaussian` (calibrated Gaussian LLRs), :mod:`.multiclass` (pair-wise bar matrix, detection APE and scatter,
 confusion matrix), :mod:`.diarization` (reordered similarity matrix, score model, number of speakers, evidence
-bound, timeline).
+bound, timeline), :mod:`.forensic` (Tippett, ECE), :mod:`.reliability` (CORP and binned reliability, score
+decomposition), :mod:`.spoofing` (t-DCF curves, per-attack bars), :mod:`.uncertainty` (metrics per condition, DET
+bands). :func:`llr_factor` and :func:`llr_unit` say how an LLR axis is scaled and labelled in ``"ln"`` or ``"log10"``.
 """
 from __future__ import annotations
 
@@ -45,6 +47,11 @@ from .multiclass import (
     pairwise_bar_matrix_figure,
 )
 from .scores import score_histogram_figure
+from ._units import LLR_UNITS, llr_factor, llr_unit
+from .forensic import ece_figure, tippett_figure
+from .reliability import binned_figure, corp_figure, decomposition_figure
+from .spoofing import TDCF_X_AXES, attack_bars_figure, tdcf_figure
+from .uncertainty import CONDITION_METRICS, condition_figure, with_det_bands
 
 __all__ = [
     "det_figure",
@@ -71,6 +78,20 @@ __all__ = [
     "n_speakers_figure",
     "elbo_trace_figure",
     "timeline_figure",
+    "tippett_figure",
+    "ece_figure",
+    "corp_figure",
+    "binned_figure",
+    "decomposition_figure",
+    "tdcf_figure",
+    "attack_bars_figure",
+    "TDCF_X_AXES",
+    "condition_figure",
+    "CONDITION_METRICS",
+    "with_det_bands",
+    "llr_factor",
+    "llr_unit",
+    "LLR_UNITS",
     "figure_to_frame",
     "decimate_curve",
     "decimation_indices",

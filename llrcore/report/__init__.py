@@ -28,21 +28,26 @@ a sentence for conditions too small to say much).
 Modules: :mod:`~llrcore.report.summary` (the summary as numbers and sentences), :mod:`~llrcore.report.conditions`
 (the breakdown and the bootstrap runs), :mod:`~llrcore.report.figures`,
 :mod:`~llrcore.report.html` (the page; its style sheet is ``report.css``), :mod:`~llrcore.report.document`
-(:class:`Report` and :func:`build_report`) and :mod:`~llrcore.report.words`.
+(:class:`Report` and :func:`build_report`) and :mod:`~llrcore.report.words`; :func:`build_validation_report` writes a
+forensic validation report.
 
 The words every front end writes the same way are here too: numbers (:func:`number`, :func:`percent`, :func:`bits`,
-:func:`format_errors`, :func:`errors_phrase`, :func:`with_interval`, :data:`LARGEST_FIXED`), :func:`listed`,
-:func:`describe_calibration` and :func:`escape_markdown` for a user's string in Markdown (``lc.report.number(x)``).
+:func:`format_errors`, :func:`errors_phrase`, :func:`with_interval`, :data:`LARGEST_FIXED`), :func:`per_100`,
+:func:`listed`, :func:`describe_calibration` and :func:`escape_markdown` for a user's string in Markdown
+(``lc.report.number(x)``).
 """
 
 from .._format import LARGEST_FIXED, bits, errors_phrase, format_errors, listed, number, percent, with_interval
 from ..binary.verdict import VERDICTS
+from ..teaching.decisions import per_100
 from .document import Report, build_report
 from .figures import ReportFigure
 from .summary import CalibrationSummary, SystemSummary
+from .validation import DECISION_WORDS, build_validation_report, validation_paragraphs
 from .words import describe_calibration, escape_markdown
 
 __all__ = [
+    "DECISION_WORDS",
     "LARGEST_FIXED",
     "VERDICTS",
     "CalibrationSummary",
@@ -51,12 +56,15 @@ __all__ = [
     "SystemSummary",
     "bits",
     "build_report",
+    "build_validation_report",
     "describe_calibration",
     "errors_phrase",
     "escape_markdown",
     "format_errors",
     "listed",
     "number",
+    "per_100",
     "percent",
+    "validation_paragraphs",
     "with_interval",
 ]

@@ -91,9 +91,7 @@ def test_no_system_chosen_asks_for_one(at):
 
 
 def test_figures_without_a_browser_say_why(at, monkeypatch):
-    from llrcore.plots import export
-
-    monkeypatch.setattr(export, "export_problem", lambda: "Static export needs a Chromium-family browser.")
+    monkeypatch.setattr(lc, "export_problem", lambda: "Static export needs a Chromium-family browser.")
     at.run()
     assert not at.exception
     assert any("Static export needs a Chromium-family browser" in i.value for i in at.info)

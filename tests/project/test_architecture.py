@@ -18,6 +18,12 @@ inside functions included), never by importing the modules. The rules (docs/arch
   (``llrcore/cli/``, a front end) do;
 - ``llrcore`` never imports Streamlit;
 - no page of the app (``app_pages/*.py`` not starting with ``_``) imports another page;
+- the app (``app.py``, ``app_pages/``) reaches the library only as ``import llrcore as lc``, and through ``lc`` only the
+  public names and the documented namespaces (:data:`NAMESPACES`: ``lc.plots``, ``lc.report``, ``lc.diarization``),
+  never an inner module (``from llrcore.words import number``, ``lc.binary.metrics.METRIC_COLUMNS``), imports inside
+  functions included;
+- the app keeps its state through one module: only ``app_pages/_state.py`` touches ``st.session_state`` (the others
+  use its typed keys) or calls ``st.cache_resource``/``st.cache_data`` (the others use its one caching policy);
 - there is no top-level ``pages/`` folder: Streamlit switches to its legacy multipage mode when one exists (even one
   holding only a README), and then a shared link such as ``/evaluate`` shows "Page not found" on a fresh server;
 - no two test modules share a file name, and the test folders are not packages: pytest imports each module by its
@@ -34,6 +40,8 @@ from paths import ROOT
 
 LIBRARY = ROOT / "llrcore"
 PAGES = ROOT / "app_pages"
+#: The packages the app may reach into (``lc.plots.det_figure``): documented namespaces, each with its ``__all__``.
+NAMESPACES = ("llrcore.plots", "llrcore.report", "llrcore.diarization")
 FOUNDATION = ("llrcore.data", "llrcore.prior")
 #: The packages from the bottom up; each imports only from its own package and from the layers below.
 LAYERS = (
@@ -249,6 +257,94 @@ def test_no_page_imports_another_page():
     for path in sorted(PAGES.glob("*.py")):
         bad = {name for name in imports(module_name(path), path) if name in pages}
         assert not bad, (path.name, bad)
+
+
+def _dotted(node: ast.AST) -> str | None:
+    """``lc.plots.det_figure`` for the attribute chain `node`, None when it does not start at a name."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    return ".".join([node.id, *reversed(parts)]) if isinstance(node, ast.Name) else None
+
+
+def inner_uses(source: str) -> list[str]:
+    """What `source` (an app page) reaches of llrcore other than ``import llrcore as lc``, its public names and the
+    documented :data:`NAMESPACES`: imports of llrcore's modules (anywhere, in functions too) and ``lc.<module>`` chains
+    that go through an inner module."""
+    found, nodes = [], list(ast.walk(ast.parse(source)))
+    inner_links = {id(node.value) for node in nodes if isinstance(node, ast.Attribute)}  # lc.a of lc.a.b
+    for node in nodes:
+        if isinstance(node, ast.Import):
+            found += [f"import {alias.name}" for alias in node.names
+                      if _within(alias.name, "llrcore") and (alias.name, alias.asname) != ("llrcore", "lc")]
+        elif isinstance(node, ast.ImportFrom) and _within(node.module or "", "llrcore"):
+            found.append(f"from {node.module} import {', '.join(alias.name for alias in node.names)}")
+        elif isinstance(node, ast.Attribute) and id(node) not in inner_links:
+            chain = _dotted(node) or ""
+            names = ["llrcore", *chain.split(".")[1:]] if chain.startswith("lc.") else []
+            modules = [module for i in range(2, len(names) + 1) if (module := ".".join(names[:i])) in LIBRARY_MODULES]
+            if modules and modules[-1] not in NAMESPACES:
+                found.append(chain)
+    return found
+
+
+def _app_files() -> list[Path]:
+    return [ROOT / "app.py", *sorted(PAGES.glob("*.py"))]
+
+
+def test_pages_import_only_llrcore():
+    bad = {path.name: uses for path in _app_files() if (uses := inner_uses(path.read_text(encoding="utf-8")))}
+    assert bad == {}
+
+
+def state_uses(source: str) -> list[str]:
+    """The places `source` reaches Streamlit's session state or caches itself (``st.session_state``,
+    ``st.cache_resource``, ``st.cache_data``), as the attribute chains written."""
+    uses = ("session_state", "cache_resource", "cache_data")
+    return [_dotted(node) for node in ast.walk(ast.parse(source))
+            if isinstance(node, ast.Attribute) and node.attr in uses and _dotted(node)]
+
+
+def test_the_app_keeps_its_state_in_one_module():
+    bad = {path.name: uses for path in _app_files()
+           if path.name != "_state.py" and (uses := state_uses(path.read_text(encoding="utf-8")))}
+    assert bad == {}
+
+
+def test_the_state_check_finds_raw_keys_and_own_caches():
+    source = """
+import streamlit as st
+
+
+@st.cache_resource(max_entries=4)
+def load(): ...
+
+
+def page():
+    st.session_state["op"] = 1
+    return st.cache_data, "st.session_state in words is no use"
+"""
+    assert state_uses(source) == ["st.cache_resource", "st.session_state", "st.cache_data"]
+
+
+def test_the_page_check_finds_inner_modules():
+    """Every way a page could reach past the public face: the check must name each."""
+    source = """
+import llrcore as lc
+import llrcore.plots
+from llrcore import plots
+from llrcore.words import number
+
+
+def draw():
+    from llrcore.plots._units import llr_unit
+    return lc.binary.metrics.METRIC_COLUMNS, lc.plots.reliability.corp_figure, lc.plots.det_figure, lc.eer
+"""
+    assert sorted(inner_uses(source)) == sorted([
+        "import llrcore.plots", "from llrcore import plots", "from llrcore.words import number",
+        "from llrcore.plots._units import llr_unit", "lc.binary.metrics.METRIC_COLUMNS",
+        "lc.plots.reliability.corp_figure"])
 
 
 def test_there_is_no_top_level_pages_folder():
