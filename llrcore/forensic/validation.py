@@ -49,7 +49,7 @@ from ..calibration.folds import Folds
 from ..calibration.rules import BetaRule
 from ..data.trials import Trials
 from ..uncertainty.conditions import Condition, ConditionMetrics
-from ..uncertainty.conditions import evaluate as evaluate_conditions
+from ..uncertainty.conditions import evaluate_by_condition
 from .criteria import (
     CHARACTERISTICS,
     METRICS,
@@ -142,7 +142,7 @@ def _stage(label: str, trials: Trials, by: tuple[str, ...]) -> ValidationStage:
     return ValidationStage(
         label=label, trials=trials, cllr=cllr, min_cllr=min_cllr, cllr_cal=cllr - min_cllr, eer=float(eer(trials)),
         devpav=float(devpav(trials)), tippett=tippett(trials, name=label), ece=ece_curve(trials, name=label),
-        conditions=evaluate_conditions(trials, by=by) if by else None,
+        conditions=evaluate_by_condition(trials, by) if by else None,
     )
 
 

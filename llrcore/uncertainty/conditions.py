@@ -20,9 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..binary._prior_second import prior_may_come_second
-from ..binary.metrics import SRE12_P_TARGETS, BinaryMetrics, table_row
-from ..binary.metrics import evaluate as evaluate_trials
+from ..binary.metrics import SRE12_P_TARGETS, BinaryMetrics, answers_by_condition, evaluate, table_row
 from ..data.trials import Trials, condition_codes
 from ..parallel import thread_limit
 from ..prior import as_operating_point
@@ -31,7 +29,7 @@ from .intervals import DEFAULT_METHOD
 from .resampling import BootstrapResult, Progress, bootstrap
 
 __all__ = ["MAX_CONDITIONS", "RULE_OF_30", "Condition", "ConditionColumns", "ConditionMetrics", "condition_columns",
-           "evaluate"]
+           "evaluate_by_condition"]
 
 RULE_OF_30 = 30
 """Fewest errors of each kind (misses and false alarms at the EER) for an error rate known to within ±30 %."""
@@ -162,52 +160,44 @@ class ConditionMetrics:
         return results
 
 
-@prior_may_come_second("p_target")
-def evaluate(tar_llr, non_llr=None, *, p_target=0.01, c_miss=1.0, c_fa=1.0, name: str = "",
-             by: str | Sequence[str] | None = None, primary=SRE12_P_TARGETS,
-             threads: int | None = None) -> BinaryMetrics | ConditionMetrics:
-    """Every metric of :class:`~llrcore.BinaryMetrics` for scores taken as LLRs (one sort, one PAV), or, with `by`,
-    those of every condition and of all the trials pooled.
+@answers_by_condition
+def evaluate_by_condition(trials: Trials, by: str | Sequence[str], *, p_target=0.01, c_miss=1.0, c_fa=1.0,
+                          name: str = "", primary=SRE12_P_TARGETS, threads: int | None = None) -> ConditionMetrics:
+    """The metrics of :func:`~llrcore.evaluate` for every condition of `trials` and for all of them pooled.
+
+    A condition's metrics are exactly those of its subset of the trials (:meth:`~llrcore.Trials.split`).
 
     Parameters
     ----------
-    tar_llr, non_llr
-        Two arrays, or one :class:`~llrcore.Trials` (needed with `by`).
-    p_target, c_miss, c_fa
-        The operating point of minDCF and actDCF; `p_target` may be an :class:`~llrcore.OperatingPoint`, and after a
-        Trials it may come second: ``evaluate(trials, 0.01, by="gender")``.
-    primary : sequence of float or str
-        The P_target values of Cprimary, or a NIST evaluation's name (``"SRE16"``); default SRE'12's.
-    name : str
-        The system's name in the result (with `by`, default: the Trials' own).
-    by : str or list of str, optional
+    trials : Trials
+        With metadata.
+    by : str or list of str
         Metadata column(s) to break the trials down by (crossed when several); see :meth:`~llrcore.Trials.split`
         for trials that have no value.
+    p_target, c_miss, c_fa
+        The operating point of minDCF and actDCF; `p_target` may be an :class:`~llrcore.OperatingPoint`.
+    name : str
+        The name of the pooled row's system (default: the Trials' own).
+    primary : sequence of float or str
+        The P_target values of Cprimary, or a NIST evaluation's name (``"SRE16"``); default SRE'12's.
     threads : int, optional
-        Threads for the sort and the passes over all the scores (:func:`~llrcore.thread_count`: by default
-        ``LLRCORE_THREADS`` or every CPU). No number depends on it.
+        Threads for the sort and the passes over all the scores (:func:`~llrcore.thread_count`). No number depends
+        on it.
 
     Returns
     -------
-    BinaryMetrics, or ConditionMetrics with `by`
+    ConditionMetrics
+        One :class:`Condition` per condition, in order of first appearance, and the pooled one.
     """
-    with thread_limit(threads):
-        return _evaluate(tar_llr, non_llr, p_target=p_target, c_miss=c_miss, c_fa=c_fa, name=name, by=by,
-                         primary=primary)
-
-
-def _evaluate(tar_llr, non_llr, *, p_target, c_miss, c_fa, name, by, primary) -> BinaryMetrics | ConditionMetrics:
-    if by is None:
-        return evaluate_trials(tar_llr, non_llr, p_target=p_target, c_miss=c_miss, c_fa=c_fa, name=name,
-                               primary=primary)
-    if not isinstance(tar_llr, Trials) or non_llr is not None:
-        raise TypeError("Give one Trials with metadata to break down by a condition, not two arrays of scores.")
+    if not isinstance(trials, Trials):
+        raise TypeError(f"Give one Trials with metadata to break down by a condition, not a {type(trials).__name__}.")
     op = as_operating_point(p_target, c_miss, c_fa)
     by = (by,) if isinstance(by, str) else tuple(by)
-    conditions = [Condition(values, subset, None if subset is None else
-                            evaluate_trials(subset, p_target=op, name=subset.name, primary=primary))
-                  for values, subset in tar_llr.split(by)]
-    pooled = Condition({}, tar_llr, evaluate_trials(tar_llr, p_target=op, name=name or tar_llr.name, primary=primary))
+    with thread_limit(threads):
+        conditions = [Condition(values, subset, None if subset is None else
+                                evaluate(subset, p_target=op, name=subset.name, primary=primary))
+                      for values, subset in trials.split(by)]
+        pooled = Condition({}, trials, evaluate(trials, p_target=op, name=name or trials.name, primary=primary))
     return ConditionMetrics(by=by, conditions=conditions, pooled=pooled)
 
 
