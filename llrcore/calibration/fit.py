@@ -7,8 +7,8 @@
 - :func:`fit_cmlg` — closed-form constrained maximum-likelihood Gaussian calibration (van Leeuwen & Brümmer 2013).
 - :func:`fit_pav` — non-parametric monotone calibration by PAV, interpolated so it stays finite and monotone on
   scores it has not seen.
-- ``fit_affine(trials, by="gender")`` — one calibration per condition, a
-  :class:`~llrcore.calibration.conditional.ConditionalCalibration`.
+- :func:`~llrcore.calibration.affine_kinds.fit_affine_by_condition` — one calibration per condition, a
+  :class:`~llrcore.calibration.conditional.ConditionalCalibration`; ``fit_quality_affine`` — one with quality measures.
 
 k-fold cross-validated calibration (:func:`~llrcore.calibration.folds.cross_calibrate`) is in :mod:`llrcore.calibration.folds`; the calibrators
 themselves in :mod:`llrcore.calibration.calibrators`; far scores (+-1e308) and collapsed fits in :mod:`llrcore.calibration.checks`.
@@ -25,6 +25,7 @@ import warnings
 
 import numpy as np
 
+from .._moved import moved_call
 from ..binary.rates import SortedScores, sigmoid
 from ..data.checks import as_scores
 from ..data.trials import Trials
@@ -392,7 +393,7 @@ def _refuse_separable(tar_columns, non_columns):
 
 
 def fit_affine(tar, non=None, rule: BetaRule | None = None, plo: float = 0.0, *, start: Affine | None = None,
-               by=None, quality=None, bilinear=None) -> Affine | ConditionalCalibration | QualityCalibration:
+               by=None, quality=None, bilinear=None) -> Affine:
     """Affine calibration ``llr = scale * score + offset`` minimising a prior-weighted proper scoring rule.
 
     For the logarithmic rule this is prior-weighted logistic regression: with target weight ``P / N_tar`` and
@@ -410,19 +411,14 @@ def fit_affine(tar, non=None, rule: BetaRule | None = None, plo: float = 0.0, *,
         Prior weighting ``tau``.
     start : Affine, optional
         A calibration near the optimum to start from.
-    by : str or list of str, optional
-        With one Trials: a metadata column (or several, crossed) to calibrate by. One affine calibration is trained
-        per condition ``c`` on that condition's trials, ``llr = a_c s + b_c`` minimising the objective of `rule` at
-        `plo` on them alone, and one on all the trials pooled (for trials of no or unseen conditions), as
-        Brümmer & Doddington (2013, sec. 5) trained their calibrations separately for male and female trials.
-    quality, bilinear : list of str, list of (str, str), optional
-        With one Trials: metadata columns (products of pairs) as features, a QualityCalibration (QMF, :mod:`.quality`).
+    by, quality, bilinear
+        Deprecated: :func:`~llrcore.fit_affine_by_condition` and :func:`~llrcore.fit_quality_affine` make these
+        calibrations (this gives their result, after a FutureWarning, for one release).
 
     Returns
     -------
-    Affine, or ConditionalCalibration with `by`
-        Call either on scores (an Affine) or on Trials (a ConditionalCalibration, which reads each trial's
-        condition from their metadata).
+    Affine
+        Called on scores, it gives their LLRs.
 
     References
     ----------
@@ -430,6 +426,7 @@ def fit_affine(tar, non=None, rule: BetaRule | None = None, plo: float = 0.0, *,
     Interspeech 2013.
     """
     if quality is not None or bilinear is not None:
+        moved_call("fit_affine(trials, quality=...)", "fit_quality_affine(trials, quality)")
         return fit_quality(fit_fusion, tar, non, rule, plo, start=start, by=by, quality=quality, bilinear=bilinear)
     if isinstance(tar, Trials):
         if non is not None:
@@ -439,6 +436,7 @@ def fit_affine(tar, non=None, rule: BetaRule | None = None, plo: float = 0.0, *,
             if start is not None:
                 raise TypeError("A start calibration is for one affine fit; it cannot start a calibration per "
                                 "condition.")
+            moved_call("fit_affine(trials, by=...)", "fit_affine_by_condition(trials, by)")
             return ConditionalCalibration.fit(tar, by, fit_affine, rule=rule, plo=plo)
         tar, non = tar.tar, tar.non
     elif by is not None:
