@@ -20,8 +20,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..data.checks import as_scores
 from .._moved import moved_call
+from ..data.checks import as_scores
 from ..data.trials import Trials
 from ..parallel import thread_limit
 from ..prior import OperatingPoint, as_operating_point, as_plo, effective_plo, primary_p_targets, sigmoid
@@ -341,6 +341,15 @@ class BinaryMetrics:
     def llr_verdict(self) -> LLRVerdict:
         """Can these scores be used as likelihood ratios as they are? (:func:`~llrcore.words.llr_verdict`)"""
         return llr_verdict(self.cllr, self.min_cllr)
+
+    def sentence(self) -> str:
+        """:attr:`llr_verdict` in a sentence: ``"Needs recalibration: 69 % of Cllr 0.288 bits is calibration
+        loss."``"""
+        return self.llr_verdict.sentence()
+
+    def to_frame(self, *, eer_percent: bool = False) -> pd.DataFrame:
+        """One row, indexed by the system's name: :func:`metrics_table`'s columns."""
+        return metrics_table([self], eer_percent=eer_percent)
 
 
 #: Where ``evaluate(..., by=...)`` goes for one release: :func:`~llrcore.evaluate_by_condition`, a layer above this

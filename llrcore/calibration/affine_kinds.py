@@ -45,8 +45,8 @@ def fit_affine_by_condition(trials: Trials, by: str | Sequence[str], *, rule: Be
         Called on Trials, it reads each trial's condition from their metadata.
     """
     if not isinstance(trials, Trials):
-        raise TypeError("A calibration per condition needs one Trials with metadata, as fit_affine_by_condition(trials, "
-                        f"by=...), not a {type(trials).__name__}.")
+        raise TypeError("A calibration per condition needs one Trials with metadata, as "
+                        f"fit_affine_by_condition(trials, by=...), not a {type(trials).__name__}.")
     return ConditionalCalibration.fit(trials, by, fit_affine, rule=rule, plo=plo)
 
 

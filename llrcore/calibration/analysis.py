@@ -40,6 +40,7 @@ from ..binary.metrics import (
     act_dcf,
     effective_plo,
     evaluate,
+    metrics_table,
     min_dcf,
     normalised_bayes_error,
 )
@@ -51,21 +52,9 @@ from .folds import Folds
 from .rules import BetaRule
 from .weighting import weighting_mode  # noqa: F401  (in __all__: fig. 1 beside the sweep of fig. 2)
 
-__all__ = [
-    "DEFAULT_PLO_GRID",
-    "METHODS",
-    "NAMED_RULES",
-    "STEP_SCALE_RATIO",
-    "CalibrationResult",
-    "RuleSweep",
-    "calibrate_and_evaluate",
-    "calibration_label",
-    "calibration_problems",
-    "collapsed_folds",
-    "collapsed_folds_words",
-    "sweep_prior_weighting",
-    "weighting_mode",
-]
+__all__ = ["DEFAULT_PLO_GRID", "METHODS", "NAMED_RULES", "STEP_SCALE_RATIO", "CalibrationResult", "RuleSweep",
+           "calibrate_and_evaluate", "calibration_label", "calibration_problems", "collapsed_folds",
+           "collapsed_folds_words", "sweep_prior_weighting", "weighting_mode"]
 
 #: The four rules of Brümmer & Doddington (2013): logarithmic (1, 1), Brier (2, 2), boosting (1/2, 1/2) and the
 #: asymmetric (2, 1) rule that favours high thresholds.
@@ -169,6 +158,12 @@ class CalibrationResult:
     def label(self) -> str:
         """E.g. ``"calibrated (Brier, P=0.01)"``."""
         return calibration_label(self.method, self.rule, self.plo, self.folds)
+
+    def to_frame(self, *, eer_percent: bool = False) -> pd.DataFrame:
+        """Two rows, the scores ``as given`` and calibrated (:attr:`label`): :func:`~llrcore.metrics_table`'s columns."""
+        return metrics_table([dataclasses.replace(self.before, name="as given"),
+                              dataclasses.replace(self.after, name=self.label)],
+                             eer_percent=eer_percent)
 
 
 def check_method(method: str) -> str:
@@ -381,6 +376,10 @@ class RuleSweep:
     c_miss: float
     c_fa: float
     cross_validated: bool
+
+    def to_frame(self) -> pd.DataFrame:
+        """:attr:`frame`: one row per (rule, prior weighting)."""
+        return self.frame.copy()
 
     @property
     def usable(self) -> pd.DataFrame:

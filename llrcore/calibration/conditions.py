@@ -18,8 +18,7 @@ import pandas as pd
 from ..binary.metrics import evaluate
 from ..data.trials import Trials
 from ..prior import as_operating_point
-from ..uncertainty.conditions import Condition, ConditionMetrics
-from ..uncertainty.conditions import evaluate_by_condition
+from ..uncertainty.conditions import Condition, ConditionMetrics, evaluate_by_condition
 from ..words import listed
 from .analysis import calibration_label, check_method, method_fitter
 from .conditional import ConditionalCalibration

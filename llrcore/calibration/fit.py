@@ -31,11 +31,12 @@ from ..data.checks import as_scores
 from ..data.trials import Trials
 from ..parallel import dot
 from ..prior import as_plo
-from .calibrators import Affine, Fusion, PAVCalibrator, as_matrix as _as_matrix
+from .calibrators import Affine, Fusion, PAVCalibrator
+from .calibrators import as_matrix as _as_matrix
 from .checks import fit_setting_aside_far, flag_collapse
 from .conditional import ConditionalCalibration
 from .newton import newton, newton_polish, trust_region
-from .quality import QualityCalibration, fit_quality, with_quality
+from .quality import fit_quality, with_quality
 from .rules import BetaRule
 
 __all__ = ["Affine", "Fusion", "PAVCalibrator", "WarmFits", "WarmStarts", "fit_affine", "fit_cmlg", "fit_fusion",

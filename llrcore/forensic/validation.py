@@ -48,8 +48,7 @@ from ..calibration.analysis import check_method, collapsed_folds, collapsed_fold
 from ..calibration.folds import Folds
 from ..calibration.rules import BetaRule
 from ..data.trials import Trials
-from ..uncertainty.conditions import Condition, ConditionMetrics
-from ..uncertainty.conditions import evaluate_by_condition
+from ..uncertainty.conditions import Condition, ConditionMetrics, evaluate_by_condition
 from .criteria import (
     CHARACTERISTICS,
     METRICS,
@@ -281,6 +280,26 @@ class LRValidation:
     @property
     def failed(self) -> list[ValidationRow]:
         return [row for row in self.rows if row.passes is False]
+
+    @property
+    def judged(self) -> int:
+        """How many criteria were set (rows with a decision)."""
+        return sum(row.passes is not None for row in self.rows)
+
+    @property
+    def verdict(self) -> str:
+        """The decision in words: ``"passes every criterion set"``, or ``"does not pass 1 of the 5 criteria set:
+        Cllr (accuracy)"``."""
+        if self.passed:
+            return "passes every criterion set"
+        failed = [f"{row.metric.name} ({row.metric.characteristic})" for row in self.failed]
+        return f"does not pass {len(failed)} of the {self.judged} criteria set: {', '.join(failed)}"
+
+    def sentence(self) -> str:
+        """The decision and the LRs it is about, e.g. ``"With the LRs after calibration (logistic-regression (affine)
+        calibration, ...), the method passes every criterion set."``"""
+        which = CALIBRATED if self.calibrated else AS_GIVEN
+        return f"With the LRs {which} ({self.calibration_words}), the method {self.verdict}."
 
     @property
     def calibration_words(self) -> str:

@@ -36,6 +36,7 @@ from ..binary.rates import SortedScores
 from ..calibration.analysis import collapsed_folds, collapsed_folds_words
 from ..calibration.fit import fit_affine
 from ..calibration.folds import Folds
+from ..data.records import one_row
 from ..data.trials import Trials
 from ..prior import OperatingPoint, as_operating_point
 from ..words import percent
@@ -111,6 +112,11 @@ class DecisionSummary:
     trapezium: float
     default: float
     eer: float
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row: the operating point, the Bayes threshold and the least-cost one (LLRs), the error rates at each
+        and the costs (fractions, as the attributes)."""
+        return one_row(self)
 
     @property
     def unit_costs(self) -> bool:

@@ -75,6 +75,19 @@ class Condition:
         ±30 % (the rule of 30)."""
         return min(self.errors_at_eer) < RULE_OF_30
 
+    def record(self, by: Sequence[str], *, eer_percent: bool = False, interval: BootstrapResult | None = None
+               ) -> dict:
+        """The condition's row of a table: its value of each column of `by` (``pooled`` for the pooled row), the
+        metrics named as in papers (:func:`~llrcore.metrics_table`'s, with `interval`'s bounds) and ``too few
+        errors``."""
+        return {**{c: self.values.get(c, POOLED) for c in by},
+                **table_row(self.metrics, eer_percent=eer_percent, interval=interval),
+                "too few errors": self.too_few_errors}
+
+    def to_frame(self, *, eer_percent: bool = False) -> pd.DataFrame:
+        """One row: :meth:`record` over the condition's own columns (none for the pooled row)."""
+        return pd.DataFrame([self.record(tuple(self.values), eer_percent=eer_percent)])
+
     def note(self) -> str:
         """A sentence for a condition that cannot say much, or ``""``."""
         if self.metrics is None:
@@ -122,13 +135,8 @@ class ConditionMetrics:
             :meth:`bootstrap`'s result: adds ``<metric> lower`` and ``<metric> upper`` after each metric that has one,
             and ``interval method`` (``"95 % BCa"``, :func:`~llrcore.binary.metrics.interval_method`).
         """
-        records = [self._record(row, eer_percent, (intervals or {}).get(row.label)) for row in self.rows]
-        return pd.DataFrame.from_records(records)
-
-    def _record(self, row: Condition, eer_percent: bool, interval: BootstrapResult | None) -> dict:
-        return {**{c: row.values.get(c, POOLED) for c in self.by},
-                **table_row(row.metrics, eer_percent=eer_percent, interval=interval),
-                "too few errors": row.too_few_errors}
+        return pd.DataFrame.from_records([row.record(self.by, eer_percent=eer_percent,
+                                                     interval=(intervals or {}).get(row.label)) for row in self.rows])
 
     def notes(self) -> list[str]:
         """Sentences for the conditions that cannot say much: those with one class only, and those with fewer
@@ -215,6 +223,12 @@ class ConditionColumns:
 
     offered: list[str]
     left_out: dict[str, str]
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per metadata column: ``column``, ``offered`` and ``why not`` (``""`` for an offered one)."""
+        return pd.DataFrame({"column": [*self.offered, *self.left_out], "offered": [True] * len(self.offered)
+                             + [False] * len(self.left_out), "why not": [""] * len(self.offered)
+                             + list(self.left_out.values())})
 
     def note(self) -> str:
         """One sentence naming the columns left out and why, or ``""``."""
