@@ -263,8 +263,8 @@ class QualityCalibration(_Fitted):
 
 def fit_quality(fit: Callable, trials, non=None, rule: BetaRule | None = None, plo: float = 0.0, *, start=None,
                 by=None, quality=None, bilinear=None) -> QualityCalibration:
-    """:func:`~llrcore.calibration.fit.fit_affine` with `quality` (and `bilinear`): the checks of its arguments, then
-    :meth:`QualityCalibration.fit` with `fit` (:func:`~llrcore.calibration.fit.fit_fusion`)."""
+    """:func:`~llrcore.fit_quality_affine` (and the deprecated ``fit_affine(trials, quality=...)``): the checks of
+    their arguments, then :meth:`QualityCalibration.fit` with `fit` (:func:`~llrcore.calibration.fit.fit_fusion`)."""
     if not isinstance(trials, Trials):
         raise TypeError("A quality-measure calibration reads its measures from the trials' metadata: give one Trials, "
                         "as fit_quality_affine(trials, ['duration']).")

@@ -1,6 +1,6 @@
 """Conditions and confidence in a report: the breakdown of every system and its bootstrap intervals.
 
-:func:`resample` breaks each system down by the chosen metadata column(s) (:func:`~llrcore.evaluate` with ``by``)
+:func:`resample` breaks each system down by the chosen metadata column(s) (:func:`~llrcore.evaluate_by_condition`)
 and draws its bootstrap replicates (:func:`~llrcore.bootstrap`; with conditions,
 :meth:`~llrcore.ConditionMetrics.bootstrap`, whose pooled row is the same draws as ``bootstrap`` of all the trials
 with the same seed). The sentences that say them are in :mod:`~llrcore.report.summary`.

@@ -193,8 +193,8 @@ def build_report(systems, *, operating_point: OperatingPoint | float | None = No
     command : str, optional
         The command line that made the report, shown under "How to reproduce".
     by : str or list of str, optional
-        Metadata column(s) to break every system down by (:func:`~llrcore.evaluate`): a table per system, a figure
-        per condition, and a sentence for conditions too small to say much. A system without the column(s) is said
+        Metadata column(s) to break every system down by (:func:`~llrcore.evaluate_by_condition`): a table per
+        system, a figure per condition, and a sentence for conditions too small to say much. A system without the column(s) is said
         not to be broken down.
     ci : float, optional
         Level of bootstrap confidence intervals (e.g. 0.95): then the summary says how sure its numbers are, the
