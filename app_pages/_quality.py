@@ -1,7 +1,7 @@
 """Quality measures (QMF) on the Calibrate and Fusion pages: numeric metadata columns of the trials (duration, SNR,
 embedding magnitude, ...) as extra inputs of the affine calibration or of the fusion, shown beside the plain one.
 
-Everything shown comes from :mod:`llrcore.calibration.quality` (``lc.fit_affine(trials, quality=...)``,
+Everything shown comes from :mod:`llrcore.calibration.quality` (``lc.fit_quality_affine(trials, quality)``,
 :meth:`~llrcore.QualityCalibration.compare`, ``lc.fuse(..., quality=...)``); this module only draws it.
 """
 from __future__ import annotations
@@ -44,7 +44,7 @@ def quality_calibrated(train_id: str, test_id: str | None, quality: tuple[str, .
     """The quality calibration, the plain affine one by the same recipe, and their comparison on the judged trials
     (the evaluation trials, or the training trials when there are none), keyed by the systems' ids."""
     rule = None if alpha is None else lc.BetaRule(alpha, beta)
-    calibration = lc.fit_affine(_train, quality=list(quality), rule=rule, plo=plo)
+    calibration = lc.fit_quality_affine(_train, list(quality), rule=rule, plo=plo)
     plain = lc.fit_affine(_train, rule=rule, plo=plo)
     return calibration, calibration.compare(plain, _train if _test is None else _test, p_target=op)
 

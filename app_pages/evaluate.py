@@ -156,7 +156,7 @@ def show_conditions(chosen, op: lc.OperatingPoint, settings: _uncertainty.Settin
     if lacking:
         st.caption(f"Not broken down (no column {', '.join(map(repr, settings.by))}): "
                    f"{lc.report.escape_markdown(', '.join(lacking))}.")
-    results = {name: lc.evaluate(trials, p_target=op, by=settings.by, primary=settings.primary)
+    results = {name: lc.evaluate_by_condition(trials, settings.by, p_target=op, primary=settings.primary)
                for name, trials in chosen.items() if name not in lacking}
     if not results:
         return

@@ -197,7 +197,7 @@ def main() -> None:
                 f", regularisation λ = {regularisation:g}.")
     # green only when the fusion wins both ways: by Cllr, and where its LLRs are used (actDCF at the operating point)
     wins = result.beats_best_single and result.beats_at_operating_point
-    (st.success if wins else st.warning)(result.verdict(), icon=":material/merge:")
+    (st.success if wins else st.warning)(result.sentence(), icon=":material/merge:")
     verdict_cards(result)
     weights_column, download_column = st.columns([3, 1], vertical_alignment="bottom")
     with weights_column:

@@ -32,6 +32,7 @@ from .binary.metrics import (
     det_curve,
     eer,
     effective_plo,
+    evaluate,
     metrics_table,
     min_cllr,
     min_dcf,
@@ -114,7 +115,13 @@ from .multiclass.ece_conventions import ece_conventions
 from .multiclass.temperature import Temperature, fit_temperature
 from .multiclass.classifier import ClassifierCalibration, classifier_calibration
 from .report.classifier import classifier_report_html
-from .uncertainty.conditions import Condition, ConditionColumns, ConditionMetrics, condition_columns, evaluate
+from .uncertainty.conditions import (
+    Condition,
+    ConditionColumns,
+    ConditionMetrics,
+    condition_columns,
+    evaluate_by_condition,
+)
 from .uncertainty.comparison import SystemComparison, compare_systems
 from .uncertainty.resampling import BootstrapResult, DETBand, bootstrap
 from .report import CalibrationSummary, Report, SystemSummary, build_report
@@ -156,6 +163,7 @@ from .io.diarization_corpus import read_corpus
 
 from .spoofing.tdcf import TandemDCF, asv_eer_threshold, spoof_false_alarm_rate, tdcf, tdcf_cost_model
 from .calibration.fusion import ID_COLUMNS, AlignedSystems, FusionResult, align_systems, fuse
+from .calibration.affine_kinds import fit_affine_by_condition, fit_quality_affine
 from .calibration.quality import QualityCalibration, QualityComparison, numeric_columns, pair_quality
 from .spoofing.tandem import AttackRow, TandemEvaluation, TandemIntervals, bootstrap_tandem, evaluate_tandem, tandem_table
 from .spoofing.tdcf_bootstrap import TandemBootstrap, bootstrap_tdcf
@@ -196,7 +204,7 @@ def __getattr__(name: str):
     raise AttributeError(f"module 'llrcore' has no attribute {name!r}")
 
 
-# names the app needs (issue 42)
+# what a front end offers: named rules, methods, columns, presets, and figure export
 from .binary.metrics import METHOD_COLUMN, METRIC_COLUMNS, SRE12_P_TARGETS
 from .calibration.analysis import calibration_label
 from .calibration.sweep import NAMED_RULES
@@ -209,3 +217,69 @@ from .prior import primary_p_targets
 from .spoofing.sasv import ASV_SCORE, CM_SCORE
 from .uncertainty.intervals import DEFAULT_METHOD as DEFAULT_INTERVAL_METHOD
 from .uncertainty.intervals import INTERVAL_METHODS
+
+#: The documented API, grouped as the packages that hold it: what ``from llrcore import *`` gives and what
+#: tests/test_api_common.py holds to one contract. Everything else is private or lives in a documented namespace
+#: (``llrcore.plots``).
+__all__ = [
+    # data and the prior
+    "CohortScores", "MulticlassScores", "NIST_PRIMARY_P_TARGETS", "OperatingPoint", "SimilarityMatrix", "Trials",
+    "as_operating_point", "class_prior", "effective_plo", "logit", "scores_to_llrs", "sigmoid",
+    "thread_count", "thread_limit",
+    # reading and writing
+    "LoadError", "LoadWarning", "ScoreTally", "count_scores", "read_bosaris_key", "read_bosaris_ndx",
+    "read_bosaris_scores", "read_class_files", "read_cohort_scores", "read_corpus", "read_counts", "read_labels",
+    "read_multiclass", "read_rttm", "read_segments", "read_similarity", "read_trials", "read_uem", "rescore_file",
+    "rttm_text", "similarity_keys", "write_bosaris_key", "write_bosaris_ndx", "write_bosaris_scores", "write_rttm",
+    "write_trials",
+    # binary evaluation
+    "BayesErrorCurve", "BayesErrorRates", "BinaryMetrics", "Convention", "CountedScores", "CurveSet", "DETCurve",
+    "EERConventions", "LLRVerdict", "PAVTransform", "ScoreHistograms", "SortedScores", "VERDICTS", "VERDICT_RULE",
+    "act_dcf", "bayes_error_curves", "bayes_error_rates", "cllr", "cprimary", "det_curve", "det_curves", "eer",
+    "eer_conventions", "evaluate", "llr_verdict", "metrics_table", "min_cllr", "min_dcf", "pav_llrs", "pav_transforms",
+    "score_histograms",
+    # conditions and uncertainty
+    "BootstrapResult", "Condition", "ConditionColumns", "ConditionMetrics", "DETBand", "SystemComparison",
+    "bootstrap", "compare_systems", "condition_columns", "evaluate_by_condition",
+    # calibration, fusion and score normalisation
+    "Affine", "AlignedSystems", "BetaRule", "CalibrationResult", "ConditionCalibrationResult",
+    "ConditionalCalibration", "Folds", "Fusion", "FusionResult", "PAVCalibrator", "QualityCalibration",
+    "QualityComparison", "RuleSweep", "ThresholdWeightings", "align_systems", "calibrate_and_evaluate",
+    "calibrate_by_condition", "calibration_problems", "cross_calibrate", "fit_affine", "fit_affine_by_condition",
+    "fit_cmlg", "fit_fusion", "fit_pav", "fit_quality_affine", "fuse", "normalization_problems", "normalize_scores",
+    "numeric_columns", "objective", "pair_quality", "sweep_prior_weighting", "threshold_weighting",
+    "threshold_weightings", "weighting_mode",
+    # spoofing and the tandem
+    "ADCF", "AttackRow", "TEER_CONVENTIONS", "TandemBootstrap", "TandemDCF", "TandemEER", "TandemEvaluation",
+    "TandemIntervals", "a_dcf", "a_dcf_cost_model", "asv_eer_threshold", "bootstrap_tandem", "bootstrap_tdcf",
+    "evaluate_tandem", "sasv_parts", "sasv_table", "spoof_false_alarm_rate", "t_eer", "t_eer_conventions",
+    "tandem_table", "tandem_teer_conventions", "tdcf", "tdcf_cost_model",
+    # multiclass and classifiers
+    "BinnedECE", "CORP", "ClassifierCalibration", "IdentificationErrors", "MulticlassAffine", "MulticlassAnalysis",
+    "Temperature", "analyse_multiclass", "binned_ece", "cavg", "cavg_table", "classifier_calibration",
+    "confusion_matrix", "corp", "corp_per_class", "detection_analysis", "detection_decisions", "detection_llrs",
+    "detection_trials", "ece_conventions", "fit_multiclass_affine", "fit_temperature", "identification_errors",
+    "lre_cprimary", "map_decisions", "multiclass_cllr", "pairwise_analysis", "pairwise_decisions",
+    # forensic validation
+    "ECECurve", "ElubBounded", "ElubBounds", "LRValidation", "Tippett", "ValidationCriteria", "cllr_cal", "devpav",
+    "ece", "ece_curve", "elub_bounded", "elub_bounds", "from_log10", "tippett", "to_log10", "validate_lr_method",
+    "verbal_scale",
+    # diarization
+    "ClusteringResult", "CorpusScores", "DERResult", "DiarizationBootstrap", "DiarizerComparison",
+    "MethodComparison", "ScoringConventions", "SegmentScores", "SystemScores", "bootstrap_diarization",
+    "cluster_recordings", "cluster_similarity", "compare_diarizers", "compare_methods", "diarization_error_rate",
+    "score_corpus", "score_system", "segment_scores", "segments_to_turns",
+    # teaching
+    "CllrEerCurve", "DecisionHistograms", "DecisionSummary", "FixedThresholdAnalysis", "GaussianComparison",
+    "GaussianDensities", "bayes_decisions", "cllr_eer_approximation", "cllr_eer_curve", "cross_calibrated",
+    "decision_histograms", "dprime_from_mu", "eer_from_mu", "fixed_false_alarm_threshold", "gaussian_bayes_error",
+    "gaussian_cllr", "gaussian_cllr_curve", "gaussian_comparison", "gaussian_densities", "gaussian_det",
+    "gaussian_llr_density", "mu_from_dprime", "mu_from_eer", "score_threshold_for_false_alarm_rate",
+    # reports, and the namespaces of figures (with their export) and of a report's words
+    "CalibrationSummary", "Report", "SystemSummary", "build_report", "classifier_report_html", "plots", "report",
+    # the settings a front end offers: named rules, methods, columns, presets
+    "ASV_SCORE", "CM_SCORE", "DEFAULT_INTERVAL_METHOD", "INTERVAL_METHODS", "METHOD_COLUMN", "METRIC_COLUMNS",
+    "NAMED_RULES", "NORMALIZATION_METHODS", "NORMALIZATION_TOP_N", "SRE12_P_TARGETS", "VALIDATION_METRICS",
+    "calibration_label", "export_problem", "figure_to_image", "figures_zip", "primary_p_targets",
+    "verbal_scale_frame",
+]

@@ -39,6 +39,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ..data.records import one_row
 from ..prior import OperatingPoint, as_operating_point
 from .metrics import min_dcf, trials_table
 from .rates import SortedScores
@@ -60,6 +61,10 @@ class Convention:
     threshold: float
     why: str
     source: str
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row: ``tool``, ``EER``, ``minDCF`` (fractions), ``threshold``, ``why`` and ``source``."""
+        return one_row(self, columns={"eer": "EER", "min_dcf": "minDCF"})
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ contiguous float64 array runs over the whole array; the tests hold the two sums 
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 
 from .costs import cost_bits, mean_cost_bits
 from .rates import ScoreCounts, SortedScores
@@ -77,6 +78,10 @@ class CountedScores(ScoreCounts):
     def __repr__(self) -> str:
         return (f"CountedScores({self.name!r}: {self.n_tar:,} targets, {self.n_non:,} non-targets, "
                 f"{self.unique.size:,} unique scores)")
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per unique score: ``score``, ``targets``, ``non-targets`` (how many trials of each class have it)."""
+        return pd.DataFrame({"score": self.unique, "targets": self.tar_counts, "non-targets": self.non_counts})
 
     def _tar_below(self, thresholds):
         return self._tar_cumulative[np.searchsorted(self.unique, thresholds, side="left")]

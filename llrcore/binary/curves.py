@@ -45,6 +45,10 @@ MARKER_TITLES = {"eer": "EER", "min_dcf": "minDCF", "act_dcf": "actDCF"}
 class CurveSet(dict):
     """``system name -> curve`` of several systems, in order; :meth:`to_frame` stacks their tables."""
 
+    def __repr__(self) -> str:
+        """The systems and the kind of their curves, e.g. ``CurveSet({'A': DETCurve, 'B': DETCurve})``."""
+        return f"CurveSet({{{', '.join(f'{name!r}: {type(curve).__name__}' for name, curve in self.items())}}})"
+
     def to_frame(self, **options) -> pd.DataFrame:
         """One table of every system's curve (each curve's ``to_frame(**options)``), a ``system`` column first."""
         frames = [curve.to_frame(**options) for curve in self.values()]

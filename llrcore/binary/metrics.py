@@ -16,19 +16,21 @@ Interspeech 2021.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from fractions import Fraction
 
 import numpy as np
 import pandas as pd
 
+from .._moved import moved_call
 from ..data.checks import as_scores
 from ..data.trials import Trials
+from ..parallel import thread_limit
 from ..prior import OperatingPoint, as_operating_point, as_plo, effective_plo, primary_p_targets, sigmoid
 from .._format import interval_words
 from .verdict import LLRVerdict, calibration_loss_percent, llr_verdict
 from ._prior_second import prior_may_come_second
 from .costs import cllr_bits
-from .rates import ReweightedScores, ScoreCounts, SortedScores
+from .equalised import equalised
+from .rates import ScoreCounts, SortedScores
 
 __all__ = [
     "BayesErrorRates",
@@ -196,77 +198,10 @@ def cprimary(tar_llr, non_llr=None, p_targets=SRE12_P_TARGETS, *, minimum: bool 
         partitions (as NIST's scoring software does), the actual cost is the mean of the partitions' actual costs.
     """
     p_targets = primary_p_targets(p_targets)
-    table = sorted_scores(tar_llr, non_llr) if partition_by is None else _equalised(tar_llr, non_llr, partition_by)
+    table = sorted_scores(tar_llr, non_llr) if partition_by is None else equalised(tar_llr, non_llr, partition_by)
     plo = effective_plo(np.asarray(p_targets, dtype=np.float64))
     error = table.min_bayes_error(plo) if minimum else table.actual_bayes_error(plo)
     return float(np.mean(normalised_bayes_error(error, plo)))
-
-
-def _equalised(trials, non_llr, partition_by) -> EqualisedScores:
-    """The trials re-weighted so that each partition's targets, and its non-targets, weigh 1 in all: a trial's
-    weight is the sum over the partitions it is in of ``1 / (number of trials of its class there)``."""
-    if not isinstance(trials, Trials) or non_llr is not None:
-        raise TypeError("Give one Trials with metadata to equalise the cost over partitions, not two arrays.")
-    n_tar, n_scored = trials.tar.size, len(trials)
-    weights = np.zeros(n_scored)
-    tar_parts, non_parts = [], []
-    for values, mask in trials.partitions(partition_by):
-        mask = mask[:n_scored]
-        counts = mask[:n_tar].sum(), mask[n_tar:].sum()
-        if min(counts) == 0:
-            described = ", ".join(f"{c}={v}" for c, v in values.items())
-            raise ValueError(f"The partition {described} has trials of one class only; every partition needs "
-                             "targets and non-targets for an equalised cost.")
-        weights[:n_tar] += mask[:n_tar] / counts[0]
-        weights[n_tar:] += mask[n_tar:] / counts[1]
-        tar_parts.append(np.sort(trials.tar[mask[:n_tar]]))
-        non_parts.append(np.sort(trials.non[mask[n_tar:]]))
-    table = trials.sorted
-    order = table.trial_order(trials.tar, trials.non)
-    return EqualisedScores(table, weights[:n_tar][order[0]], weights[n_tar:][order[1]], tar_parts, non_parts)
-
-
-class EqualisedScores(ReweightedScores):
-    """Trials weighted so that every partition weighs alike (:func:`cprimary` with ``partition_by``), whose error
-    rates are counted exactly: ``Pmiss(t) = (1/K) sum_p (targets of p below t) / (targets of p)`` summed as fractions
-    of whole counts (a sum of float weights ``1 / n_p`` drifts by many ulps over thousands of trials). The PAV runs on
-    the float weights; the rates of the vertex it picks are counted exactly too."""
-
-    def __init__(self, table: SortedScores, tar_weights, non_weights, tar_parts, non_parts):
-        super().__init__(table, tar_weights, non_weights)
-        self._tar_parts, self._non_parts = tar_parts, non_parts
-
-    def miss_rate(self, thresholds) -> np.ndarray:
-        """``(1/K) sum_p Pmiss_p(t)``, each threshold's value rounded once from the exact fraction."""
-        return _mean_fraction(self._tar_parts, thresholds, below=True)
-
-    def false_alarm_rate(self, thresholds) -> np.ndarray:
-        """``(1/K) sum_p Pfa_p(t)``, each threshold's value rounded once from the exact fraction."""
-        return _mean_fraction(self._non_parts, thresholds, below=False)
-
-    def min_rates(self, plo) -> tuple[np.ndarray, np.ndarray]:
-        """The exact rates at the threshold of the PAV vertex that :meth:`ScoreCounts.min_rates` picks: the first
-        score of that block (above every score for the block past the last: nothing accepted)."""
-        j = np.searchsorted(self.pav.llr, -np.asarray(plo, dtype=np.float64), side="left")
-        table, (tar_start, non_start) = self._table, self._table.runs
-        first_tar = np.append(table.tar, np.inf)[tar_start[self.pav.first]]
-        first_non = np.append(table.non, np.inf)[non_start[self.pav.first]]
-        thresholds = np.append(np.minimum(first_tar, first_non), np.nan)  # NaN: above every score
-        return self.miss_rate(thresholds[j]), self.false_alarm_rate(thresholds[j])
-
-
-def _mean_fraction(parts: list[np.ndarray], thresholds, *, below: bool) -> np.ndarray:
-    """For each threshold ``t``, ``(1/K) sum_p`` (share of partition p's sorted scores below ``t``, or at or above it
-    with ``below=False``), summed exactly as fractions; a NaN threshold lies above every score."""
-    thresholds = np.asarray(thresholds, dtype=np.float64)
-    counts = [np.where(np.isnan(thresholds), part.size, np.searchsorted(part, thresholds, side="left"))
-              for part in parts]
-    out = np.empty(thresholds.shape)
-    for index in np.ndindex(thresholds.shape):
-        total = sum(Fraction(int(count[index]) if below else part.size - int(count[index]), part.size)
-                    for part, count in zip(parts, counts))
-        out[index] = float(total / len(parts))
-    return out
 
 
 @dataclass(frozen=True)
@@ -409,36 +344,81 @@ class BinaryMetrics:
         """Can these scores be used as likelihood ratios as they are? (:func:`~llrcore.binary.verdict.llr_verdict`)"""
         return llr_verdict(self.cllr, self.min_cllr)
 
+    def sentence(self) -> str:
+        """:attr:`llr_verdict` in a sentence: ``"Needs recalibration: 69 % of Cllr 0.288 bits is calibration
+        loss."``"""
+        return self.llr_verdict.sentence()
+
+    def to_frame(self, *, eer_percent: bool = False) -> pd.DataFrame:
+        """One row, indexed by the system's name: :func:`metrics_table`'s columns."""
+        return metrics_table([self], eer_percent=eer_percent)
+
+
+#: Where ``evaluate(..., by=...)`` goes for one release: :func:`~llrcore.evaluate_by_condition`, a layer above this
+#: one (:mod:`llrcore.uncertainty.conditions` names it here with :func:`answers_by_condition` when imported).
+_BY_CONDITION = []
+
+
+def answers_by_condition(function):
+    """Make `function` the one that answers :func:`evaluate`'s deprecated `by` (returns it unchanged)."""
+    _BY_CONDITION[:] = [function]
+    return function
+
 
 @prior_may_come_second("p_target")
-def evaluate(tar_llr, non_llr=None, *, p_target=0.01, c_miss=1.0, c_fa=1.0, name="",
-             primary=SRE12_P_TARGETS) -> BinaryMetrics:
+def evaluate(tar_llr, non_llr=None, *, p_target=0.01, c_miss=1.0, c_fa=1.0, name="", primary=SRE12_P_TARGETS,
+             threads: int | None = None, by=None) -> BinaryMetrics:
     """Every metric of :class:`BinaryMetrics` for scores taken as LLRs, sorting once and running PAV once.
 
-    `p_target` may be an :class:`~llrcore.prior.OperatingPoint` (then it brings its costs), and after a Trials it may
-    come second: ``evaluate(trials, 0.01)``. `primary` gives the
-    P_target values of Cprimary: values, or a NIST evaluation's name (``"SRE16"``, ``"SRE21"``: see
-    :data:`~llrcore.prior.NIST_PRIMARY_P_TARGETS`); default SRE'12's 0.01 and 0.001.
+    Parameters
+    ----------
+    tar_llr, non_llr
+        Target and non-target LLRs, or one :class:`~llrcore.Trials` or :class:`~llrcore.CountedScores` as `tar_llr`.
+    p_target, c_miss, c_fa
+        The operating point of minDCF and actDCF; `p_target` may be an :class:`~llrcore.OperatingPoint` (then it
+        brings its costs), and after a Trials it may come second: ``evaluate(trials, 0.01)``.
+    name : str
+        The system's name in the result.
+    primary : sequence of float or str
+        The P_target values of Cprimary, or a NIST evaluation's name (``"SRE16"``, ``"SRE21"``: see
+        :data:`~llrcore.prior.NIST_PRIMARY_P_TARGETS`); default SRE'12's 0.01 and 0.001.
+    threads : int, optional
+        Threads for the sort and the passes over all the scores (:func:`~llrcore.thread_count`: by default
+        ``LLRCORE_THREADS`` or every CPU). No number depends on it.
+    by : str or list of str, optional
+        Deprecated: :func:`~llrcore.evaluate_by_condition` breaks trials down by conditions (this gives its
+        result, after a FutureWarning, for one release).
+
+    Returns
+    -------
+    BinaryMetrics
     """
-    table = sorted_scores(tar_llr, non_llr)
-    op = as_operating_point(p_target, c_miss, c_fa)
-    primary = primary_p_targets(primary)
-    return BinaryMetrics(
-        name=name,
-        n_tar=table.n_tar,
-        n_non=table.n_non,
-        p_target=op.p_target,
-        c_miss=op.c_miss,
-        c_fa=op.c_fa,
-        eer=table.eer(),
-        min_dcf=min_dcf(table, p_target=op),
-        act_dcf=act_dcf(table, p_target=op),
-        cllr=table.cllr(),
-        min_cllr=table.min_cllr(),
-        cprimary=cprimary(table, p_targets=primary),
-        min_cprimary=cprimary(table, p_targets=primary, minimum=True),
-        primary=primary,
-    )
+    if by is not None:
+        moved_call("evaluate(..., by=...)", "evaluate_by_condition(trials, by=...)")
+        if non_llr is not None:
+            raise TypeError("Give one Trials with metadata to break down by a condition, not two arrays of scores.")
+        return _BY_CONDITION[0](tar_llr, by, p_target=p_target, c_miss=c_miss, c_fa=c_fa, name=name,
+                                primary=primary, threads=threads)
+    with thread_limit(threads):
+        table = sorted_scores(tar_llr, non_llr)
+        op = as_operating_point(p_target, c_miss, c_fa)
+        primary = primary_p_targets(primary)
+        return BinaryMetrics(
+            name=name,
+            n_tar=table.n_tar,
+            n_non=table.n_non,
+            p_target=op.p_target,
+            c_miss=op.c_miss,
+            c_fa=op.c_fa,
+            eer=table.eer(),
+            min_dcf=min_dcf(table, p_target=op),
+            act_dcf=act_dcf(table, p_target=op),
+            cllr=table.cllr(),
+            min_cllr=table.min_cllr(),
+            cprimary=cprimary(table, p_targets=primary),
+            min_cprimary=cprimary(table, p_targets=primary, minimum=True),
+            primary=primary,
+        )
 
 
 METRIC_COLUMNS = {

@@ -27,6 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 
 __all__ = ["GOOD_LOSS_PERCENT", "USELESS_CLLR", "VERDICTS", "VERDICT_RULE", "LLRVerdict", "calibration_loss_percent",
            "llr_verdict"]
@@ -82,6 +83,16 @@ class LLRVerdict:
     def __str__(self) -> str:
         """``"needs recalibration: 69 % of Cllr 0.288 bits is calibration loss"``."""
         return f"{self.verdict}: {self.reason()}"
+
+    def sentence(self) -> str:
+        """:meth:`__str__` as a sentence: ``"Needs recalibration: 69 % of Cllr 0.288 bits is calibration loss."``"""
+        text = str(self)
+        return f"{text[:1].upper()}{text[1:]}."
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row: ``verdict``, ``Cllr``, ``minCllr`` (bits) and ``calibration loss %``."""
+        return pd.DataFrame([{"verdict": self.verdict, "Cllr": self.cllr, "minCllr": self.min_cllr,
+                              "calibration loss %": self.calibration_loss_percent}])
 
 
 def llr_verdict(cllr: float, min_cllr: float) -> LLRVerdict:

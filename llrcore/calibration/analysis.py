@@ -23,8 +23,10 @@ import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import pandas as pd
+
 from .._moved import left_for
-from ..binary.metrics import BinaryMetrics, evaluate
+from ..binary.metrics import BinaryMetrics, evaluate, metrics_table
 from ..data.trials import Trials
 from ..prior import sigmoid
 from .calibrators import Affine, PAVCalibrator
@@ -139,6 +141,12 @@ class CalibrationResult:
     def label(self) -> str:
         """E.g. ``"calibrated (Brier, P=0.01)"``."""
         return calibration_label(self.method, self.rule, self.plo, self.folds)
+
+    def to_frame(self, *, eer_percent: bool = False) -> pd.DataFrame:
+        """Two rows, the scores ``as given`` and calibrated (:attr:`label`): :func:`~llrcore.metrics_table`'s columns."""
+        return metrics_table([dataclasses.replace(self.before, name="as given"),
+                              dataclasses.replace(self.after, name=self.label)],
+                             eer_percent=eer_percent)
 
 
 def check_method(method: str) -> str:

@@ -1,6 +1,6 @@
 """One calibration per condition: each trial calibrated by the calibration trained on its condition's trials.
 
-:func:`~llrcore.fit_affine` with ``by=`` makes a :class:`ConditionalCalibration` (any fit function can, through
+:func:`~llrcore.fit_affine_by_condition` makes a :class:`ConditionalCalibration` (any fit function can, through
 :meth:`ConditionalCalibration.fit`); :func:`~llrcore.calibrate_by_condition` judges it against one pooled
 calibration on evaluation trials.
 
@@ -31,7 +31,7 @@ class ConditionalCalibration:
     LLR is ``f_c(i)(s_i)``, where ``f_c`` was trained on the training trials of condition ``c`` alone (for an affine
     calibration ``f_c(s) = a_c s + b_c``, :func:`fit_affine`). A trial with no value in a column (empty, NaN or
     ``"-"``) or of a condition that had no calibration of its own in training gets the :attr:`pooled` calibration,
-    trained on all the training trials. Make one with ``fit_affine(trials, by="gender")`` or :meth:`fit`; call it
+    trained on all the training trials. Make one with ``fit_affine_by_condition(trials, "gender")`` or :meth:`fit`; call it
     on Trials (:meth:`apply`).
 
     Attributes

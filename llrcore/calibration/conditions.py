@@ -18,8 +18,7 @@ import pandas as pd
 from ..binary.metrics import evaluate
 from ..data.trials import Trials
 from ..prior import as_operating_point
-from ..uncertainty.conditions import Condition, ConditionMetrics
-from ..uncertainty.conditions import evaluate as evaluate_conditions
+from ..uncertainty.conditions import Condition, ConditionMetrics, evaluate_by_condition
 from .._format import listed
 from .analysis import calibration_label, check_method, method_fitter
 from .conditional import ConditionalCalibration
@@ -204,8 +203,8 @@ def calibrate_by_condition(
         by=by, method=method, rule=options.get("rule"), plo=options.get("plo"),
         folds=None if test is not None else int(folds),
         calibration=calibration,
-        before=evaluate_conditions(raw, p_target=operating_point, by=by),
-        pooled=evaluate_conditions(pooled, p_target=operating_point, by=by),
+        before=evaluate_by_condition(raw, by, p_target=operating_point),
+        pooled=evaluate_by_condition(pooled, by, p_target=operating_point),
         per_condition=per_condition,
         own=tuple(_how_calibrated(calibration, values) for values, _ in raw.partitions(by)),
         train_name=train.name,

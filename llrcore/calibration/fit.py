@@ -4,8 +4,8 @@
   (Brümmer & Doddington 2013); the logarithmic rule is prior-weighted logistic regression.
 - :func:`fit_fusion` — the same objective over a weighted sum of several systems' scores plus an offset
   (BOSARIS / FoCal linear fusion); :func:`fit_affine` is its one-system case.
-- ``fit_affine(trials, by="gender")`` — one calibration per condition, a
-  :class:`~llrcore.calibration.conditional.ConditionalCalibration`.
+- :func:`~llrcore.calibration.affine_kinds.fit_affine_by_condition` — one calibration per condition, a
+  :class:`~llrcore.calibration.conditional.ConditionalCalibration`; ``fit_quality_affine`` — one with quality measures.
 
 The objective itself, with its gradient and Hessian, is :mod:`llrcore.calibration.fit_objective`; the closed-form
 Gaussian calibration :mod:`llrcore.calibration.cmlg` (also every fit's starting point) and PAV calibration
@@ -26,7 +26,7 @@ import warnings
 
 import numpy as np
 
-from .._moved import left_for
+from .._moved import left_for, moved_call
 from ..data.checks import as_scores
 from ..data.trials import Trials
 from ..parallel import dot
@@ -37,7 +37,7 @@ from .cmlg import cmlg_affine
 from .conditional import ConditionalCalibration
 from .fit_objective import FusionObjective
 from .newton import newton, newton_polish, trust_region
-from .quality import QualityCalibration, fit_quality, with_quality
+from .quality import fit_quality, with_quality
 from .rules import BetaRule
 
 __all__ = ["Affine", "Fusion", "fit_affine", "fit_fusion"]
@@ -315,7 +315,7 @@ def _refuse_separable(tar_columns, non_columns):
 
 
 def fit_affine(tar, non=None, rule: BetaRule | None = None, plo: float = 0.0, *, start: Affine | None = None,
-               by=None, quality=None, bilinear=None) -> Affine | ConditionalCalibration | QualityCalibration:
+               by=None, quality=None, bilinear=None) -> Affine:
     """Affine calibration ``llr = scale * score + offset`` minimising a prior-weighted proper scoring rule.
 
     For the logarithmic rule this is prior-weighted logistic regression: with target weight ``P / N_tar`` and
@@ -333,19 +333,14 @@ def fit_affine(tar, non=None, rule: BetaRule | None = None, plo: float = 0.0, *,
         Prior weighting ``tau``.
     start : Affine, optional
         A calibration near the optimum to start from.
-    by : str or list of str, optional
-        With one Trials: a metadata column (or several, crossed) to calibrate by. One affine calibration is trained
-        per condition ``c`` on that condition's trials, ``llr = a_c s + b_c`` minimising the objective of `rule` at
-        `plo` on them alone, and one on all the trials pooled (for trials of no or unseen conditions), as
-        Brümmer & Doddington (2013, sec. 5) trained their calibrations separately for male and female trials.
-    quality, bilinear : list of str, list of (str, str), optional
-        With one Trials: metadata columns (products of pairs) as features, a QualityCalibration (QMF, :mod:`.quality`).
+    by, quality, bilinear
+        Deprecated: :func:`~llrcore.fit_affine_by_condition` and :func:`~llrcore.fit_quality_affine` make these
+        calibrations (this gives their result, after a FutureWarning, for one release).
 
     Returns
     -------
-    Affine, or ConditionalCalibration with `by`
-        Call either on scores (an Affine) or on Trials (a ConditionalCalibration, which reads each trial's
-        condition from their metadata).
+    Affine
+        Called on scores, it gives their LLRs.
 
     References
     ----------
@@ -353,6 +348,7 @@ def fit_affine(tar, non=None, rule: BetaRule | None = None, plo: float = 0.0, *,
     Interspeech 2013.
     """
     if quality is not None or bilinear is not None:
+        moved_call("fit_affine(trials, quality=...)", "fit_quality_affine(trials, quality)")
         return fit_quality(fit_fusion, tar, non, rule, plo, start=start, by=by, quality=quality, bilinear=bilinear)
     if isinstance(tar, Trials):
         if non is not None:
@@ -362,6 +358,7 @@ def fit_affine(tar, non=None, rule: BetaRule | None = None, plo: float = 0.0, *,
             if start is not None:
                 raise TypeError("A start calibration is for one affine fit; it cannot start a calibration per "
                                 "condition.")
+            moved_call("fit_affine(trials, by=...)", "fit_affine_by_condition(trials, by)")
             return ConditionalCalibration.fit(tar, by, fit_affine, rule=rule, plo=plo)
         tar, non = tar.tar, tar.non
     elif by is not None:

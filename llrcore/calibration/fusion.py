@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from .._moved import moved_call
 from ..binary.metrics import BinaryMetrics, evaluate, metrics_table
 from ..data.pairing import ID_COLUMNS, class_blocks, pair_trials, shared_id_columns
 from ..data.trials import Trials, as_systems
@@ -81,6 +82,14 @@ class AlignedSystems:
         """The trials with ``transform`` applied to each class's ``(N, K)`` score matrix (a :class:`Fusion`)."""
         spoof = transform(self.spoof) if self.spoof.shape[0] else np.empty(0)
         return Trials(transform(self.tar), transform(self.non), name=name, spoof=spoof, metadata=self.metadata)
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per trial (the targets, then the non-targets, then the spoof trials): the metadata, ``class``
+        and each system's score."""
+        rows = [self.tar, self.non, self.spoof.reshape(-1, len(self.names))]
+        classes = np.repeat(["target", "non-target", "spoof"], [len(r) for r in rows])
+        frame = self.metadata.iloc[:classes.size].reset_index(drop=True).assign(**{"class": classes})
+        return pd.concat([frame, pd.DataFrame(np.concatenate(rows), columns=list(self.names))], axis=1)
 
     def describe(self) -> str:
         """How the trials were paired, in words."""
@@ -220,6 +229,11 @@ class FusionResult:
         return bool(ours < self.metrics[self.best_single_at_operating_point].act_dcf and ours < 1.0)
 
     def verdict(self) -> str:
+        """Deprecated: :meth:`sentence` (the same words, after a FutureWarning, for one release)."""
+        moved_call("FusionResult.verdict()", "FusionResult.sentence()")
+        return self.sentence()
+
+    def sentence(self) -> str:
         """The comparison in two sentences: by Cllr, which judges the LLRs at every operating point at once (what the
         fusion's training objective is, as in BOSARIS and FoCal), then by actual DCF at the operating point of the
         metrics, where the fused LLRs are used, e.g. ``"On Cllr (every operating point at once), the fusion beats the
@@ -336,7 +350,7 @@ def fuse(dev_systems, eval_systems=None, *, rule: BetaRule | None = None, plo: f
     Returns
     -------
     FusionResult
-        ``.to_frame()`` compares the fusion with each system calibrated alone, ``.verdict()`` says whether it beats
+        ``.to_frame()`` compares the fusion with each system calibrated alone, ``.sentence()`` says whether it beats
         the best of them by Cllr (``.beats_best_single``, ``.best_single``) and by actual DCF at the operating point
         (``.beats_at_operating_point``, ``.best_single_at_operating_point``).
 

@@ -21,7 +21,7 @@ model-side and a test-side measure) are BOSARIS's quality fuser (``qfuser_v5``),
 [qt; 1]``, whose linear and constant parts are the linear terms and the offset here (BOSARIS ties ``W`` to be
 symmetric; here each product has a weight of its own).
 
-Make one with ``fit_affine(trials, quality=["duration", ...])``, or ``fuse(dev, eval, quality=[...])`` for several
+Make one with ``fit_quality_affine(trials, ["duration", ...])``, or ``fuse(dev, eval, quality=[...])`` for several
 systems; call it on Trials that carry the same metadata columns. ``fit_fusion(tar, non, quality=(q_tar, q_non))``
 takes the measures as matrices instead and returns a plain :class:`~llrcore.calibration.calibrators.Fusion` over the
 columns ``[scores, quality]``.
@@ -263,11 +263,11 @@ class QualityCalibration(_Fitted):
 
 def fit_quality(fit: Callable, trials, non=None, rule: BetaRule | None = None, plo: float = 0.0, *, start=None,
                 by=None, quality=None, bilinear=None) -> QualityCalibration:
-    """:func:`~llrcore.calibration.fit.fit_affine` with `quality` (and `bilinear`): the checks of its arguments, then
-    :meth:`QualityCalibration.fit` with `fit` (:func:`~llrcore.calibration.fit.fit_fusion`)."""
+    """:func:`~llrcore.fit_quality_affine` (and the deprecated ``fit_affine(trials, quality=...)``): the checks of
+    their arguments, then :meth:`QualityCalibration.fit` with `fit` (:func:`~llrcore.calibration.fit.fit_fusion`)."""
     if not isinstance(trials, Trials):
         raise TypeError("A quality-measure calibration reads its measures from the trials' metadata: give one Trials, "
-                        "as fit_affine(trials, quality=['duration']).")
+                        "as fit_quality_affine(trials, ['duration']).")
     if non is not None:
         raise TypeError("Give one Trials with quality measures, not the target and the non-target scores; pass the "
                         "rule and the prior weighting by name (rule=..., plo=...).")

@@ -73,6 +73,10 @@ class RuleSweep:
     c_fa: float
     cross_validated: bool
 
+    def to_frame(self) -> pd.DataFrame:
+        """:attr:`frame`: one row per (rule, prior weighting)."""
+        return self.frame.copy()
+
     @property
     def usable(self) -> pd.DataFrame:
         """The rows whose fits did not collapse."""

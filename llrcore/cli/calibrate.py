@@ -87,13 +87,14 @@ def _line_order_table(path: Path) -> pd.DataFrame:
 
 def _run_quality(args, dev, rule, plo) -> str:
     """``llrcore calibrate --quality``: an affine calibration with the quality measures of the trials' metadata."""
+    from ..calibration.affine_kinds import fit_quality_affine
     from ..calibration.fit import fit_affine
     from .._format import number
 
     if args.method != "affine":
         raise ValueError("--quality adds quality measures to the affine calibration: use --method affine.")
     quality = [c.strip() for c in args.quality.split(",") if c.strip()]
-    calibration = fit_affine(dev, quality=quality, rule=rule, plo=plo)
+    calibration = fit_quality_affine(dev, quality, rule=rule, plo=plo)
     table = _line_order_table(Path(args.apply_to))
     data = rescore_file(args.apply_to, lambda scores: calibration.llrs(scores, table), digits=args.digits)
     output = Path(args.output)

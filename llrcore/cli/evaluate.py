@@ -42,7 +42,7 @@ def add_command(commands) -> None:
 
 
 def run(args) -> str:
-    from ..uncertainty.conditions import evaluate as evaluate_by
+    from ..uncertainty.conditions import evaluate_by_condition
     from ..uncertainty.resampling import bootstrap
 
     systems = load_systems(args.scores, args.key, metadata=args.metadata)
@@ -53,7 +53,7 @@ def run(args) -> str:
     if args.by:
         frames = []
         for name, trials in systems.items():
-            result = evaluate_by(trials, p_target=op, by=args.by, primary=args.primary)
+            result = evaluate_by_condition(trials, args.by, p_target=op, primary=args.primary)
             intervals = result.bootstrap(**resampling) if args.ci else None
             frames.append(result.to_frame(eer_percent=True, intervals=intervals).assign(system=name))
             for note in result.notes():

@@ -88,6 +88,6 @@ def run(args) -> str:
         "by the same recipe; EER in %, Cllr and minCllr in bits, DCFs normalised:",
         _table(result.to_frame()),
         "",
-        result.verdict(),
+        result.sentence(),
         f"Wrote {output}.",
     ])

@@ -51,7 +51,7 @@ class Trials:
     metadata : DataFrame, optional
         What the file says of each trial besides its score and label (model and test ids, gender, language,
         attack, ...): one row per trial, the targets first, then the non-targets, then the spoof trials, each in
-        the order of `tar`, `non` and `spoof`. Conditions (:meth:`where`, :func:`~llrcore.evaluate` with ``by=``)
+        the order of `tar`, `non` and `spoof`. Conditions (:meth:`where`, :func:`~llrcore.evaluate_by_condition`)
         and grouped bootstrap resampling are read from its columns. A reader may give instead an object with
         ``len()`` and ``materialize()`` (the ids of millions of trials): the DataFrame is built when first read.
     file_labels : array_like of bool, optional
@@ -145,7 +145,8 @@ class Trials:
 
     @property
     def conditions(self) -> list[str]:
-        """The metadata columns: what :meth:`where` and ``evaluate(..., by=)`` can break the trials down by."""
+        """The metadata columns: what :meth:`where` and :func:`~llrcore.evaluate_by_condition` can break the trials
+        down by."""
         return [str(c) for c in self.metadata.columns]
 
     def subset(self, mask, name: str | None = None) -> "Trials":

@@ -32,6 +32,7 @@ import numpy as np
 import pandas as pd
 from scipy.optimize import linear_sum_assignment
 
+from ..data.records import one_row
 from ..data.similarity import TURN_COLUMNS
 
 __all__ = ["SegmentScores", "segment_scores", "optimal_mapping", "segments_to_turns",
@@ -87,6 +88,10 @@ class SegmentScores:
     n_clusters: int
     n_speakers: int
     mapping: dict
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row: ``error``, ``purity``, ``coverage`` (shares of the segments), ``n_clusters``, ``n_speakers``."""
+        return one_row(self)
 
     @property
     def speaker_count_error(self) -> int:
@@ -193,6 +198,18 @@ class DERResult:
     collar: float
     skip_overlap: bool
     convention: str = "md-eval"
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per recording (index ``uri``), then ``all recordings``: ``DER`` (a fraction) and the seconds of
+        missed speech, false-alarm speech, speaker confusion and scored reference speech."""
+        pooled = pd.DataFrame([{"der": self.der, "missed": self.missed, "false_alarm": self.false_alarm,
+                                "confusion": self.confusion, "total": self.total}], index=["all recordings"])
+        return pd.concat([self.per_file, pooled]).rename_axis("uri").rename(columns=DER_COLUMNS)
+
+
+#: :meth:`DERResult.to_frame`'s column names, with the units of the seconds.
+DER_COLUMNS = {"der": "DER", "missed": "missed (s)", "false_alarm": "false alarm (s)", "confusion": "confusion (s)",
+               "total": "scored speech (s)"}
 
 
 def _annotation(turns: pd.DataFrame, uri: str):

@@ -118,7 +118,8 @@ def validate_lr_method(
         The validation criteria. **The defaults are examples that the laboratory is expected to set** (the
         guideline makes them its decision).
     by : str or list of str, optional
-        Metadata column(s) for the robustness row: the largest Cllr of any condition (:func:`~llrcore.evaluate`).
+        Metadata column(s) for the robustness row: the largest Cllr of any condition
+        (:func:`~llrcore.evaluate_by_condition`).
     elub_step : float or None
         The ELUB grid (lir's 0.01 log10) or None for grid-free bounds (:func:`~llrcore.forensic.elub_bounds`).
     name : str, optional

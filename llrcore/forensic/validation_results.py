@@ -17,8 +17,7 @@ import pandas as pd
 
 from ..binary.metrics import eer
 from ..data.trials import Trials
-from ..uncertainty.conditions import Condition, ConditionMetrics
-from ..uncertainty.conditions import evaluate as evaluate_conditions
+from ..uncertainty.conditions import Condition, ConditionMetrics, evaluate_by_condition
 from .criteria import METRICS, ValidationCriteria, ValidationMetric, check_units, format_value
 from .devpav import devpav
 from .ece import ECECurve, ece_curve
@@ -93,7 +92,7 @@ def stage(label: str, trials: Trials, by: tuple[str, ...]) -> ValidationStage:
     return ValidationStage(
         label=label, trials=trials, cllr=cllr, min_cllr=min_cllr, cllr_cal=cllr - min_cllr, eer=float(eer(trials)),
         devpav=float(devpav(trials)), tippett=tippett(trials, name=label), ece=ece_curve(trials, name=label),
-        conditions=evaluate_conditions(trials, by=by) if by else None,
+        conditions=evaluate_by_condition(trials, by) if by else None,
     )
 
 
@@ -232,6 +231,26 @@ class LRValidation:
     @property
     def failed(self) -> list[ValidationRow]:
         return [row for row in self.rows if row.passes is False]
+
+    @property
+    def judged(self) -> int:
+        """How many criteria were set (rows with a decision)."""
+        return sum(row.passes is not None for row in self.rows)
+
+    @property
+    def verdict(self) -> str:
+        """The decision in words: ``"passes every criterion set"``, or ``"does not pass 1 of the 5 criteria set:
+        Cllr (accuracy)"``."""
+        if self.passed:
+            return "passes every criterion set"
+        failed = [f"{row.metric.name} ({row.metric.characteristic})" for row in self.failed]
+        return f"does not pass {len(failed)} of the {self.judged} criteria set: {', '.join(failed)}"
+
+    def sentence(self) -> str:
+        """The decision and the LRs it is about, e.g. ``"With the LRs after calibration (logistic-regression (affine)
+        calibration, ...), the method passes every criterion set."``"""
+        which = CALIBRATED if self.calibrated else AS_GIVEN
+        return f"With the LRs {which} ({self.calibration_words}), the method {self.verdict}."
 
     @property
     def calibration_words(self) -> str:

@@ -26,6 +26,7 @@ from ..data.multiclass import (
     llrs_and_labels,
     softmax_columns,
 )
+from ..data.records import one_row
 from ..data.trials import Trials
 from .calibration import MulticlassAffine, fit_multiclass_affine
 from .cllr import entropy_bits, multiclass_cllr
@@ -242,6 +243,12 @@ class MulticlassAnalysis:
     def calibration_loss(self) -> float:
         """``Cllr - Cllr^T`` in bits: the information lost to misinterpretation."""
         return self.cllr - self.cllr_calibrated
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row: ``classes``, ``Cllr``, ``Cllr calibrated`` and ``reference`` (bits); :attr:`pairwise` and
+        :attr:`detection` are the tables per pair and per class."""
+        return one_row(self, columns={"cllr": "Cllr", "cllr_calibrated": "Cllr calibrated"}).assign(
+            classes=len(self.scores.classes))
 
 
 def analyse_multiclass(scores: MulticlassScores, prior=None) -> MulticlassAnalysis:

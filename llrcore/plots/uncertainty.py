@@ -1,6 +1,6 @@
 """Figures of how sure the numbers are: a metric per condition with its bootstrap interval, and DET bands.
 
-Both draw library results: :class:`~llrcore.ConditionMetrics` (:func:`~llrcore.evaluate` with ``by``), the
+Both draw library results: :class:`~llrcore.ConditionMetrics` (:func:`~llrcore.evaluate_by_condition`), the
 :class:`~llrcore.BootstrapResult` of each condition, and :class:`~llrcore.DETBand`.
 """
 from __future__ import annotations

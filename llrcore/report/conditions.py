@@ -1,6 +1,6 @@
 """Conditions and confidence in a report: the breakdown of every system and its bootstrap intervals.
 
-:func:`resample` breaks each system down by the chosen metadata column(s) (:func:`~llrcore.evaluate` with ``by``)
+:func:`resample` breaks each system down by the chosen metadata column(s) (:func:`~llrcore.evaluate_by_condition`)
 and draws its bootstrap replicates (:func:`~llrcore.bootstrap`; with conditions,
 :meth:`~llrcore.ConditionMetrics.bootstrap`, whose pooled row is the same draws as ``bootstrap`` of all the trials
 with the same seed). The sentences that say them are in :mod:`~llrcore.report.summary`.
@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from ..data.trials import Trials
 from ..prior import OperatingPoint
-from ..uncertainty.conditions import evaluate as evaluate_by
+from ..uncertainty.conditions import evaluate_by_condition
 from ..uncertainty.intervals import DEFAULT_METHOD, interval_words
 from ..uncertainty.resampling import bootstrap
 from .summary import SystemExtras
@@ -90,7 +90,7 @@ def resample(systems: Mapping[str, Trials], op: OperatingPoint, by: Sequence[str
         columns = dict.fromkeys(c for trials in systems.values() for c in trials.conditions)
         raise ValueError(f"No system has the column{'s' if len(by) > 1 else ''} {', '.join(map(repr, by))} to break "
                          f"down by; their columns are {', '.join(columns) or 'none'}.")
-    conditions = {name: evaluate_by(trials, p_target=op, by=by) for name, trials in systems.items()
+    conditions = {name: evaluate_by_condition(trials, by, p_target=op) for name, trials in systems.items()
                   if by and name not in lacking}
     breakdown = Breakdown(by, lacking) if by else None
     if level is None:

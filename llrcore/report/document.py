@@ -24,6 +24,8 @@ from .figures import ReportFigure, report_figures
 from .html import render_html, writing_time
 from .summary import (
     CROSS_VALIDATION_FOLDS,
+    ERRORS,
+    MIN_ERRORS,
     TOPICS,
     SystemExtras,
     SystemSummary,
@@ -91,6 +93,10 @@ class Report:
                     if s.calibration is not None})
         return out
 
+    def to_frame(self) -> pd.DataFrame:
+        """:meth:`metrics_table`: one row per system, and one per calibrated system."""
+        return self.metrics_table()
+
     def metrics_table(self) -> pd.DataFrame:
         """The full metrics table (:func:`~llrcore.metrics_table`, calibrated rows included) with the errors per 100
         trials at the effective prior. With intervals, each metric of a system as given has ``<column> lower`` and
@@ -106,12 +112,12 @@ class Report:
                 min_errors.append(s.calibration.min_errors_per_100)
         intervals = self.intervals
         table = metrics_table(rows, intervals=intervals or None)
-        columns = {"errors per 100": errors}
+        columns = {ERRORS: errors}
         if intervals:  # the interval of the errors is that of actDCF, scaled (summary.errors_interval)
             bounds = [errors_interval(intervals[name], self.operating_point) if name in intervals else (np.nan,) * 2
                       for name in table.index]
-            columns["errors per 100 lower"], columns["errors per 100 upper"] = (list(side) for side in zip(*bounds))
-        columns["errors per 100, perfect calibration"] = min_errors
+            columns[f"{ERRORS} lower"], columns[f"{ERRORS} upper"] = (list(side) for side in zip(*bounds))
+        columns[MIN_ERRORS] = min_errors
         for position, (column, values) in enumerate(columns.items(), start=2):
             table.insert(position, column, values)
         return table
@@ -187,8 +193,8 @@ def build_report(systems, *, operating_point: OperatingPoint | float | None = No
     command : str, optional
         The command line that made the report, shown under "How to reproduce".
     by : str or list of str, optional
-        Metadata column(s) to break every system down by (:func:`~llrcore.evaluate`): a table per system, a figure
-        per condition, and a sentence for conditions too small to say much. A system without the column(s) is said
+        Metadata column(s) to break every system down by (:func:`~llrcore.evaluate_by_condition`): a table per
+        system, a figure per condition, and a sentence for conditions too small to say much. A system without the column(s) is said
         not to be broken down.
     ci : float, optional
         Level of bootstrap confidence intervals (e.g. 0.95): then the summary says how sure its numbers are, the

@@ -22,6 +22,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 import numpy as np
+import pandas as pd
 
 from ..binary.metrics import BinaryMetrics, bayes_error_rates, evaluate
 from ..calibration.analysis import calibrate_and_evaluate
@@ -51,6 +52,8 @@ __all__ = [
 ]
 
 CROSS_VALIDATION_FOLDS = 5
+#: The columns of the errors per 100 trials at the effective prior, as given and with perfect calibration.
+ERRORS, MIN_ERRORS = "errors per 100", "errors per 100, perfect calibration"
 
 #: The paragraphs of a system's summary and their headings.
 TOPICS = {
@@ -113,6 +116,14 @@ class CalibrationSummary:
     min_errors_per_100: float
     problems: tuple[str, ...] = ()
 
+    def to_frame(self) -> pd.DataFrame:
+        """One row, indexed by the calibrated system's name: :func:`~llrcore.metrics_table`'s columns, then
+        ``errors per 100`` and ``errors per 100, perfect calibration`` (as in :meth:`Report.metrics_table`),
+        ``trained on`` and ``cross-validated``."""
+        return self.metrics.to_frame().assign(**{
+            ERRORS: self.errors_per_100, MIN_ERRORS: self.min_errors_per_100, "trained on": self.trained_on,
+            "cross-validated": self.cross_validated})
+
 
 @dataclass(frozen=True)
 class SystemExtras:
@@ -171,6 +182,18 @@ class SystemSummary:
     calibration: CalibrationSummary | None
     paragraphs: dict = field(default_factory=dict)
     extras: SystemExtras = field(default_factory=SystemExtras)
+
+    def sentence(self) -> str:
+        """The verdict and why, in words: the ``trust`` paragraph as text."""
+        return self.text("trust")
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row, indexed by the system's name: :func:`~llrcore.metrics_table`'s columns, then the errors per 100
+        trials at the effective prior (``errors per 100``, ``errors per 100, perfect calibration``, ``errors per 100,
+        no system``) and ``verdict``."""
+        return self.metrics.to_frame().assign(**{
+            ERRORS: self.errors_per_100, MIN_ERRORS: self.min_errors_per_100,
+            "errors per 100, no system": self.default_errors_per_100, "verdict": self.verdict})
 
     def text(self, topic: str, kind: str = "text", *, verdict: bool = True) -> str:
         """One paragraph (``tested``, ``errors``, ``trust``, ``calibration``) as ``text``, ``markdown`` or

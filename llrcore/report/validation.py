@@ -120,15 +120,11 @@ def validation_paragraphs(validation: LRValidation, units: str = "log10") -> dic
             "Robustness (whether the method works as well in every condition of casework) was not assessed: the "
             "comparisons were not broken down by condition."
         )
-    failed = [f"{row.metric.name} ({row.metric.characteristic})" for row in v.failed]
-    judged = sum(row.passes is not None for row in v.rows)
-    verdict = ("passes every criterion set" if v.passed else
-               f"does not pass {len(failed)} of the {judged} criteria set: {', '.join(failed)}")
     before = sum(row.passes_before is True for row in v.rows)
-    as_given = (f" Taken as given, before calibration, the LRs pass {before} of the {judged} criteria."
+    as_given = (f" Taken as given, before calibration, the LRs pass {before} of the {v.judged} criteria."
                 if v.calibrated else "")
     texts["conclusion"] = (
-        f"With the LRs {which} ({v.calibration_words}), the method {verdict}.{as_given} The criteria are those the "
+        f"{v.sentence()}{as_given} The criteria are those the "
         "laboratory set for this validation; the guideline leaves them to the laboratory, to be fixed before the "
         "validation for the kind of case and data."
     )

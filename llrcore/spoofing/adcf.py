@@ -46,7 +46,7 @@ import numpy as np
 import pandas as pd
 
 from ..data.checks import as_scores
-from .tdcf import checked_values
+from .tdcf import ReadOnlyCostModel, checked_values
 
 __all__ = ["ADCF", "A_DCF_PRESETS", "a_dcf", "a_dcf_cost_model"]
 
@@ -85,7 +85,7 @@ def _cost_model(cost_model) -> dict[str, float]:
 
 
 @dataclass(frozen=True, eq=False)
-class ADCF:
+class ADCF(ReadOnlyCostModel):
     """The a-DCF of an SASV system over all its thresholds (see :func:`a_dcf`).
 
     Attributes

@@ -114,6 +114,21 @@ class AttackRow:
         """Fewer than :data:`~llrcore.uncertainty.conditions.RULE_OF_30` CM misses or false alarms at the CM's EER."""
         return min(self.errors_at_eer) < RULE_OF_30
 
+    def record(self, *, percent: bool = True) -> dict:
+        """The attack's row of :meth:`TandemEvaluation.to_frame`."""
+        scale, unit = (100.0, " %") if percent else (1.0, "")
+        return {
+            "attack": self.attack, "bona fide": self.n_bonafide, "spoof (CM)": self.n_spoof_cm,
+            "spoof (ASV)": self.n_spoof_asv, f"CM EER{unit}": scale * self.cm_eer, "min t-DCF": self.min_tdcf,
+            f"ASV spoof FA{unit}": scale * self.spoof_false_alarm, f"SPF-EER{unit}": scale * self.spf_eer,
+            "CM threshold": np.nan if self.tdcf is None else self.tdcf.threshold,
+            "too few errors": self.too_few_errors,
+        }
+
+    def to_frame(self, *, percent: bool = True) -> pd.DataFrame:
+        """One row: :meth:`record`."""
+        return pd.DataFrame([self.record(percent=percent)])
+
 
 @dataclass(frozen=True, eq=False)
 class TandemEvaluation:
@@ -185,14 +200,7 @@ class TandemEvaluation:
         ``CM EER``, ``min t-DCF``, ``ASV spoof FA``, ``SPF-EER``, ``CM threshold`` (of the minimum) and ``too few
         errors`` (the rule of 30 on the CM's errors at its EER). Rates in percent, their names ending in `` %``,
         unless ``percent=False`` (fractions)."""
-        scale, unit = (100.0, " %") if percent else (1.0, "")
-        return pd.DataFrame.from_records([{
-            "attack": row.attack, "bona fide": row.n_bonafide, "spoof (CM)": row.n_spoof_cm,
-            "spoof (ASV)": row.n_spoof_asv, f"CM EER{unit}": scale * row.cm_eer, "min t-DCF": row.min_tdcf,
-            f"ASV spoof FA{unit}": scale * row.spoof_false_alarm, f"SPF-EER{unit}": scale * row.spf_eer,
-            "CM threshold": np.nan if row.tdcf is None else row.tdcf.threshold,
-            "too few errors": row.too_few_errors,
-        } for row in self.rows])
+        return pd.DataFrame.from_records([row.record(percent=percent) for row in self.rows])
 
     def notes(self) -> list[str]:
         """Sentences on rows that cannot say much: a t-DCF without meaning, and the rule of 30."""

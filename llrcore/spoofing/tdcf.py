@@ -209,8 +209,19 @@ def spoof_false_alarm_rate(asv_spoof, threshold: float) -> float:
     return int(spoof.size - _rejected(spoof, threshold)) / spoof.size
 
 
+class ReadOnlyCostModel:
+    """Pickling for a result whose ``cost_model`` is read-only (a :class:`types.MappingProxyType`, which pickle
+    refuses): kept as a plain dict in the pickle, read-only again when loaded."""
+
+    def __getstate__(self) -> dict:
+        return {**self.__dict__, "cost_model": dict(self.cost_model)}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state, cost_model=MappingProxyType(state["cost_model"]))
+
+
 @dataclass(frozen=True, eq=False)
-class TandemDCF:
+class TandemDCF(ReadOnlyCostModel):
     """The t-DCF of a countermeasure in tandem with a fixed speaker verifier (see :func:`tdcf`).
 
     Attributes

@@ -62,6 +62,7 @@ import numpy as np
 import pandas as pd
 
 from ..data.checks import as_scores
+from ..data.records import one_row
 
 __all__ = ["TEER_CONVENTIONS", "TandemEER", "t_eer", "t_eer_conventions"]
 
@@ -104,6 +105,10 @@ class TandemEER:
     path_cm: np.ndarray = field(repr=False)
     path_teer: np.ndarray = field(repr=False)
     convention: str = "llrcore"
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row: ``t-EER``, the two thresholds, the three error rates (fractions) and ``convention``."""
+        return one_row(self, columns={"value": "t-EER"})
 
     def __float__(self) -> float:
         return self.value

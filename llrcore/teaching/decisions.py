@@ -35,6 +35,7 @@ from ..binary.metrics import bayes_error_rates, effective_plo, trials_table
 from ..binary.rates import SortedScores
 from ..calibration.fit import fit_affine
 from ..calibration.folds import cross_calibrate
+from ..data.records import one_row
 from ..data.trials import Trials
 from ..prior import OperatingPoint, as_operating_point
 from .._format import percent
@@ -110,6 +111,11 @@ class DecisionSummary:
     trapezium: float
     default: float
     eer: float
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row: the operating point, the Bayes threshold and the least-cost one (LLRs), the error rates at each
+        and the costs (fractions, as the attributes)."""
+        return one_row(self)
 
     @property
     def unit_costs(self) -> bool:

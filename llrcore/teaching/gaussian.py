@@ -39,6 +39,7 @@ from scipy.special import ndtr, ndtri
 from ..binary.costs import softplus
 from ..calibration.calibrators import Affine
 from ..calibration.cmlg import fit_cmlg
+from ..data.records import one_row
 from ..data.trials import Trials
 from ..prior import sigmoid
 
@@ -298,6 +299,11 @@ class GaussianComparison:
     gaussian_eer: float
     gaussian_cllr_at_mu: float
     gaussian_cllr_at_eer: float
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row: ``name``, ``mu``, the system's EER (a fraction), Cllr and minCllr (bits) after CMLG calibration,
+        and the ideal Gaussian system's."""
+        return one_row(self)
 
     @property
     def collapsed(self) -> bool:

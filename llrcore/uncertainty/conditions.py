@@ -20,9 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..binary._prior_second import prior_may_come_second
-from ..binary.metrics import SRE12_P_TARGETS, BinaryMetrics, table_row
-from ..binary.metrics import evaluate as evaluate_trials
+from ..binary.metrics import SRE12_P_TARGETS, BinaryMetrics, answers_by_condition, evaluate, table_row
 from ..data.trials import Trials, condition_codes
 from ..parallel import thread_limit
 from ..prior import as_operating_point
@@ -31,7 +29,7 @@ from .intervals import DEFAULT_METHOD
 from .resampling import BootstrapResult, Progress, bootstrap
 
 __all__ = ["MAX_CONDITIONS", "RULE_OF_30", "Condition", "ConditionColumns", "ConditionMetrics", "condition_columns",
-           "evaluate"]
+           "evaluate_by_condition"]
 
 RULE_OF_30 = 30
 """Fewest errors of each kind (misses and false alarms at the EER) for an error rate known to within ±30 %."""
@@ -76,6 +74,19 @@ class Condition:
         """Fewer than :data:`RULE_OF_30` misses or false alarms at the EER: the error rates are not known to within
         ±30 % (the rule of 30)."""
         return min(self.errors_at_eer) < RULE_OF_30
+
+    def record(self, by: Sequence[str], *, eer_percent: bool = False, interval: BootstrapResult | None = None
+               ) -> dict:
+        """The condition's row of a table: its value of each column of `by` (``pooled`` for the pooled row), the
+        metrics named as in papers (:func:`~llrcore.metrics_table`'s, with `interval`'s bounds) and ``too few
+        errors``."""
+        return {**{c: self.values.get(c, POOLED) for c in by},
+                **table_row(self.metrics, eer_percent=eer_percent, interval=interval),
+                "too few errors": self.too_few_errors}
+
+    def to_frame(self, *, eer_percent: bool = False) -> pd.DataFrame:
+        """One row: :meth:`record` over the condition's own columns (none for the pooled row)."""
+        return pd.DataFrame([self.record(tuple(self.values), eer_percent=eer_percent)])
 
     def note(self) -> str:
         """A sentence for a condition that cannot say much, or ``""``."""
@@ -124,13 +135,8 @@ class ConditionMetrics:
             :meth:`bootstrap`'s result: adds ``<metric> lower`` and ``<metric> upper`` after each metric that has one,
             and ``interval method`` (``"95 % BCa"``, :func:`~llrcore.binary.metrics.interval_method`).
         """
-        records = [self._record(row, eer_percent, (intervals or {}).get(row.label)) for row in self.rows]
-        return pd.DataFrame.from_records(records)
-
-    def _record(self, row: Condition, eer_percent: bool, interval: BootstrapResult | None) -> dict:
-        return {**{c: row.values.get(c, POOLED) for c in self.by},
-                **table_row(row.metrics, eer_percent=eer_percent, interval=interval),
-                "too few errors": row.too_few_errors}
+        return pd.DataFrame.from_records([row.record(self.by, eer_percent=eer_percent,
+                                                     interval=(intervals or {}).get(row.label)) for row in self.rows])
 
     def notes(self) -> list[str]:
         """Sentences for the conditions that cannot say much: those with one class only, and those with fewer
@@ -162,52 +168,44 @@ class ConditionMetrics:
         return results
 
 
-@prior_may_come_second("p_target")
-def evaluate(tar_llr, non_llr=None, *, p_target=0.01, c_miss=1.0, c_fa=1.0, name: str = "",
-             by: str | Sequence[str] | None = None, primary=SRE12_P_TARGETS,
-             threads: int | None = None) -> BinaryMetrics | ConditionMetrics:
-    """Every metric of :class:`~llrcore.BinaryMetrics` for scores taken as LLRs (one sort, one PAV), or, with `by`,
-    those of every condition and of all the trials pooled.
+@answers_by_condition
+def evaluate_by_condition(trials: Trials, by: str | Sequence[str], *, p_target=0.01, c_miss=1.0, c_fa=1.0,
+                          name: str = "", primary=SRE12_P_TARGETS, threads: int | None = None) -> ConditionMetrics:
+    """The metrics of :func:`~llrcore.evaluate` for every condition of `trials` and for all of them pooled.
+
+    A condition's metrics are exactly those of its subset of the trials (:meth:`~llrcore.Trials.split`).
 
     Parameters
     ----------
-    tar_llr, non_llr
-        Two arrays, or one :class:`~llrcore.Trials` (needed with `by`).
-    p_target, c_miss, c_fa
-        The operating point of minDCF and actDCF; `p_target` may be an :class:`~llrcore.OperatingPoint`, and after a
-        Trials it may come second: ``evaluate(trials, 0.01, by="gender")``.
-    primary : sequence of float or str
-        The P_target values of Cprimary, or a NIST evaluation's name (``"SRE16"``); default SRE'12's.
-    name : str
-        The system's name in the result (with `by`, default: the Trials' own).
-    by : str or list of str, optional
+    trials : Trials
+        With metadata.
+    by : str or list of str
         Metadata column(s) to break the trials down by (crossed when several); see :meth:`~llrcore.Trials.split`
         for trials that have no value.
+    p_target, c_miss, c_fa
+        The operating point of minDCF and actDCF; `p_target` may be an :class:`~llrcore.OperatingPoint`.
+    name : str
+        The name of the pooled row's system (default: the Trials' own).
+    primary : sequence of float or str
+        The P_target values of Cprimary, or a NIST evaluation's name (``"SRE16"``); default SRE'12's.
     threads : int, optional
-        Threads for the sort and the passes over all the scores (:func:`~llrcore.thread_count`: by default
-        ``LLRCORE_THREADS`` or every CPU). No number depends on it.
+        Threads for the sort and the passes over all the scores (:func:`~llrcore.thread_count`). No number depends
+        on it.
 
     Returns
     -------
-    BinaryMetrics, or ConditionMetrics with `by`
+    ConditionMetrics
+        One :class:`Condition` per condition, in order of first appearance, and the pooled one.
     """
-    with thread_limit(threads):
-        return _evaluate(tar_llr, non_llr, p_target=p_target, c_miss=c_miss, c_fa=c_fa, name=name, by=by,
-                         primary=primary)
-
-
-def _evaluate(tar_llr, non_llr, *, p_target, c_miss, c_fa, name, by, primary) -> BinaryMetrics | ConditionMetrics:
-    if by is None:
-        return evaluate_trials(tar_llr, non_llr, p_target=p_target, c_miss=c_miss, c_fa=c_fa, name=name,
-                               primary=primary)
-    if not isinstance(tar_llr, Trials) or non_llr is not None:
-        raise TypeError("Give one Trials with metadata to break down by a condition, not two arrays of scores.")
+    if not isinstance(trials, Trials):
+        raise TypeError(f"Give one Trials with metadata to break down by a condition, not a {type(trials).__name__}.")
     op = as_operating_point(p_target, c_miss, c_fa)
     by = (by,) if isinstance(by, str) else tuple(by)
-    conditions = [Condition(values, subset, None if subset is None else
-                            evaluate_trials(subset, p_target=op, name=subset.name, primary=primary))
-                  for values, subset in tar_llr.split(by)]
-    pooled = Condition({}, tar_llr, evaluate_trials(tar_llr, p_target=op, name=name or tar_llr.name, primary=primary))
+    with thread_limit(threads):
+        conditions = [Condition(values, subset, None if subset is None else
+                                evaluate(subset, p_target=op, name=subset.name, primary=primary))
+                      for values, subset in trials.split(by)]
+        pooled = Condition({}, trials, evaluate(trials, p_target=op, name=name or trials.name, primary=primary))
     return ConditionMetrics(by=by, conditions=conditions, pooled=pooled)
 
 
@@ -225,6 +223,12 @@ class ConditionColumns:
 
     offered: list[str]
     left_out: dict[str, str]
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per metadata column: ``column``, ``offered`` and ``why not`` (``""`` for an offered one)."""
+        return pd.DataFrame({"column": [*self.offered, *self.left_out], "offered": [True] * len(self.offered)
+                             + [False] * len(self.left_out), "why not": [""] * len(self.offered)
+                             + list(self.left_out.values())})
 
     def note(self) -> str:
         """One sentence naming the columns left out and why, or ``""``."""

@@ -37,7 +37,7 @@ def direct(frame: pd.DataFrame, op) -> lc.BinaryMetrics:
 
 def test_each_condition_is_its_own_subset_and_pooled_is_all(table):
     op = lc.OperatingPoint(0.05, c_miss=2)
-    result = lc.evaluate(trials_of(table), p_target=op, by="gender")
+    result = lc.evaluate_by_condition(trials_of(table), "gender", p_target=op)
     assert [c.values for c in result.conditions] == [{"gender": "f"}, {"gender": "m"}]  # sorted by value
     for condition in result.conditions:
         expected = direct(table[table.gender == condition.values["gender"]], op)
@@ -50,7 +50,7 @@ def test_each_condition_is_its_own_subset_and_pooled_is_all(table):
 
 
 def test_crossed_conditions(table):
-    result = lc.evaluate(trials_of(table), by=["gender", "language"])
+    result = lc.evaluate_by_condition(trials_of(table), ["gender", "language"])
     assert len(result.conditions) == 6
     for condition in result.conditions:
         values = condition.values
@@ -66,7 +66,7 @@ def test_trials_without_a_value_join_every_condition():
     label = attacks == "-"
     score = np.where(label, 1.0, np.where(attacks == "A01", -1.0, 0.5)) + rng.normal(size=attacks.size)
     frame = pd.DataFrame({"score": score, "label": label, "attack": attacks})
-    result = lc.evaluate(trials_of(frame), by="attack")
+    result = lc.evaluate_by_condition(trials_of(frame), "attack")
     assert [c.values["attack"] for c in result.conditions] == ["A01", "A02"]
     for condition in result.conditions:
         chosen = frame[(frame.attack == condition.values["attack"]) | frame.label]
@@ -77,14 +77,14 @@ def test_trials_without_a_value_join_every_condition():
 def test_conditions_are_sorted_numbers_by_value():
     frame = pd.DataFrame({"score": [1.0, 0.0] * 3, "label": [True, False] * 3,
                           "duration": [10, 10, 8, 8, 120, 120]})
-    assert [c.values["duration"] for c in lc.evaluate(trials_of(frame), by="duration").conditions] == \
+    assert [c.values["duration"] for c in lc.evaluate_by_condition(trials_of(frame), "duration").conditions] == \
         ["8", "10", "120"]
 
 
 def test_the_rule_of_30_flags_conditions_by_their_errors_at_the_eer(table):
     small = pd.concat([table, pd.DataFrame({"score": [3.0, 2.5, -1.0, 0.0, 2.9], "label": [True, True, False,
                                             False, False], "gender": "x", "language": "en"})])
-    result = lc.evaluate(trials_of(small), by="gender")
+    result = lc.evaluate_by_condition(trials_of(small), "gender")
     for condition in result.rows:
         eer, n_tar, n_non = condition.metrics.eer, condition.metrics.n_tar, condition.metrics.n_non
         assert condition.too_few_errors == (min(eer * n_tar, eer * n_non) < 30)
@@ -97,7 +97,7 @@ def test_the_rule_of_30_flags_conditions_by_their_errors_at_the_eer(table):
 
 def test_a_condition_with_one_class_is_said_not_dropped(table):
     extra = pd.DataFrame({"score": [1.0, 2.0], "label": [True, True], "gender": "y", "language": "en"})
-    result = lc.evaluate(trials_of(pd.concat([table, extra])), by="gender")
+    result = lc.evaluate_by_condition(trials_of(pd.concat([table, extra])), "gender")
     lonely = result.conditions[-1]
     assert lonely.values == {"gender": "y"} and lonely.metrics is None
     assert "only one class" in lonely.note()
@@ -139,7 +139,7 @@ def test_primary_costs_by_evaluation_name():
 
 
 def test_condition_intervals_enter_the_table(table):
-    result = lc.evaluate(trials_of(table), by="gender")
+    result = lc.evaluate_by_condition(trials_of(table), "gender")
     seen = []
     intervals = result.bootstrap(n=20, seed=1, progress=lambda done, total: seen.append((done, total)))
     assert set(intervals) == {"gender=f", "gender=m", "pooled"} and seen[-1] == (60, 60)
@@ -149,16 +149,26 @@ def test_condition_intervals_enter_the_table(table):
 
 def test_breaking_down_needs_a_trials_and_a_column(table):
     with pytest.raises(TypeError, match="one Trials"):
-        lc.evaluate(table.score.to_numpy(), table.score.to_numpy(), by="gender")
+        lc.evaluate_by_condition(table.score.to_numpy(), "gender")
     with pytest.raises(KeyError, match="no column 'channel'"):
-        lc.evaluate(trials_of(table), by="channel")
+        lc.evaluate_by_condition(trials_of(table), "channel")
+
+
+def test_evaluate_with_by_still_answers_for_one_release_with_a_warning_naming_the_new_function(table):
+    trials = trials_of(table)
+    with pytest.warns(FutureWarning, match=r"evaluate_by_condition\(trials, by=\.\.\.\)") as caught:
+        old = lc.evaluate(trials, 0.05, by="gender")
+    assert caught[0].filename == __file__  # the warning points at the caller's line, not at llrcore
+    pd.testing.assert_frame_equal(old.to_frame(), lc.evaluate_by_condition(trials, "gender", p_target=0.05).to_frame())
+    with pytest.raises(TypeError, match="one Trials"), pytest.warns(FutureWarning):
+        lc.evaluate(table.score.to_numpy(), table.score.to_numpy(), by="gender")
 
 
 def test_the_primary_cost_of_a_named_evaluation_rides_through_evaluate_and_bootstrap(table):
     trials = trials_of(table)
     expected = lc.cprimary(trials, p_targets=(0.01, 0.05))
     assert lc.evaluate(trials, primary="SRE21").cprimary == expected
-    assert lc.evaluate(trials, primary="SRE21", by="gender").pooled.metrics.cprimary == expected
+    assert lc.evaluate_by_condition(trials, "gender", primary="SRE21").pooled.metrics.cprimary == expected
     assert lc.evaluate(trials).primary == (0.01, 0.001) and lc.evaluate(trials, primary="sre16").primary == (0.01, 0.005)
     result = lc.bootstrap(trials, n=5, primary="SRE21")
     assert result.estimate.cprimary == expected

@@ -364,7 +364,7 @@ def test_evaluate_takes_the_prior_second():
     assert lc.evaluate(trials, 0.25, c_miss=10).min_dcf == pytest.approx(exact_dcf(0.25, 10), rel=1e-15)
     assert lc.evaluate(trials, lc.OperatingPoint(0.25, 10)).min_dcf == pytest.approx(exact_dcf(0.25, 10), rel=1e-15)
     assert lc.binary.metrics.evaluate(trials, 0.25).act_dcf == pytest.approx(exact_dcf(0.25, actual=True), rel=1e-15)
-    by = lc.evaluate(trials, 0.25, by="g")
+    by = lc.evaluate_by_condition(trials, "g", p_target=0.25)
     assert by.pooled.metrics.p_target == 0.25
     assert by.pooled.metrics.min_dcf == pytest.approx(exact_dcf(0.25), rel=1e-15)
     with pytest.raises(TypeError, match="given twice"):

@@ -1,4 +1,4 @@
-"""Calibration per condition (``fit_affine(trials, by=...)``, ``calibrate_by_condition``) against independent
+"""Calibration per condition (``fit_affine_by_condition(trials, by)``, ``calibrate_by_condition``) against independent
 references: each condition's calibration is ``fit_affine`` of that condition's trials selected with pandas; applying
 it is each condition's Affine applied by hand to that condition's scores; the metrics are those of the calibrated
 subsets; and where conditions shift the scores differently, one calibration per condition beats the pooled one on
@@ -52,7 +52,7 @@ def frame_of(trials: lc.Trials) -> pd.DataFrame:
 
 @pytest.mark.parametrize("rule, plo", [(None, 0.0), (lc.BetaRule.brier(), -2.0)])
 def test_each_condition_is_fit_affine_of_its_trials_selected_with_pandas(train, rule, plo):
-    calibration = lc.fit_affine(train, by="gender", rule=rule, plo=plo)
+    calibration = lc.fit_affine_by_condition(train, "gender", rule=rule, plo=plo)
     assert isinstance(calibration, lc.ConditionalCalibration)
     table = frame_of(train)
     for gender in SHIFTS:
@@ -63,8 +63,16 @@ def test_each_condition_is_fit_affine_of_its_trials_selected_with_pandas(train, 
     assert calibration.pooled == lc.fit_affine(train.tar, train.non, rule, plo)
 
 
+def test_fit_affine_with_by_still_answers_for_one_release_with_a_warning_naming_the_new_function(train):
+    with pytest.warns(FutureWarning, match=r"fit_affine_by_condition\(trials, by\)") as caught:
+        old = lc.fit_affine(train, by="gender", plo=-1.0)
+    assert caught[0].filename == __file__
+    new = lc.fit_affine_by_condition(train, "gender", plo=-1.0)
+    assert old.calibrators == new.calibrators and old.pooled == new.pooled
+
+
 def test_applying_equals_each_conditions_affine_by_hand_and_keeps_the_metadata(train, test):
-    calibration = lc.fit_affine(train, by="gender")
+    calibration = lc.fit_affine_by_condition(train, "gender")
     calibrated = calibration(test)
     table = frame_of(test)
     expected = np.empty(len(table))
@@ -78,7 +86,7 @@ def test_applying_equals_each_conditions_affine_by_hand_and_keeps_the_metadata(t
 
 
 def test_trials_without_a_value_or_of_an_unseen_condition_get_the_pooled_calibration(train, test):
-    calibration = lc.fit_affine(train, by="gender")
+    calibration = lc.fit_affine_by_condition(train, "gender")
     metadata = test.metadata.copy()
     metadata["gender"] = metadata["gender"].astype(str)
     metadata.loc[:9, "gender"] = "-"  # no value
@@ -102,7 +110,7 @@ def test_spoof_trials_are_calibrated_by_their_condition():
 
 
 def test_crossed_columns_give_one_calibration_per_combination(train):
-    calibration = lc.fit_affine(train, by=["gender", "session"])
+    calibration = lc.fit_affine_by_condition(train, ["gender", "session"])
     table = frame_of(train)
     rows = table[(table.gender == "m") & (table.session == 2)]
     expected = lc.fit_affine(rows.score[rows.target].to_numpy(), rows.score[~rows.target].to_numpy())
@@ -113,7 +121,7 @@ def test_crossed_columns_give_one_calibration_per_combination(train):
 def test_a_condition_that_cannot_be_trained_is_recorded_and_served_by_the_pooled_calibration():
     metadata = pd.DataFrame({"gender": ["f", "f", "m", "m", "f", "f", "m", "m"]})
     trials = lc.Trials([1.0, 0.0, 5.0, 6.0], [0.5, -1.0, 1.0, 2.0], metadata=metadata)  # m: separated
-    calibration = lc.fit_affine(trials, by="gender")
+    calibration = lc.fit_affine_by_condition(trials, "gender")
     assert calibration.has_own("f") and not calibration.has_own("m")
     assert "do not overlap" in calibration.untrained[("m",)]
     frame = calibration.to_frame()
@@ -132,7 +140,7 @@ def test_the_old_call_forms_of_fit_affine_are_unchanged(train):
     with pytest.raises(TypeError, match="one Trials with metadata"):
         lc.fit_affine(train.tar, train.non, by="gender")
     with pytest.raises(KeyError, match="no column 'language'"):
-        lc.fit_affine(train, by="language")
+        lc.fit_affine_by_condition(train, "language")
 
 
 # ----- judged on the evaluation set -------------------------------------------------------------------------------------
@@ -152,7 +160,7 @@ def test_the_comparison_equals_metrics_of_the_subsets_calibrated_by_hand(train, 
     result = lc.calibrate_by_condition(train, test, "gender", rule=lc.BetaRule.brier(), plo=-1.0, p_target=op)
     frame = result.to_frame(eer_percent=True).set_index("gender")
     table = frame_of(test)
-    own = lc.fit_affine(train, by="gender", rule=lc.BetaRule.brier(), plo=-1.0)
+    own = lc.fit_affine_by_condition(train, "gender", rule=lc.BetaRule.brier(), plo=-1.0)
     for gender in SHIFTS:
         rows = table[table.gender == gender]
         tar, non = rows.score[rows.target].to_numpy(), rows.score[~rows.target].to_numpy()
@@ -200,7 +208,7 @@ def cm():
 
 def test_cm_demo_per_attack_calibration_pairs_the_bona_fide_trials_with_each_attack(cm):
     dev, _ = cm
-    calibration = lc.fit_affine(dev, by="attack")
+    calibration = lc.fit_affine_by_condition(dev, "attack")
     raw = pd.read_csv(CM / "ASVspoof2019.LA.cm.dev.scores.tsv.gz", sep="\t")
     bona_fide = raw.loc[raw.key == "bonafide", "RawNet2-a"].to_numpy()
     for attack in ("A01", "A06"):

@@ -253,7 +253,7 @@ def test_the_four_countermeasures_fused_against_the_best_one_calibrated_alone(cm
     assert result.best_single == best == "RawNet2-a"
     assert result.beats_best_single is beats and bool(fusion_cllr < singles[best]) is beats
     verb = "beats" if beats else "does not beat"
-    assert result.verdict().startswith(f"On Cllr (every operating point at once), the fusion {verb} the best single "
+    assert result.sentence().startswith(f"On Cllr (every operating point at once), the fusion {verb} the best single "
                                        f"system, {best}, calibrated alone: {fusion_cllr:.3f} vs {singles[best]:.3f} "
                                        "bits on the evaluation trials. At the operating point (P_target = 0.01)")
     table = result.to_frame()
@@ -266,7 +266,13 @@ def test_without_evaluation_trials_the_comparison_is_on_the_development_trials(c
     result = lc.fuse({n: cm_trials["dev"][n] for n in RAWNETS})
     assert result.judged_on == "development" and result.fused is result.fused_dev
     assert ("on the development trials it was trained on (no evaluation trials: an optimistic comparison). At the "
-            "operating point") in result.verdict()
+            "operating point") in result.sentence()
+
+
+def test_verdict_is_the_sentence_for_one_release_with_a_warning_naming_it(cm_trials):
+    result = lc.fuse({n: cm_trials["dev"][n] for n in RAWNETS})
+    with pytest.warns(FutureWarning, match=r"FusionResult.sentence\(\)"):
+        assert result.verdict() == result.sentence()
 
 
 def test_the_fused_scores_table_is_read_back_by_read_trials(cm_trials, tmp_path):

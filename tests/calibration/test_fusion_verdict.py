@@ -49,7 +49,7 @@ def test_the_demo_fusion_beats_by_cllr_but_not_at_the_operating_point_and_says_b
     assert cm_fusion.beats_best_single  # by Cllr
     assert cm_fusion.best_single_at_operating_point == "LFCC-GMM"
     assert cm_fusion.beats_at_operating_point is False
-    verdict = cm_fusion.verdict()
+    verdict = cm_fusion.sentence()
     assert "On Cllr (every operating point at once), the fusion beats the best single system, RawNet2-a" in verdict
     assert (f"At the operating point (P_target = 0.01) it does not beat the best there, LFCC-GMM alone: actDCF "
             f"{ours:.3f} vs {singles['LFCC-GMM']:.3f} (1 = deciding without any system); worse than no system "
@@ -73,7 +73,7 @@ def test_a_fusion_that_wins_at_the_operating_point_says_so():
     assert result.beats_at_operating_point and result.beats_best_single
     best = min(singles, key=singles.get)
     assert (f"At the operating point (P_target = 0.1) it beats the best there, {best} alone: actDCF {ours:.3f} vs "
-            f"{singles[best]:.3f} (1 = deciding without any system).") in result.verdict()
+            f"{singles[best]:.3f} (1 = deciding without any system).") in result.sentence()
 
 
 # ----- the time in a written report -----------------------------------------------------------------------------------

@@ -78,18 +78,28 @@ def features(trials: lc.Trials, columns, products=()) -> tuple[np.ndarray, np.nd
 @pytest.mark.parametrize("plo", [0.0, logit(0.1), 2.0])
 def test_logarithmic_rule_is_sklearns_weighted_logistic_regression(population, plo):
     trials, _ = population
-    cal = lc.fit_affine(trials, quality=["duration", "snr"], plo=plo)
+    cal = lc.fit_quality_affine(trials, ["duration", "snr"], plo=plo)
     weights, offset = weighted_logistic_regression(*features(trials, ["duration", "snr"]), plo)
     assert cal.features == ("score", "duration", "snr")
     np.testing.assert_allclose(cal.weights, weights, rtol=1e-6, atol=1e-8)
     assert cal.offset == pytest.approx(offset, rel=1e-6, abs=1e-8)
 
 
+def test_fit_affine_with_quality_still_answers_for_one_release_with_a_warning_naming_the_new_function(population):
+    trials, _ = population
+    with pytest.warns(FutureWarning, match=r"fit_quality_affine\(trials, quality\)") as caught:
+        old = lc.fit_affine(trials, quality=["duration"], plo=1.0)
+    assert caught[0].filename == __file__
+    new = lc.fit_quality_affine(trials, ["duration"], plo=1.0)
+    np.testing.assert_array_equal(old.weights, new.weights)
+    assert old.offset == new.offset
+
+
 def test_bilinear_term_is_logistic_regression_on_the_products(population):
     trials, _ = population
     trials = lc.Trials(trials.tar, trials.non, metadata=trials.metadata.assign(
         test_dur=trials.metadata["duration"] * 0.5 + 1.0))
-    cal = lc.fit_affine(trials, quality=["duration"], bilinear=[("duration", "test_dur")], plo=-1.0)
+    cal = lc.fit_quality_affine(trials, ["duration"], bilinear=[("duration", "test_dur")], plo=-1.0)
     weights, offset = weighted_logistic_regression(
         *features(trials, ["duration"], [("duration", "test_dur")]), -1.0)
     assert cal.features == ("score", "duration", "duration × test_dur")
@@ -109,7 +119,7 @@ def test_boosting_rule_is_the_direct_minimum_of_its_objective(population):
 
     start, start_b = weighted_logistic_regression(x_tar, x_non, plo)
     found = optimize.minimize(objective, np.append(start, start_b), method="BFGS", options={"gtol": 1e-12})
-    cal = lc.fit_affine(trials, quality="duration", rule=lc.BetaRule.boosting(), plo=plo)
+    cal = lc.fit_quality_affine(trials, "duration", rule=lc.BetaRule.boosting(), plo=plo)
     np.testing.assert_allclose(np.append(cal.weights, cal.offset), found.x, rtol=1e-6, atol=1e-6)
 
 
@@ -128,7 +138,7 @@ def test_fit_fusion_takes_quality_matrices_as_more_columns(population):
 def test_quality_recovers_the_exact_llr_and_beats_plain_affine_on_held_out_trials(population):
     train, _ = population
     test, true_llr = shifted_population(20000, seed=2)
-    cal = lc.fit_affine(train, quality=["duration"])
+    cal = lc.fit_quality_affine(train, ["duration"])
     plain = lc.fit_affine(train)
     # the generating model: llr = 1 * score - 0.6 * duration + 0
     np.testing.assert_allclose(cal.weights, [1.0, -0.6], atol=0.08)
@@ -149,7 +159,7 @@ def test_quality_recovers_the_exact_llr_and_beats_plain_affine_on_held_out_trial
 
 def test_calibrated_llrs_are_the_formula_applied_to_each_trial(population):
     trials, _ = population
-    cal = lc.fit_affine(trials, quality=["duration", "snr"])
+    cal = lc.fit_quality_affine(trials, ["duration", "snr"])
     out = cal(trials)
     frame = trials.metadata
     expected = (cal.weights[0] * np.concatenate([trials.tar, trials.non]) + cal.weights[1] * frame["duration"]
@@ -168,7 +178,7 @@ def test_real_bssr1_face_scores_with_the_other_matcher_as_a_quality_column():
     labels = (table["label"] == "genuine").to_numpy()
     trials = lc.Trials.from_labels(table["face-C"].to_numpy(), labels,
                                    metadata=table[["face-G"]].reset_index(drop=True))
-    cal = lc.fit_affine(trials, quality=["face-G"], plo=logit(0.01))
+    cal = lc.fit_quality_affine(trials, ["face-G"], plo=logit(0.01))
     tar = table.loc[labels, ["face-C", "face-G"]].to_numpy()
     non = table.loc[~labels, ["face-C", "face-G"]].to_numpy()
     weights, offset = weighted_logistic_regression(tar, non, logit(0.01))
@@ -217,7 +227,7 @@ def test_a_collapsed_fit_is_flagged():
     trials = lc.Trials(tar, non, metadata=pd.DataFrame({"snr": rng.normal(0, 1, 501)}))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        cal = lc.fit_affine(trials, quality=["snr"])
+        cal = lc.fit_quality_affine(trials, ["snr"])
     assert cal.collapsed and "same LLR" in cal.failure
     assert any("collapsed" in str(w.message) for w in caught)
 
@@ -228,13 +238,13 @@ def test_a_collapsed_fit_is_flagged():
 def test_a_missing_column_is_named(population):
     trials, _ = population
     with pytest.raises(ValueError, match=r"no metadata column 'length'.*duration, snr, gender"):
-        lc.fit_affine(trials, quality=["length"])
+        lc.fit_quality_affine(trials, ["length"])
 
 
 def test_a_text_column_is_named(population):
     trials, _ = population
     with pytest.raises(ValueError, match=r"'gender' is not numeric \(values such as '[fm]'\)"):
-        lc.fit_affine(trials, quality=["duration", "gender"])
+        lc.fit_quality_affine(trials, ["duration", "gender"])
 
 
 def test_a_missing_value_is_refused(population):
@@ -243,12 +253,12 @@ def test_a_missing_value_is_refused(population):
     duration.iloc[7] = np.nan
     holed = lc.Trials(trials.tar, trials.non, metadata=trials.metadata.assign(duration=duration))
     with pytest.raises(ValueError, match=r"'duration' has no finite value for 1 trial\(s\) \(missing or infinite\)"):
-        lc.fit_affine(holed, quality=["duration"])
+        lc.fit_quality_affine(holed, ["duration"])
 
 
 def test_applying_to_trials_without_the_column_names_it(population):
     trials, _ = population
-    cal = lc.fit_affine(trials, quality=["duration", "snr"])
+    cal = lc.fit_quality_affine(trials, ["duration", "snr"])
     without = lc.Trials(trials.tar, trials.non, metadata=trials.metadata.drop(columns="snr"))
     with pytest.raises(ValueError, match="no metadata column 'snr'"):
         cal(without)
@@ -257,13 +267,14 @@ def test_applying_to_trials_without_the_column_names_it(population):
 def test_arrays_by_and_start_are_refused_with_quality(population):
     trials, _ = population
     with pytest.raises(TypeError, match="give one Trials"):
-        lc.fit_affine(trials.tar, trials.non, quality=["duration"])
-    with pytest.raises(TypeError, match="cannot be combined"):
+        lc.fit_quality_affine(trials.tar, ["duration"])
+    # the deprecated fit_affine(trials, quality=...) keeps its checks for its release
+    with pytest.raises(TypeError, match="cannot be combined"), pytest.warns(FutureWarning):
         lc.fit_affine(trials, by="gender", quality=["duration"])
-    with pytest.raises(TypeError, match="start calibration"):
+    with pytest.raises(TypeError, match="start calibration"), pytest.warns(FutureWarning):
         lc.fit_affine(trials, quality=["duration"], start=lc.fit_affine(trials))
     with pytest.raises(TypeError, match="list of column names"):
-        lc.fit_affine(trials, quality=[3])
+        lc.fit_quality_affine(trials, [3])
 
 
 def test_quality_matrices_of_the_wrong_length_are_refused(population):
@@ -298,7 +309,7 @@ def test_cli_calibrates_with_quality_measures_line_by_line(population, tmp_path,
                  "--digits", "all", "-o", str(out)]) == 0
     said = capsys.readouterr().out
     dev, evaluation = lc.read_trials(dev_path), lc.read_trials(eval_path)
-    cal = lc.fit_affine(dev, quality=["duration", "snr"], plo=float(lc.effective_plo(0.5)))
+    cal = lc.fit_quality_affine(dev, ["duration", "snr"], plo=float(lc.effective_plo(0.5)))
     assert cal.formula(6) in said
     written, expected = lc.read_trials(out), cal(evaluation)
     np.testing.assert_allclose(written.tar, expected.tar, rtol=1e-12, atol=1e-12)

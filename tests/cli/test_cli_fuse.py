@@ -37,7 +37,7 @@ def test_one_multi_system_file_each_fused_as_the_library_does(tmp_path, capsys):
     np.testing.assert_array_equal(back.tar, expected.fused_eval.tar)
     np.testing.assert_array_equal(back.non, expected.fused_eval.non)
     assert list(back.metadata.columns) == ["utt", "attack"]
-    assert expected.verdict() in printed and expected.formula(6) in printed
+    assert expected.sentence() in printed and expected.formula(6) in printed
     assert f"{expected.fusion.weights[0]:.4f}" in printed  # the weights table
     assert f"{expected.metrics['fusion'].cllr:.4f}" in printed  # the comparison table
 

@@ -39,7 +39,7 @@ def test_the_demo_fusion_shows_the_librarys_numbers(page: Page, app_url, screens
     no_exception(page)
 
     assert expected.beats_best_single  # what is true of these files (test_fusion.py shows it independently)
-    expect(page.get_by_text(expected.verdict(), exact=True)).to_be_visible()
+    expect(page.get_by_text(expected.sentence(), exact=True)).to_be_visible()
     expect(page.get_by_text(expected.formula(), exact=True)).to_be_visible()
     best = expected.best_single
     metrics = page.get_by_test_id("stMetric")

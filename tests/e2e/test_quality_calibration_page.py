@@ -70,7 +70,7 @@ def test_quality_measures_on_the_calibrate_page(page: Page, app_url, screenshots
     no_exception(page)
 
     train, test = lc.read_trials(dev), lc.read_trials(evaluation)
-    calibration = lc.fit_affine(train, quality=["duration"], plo=PLO)
+    calibration = lc.fit_quality_affine(train, ["duration"], plo=PLO)
     plain = lc.fit_affine(train, plo=PLO)
     expect(page.get_by_text(calibration.formula())).to_be_visible()
     calibrated = calibration(test)

@@ -11,7 +11,7 @@ Independent references (the tests read only the asset files, with pandas):
   G's rows shuffled gives the differences of pairing by order two plain ``lc.Trials`` made from the pandas-read
   scores after sorting both by (model, test): exactly for the metrics computed from counts per unique score (EER,
   minDCF, actDCF, minCllr, Cprimary), to 1e-12 (relative) for Cllr, a sum over trials taken in another order;
-- per-finger EER: ``lc.evaluate(trials, by="finger")`` equals ``lc.eer`` of the pandas-selected rows of each finger;
+- per-finger EER: ``lc.evaluate_by_condition(trials, "finger")`` equals ``lc.eer`` of the pandas-selected rows of each finger;
 - bootstrap grouped by model draws whole subjects, and a subject's left and right genuine scores are correlated
   (Spearman's rho 0.44, from pandas), so the grouped EER interval should be wider than the trial-level one. It is,
   but only a little: measured with 1,000 replicates, seeds 0-2, 2.39-2.64 against 2.31-2.41 percentage points
@@ -153,7 +153,7 @@ def test_compare_systems_pairs_the_face_matchers_by_id(face):
 
 def test_per_finger_eer_equals_the_eer_of_the_subset(finger):
     table, trials = finger
-    result = lc.evaluate(trials, by="finger")
+    result = lc.evaluate_by_condition(trials, "finger")
     found = {c.values["finger"]: c.metrics.eer for c in result.conditions}
     assert set(found) == {"left", "right"}
     for name, eer in found.items():

@@ -90,7 +90,7 @@ def test_four_column_file_is_the_plain_parse(tmp_path):
     ordered = [f for f in fields if f[3] == "target"] + [f for f in fields if f[3] == "nontarget"]
     assert trials.metadata["test"].astype(str).tolist() == [f[1] for f in ordered]
     # what the analyses read from the metadata works on these codes
-    assert len(lc.evaluate(trials, by="model").to_frame()) == 98  # 97 models and the pooled row
+    assert len(lc.evaluate_by_condition(trials, "model").to_frame()) == 98  # 97 models and the pooled row
     assert len(trials.where(model="m5")) == sum(f[0] == "m5" for f in fields)
     assert lc.bootstrap(trials, n=5, group_by="model", seed=1).interval("eer") is not None
 

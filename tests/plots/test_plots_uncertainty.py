@@ -25,7 +25,7 @@ def systems():
 
 
 def test_condition_figure_draws_values_and_percentile_intervals(systems):
-    results = {name: lc.evaluate(t, by="gender") for name, t in systems.items()}
+    results = {name: lc.evaluate_by_condition(t, "gender") for name, t in systems.items()}
     intervals = {name: r.bootstrap(n=40, seed=1) for name, r in results.items()}
     fig = condition_figure(results, "eer", intervals=intervals)
     assert fig.layout.title.text == "EER per gender" and fig.layout.yaxis.title.text == "EER (%)"
@@ -51,12 +51,12 @@ def test_det_bands_lie_under_the_curves(systems):
 
 def test_unknown_metric_is_refused(systems):
     with pytest.raises(ValueError, match="No condition figure for 'auc'"):
-        condition_figure({"A": lc.evaluate(systems["A"], by="gender")}, "auc")
+        condition_figure({"A": lc.evaluate_by_condition(systems["A"], "gender")}, "auc")
 
 
 def test_a_system_keeps_the_colour_of_its_position_among_all_systems(systems):
     from llrcore.plots._style import system_colour
 
-    results = {"B": lc.evaluate(systems["B"], by="gender")}
+    results = {"B": lc.evaluate_by_condition(systems["B"], "gender")}
     fig = condition_figure(results, "eer", order=["A", "B"])
     assert fig.data[0].marker.color == system_colour(1)

@@ -77,7 +77,7 @@ def test_metrics_table_names_the_method_and_percentile_gives_numpys_percentiles(
 def test_condition_bootstrap_passes_the_method_through(trials):
     frame = pd.DataFrame({"gender": np.where(np.arange(3300) % 2, "f", "m")})
     split = lc.Trials(trials.tar, trials.non, name="A", metadata=frame)
-    result = lc.evaluate(split, by="gender")
+    result = lc.evaluate_by_condition(split, "gender")
     intervals = result.bootstrap(n=100, seed=2, method="percentile")
     assert {r.method for r in intervals.values()} == {"percentile"}
     for label, interval in intervals.items():
@@ -90,7 +90,7 @@ def test_condition_bootstrap_passes_the_method_through(trials):
 
 def test_condition_figure_names_the_method(trials):
     frame = pd.DataFrame({"gender": np.where(np.arange(3300) % 2, "f", "m")})
-    result = lc.evaluate(lc.Trials(trials.tar, trials.non, metadata=frame), by="gender")
+    result = lc.evaluate_by_condition(lc.Trials(trials.tar, trials.non, metadata=frame), "gender")
     for method, words in (("bca", "95 % BCa bootstrap intervals"), ("percentile", "95 % percentile bootstrap")):
         figure = condition_figure({"A": result}, "eer", intervals={"A": result.bootstrap(n=50, method=method)})
         assert words in figure.data[0].name
