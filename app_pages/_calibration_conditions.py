@@ -45,7 +45,7 @@ def condition_sentence(result: lc.ConditionCalibrationResult, train: str) -> str
     own, total = sum(label == "own" for label in result.own), len(result.own)
     how = (f"{result.folds}-fold cross-validation of {md(train)} (each fold by the calibrations of the other folds)"
            if result.folds else f"trained on {md(train)}")
-    method = lc.calibration_label(result.method, result.rule, result.plo).removeprefix("calibrated ")
+    method = lc.calibration_label(result.method, rule=result.rule, plo=result.plo).removeprefix("calibrated ")
     served = ("all have their own" if own == total else "none has its own: all get the pooled one" if own == 0
               else f"{own} have their own, the others the pooled one")
     return (f"One calibration per {md(by)} {method}, {how}: of {total} {md(by)} values {served}. Trials with no "

@@ -219,8 +219,8 @@ from .uncertainty.intervals import DEFAULT_METHOD as DEFAULT_INTERVAL_METHOD
 from .uncertainty.intervals import INTERVAL_METHODS
 
 #: The documented API, grouped as the packages that hold it: what ``from llrcore import *`` gives and what
-#: tests/test_api_common.py holds to one contract. Everything else is private or lives in a documented namespace
-#: (``llrcore.plots``).
+#: tests/project/test_api_common.py holds to one contract. Everything else is private or lives in a documented
+#: namespace (``llrcore.plots``, ``llrcore.report``, ``llrcore.diarization``).
 __all__ = [
     # data and the prior
     "CohortScores", "MulticlassScores", "NIST_PRIMARY_P_TARGETS", "OperatingPoint", "SimilarityMatrix", "Trials",
@@ -275,8 +275,9 @@ __all__ = [
     "decision_histograms", "dprime_from_mu", "eer_from_mu", "fixed_false_alarm_threshold", "gaussian_bayes_error",
     "gaussian_cllr", "gaussian_cllr_curve", "gaussian_comparison", "gaussian_densities", "gaussian_det",
     "gaussian_llr_density", "mu_from_dprime", "mu_from_eer", "score_threshold_for_false_alarm_rate",
-    # reports, and the namespaces of figures (with their export) and of a report's words
-    "CalibrationSummary", "Report", "SystemSummary", "build_report", "classifier_report_html", "plots", "report",
+    # reports; the documented namespaces: figures (with their export), a report's words, diarization's settings
+    "CalibrationSummary", "Report", "SystemSummary", "build_report", "classifier_report_html", "diarization", "plots",
+    "report",
     # the settings a front end offers: named rules, methods, columns, presets
     "ASV_SCORE", "CM_SCORE", "DEFAULT_INTERVAL_METHOD", "INTERVAL_METHODS", "METHOD_COLUMN", "METRIC_COLUMNS",
     "NAMED_RULES", "NORMALIZATION_METHODS", "NORMALIZATION_TOP_N", "SRE12_P_TARGETS", "VALIDATION_METRICS",

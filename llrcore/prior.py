@@ -46,15 +46,26 @@ evaluation (and track). SRE18's are those of NIST's SRE18 scoring software (``co
 on, the costs are equalised over partitions of the trials (:func:`~llrcore.cprimary` with ``partition_by``)."""
 
 
-def primary_p_targets(p_targets) -> tuple[float, ...]:
-    """The P_target values of a primary cost: a name of :data:`NIST_PRIMARY_P_TARGETS` (``"SRE16"``, any case,
-    with or without the apostrophe of ``"SRE'12"``) or the values themselves."""
-    if isinstance(p_targets, str):
-        key = p_targets.replace("'", "").upper().replace("SRE ", "SRE")
+def primary_p_targets(p_target) -> tuple[float, ...]:
+    """The P_target values of a primary cost (the mean of normalised DCFs at each of them, NIST SRE'12 on).
+
+    Parameters
+    ----------
+    p_target : str or float or sequence of float
+        A name of :data:`NIST_PRIMARY_P_TARGETS` (``"SRE16"``, any case, with or without the apostrophe of
+        ``"SRE'12"``) or the values themselves.
+
+    Returns
+    -------
+    tuple of float
+        The P_target values, e.g. ``(0.01, 0.001)`` for ``"SRE12"``.
+    """
+    if isinstance(p_target, str):
+        key = p_target.replace("'", "").upper().replace("SRE ", "SRE")
         if key not in NIST_PRIMARY_P_TARGETS:
-            raise ValueError(f"No primary cost is known for {p_targets!r}; known: {', '.join(NIST_PRIMARY_P_TARGETS)}.")
+            raise ValueError(f"No primary cost is known for {p_target!r}; known: {', '.join(NIST_PRIMARY_P_TARGETS)}.")
         return NIST_PRIMARY_P_TARGETS[key]
-    values = tuple(float(p) for p in np.atleast_1d(p_targets))
+    values = tuple(float(p) for p in np.atleast_1d(p_target))
     if not values:
         raise ValueError("Give at least one P_target for the primary cost.")
     return values

@@ -51,9 +51,26 @@ METHODS = ("affine", "cmlg", "pav")
 # ----- one calibration ----------------------------------------------------------------------------------------------
 
 
-def calibration_label(method: str, rule: BetaRule | None = None, plo: float | None = None,
+def calibration_label(method: str, *, rule: BetaRule | None = None, plo: float | None = None,
                       folds: int | None = None) -> str:
-    """A short name for a calibration, e.g. ``"calibrated (Brier, P=0.01)"`` or ``"calibrated (PAV, 5-fold CV)"``."""
+    """A short name for a calibration, as tables and legends show it.
+
+    Parameters
+    ----------
+    method : {"affine", "cmlg", "pav"}
+        The calibration method.
+    rule : BetaRule, optional
+        The affine calibration's scoring rule (default logarithmic).
+    plo : float, optional
+        The affine calibration's prior weighting, in prior log-odds (shown as P = sigmoid(plo)).
+    folds : int, optional
+        The number of cross-validation folds, when the calibration was cross-validated.
+
+    Returns
+    -------
+    str
+        E.g. ``"calibrated (Brier, P=0.01)"`` or ``"calibrated (PAV, 5-fold CV)"``.
+    """
     method = check_method(method)
     if method == "affine":
         parts = [(rule or BetaRule.logarithmic()).name, f"P={float(sigmoid(plo or 0.0)):.3g}"]
@@ -140,7 +157,7 @@ class CalibrationResult:
     @property
     def label(self) -> str:
         """E.g. ``"calibrated (Brier, P=0.01)"``."""
-        return calibration_label(self.method, self.rule, self.plo, self.folds)
+        return calibration_label(self.method, rule=self.rule, plo=self.plo, folds=self.folds)
 
     def to_frame(self, *, eer_percent: bool = False) -> pd.DataFrame:
         """Two rows, the scores ``as given`` and calibrated (:attr:`label`): :func:`~llrcore.metrics_table`'s columns."""
@@ -222,7 +239,7 @@ def calibrate_and_evaluate(
         tar_llr, non_llr = calibrator(test.tar), calibrator(test.non)
     collapsed = collapsed_folds(fold_calibrators)
     cv_folds = int(folds) if test is None else None
-    label = calibration_label(method, options.get("rule"), options.get("plo"), cv_folds)
+    label = calibration_label(method, rule=options.get("rule"), plo=options.get("plo"), folds=cv_folds)
     name = f"{raw.name} · {label}" if raw.name else label
     spoof = calibrator(raw.spoof) if raw.spoof.size else raw.spoof
     calibrated = dataclasses.replace(raw, tar=tar_llr, non=non_llr, name=name, spoof=spoof)  # metadata kept

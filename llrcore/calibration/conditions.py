@@ -72,7 +72,7 @@ class ConditionCalibrationResult:
     @property
     def label(self) -> str:
         """The calibration method, e.g. ``"calibrated (logarithmic, P=0.01)"``."""
-        return calibration_label(self.method, self.rule, self.plo, self.folds)
+        return calibration_label(self.method, rule=self.rule, plo=self.plo, folds=self.folds)
 
     def to_frame(self, *, eer_percent: bool = False) -> pd.DataFrame:
         """One row per evaluation condition, then ``pooled``: the condition columns, ``targets``, ``non-targets``,

@@ -149,9 +149,19 @@ def check_units(units: str) -> None:
 
 
 def verbal_scale_frame(units: str = "log10") -> pd.DataFrame:
-    """The ENFSI verbal scale's bands for LR > 1 (:func:`~llrcore.forensic.verbal_scale_table`) with the band
-    edges in LR and in `units`: ``LR from``, ``LR to``, ``log10 LR from``/``to`` (or ``LLR (ln) from``/``to``),
-    ``support``. The same bands of 1/LR support the other proposition."""
+    """The ENFSI verbal scale's bands for LR > 1 (:func:`~llrcore.forensic.verbal_scale_table`), with the band
+    edges in LR and in `units`. The same bands of 1/LR support the other proposition.
+
+    Parameters
+    ----------
+    units : {"log10", "ln"}
+        The units of the LR values shown beside the LRs.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``LR from``, ``LR to``, ``log10 LR from``/``to`` (or ``LLR (ln) from``/``to``), ``support``.
+    """
     check_units(units)
     table = verbal_scale_table()
     if units == "log10":

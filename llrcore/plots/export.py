@@ -88,6 +88,11 @@ def export_problem() -> str | None:
 
     The check is cheap (no browser is started); a browser that is present but fails to start is reported by
     :func:`figure_to_image` instead.
+
+    Returns
+    -------
+    str or None
+        The reason, e.g. ``"Static export needs a Chromium-family browser."``, or None.
     """
     if _state["broken"]:
         return _state["broken"]
@@ -182,6 +187,11 @@ def figure_to_image(fig: go.Figure, format: str = "png", *, width: int | None = 
         Pixel density of PNG images (2 = sharp on a projector and in print); vector formats keep it as their
         nominal size, as kaleido does.
 
+    Returns
+    -------
+    bytes
+        The image file's bytes.
+
     Raises
     ------
     ExportUnavailable
@@ -255,7 +265,22 @@ def _file_stem(title: str) -> str:
 
 
 def figures_zip(figures, format: str = "png", **options) -> bytes:
-    """A zip archive of several figures, one file each, named after the mapping's keys (``"DET"`` -> det.png)."""
+    """A zip archive of several figures, one file each, named after the mapping's keys (``"DET"`` -> det.png).
+
+    Parameters
+    ----------
+    figures : mapping of str to plotly.graph_objects.Figure
+        The figures by title; titles that give the same file name are numbered (``det_2.png``).
+    format : {"png", "svg", "pdf"}
+        The format of every file.
+    **options
+        Passed to :func:`figure_to_image` (``width``, ``height``, ``scale``).
+
+    Returns
+    -------
+    bytes
+        The zip archive.
+    """
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
         used = set()

@@ -48,8 +48,8 @@ PRIORS = ("p_target", "plo")
 TARGET_IS_A_CLASS = {"binned_ece", "classifier_calibration", "corp", "detection_decisions", "detection_llrs",
                      "detection_trials", "gaussian_llr_density"}
 #: Functions whose subject is the prior itself, which therefore comes first (after the rule, or mu), positionally.
-PRIOR_IS_THE_SUBJECT = {"as_operating_point", "effective_plo", "gaussian_bayes_error", "threshold_weighting",
-                        "threshold_weightings", "weighting_mode"}
+PRIOR_IS_THE_SUBJECT = {"as_operating_point", "effective_plo", "gaussian_bayes_error", "primary_p_targets",
+                        "threshold_weighting", "threshold_weightings", "weighting_mode"}
 #: Today's signatures that break the rules above. The helper ``sig`` renames them in its own branch: the lead empties
 #: this set when that branch merges (then every public signature is held to the rules).
 PENDING_SIGNATURES = {
@@ -338,9 +338,10 @@ def test_all_resolves_and_star_import_gives_exactly_all():
     assert set(namespace) - {"__builtins__"} == set(lc.__all__)
 
 
-def test_all_holds_no_inner_module_but_the_plots_namespace():
+def test_all_holds_no_inner_module_but_the_documented_namespaces():
+    """Figures (``lc.plots``), a report's words (``lc.report``) and diarization's settings (``lc.diarization``)."""
     modules = [n for n in lc.__all__ if inspect.ismodule(getattr(lc, n))]
-    assert modules == ["plots"]
+    assert sorted(modules) == ["diarization", "plots", "report"]
 
 
 def test_every_public_class_is_a_result_or_says_why_not():
