@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..binary._prior_second import prior_may_come_second
+from .._deprecation import LLRS, old_spellings
 from ..binary.metrics import SRE12_P_TARGETS, BinaryMetrics, table_row
 from ..binary.metrics import evaluate as evaluate_trials
 from ..data.trials import Trials, condition_codes
@@ -162,8 +162,8 @@ class ConditionMetrics:
         return results
 
 
-@prior_may_come_second("p_target")
-def evaluate(tar_llr, non_llr=None, *, p_target=0.01, c_miss=1.0, c_fa=1.0, name: str = "",
+@old_spellings(LLRS, positional=("p_target",), prior="p_target")
+def evaluate(tar, non=None, *, p_target=0.01, c_miss=1.0, c_fa=1.0, name: str = "",
              by: str | Sequence[str] | None = None, primary=SRE12_P_TARGETS,
              threads: int | None = None) -> BinaryMetrics | ConditionMetrics:
     """Every metric of :class:`~llrcore.BinaryMetrics` for scores taken as LLRs (one sort, one PAV), or, with `by`,
@@ -171,11 +171,11 @@ def evaluate(tar_llr, non_llr=None, *, p_target=0.01, c_miss=1.0, c_fa=1.0, name
 
     Parameters
     ----------
-    tar_llr, non_llr
+    tar, non
         Two arrays, or one :class:`~llrcore.Trials` (needed with `by`).
     p_target, c_miss, c_fa
-        The operating point of minDCF and actDCF; `p_target` may be an :class:`~llrcore.OperatingPoint`, and after a
-        Trials it may come second: ``evaluate(trials, 0.01, by="gender")``.
+        The operating point of minDCF and actDCF; `p_target` may be an :class:`~llrcore.OperatingPoint`:
+        ``evaluate(trials, p_target=0.01, by="gender")``.
     primary : sequence of float or str
         The P_target values of Cprimary, or a NIST evaluation's name (``"SRE16"``); default SRE'12's.
     name : str
@@ -192,22 +192,22 @@ def evaluate(tar_llr, non_llr=None, *, p_target=0.01, c_miss=1.0, c_fa=1.0, name
     BinaryMetrics, or ConditionMetrics with `by`
     """
     with thread_limit(threads):
-        return _evaluate(tar_llr, non_llr, p_target=p_target, c_miss=c_miss, c_fa=c_fa, name=name, by=by,
+        return _evaluate(tar, non, p_target=p_target, c_miss=c_miss, c_fa=c_fa, name=name, by=by,
                          primary=primary)
 
 
-def _evaluate(tar_llr, non_llr, *, p_target, c_miss, c_fa, name, by, primary) -> BinaryMetrics | ConditionMetrics:
+def _evaluate(tar, non, *, p_target, c_miss, c_fa, name, by, primary) -> BinaryMetrics | ConditionMetrics:
     if by is None:
-        return evaluate_trials(tar_llr, non_llr, p_target=p_target, c_miss=c_miss, c_fa=c_fa, name=name,
+        return evaluate_trials(tar, non, p_target=p_target, c_miss=c_miss, c_fa=c_fa, name=name,
                                primary=primary)
-    if not isinstance(tar_llr, Trials) or non_llr is not None:
+    if not isinstance(tar, Trials) or non is not None:
         raise TypeError("Give one Trials with metadata to break down by a condition, not two arrays of scores.")
     op = as_operating_point(p_target, c_miss, c_fa)
     by = (by,) if isinstance(by, str) else tuple(by)
     conditions = [Condition(values, subset, None if subset is None else
                             evaluate_trials(subset, p_target=op, name=subset.name, primary=primary))
-                  for values, subset in tar_llr.split(by)]
-    pooled = Condition({}, tar_llr, evaluate_trials(tar_llr, p_target=op, name=name or tar_llr.name, primary=primary))
+                  for values, subset in tar.split(by)]
+    pooled = Condition({}, tar, evaluate_trials(tar, p_target=op, name=name or tar.name, primary=primary))
     return ConditionMetrics(by=by, conditions=conditions, pooled=pooled)
 
 
