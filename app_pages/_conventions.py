@@ -35,7 +35,7 @@ def show(chosen: dict[str, lc.Trials], op: lc.OperatingPoint) -> None:
             return
         names = list(chosen)
         name = names[0] if len(names) == 1 else st.selectbox("System", names, key="conventions_system")
-        result = lc.eer_conventions(chosen[name].sorted, op)
+        result = lc.eer_conventions(chosen[name].sorted, p_target=op)
         st.caption(f"**{lc.report.escape_markdown(name)}**: the same scores, the EER and minDCF as each tool's "
                    "published code computes them. Ours is the ROC convex hull (as BOSARIS and PYLLR); EER in %.")
         table = result.to_frame(percent=True)

@@ -144,7 +144,7 @@ def threshold_view(trials: lc.Trials, summary: lc.DecisionSummary, op: lc.Operat
         log_density = st.toggle("Logarithmic density axis", value=True, key="bayes_log_density",
                                 help="Shows the thin tails, where a good system's errors are.")
         # the summary's operating point: valid
-        histograms = lc.decision_histograms(trials, op.p_target, op.c_miss, op.c_fa)
+        histograms = lc.decision_histograms(trials, p_target=op)
         show_figure(lambda: lc.plots.decision_figure(histograms, log_density=log_density, units=llr_units()),
                     "bayes_threshold", data=histograms.to_frame)
         st.caption("Hatched: the errors. Targets left of the threshold are missed, non-targets right of it are "
@@ -173,7 +173,7 @@ def priors_view(name: str, trials: lc.Trials, op: lc.OperatingPoint) -> None:
         except ValueError as err:  # e.g. a fold's fit collapsed: said as failed, never drawn as a calibration
             st.error(f"**The calibration by cross-validation failed:** {err}", icon=":material/error:")
     p_eff = float(f"{op.p_eff:.3g}")  # a readable label
-    show_figure(lambda: lc.plots.bayes_error_trapezium_figure(systems, operating_point=lc.OperatingPoint(p_eff)),
+    show_figure(lambda: lc.plots.bayes_error_trapezium_figure(systems, p_target=p_eff),
                 "bayes_trapezium")
     marker = f"P(target) = {op.p_target:g}" if op.c_miss == op.c_fa == 1 else (
         f"the effective prior {p_eff:.3g} (P(target) = {op.p_target:g} with C_miss = {op.c_miss:g}, "
@@ -219,7 +219,7 @@ def fixed_threshold_view(names: list[str], op: lc.OperatingPoint) -> None:
     rates[3].metric("Bayes decision only at", f"P(target) ≈ {analysis.implied_p_target:.2g}", border=True,
                     help="The prior at which this threshold equals the Bayes threshold of the scores calibrated on "
                          "the development set.")
-    show_figure(lambda: lc.plots.fixed_threshold_figure(analysis, operating_point=op), "bayes_fixed_threshold",
+    show_figure(lambda: lc.plots.fixed_threshold_figure(analysis, p_target=op), "bayes_fixed_threshold",
                 data=analysis.to_frame)
     st.caption(
         "A score threshold fixed for a false-alarm rate does not move with the prior, so it is right at one prior "
@@ -233,7 +233,7 @@ def page_body() -> None:
     names = list(SYSTEMS.sets())
     name, op = controls(names)
     trials = trials_by_name(names=[name])[name]
-    summary = lc.bayes_decisions(trials, op.p_target, op.c_miss, op.c_fa, name=name)
+    summary = lc.bayes_decisions(trials, p_target=op, name=name)
     answer(summary)
     tabs = dict(zip(VIEWS, st.tabs(VIEWS, key="bayes_view", on_change="rerun", bind="query-params")))
     if tabs[VIEWS[0]].open:

@@ -277,7 +277,7 @@ def show_figures(result: lc.CalibrationResult, raw_name: str, op: lc.OperatingPo
         with tabs["Calibrated vs PAV"]:
             transforms = lc.pav_transforms(both)
             show_figure(
-                lambda: lc.plots.calibration_transform_figure(transforms, operating_point=op, units=llr_units()),
+                lambda: lc.plots.calibration_transform_figure(transforms, p_target=op, units=llr_units()),
                 "calibration_vs_pav",
                 "Each curve: the LLRs of the evaluation trials (across) against the best monotone recalibration of the "
                 "same trials, found by PAV with their labels (up). On the dashed identity line a system is perfectly "

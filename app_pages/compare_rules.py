@@ -121,7 +121,7 @@ def run_sweep(key, train, evaluation, folds, rules, grid, cost) -> lc.RuleSweep:
     p_targets, c_miss, c_fa = cost
     sweep = lc.sweep_prior_weighting(
         loaded[train].trials, None if evaluation is None else loaded[evaluation].trials, rules, grid,
-        p_targets=p_targets, c_miss=c_miss, c_fa=c_fa, folds=folds, progress=progress,
+        p_target=p_targets, c_miss=c_miss, c_fa=c_fa, folds=folds, progress=progress,
     )
     bar.empty()
     _state.store("rule sweeps", KEPT_SWEEPS).put(key, sweep)

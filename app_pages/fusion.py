@@ -153,14 +153,14 @@ def show_figures(result: lc.FusionResult, op: lc.OperatingPoint) -> None:
     systems = result.systems
     det, ape, nbe = st.tabs(["DET", "APE", "Normalised Bayes error"])
     with det:
-        show_figure(lambda: lc.plots.det_figure(systems, operating_point=op), "fusion_det",
+        show_figure(lambda: lc.plots.det_figure(systems, p_target=op), "fusion_det",
                     "The fusion against each system calibrated alone: ROCCH DET curves, EER and the DCF points.")
     with ape:
         show_figure(lambda: lc.plots.ape_figure(systems), "fusion_ape",
                     "Bayes error against the prior, actual (solid) and after the best monotone recalibration "
                     "(dashed, PAV); the bars split Cllr into discrimination and calibration loss.")
     with nbe:
-        show_figure(lambda: lc.plots.normalised_bayes_error_figure(systems, operating_point=op),
+        show_figure(lambda: lc.plots.normalised_bayes_error_figure(systems, p_target=op),
                     "fusion_nbe", "Actual (solid) and minimum (dashed) DCF at every prior, normalised: below 1 the "
                     "system helps.")
 

@@ -119,7 +119,7 @@ LRE_OPERATING_POINT = lc.OperatingPoint(0.5)  # Cavg's target prior in the LRE 2
 def detection_costs(key: str, _analysis: lc.MulticlassAnalysis, op: lc.OperatingPoint) -> pd.DataFrame:
     """Cavg (at the target prior of `op`; NIST LRE's costs are 1), minCavg and the LRE 2017 primary cost before and
     after calibration, once per data key and operating point."""
-    return lc.cavg_table(_analysis.scores, _analysis.calibrated, op.p_target)
+    return lc.cavg_table(_analysis.scores, _analysis.calibrated, p_target=op.p_target)
 
 
 def costs_table(analysis: lc.MulticlassAnalysis, key: str, op: lc.OperatingPoint = LRE_OPERATING_POINT) -> None:

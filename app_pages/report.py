@@ -72,7 +72,7 @@ def make_report(selected: list[str], op: lc.OperatingPoint, mode, dev_name, meth
     dev = loaded[dev_name].trials if mode == DEVELOPMENT and dev_name in loaded else None
     if dev is not None:  # the report names the development set as the user named it
         dev = lc.Trials(dev.tar, dev.non, name=dev_name, spoof=dev.spoof)
-    options = dict(operating_point=op, calibrate=mode != NO_CALIBRATION, method=method,
+    options = dict(p_target=op, calibrate=mode != NO_CALIBRATION, method=method,
                    sources={name: loaded[name].source for name in selected}, title=title or None,
                    class_names=classes, by=settings.by or None, ci=settings.level if settings.intervals else None,
                    bootstrap=settings.replicates, group_by=settings.group_by)

@@ -39,6 +39,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from .._deprecation import COSTS, old_spellings
 from ..data.records import one_row
 from ..prior import OperatingPoint, as_operating_point
 from .metrics import min_dcf, trials_table
@@ -328,7 +329,8 @@ WHY = {
 }
 
 
-def eer_conventions(trials, p_target=0.01, c_miss: float = 1.0, c_fa: float = 1.0) -> EERConventions:
+@old_spellings(positional=COSTS)
+def eer_conventions(trials, *, p_target=0.01, c_miss: float = 1.0, c_fa: float = 1.0) -> EERConventions:
     """The EER (and minDCF) of `trials` as each common tool computes it, each with the sentence saying why it
     differs from the ROCCH-EER.
 
@@ -360,7 +362,7 @@ def eer_conventions(trials, p_target=0.01, c_miss: float = 1.0, c_fa: float = 1.
     voxceleb = voxceleb_trainer_eer(s)
     interpolated = interpolated_eer(s)
     rows = (
-        Convention("llrcore / BOSARIS / PYLLR (ROCCH)", s.eer(), float(min_dcf(s, op)), np.nan, WHY["ours"],
+        Convention("llrcore / BOSARIS / PYLLR (ROCCH)", s.eer(), float(min_dcf(s, p_target=op)), np.nan, WHY["ours"],
                    "Brümmer & de Villiers, BOSARIS Toolkit (2011): rocch2eer"),
         Convention("ASVspoof 2019/2021 compute_eer", asvspoof[0], np.nan, asvspoof[1], WHY["asvspoof"], ASVSPOOF),
         Convention("SpeechBrain EER / minDCF", speechbrain[0], speechbrain_min_dcf(s, op), speechbrain[1],

@@ -29,6 +29,7 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
+from .._deprecation import COSTS, old_spellings
 from ..data.trials import as_systems
 from ..prior import OperatingPoint, as_operating_point, logit, sigmoid
 from .metrics import BayesErrorRates, act_dcf, bayes_error_rates, min_dcf
@@ -137,7 +138,8 @@ def _det_curve(name: str, table: SortedScores, op: OperatingPoint | None) -> DET
     return DETCurve(name, table, eer, tuple(markers), op)
 
 
-def det_curves(systems, p_target=None, c_miss: float = 1.0, c_fa: float = 1.0) -> CurveSet:
+@old_spellings(positional=COSTS)
+def det_curves(systems, *, p_target=None, c_miss: float = 1.0, c_fa: float = 1.0) -> CurveSet:
     """The DET of each system, with its EER and, when an operating point is given, its minimum-DCF vertex (the
     ROCCH vertex chosen at ``plo_eff``) and actual-DCF point (the scores thresholded at ``-plo_eff``).
 
@@ -221,7 +223,8 @@ def _bayes_error_curve(name: str, table: SortedScores, grid: np.ndarray, op: Ope
     return BayesErrorCurve(name, bayes_error_rates(table, plo=grid), table.cllr(), table.min_cllr(), op, **at_op)
 
 
-def bayes_error_curves(systems, plo=None, p_target=None, c_miss: float = 1.0, c_fa: float = 1.0) -> CurveSet:
+@old_spellings(positional=("plo", *COSTS))
+def bayes_error_curves(systems, *, plo=None, p_target=None, c_miss: float = 1.0, c_fa: float = 1.0) -> CurveSet:
     """The Bayes error curves of each system over the prior log-odds `plo` (default :data:`DEFAULT_PLO`), the data
     of the APE, normalised Bayes error and trapezium figures.
 

@@ -25,9 +25,9 @@ from ..data.checks import as_scores
 from ..data.trials import Trials
 from ..parallel import thread_limit
 from ..prior import OperatingPoint, as_operating_point, as_plo, effective_plo, primary_p_targets, sigmoid
+from .._deprecation import COSTS, LLRS, old_spellings
 from .._format import interval_words
 from .verdict import LLRVerdict, calibration_loss_percent, llr_verdict
-from ._prior_second import prior_may_come_second
 from .costs import cllr_bits
 from .equalised import equalised
 from .rates import ScoreCounts, SortedScores
@@ -106,41 +106,40 @@ def _float_or_array(values, plo):
     return float(values) if np.ndim(plo) == 0 else np.asarray(values, dtype=np.float64)
 
 
-@prior_may_come_second("p_target")
-def min_dcf(tar, non=None, p_target=0.01, c_miss=1.0, c_fa=1.0) -> float | np.ndarray:
+@old_spellings(positional=COSTS, prior="p_target")
+def min_dcf(tar, non=None, *, p_target=0.01, c_miss=1.0, c_fa=1.0) -> float | np.ndarray:
     """Minimum normalised detection cost over all thresholds (on the ROCCH).
 
     ``minDCF = min_t [P C_miss Pmiss(t) + (1-P) C_fa Pfa(t)] / min(P C_miss, (1-P) C_fa)``.
     Scores need not be LLRs. `p_target` may be an :class:`~llrcore.prior.OperatingPoint` (with its costs) or an array
-    of priors, which gives an array of costs (one sort and one PAV for all). After a Trials it may come second, the
-    costs after it: ``min_dcf(trials, 0.01, 10)``, ``min_dcf(trials, op)``
-    (:func:`~llrcore.binary._prior_second.prior_may_come_second`).
+    of priors, which gives an array of costs (one sort and one PAV for all): ``min_dcf(trials, p_target=0.01)``.
     """
     plo = effective_plo(p_target, c_miss, c_fa)
     return _float_or_array(normalised_bayes_error(sorted_scores(tar, non).min_bayes_error(plo), plo), plo)
 
 
-@prior_may_come_second("p_target")
-def act_dcf(tar_llr, non_llr=None, p_target=0.01, c_miss=1.0, c_fa=1.0) -> float | np.ndarray:
+@old_spellings(LLRS, positional=COSTS, prior="p_target")
+def act_dcf(tar, non=None, *, p_target=0.01, c_miss=1.0, c_fa=1.0) -> float | np.ndarray:
     """Actual normalised detection cost of LLRs thresholded at the Bayes threshold ``-plo_eff``.
 
     ``actDCF = [P C_miss Pmiss(-plo_eff) + (1-P) C_fa Pfa(-plo_eff)] / min(P C_miss, (1-P) C_fa)``.
     `p_target` may be an :class:`~llrcore.prior.OperatingPoint` (with its costs) or an array of priors, which gives an
-    array of costs; after a Trials it may come second: ``act_dcf(trials, 0.01)``, ``act_dcf(trials, op)``.
+    array of costs: ``act_dcf(trials, p_target=0.01)``, ``act_dcf(trials, p_target=op)``.
     """
     plo = effective_plo(p_target, c_miss, c_fa)
-    return _float_or_array(normalised_bayes_error(sorted_scores(tar_llr, non_llr).actual_bayes_error(plo), plo), plo)
+    return _float_or_array(normalised_bayes_error(sorted_scores(tar, non).actual_bayes_error(plo), plo), plo)
 
 
-def cllr(tar_llr, non_llr=None) -> float:
+@old_spellings(LLRS)
+def cllr(tar, non=None) -> float:
     """Log-likelihood-ratio cost in bits.
 
     ``Cllr = 1/(2 ln 2) [mean_tar log(1 + e^-l) + mean_non log(1 + e^l)]``; 1 bit for a system that always says
     LLR = 0, 0 for a perfect one, ``inf`` if a target has LLR ``-inf`` (or a non-target ``+inf``).
     """
-    if isinstance(tar_llr, (Trials, ScoreCounts)):
-        return sorted_scores(tar_llr, None).cllr()
-    return cllr_bits(as_scores(tar_llr, "target LLRs"), as_scores(non_llr, "non-target LLRs"))
+    if isinstance(tar, (Trials, ScoreCounts)):
+        return sorted_scores(tar, None).cllr()
+    return cllr_bits(as_scores(tar, "target LLRs"), as_scores(non, "non-target LLRs"))
 
 
 def min_cllr(tar, non=None) -> float:
@@ -174,20 +173,20 @@ def det_curve(tar, non=None, *, rocch: bool = False) -> tuple[np.ndarray, np.nda
     return table.rocch() if rocch else table.det_steps()
 
 
-@prior_may_come_second("p_targets", "p_targets")
-def cprimary(tar_llr, non_llr=None, p_targets=SRE12_P_TARGETS, *, minimum: bool = False,
+@old_spellings({**LLRS, "p_targets": "p_target"}, positional=("p_target",), prior="p_target",
+               prior_kind="p_target or name")
+def cprimary(tar, non=None, *, p_target=SRE12_P_TARGETS, minimum: bool = False,
              partition_by=None) -> float:
-    """Primary cost of the NIST SREs: mean normalised DCF over `p_targets` with ``C_miss = C_fa = 1``.
+    """Primary cost of the NIST SREs: mean normalised DCF over `p_target` with ``C_miss = C_fa = 1``.
 
     ``Cprimary = mean_P [Pmiss(t_P) + beta_P Pfa(t_P)]``, ``beta_P = (1 - P) / P``, at the Bayes threshold ``t_P``
     (actual) or the best one (``minimum=True``).
 
     Parameters
     ----------
-    p_targets : sequence of float or str
+    p_target : sequence of float or str
         The priors, or the name of an evaluation in :data:`~llrcore.prior.NIST_PRIMARY_P_TARGETS` (``"SRE16"``,
-        ``"SRE21"``, ...). Default SRE'12's 0.01 and 0.001. After a Trials they may come second:
-        ``cprimary(trials, "SRE16")``.
+        ``"SRE21"``, ...). Default SRE'12's 0.01 and 0.001: ``cprimary(trials, p_target="SRE16")``.
     minimum : bool
         Average the minimum DCFs instead of the actual ones.
     partition_by : str or list of str, optional
@@ -197,8 +196,8 @@ def cprimary(tar_llr, non_llr=None, p_targets=SRE12_P_TARGETS, *, minimum: bool 
         trial is weighted by the inverse of its class's count in its partition; with one threshold for all
         partitions (as NIST's scoring software does), the actual cost is the mean of the partitions' actual costs.
     """
-    p_targets = primary_p_targets(p_targets)
-    table = sorted_scores(tar_llr, non_llr) if partition_by is None else equalised(tar_llr, non_llr, partition_by)
+    p_targets = primary_p_targets(p_target)
+    table = sorted_scores(tar, non) if partition_by is None else equalised(tar, non, partition_by)
     plo = effective_plo(np.asarray(p_targets, dtype=np.float64))
     error = table.min_bayes_error(plo) if minimum else table.actual_bayes_error(plo)
     return float(np.mean(normalised_bayes_error(error, plo)))
@@ -263,8 +262,8 @@ class BayesErrorRates:
         )
 
 
-@prior_may_come_second("plo", "plo")
-def bayes_error_rates(tar_llr, non_llr=None, plo=None, *, c_miss=1.0, c_fa=1.0) -> BayesErrorRates:
+@old_spellings(LLRS, positional=("plo",), prior="plo")
+def bayes_error_rates(tar, non=None, *, plo=None, c_miss=1.0, c_fa=1.0) -> BayesErrorRates:
     """Actual, minimum and default Bayes error rates at many prior log-odds, and the trapezium bound.
 
     The data of the APE plot (Cllr is ``1/(2 ln 2)`` times the area under ``actual`` over ``plo``), the normalised
@@ -274,13 +273,11 @@ def bayes_error_rates(tar_llr, non_llr=None, plo=None, *, c_miss=1.0, c_fa=1.0) 
     Parameters
     ----------
     plo : array_like, optional
-        Prior log-odds ``logit(P_target)``; default 201 values from -10 to 10. NaN is refused (ValueError). After a
-        Trials one value may come second (``bayes_error_rates(trials, 0.0)``); an array goes in ``plo=`` (an array
-        second would read as scores).
+        Prior log-odds ``logit(P_target)``; default 201 values from -10 to 10. NaN is refused (ValueError).
     c_miss, c_fa : float
         Costs; with other than 1 the rates become expected costs at threshold ``-(plo + log(C_miss/C_fa))``.
     """
-    table = sorted_scores(tar_llr, non_llr)
+    table = sorted_scores(tar, non)
     plo = np.linspace(-10, 10, 201) if plo is None else np.atleast_1d(as_plo(plo))
     if not (c_miss > 0 and c_fa > 0):
         raise ValueError("The costs C_miss and C_fa must be positive.")
@@ -365,18 +362,18 @@ def answers_by_condition(function):
     return function
 
 
-@prior_may_come_second("p_target")
-def evaluate(tar_llr, non_llr=None, *, p_target=0.01, c_miss=1.0, c_fa=1.0, name="", primary=SRE12_P_TARGETS,
+@old_spellings(LLRS, positional=("p_target",), prior="p_target")
+def evaluate(tar, non=None, *, p_target=0.01, c_miss=1.0, c_fa=1.0, name="", primary=SRE12_P_TARGETS,
              threads: int | None = None, by=None) -> BinaryMetrics:
     """Every metric of :class:`BinaryMetrics` for scores taken as LLRs, sorting once and running PAV once.
 
     Parameters
     ----------
-    tar_llr, non_llr
-        Target and non-target LLRs, or one :class:`~llrcore.Trials` or :class:`~llrcore.CountedScores` as `tar_llr`.
+    tar, non
+        Target and non-target LLRs, or one :class:`~llrcore.Trials` or :class:`~llrcore.CountedScores` as `tar`.
     p_target, c_miss, c_fa
         The operating point of minDCF and actDCF; `p_target` may be an :class:`~llrcore.OperatingPoint` (then it
-        brings its costs), and after a Trials it may come second: ``evaluate(trials, 0.01)``.
+        brings its costs): ``evaluate(trials, p_target=0.01)``.
     name : str
         The system's name in the result.
     primary : sequence of float or str
@@ -395,12 +392,12 @@ def evaluate(tar_llr, non_llr=None, *, p_target=0.01, c_miss=1.0, c_fa=1.0, name
     """
     if by is not None:
         moved_call("evaluate(..., by=...)", "evaluate_by_condition(trials, by=...)")
-        if non_llr is not None:
+        if non is not None:
             raise TypeError("Give one Trials with metadata to break down by a condition, not two arrays of scores.")
-        return _BY_CONDITION[0](tar_llr, by, p_target=p_target, c_miss=c_miss, c_fa=c_fa, name=name,
+        return _BY_CONDITION[0](tar, by, p_target=p_target, c_miss=c_miss, c_fa=c_fa, name=name,
                                 primary=primary, threads=threads)
     with thread_limit(threads):
-        table = sorted_scores(tar_llr, non_llr)
+        table = sorted_scores(tar, non)
         op = as_operating_point(p_target, c_miss, c_fa)
         primary = primary_p_targets(primary)
         return BinaryMetrics(
@@ -415,8 +412,8 @@ def evaluate(tar_llr, non_llr=None, *, p_target=0.01, c_miss=1.0, c_fa=1.0, name
             act_dcf=act_dcf(table, p_target=op),
             cllr=table.cllr(),
             min_cllr=table.min_cllr(),
-            cprimary=cprimary(table, p_targets=primary),
-            min_cprimary=cprimary(table, p_targets=primary, minimum=True),
+            cprimary=cprimary(table, p_target=primary),
+            min_cprimary=cprimary(table, p_target=primary, minimum=True),
             primary=primary,
         )
 

@@ -26,6 +26,7 @@ import warnings
 
 import numpy as np
 
+from .._deprecation import old_spellings
 from .._moved import left_for, moved_call
 from ..data.checks import as_scores
 from ..data.trials import Trials
@@ -181,7 +182,8 @@ def _fit_from(tar_columns, non_columns, rule: BetaRule, plo: float, regularisati
     return objective, phi
 
 
-def fit_fusion(systems_tar, systems_non, rule: BetaRule | None = None, plo: float = 0.0, *,
+@old_spellings({"systems_tar": "tar", "systems_non": "non"})
+def fit_fusion(tar, non, rule: BetaRule | None = None, plo: float = 0.0, *,
                regularisation: float = 0.0, start: Fusion | None = None, quality=None) -> Fusion:
     """Linear fusion of K systems trained with a prior-weighted proper scoring rule.
 
@@ -190,7 +192,7 @@ def fit_fusion(systems_tar, systems_non, rule: BetaRule | None = None, plo: floa
 
     Parameters
     ----------
-    systems_tar, systems_non : array_like
+    tar, non : array_like
         ``(N_tar, K)`` and ``(N_non, K)`` score matrices, or lists of K score arrays (one per system).
     rule : BetaRule, optional
         The proper scoring rule; logarithmic (logistic regression) by default.
@@ -218,10 +220,9 @@ def fit_fusion(systems_tar, systems_non, rule: BetaRule | None = None, plo: floa
     ValueError
         If the classes are separated without regularisation (the optimum is at infinite scale), or on bad input.
     """
-    rule = rule or BetaRule.logarithmic()
-    plo = _prior_weighting(plo)
-    systems_tar, systems_non = with_quality(systems_tar, systems_non, quality)
-    tar_columns, non_columns = _columns(systems_tar, "target scores"), _columns(systems_non, "non-target scores")
+    rule, plo = rule or BetaRule.logarithmic(), _prior_weighting(plo)
+    tar, non = with_quality(tar, non, quality)
+    tar_columns, non_columns = _columns(tar, "target scores"), _columns(non, "non-target scores")
     if len(tar_columns) != len(non_columns):
         raise ValueError(f"The target scores have {len(tar_columns)} systems but the non-target scores {len(non_columns)}.")
     if not (np.isfinite(regularisation) and regularisation >= 0):

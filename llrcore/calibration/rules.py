@@ -29,6 +29,7 @@ from functools import cached_property
 import numpy as np
 from scipy import integrate, special
 
+from .._deprecation import LLRS, old_spellings
 from ..binary.costs import softplus
 from ..prior import sigmoid
 
@@ -292,7 +293,8 @@ _CLOSED_FORMS = {
 _NAMES = {(1.0, 1.0): "logarithmic", (2.0, 2.0): "Brier", (0.5, 0.5): "boosting", (2.0, 1.0): "asymmetric"}
 
 
-def objective(tar_llr, non_llr, rule: BetaRule, plo: float = 0.0) -> float:
+@old_spellings(LLRS)
+def objective(tar, non, rule: BetaRule, plo: float = 0.0) -> float:
     """Prior-weighted proper-scoring-rule objective (eq. 3 of Brümmer & Doddington 2013), canonical scaling.
 
     ``E = P mean_tar C(sigmoid(l + tau) | H1) + (1 - P) mean_non C(sigmoid(l + tau) | H2)`` with ``tau = plo`` and
@@ -301,10 +303,10 @@ def objective(tar_llr, non_llr, rule: BetaRule, plo: float = 0.0) -> float:
     from ..data.checks import as_scores
     from ..prior import as_plo
 
-    tar_llr, non_llr = as_scores(tar_llr, "target LLRs"), as_scores(non_llr, "non-target LLRs")
+    tar, non = as_scores(tar, "target LLRs"), as_scores(non, "non-target LLRs")
     plo = as_plo(plo, "The prior weighting plo")
-    target_cost = rule.target_cost(tar_llr + plo).mean()
-    non_cost = rule.non_cost(non_llr + plo).mean()
+    target_cost = rule.target_cost(tar + plo).mean()
+    non_cost = rule.non_cost(non + plo).mean()
     return float(sigmoid(plo) * target_cost + sigmoid(-plo) * non_cost)
 
 

@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from .. import parallel
+from .._deprecation import old_spellings
 from ..binary.costs import cllr_bits
 from ..binary.metrics import SRE12_P_TARGETS, act_dcf, effective_plo, min_dcf, normalised_bayes_error
 from ..binary.rates import SortedScores
@@ -117,13 +118,14 @@ def _mean_act_dcf(table: SortedScores, plo_eff: np.ndarray, affine: Affine | Non
     return float(np.mean(normalised_bayes_error(error, plo_eff)))
 
 
+@old_spellings({"p_targets": "p_target"})
 def sweep_prior_weighting(
     train: Trials,
     test: Trials | None,
     rules: Sequence[BetaRule] = NAMED_RULES,
     plo_grid=None,
     *,
-    p_targets=SRE12_P_TARGETS,
+    p_target=SRE12_P_TARGETS,
     c_miss: float = 1.0,
     c_fa: float = 1.0,
     folds: int = 5,
@@ -135,7 +137,7 @@ def sweep_prior_weighting(
 
     For every rule and every ``tau`` in `plo_grid` an affine calibration is trained on `train` by minimising the
     objective ``E = P mean_tar C(sigmoid(l + tau)|H1) + (1-P) mean_non C(sigmoid(l + tau)|H2)``, ``P = sigmoid(tau)``,
-    and the mean normalised actual DCF of the calibrated `test` LLRs over `p_targets` is recorded. With the defaults
+    and the mean normalised actual DCF of the calibrated `test` LLRs over `p_target` is recorded. With the defaults
     this is NIST SRE'12 Cprimary (``P_target`` 0.01 and 0.001, unit costs), whose Bayes thresholds sit at LLR 4.6
     and 6.9: rules that put more weight there (Brier, the asymmetric (2, 1) rule) can beat logistic regression.
     Each calibration is :func:`~llrcore.calibration.fit.fit_affine`'s, started from a nearby one (its ``start``): the
@@ -152,7 +154,7 @@ def sweep_prior_weighting(
     rules : sequence of BetaRule
     plo_grid : array_like, optional
         Prior weightings ``tau`` (log-odds); default :data:`DEFAULT_PLO_GRID`, -8 to 0 in steps of 1/2.
-    p_targets, c_miss, c_fa :
+    p_target, c_miss, c_fa :
         The cost: mean normalised actDCF at these priors and costs.
     progress : callable, optional
         Called as ``progress(done, total)`` in the calling thread as each row (rule and ``tau``) is done, e.g. to
@@ -170,7 +172,7 @@ def sweep_prior_weighting(
     grid = np.atleast_1d(np.asarray(DEFAULT_PLO_GRID if plo_grid is None else plo_grid, dtype=np.float64))
     if grid.size == 0 or not np.all(np.isfinite(grid)):
         raise ValueError("The prior weightings must be finite log-odds.")
-    p_targets = tuple(float(p) for p in np.atleast_1d(p_targets))
+    p_targets = tuple(float(p) for p in np.atleast_1d(p_target))
     plo_eff = effective_plo(np.asarray(p_targets), c_miss, c_fa)
     evaluated = train if test is None else test
     with parallel.thread_limit(threads):

@@ -86,7 +86,7 @@ def _conventions(systems, op, args) -> str:
     """``--conventions``: per system, one row per tool (lc.eer_conventions), the reasons listed under the table."""
     from ..binary.conventions import eer_conventions
 
-    results = {name: eer_conventions(trials, op) for name, trials in systems.items()}
+    results = {name: eer_conventions(trials, p_target=op) for name, trials in systems.items()}
     table = pd.concat([r.to_frame(percent=True).assign(system=name) for name, r in results.items()])
     table = table.set_index(["system", "tool"])
     if args.json:  # no number is JSON's null, not NaN

@@ -49,7 +49,7 @@ def run(args) -> str:
                          "classes in the same order.")
     calibration = fit_multiclass_affine(development)
     calibrated = calibration(scores.llrs)
-    table = cavg_table(scores, calibrated, args.p_target)
+    table = cavg_table(scores, calibrated, p_target=args.p_target)
     table.insert(0, "cllr", [multiclass_cllr(scores), multiclass_cllr(calibrated, scores.labels)])
     table = table.rename(columns=COLUMNS)
     if args.json:

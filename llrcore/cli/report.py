@@ -62,7 +62,7 @@ def run(args):
         loaded = read_trials(args.calibrate_on, key=args.dev_key)
         calibrate_on = loaded if not isinstance(loaded, dict) else _matching_development_sets(loaded, systems)
     report = build_report(
-        systems, operating_point=operating_point(args), calibrate_on=calibrate_on,
+        systems, p_target=operating_point(args), calibrate_on=calibrate_on,
         calibrate=not args.no_calibration, method=args.method, rule=scoring_rule(args),
         calibration_prior=args.calibration_prior, sources=sources,
         class_names=(args.target_name, args.non_target_name), title=args.title,

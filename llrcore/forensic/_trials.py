@@ -8,7 +8,7 @@ from ..data.trials import Trials
 __all__ = ["sorted_classes"]
 
 
-def sorted_classes(tar_llr, non_llr=None) -> tuple[SortedScores, str]:
+def sorted_classes(tar, non=None) -> tuple[SortedScores, str]:
     """The :class:`~llrcore.binary.rates.SortedScores` of the same-source (target) and different-source (non-target) LLRs,
     and the system's name (that of a Trials, else ``""``).
 
@@ -19,8 +19,8 @@ def sorted_classes(tar_llr, non_llr=None) -> tuple[SortedScores, str]:
     TypeError
         For re-weighted scores (a bootstrap replicate): the forensic analyses count each trial once.
     """
-    table = sorted_scores(tar_llr, non_llr)
+    table = sorted_scores(tar, non)
     if not isinstance(table, SortedScores):
         raise TypeError("The forensic analyses need the LLRs themselves (a Trials or two arrays), not re-weighted "
                         "scores.")
-    return table, tar_llr.name if isinstance(tar_llr, Trials) else ""
+    return table, tar.name if isinstance(tar, Trials) else ""

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._deprecation import LLRS, old_spellings
 from ._trials import sorted_classes
 from .units import to_log10
 
@@ -73,12 +74,13 @@ def _segments(x, y) -> tuple[np.ndarray, np.ndarray]:
     return length, np.where(crosses, crossing, d1 / 2 + d2 / 2)
 
 
-def devpav(tar_llr, non_llr=None) -> float:
+@old_spellings(LLRS)
+def devpav(tar, non=None) -> float:
     """devPAV of natural-log LLRs, in log10 units (0 for LLRs equal to their PAV transform).
 
     Parameters
     ----------
-    tar_llr, non_llr
+    tar, non
         One :class:`~llrcore.Trials` or the same-source and different-source LLRs (natural log).
 
     Returns
@@ -86,7 +88,7 @@ def devpav(tar_llr, non_llr=None) -> float:
     float
         ``inf`` or NaN in the pathological cases of the module docstring.
     """
-    table, _ = sorted_classes(tar_llr, non_llr)
+    table, _ = sorted_classes(tar, non)
     x = table.unique
     y = table.pav_llr(x)
     if (np.isposinf(x[-1]) and not np.isposinf(y[-1])) or (np.isneginf(x[0]) and not np.isneginf(y[0])):
@@ -100,10 +102,11 @@ def devpav(tar_llr, non_llr=None) -> float:
     return mean_identity_deviation(x, y)
 
 
-def cllr_cal(tar_llr, non_llr=None) -> float:
+@old_spellings(LLRS)
+def cllr_cal(tar, non=None) -> float:
     """``Cllr_cal = Cllr - Cllr_min`` in bits: the part of Cllr that a monotone recalibration (PAV) would remove.
 
     Equal to ``lir.metrics.cllr_cal`` (both Cllrs computed in bits); from one sort and one PAV.
     """
-    table, _ = sorted_classes(tar_llr, non_llr)
+    table, _ = sorted_classes(tar, non)
     return table.cllr() - table.min_cllr()

@@ -34,6 +34,7 @@ from scipy.special import expit
 
 from ..data.trials import Trials
 from ..data.checks import as_scores
+from .._deprecation import LLRS, old_spellings
 from ..binary.costs import cllr_bits, mean_cost_bits, softplus_bits
 from ..binary.rates import ScoreCounts
 from ._trials import sorted_classes
@@ -85,19 +86,20 @@ def _reference_ece(plo: np.ndarray) -> np.ndarray:
     return expit(plo) * softplus_bits(-plo) + expit(-plo) * softplus_bits(plo)
 
 
-def ece(tar_llr, non_llr=None, plo=0.0):
+@old_spellings(LLRS, positional=("plo",), prior="plo", prior_kind="plo values")
+def ece(tar, non=None, *, plo=0.0):
     """Empirical cross-entropy in bits of natural-log LLRs at prior log-odds `plo` (natural log).
 
     ``ECE = P mean_tar log2(1 + e^-(l + plo)) + (1 - P) mean_non log2(1 + e^(l + plo))``, ``P = sigmoid(plo)``;
-    ``ece(trials, 0) == cllr(trials)`` (the same expression). For the prior log10-odds ``o`` of a forensic ECE plot,
+    ``ece(trials, plo=0) == cllr(trials)`` (the same expression). For the prior log10-odds ``o`` of a forensic ECE plot,
     pass ``plo = from_log10(o)``.
 
     Parameters
     ----------
-    tar_llr : Trials or array_like
-        One :class:`~llrcore.Trials` (then the prior may come second: ``ece(trials, plo)``) or the same-source LLRs.
-    non_llr : array_like, optional
-        The different-source LLRs, with an array `tar_llr`.
+    tar : Trials or array_like
+        One :class:`~llrcore.Trials` or the same-source LLRs.
+    non : array_like, optional
+        The different-source LLRs, with an array `tar`.
     plo : float or array_like
         Prior log-odds ``logit P(H1)``, finite. An array gives an array.
 
@@ -105,13 +107,11 @@ def ece(tar_llr, non_llr=None, plo=0.0):
     -------
     float or ndarray
     """
-    if isinstance(tar_llr, (Trials, ScoreCounts)):
-        if non_llr is not None:
-            non_llr, plo = None, non_llr
-        table, _ = sorted_classes(tar_llr, non_llr)
+    if isinstance(tar, (Trials, ScoreCounts)):
+        table, _ = sorted_classes(tar, non)
         tar, non = table.tar, table.non
-    else:  # in the order given, as cllr(tar, non) takes them: ece(tar, non, 0) is cllr(tar, non) to the last bit
-        tar, non = as_scores(tar_llr, "target LLRs"), as_scores(non_llr, "non-target LLRs")
+    else:  # in the order given, as cllr(tar, non) takes them: ece(tar, non, plo=0) is cllr(tar, non) to the last bit
+        tar, non = as_scores(tar, "target LLRs"), as_scores(non, "non-target LLRs")
     values = _ece_of_llrs(tar, non, _priors(plo))
     return float(values[0]) if np.ndim(plo) == 0 else values
 
@@ -165,22 +165,23 @@ class ECECurve:
                              "ece": self.system, "ece_pav": self.pav, "ece_reference": self.reference})
 
 
-def ece_curve(tar_llr, non_llr=None, *, prior_log10_odds=None, name: str | None = None) -> ECECurve:
-    """The ECE plot's curves (system, PAV-calibrated, neutral reference) over a range of prior log10-odds.
+@old_spellings({**LLRS, "prior_log10_odds": ("plo", from_log10)})
+def ece_curve(tar, non=None, *, plo=None, name: str | None = None) -> ECECurve:
+    """The ECE plot's curves (system, PAV-calibrated, neutral reference) over a range of prior log-odds.
 
     Parameters
     ----------
-    tar_llr, non_llr
+    tar, non
         One :class:`~llrcore.Trials` or the same-source and different-source natural-log LLRs.
-    prior_log10_odds : array_like, optional
-        The priors as log10-odds ``log10(P / (1 - P))``; default :data:`DEFAULT_PRIOR_LOG10_ODDS` (-3 to 3; lir's
-        ``plot_ece`` uses the same range). Cllr and minCllr are computed at 0 whether or not it is on the grid.
+    plo : array_like, optional
+        The prior log-odds ``logit P(H1)`` (natural log; for log10-odds ``o`` give ``from_log10(o)``); default
+        :data:`DEFAULT_PRIOR_LOG10_ODDS` (log10-odds -3 to 3; lir's ``plot_ece`` uses the same range). Cllr and
+        minCllr are computed at 0 whether or not it is on the grid.
     name : str, optional
         The system's name (default the Trials' name).
     """
-    table, trials_name = sorted_classes(tar_llr, non_llr)
-    grid = DEFAULT_PRIOR_LOG10_ODDS if prior_log10_odds is None else prior_log10_odds
-    plo = _priors(from_log10(grid))
+    table, trials_name = sorted_classes(tar, non)
+    plo = _priors(from_log10(DEFAULT_PRIOR_LOG10_ODDS) if plo is None else plo)
     return ECECurve(
         name=trials_name if name is None else name,
         plo=plo,

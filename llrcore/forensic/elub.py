@@ -51,6 +51,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from .._deprecation import LLRS, old_spellings
 from ._trials import sorted_classes
 from .units import from_log10, to_log10
 
@@ -144,12 +145,13 @@ def _exact_bounds(tar: np.ndarray, non: np.ndarray, add_misleading: int) -> tupl
     return lower, upper
 
 
-def elub_bounds(tar_llr, non_llr=None, *, step: float | None = LIR_STEP, add_misleading: int = 1) -> ElubBounds:
+@old_spellings(LLRS)
+def elub_bounds(tar, non=None, *, step: float | None = LIR_STEP, add_misleading: int = 1) -> ElubBounds:
     """Empirical lower and upper bounds of natural-log LLRs (Vergeer et al. 2016), lir's definition by default.
 
     Parameters
     ----------
-    tar_llr, non_llr
+    tar, non
         One :class:`~llrcore.Trials` or the same-source and different-source validation LLRs (natural log).
     step : float or None
         The log10 grid of thresholds: 0.01 (default) reproduces ``lir.algorithms.bayeserror.elub`` exactly
@@ -163,7 +165,7 @@ def elub_bounds(tar_llr, non_llr=None, *, step: float | None = LIR_STEP, add_mis
     ValueError
         When a class has no LLR, an LLR is missing (NaN), or the options are out of range.
     """
-    table, _ = sorted_classes(tar_llr, non_llr)
+    table, _ = sorted_classes(tar, non)
     if int(add_misleading) != add_misleading or add_misleading < 0:
         raise ValueError("add_misleading is the number of misleading LRs added to each class: 0, 1, 2, ...")
     add_misleading = int(add_misleading)
@@ -197,7 +199,8 @@ class ElubBounded:
         return self.bounds.clip(self.calibrator(scores))
 
 
-def elub_bounded(calibrator, tar_scores, non_scores=None, *, step: float | None = LIR_STEP,
+@old_spellings({"tar_scores": "tar", "non_scores": "non"})
+def elub_bounded(calibrator, tar, non=None, *, step: float | None = LIR_STEP,
                  add_misleading: int = 1) -> ElubBounded:
     """Any fitted calibration (:class:`~llrcore.Affine`, :class:`~llrcore.PAVCalibrator`, a fusion, any function
     from scores to natural-log LLRs) bounded by the ELUB bounds of the LLRs it gives on validation trials.
@@ -206,12 +209,12 @@ def elub_bounded(calibrator, tar_scores, non_scores=None, *, step: float | None 
     ----------
     calibrator : callable
         Scores -> natural-log LLRs, already fitted (on training trials).
-    tar_scores, non_scores
+    tar, non
         The validation trials' scores: one :class:`~llrcore.Trials` or the same-source and different-source
         scores. The bounds are those of ``calibrator(scores)``.
     step, add_misleading
         As in :func:`elub_bounds`.
     """
-    table, _ = sorted_classes(tar_scores, non_scores)
+    table, _ = sorted_classes(tar, non)
     bounds = elub_bounds(calibrator(table.tar), calibrator(table.non), step=step, add_misleading=add_misleading)
     return ElubBounded(calibrator=calibrator, bounds=bounds)

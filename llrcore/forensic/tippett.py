@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from .._deprecation import LLRS, old_spellings
 from ._trials import sorted_classes
 from .units import to_log10
 
@@ -90,7 +91,8 @@ class Tippett:
         })
 
 
-def tippett(tar_llr, non_llr=None, *, name: str | None = None) -> Tippett:
+@old_spellings(LLRS)
+def tippett(tar, non=None, *, name: str | None = None) -> Tippett:
     """The Tippett curves and the rates of misleading evidence of natural-log LLRs.
 
     ``same_source(x) = #{tar >= x} / N_tar`` and ``different_source(x) = #{non >= x} / N_non`` at every distinct
@@ -99,10 +101,10 @@ def tippett(tar_llr, non_llr=None, *, name: str | None = None) -> Tippett:
 
     Parameters
     ----------
-    tar_llr : Trials or array_like
-        One :class:`~llrcore.Trials` (then `non_llr` is left out) or the same-source LLRs.
-    non_llr : array_like, optional
-        The different-source LLRs, with an array `tar_llr`.
+    tar : Trials or array_like
+        One :class:`~llrcore.Trials` (then `non` is left out) or the same-source LLRs.
+    non : array_like, optional
+        The different-source LLRs, with an array `tar`.
     name : str, optional
         The system's name (default the Trials' name).
 
@@ -111,7 +113,7 @@ def tippett(tar_llr, non_llr=None, *, name: str | None = None) -> Tippett:
     ValueError
         When a class has no LLR or an LLR is missing (NaN).
     """
-    table, trials_name = sorted_classes(tar_llr, non_llr)
+    table, trials_name = sorted_classes(tar, non)
     values = table.unique
     same = (table.n_tar - np.searchsorted(table.tar, values, side="left")) / table.n_tar
     different = (table.n_non - np.searchsorted(table.non, values, side="left")) / table.n_non

@@ -37,6 +37,7 @@ import math
 import numpy as np
 import pandas as pd
 
+from .._deprecation import old_spellings
 from ..data.multiclass import llrs_and_labels
 from .analysis import _calibrated, detection_llrs
 
@@ -122,7 +123,8 @@ def _best_threshold(det: np.ndarray, labels: np.ndarray, counts: np.ndarray, mis
     return None if best == values.size else float(values[best])  # the cost is then counted exactly (_cost_at)
 
 
-def cavg(scores, p_target: float = 0.5, *, c_miss: float = 1, c_fa: float = 1, minimum: bool = False,
+@old_spellings(positional=("p_target",))
+def cavg(scores, *, p_target: float = 0.5, c_miss: float = 1, c_fa: float = 1, minimum: bool = False,
          normalised: bool = True, labels=None) -> float:
     """Average detection cost Cavg of the NIST language recognition evaluations.
 
@@ -168,7 +170,8 @@ def lre_cprimary(scores, *, minimum: bool = False, labels=None) -> float:
     return float(np.mean(costs))
 
 
-def cavg_table(scores, calibrated=None, p_target: float = 0.5, *, labels=None) -> pd.DataFrame:
+@old_spellings(positional=("p_target",))
+def cavg_table(scores, calibrated=None, *, p_target: float = 0.5, labels=None) -> pd.DataFrame:
     """Cavg (at `p_target`), minimum Cavg and the LRE 2017 primary cost (actual and minimum), raw and calibrated.
 
     As the table of the seed paper: the same costs of the LLRs before and after the multiclass calibration.

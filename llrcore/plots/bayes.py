@@ -21,8 +21,9 @@ from plotly.subplots import make_subplots
 
 from ..binary.curves import DEFAULT_PLO, CurveSet, bayes_error_curves
 from ..prior import OperatingPoint, logit, sigmoid
+from .._deprecation import old_spellings
 from .._format import errors_phrase
-from ._operating_point import with_deprecated
+from ._operating_point import OPERATING_POINT, operating_point_of
 from ._style import LINE_WIDTH, REFERENCE_COLOUR, format_percent, legend_key, legend_label, operating_point_text
 from ._style import point_marker, style_figure, system_colour, with_alpha, wrap_label
 
@@ -266,12 +267,14 @@ def _add_cllr_bars(fig: go.Figure, curves: list, orientation: str, *, row: int, 
 # ----- normalised Bayes error ----------------------------------------------------------------------------------
 
 
+@old_spellings(OPERATING_POINT)
 def normalised_bayes_error_figure(
     systems,
     *,
     plo=None,
-    operating_point: OperatingPoint | float | None = None,
-    **deprecated,
+    p_target: OperatingPoint | float | None = None,
+    c_miss: float = 1.0,
+    c_fa: float = 1.0,
 ) -> go.Figure:
     """BOSARIS normalised Bayes error plot: actual and minimum Bayes error divided by the default.
 
@@ -285,14 +288,12 @@ def normalised_bayes_error_figure(
         (computed at the operating point; then the operating point is that of the curves)
     plo : array_like, optional
         Grid of effective prior log-odds; default :data:`DEFAULT_PLO`.
-    operating_point : OperatingPoint or float, optional
-        The user's operating point (a number is a P_target with unit costs): a vertical line at its
+    p_target, c_miss, c_fa : OperatingPoint or float, optional
+        The user's operating point (`p_target` may be an OperatingPoint, with its costs): a vertical line at its
         ``plo_eff = logit(P_target) + log(C_miss / C_fa)`` with each system's actDCF and minDCF marked (the costs
-        only move this point: the curves are the same for every cost). The loose ``p_target, c_miss, c_fa`` are
-        deprecated.
+        only move this point: the curves are the same for every cost).
     """
-    operating_point = with_deprecated(operating_point, deprecated, "normalised_bayes_error_figure")
-    curves = _curves(systems, plo, operating_point)
+    curves = _curves(systems, plo, operating_point_of(p_target, c_miss, c_fa))
     grid = next(iter(curves.values())).rates.plo
     op = next(iter(curves.values())).operating_point
     x_lo, x_hi = float(grid[0]), float(grid[-1])
@@ -341,8 +342,9 @@ def _dcf_markers(curve, colour: str) -> go.Scatter:
 # ----- Bayes error vs trapezium ----------------------------------------------------------------------------------
 
 
+@old_spellings(OPERATING_POINT)
 def bayes_error_trapezium_figure(
-    systems, *, plo=None, operating_point: OperatingPoint | float | None = None, log_scale: bool = True, **deprecated
+    systems, *, plo=None, p_target: OperatingPoint | float | None = None, log_scale: bool = True
 ) -> go.Figure:
     """The Bayes error rate against the prior with its trapezium bound ``min(P, 1 - P, EER)`` (Brümmer et al. 2021).
 
@@ -357,16 +359,14 @@ def bayes_error_trapezium_figure(
         (computed at the operating point; then the operating point is that of the curves)
     plo : array_like, optional
         Prior log-odds grid; default :data:`DEFAULT_PLO`.
-    operating_point : OperatingPoint or float, optional
-        The user's prior (a number is a P_target with unit costs): a vertical line at ``logit(P_target)`` with each
+    p_target : OperatingPoint or float, optional
+        The user's prior: a vertical line at ``logit(P_target)`` with each
         system's actual and minimum error rate there marked (the figure counts errors, not costs: for the errors
-        whose minimum are the decisions of unequal costs, pass ``OperatingPoint(op.p_eff)``, the effective prior).
-        The loose ``p_target`` is deprecated.
+        whose minimum are the decisions of unequal costs, pass ``op.p_eff``, the effective prior).
     log_scale : bool
         Logarithmic error-rate axis (the paper's choice; zeros are then not drawn).
     """
-    operating_point = with_deprecated(operating_point, deprecated, "bayes_error_trapezium_figure")
-    curves = _curves(systems, plo, operating_point)
+    curves = _curves(systems, plo, operating_point_of(p_target))
     grid = next(iter(curves.values())).rates.plo
     op = next(iter(curves.values())).operating_point
     default = np.minimum(sigmoid(grid), sigmoid(-grid))
@@ -454,7 +454,7 @@ def _curves(systems, plo=None, op: OperatingPoint | float | None = None) -> Curv
     """The Bayes error curves a figure draws: given, or computed from the systems at the operating point `op`."""
     if isinstance(systems, CurveSet):
         return systems
-    return bayes_error_curves(systems, plo, op)
+    return bayes_error_curves(systems, plo=plo, p_target=op)
 
 
 

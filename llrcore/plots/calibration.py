@@ -23,7 +23,8 @@ from ..binary.curves import CurveSet, pav_transforms
 from ..calibration.sweep import RuleSweep
 from ..calibration.weighting import RuleWeighting, ThresholdWeightings, bayes_threshold, threshold_weightings
 from ..prior import OperatingPoint, sigmoid
-from ._operating_point import operating_point_of, with_deprecated
+from .._deprecation import old_spellings
+from ._operating_point import OPERATING_POINT, operating_point_of
 from ._style import (
     LINE_WIDTH,
     REFERENCE_COLOUR,
@@ -103,15 +104,17 @@ def _p_axis(fig: go.Figure, x_range) -> None:
 # ----- fig. 1: threshold weighting ----------------------------------------------------------------------------------
 
 
+@old_spellings(OPERATING_POINT)
 def threshold_weighting_figure(
     rules,
     plo: float | None = None,
     *,
-    operating_point: OperatingPoint | float | Sequence[OperatingPoint | float] | None = None,
+    p_target: OperatingPoint | float | Sequence[OperatingPoint | float] | None = None,
+    c_miss: float = 1.0,
+    c_fa: float = 1.0,
     t=None,
     highlight: str | None = None,
     units: str = "ln",
-    **deprecated,
 ) -> go.Figure:
     """The effective weighting over LLR thresholds of prior-weighted proper scoring rules (fig. 1 of the paper).
 
@@ -129,10 +132,10 @@ def threshold_weighting_figure(
         `plo`, the operating points and `t` are theirs).
     plo : float
         The prior weighting ``tau`` (log-odds); needed with rules.
-    operating_point : OperatingPoint, float, or a sequence of them, optional
-        The user's operating point(s) (a number is a P_target with unit costs): a vertical line at each Bayes
-        threshold ``-plo_eff`` (several for a cost defined at several priors, such as Cprimary at 0.01 and 0.001;
-        they share their costs). The loose ``p_target, c_miss, c_fa`` are deprecated.
+    p_target, c_miss, c_fa : OperatingPoint, float, or a sequence of them, optional
+        The user's operating point(s) (`p_target` may be OperatingPoints, with their costs): a vertical line at each
+        Bayes threshold ``-plo_eff`` (several for a cost defined at several priors, such as Cprimary at 0.01 and
+        0.001; they share their costs).
     t : array_like, optional
         LLR thresholds to draw; default 1201 points covering the modes, ``-tau`` and the Bayes thresholds +-10.
     highlight : str, optional
@@ -141,13 +144,12 @@ def threshold_weighting_figure(
         The threshold axis, the modes and the thresholds' labels in natural-log LLRs or in ``log10 LR`` (the
         weights are then per log10 unit, still of unit area); the prior weighting ``tau`` stays a natural-log odds.
     """
-    operating_point = with_deprecated(operating_point, deprecated, "threshold_weighting_figure")
     if isinstance(rules, ThresholdWeightings):
         weightings = rules
     elif plo is None:
         raise ValueError("Give the prior weighting tau (plo) of the rules.")
     else:
-        p_targets, c_miss, c_fa = _shared_costs(operating_point)
+        p_targets, c_miss, c_fa = _shared_costs(operating_point_of(p_target, c_miss, c_fa))
         weightings = threshold_weightings(rules, plo, p_target=p_targets, c_miss=c_miss, c_fa=c_fa, t=t)
     fig = go.Figure()
     for position, weighting in enumerate(weightings.rules.values()):
@@ -168,8 +170,7 @@ def _shared_costs(operating_point) -> tuple[list[float] | None, float, float]:
     """``(p_targets, c_miss, c_fa)`` of one operating point or of several with the same costs (None: no point)."""
     if operating_point is None:
         return None, 1.0, 1.0
-    points = [operating_point_of(p) for p in ([operating_point] if np.ndim(operating_point) == 0
-                                              else operating_point)]
+    points = [operating_point] if isinstance(operating_point, OperatingPoint) else operating_point
     costs = {(p.c_miss, p.c_fa) for p in points}
     if len(costs) > 1:
         raise ValueError("The operating points of one threshold-weighting figure share their costs C_miss and C_fa.")
@@ -312,13 +313,15 @@ def _cost_range(fig: go.Figure, frame: pd.DataFrame, sweep: RuleSweep | None) ->
 # ----- fig. 3: LLRs against the PAV reference -----------------------------------------------------------------------
 
 
+@old_spellings(OPERATING_POINT)
 def calibration_transform_figure(
     systems,
     *,
-    operating_point: OperatingPoint | float | None = None,
+    p_target: OperatingPoint | float | None = None,
+    c_miss: float = 1.0,
+    c_fa: float = 1.0,
     max_points: int = 2000,
     units: str = "ln",
-    **deprecated,
 ) -> go.Figure:
     """Each system's LLRs against the PAV-optimal LLRs of the same trials (fig. 3 of the paper).
 
@@ -332,10 +335,10 @@ def calibration_transform_figure(
     ----------
     systems : Mapping[str, Trials], Trials, or the CurveSet of :func:`llrcore.binary.curves.pav_transforms`
         LLRs (e.g. the raw scores and one or more calibrations of them).
-    operating_point : OperatingPoint or float, optional
-        The user's operating point (a number is a P_target with unit costs): its Bayes threshold ``-plo_eff`` as a
-        vertical and a horizontal line. Decisions are right there when the curve passes through their crossing.
-        The loose ``p_target, c_miss, c_fa`` are deprecated.
+    p_target, c_miss, c_fa : OperatingPoint or float, optional
+        The user's operating point (`p_target` may be an OperatingPoint, with its costs): its Bayes threshold
+        ``-plo_eff`` as a vertical and a horizontal line. Decisions are right there when the curve passes through
+        their crossing.
     max_points : int
         Vertices per curve after decimation in plot space.
     units : {"ln", "log10"}
@@ -343,7 +346,7 @@ def calibration_transform_figure(
     """
     unit = llr_unit(units)
     transforms = systems if isinstance(systems, CurveSet) else pav_transforms(systems)
-    op = operating_point_of(with_deprecated(operating_point, deprecated, "calibration_transform_figure"))
+    op = operating_point_of(p_target, c_miss, c_fa)
     bayes = None if op is None else bayes_threshold(op)
     fig = go.Figure()
     y_values = []

@@ -24,7 +24,8 @@ from ._style import (
     style_figure,
     with_alpha,
 )
-from ._operating_point import operating_point_of, with_deprecated
+from .._deprecation import old_spellings
+from ._operating_point import OPERATING_POINT, operating_point_of
 from ._units import llr_factor, llr_unit, rescale_llr_axes
 
 __all__ = ["decision_figure", "errors_per_100_figure", "fixed_threshold_figure", "prior_axis"]
@@ -54,9 +55,10 @@ def _step(edges: np.ndarray, density: np.ndarray) -> tuple[np.ndarray, np.ndarra
     return edges, np.concatenate([density, density[-1:]])
 
 
-def decision_figure(trials, operating_point: OperatingPoint | float | None = None, *, bins: int = 80,
-                    log_density: bool = False, name: str | None = None, units: str = "ln",
-                    **deprecated) -> go.Figure:
+@old_spellings(OPERATING_POINT, positional=("p_target",))
+def decision_figure(trials, *, p_target: OperatingPoint | float | None = None, c_miss: float = 1.0, c_fa: float = 1.0,
+                    bins: int = 80, log_density: bool = False, name: str | None = None,
+                    units: str = "ln") -> go.Figure:
     """The two classes' LLR histograms, the Bayes threshold ``-plo_eff`` and the decisions it makes.
 
     Left of the threshold every trial is rejected, right of it accepted; the part of the target histogram on the
@@ -69,10 +71,9 @@ def decision_figure(trials, operating_point: OperatingPoint | float | None = Non
     trials : Trials or DecisionHistograms
         Scores taken as natural-log LLRs, or their histograms computed already by
         :func:`~llrcore.teaching.decisions.decision_histograms` (then the operating point, `bins` and `name` are theirs).
-    operating_point : OperatingPoint or float
-        The operating point (a number is a P_target with unit costs; see
-        :func:`~llrcore.teaching.decisions.bayes_decisions`); needed with Trials. The loose ``p_target, c_miss,
-        c_fa`` are deprecated.
+    p_target, c_miss, c_fa : OperatingPoint or float
+        The operating point (`p_target` may be an OperatingPoint, with its costs; see
+        :func:`~llrcore.teaching.decisions.bayes_decisions`); needed with Trials.
     bins : int
         About this many bins over the range of the scores.
     log_density : bool
@@ -81,8 +82,7 @@ def decision_figure(trials, operating_point: OperatingPoint | float | None = Non
         The LLR axis and the thresholds' labels in natural-log LLRs or in ``log10 LR`` (densities then per log10
         unit, each class still of area 1).
     """
-    operating_point = with_deprecated(operating_point, deprecated, "decision_figure")
-    histograms = _decision_histograms(trials, operating_point_of(operating_point), bins, name)
+    histograms = _decision_histograms(trials, operating_point_of(p_target, c_miss, c_fa), bins, name)
     fig = go.Figure()
     for label in ("target", "non-target"):
         _class_traces(fig, histograms, label, units)
@@ -97,7 +97,7 @@ def _decision_histograms(trials, op: OperatingPoint | None, bins, name) -> Decis
         return trials
     if op is None:
         raise ValueError("Give P(target), the prior of the decisions to draw.")
-    return decision_histograms(trials, op.p_target, op.c_miss, op.c_fa, bins=bins, name=name)
+    return decision_histograms(trials, p_target=op, bins=bins, name=name)
 
 
 def _class_traces(fig: go.Figure, histograms: DecisionHistograms, label: str, units: str = "ln") -> None:
@@ -233,9 +233,9 @@ def prior_axis(fig: go.Figure, x_range) -> None:
     )
 
 
-def fixed_threshold_figure(analysis: FixedThresholdAnalysis, *,
-                           operating_point: OperatingPoint | float | None = None, log_scale: bool = True,
-                           **deprecated) -> go.Figure:
+@old_spellings(OPERATING_POINT)
+def fixed_threshold_figure(analysis: FixedThresholdAnalysis, *, p_target: OperatingPoint | float | None = None,
+                           log_scale: bool = True) -> go.Figure:
     """What a score threshold fixed for a false-alarm rate on development data costs on evaluation data.
 
     Against the prior (x, in P(target) on a logit scale), the expected errors (or cost) per 100 evaluation
@@ -245,16 +245,14 @@ def fixed_threshold_figure(analysis: FixedThresholdAnalysis, *,
     near the prior it implicitly assumes, marked with a diamond. The table of the curves is
     :meth:`FixedThresholdAnalysis.to_frame <llrcore.teaching.decisions.FixedThresholdAnalysis.to_frame>`.
 
-    `operating_point` (optional) marks the user's prior with stars on the fixed-threshold and Bayes curves: an
-    OperatingPoint with the analysis' costs, or a bare P_target (the analysis' costs then stand). The loose
-    ``p_target`` is deprecated.
+    `p_target` (optional) marks the user's prior with stars on the fixed-threshold and Bayes curves: an
+    OperatingPoint with the analysis' costs, or a bare P_target (the analysis' costs then stand).
 
     Raises
     ------
     ValueError
         When the operating point's costs are not those the analysis was computed with.
     """
-    operating_point = with_deprecated(operating_point, deprecated, "fixed_threshold_figure")
     what = _cost_word(analysis)
     fig = go.Figure()
     for kind, label, line in _fixed_threshold_curves(analysis):
@@ -266,8 +264,8 @@ def fixed_threshold_figure(analysis: FixedThresholdAnalysis, *,
             meta=dict(system=None, kind=kind, label=label),
         ))
     _implied_prior_mark(fig, analysis, log_scale)
-    if operating_point is not None:
-        _your_prior_marks(fig, analysis, _analysis_point(analysis, operating_point))
+    if p_target is not None:
+        _your_prior_marks(fig, analysis, _analysis_point(analysis, p_target))
     style_figure(fig, two_line_title("Fixed false-alarm threshold vs Bayes decisions",
                                      "expected on the evaluation data at every prior"), height=620)
     prior_axis(fig, (float(analysis.plo[0]), float(analysis.plo[-1])))

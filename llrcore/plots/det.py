@@ -17,7 +17,8 @@ from scipy.special import ndtr, ndtri
 
 from ..binary.curves import MARKER_TITLES, CurveSet, DETCurve, DETMarker, det_curves
 from ..prior import OperatingPoint
-from ._operating_point import with_deprecated
+from .._deprecation import old_spellings
+from ._operating_point import OPERATING_POINT, operating_point_of
 from ._style import LINE_WIDTH, REFERENCE_COLOUR, decimation_indices, format_percent, legend_key, legend_label
 from ._style import _visible_length, operating_point_text, point_marker, style_figure, system_colour, with_alpha
 
@@ -233,14 +234,16 @@ def _pinned_note(fig: go.Figure, titles: dict[str, str]) -> None:
                       title=dict(yref="container", y=1 - 22 / height, yanchor="top"))
 
 
+@old_spellings(OPERATING_POINT)
 def det_figure(
     systems,
     *,
-    operating_point: OperatingPoint | float | None = None,
+    p_target: OperatingPoint | float | None = None,
+    c_miss: float = 1.0,
+    c_fa: float = 1.0,
     rocch: bool = True,
     steps: bool = False,
     rule_of_30: bool = False,
-    **deprecated,
 ) -> go.Figure:
     """DET curves of one or several systems on probit axes labelled in %, with their EER marked.
 
@@ -249,12 +252,11 @@ def det_figure(
     systems : Mapping[str, Trials], Trials, or the CurveSet of :func:`llrcore.det_curves`
         The systems to overlay (a system keeps its colour, by position, in every figure), or their DET curves
         computed already; then the operating point is the one the curves were computed at.
-    operating_point : OperatingPoint or float, optional
-        An operating point (a number is a P_target with unit costs). With it, each system gets two more markers:
-        the minimum-DCF point (the ROCCH vertex chosen by :meth:`~llrcore.binary.rates.SortedScores.min_rates` at
+    p_target, c_miss, c_fa : OperatingPoint or float, optional
+        An operating point (`p_target` may be an OperatingPoint, with its costs). With it, each system gets two more
+        markers: the minimum-DCF point (the ROCCH vertex chosen by :meth:`~llrcore.binary.rates.SortedScores.min_rates` at
         ``plo_eff``) and the actual-DCF point (the scores taken as LLRs and thresholded at ``-plo_eff``), with the
-        normalised costs in the legend and hover text. ``plo_eff = logit(P_target) + log(C_miss / C_fa)``. The
-        loose ``p_target, c_miss, c_fa`` are deprecated.
+        normalised costs in the legend and hover text. ``plo_eff = logit(P_target) + log(C_miss / C_fa)``.
     rocch : bool
         Draw the ROC-convex-hull DET (the default curve).
     steps : bool
@@ -280,8 +282,8 @@ def det_figure(
     threshold") and ``meta["pinned"]`` holding that note; its ``customdata`` keeps the true rates. The symbol key
     lists only the looks that are drawn.
     """
-    operating_point = with_deprecated(operating_point, deprecated, "det_figure")
-    curves = systems if isinstance(systems, CurveSet) else det_curves(systems, operating_point)
+    curves = systems if isinstance(systems, CurveSet) else det_curves(systems, p_target=operating_point_of(
+        p_target, c_miss, c_fa))
     axes = _Axes.fit(curves.values())
     fig = go.Figure()
     for position, curve in enumerate(curves.values()):

@@ -21,9 +21,11 @@ from collections.abc import Mapping
 import numpy as np
 import plotly.graph_objects as go
 
+from .._deprecation import old_spellings
 from ..data.trials import as_systems
 from ..forensic.ece import ECECurve, ece_curve
 from ..forensic.tippett import Tippett, tippett
+from ..forensic.units import from_log10
 from ..binary.histograms import FENCE, histogram_range
 from .._format import bits
 from ._style import LINE_WIDTH, REFERENCE_COLOUR, decimate_curve, format_percent, legend_key, legend_label
@@ -173,7 +175,8 @@ def _interleaved_dash(position: int, count: int, length: int = 9) -> str:
     return f"0px,{before}px,{length}px,{after}px" if before else f"{length}px,{after}px"
 
 
-def ece_figure(systems, *, prior_log10_odds=None, units: str = "log10") -> go.Figure:
+@old_spellings({"prior_log10_odds": ("plo", from_log10)})
+def ece_figure(systems, *, plo=None, units: str = "log10") -> go.Figure:
     """ECE plot: empirical cross-entropy in bits against the prior log10-odds.
 
     Per system (its colour): the ECE of its LLRs (solid) and of their PAV-calibrated version (dashed, the least any
@@ -187,14 +190,14 @@ def ece_figure(systems, *, prior_log10_odds=None, units: str = "log10") -> go.Fi
     Parameters
     ----------
     systems : Mapping[str, Trials], Trials, a sequence of Trials, or :class:`~llrcore.forensic.ECECurve` result(s)
-    prior_log10_odds : array_like, optional
-        The x grid (default -3 to 3), when the curves are computed here.
+    plo : array_like, optional
+        The grid of prior log-odds (natural log; default log10-odds -3 to 3), when the curves are computed here.
     units : {"log10", "ln"}
         The x axis in prior log10-odds (the default) or in natural-log prior odds ``logit P(H1)`` (``"ln"``).
     """
     odds = "log10-odds" if llr_unit(units) == LOG10_LR_TITLE else "log-odds (ln)"
     curves = _results(systems, ECECurve,
-                      lambda trials, name: ece_curve(trials, prior_log10_odds=prior_log10_odds, name=name))
+                      lambda trials, name: ece_curve(trials, plo=plo, name=name))
     first = next(iter(curves.values()))
     fig = go.Figure()
     fig.add_trace(go.Scatter(

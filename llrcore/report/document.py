@@ -16,7 +16,8 @@ from ..binary.metrics import effective_plo, metrics_table
 from ..calibration.analysis import METHODS
 from ..calibration.rules import BetaRule
 from ..data.trials import Trials, as_systems
-from ..plots._operating_point import with_deprecated
+from .._deprecation import old_spellings
+from ..plots._operating_point import OPERATING_POINT
 from ..prior import OperatingPoint, as_operating_point, sigmoid
 from .words import describe_calibration, escape_markdown
 from .conditions import Breakdown, Resampling, resample
@@ -157,23 +158,24 @@ class Report:
             out.write(self.to_html())
 
 
-def build_report(systems, *, operating_point: OperatingPoint | float | None = None, calibrate_on=None,
+@old_spellings(OPERATING_POINT)
+def build_report(systems, *, p_target: OperatingPoint | float = DEFAULT_P_TARGET, c_miss: float = 1.0,
+                 c_fa: float = 1.0, calibrate_on=None,
                  calibrate: bool = True, method: str = "affine", rule: BetaRule | None = None,
                  calibration_prior: float | None = None, sources: Mapping[str, str] | None = None,
                  class_names: tuple[str, str] = ("target", "non-target"), title: str | None = None,
                  command: str | None = None, by: str | Sequence[str] | None = None, ci: float | None = None,
                  bootstrap: int = 1000, group_by: str | None = None, seed: int = 0,
-                 progress: Callable[[int, int], None] | None = None, **deprecated) -> Report:
+                 progress: Callable[[int, int], None] | None = None) -> Report:
     """Compute a report of one or several systems at an operating point.
 
     Parameters
     ----------
     systems : Mapping[str, Trials] or Trials
         The evaluation scores, taken as natural-log LLRs.
-    operating_point : OperatingPoint or float, optional
-        The operating point (errors per 100 trials are counted at its effective prior); a number is a P_target with
-        unit costs. Default: P_target = 0.01 with unit costs. The loose ``p_target, c_miss, c_fa`` are deprecated
-        (they still work in this release, with a DeprecationWarning).
+    p_target, c_miss, c_fa : OperatingPoint or float
+        The operating point (errors per 100 trials are counted at its effective prior); `p_target` may be an
+        OperatingPoint, with its costs. Default: P_target = 0.01 with unit costs.
     calibrate_on : Trials or Mapping[str, Trials], optional
         Development trials to train the calibration on (one set for every system, or one per system name).
         Without it, each system is calibrated by 5-fold cross-validation on its own trials, so no trial is
@@ -217,8 +219,7 @@ def build_report(systems, *, operating_point: OperatingPoint | float | None = No
         in that system's summary instead.
     """
     systems = as_systems(systems)
-    op = with_deprecated(operating_point, deprecated, "build_report", default_p_target=DEFAULT_P_TARGET)
-    op = as_operating_point(DEFAULT_P_TARGET if op is None else op)
+    op = as_operating_point(p_target, c_miss, c_fa)
     if method not in METHODS:
         raise ValueError(f"Unknown calibration method {method!r}: use one of {', '.join(METHODS)}.")
     cal_plo = op.plo_eff if calibration_prior is None else float(effective_plo(calibration_prior))
@@ -280,8 +281,7 @@ def _settings(op: OperatingPoint, class_names, calibration) -> dict:
         "llrcore": __version__,
         "Python, NumPy, plotly": f"{platform.python_version()}, {np.__version__}, {plotly.__version__}",
     }
-    call = (f"llrcore.build_report(systems, operating_point=llrcore.OperatingPoint({op.p_target!r}, "
-            f"c_miss={op.c_miss!r}, c_fa={op.c_fa!r}), ")
+    call = f"llrcore.build_report(systems, p_target={op.p_target!r}, c_miss={op.c_miss!r}, c_fa={op.c_fa!r}, "
     if calibration is None:
         settings["in Python"] = call + "calibrate=False)"
         return settings

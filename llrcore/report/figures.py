@@ -37,7 +37,7 @@ def report_figures(report) -> dict[str, ReportFigure]:
         "det": ReportFigure(
             "DET",
             "How often does it miss, and how often does it raise a false alarm?",
-            with_det_bands(plots.det_figure(systems, operating_point=op), bands, list(systems)),
+            with_det_bands(plots.det_figure(systems, p_target=op), bands, list(systems)),
             f"Each curve shows the share of {tar_name} trials the system misses (up) against the share of {non_name} "
             "trials it wrongly accepts (right), for every possible decision threshold: the nearer the bottom-left "
             "corner, the better. The circle marks the equal error rate (EER), the diamond the best threshold at "
@@ -48,7 +48,7 @@ def report_figures(report) -> dict[str, ReportFigure]:
         "bayes_error": ReportFigure(
             "Bayes error",
             "Out of 100 trials, how many errors at every prior?",
-            plots.bayes_error_trapezium_figure(systems, operating_point=OperatingPoint(report.p_eff)),
+            plots.bayes_error_trapezium_figure(systems, p_target=OperatingPoint(report.p_eff)),
             "The error rate when the scores are used as likelihood ratios (solid), with perfect calibration "
             "(dashed) and without any system (dotted), for every proportion of targets along the bottom; the "
             "numbers of the summary are marked on the vertical line. The shaded trapezium is the limit the equal "
@@ -65,7 +65,7 @@ def report_figures(report) -> dict[str, ReportFigure]:
         "calibration": ReportFigure(
             "Calibration vs PAV",
             "Do its likelihood ratios mean what they say?",
-            calibration_transform_figure(both, operating_point=op),
+            calibration_transform_figure(both, p_target=op),
             "Each curve compares the log-likelihood ratio a trial received (across) with the best one these trials "
             "support (up, found by PAV): on the diagonal, a likelihood ratio means exactly what it says. Where a "
             "curve is flatter than the diagonal the system overstates the evidence, where it is steeper it "

@@ -45,6 +45,7 @@ from types import MappingProxyType
 import numpy as np
 import pandas as pd
 
+from .._deprecation import old_spellings
 from ..data.checks import as_scores
 from .tdcf import ReadOnlyCostModel, checked_values
 
@@ -138,7 +139,8 @@ def _cost(model: Mapping, pmiss, pfa_non, pfa_spoof, default: float):
             + model["Cfa_cm"] * model["Pspoof"] * pfa_spoof) / default
 
 
-def a_dcf(target, nontarget, spoof, *, cost_model: str | Mapping | None = "asvspoof5",
+@old_spellings({"target": "tar", "nontarget": "non"})
+def a_dcf(tar, non, spoof, *, cost_model: str | Mapping | None = "asvspoof5",
           threshold: float | None = None) -> ADCF:
     """Normalised a-DCF of an SASV system over all its thresholds, with its minimum (Shim et al., Odyssey 2024).
 
@@ -148,7 +150,7 @@ def a_dcf(target, nontarget, spoof, *, cost_model: str | Mapping | None = "asvsp
 
     Parameters
     ----------
-    target, nontarget, spoof : array_like
+    tar, non, spoof : array_like
         SASV scores (one per trial; higher = more likely the claimed speaker, bona fide) of target, zero-effort
         non-target and spoofed trials; ``+inf`` and ``-inf`` allowed, NaN refused.
     cost_model : str or dict
@@ -166,8 +168,8 @@ def a_dcf(target, nontarget, spoof, *, cost_model: str | Mapping | None = "asvsp
         With a sentence for empty scores or missing ones (NaN), an unknown preset or a bad cost model.
     """
     model = _cost_model(cost_model)
-    tar = np.sort(as_scores(target, "SASV scores of target trials"))
-    non = np.sort(as_scores(nontarget, "SASV scores of non-target trials"))
+    tar = np.sort(as_scores(tar, "SASV scores of target trials"))
+    non = np.sort(as_scores(non, "SASV scores of non-target trials"))
     spf = np.sort(as_scores(spoof, "SASV scores of spoofed trials"))
     default = min(model["Cfa_asv"] * model["Pnon"] + model["Cfa_cm"] * model["Pspoof"], model["Cmiss"] * model["Ptar"])
     if not default > 0:

@@ -61,6 +61,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from .._deprecation import old_spellings
 from ..data.checks import as_scores
 from ..data.records import one_row
 
@@ -250,7 +251,8 @@ def _accelerated_window(cm, asv):
             _points(asv, slice(max(asv_centre - _WINDOW, 0), asv_centre + _WINDOW)))
 
 
-def t_eer(cm_bonafide, cm_spoof, asv_target, asv_nontarget, asv_spoof, *, convention: str = "llrcore") -> TandemEER:
+@old_spellings({"asv_target": "asv_tar", "asv_nontarget": "asv_non"})
+def t_eer(cm_bonafide, cm_spoof, asv_tar, asv_non, asv_spoof, *, convention: str = "llrcore") -> TandemEER:
     """The concurrent t-EER of a countermeasure in tandem with a speaker verifier (Kinnunen et al., IEEE TPAMI 2023).
 
     The definition, the organisers' way of finding it and the conventions are in the module docstring
@@ -261,7 +263,7 @@ def t_eer(cm_bonafide, cm_spoof, asv_target, asv_nontarget, asv_spoof, *, conven
     cm_bonafide, cm_spoof : array_like
         CM scores of bona fide and of spoofed trials (higher = more bona fide). For an SASV list (ASVspoof 5), the
         bona fide ones are the CM scores of its target and its non-target trials together.
-    asv_target, asv_nontarget, asv_spoof : array_like
+    asv_tar, asv_non, asv_spoof : array_like
         ASV scores of target, zero-effort non-target and spoofed trials.
     convention : {"llrcore", "asvspoof5", "asvspoof5-accelerated"}
         The operating points: ``"llrcore"`` (default) those a threshold reaches, tie blocks never split;
@@ -284,7 +286,7 @@ def t_eer(cm_bonafide, cm_spoof, asv_target, asv_nontarget, asv_spoof, *, conven
                          "compute_teer_accelerated).")
     bonafide = _sorted(cm_bonafide, "CM scores of bona fide trials")
     cm_spoof = _sorted(cm_spoof, "CM scores of spoofed trials")
-    asv = [_sorted(asv_target, "ASV target scores"), _sorted(asv_nontarget, "ASV non-target scores"),
+    asv = [_sorted(asv_tar, "ASV target scores"), _sorted(asv_non, "ASV non-target scores"),
            _sorted(asv_spoof, "ASV spoof scores")]
     if convention == "llrcore":
         cm, asv = _cm_points(bonafide, cm_spoof), _asv_points(*asv)
@@ -324,7 +326,7 @@ def t_eer_conventions(cm_bonafide, cm_spoof, asv_tar, asv_non, asv_spoof) -> pd.
     Parameters
     ----------
     cm_bonafide, cm_spoof, asv_tar, asv_non, asv_spoof : array_like
-        As :func:`t_eer` (its `asv_target`, `asv_nontarget`, `asv_spoof`).
+        As :func:`t_eer`.
 
     Returns
     -------

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from .._deprecation import COSTS, old_spellings
 from ..binary.histograms import histogram_range
 from ..binary.metrics import bayes_error_rates, effective_plo, trials_table
 from ..binary.rates import SortedScores
@@ -247,7 +248,8 @@ def _min_threshold(table: SortedScores, plo_eff: float) -> float:
     return float(table.unique[blocks.first[j]]) if j < blocks.first.size else np.inf
 
 
-def bayes_decisions(trials, p_target: float | OperatingPoint, c_miss: float = 1.0, c_fa: float = 1.0, *,
+@old_spellings(positional=COSTS)
+def bayes_decisions(trials, *, p_target: float | OperatingPoint, c_miss: float = 1.0, c_fa: float = 1.0,
                     name: str | None = None) -> DecisionSummary:
     """Bayes decisions of LLRs at one operating point: rates, expected costs and the "out of 100" sentence.
 
@@ -381,7 +383,8 @@ def _aligned_edges(lo: float, hi: float, bins: int, threshold: float) -> np.ndar
     return threshold + width * np.arange(first, last + 1)
 
 
-def decision_histograms(trials, p_target: float | OperatingPoint, c_miss: float = 1.0, c_fa: float = 1.0, *,
+@old_spellings(positional=COSTS)
+def decision_histograms(trials, *, p_target: float | OperatingPoint, c_miss: float = 1.0, c_fa: float = 1.0,
                         bins: int = 80, name: str | None = None) -> DecisionHistograms:
     """The Bayes decisions of :func:`bayes_decisions` over the two classes' LLR histograms.
 
@@ -399,7 +402,7 @@ def decision_histograms(trials, p_target: float | OperatingPoint, c_miss: float 
     name : str, optional
         Default: the name of the Trials.
     """
-    summary = bayes_decisions(trials, p_target, c_miss, c_fa, name=name)
+    summary = bayes_decisions(trials, p_target=p_target, c_miss=c_miss, c_fa=c_fa, name=name)
     table = trials_table(trials)
     lo, hi = histogram_range([table.tar, table.non])
     span, threshold = hi - lo, summary.threshold

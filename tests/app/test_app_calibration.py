@@ -283,7 +283,7 @@ def test_compare_controls_change_the_sweep(at):
     assert "actDCF (P=0.01)" in table.columns
     rules = [lc.BetaRule.logarithmic(), lc.BetaRule.brier()]
     expected = lc.sweep_prior_weighting(trials(at, ASV_DEV), trials(at, ASV_EVAL), rules, np.linspace(-8, 0, 5),
-                                        p_targets=0.01)
+                                        p_target=0.01)
     assert table["actDCF (P=0.01)"].min() == pytest.approx(expected.frame["cost"].min(), rel=1e-12)
 
 

@@ -142,7 +142,7 @@ def test_the_lre_costs_shown_are_the_librarys(at, label, folder, score_type, tra
     assert list(table.columns) == ["Cavg (P_target 0.5)", "minCavg (0.5)", "LRE Cprimary", "min Cprimary"]
     for row, llrs in (("raw LLRs", scores.llrs), ("after calibration", calibrated)):
         shown = table.loc[row]
-        assert shown.iloc[0] == f"{lc.cavg(llrs, 0.5, labels=scores.labels):.4f}"
-        assert shown.iloc[1] == f"{lc.cavg(llrs, 0.5, labels=scores.labels, minimum=True):.4f}"
+        assert shown.iloc[0] == f"{lc.cavg(llrs, p_target=0.5, labels=scores.labels):.4f}"
+        assert shown.iloc[1] == f"{lc.cavg(llrs, p_target=0.5, labels=scores.labels, minimum=True):.4f}"
         assert shown.iloc[2] == f"{lc.lre_cprimary(llrs, labels=scores.labels):.4f}"
         assert shown.iloc[3] == f"{lc.lre_cprimary(llrs, labels=scores.labels, minimum=True):.4f}"

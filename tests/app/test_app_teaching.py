@@ -68,7 +68,7 @@ def test_bayes_page_opens_on_the_miscalibrated_demo_with_the_library_numbers():
     assert shown["Perfectly calibrated"] == per_100(100 * rates.minimum[0])
     assert shown["Bound from the EER"] == per_100(100 * rates.trapezium[0])
     assert shown["Without the system"] == per_100(100 * rates.default[0]) == "1.0"
-    assert sentences(at)[0] == lc.bayes_decisions(fvc, 0.01).sentence()
+    assert sentences(at)[0] == lc.bayes_decisions(fvc, p_target=0.01).sentence()
     assert sentences(at)[0].startswith("Out of 100 trials at P(target) = 1 %, this system makes about 0.37 errors")
     assert set(charts(at)) == {"bayes_threshold", "bayes_per_100"}
     assert "+4.60" in " ".join(c.value for c in at.caption)  # the Bayes threshold logit(99)
@@ -88,7 +88,7 @@ def test_every_bayes_control_changes_the_sentence_and_the_figures():
     before_text, before_charts = sentences(at)[0], charts(at)
     at.selectbox(key="bayes_system").set_value(ASV_EVAL).run()
     trials = at.session_state["systems"][ASV_EVAL].trials
-    assert sentences(at)[0] == lc.bayes_decisions(trials, 0.1, 10.0, 5.0).sentence() != before_text
+    assert sentences(at)[0] == lc.bayes_decisions(trials, p_target=0.1, c_miss=10.0, c_fa=5.0).sentence() != before_text
     assert charts(at)["bayes_threshold"] != before_charts["bayes_threshold"]
 
 

@@ -109,8 +109,8 @@ def test_equalised_cprimary_is_the_mean_over_partitions(table):
     trials = trials_of(table)
     parts = [table[table.gender == g] for g in ("f", "m")]
     expected = np.mean([lc.cprimary(p.score[p.label].to_numpy(), p.score[~p.label].to_numpy(),
-                                    p_targets=(0.01, 0.005)) for p in parts])
-    assert lc.cprimary(trials, p_targets="SRE16", partition_by="gender") == pytest.approx(expected, rel=1e-12)
+                                    p_target=(0.01, 0.005)) for p in parts])
+    assert lc.cprimary(trials, p_target="SRE16", partition_by="gender") == pytest.approx(expected, rel=1e-12)
 
 
 def brute_force_equalised_minimum(parts: list[pd.DataFrame], p_targets) -> float:
@@ -127,7 +127,7 @@ def test_equalised_minimum_uses_one_threshold_for_all_partitions(table):
     trials = trials_of(table)
     parts = [table[(table.gender == g) & (table.language == lang)] for g in ("f", "m") for lang in ("en", "es", "zh")]
     expected = brute_force_equalised_minimum(parts, (0.01, 0.05))
-    assert lc.cprimary(trials, p_targets="SRE21", partition_by=["gender", "language"], minimum=True) == \
+    assert lc.cprimary(trials, p_target="SRE21", partition_by=["gender", "language"], minimum=True) == \
         pytest.approx(expected, rel=1e-10)
 
 
@@ -135,7 +135,7 @@ def test_primary_costs_by_evaluation_name():
     assert lc.prior.primary_p_targets("SRE'12") == (0.01, 0.001)
     assert lc.prior.primary_p_targets("sre18 vast") == (0.05,)
     with pytest.raises(ValueError, match="No primary cost is known for 'SRE99'"):
-        lc.cprimary([1.0], [0.0], p_targets="SRE99")
+        lc.cprimary([1.0], [0.0], p_target="SRE99")
 
 
 def test_condition_intervals_enter_the_table(table):
@@ -166,7 +166,7 @@ def test_evaluate_with_by_still_answers_for_one_release_with_a_warning_naming_th
 
 def test_the_primary_cost_of_a_named_evaluation_rides_through_evaluate_and_bootstrap(table):
     trials = trials_of(table)
-    expected = lc.cprimary(trials, p_targets=(0.01, 0.05))
+    expected = lc.cprimary(trials, p_target=(0.01, 0.05))
     assert lc.evaluate(trials, primary="SRE21").cprimary == expected
     assert lc.evaluate_by_condition(trials, "gender", primary="SRE21").pooled.metrics.cprimary == expected
     assert lc.evaluate(trials).primary == (0.01, 0.001) and lc.evaluate(trials, primary="sre16").primary == (0.01, 0.005)

@@ -34,7 +34,7 @@ def normalised_dcf(p, c_miss, c_fa, pmiss, pfa):
 @pytest.mark.parametrize("p_target, c_miss, c_fa", [(0.01, 1, 1), (0.01, 10, 1), (0.5, 1, 3)])
 def test_det_markers_are_the_counted_rates_and_the_librarys_costs(systems, p_target, c_miss, c_fa):
     op = lc.OperatingPoint(p_target, c_miss, c_fa)
-    curves = lc.det_curves(systems, p_target, c_miss, c_fa)
+    curves = lc.det_curves(systems, p_target=p_target, c_miss=c_miss, c_fa=c_fa)
     assert list(curves) == ["ASV", "FVC"]
     for name, trials in systems.items():
         curve = curves[name]
@@ -43,7 +43,7 @@ def test_det_markers_are_the_counted_rates_and_the_librarys_costs(systems, p_tar
         assert (act.miss_rate, act.false_alarm_rate) == pytest.approx((pmiss, pfa), rel=1e-12, abs=1e-15)
         assert act.cost == pytest.approx(normalised_dcf(p_target, c_miss, c_fa, pmiss, pfa), rel=1e-12)
         minimum = curve.marker("min_dcf")
-        assert minimum.cost == lc.min_dcf(trials, op)
+        assert minimum.cost == lc.min_dcf(trials, p_target=op)
         assert minimum.cost == pytest.approx(normalised_dcf(p_target, c_miss, c_fa, minimum.miss_rate,
                                                             minimum.false_alarm_rate), rel=1e-12)
         assert curve.marker("eer").cost == curve.eer == lc.eer(trials)
@@ -53,7 +53,7 @@ def test_det_markers_are_the_counted_rates_and_the_librarys_costs(systems, p_tar
 
 
 def test_det_table_is_what_a_user_downloads(systems):
-    curves = lc.det_curves(systems, lc.OperatingPoint.sre12())
+    curves = lc.det_curves(systems, p_target=lc.OperatingPoint.sre12())
     frame = curves.to_frame()
     assert list(frame.columns) == ["system", "kind", "false_alarm_rate", "miss_rate", "cost"]
     for name, trials in systems.items():
@@ -94,13 +94,13 @@ def test_the_trapezium_curve_has_its_corners(systems):
 
 def test_figures_draw_the_curves_they_are_given(systems):
     op = lc.OperatingPoint(0.01, c_miss=10)
-    det = lc.det_curves(systems, op)
-    from_curves, from_systems = lc.plots.det_figure(det), lc.plots.det_figure(systems, operating_point=op)
+    det = lc.det_curves(systems, p_target=op)
+    from_curves, from_systems = lc.plots.det_figure(det), lc.plots.det_figure(systems, p_target=op)
     assert from_curves.to_json() == from_systems.to_json()
     bayes = lc.bayes_error_curves(systems, p_target=op)
     for draw in (lc.plots.ape_figure, lc.plots.normalised_bayes_error_figure, lc.plots.bayes_error_trapezium_figure):
         assert draw(bayes).to_json() == draw(systems, **({} if draw is lc.plots.ape_figure else
-                                                            {"operating_point": op})).to_json()
+                                                            {"p_target": op})).to_json()
 
 
 def test_score_histograms_count_every_trial_in_range(systems):

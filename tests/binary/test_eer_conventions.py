@@ -199,7 +199,7 @@ def _random_lists(n_lists, seed):
 
 
 def _rows(tar, non, p_target=0.01, c_miss=1.0, c_fa=1.0):
-    result = lc.eer_conventions(lc.Trials(tar, non), p_target, c_miss, c_fa)
+    result = lc.eer_conventions(lc.Trials(tar, non), p_target=p_target, c_miss=c_miss, c_fa=c_fa)
     return {c.tool.split()[0]: c for c in result.conventions}
 
 
@@ -332,7 +332,7 @@ def test_identities_on_real_scores(case):
     rows = {c.tool.split()[0]: c for c in result.conventions}
     ours = rows["llrcore"]
     assert ours.eer == lc.eer(tar, non)
-    assert ours.min_dcf == pytest.approx(lc.min_dcf(tar, non, 0.05, 2))
+    assert ours.min_dcf == pytest.approx(lc.min_dcf(tar, non, p_target=0.05, c_miss=2))
     assert rows["scikit-learn"].eer >= ours.eer - 1e-15  # the lines between steps lie on or above the hull
     c_default = min(2 * 0.05, 0.95)
     # SpeechBrain's cost is float32: the identity holds to its precision
@@ -342,7 +342,7 @@ def test_identities_on_real_scores(case):
 
 def test_frame_and_notes():
     trials = lc.Trials([0.0, 1.0, 1.0, 2.0], [1.0, -1.0, 0.5])
-    result = lc.eer_conventions(trials, lc.OperatingPoint(0.01))
+    result = lc.eer_conventions(trials, p_target=lc.OperatingPoint(0.01))
     frame = result.to_frame(percent=True)
     assert list(frame.columns) == ["tool", "EER %", "EER % − ours", "minDCF", "minDCF − ours", "threshold", "why"]
     assert len(frame) == 7 and frame["EER % − ours"].iloc[0] == 0

@@ -117,7 +117,7 @@ def test_objective_and_bayes_error_rates_refuse_nan(normal_scores):
 
 def test_cprimary_needs_a_prior(normal_scores):
     with pytest.raises(ValueError, match="at least one P_target"):
-        lc.cprimary(*normal_scores, p_targets=[])
+        lc.cprimary(*normal_scores, p_target=[])
 
 
 def test_forgotten_non_targets_are_named():

@@ -33,7 +33,7 @@ def test_every_metric_is_defined(case):
         assert not np.isnan(getattr(metrics, field)), field
     assert 0 <= metrics.eer <= 0.5 and 0 <= metrics.min_cllr <= 1
     assert 0 <= metrics.calibration_loss_percent <= 100
-    rates = lc.bayes_error_rates(tar, non, PRIORS, c_miss=3.0)
+    rates = lc.bayes_error_rates(tar, non, plo=PRIORS, c_miss=3.0)
     for values in (rates.actual, rates.minimum, rates.default, rates.trapezium, rates.normalised_actual,
                    rates.normalised_minimum):
         assert np.isfinite(values).all()

@@ -1,5 +1,5 @@
 """Issue 28's library numbers: huge finite LLRs, exact ties in the minimum Cavg, the equalised Cprimary to the last
-bits, and a prior given second after a Trials.
+bits (the prior given second after a Trials is in test_signatures.py, its deprecation path since issue 42).
 
 Independent references, each computed here and never by llrcore:
 
@@ -10,9 +10,7 @@ Independent references, each computed here and never by llrcore:
   other classes) at 60 digits with ``mpmath`` (values closer than 1e-40 are one tie), the costs as
   ``fractions.Fraction`` of whole counts, rejecting everything and accepting everything among the candidates;
 - the equalised Cprimary of NIST SRE16-21 as ``Fraction`` sums of each partition's miss and false-alarm counts over
-  its own totals (docs/uncertainty.md's example, ASVspoof 2019 LA LFCC-GMM by attack, and a hand case);
-- minDCF and actDCF of a hand case as ``Fraction`` minima over all thresholds, and each function's keyword form for
-  the prior given second.
+  its own totals (docs/uncertainty.md's example, ASVspoof 2019 LA LFCC-GMM by attack, and a hand case).
 
 Each test failed before its fix (issue 28).
 """
@@ -77,10 +75,10 @@ def test_cllr_of_huge_finite_llrs_beside_costless_infinities_is_exact(tar, non):
 
 @pytest.mark.parametrize("tar, non", HUGE_CASES)
 def test_ece_of_huge_finite_llrs_is_exact_at_every_prior(tar, non):
-    assert lc.ece(tar, non, 0.0) == lc.cllr(tar, non)
+    assert lc.ece(tar, non, plo=0.0) == lc.cllr(tar, non)
     for plo in (0.0, -3.0, 2.5, -800.0, 700.0, 1e308, -1e308, 1.7e308):
-        assert close(lc.ece(tar, non, plo), exact_ece(tar, non, plo)), plo
-        assert close(lc.ece(lc.Trials(tar, non), plo), exact_ece(tar, non, plo)), plo
+        assert close(lc.ece(tar, non, plo=plo), exact_ece(tar, non, plo)), plo
+        assert close(lc.ece(lc.Trials(tar, non), plo=plo), exact_ece(tar, non, plo)), plo
 
 
 def test_a_reweighted_cllr_of_huge_llrs_is_that_of_the_trials_it_draws():
@@ -135,8 +133,8 @@ LLR = st.one_of(st.sampled_from([INF, -INF, 1e308, -1e308, BIGGEST, -BIGGEST, 1.
 def test_ece_at_prior_log_odds_zero_is_cllr_everywhere(tar, non):
     exact = exact_ece(tar, non)
     trials = lc.Trials(tar, non)
-    assert lc.ece(tar, non, 0.0) == lc.cllr(tar, non)
-    assert lc.ece(trials, 0.0) == lc.cllr(trials) == lc.ece_curve(trials, prior_log10_odds=[0.0]).system[0]
+    assert lc.ece(tar, non, plo=0.0) == lc.cllr(tar, non)
+    assert lc.ece(trials, plo=0.0) == lc.cllr(trials) == lc.ece_curve(trials, plo=[0.0]).system[0]
     for value in (lc.cllr(tar, non), lc.cllr(trials)):
         assert close(value, exact), (value, exact)
 
@@ -145,7 +143,7 @@ def test_ece_at_prior_log_odds_zero_is_cllr_everywhere(tar, non):
 @given(st.lists(LLR, min_size=1, max_size=4), st.lists(LLR, min_size=1, max_size=4),
        st.one_of(st.sampled_from([-1e308, -800.0, -710.0, -30.0, 3.5, 705.0, 900.0, 1.7e308]), st.floats(-40, 40)))
 def test_ece_is_exact_at_any_prior(tar, non, plo):
-    assert close(lc.ece(tar, non, plo), exact_ece(tar, non, plo), rel=1e-13)
+    assert close(lc.ece(tar, non, plo=plo), exact_ece(tar, non, plo), rel=1e-13)
 
 
 # ----- 2. minimum Cavg ---------------------------------------------------------------------------------------------
@@ -200,7 +198,7 @@ def brute_cavg(matrix, labels, p_target, threshold=None) -> Fraction:
 def test_min_cavg_of_rows_that_differ_by_a_constant_keeps_the_tie():
     matrix, labels = [[0, 2, 1], [0, -1, 1], [0, -1, 2], [-1, -2, 0]], [0, 1, 2, 2]
     assert brute_cavg(matrix, labels, 0.5) == Fraction(5, 6)
-    assert lc.cavg(matrix, 0.5, labels=labels, minimum=True) == float(Fraction(5, 6))
+    assert lc.cavg(matrix, p_target=0.5, labels=labels, minimum=True) == float(Fraction(5, 6))
     det = np.column_stack([lc.detection_llrs(np.array(matrix, float), t) for t in range(3)])
     assert (det[1] == det[3]).all()
 
@@ -208,8 +206,8 @@ def test_min_cavg_of_rows_that_differ_by_a_constant_keeps_the_tie():
 def test_min_cavg_never_exceeds_rejecting_everything():
     matrix, labels = [[0.0, 0.0], [0.0, -INF]], [0, 1]  # trial 1 is certainly class 0: a false alarm at any threshold
     assert brute_cavg(matrix, labels, 0.1) == 1
-    assert lc.cavg(matrix, 0.1, labels=labels, minimum=True) == 1.0
-    assert lc.cavg(matrix, 0.1, labels=labels) == float(brute_cavg(matrix, labels, 0.1, mp.log(9)))  # 5.5
+    assert lc.cavg(matrix, p_target=0.1, labels=labels, minimum=True) == 1.0
+    assert lc.cavg(matrix, p_target=0.1, labels=labels) == float(brute_cavg(matrix, labels, 0.1, mp.log(9)))  # 5.5
 
 
 def random_case(rng):
@@ -232,12 +230,12 @@ def test_min_cavg_is_the_brute_force_minimum_over_every_threshold(seed):
     rows = matrix.tolist()
     for p_target in (0.5, 0.1, 0.8):
         exact = brute_cavg(rows, labels.tolist(), p_target)
-        value = lc.cavg(matrix, p_target, labels=labels, minimum=True)
+        value = lc.cavg(matrix, p_target=p_target, labels=labels, minimum=True)
         assert value == pytest.approx(float(exact), rel=1e-15, abs=1e-300), (p_target, rows, labels)
         assert value <= min(1.0, float((1 - Fraction(p_target)) / Fraction(p_target))) + 1e-15
         with mp.workdps(60):
             bayes = mp.log((1 - mp.mpf(p_target)) / mp.mpf(p_target))
-        actual = lc.cavg(matrix, p_target, labels=labels)
+        actual = lc.cavg(matrix, p_target=p_target, labels=labels)
         assert actual == pytest.approx(float(brute_cavg(rows, labels.tolist(), p_target, bayes)), rel=1e-15)
         assert value <= actual + 1e-15
 
@@ -274,7 +272,7 @@ def test_equalised_cprimary_of_the_readme_example_is_exact():
     for name, trials in cm.items():  # docs/uncertainty.md's LFCC-GMM first
         for p_targets in ("SRE16", "SRE21", "SRE12", (0.3, 0.5)):  # SRE21 and 0.5 were 4e-14 and 2e-12 off
             exact = exact_equalised_cprimary(trials, "attack", lc.prior.primary_p_targets(p_targets))
-            value = lc.cprimary(trials, p_targets=p_targets, partition_by="attack")
+            value = lc.cprimary(trials, p_target=p_targets, partition_by="attack")
             assert value == pytest.approx(float(exact), rel=1e-15), (name, p_targets)
 
 
@@ -291,7 +289,7 @@ def test_equalised_cprimary_of_a_hand_case_is_exact():
     trials = hand_trials()
     for p_targets in ((0.01, 0.005), (0.3,), (0.05, 0.2, 0.5)):
         exact = exact_equalised_cprimary(trials, "lang", p_targets)
-        assert lc.cprimary(trials, p_targets, partition_by="lang") == pytest.approx(float(exact), rel=1e-15)
+        assert lc.cprimary(trials, p_target=p_targets, partition_by="lang") == pytest.approx(float(exact), rel=1e-15)
 
 
 def test_equalised_min_cprimary_is_the_exact_least_cost_of_each_prior():
@@ -306,83 +304,5 @@ def test_equalised_min_cprimary_is_the_exact_least_cost_of_each_prior():
             total += min(sum(Fraction(int((tar < t).sum()), tar.size) + beta * Fraction(int((non >= t).sum()),
                                                                                           non.size)
                              for tar, non in parts) / 3 for t in thresholds)
-        value = lc.cprimary(trials, p_targets, partition_by="lang", minimum=True)
+        value = lc.cprimary(trials, p_target=p_targets, partition_by="lang", minimum=True)
         assert value == pytest.approx(float(total / len(p_targets)), rel=1e-15)
-
-
-# ----- 4. the prior second after a Trials ---------------------------------------------------------------------------
-TAR, NON = [1.0, 2.0, 3.0, 0.2], [-1.0, 0.5, 2.5, -0.3, 0.1]
-
-
-def exact_dcf(p, c_miss=1, c_fa=1, actual=False) -> float:
-    """Normalised DCF, least over all thresholds or at the Bayes threshold, as a Fraction rounded once."""
-    p, c_miss, c_fa = Fraction(p), Fraction(c_miss), Fraction(c_fa)
-
-    def cost(t):
-        misses = Fraction(sum(1 for s in TAR if s < t), len(TAR))
-        false_alarms = Fraction(sum(1 for s in NON if s >= t), len(NON))
-        return (p * c_miss * misses + (1 - p) * c_fa * false_alarms) / min(p * c_miss, (1 - p) * c_fa)
-
-    if actual:
-        return float(cost(math.log((1 - p) * c_fa / (p * c_miss))))
-    return float(min(cost(t) for t in [*TAR, *NON, INF]))
-
-
-@pytest.mark.parametrize("first", ["trials", "sorted"])
-def test_a_number_second_after_trials_is_the_prior(first):
-    trials = lc.Trials(TAR, NON)
-    data = trials if first == "trials" else trials.sorted
-    assert lc.min_dcf(data, 0.25) == pytest.approx(exact_dcf(0.25), rel=1e-15)
-    assert lc.min_dcf(data, 0.25, 10) == pytest.approx(exact_dcf(0.25, 10), rel=1e-15)  # c_miss third
-    assert lc.min_dcf(data, 0.25, 10, 2) == pytest.approx(exact_dcf(0.25, 10, 2), rel=1e-15)
-    assert lc.min_dcf(data, 0.25, c_fa=3) == pytest.approx(exact_dcf(0.25, 1, 3), rel=1e-15)
-    assert lc.min_dcf(data, 0.25, 10, c_fa=3) == pytest.approx(exact_dcf(0.25, 10, 3), rel=1e-15)
-    assert lc.act_dcf(data, 0.25, 10) == pytest.approx(exact_dcf(0.25, 10, actual=True), rel=1e-15)
-    assert lc.act_dcf(data, np.float64(0.4)) == pytest.approx(exact_dcf(0.4, actual=True), rel=1e-15)
-    np.testing.assert_allclose(lc.min_dcf(data, [0.25, 0.6]), [exact_dcf(0.25), exact_dcf(0.6)], rtol=1e-15)
-    np.testing.assert_allclose(lc.act_dcf(data, (0.25, 0.6), 10), [exact_dcf(0.25, 10, actual=True),
-                                                                    exact_dcf(0.6, 10, actual=True)], rtol=1e-15)
-    op = lc.OperatingPoint(0.25, 10)
-    assert lc.min_dcf(data, op) == pytest.approx(exact_dcf(0.25, 10), rel=1e-15)
-    assert lc.cprimary(data, (0.25, 0.4)) == pytest.approx((exact_dcf(0.25, actual=True)
-                                                             + exact_dcf(0.4, actual=True)) / 2, rel=1e-15)
-    assert lc.cprimary(data, "SRE21") == lc.cprimary(data, p_targets=(0.01, 0.05))
-    assert lc.cprimary(data, 0.25, minimum=True) == pytest.approx(exact_dcf(0.25), rel=1e-15)
-    plo = math.log(0.25 / 0.75)
-    rates = lc.bayes_error_rates(data, plo)
-    assert rates.actual[0] == pytest.approx(0.25 * exact_dcf(0.25, actual=True), rel=1e-15)
-    assert lc.bayes_error_rates(data, plo, c_miss=10).actual[0] == lc.bayes_error_rates(data, plo=plo,
-                                                                                       c_miss=10).actual[0]
-
-
-def test_evaluate_takes_the_prior_second():
-    trials = lc.Trials(TAR, NON, metadata=pd.DataFrame({"g": list("ffmm") + list("fmfmf")}))
-    metrics = lc.evaluate(trials, 0.25)
-    assert metrics.p_target == 0.25
-    assert metrics.min_dcf == pytest.approx(exact_dcf(0.25), rel=1e-15)
-    assert metrics.act_dcf == pytest.approx(exact_dcf(0.25, actual=True), rel=1e-15)
-    assert lc.evaluate(trials, 0.25, c_miss=10).min_dcf == pytest.approx(exact_dcf(0.25, 10), rel=1e-15)
-    assert lc.evaluate(trials, lc.OperatingPoint(0.25, 10)).min_dcf == pytest.approx(exact_dcf(0.25, 10), rel=1e-15)
-    assert lc.binary.metrics.evaluate(trials, 0.25).act_dcf == pytest.approx(exact_dcf(0.25, actual=True), rel=1e-15)
-    by = lc.evaluate_by_condition(trials, "g", p_target=0.25)
-    assert by.pooled.metrics.p_target == 0.25
-    assert by.pooled.metrics.min_dcf == pytest.approx(exact_dcf(0.25), rel=1e-15)
-    with pytest.raises(TypeError, match="given twice"):
-        lc.evaluate(trials, 0.25, p_target=0.1)
-
-
-@pytest.mark.parametrize("function", [lc.min_dcf, lc.act_dcf, lc.cprimary, lc.bayes_error_rates, lc.evaluate,
-                                      lc.binary.metrics.evaluate])
-def test_scores_or_trials_second_after_trials_are_still_refused(function):
-    trials = lc.Trials(TAR, NON)
-    for second in (trials, np.array([-1.0, 0.5, 2.5]), [0.2, 1.5], trials.sorted):
-        with pytest.raises(TypeError, match="holds both classes"):
-            function(trials, second)
-    assert function(trials.tar, trials.non) is not None  # two arrays as ever
-
-
-def test_an_array_of_log_odds_second_is_refused_as_ambiguous():
-    trials = lc.Trials(TAR, NON)
-    with pytest.raises(TypeError, match="plo="):
-        lc.bayes_error_rates(trials, [0.0, 1.0])
-    assert lc.bayes_error_rates(trials, plo=[0.0, 1.0]).actual.size == 2

@@ -163,7 +163,7 @@ def test_rocanalysis_actual_and_minimum_bayes_error(evalita):
     s = SortedScores(tar, non)
     assert float(s.actual_bayes_error(PLO_DCF)) == pytest.approx(0.03291547867387523, rel=1e-12)
     assert float(s.min_bayes_error(PLO_DCF)) == pytest.approx(0.03173675448189074, rel=1e-12)
-    rates = lc.bayes_error_rates(tar, non, [PLO_DCF])
+    rates = lc.bayes_error_rates(tar, non, plo=[PLO_DCF])
     assert rates.actual[0] == pytest.approx(0.03291547867387523, rel=1e-12)
     assert rates.minimum[0] == pytest.approx(0.03173675448189074, rel=1e-12)
 
@@ -179,7 +179,7 @@ def test_rocanalysis_dcf_ptar_001(evalita):
     assert act * norm == pytest.approx(0.035877871754524004, rel=1e-12)
     assert mindcf * norm == pytest.approx(0.034593062385260914, rel=1e-12)
     # the same through bayes_error_rates with costs (its values are unnormalised expected costs)
-    rates = lc.bayes_error_rates(tar, non, [logit(0.01)], c_miss=10, c_fa=1)
+    rates = lc.bayes_error_rates(tar, non, plo=[logit(0.01)], c_miss=10, c_fa=1)
     assert rates.actual[0] == pytest.approx(0.035877871754524004, rel=1e-12)
     assert rates.minimum[0] == pytest.approx(0.034593062385260914, rel=1e-12)
 
@@ -193,7 +193,7 @@ def test_rocanalysis_dcf_ptar_05(evalita):
         0.23094942466561763, rel=1e-12)
     assert lc.min_dcf(tar, non, p_target=0.5, c_miss=10, c_fa=1) * norm == pytest.approx(
         0.21843024685287174, rel=1e-12)
-    rates = lc.bayes_error_rates(tar, non, [0.0], c_miss=10, c_fa=1)
+    rates = lc.bayes_error_rates(tar, non, plo=[0.0], c_miss=10, c_fa=1)
     assert rates.actual[0] == pytest.approx(0.23094942466561763, rel=1e-12)
     assert rates.minimum[0] == pytest.approx(0.21843024685287174, rel=1e-12)
 
@@ -229,7 +229,7 @@ def test_min_dcf_equals_brute_force(seed, tied):
     rng = np.random.default_rng(seed)
     tar, non = tied_scores(rng, 300, 500) if tied else gaussian_llrs(rng, 300, 500)
     for p, c_miss, c_fa in [(0.5, 1, 1), (0.01, 1, 1), (0.001, 1, 1), (0.01, 10, 1), (0.3, 1, 7), (0.99, 1, 1)]:
-        assert lc.min_dcf(tar, non, p, c_miss, c_fa) == pytest.approx(
+        assert lc.min_dcf(tar, non, p_target=p, c_miss=c_miss, c_fa=c_fa) == pytest.approx(
             brute_min_dcf(tar, non, p, c_miss, c_fa), rel=1e-12, abs=1e-15)
 
 
@@ -237,7 +237,8 @@ def test_min_dcf_equals_brute_force_on_evalita(evalita):
     """Reference: brute-force minimum over all 24,839 unique EVALITA scores (+inf) as thresholds."""
     tar, non = evalita
     for p, c_miss in [(0.01, 10), (0.5, 1), (0.001, 1), (0.1, 1)]:
-        assert lc.min_dcf(tar, non, p, c_miss) == pytest.approx(brute_min_dcf(tar, non, p, c_miss), rel=1e-12)
+        assert lc.min_dcf(tar, non, p_target=p, c_miss=c_miss) == pytest.approx(brute_min_dcf(tar, non, p, c_miss),
+                                                                                rel=1e-12)
 
 
 @pytest.mark.parametrize("seed", [6, 7, 8])
@@ -271,7 +272,7 @@ def test_ape_area_equals_cllr_exact(seed, shift):
     assert lc.cllr(tar, non) == pytest.approx(area / (2 * np.log(2)), rel=1e-10)
     plo = np.linspace(-12, 12, 999)
     pmiss, pfa = brute_rates(tar, non, -plo)
-    np.testing.assert_allclose(lc.bayes_error_rates(tar, non, plo).actual,
+    np.testing.assert_allclose(lc.bayes_error_rates(tar, non, plo=plo).actual,
                                expit(plo) * pmiss + expit(-plo) * pfa, rtol=1e-13, atol=1e-17)
 
 
@@ -280,7 +281,7 @@ def test_ape_area_equals_cllr_on_evalita_fine_grid(evalita):
     on the EVALITA scores taken as LLRs, and the exact piecewise integral; rel 1e-4 and 1e-9."""
     tar, non = evalita
     plo = np.linspace(-50, 50, 2_000_001)
-    actual = lc.bayes_error_rates(tar, non, plo).actual
+    actual = lc.bayes_error_rates(tar, non, plo=plo).actual
     area = integrate.trapezoid(actual, plo)
     cllr = lc.cllr(tar, non)
     assert cllr == pytest.approx(area / (2 * np.log(2)), rel=1e-4)
@@ -304,7 +305,7 @@ def max_min_bayes_error_at_block_boundaries(tar, non):
     s = SortedScores(tar, non)
     plo = -s.pav.llr[np.isfinite(s.pav.llr)]
     plo = np.concatenate([plo, np.nextafter(plo, np.inf), np.nextafter(plo, -np.inf), [0.0]])
-    return float(np.max(lc.bayes_error_rates(tar, non, plo).minimum))
+    return float(np.max(lc.bayes_error_rates(tar, non, plo=plo).minimum))
 
 
 def test_max_min_bayes_error_equals_eer(evalita, asvspoof_dev):
@@ -317,7 +318,7 @@ def test_max_min_bayes_error_equals_eer(evalita, asvspoof_dev):
         eer = lc.eer(tar, non)
         assert max_min_bayes_error_at_block_boundaries(tar, non) == pytest.approx(eer, rel=1e-12, abs=1e-15)
         # and nothing on a fine grid exceeds it
-        assert np.max(lc.bayes_error_rates(tar, non, np.linspace(-20, 20, 4001)).minimum) <= eer + 1e-15
+        assert np.max(lc.bayes_error_rates(tar, non, plo=np.linspace(-20, 20, 4001)).minimum) <= eer + 1e-15
     tar, non = tied_scores(rng, 60, 50)
     assert max_min_bayes_error_at_block_boundaries(tar, non) == pytest.approx(pairwise_eer(tar, non), rel=1e-12)
 
@@ -327,7 +328,7 @@ def test_minimum_below_trapezium_actual_and_default(evalita):
     minimum <= default = min(P, 1-P); trapezium and default checked against their formulas."""
     tar, non = evalita
     plo = np.linspace(-30, 30, 6001)
-    r = lc.bayes_error_rates(tar, non, plo)
+    r = lc.bayes_error_rates(tar, non, plo=plo)
     p, q = expit(plo), expit(-plo)  # P and 1 - P, each to full relative precision
     eer = lc.eer(tar, non)
     np.testing.assert_allclose(r.default, np.minimum(p, q), rtol=1e-14)
@@ -356,16 +357,18 @@ def test_bayes_error_rates_with_costs_equal_brute_force(c_miss, c_fa):
     rng = np.random.default_rng(13)
     tar, non = gaussian_llrs(rng, 250, 350, mu=2.0, shift=0.7)
     plo = np.linspace(-9, 9, 121)
-    r = lc.bayes_error_rates(tar, non, plo, c_miss=c_miss, c_fa=c_fa)
+    r = lc.bayes_error_rates(tar, non, plo=plo, c_miss=c_miss, c_fa=c_fa)
     p, q = expit(plo), expit(-plo)  # P and 1 - P, each to full relative precision
     pmiss, pfa = brute_rates(tar, non, -(plo + np.log(c_miss / c_fa)))
     np.testing.assert_allclose(r.actual, p * c_miss * pmiss + q * c_fa * pfa, rtol=1e-13, atol=1e-17)
     np.testing.assert_allclose(r.minimum, brute_min_cost(tar, non, p, c_miss, c_fa, q), rtol=1e-12, atol=1e-17)
     np.testing.assert_allclose(r.default, np.minimum(p * c_miss, q * c_fa), rtol=1e-14)
     for k in range(0, plo.size, 10):
-        assert r.normalised_minimum[k] == pytest.approx(lc.min_dcf(tar, non, p[k], c_miss, c_fa), rel=1e-12)
+        assert r.normalised_minimum[k] == pytest.approx(lc.min_dcf(tar, non, p_target=p[k], c_miss=c_miss, c_fa=c_fa),
+                                                        rel=1e-12)
         assert r.normalised_minimum[k] == pytest.approx(brute_min_dcf(tar, non, p[k], c_miss, c_fa), rel=1e-11)
-        assert r.normalised_actual[k] == pytest.approx(lc.act_dcf(tar, non, p[k], c_miss, c_fa), rel=1e-12)
+        assert r.normalised_actual[k] == pytest.approx(lc.act_dcf(tar, non, p_target=p[k], c_miss=c_miss, c_fa=c_fa),
+                                                       rel=1e-12)
 
 
 def test_act_dcf_and_cprimary_equal_brute_force():
@@ -379,7 +382,8 @@ def test_act_dcf_and_cprimary_equal_brute_force():
         return (p * c_miss * pmiss[0] + (1 - p) * c_fa * pfa[0]) / min(p * c_miss, (1 - p) * c_fa)
 
     for p, c_miss, c_fa in [(0.01, 1, 1), (0.5, 1, 1), (0.2, 10, 1), (0.9, 1, 3)]:
-        assert lc.act_dcf(tar, non, p, c_miss, c_fa) == pytest.approx(ref_act(p, c_miss, c_fa), rel=1e-12)
+        assert lc.act_dcf(tar, non, p_target=p, c_miss=c_miss, c_fa=c_fa) == pytest.approx(ref_act(p, c_miss, c_fa),
+                                                                                            rel=1e-12)
     assert lc.cprimary(tar, non) == pytest.approx((ref_act(0.01) + ref_act(0.001)) / 2, rel=1e-12)
     ref_min = (brute_min_dcf(tar, non, 0.01) + brute_min_dcf(tar, non, 0.001)) / 2
     assert lc.cprimary(tar, non, minimum=True) == pytest.approx(ref_min, rel=1e-12)
@@ -395,7 +399,7 @@ def test_all_scores_tied(n_tar, n_non):
     tar, non = np.full(n_tar, 2.0), np.full(n_non, 2.0)
     assert lc.eer(tar, non) == 0.5
     assert lc.min_cllr(tar, non) == pytest.approx(1.0, rel=1e-15)
-    assert lc.min_dcf(tar, non, 0.01) == pytest.approx(1.0, rel=1e-15)
+    assert lc.min_dcf(tar, non, p_target=0.01) == pytest.approx(1.0, rel=1e-15)
     pfa, pmiss = lc.det_curve(tar, non)
     assert pfa.tolist() == [1.0, 0.0] and pmiss.tolist() == [0.0, 1.0]
     np.testing.assert_array_equal(np.r_[lc.pav_llrs(tar, non)], 0.0)
@@ -429,11 +433,11 @@ def test_infinite_llrs_give_defined_values():
     values = [m.eer, m.min_dcf, m.act_dcf, m.cllr, m.min_cllr, m.cprimary, m.min_cprimary]
     assert not np.any(np.isnan(values))
     assert m.cllr == np.inf
-    r = lc.bayes_error_rates(tar, non, [-np.inf, -50, 0, 50, np.inf])
+    r = lc.bayes_error_rates(tar, non, plo=[-np.inf, -50, 0, 50, np.inf])
     assert not np.any(np.isnan(np.r_[r.actual, r.minimum, r.default, r.trapezium, r.normalised_actual,
                                       r.normalised_minimum]))
     assert lc.eer(tar, non) == pytest.approx(pairwise_eer(tar, non), rel=1e-15)
-    assert lc.min_dcf(tar, non, 0.3) == pytest.approx(brute_min_dcf(tar, non, 0.3), rel=1e-15)
+    assert lc.min_dcf(tar, non, p_target=0.3) == pytest.approx(brute_min_dcf(tar, non, 0.3), rel=1e-15)
 
 
 def test_perfect_separation():
@@ -442,7 +446,7 @@ def test_perfect_separation():
     tar, non = np.array([np.inf, 3.0, 2.5]), np.array([-np.inf, 1.0, 2.0])
     assert lc.eer(tar, non) == 0.0
     assert lc.min_cllr(tar, non) == 0.0
-    assert lc.min_dcf(tar, non, 0.01) == 0.0
+    assert lc.min_dcf(tar, non, p_target=0.01) == 0.0
     pav_tar, pav_non = lc.pav_llrs(tar, non)
     assert np.all(pav_tar == np.inf) and np.all(pav_non == -np.inf)
 
@@ -467,8 +471,8 @@ def test_min_dcf_at_degenerate_priors_is_zero():
     """Reference: definition. At P_target 0 or 1 one decision is free: normalised costs 0, not NaN."""
     tar, non = np.array([0.0, 1.0]), np.array([0.5, -1.0])
     for p in (0.0, 1.0):
-        assert lc.min_dcf(tar, non, p) == 0.0
-        assert lc.act_dcf(tar, non, p) == 0.0
+        assert lc.min_dcf(tar, non, p_target=p) == 0.0
+        assert lc.act_dcf(tar, non, p_target=p) == 0.0
 
 
 # ----- 6. property tests (hypothesis) -------------------------------------------------------------------------------
@@ -497,11 +501,11 @@ def test_property_bounds_and_brute_force(trials):
     assert lc.min_cllr(tar, non) <= 1.0 + 1e-12
     assert lc.min_cllr(tar, non) <= lc.cllr(tar, non) + 1e-12
     plo = np.linspace(-6, 6, 61)
-    r = lc.bayes_error_rates(tar, non, plo)
+    r = lc.bayes_error_rates(tar, non, plo=plo)
     assert np.all(r.minimum <= r.actual + 1e-15)
     assert np.all(r.minimum <= r.trapezium + 1e-15)
     for p in (0.5, 0.1):
-        assert lc.min_dcf(tar, non, p) == pytest.approx(brute_min_dcf(tar, non, p), rel=1e-12, abs=1e-15)
+        assert lc.min_dcf(tar, non, p_target=p) == pytest.approx(brute_min_dcf(tar, non, p), rel=1e-12, abs=1e-15)
 
 
 @settings(max_examples=150, deadline=None)
@@ -510,11 +514,13 @@ def test_property_invariance_to_increasing_transforms(trials):
     """Reference: theory. EER, minDCF, minCllr and the ROCCH depend only on the order of the scores, so they are
     unchanged (exactly) by 3x + 1 and exp(x) (strictly increasing, no new ties on these rounded scores)."""
     tar, non = trials
-    base = (lc.eer(tar, non), lc.min_dcf(tar, non, 0.01), lc.min_dcf(tar, non, 0.3, 2, 1), lc.min_cllr(tar, non))
+    base = (lc.eer(tar, non), lc.min_dcf(tar, non, p_target=0.01), lc.min_dcf(tar, non, p_target=0.3, c_miss=2, c_fa=1),
+            lc.min_cllr(tar, non))
     for f in (lambda x: 3 * x + 1, np.exp):
         t, n = f(tar), f(non)
         assert np.unique(np.r_[t, n]).size == np.unique(np.r_[tar, non]).size
-        assert (lc.eer(t, n), lc.min_dcf(t, n, 0.01), lc.min_dcf(t, n, 0.3, 2, 1), lc.min_cllr(t, n)) == base
+        assert (lc.eer(t, n), lc.min_dcf(t, n, p_target=0.01), lc.min_dcf(t, n, p_target=0.3, c_miss=2, c_fa=1),
+                lc.min_cllr(t, n)) == base
         np.testing.assert_array_equal(np.r_[lc.pav_llrs(t, n)], np.r_[lc.pav_llrs(tar, non)])
 
 
@@ -553,8 +559,8 @@ def test_evaluate_fields_equal_individual_functions(evalita):
     m = lc.evaluate(tar, non, p_target=0.01, c_miss=10, c_fa=1, name="evalita")
     assert (m.name, m.n_tar, m.n_non, m.p_target, m.c_miss, m.c_fa) == ("evalita", tar.size, non.size, 0.01, 10, 1)
     assert m.eer == lc.eer(tar, non)
-    assert m.min_dcf == lc.min_dcf(tar, non, 0.01, 10, 1)
-    assert m.act_dcf == lc.act_dcf(tar, non, 0.01, 10, 1)
+    assert m.min_dcf == lc.min_dcf(tar, non, p_target=0.01, c_miss=10, c_fa=1)
+    assert m.act_dcf == lc.act_dcf(tar, non, p_target=0.01, c_miss=10, c_fa=1)
     assert m.cllr == lc.cllr(tar, non)
     assert m.min_cllr == lc.min_cllr(tar, non)
     assert m.cprimary == lc.cprimary(tar, non)
@@ -606,4 +612,4 @@ def test_invalid_input_raises_value_error():
     with pytest.raises(ValueError):
         lc.act_dcf([1.0], [0.0], p_target=0.1, c_miss=0)
     with pytest.raises(ValueError):
-        lc.bayes_error_rates([1.0], [0.0], [0.0], c_fa=-1)
+        lc.bayes_error_rates([1.0], [0.0], plo=[0.0], c_fa=-1)

@@ -52,19 +52,19 @@ def test_metrics_take_an_operating_point_in_place_of_the_loose_keywords():
     rng = np.random.default_rng(1)
     tar, non = rng.normal(2, 2, 500), rng.normal(-2, 2, 5000)
     op = lc.OperatingPoint(0.01, c_miss=10, c_fa=2)
-    assert lc.min_dcf(tar, non, op) == lc.min_dcf(tar, non, p_target=0.01, c_miss=10, c_fa=2)
-    assert lc.act_dcf(tar, non, op) == lc.act_dcf(tar, non, p_target=0.01, c_miss=10, c_fa=2)
+    assert lc.min_dcf(tar, non, p_target=op) == lc.min_dcf(tar, non, p_target=0.01, c_miss=10, c_fa=2)
+    assert lc.act_dcf(tar, non, p_target=op) == lc.act_dcf(tar, non, p_target=0.01, c_miss=10, c_fa=2)
     assert lc.effective_plo(op) == op.plo_eff
     by_op, loose = lc.evaluate(tar, non, p_target=op), lc.evaluate(tar, non, p_target=0.01, c_miss=10, c_fa=2)
     assert by_op == loose and by_op.operating_point == op
     with pytest.raises(ValueError, match="not both"):
-        lc.min_dcf(tar, non, op, c_miss=3)
+        lc.min_dcf(tar, non, p_target=op, c_miss=3)
 
 
-def test_an_operating_point_second_after_trials_is_the_operating_point_and_scores_twice_are_refused():
+def test_an_operating_point_with_trials_brings_its_costs_and_scores_twice_are_refused():
     trials = lc.Trials(np.array([1.0, 2.0, 3.0]), np.array([-1.0, 0.5, 2.5]))
     op = lc.OperatingPoint(0.2, c_miss=3)
-    assert lc.act_dcf(trials, op) == lc.act_dcf(trials.tar, trials.non, p_target=0.2, c_miss=3)
-    assert lc.min_dcf(trials, op) == lc.min_dcf(trials.tar, trials.non, p_target=0.2, c_miss=3)
+    assert lc.act_dcf(trials, p_target=op) == lc.act_dcf(trials.tar, trials.non, p_target=0.2, c_miss=3)
+    assert lc.min_dcf(trials, p_target=op) == lc.min_dcf(trials.tar, trials.non, p_target=0.2, c_miss=3)
     with pytest.raises(TypeError, match="holds both classes"):  # it used to ignore the second argument
         lc.min_dcf(trials, np.array([-1.0, 2.5]))  # scores (a number second is the prior since issue 28)

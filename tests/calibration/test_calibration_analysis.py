@@ -227,7 +227,7 @@ def test_sweep_with_the_users_dcf_and_cross_validation():
     rng = np.random.default_rng(5)
     trials = lc.Trials(rng.normal(3, 1.5, 300) * 2 + 1, rng.normal(-3, 1.5, 3000) * 2 + 1, name="synthetic")
     rules = [lc.BetaRule.logarithmic(), lc.BetaRule(3, 1.5)]
-    sweep = sweep_prior_weighting(trials, None, rules, [-3.0, 0.0], p_targets=0.05, c_miss=2.0, folds=3, seed=4)
+    sweep = sweep_prior_weighting(trials, None, rules, [-3.0, 0.0], p_target=0.05, c_miss=2.0, folds=3, seed=4)
     assert sweep.cross_validated and sweep.cost_name == "actDCF (P=0.05, Cmiss=2, Cfa=1)"
     assert list(sweep.frame["rule"]) == ["logarithmic", "logarithmic", "Beta(3, 1.5)", "Beta(3, 1.5)"]
     for row in sweep.frame.itertuples():

@@ -169,7 +169,7 @@ def test_the_comparison_equals_metrics_of_the_subsets_calibrated_by_hand(train, 
             assert frame.loc[gender, f"Cllr {stage}"] == pytest.approx(lc.cllr(calibrator(tar), calibrator(non)),
                                                                        rel=1e-12)
             assert frame.loc[gender, f"actDCF {stage}"] == pytest.approx(
-                lc.act_dcf(calibrator(tar), calibrator(non), 0.05, c_miss=2), rel=1e-12, abs=1e-15)
+                lc.act_dcf(calibrator(tar), calibrator(non), p_target=0.05, c_miss=2), rel=1e-12, abs=1e-15)
         assert frame.loc[gender, "EER %"] == pytest.approx(100 * lc.eer(tar, non), rel=1e-12)
         assert frame.loc[gender, "minCllr"] == pytest.approx(lc.min_cllr(tar, non), rel=1e-12)
         assert frame.loc[gender, ["targets", "non-targets"]].tolist() == [tar.size, non.size]

@@ -23,7 +23,7 @@ SIGNED = re.compile(r"[+−-]\d+\.\d\d\b")
 
 def _drawn_thresholds(p_targets, c_miss=1.0, c_fa=1.0, tau=-4.0) -> list[float]:
     points = [lc.OperatingPoint(p, c_miss, c_fa) for p in p_targets]
-    fig = threshold_weighting_figure(list(NAMED_RULES), tau, operating_point=points)
+    fig = threshold_weighting_figure(list(NAMED_RULES), tau, p_target=points)
     return [float(shape.x0) for shape in fig.layout.shapes if shape.x0 == shape.x1 and shape.x0 != -tau]
 
 

@@ -169,7 +169,7 @@ def test_build_report_says_the_calibration_collapsed(extreme_trials):
 
 def test_decision_histograms_bin_the_ordinary_scores(extreme_trials):
     """It raised "arange: cannot compute length" ((1e308 - (-1e308)) / bins overflows)."""
-    result = decision_histograms(extreme_trials, 0.01)
+    result = decision_histograms(extreme_trials, p_target=0.01)
     ordinary_tar, ordinary_non = ordinary()
     edges = result.edges
     assert np.isfinite(edges).all() and 40 <= edges.size <= 200

@@ -80,5 +80,5 @@ def test_the_primary_cost_of_a_named_evaluation(capsys):
     raw = pd.read_csv(CM_EVAL, sep="\t")
     tar = raw.loc[raw.key == "bonafide", "RawNet2-a"].to_numpy()
     non = raw.loc[raw.key == "spoof", "RawNet2-a"].to_numpy()
-    assert table.loc["RawNet2-a", "Cprimary"] == pytest.approx(lc.cprimary(tar, non, p_targets=(0.01, 0.005)),
+    assert table.loc["RawNet2-a", "Cprimary"] == pytest.approx(lc.cprimary(tar, non, p_target=(0.01, 0.005)),
                                                                rel=1e-12)

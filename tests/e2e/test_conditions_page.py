@@ -145,7 +145,7 @@ def test_a_nist_preset_sets_the_cprimary_of_its_evaluation_across_pages(page: Pa
     table = download(page, page.get_by_role("button", name="Metrics as CSV")).set_index("system")
     asv = lc.read_trials(ASV_EVAL)
     assert table.loc["ASVspoof19 LA ASV (eval)", "Cprimary"] == pytest.approx(
-        lc.cprimary(asv, p_targets=(0.01, 0.05)), rel=1e-12)
+        lc.cprimary(asv, p_target=(0.01, 0.05)), rel=1e-12)
     assert table.loc["ASVspoof19 LA ASV (eval)", "actDCF"] == pytest.approx(lc.act_dcf(asv, p_target=0.01), rel=1e-12)
 
 

@@ -29,7 +29,7 @@ FIGURES = 5  # DET, Bayes error vs trapezium, APE, calibration transform, score 
 def report_file(tmp_path_factory) -> Path:
     evaluation = lc.read_trials(ASSETS / "ASVspoof2019.LA.asv.eval.gi.trl.scores.txt")
     development = lc.read_trials(ASSETS / "ASVspoof2019.LA.asv.dev.gi.trl.scores.txt", name="ASVspoof 2019 LA dev")
-    report = lc.build_report({HOSTILE: evaluation}, operating_point=0.01, calibrate_on=development,
+    report = lc.build_report({HOSTILE: evaluation}, p_target=0.01, calibrate_on=development,
                              sources={HOSTILE: "ASVspoof2019.LA.asv.eval.gi.trl.scores.txt"})
     path = tmp_path_factory.mktemp("report") / "asvspoof report.html"
     report.write(path)

@@ -161,7 +161,7 @@ def direct_ece(tar, non, plo):
 def test_ece_at_prior_odds_one_is_cllr(cartridge, fvcaus):
     for trials in (cartridge, fvcaus):
         expected = lc.cllr(trials.tar, trials.non)
-        for value in (lc.ece(trials, 0.0), lc.ece(trials.tar, trials.non), lc.ece(trials.tar, trials.non, 0.0),
+        for value in (lc.ece(trials, plo=0.0), lc.ece(trials.tar, trials.non), lc.ece(trials.tar, trials.non, plo=0.0),
                       lc.ece_curve(trials).system[120], lc.ece_curve(trials).cllr):
             assert value == pytest.approx(expected, rel=1e-15, abs=0)
         curve = lc.ece_curve(trials)
@@ -173,7 +173,7 @@ def test_ece_at_prior_odds_one_is_cllr(cartridge, fvcaus):
 def test_ece_is_the_formula_and_lirs(cartridge, fvcaus):
     priors10 = np.array([-2.5, -1.0, -0.3, 0.0, 0.7, 2.0])
     for trials in (cartridge, fvcaus, *gaussian_sets()):
-        values = lc.ece(trials, lc.from_log10(priors10))
+        values = lc.ece(trials, plo=lc.from_log10(priors10))
         np.testing.assert_allclose(values, [direct_ece(trials.tar, trials.non, p) for p in lc.from_log10(priors10)],
                                    rtol=1e-12)
     # lir works with probabilities, 1 - P(H1|LR) for a different-source LR of 10^15 keeps one digit and one of 10^76
@@ -181,12 +181,12 @@ def test_ece_is_the_formula_and_lirs(cartridge, fvcaus):
     for trials in gaussian_sets():
         llr10, labels = lir_xy(trials)
         lir_values = calculate_ece(10.0**llr10, labels.astype(int), expit(lc.from_log10(priors10)))
-        np.testing.assert_allclose(lc.ece(trials, lc.from_log10(priors10)), lir_values, rtol=1e-8)
+        np.testing.assert_allclose(lc.ece(trials, plo=lc.from_log10(priors10)), lir_values, rtol=1e-8)
 
 
 def test_ece_curve_pav_and_reference_against_lir():
     for trials in gaussian_sets():  # moderate LRs, where lir's probabilities keep their digits
-        curve = lc.ece_curve(trials, prior_log10_odds=np.linspace(-3, 3, 25))
+        curve = lc.ece_curve(trials, plo=lc.from_log10(np.linspace(-3, 3, 25)))
         llr10, labels = lir_xy(trials)
         pav10 = IsotonicCalibrator().fit_transform(llr10, labels.astype(int))
         with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
@@ -203,12 +203,12 @@ def test_pav_ece_is_below_every_affine_recalibration_at_every_prior(cartridge):
     """PAV optimality: at each prior, the affine calibration trained for that very prior (lc.fit_affine, whose
     objective is the ECE there up to ln 2) does not beat the PAV curve; nor do a few other monotone maps."""
     priors10 = np.array([-2.0, -1.0, 0.0, 1.0, 2.0])
-    curve = lc.ece_curve(cartridge, prior_log10_odds=priors10)
+    curve = lc.ece_curve(cartridge, plo=lc.from_log10(priors10))
     for k, plo in enumerate(curve.plo):
         affine = lc.fit_affine(cartridge.tar, cartridge.non, plo=plo)
-        assert curve.pav[k] <= lc.ece(affine(cartridge.tar), affine(cartridge.non), plo) + 1e-12
+        assert curve.pav[k] <= lc.ece(affine(cartridge.tar), affine(cartridge.non), plo=plo) + 1e-12
         for transform in (np.tanh, lambda x: x / 3, lambda x: np.minimum(x, 3.0), np.cbrt):
-            assert curve.pav[k] <= lc.ece(transform(cartridge.tar), transform(cartridge.non), plo) + 1e-12
+            assert curve.pav[k] <= lc.ece(transform(cartridge.tar), transform(cartridge.non), plo=plo) + 1e-12
 
 
 def isotonic_ece(trials: lc.Trials, plo: float) -> float:
@@ -264,7 +264,7 @@ def test_no_monotone_transform_found_by_scipy_beats_the_pav_ece():
     """A general-purpose minimiser over every non-decreasing map of the distinct LLRs reaches the PAV curve and never
     goes below it (ties among the LLRs included)."""
     trials = tied_gaussian_set(40, 100, 1, seed=11)
-    curve = lc.ece_curve(trials, prior_log10_odds=np.array([-2.0, -1.0, 0.0, 1.0, 2.0]))
+    curve = lc.ece_curve(trials, plo=lc.from_log10([-2.0, -1.0, 0.0, 1.0, 2.0]))
     for plo, pav in zip(curve.plo, curve.pav):
         found = minimised_ece(trials, plo)
         assert pav <= found + 1e-13
@@ -489,7 +489,7 @@ def test_bad_input_is_a_sentence(analysis):
 def test_bad_options_are_sentences():
     trials = lc.Trials([1.0, 2.0], [-1.0, 0.5])
     with pytest.raises(ValueError, match="prior log-odds must be finite"):
-        lc.ece(trials, np.inf)
+        lc.ece(trials, plo=np.inf)
     with pytest.raises(ValueError, match="grid step"):
         lc.elub_bounds(trials, step=0)
     with pytest.raises(ValueError, match="add_misleading"):

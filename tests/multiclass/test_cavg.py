@@ -80,8 +80,8 @@ def test_cavg_on_the_hand_made_set_by_counting():
     assert lc.cavg(scores) == pytest.approx(by_hand / 0.5, abs=1e-15)  # LRE 2017: divided by C_miss P_target
     # P_target = 0.1 (beta = 9): every trial rejected but trial 2, so no false alarm;
     # P_miss = 2/2, 1/2, 2/2 -> normalised Cavg = (1 + 0.5 + 1) / 3
-    assert lc.cavg(scores, 0.1) == pytest.approx(2.5 / 3, abs=1e-15)
-    assert lc.cavg(scores, 0.1, normalised=False) == pytest.approx(0.1 * 2.5 / 3, abs=1e-15)
+    assert lc.cavg(scores, p_target=0.1) == pytest.approx(2.5 / 3, abs=1e-15)
+    assert lc.cavg(scores, p_target=0.1, normalised=False) == pytest.approx(0.1 * 2.5 / 3, abs=1e-15)
     assert lc.lre_cprimary(scores) == pytest.approx((0.5 + 2.5 / 3) / 2, abs=1e-15)
     # the same with a bare matrix and labels
     assert lc.cavg(HAND_LLRS, labels=HAND_LABELS) == lc.cavg(scores)
@@ -135,10 +135,10 @@ def brute_min_cavg(llrs, labels, p_target) -> float:
 def test_cavg_equals_a_second_implementation_on_the_demo_sets(folder, p_target):
     scores = demo(folder)
     llrs, labels = scores.llrs, scores.labels
-    assert lc.cavg(scores, p_target) == pytest.approx(loop_cavg(llrs, labels, p_target), abs=1e-12)
-    assert lc.cavg(scores, p_target, normalised=False) == pytest.approx(
+    assert lc.cavg(scores, p_target=p_target) == pytest.approx(loop_cavg(llrs, labels, p_target), abs=1e-12)
+    assert lc.cavg(scores, p_target=p_target, normalised=False) == pytest.approx(
         loop_cavg(llrs, labels, p_target, normalised=False), abs=1e-12)
-    assert lc.cavg(scores, p_target, c_miss=2, c_fa=3) == pytest.approx(
+    assert lc.cavg(scores, p_target=p_target, c_miss=2, c_fa=3) == pytest.approx(
         loop_cavg(llrs, labels, p_target, 2, 3), abs=1e-12)
 
 
@@ -167,9 +167,9 @@ def test_minimum_equals_brute_force_over_every_threshold(p_target):
     labels = rng.integers(0, 3, 90)
     llrs = np.round(1.5 * np.eye(3)[labels] + rng.normal(0, 1, (90, 3)), 1)  # rounded: ties in the detection LLRs
     scores = lc.MulticlassScores(llrs, labels)
-    assert lc.cavg(scores, p_target, minimum=True) == pytest.approx(brute_min_cavg(llrs, labels, p_target),
+    assert lc.cavg(scores, p_target=p_target, minimum=True) == pytest.approx(brute_min_cavg(llrs, labels, p_target),
                                                                     abs=1e-12)
-    assert lc.cavg(HAND_LLRS, p_target, labels=HAND_LABELS, minimum=True) == pytest.approx(
+    assert lc.cavg(HAND_LLRS, p_target=p_target, labels=HAND_LABELS, minimum=True) == pytest.approx(
         brute_min_cavg(HAND_LLRS, HAND_LABELS, p_target), abs=1e-12)
 
 
@@ -177,7 +177,7 @@ def test_minimum_equals_brute_force_over_every_threshold(p_target):
 @pytest.mark.parametrize("p_target", [0.5, 0.1, 0.9])
 def test_minimum_is_never_above_the_actual_cost(folder, p_target):
     scores = demo(folder)
-    assert lc.cavg(scores, p_target, minimum=True) <= lc.cavg(scores, p_target)
+    assert lc.cavg(scores, p_target=p_target, minimum=True) <= lc.cavg(scores, p_target=p_target)
     assert lc.lre_cprimary(scores, minimum=True) <= lc.lre_cprimary(scores)
 
 
@@ -190,18 +190,19 @@ def test_perfectly_calibrated_llrs_have_minimum_close_to_actual():
     llrs = -0.5 * ((x[:, None, :] - means[None, :, :]) ** 2).sum(axis=2)
     scores = lc.MulticlassScores(llrs, labels)
     for p_target in (0.5, 0.1):
-        actual, minimum = lc.cavg(scores, p_target), lc.cavg(scores, p_target, minimum=True)
+        actual, minimum = lc.cavg(scores, p_target=p_target), lc.cavg(scores, p_target=p_target, minimum=True)
         assert minimum <= actual < minimum + 0.01
     # badly scaled (over-confident) LLRs of the same trials lose much more at the Bayes threshold
-    assert lc.cavg(4 * llrs, 0.1, labels=labels) - lc.cavg(4 * llrs, 0.1, labels=labels, minimum=True) > 0.02
+    assert (lc.cavg(4 * llrs, p_target=0.1, labels=labels)
+            - lc.cavg(4 * llrs, p_target=0.1, labels=labels, minimum=True)) > 0.02
 
 
 def test_a_useless_system_costs_one_when_normalised():
     labels = np.repeat(np.arange(4), 5)
     flat = np.zeros((20, 4))  # every detection LLR is 0: accepted at P_target 0.5, rejected at 0.1
-    assert lc.cavg(flat, 0.5, labels=labels) == pytest.approx(1.0)  # every non-target accepted: beta * 1
-    assert lc.cavg(flat, 0.1, labels=labels) == pytest.approx(1.0)  # every target missed
-    assert lc.cavg(flat, 0.1, labels=labels, minimum=True) == pytest.approx(1.0)
+    assert lc.cavg(flat, p_target=0.5, labels=labels) == pytest.approx(1.0)  # every non-target accepted: beta * 1
+    assert lc.cavg(flat, p_target=0.1, labels=labels) == pytest.approx(1.0)  # every target missed
+    assert lc.cavg(flat, p_target=0.1, labels=labels, minimum=True) == pytest.approx(1.0)
 
 
 # ----- argument errors -----------------------------------------------------------------------------------------------

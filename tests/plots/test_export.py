@@ -108,7 +108,7 @@ def test_a_browser_that_dies_on_start_is_reported_not_waited_for(tmp_path):
 @pytest.fixture(scope="module")
 def asv_figures():
     trials = lc.read_trials(ASV_EVAL)
-    return {"DET": lc.plots.det_figure(trials, operating_point=0.01), "APE": lc.plots.ape_figure(trials)}
+    return {"DET": lc.plots.det_figure(trials, p_target=0.01), "APE": lc.plots.ape_figure(trials)}
 
 
 def _pixels(png: bytes) -> np.ndarray:
@@ -135,7 +135,7 @@ def test_exported_png_has_a_small_even_white_border(asv_figures, name):
 @needs_browser
 def test_every_report_figure_is_exported_with_a_small_even_border():
     rng = np.random.default_rng(3)
-    report = lc.build_report({"toy": lc.Trials(rng.normal(2, 1, 200), rng.normal(-2, 1, 2000))}, operating_point=0.01)
+    report = lc.build_report({"toy": lc.Trials(rng.normal(2, 1, 200), rng.normal(-2, 1, 2000))}, p_target=0.01)
     for key, item in report.figures.items():
         borders = _white_borders(_pixels(export.figure_to_image(item.figure, "png", scale=1)))
         assert max(borders) <= SMALL_BORDER and max(borders) - min(borders) <= 1, (key, borders)

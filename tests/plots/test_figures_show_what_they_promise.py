@@ -132,7 +132,7 @@ def two_rejecting_everything() -> dict[str, lc.Trials]:
 
 def test_det_notes_of_markers_off_the_axes_overlap_nothing(three_without_false_alarms, two_rejecting_everything):
     for systems in (three_without_false_alarms, {**three_without_false_alarms, **two_rejecting_everything}):
-        fig = det_figure(systems, operating_point=0.01)
+        fig = det_figure(systems, p_target=0.01)
         assert len(_pinned(fig)) >= 3
         layout = Layout(fig, DET_PLOT_PX, DET_PLOT_PX, square=True)
         boxes = [layout.box(a) for a in fig.layout.annotations if not a.textangle]  # not the diagonal's label
@@ -148,7 +148,7 @@ def test_det_notes_of_markers_off_the_axes_overlap_nothing(three_without_false_a
 
 def test_det_markers_off_the_axes_are_drawn_inside_the_plot_not_on_the_tick_labels(three_without_false_alarms,
                                                                                     two_rejecting_everything):
-    fig = det_figure({**three_without_false_alarms, **two_rejecting_everything}, operating_point=0.01)
+    fig = det_figure({**three_without_false_alarms, **two_rejecting_everything}, p_target=0.01)
     layout = Layout(fig, DET_PLOT_PX, DET_PLOT_PX, square=True)
     for marker in _pinned(fig):
         assert tuple(marker.customdata[0][:1]) == (0.0,)  # Pfa = 0, counted above: drawn at the left edge
@@ -158,7 +158,7 @@ def test_det_markers_off_the_axes_are_drawn_inside_the_plot_not_on_the_tick_labe
 
 
 def test_det_markers_off_the_axes_do_not_cover_one_another(three_without_false_alarms, two_rejecting_everything):
-    fig = det_figure({**three_without_false_alarms, **two_rejecting_everything}, operating_point=0.01)
+    fig = det_figure({**three_without_false_alarms, **two_rejecting_everything}, p_target=0.01)
     layout = Layout(fig, DET_PLOT_PX, DET_PLOT_PX, square=True)
     markers = _markers(fig)
     for i, a in enumerate(markers):
@@ -264,7 +264,7 @@ def four_false_alarms() -> lc.Trials:
 
 
 def test_decision_table_parts_add_up_to_the_shown_totals(four_false_alarms):
-    table = lc.bayes_decisions(four_false_alarms, 0.01).shown_table()
+    table = lc.bayes_decisions(four_false_alarms, p_target=0.01).shown_table()
     # by hand: 99 non-targets per 100 trials, 4 / 1000 of them accepted = 0.396, rejected 98.604; 1 target, accepted
     assert table.loc["non-target"].tolist() == ["0.40", "98.60", "99.00"]
     assert table.loc["target"].tolist() == ["1.00", "0", "1.00"]
@@ -274,7 +274,7 @@ def test_decision_table_parts_add_up_to_the_shown_totals(four_false_alarms):
 
 @pytest.mark.parametrize("p_target", [0.01, 0.013, 0.2, 0.5, 0.77])
 def test_decision_table_adds_up_at_any_prior(four_false_alarms, p_target):
-    summary = lc.bayes_decisions(four_false_alarms, p_target)
+    summary = lc.bayes_decisions(four_false_alarms, p_target=p_target)
     exact = summary.table()
     shown = summary.shown_table()
     decimals = {len(v.split(".")[1]) if "." in v else None for v in shown.to_numpy().ravel()} - {None}
@@ -289,7 +289,7 @@ def test_decision_table_adds_up_at_any_prior(four_false_alarms, p_target):
 
 
 def test_best_threshold_line_stops_below_the_accept_and_reject_labels(four_false_alarms):
-    fig = decision_figure(four_false_alarms, 0.01)
+    fig = decision_figure(four_false_alarms, p_target=0.01)
     layout = Layout(fig, *HALF_PLOT)
     dashed = [s for s in fig.layout.shapes if s.line.dash == "dash"]
     assert dashed  # the best threshold in hindsight

@@ -76,10 +76,10 @@ def _one(fig: go.Figure, kind: str, system: str | None = None):
 
 def _all_figures(systems, p_target=0.01):
     return {
-        "det": det_figure(systems, operating_point=p_target, steps=True, rule_of_30=True),
+        "det": det_figure(systems, p_target=p_target, steps=True, rule_of_30=True),
         "ape": ape_figure(systems),
-        "nbe": normalised_bayes_error_figure(systems, operating_point=p_target),
-        "trapezium": bayes_error_trapezium_figure(systems, operating_point=p_target),
+        "nbe": normalised_bayes_error_figure(systems, p_target=p_target),
+        "trapezium": bayes_error_trapezium_figure(systems, p_target=p_target),
         "histogram": score_histogram_figure(systems),
     }
 
@@ -99,7 +99,7 @@ def test_det_eer_marker_sits_at_probit_of_the_eer(asv):
 
 @pytest.mark.parametrize("p_target, c_miss, c_fa", [(0.01, 1.0, 1.0), (0.05, 1.0, 1.0), (0.2, 1.0, 10.0)])
 def test_det_dcf_markers_carry_the_library_costs(asv, p_target, c_miss, c_fa):
-    fig = det_figure(asv, operating_point=lc.OperatingPoint(p_target, c_miss, c_fa))
+    fig = det_figure(asv, p_target=lc.OperatingPoint(p_target, c_miss, c_fa))
     plo = float(lc.effective_plo(p_target, c_miss, c_fa))
     table = asv.sorted
 
@@ -183,7 +183,7 @@ def test_det_axes_are_square_probit_and_labelled_in_percent(asv):
 def test_det_of_a_million_scores_is_small(two_systems):
     rng = np.random.default_rng(3)
     big = lc.Trials(rng.normal(2.0, 1.0, 100_000), rng.normal(-1.0, 1.0, 900_000), name="big")
-    fig = det_figure(big, operating_point=0.01, steps=True)
+    fig = det_figure(big, p_target=0.01, steps=True)
     for trace in _traces(fig, "det") + _traces(fig, "det_steps"):
         assert len(trace.x) <= 2000
     size = len(fig.to_json())
@@ -260,7 +260,7 @@ def _assert_legend_keys_are_the_symbols_drawn(fig: go.Figure) -> None:
                          ids=[f"{c[0].name}-{c[2]}-{c[4]}" for c in EDGE_CASES])
 def test_det_marker_at_a_rate_of_0_or_1_is_pinned_inside_the_axes_with_a_note(trials, operating_point, kind,
                                                                                rates, note):
-    fig = det_figure(trials, operating_point=operating_point)
+    fig = det_figure(trials, p_target=operating_point)
     marker = _one(fig, kind, trials.name)
     assert tuple(marker.customdata[0][:2]) == rates  # the true rates stay in the data (CSV downloads read them)
     _assert_markers_drawn_inside_and_pinned_ones_marked(fig)
@@ -285,7 +285,7 @@ def test_fvc_actdcf_star_is_drawn_at_the_bottom_edge(fvc):
     """No FVC-AUS target scores below the Bayes threshold of P_target = 0.01, so Pmiss = 0 there."""
     threshold = -np.log(0.01 / 0.99)
     assert np.mean(fvc.tar < threshold) == 0.0 and np.mean(fvc.non >= threshold) > 0
-    fig = det_figure({"FVC": fvc}, operating_point=0.01)
+    fig = det_figure({"FVC": fvc}, p_target=0.01)
     star = _one(fig, "act_dcf", "FVC")
     assert star.marker.symbol == "star-open"
     bottom, top = fig.layout.yaxis.range
@@ -300,7 +300,7 @@ def test_fvc_actdcf_star_is_drawn_at_the_bottom_edge(fvc):
                                              None])
 def test_every_det_marker_is_inside_the_axes_and_every_legend_symbol_is_drawn(demo_systems, operating_point):
     for systems in (demo_systems, {"FVC-AUS DCA-PLDA": demo_systems["FVC-AUS DCA-PLDA"]}, SEPARATED, ONE_HIGH_NON):
-        fig = det_figure(systems, operating_point=operating_point)
+        fig = det_figure(systems, p_target=operating_point)
         _assert_markers_drawn_inside_and_pinned_ones_marked(fig)
         _assert_legend_keys_are_the_symbols_drawn(fig)
 
@@ -461,7 +461,7 @@ def test_ape_bar_names_wrap_on_lines_and_stay_level(demo_systems):
 
 
 def test_normalised_bayes_error_figure(two_systems):
-    fig = normalised_bayes_error_figure(two_systems, operating_point=lc.OperatingPoint(0.05, c_miss=3.0, c_fa=1.0))
+    fig = normalised_bayes_error_figure(two_systems, p_target=lc.OperatingPoint(0.05, c_miss=3.0, c_fa=1.0))
     plo_eff = float(lc.effective_plo(0.05, 3.0, 1.0))
     for trials in two_systems.values():
         rates = lc.bayes_error_rates(trials)
@@ -479,7 +479,7 @@ def test_normalised_bayes_error_figure(two_systems):
 
 
 def test_trapezium_figure_shows_min_p_1mp_eer(asv, two_systems):
-    fig = bayes_error_trapezium_figure(asv, operating_point=0.01)
+    fig = bayes_error_trapezium_figure(asv, p_target=0.01)
     eer = lc.eer(asv)
     trapezium = _one(fig, "trapezium", "ASV dev")
     x = np.asarray(trapezium.x)
@@ -685,6 +685,6 @@ def test_the_trapezium_legend_counts_errors_in_words():
     """At P_target 0.5 (threshold 0) one of 50 targets below 0 and every non-target below: Pe = 0.5 * 1/50 = 1 %,
     one error per 100 trials, written '1 error', never '1 errors'."""
     trials = lc.Trials(np.r_[-1.0, np.full(49, 2.0)], np.full(50, -2.0), name="one")
-    fig = bayes_error_trapezium_figure(trials, operating_point=0.5)
+    fig = bayes_error_trapezium_figure(trials, p_target=0.5)
     (entry,) = [t.name for t in fig.data if t.showlegend is not False and (t.meta or {}).get("system") == "one"]
     assert "1 error per 100 trials at P = 0.5" in entry and "errors" not in entry

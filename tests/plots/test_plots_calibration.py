@@ -71,7 +71,7 @@ def test_modes_sit_where_the_paper_says():
 
 
 def test_bayes_threshold_line_of_the_operating_point():
-    fig = threshold_weighting_figure(lc.BetaRule.brier(), -2.0, operating_point=lc.OperatingPoint(0.01, c_miss=10.0))
+    fig = threshold_weighting_figure(lc.BetaRule.brier(), -2.0, p_target=lc.OperatingPoint(0.01, c_miss=10.0))
     expected = -(np.log(0.01 / 0.99) + np.log(10.0))  # +2.293
     lines = vertical_lines(fig)
     assert any(abs(x - expected) < 1e-9 for x in lines)
@@ -79,7 +79,7 @@ def test_bayes_threshold_line_of_the_operating_point():
     assert any("Bayes threshold +2.29" in a.text for a in fig.layout.annotations)
     assert threshold_weighting_figure(lc.BetaRule.brier(), -2.0).layout.shapes[0].x0 == 2.0  # only -tau
     # weighting at the operating point itself: one label for both lines
-    at_operating_point = threshold_weighting_figure(lc.BetaRule.brier(), np.log(0.01 / 0.99), operating_point=0.01)
+    at_operating_point = threshold_weighting_figure(lc.BetaRule.brier(), np.log(0.01 / 0.99), p_target=0.01)
     texts = [a.text for a in at_operating_point.layout.annotations]
     assert len(texts) == 1 and "Bayes threshold +4.60 = −τ" in texts[0]
 
@@ -175,7 +175,7 @@ def test_transform_figure_of_raw_and_calibrated_asvspoof(asvspoof_dev, asvspoof_
     dev = lc.Trials(asvspoof_dev["target"], asvspoof_dev["nontarget"], name="dev")
     evaluation = lc.Trials(asvspoof_eval["target"], asvspoof_eval["nontarget"], name="eval")
     result = lc.calibrate_and_evaluate(dev, evaluation, "affine", lc.BetaRule.brier(), -4.595)
-    fig = calibration_transform_figure({"raw": evaluation, "calibrated": result.calibrated}, operating_point=0.01,
+    fig = calibration_transform_figure({"raw": evaluation, "calibrated": result.calibrated}, p_target=0.01,
                                        max_points=1500)
     raw, calibrated = traces(fig, "pav")
     assert len(raw.x) <= 1500 and len(calibrated.x) <= 1500
@@ -198,7 +198,7 @@ def test_threshold_weightings_table_is_what_the_figure_draws():
     assert list(frame.columns) == ["rule", "alpha", "beta", "tau", "t", "weight", "mode"]
     fig = threshold_weighting_figure(weightings)
     points = [lc.OperatingPoint(0.01), lc.OperatingPoint(0.001)]
-    assert fig.to_json() == threshold_weighting_figure(list(NAMED_RULES), tau, operating_point=points).to_json()
+    assert fig.to_json() == threshold_weighting_figure(list(NAMED_RULES), tau, p_target=points).to_json()
     modes = {trace.meta["system"]: float(trace.x[0]) for trace in traces(fig, "mode")}
     for curve in traces(fig, "weighting"):
         rows = frame[frame["rule"] == curve.meta["system"]]

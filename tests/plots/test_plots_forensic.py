@@ -117,7 +117,7 @@ def test_ece_curves_are_the_formula(systems):
 
 
 def test_ece_figure_layout(systems):
-    fig = ece_figure(systems, prior_log10_odds=np.linspace(-2, 2, 41))
+    fig = ece_figure(systems, plo=lc.from_log10(np.linspace(-2, 2, 41)))
     assert fig.layout.title.text == "Empirical cross-entropy (ECE)"
     assert fig.layout.xaxis.title.text.startswith("Prior log10-odds")
     assert fig.layout.yaxis.title.text == "ECE (bits)"

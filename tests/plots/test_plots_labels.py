@@ -61,10 +61,10 @@ def four_systems(asvspoof_eval, asvspoof_dev) -> dict[str, lc.Trials]:
 
 def test_legends_of_the_evaluate_figures_wrap_with_four_long_names(four_systems):
     figures = {
-        "det": det_figure(four_systems, operating_point=0.01),
+        "det": det_figure(four_systems, p_target=0.01),
         "ape": ape_figure(four_systems),
-        "nbe": normalised_bayes_error_figure(four_systems, operating_point=0.01),
-        "trapezium": bayes_error_trapezium_figure(four_systems, operating_point=0.01),
+        "nbe": normalised_bayes_error_figure(four_systems, p_target=0.01),
+        "trapezium": bayes_error_trapezium_figure(four_systems, p_target=0.01),
     }
     for kind, fig in figures.items():
         entries = [t.name for t in fig.data if t.showlegend is not False and (t.meta or {}).get("system")]

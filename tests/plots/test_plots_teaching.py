@@ -41,7 +41,7 @@ def asv_dev(asvspoof_dev) -> lc.Trials:
 
 @pytest.mark.parametrize("p, c_miss, c_fa", [(0.01, 1, 1), (0.3, 1, 1), (0.01, 10, 1)])
 def test_hatched_areas_are_the_error_rates(asv, p, c_miss, c_fa):
-    fig = decision_figure(asv, lc.OperatingPoint(p, c_miss, c_fa))
+    fig = decision_figure(asv, p_target=lc.OperatingPoint(p, c_miss, c_fa))
     t = -(np.log(p / (1 - p)) + np.log(c_miss / c_fa))
     for kind, rate in (("misses", np.mean(asv.tar < t)), ("false_alarms", np.mean(asv.non >= t))):
         (trace,) = traces(fig, kind)
@@ -59,18 +59,18 @@ def test_hatched_areas_are_the_error_rates(asv, p, c_miss, c_fa):
 
 
 def test_decision_figure_marks_the_best_threshold_and_handles_a_far_threshold(asv):
-    summary = lc.bayes_decisions(asv, 0.01)
-    fig = decision_figure(asv, 0.01, log_density=True)
+    summary = lc.bayes_decisions(asv, p_target=0.01)
+    fig = decision_figure(asv, p_target=0.01, log_density=True)
     assert fig.layout.yaxis.type == "log"
     assert any(s.x0 == pytest.approx(summary.min_threshold) for s in fig.layout.shapes if s.type == "line")
     far = lc.Trials(asv.tar / 100, asv.non / 100, name="squeezed")  # LLRs within +-1: the threshold 4.6 is far
-    fig = decision_figure(far, 0.0001)
+    fig = decision_figure(far, p_target=0.0001)
     assert any("off the chart" in (a.text or "") for a in fig.layout.annotations)
 
 
 def test_errors_per_100_figure_shows_the_library_numbers(asv):
     for p, c_miss in ((0.01, 1.0), (0.05, 10.0)):
-        summary = lc.bayes_decisions(asv, p, c_miss)
+        summary = lc.bayes_decisions(asv, p_target=p, c_miss=c_miss)
         rates = lc.bayes_error_rates(asv, plo=[np.log(p / (1 - p))], c_miss=c_miss)
         fig = errors_per_100_figure(summary)
         labels = [re.sub("<.*?>", "", a.text) for a in fig.layout.annotations]
@@ -89,7 +89,7 @@ def _bar_look(bar) -> tuple:
 
 @pytest.mark.parametrize("p, c_miss", [(0.01, 1.0), (0.05, 10.0), (0.5, 1.0)])
 def test_every_bar_colour_of_the_errors_per_100_figure_is_in_the_legend(asv, p, c_miss):
-    fig = errors_per_100_figure(lc.bayes_decisions(asv, p, c_miss))
+    fig = errors_per_100_figure(lc.bayes_decisions(asv, p_target=p, c_miss=c_miss))
     bars = [t for t in fig.data if t.type == "bar"]
     drawn = {_bar_look(b) for b in bars if np.any(np.asarray(b.y) > 0)}
     named = {_bar_look(b) for b in bars if b.showlegend is not False}
@@ -100,7 +100,7 @@ def test_every_bar_colour_of_the_errors_per_100_figure_is_in_the_legend(asv, p, 
 
 def test_errors_per_100_legend_leaves_out_a_part_of_zero_height():
     perfect = lc.Trials([5.0, 6.0, 7.0], [-5.0, -6.0, -7.0], name="perfect")  # no error at all at P = 0.5
-    fig = errors_per_100_figure(lc.bayes_decisions(perfect, 0.5))
+    fig = errors_per_100_figure(lc.bayes_decisions(perfect, p_target=0.5))
     named = {b.name for b in fig.data if b.type == "bar" and b.showlegend is not False}
     assert named == {"without the system"}
 
@@ -114,7 +114,7 @@ def test_gaussian_det_guide_labels_follow_one_percent_format():
 
 def test_fixed_threshold_figure_draws_the_analysis(asv_dev, asv):
     analysis = lc.fixed_false_alarm_threshold(asv_dev, asv, 0.01)
-    fig = fixed_threshold_figure(analysis, operating_point=0.01)
+    fig = fixed_threshold_figure(analysis, p_target=0.01)
     for kind in ("fixed", "fixed_dev", "bayes", "minimum", "default"):
         (trace,) = traces(fig, kind)
         np.testing.assert_allclose(np.asarray(trace.y), 100 * getattr(analysis, kind), rtol=1e-14)
@@ -131,7 +131,7 @@ def test_fixed_threshold_figure_draws_the_analysis(asv_dev, asv):
 
 @pytest.mark.parametrize("p, c_miss", [(0.01, 1.0), (0.3, 1.0), (0.01, 10.0)])
 def test_decision_histograms_table_counts_the_errors(asv, p, c_miss):
-    histograms = decision_histograms(asv, p, c_miss)
+    histograms = decision_histograms(asv, p_target=p, c_miss=c_miss)
     t = -(np.log(p / (1 - p)) + np.log(c_miss))
     frame = histograms.to_frame()
     assert list(frame.columns) == ["system", "class", "bin_start", "bin_end", "count", "density", "decision",
@@ -147,9 +147,9 @@ def test_decision_histograms_table_counts_the_errors(asv, p, c_miss):
 
 
 def test_decision_figure_draws_the_histograms(asv):
-    histograms = decision_histograms(asv, 0.01, bins=60)
+    histograms = decision_histograms(asv, p_target=0.01, bins=60)
     fig = decision_figure(histograms)
-    assert fig.to_json() == decision_figure(asv, 0.01, bins=60).to_json()
+    assert fig.to_json() == decision_figure(asv, p_target=0.01, bins=60).to_json()
     (target,) = traces(fig, "target")
     np.testing.assert_array_equal(np.asarray(target.y)[:-1], histograms.density("target"))
     with pytest.raises(ValueError, match="P\\(target\\)"):

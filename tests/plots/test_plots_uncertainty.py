@@ -39,7 +39,7 @@ def test_condition_figure_draws_values_and_percentile_intervals(systems):
 
 
 def test_det_bands_lie_under_the_curves(systems):
-    fig = lc.plots.det_figure(systems, operating_point=0.01)
+    fig = lc.plots.det_figure(systems, p_target=0.01)
     curves = len(fig.data)
     bands = {name: lc.bootstrap(t, n=30).det_band for name, t in systems.items()}
     with_det_bands(fig, bands, list(systems))

@@ -62,7 +62,7 @@ def _areas(fig):
 
 
 def test_the_decision_figure_in_log10(gaussian):
-    histograms = decision_histograms(gaussian, 0.01, 10, 1)
+    histograms = decision_histograms(gaussian, p_target=0.01, c_miss=10, c_fa=1)
     ln_fig, log10_fig = decision_figure(histograms), decision_figure(histograms, units="log10")
     _same_x_over_ln10(ln_fig, log10_fig)
     np.testing.assert_allclose(_areas(log10_fig), _areas(ln_fig), rtol=1e-12)  # each class keeps area 1
@@ -73,8 +73,8 @@ def test_the_decision_figure_in_log10(gaussian):
 
 
 def test_the_calibration_transform_in_log10_scales_both_axes(gaussian):
-    ln_fig = calibration_transform_figure({"raw": gaussian}, operating_point=0.01)
-    log10_fig = calibration_transform_figure({"raw": gaussian}, operating_point=0.01, units="log10")
+    ln_fig = calibration_transform_figure({"raw": gaussian}, p_target=0.01)
+    log10_fig = calibration_transform_figure({"raw": gaussian}, p_target=0.01, units="log10")
     _same_x_over_ln10(ln_fig, log10_fig)
     for ln_trace, log10_trace in zip(ln_fig.data, log10_fig.data, strict=True):
         np.testing.assert_allclose(np.asarray(log10_trace.y, float), np.asarray(ln_trace.y, float) / LN10)
@@ -87,8 +87,8 @@ def test_the_calibration_transform_in_log10_scales_both_axes(gaussian):
 
 def test_the_threshold_weighting_in_log10_keeps_unit_area():
     rules = {"logarithmic": lc.BetaRule.logarithmic(), "Brier": lc.BetaRule.brier()}
-    ln_fig = threshold_weighting_figure(rules, -4.6, operating_point=0.01)
-    log10_fig = threshold_weighting_figure(rules, -4.6, operating_point=0.01, units="log10")
+    ln_fig = threshold_weighting_figure(rules, -4.6, p_target=0.01)
+    log10_fig = threshold_weighting_figure(rules, -4.6, p_target=0.01, units="log10")
     _same_x_over_ln10(ln_fig, log10_fig)
     np.testing.assert_allclose(_areas(log10_fig), _areas(ln_fig), rtol=1e-9)
     assert log10_fig.layout.xaxis.title.text == "LLR threshold t (log10 LR)"

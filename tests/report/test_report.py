@@ -52,7 +52,7 @@ def asv_dev(asvspoof_dev):
 
 @pytest.fixture(scope="module")
 def asv_report(asv_eval, asv_dev):
-    return lc.build_report({"ASV eval": asv_eval}, operating_point=0.01, calibrate_on=asv_dev,
+    return lc.build_report({"ASV eval": asv_eval}, p_target=0.01, calibrate_on=asv_dev,
                            sources={"ASV eval": "ASVspoof2019.LA.asv.eval.gi.trl.scores.txt"})
 
 
@@ -96,7 +96,7 @@ def test_calibration_on_a_development_set_counts_the_errors_of_the_calibrated_ll
 def test_cross_validated_calibration_when_no_development_set_is_given():
     tar, non = gaussian_llrs(seed=3)
     trials = lc.Trials(3 * tar, 3 * non, name="too sure")
-    report = lc.build_report(trials, operating_point=0.05)
+    report = lc.build_report(trials, p_target=0.05)
     (summary,) = report.summaries
     expected_tar, expected_non = lc.cross_calibrate(trials.tar, trials.non, lc.fit_affine, folds=5, seed=0,
                                                     plo=np.log(0.05 / 0.95))
@@ -107,7 +107,7 @@ def test_cross_validated_calibration_when_no_development_set_is_given():
 
 
 def test_costs_count_errors_at_the_effective_prior(asv_eval):
-    report = lc.build_report(asv_eval, operating_point=lc.OperatingPoint(0.01, c_miss=10), calibrate=False)
+    report = lc.build_report(asv_eval, p_target=lc.OperatingPoint(0.01, c_miss=10), calibrate=False)
     (summary,) = report.summaries
     plo_eff = LOGIT_001 + np.log(10)
     assert report.p_eff == pytest.approx(1 / (1 + np.exp(-plo_eff)))
@@ -118,22 +118,20 @@ def test_costs_count_errors_at_the_effective_prior(asv_eval):
 
 
 def test_an_operating_point_gives_the_report_of_its_loose_values(asv_eval):
-    """``build_report(operating_point=op)`` is the deprecated ``build_report(p_target=..., c_miss=..., c_fa=...)``:
-    the same numbers and words."""
+    """``build_report(p_target=op)`` is ``build_report(p_target=..., c_miss=..., c_fa=...)``: the same numbers and
+    words (as the metrics take them, issue 42)."""
     op = lc.OperatingPoint(0.01, c_miss=10)
-    with pytest.warns(DeprecationWarning, match="operating_point"):
-        loose = lc.build_report(asv_eval, p_target=0.01, c_miss=10, c_fa=1)
-    given = lc.build_report(asv_eval, operating_point=op)
+    loose = lc.build_report(asv_eval, p_target=0.01, c_miss=10, c_fa=1)
+    given = lc.build_report(asv_eval, p_target=op)
     assert given.operating_point == op == loose.operating_point
     assert (given.p_target, given.c_miss, given.c_fa) == (0.01, 10, 1)
     assert given.summary_text() == loose.summary_text()
     assert given.metrics_table().equals(loose.metrics_table())
-    with pytest.warns(DeprecationWarning), pytest.raises(ValueError, match="once"):
-        lc.build_report(asv_eval, operating_point=op, c_miss=2)
-    # the default is P_target = 0.01 with unit costs, also when only the deprecated costs are given
+    with pytest.raises(ValueError, match="not both"):
+        lc.build_report(asv_eval, p_target=op, c_miss=2)
+    # the default is P_target = 0.01 with unit costs, also when only the costs are given
     assert lc.build_report(asv_eval, calibrate=False).operating_point == lc.OperatingPoint(0.01)
-    with pytest.warns(DeprecationWarning):
-        assert lc.build_report(asv_eval, c_miss=10, calibrate=False).operating_point == op
+    assert lc.build_report(asv_eval, c_miss=10, calibrate=False).operating_point == op
 
 
 @pytest.mark.parametrize(

@@ -97,7 +97,7 @@ def subset(raw: pd.DataFrame, system: str, attack: str | None) -> tuple[np.ndarr
 
 @pytest.fixture(scope="module")
 def report(systems) -> lc.Report:
-    return lc.build_report(systems, operating_point=P_TARGET, calibrate=False, by="attack", ci=0.95,
+    return lc.build_report(systems, p_target=P_TARGET, calibrate=False, by="attack", ci=0.95,
                            bootstrap=REPLICATES, seed=SEED)
 
 

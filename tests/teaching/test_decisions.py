@@ -49,7 +49,7 @@ def small():
 
 @pytest.mark.parametrize("p, c_miss, c_fa", OPERATING_POINTS)
 def test_out_of_100_numbers_are_100_times_the_library_bayes_error_rates(small, p, c_miss, c_fa):
-    summary = lc.bayes_decisions(small, p, c_miss, c_fa)
+    summary = lc.bayes_decisions(small, p_target=p, c_miss=c_miss, c_fa=c_fa)
     rates = lc.bayes_error_rates(small.tar, small.non, plo=[np.log(p) - np.log1p(-p)], c_miss=c_miss, c_fa=c_fa)
     n = summary.per_100()
     assert n["actual"] == 100 * rates.actual[0]
@@ -60,7 +60,7 @@ def test_out_of_100_numbers_are_100_times_the_library_bayes_error_rates(small, p
 
 @pytest.mark.parametrize("p, c_miss, c_fa", OPERATING_POINTS)
 def test_decisions_against_errors_counted_trial_by_trial(small, p, c_miss, c_fa):
-    summary = lc.bayes_decisions(small, p, c_miss, c_fa)
+    summary = lc.bayes_decisions(small, p_target=p, c_miss=c_miss, c_fa=c_fa)
     actual, minimum, miss, fa = counted(small.tar, small.non, p, c_miss, c_fa)
     assert summary.actual == pytest.approx(actual, rel=1e-12, abs=1e-15)
     assert summary.minimum == pytest.approx(minimum, rel=1e-12, abs=1e-15)
@@ -83,7 +83,7 @@ def test_decisions_against_errors_counted_trial_by_trial(small, p, c_miss, c_fa)
 
 def test_the_sentence_gives_the_four_numbers(asvspoof_eval):
     tar, non = asvspoof_eval["target"], asvspoof_eval["nontarget"]
-    summary = lc.bayes_decisions(lc.Trials(tar, non), 0.01)
+    summary = lc.bayes_decisions(lc.Trials(tar, non), p_target=0.01)
     t = np.log(99)
     actual = 0.01 * np.mean(tar < t) + 0.99 * np.mean(non >= t)
     eer = lc.eer(tar, non)
@@ -97,17 +97,18 @@ def test_the_sentence_gives_the_four_numbers(asvspoof_eval):
 
 
 def test_sentence_wording():
-    summary = lc.bayes_decisions(lc.Trials([3.0, 4.0, 5.0, -1.0], [-3.0, -2.0, 0.5, 1.0]), 0.01, 10, 1)
+    summary = lc.bayes_decisions(lc.Trials([3.0, 4.0, 5.0, -1.0], [-3.0, -2.0, 0.5, 1.0]), p_target=0.01, c_miss=10,
+                                 c_fa=1)
     text = summary.sentence()
     assert "a miss costing 10 and a false alarm 1" in text and "cost about" in text
     # LLRs far too high for the non-targets: worse than deciding without the system
-    bad = lc.bayes_decisions(lc.Trials([9.0, 10.0, 11.0], [8.0, 9.5, 12.0, 7.0]), 0.01)
+    bad = lc.bayes_decisions(lc.Trials([9.0, 10.0, 11.0], [8.0, 9.5, 12.0, 7.0]), p_target=0.01)
     assert bad.actual > bad.default
     assert "worse than not using it" in bad.sentence()
-    assert "accepting every trial" in lc.bayes_decisions(lc.Trials([1.0], [0.0]), 0.9).sentence()
-    decided = lc.bayes_decisions(lc.Trials([1.0, 2.0], [0.0, -1.0]), 0.01).decisions_sentence()
+    assert "accepting every trial" in lc.bayes_decisions(lc.Trials([1.0], [0.0]), p_target=0.9).sentence()
+    decided = lc.bayes_decisions(lc.Trials([1.0, 2.0], [0.0, -1.0]), p_target=0.01).decisions_sentence()
     assert decided.startswith("It accepts a trial when its LLR is at least +4.60. Of 100 trials, 1 is a target")
-    in_log10 = lc.bayes_decisions(lc.Trials([1.0, 2.0], [0.0, -1.0]), 0.01).decisions_sentence(units="log10")
+    in_log10 = lc.bayes_decisions(lc.Trials([1.0, 2.0], [0.0, -1.0]), p_target=0.01).decisions_sentence(units="log10")
     assert in_log10.startswith(f"It accepts a trial when its log10 LR is at least {np.log10(99):+.2f}. Of 100")
 
 
@@ -117,7 +118,7 @@ def test_per_100_rounding():
 
 
 def test_table_of_decisions_adds_up(small):
-    summary = lc.bayes_decisions(small, 0.2)
+    summary = lc.bayes_decisions(small, p_target=0.2)
     table = summary.table()
     assert list(table.index) == ["target", "non-target"] and list(table.columns) == ["accepted", "rejected"]
     np.testing.assert_allclose(table.sum(axis=1), [20.0, 80.0], rtol=1e-12)
@@ -127,11 +128,11 @@ def test_table_of_decisions_adds_up(small):
 def test_bad_operating_points_are_refused(small):
     for p in (0.0, 1.0, -0.1, 1.5):
         with pytest.raises(ValueError, match="P\\(target\\)"):
-            lc.bayes_decisions(small, p)
+            lc.bayes_decisions(small, p_target=p)
     with pytest.raises(ValueError, match="costs"):
-        lc.bayes_decisions(small, 0.1, c_miss=0.0)
+        lc.bayes_decisions(small, p_target=0.1, c_miss=0.0)
     with pytest.raises(TypeError, match="Trials"):
-        lc.bayes_decisions(small.tar, 0.1)
+        lc.bayes_decisions(small.tar, p_target=0.1)
 
 
 # ----- direct score thresholding -----------------------------------------------------------------------------------
@@ -268,10 +269,10 @@ def test_an_operating_point_gives_the_decisions_of_its_numbers(small, p, c_miss,
     """llrcore.prior's rule: a function that takes p_target, c_miss, c_fa takes an OperatingPoint too; the
     reference is the same call with the loose numbers, counted trial by trial above."""
     op = lc.OperatingPoint(p, c_miss, c_fa)
-    assert lc.bayes_decisions(small, op) == lc.bayes_decisions(small, p, c_miss, c_fa)
-    by_point = decisions.decision_histograms(small, op)
-    by_numbers = decisions.decision_histograms(small, p, c_miss, c_fa)
+    assert lc.bayes_decisions(small, p_target=op) == lc.bayes_decisions(small, p_target=p, c_miss=c_miss, c_fa=c_fa)
+    by_point = decisions.decision_histograms(small, p_target=op)
+    by_numbers = decisions.decision_histograms(small, p_target=p, c_miss=c_miss, c_fa=c_fa)
     assert by_point.summary == by_numbers.summary
     assert np.array_equal(by_point.edges, by_numbers.edges)
     with pytest.raises(ValueError, match="not both"):
-        lc.bayes_decisions(small, lc.OperatingPoint(p, 2.0, 3.0), 5.0, 1.0)
+        lc.bayes_decisions(small, p_target=lc.OperatingPoint(p, 2.0, 3.0), c_miss=5.0, c_fa=1.0)

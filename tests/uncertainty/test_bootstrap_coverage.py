@@ -142,12 +142,12 @@ def test_the_smoothed_bootstrap_of_min_dcf_is_its_recipe_redone_from_scratch():
         counts = [np.bincount(draws.integers(0, x.size, x.size), minlength=x.size) for x in (tar, non)]
         scores = [np.repeat(centres, w) + width * draws.standard_normal(w.sum())
                   for (centres, width), w in zip(kernels, counts)]
-        replicates.append(lc.min_dcf(*scores, op))
+        replicates.append(lc.min_dcf(*scores, p_target=op))
     assert result.smoothed.replicates == pytest.approx(replicates, rel=1e-12, abs=1e-15)
     centre = kernel_min_dcf(*kernels, op)
     assert result.smoothed.centre == pytest.approx(centre, rel=1e-6)
     q_lo, q_hi = np.percentile(np.array(replicates) - centre, [2.5, 97.5])
-    estimate = lc.min_dcf(tar, non, op)
+    estimate = lc.min_dcf(tar, non, p_target=op)
     expected = np.clip([estimate - q_hi, estimate - q_lo], 0, 1)
     assert result.interval("min_dcf") == pytest.approx(tuple(expected), rel=1e-5)
     assert result.metric_method("min_dcf") == "smoothed" and result.metric_method("eer") == "bca"
@@ -193,7 +193,7 @@ def test_the_out_of_bag_bracket_is_its_recipe_redone_from_scratch(group_by, two_
             scores, labels = np.concatenate([tar, non]), np.arange(680) < 80
             weights = np.bincount(two_level_draw(draws, speakers), minlength=680)  # speakers, then their trials
         replicates.append(lc.min_dcf(np.repeat(scores[labels], weights[labels]),
-                                     np.repeat(scores[~labels], weights[~labels]), 0.02))
+                                     np.repeat(scores[~labels], weights[~labels]), p_target=0.02))
         held_out.append(held_out_by_hand(scores, labels, weights, 0.02))
     assert result.replicates["min_dcf"].to_numpy() == pytest.approx(replicates, rel=1e-12)
     assert result.held_out == pytest.approx(held_out, rel=1e-12)
