@@ -108,8 +108,8 @@ def calibrated(train_id: str, test_id: str | None, by: tuple[str, ...], method: 
     rule = None if alpha is None else lc.BetaRule(alpha, beta)
     options = dict(cmlg_alpha=cmlg_alpha, folds=folds, p_target=op)
     if by:
-        return lc.calibrate_by_condition(_train, _test, by, method, rule, plo, **options)
-    result = lc.calibrate_and_evaluate(_train, _test, method, rule, plo, **options)
+        return lc.calibrate_by_condition(_train, _test, by, method, rule, plo=plo, **options)
+    result = lc.calibrate_and_evaluate(_train, _test, method, rule, plo=plo, **options)
     _ = result.calibrated.sorted.pav  # sort and PAV once, here (a bare expression would be drawn: Streamlit magic)
     return result
 

@@ -50,7 +50,7 @@ def main() -> None:
     cllr_time, _, _ = best_time(lambda: lc.cllr(tar, non), 3)
     rows, fits = [], {}
     for rule in (lc.BetaRule.logarithmic(), lc.BetaRule.brier()):
-        fit_time, _, fits[rule.name] = best_time(lambda: lc.fit_affine(tar, non, rule, plo), 3)
+        fit_time, _, fits[rule.name] = best_time(lambda: lc.fit_affine(tar, non, rule, plo=plo), 3)
         rows.append((f"llrcore.fit_affine ({rule.name}, P_target = 0.01)", fit_time, fit_time / cllr_time))
     sklearn_time, _, fits["sklearn"] = best_time(lambda: sklearn_fit(tar, non, plo), 1)
     rows.append(("scikit-learn LogisticRegression (lbfgs, prior weights)", sklearn_time, sklearn_time / cllr_time))

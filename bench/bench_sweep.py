@@ -49,7 +49,7 @@ def cold_sweep(train: lc.Trials, test: lc.Trials | None, rules) -> pd.DataFrame:
                 tar_llr, non_llr = lc.cross_calibrate(train.tar, train.non, lc.fit_affine, folds=FOLDS, seed=SEED,
                                                       rule=rule, plo=float(tau))
             else:
-                affine = lc.fit_affine(train.tar, train.non, rule, float(tau))
+                affine = lc.fit_affine(train.tar, train.non, rule, plo=float(tau))
                 tar_llr, non_llr = affine(test.tar), affine(test.non)
             rows.append({"rule": rule.name, "plo": float(tau), "cost": lc.cprimary(tar_llr, non_llr),
                          "cllr": lc.cllr(tar_llr, non_llr)})

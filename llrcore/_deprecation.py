@@ -12,12 +12,14 @@ from __future__ import annotations
 import functools
 import inspect
 import numbers
+import os
+import sys
 import warnings
 from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-__all__ = ["COSTS", "LLRS", "OldSpellingWarning", "old_spellings"]
+__all__ = ["COSTS", "LLRS", "OldSpellingWarning", "moved_call", "old_spellings"]
 
 #: The old names of the two sets of LLRs (cllr, act_dcf, ece, ...).
 LLRS = {"tar_llr": "tar", "non_llr": "non"}
@@ -160,3 +162,18 @@ def _is_prior(value, kind: str) -> bool:
     except (TypeError, ValueError):
         return False
     return kind != "plo" and values.ndim == 1 and values.size > 0 and bool(np.all((values > 0) & (values < 1)))
+
+
+def moved_call(old: str, new: str) -> None:
+    """An :class:`OldSpellingWarning` for a call whose answer now comes from another function, for one release:
+    `old` (``"evaluate(..., by=...)"``) is now `new`. It points at the first caller outside llrcore."""
+    warnings.warn(f"{old} is now {new}; the old call will be removed in the next release.", OldSpellingWarning,
+                  stacklevel=_outside_llrcore())
+
+
+def _outside_llrcore() -> int:
+    """The stacklevel, for a warning raised by the caller of this function, of the first frame outside llrcore."""
+    root, frame, level = os.path.dirname(os.path.abspath(__file__)), sys._getframe(2), 2
+    while frame is not None and frame.f_code.co_filename.startswith(root):
+        frame, level = frame.f_back, level + 1
+    return level

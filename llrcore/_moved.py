@@ -15,7 +15,6 @@ from __future__ import annotations
 import importlib
 import importlib.abc
 import importlib.util
-import os
 import sys
 import types
 import warnings
@@ -139,18 +138,3 @@ def left_for(module: str):
                     return getattr(new, name)
         raise AttributeError(f"module 'llrcore.{module}' has no attribute {name!r}")
     return __getattr__
-
-
-def moved_call(old: str, new: str) -> None:
-    """A :class:`FutureWarning` for a call whose answer now comes from another function, for one release: `old`
-    (``"evaluate(..., by=...)"``) is now `new`. It points at the first caller outside llrcore."""
-    warnings.warn(f"{old} is now {new}; the old call will be removed in the next release.", FutureWarning,
-                  stacklevel=_outside_llrcore())
-
-
-def _outside_llrcore() -> int:
-    """The stacklevel, for a warning raised by the caller of this function, of the first frame outside llrcore."""
-    root, frame, level = os.path.dirname(os.path.abspath(__file__)), sys._getframe(2), 2
-    while frame is not None and frame.f_code.co_filename.startswith(root):
-        frame, level = frame.f_back, level + 1
-    return level

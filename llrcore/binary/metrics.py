@@ -20,17 +20,16 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .._moved import moved_call
+from .._deprecation import COSTS, LLRS, moved_call, old_spellings
+from .._format import interval_words
 from ..data.checks import as_scores
 from ..data.trials import Trials
 from ..parallel import thread_limit
 from ..prior import OperatingPoint, as_operating_point, as_plo, effective_plo, primary_p_targets, sigmoid
-from .._deprecation import COSTS, LLRS, old_spellings
-from .._format import interval_words
-from .verdict import LLRVerdict, calibration_loss_percent, llr_verdict
 from .costs import cllr_bits
 from .equalised import equalised
 from .rates import ScoreCounts, SortedScores
+from .verdict import LLRVerdict, calibration_loss_percent, llr_verdict
 
 __all__ = [
     "BayesErrorRates",

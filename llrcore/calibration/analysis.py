@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from .._deprecation import old_spellings
 from .._moved import left_for
 from ..binary.metrics import BinaryMetrics, evaluate, metrics_table
 from ..data.trials import Trials
@@ -182,13 +183,14 @@ def method_fitter(method: str, rule: BetaRule | None, plo: float, cmlg_alpha: fl
     return fit_pav, {}
 
 
+@old_spellings(positional=("plo",))
 def calibrate_and_evaluate(
     train: Trials,
     test: Trials | None = None,
     method: str = "affine",
     rule: BetaRule | None = None,
-    plo: float = 0.0,
     *,
+    plo: float = 0.0,
     cmlg_alpha: float = 0.5,
     folds: int = 5,
     seed: int = 0,

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from .._deprecation import old_spellings
 from ..binary.metrics import evaluate
 from ..data.trials import Trials
 from ..prior import as_operating_point
@@ -107,14 +108,15 @@ class ConditionCalibrationResult:
         return notes + self.before.notes()
 
 
+@old_spellings(positional=("plo",))
 def calibrate_by_condition(
     train: Trials,
     test: Trials | None,
     by: str | Sequence[str],
     method: str = "affine",
     rule: BetaRule | None = None,
-    plo: float = 0.0,
     *,
+    plo: float = 0.0,
     cmlg_alpha: float = 0.5,
     folds: int = 5,
     seed: int = 0,

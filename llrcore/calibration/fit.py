@@ -26,13 +26,14 @@ import warnings
 
 import numpy as np
 
-from .._deprecation import old_spellings
-from .._moved import left_for, moved_call
+from .._deprecation import moved_call, old_spellings
+from .._moved import left_for
 from ..data.checks import as_scores
 from ..data.trials import Trials
 from ..parallel import dot
 from ..prior import as_plo, sigmoid
-from .calibrators import Affine, Fusion, as_matrix as _as_matrix
+from .calibrators import Affine, Fusion
+from .calibrators import as_matrix as _as_matrix
 from .checks import fit_setting_aside_far, flag_collapse
 from .cmlg import cmlg_affine
 from .conditional import ConditionalCalibration
@@ -182,8 +183,8 @@ def _fit_from(tar_columns, non_columns, rule: BetaRule, plo: float, regularisati
     return objective, phi
 
 
-@old_spellings({"systems_tar": "tar", "systems_non": "non"})
-def fit_fusion(tar, non, rule: BetaRule | None = None, plo: float = 0.0, *,
+@old_spellings({"systems_tar": "tar", "systems_non": "non"}, positional=("plo",))
+def fit_fusion(tar, non, rule: BetaRule | None = None, *, plo: float = 0.0,
                regularisation: float = 0.0, start: Fusion | None = None, quality=None) -> Fusion:
     """Linear fusion of K systems trained with a prior-weighted proper scoring rule.
 
@@ -315,7 +316,8 @@ def _refuse_separable(tar_columns, non_columns):
         )
 
 
-def fit_affine(tar, non=None, rule: BetaRule | None = None, plo: float = 0.0, *, start: Affine | None = None,
+@old_spellings(positional=("plo",))
+def fit_affine(tar, non=None, rule: BetaRule | None = None, *, plo: float = 0.0, start: Affine | None = None,
                by=None, quality=None, bilinear=None) -> Affine:
     """Affine calibration ``llr = scale * score + offset`` minimising a prior-weighted proper scoring rule.
 
@@ -368,7 +370,7 @@ def fit_affine(tar, non=None, rule: BetaRule | None = None, plo: float = 0.0, *,
     elif non is None:
         raise TypeError("Give the non-target scores as well as the target scores.")
     fusion_start = None if start is None else Fusion(weights=np.array([start.scale]), offset=start.offset)
-    fusion = fit_fusion(as_scores(tar, "target scores"), as_scores(non, "non-target scores"), rule, plo,
+    fusion = fit_fusion(as_scores(tar, "target scores"), as_scores(non, "non-target scores"), rule, plo=plo,
                         start=fusion_start)
     return Affine(scale=float(fusion.weights[0]), offset=fusion.offset, converged=fusion.converged,
                   failure=fusion.failure)

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .._moved import moved_call
+from .._deprecation import moved_call
 from ..binary.metrics import BinaryMetrics, evaluate, metrics_table
 from ..data.pairing import ID_COLUMNS, class_blocks, pair_trials, shared_id_columns
 from ..data.trials import Trials, as_systems
@@ -371,13 +371,13 @@ def fuse(dev_systems, eval_systems=None, *, rule: BetaRule | None = None, plo: f
     if len(dev.names) < 2:
         raise ValueError("Fusion needs two or more systems; to calibrate one system, use calibration.")
     evaluation = None if eval_systems is None else align_systems(_pair_evaluation(dev.names, eval_systems))
-    fusion = (fit_fusion(dev.tar, dev.non, rule, plo, regularisation=regularisation) if quality is None else
+    fusion = (fit_fusion(dev.tar, dev.non, rule, plo=plo, regularisation=regularisation) if quality is None else
               QualityCalibration.fit(dev, quality, fit_fusion, rule=rule, plo=plo, regularisation=regularisation))
     if fusion.collapsed:  # no fusion to judge (llrcore.calibration.checks): said, not shown as one
         raise ValueError(f"the fusion collapsed ({fusion.failure}). Remove the far scores, or fuse other systems.")
     calibrations = {}
     for k, name in enumerate(dev.names):
-        alone = fit_fusion(dev.tar[:, k], dev.non[:, k], rule, plo, regularisation=regularisation)
+        alone = fit_fusion(dev.tar[:, k], dev.non[:, k], rule, plo=plo, regularisation=regularisation)
         if alone.collapsed:
             raise ValueError(f"{name} calibrated alone collapsed ({alone.failure}), so the fusion cannot be compared "
                              "with it. Remove the far scores, or fuse other systems.")

@@ -209,7 +209,7 @@ class QualityCalibration(_Fitted):
         names, (tar, non, _), metadata = _blocks(trials)
         q = quality_matrix(metadata, quality, bilinear)
         q_tar, q_non = q[:tar.shape[0]], q[tar.shape[0]:tar.shape[0] + non.shape[0]]
-        fusion = fit(tar, non, rule, plo, regularisation=regularisation, quality=(q_tar, q_non))
+        fusion = fit(tar, non, rule, plo=plo, regularisation=regularisation, quality=(q_tar, q_non))
         failure = fusion.failure or _scores_collapsed(fusion, tar, non)
         features = np.concatenate([np.column_stack([tar, q_tar]), np.column_stack([non, q_non])])
         return cls(systems=names, quality=_names(quality), bilinear=_pairs(bilinear), weights=fusion.weights,

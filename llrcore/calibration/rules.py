@@ -293,8 +293,8 @@ _CLOSED_FORMS = {
 _NAMES = {(1.0, 1.0): "logarithmic", (2.0, 2.0): "Brier", (0.5, 0.5): "boosting", (2.0, 1.0): "asymmetric"}
 
 
-@old_spellings(LLRS)
-def objective(tar, non, rule: BetaRule, plo: float = 0.0) -> float:
+@old_spellings(LLRS, positional=("plo",))
+def objective(tar, non, rule: BetaRule, *, plo: float = 0.0) -> float:
     """Prior-weighted proper-scoring-rule objective (eq. 3 of Brümmer & Doddington 2013), canonical scaling.
 
     ``E = P mean_tar C(sigmoid(l + tau) | H1) + (1 - P) mean_non C(sigmoid(l + tau) | H2)`` with ``tau = plo`` and

@@ -3,7 +3,7 @@ weightings makes (:func:`llrcore.calibration.sweep.sweep_prior_weighting`).
 
 :class:`WarmStarts` plans which fit each fit starts from before any is made, so that the fits can run on several
 threads and still start exactly where one after the other would; :class:`WarmFits` makes them. Each fit equals
-``fit_affine(tar, non, rule, plo)`` (:mod:`llrcore.calibration.fit`).
+``fit_affine(tar, non, rule, plo=plo)`` (:mod:`llrcore.calibration.fit`).
 """
 from __future__ import annotations
 
@@ -54,7 +54,7 @@ class WarmStarts:
 class WarmFits:
     """:func:`fit_affine` on one training set for many rules and prior weightings, each fit started from a nearby one:
     the caller plans the fits in :attr:`starts` (:class:`WarmStarts`) and makes each with :meth:`fit` from the fit
-    planned as its start. Each fit equals ``fit_affine(tar, non, rule, plo)``."""
+    planned as its start. Each fit equals ``fit_affine(tar, non, rule, plo=plo)``."""
 
     def __init__(self, tar, non):
         self.tar, self.non = as_scores(tar, "target scores"), as_scores(non, "non-target scores")
@@ -62,4 +62,4 @@ class WarmFits:
 
     def fit(self, rule: BetaRule, plo: float, start: Affine | None) -> Affine:
         """One fit from `start`: what every planned fit is."""
-        return fit_affine(self.tar, self.non, rule, plo, start=start)
+        return fit_affine(self.tar, self.non, rule, plo=plo, start=start)

@@ -57,7 +57,7 @@ def run(args) -> str:
     dev = one_system(args.dev, args.key)
     if args.quality:
         return _run_quality(args, dev, rule, plo)
-    fitted = calibrate_and_evaluate(dev, dev, args.method, rule, plo, p_target=args.prior)
+    fitted = calibrate_and_evaluate(dev, dev, args.method, rule, plo=plo, p_target=args.prior)
     # judged on the training trials alone (fitted.problems would report them a second time as evaluation trials)
     for problem in calibration_problems(fitted.calibrator, dev, rule=rule if args.method == "affine" else None):
         warnings.warn(problem, stacklevel=1)

@@ -245,7 +245,7 @@ def summarise_calibration(name, trials, calibrate_on, method, rule, plo, op: Ope
     """Calibrate `trials` on `calibrate_on`, or by cross-validation on themselves when it is None
     (:func:`~llrcore.calibration.analysis.calibrate_and_evaluate`), and count the errors after calibration."""
     result = calibrate_and_evaluate(calibrate_on if calibrate_on is not None else trials,
-                                    trials if calibrate_on is not None else None, method, rule, plo,
+                                    trials if calibrate_on is not None else None, method, rule, plo=plo,
                                     folds=CROSS_VALIDATION_FOLDS, p_target=op)
     if getattr(result.calibrator, "collapsed", False):  # no calibration: the report says why instead of its numbers
         raise ValueError(f"it collapsed ({result.calibrator.failure}). Remove the far scores, or choose PAV.")

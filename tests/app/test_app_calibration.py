@@ -56,7 +56,7 @@ def test_calibrate_opens_on_asvspoof_dev_to_eval_with_the_librarys_numbers(at):
     assert at.selectbox(key="cal_train").value == ASV_DEV
     assert at.selectbox(key="cal_eval").value == ASV_EVAL
     expected = lc.calibrate_and_evaluate(trials(at, ASV_DEV), trials(at, ASV_EVAL), "affine",
-                                         lc.BetaRule.logarithmic(), LOGIT_001)
+                                         lc.BetaRule.logarithmic(), plo=LOGIT_001)
     before, after = before_after(at)
     assert before["system"] == f"before: {ASV_EVAL}"
     assert after["system"] == "after: calibrated (logarithmic, P=0.01)"
@@ -80,7 +80,7 @@ def test_changing_the_rule_and_the_prior_weighting_changes_the_numbers(at):
     assert not problems(at)
     _, brier = before_after(at)
     expected = lc.calibrate_and_evaluate(trials(at, ASV_DEV), trials(at, ASV_EVAL), "affine", lc.BetaRule.brier(),
-                                         LOGIT_001)
+                                         plo=LOGIT_001)
     assert brier["actDCF"] == pytest.approx(expected.after.act_dcf) and brier["actDCF"] != logarithmic["actDCF"]
     at.number_input(key="cal_weight_p").set_value(0.2).run()
     _, weighted = before_after(at)
@@ -92,7 +92,7 @@ def test_changing_the_rule_and_the_prior_weighting_changes_the_numbers(at):
     assert before_after(at)[1]["Cllr"] == pytest.approx(weighted["Cllr"])
     at.number_input(key="cal_weight_plo").set_value(-6.0).run()
     expected = lc.calibrate_and_evaluate(trials(at, ASV_DEV), trials(at, ASV_EVAL), "affine", lc.BetaRule.brier(),
-                                         -6.0)
+                                         plo=-6.0)
     assert before_after(at)[1]["Cllr"] == pytest.approx(expected.after.cllr)
 
 
@@ -131,7 +131,7 @@ def test_fvc_is_calibrated_by_cross_validation(at):
     assert before["Cllr"] == pytest.approx(0.1256, abs=5e-5)
     assert before["calibration loss %"] > 97
     assert after["Cllr"] < 0.005 and after["calibration loss %"] < 40
-    expected = lc.calibrate_and_evaluate(trials(at, FVC), None, "affine", lc.BetaRule.logarithmic(), 0.0, folds=5)
+    expected = lc.calibrate_and_evaluate(trials(at, FVC), None, "affine", lc.BetaRule.logarithmic(), plo=0.0, folds=5)
     assert after["Cllr"] == pytest.approx(expected.after.cllr, rel=1e-12)
     assert after["system"] == "after: calibrated (logarithmic, P=0.5, 5-fold CV)"
     at.slider(key="cal_folds").set_value(3).run()
@@ -156,7 +156,7 @@ def test_adding_the_calibrated_system_puts_it_next_to_the_raw_one_on_evaluate(at
     assert at.multiselect(key="eval_systems").value == [ASV_EVAL, name]
     table = at.dataframe[0].value.set_index("system")
     expected = lc.calibrate_and_evaluate(trials(at, ASV_DEV), trials(at, ASV_EVAL), "affine", lc.BetaRule.brier(),
-                                         LOGIT_001)
+                                         plo=LOGIT_001)
     assert table.loc[name, "Cllr"] == pytest.approx(expected.after.cllr)
     assert table.loc[name, "EER %"] == pytest.approx(table.loc[ASV_EVAL, "EER %"])
     at.switch_page("app_pages/home.py").run()
@@ -168,7 +168,7 @@ def test_operating_point_is_shared_with_evaluate(at):
     at.number_input(key="op_p_target").set_value(0.2).run()
     assert before_after(at)[1]["actDCF"] == pytest.approx(
         lc.calibrate_and_evaluate(trials(at, ASV_DEV), trials(at, ASV_EVAL), "affine", lc.BetaRule.logarithmic(),
-                                  LOGIT_001, p_target=0.2).after.act_dcf)
+                                  plo=LOGIT_001, p_target=0.2).after.act_dcf)
     at.switch_page("app_pages/evaluate.py").run()
     assert not problems(at)
     assert at.number_input(key="op_p_target").value == 0.2
@@ -238,7 +238,7 @@ def test_a_degenerate_fit_is_kept_and_said_in_words(at):
     at.number_input(key="cal_beta").set_value(0.5).run()
     assert not problems(at)
     expected = lc.calibrate_and_evaluate(trials(at, ASV_DEV), trials(at, ASV_EVAL), "affine", lc.BetaRule(3, 0.5),
-                                         LOGIT_001)
+                                         plo=LOGIT_001)
     assert expected.after.cllr > 100  # hundreds of bits: the user's report
     (warning,) = [w.value for w in at.warning if "degenerate" in w.value]
     assert "step function" in warning and f"{expected.after.cllr:.3g} bits" in warning

@@ -157,7 +157,7 @@ def test_breaking_down_needs_a_trials_and_a_column(table):
 def test_evaluate_with_by_still_answers_for_one_release_with_a_warning_naming_the_new_function(table):
     trials = trials_of(table)
     with pytest.warns(FutureWarning, match=r"evaluate_by_condition\(trials, by=\.\.\.\)") as caught:
-        old = lc.evaluate(trials, 0.05, by="gender")
+        old = lc.evaluate(trials, p_target=0.05, by="gender")
     assert caught[0].filename == __file__  # the warning points at the caller's line, not at llrcore
     pd.testing.assert_frame_equal(old.to_frame(), lc.evaluate_by_condition(trials, "gender", p_target=0.05).to_frame())
     with pytest.raises(TypeError, match="one Trials"), pytest.warns(FutureWarning):

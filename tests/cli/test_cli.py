@@ -344,7 +344,7 @@ def test_report_warns_of_a_degenerate_calibration_and_writes_it_into_the_report(
     assert main(["report", str(ASV_EVAL), "--calibrate-on", str(ASV_DEV), "--alpha", "3", "--beta", "0.5",
                  "-o", str(out)]) == 0
     dev, ev = lc.read_trials(ASV_DEV), lc.read_trials(ASV_EVAL)
-    expected = lc.calibrate_and_evaluate(dev, ev, "affine", lc.BetaRule(3, 0.5), float(lc.effective_plo(0.01)))
+    expected = lc.calibrate_and_evaluate(dev, ev, "affine", lc.BetaRule(3, 0.5), plo=float(lc.effective_plo(0.01)))
     assert expected.degenerate
     captured = capsys.readouterr()
     warnings = [line for line in captured.err.splitlines() if ": warning: " in line]

@@ -174,7 +174,7 @@ def test_transform_curve_is_the_pav_reference():
 def test_transform_figure_of_raw_and_calibrated_asvspoof(asvspoof_dev, asvspoof_eval):
     dev = lc.Trials(asvspoof_dev["target"], asvspoof_dev["nontarget"], name="dev")
     evaluation = lc.Trials(asvspoof_eval["target"], asvspoof_eval["nontarget"], name="eval")
-    result = lc.calibrate_and_evaluate(dev, evaluation, "affine", lc.BetaRule.brier(), -4.595)
+    result = lc.calibrate_and_evaluate(dev, evaluation, "affine", lc.BetaRule.brier(), plo=-4.595)
     fig = calibration_transform_figure({"raw": evaluation, "calibrated": result.calibrated}, p_target=0.01,
                                        max_points=1500)
     raw, calibrated = traces(fig, "pav")

@@ -77,6 +77,11 @@ def analysis():
 RULE = lc.BetaRule.logarithmic()
 MATRIX, LABELS = np.array([[0.0, 2.0, 1.0], [0.0, -1.0, 1.0], [0.5, -1.0, 2.0], [-1.0, -2.0, 0.0]]), [0, 1, 2, 2]
 PLO = [-2.0, 0.0, 1.5]
+#: Two conditions ("side") of 40 target and 80 non-target Gaussian scores each, for a calibration per condition.
+_RNG = np.random.default_rng(7)
+BY_TRIALS = lc.Trials.from_labels(np.r_[_RNG.normal(2, 1, 80), _RNG.normal(-1, 1, 160)],
+                                  np.r_[np.ones(80, bool), np.zeros(160, bool)],
+                                  metadata=pd.DataFrame({"side": np.r_[np.tile(["a", "b"], 40), np.tile(["a", "b"], 80)]}))
 
 #: id -> (old call, new call, the new spelling the warning names), each a function of the fixtures.
 RENAMED = {
@@ -93,7 +98,7 @@ RENAMED = {
     "evaluate tar_llr": (lambda t, a: lc.evaluate(tar_llr=TAR, non_llr=NON, p_target=0.25),
                          lambda t, a: lc.evaluate(TAR, NON, p_target=0.25), r"evaluate\(tar="),
     "objective tar_llr": (lambda t, a: lc.objective(tar_llr=TAR, non_llr=NON, rule=RULE, plo=0.5),
-                          lambda t, a: lc.objective(TAR, NON, RULE, 0.5), r"objective\(tar="),
+                          lambda t, a: lc.objective(TAR, NON, RULE, plo=0.5), r"objective\(tar="),
     "ece tar_llr": (lambda t, a: lc.ece(tar_llr=TAR, non_llr=NON, plo=0.5), lambda t, a: lc.ece(TAR, NON, plo=0.5),
                     r"ece\(tar="),
     "ece_curve prior_log10_odds": (lambda t, a: lc.ece_curve(t, prior_log10_odds=[-1.0, 0.0, 0.5]),
@@ -181,6 +186,18 @@ POSITIONAL = {
         MATRIX, None, p_target=0.3, labels=LABELS), "p_target="),
     "decision_figure": (lambda t: lc.plots.decision_figure(t, 0.25), lambda t: lc.plots.decision_figure(
         t, p_target=0.25), "p_target="),
+    "objective": (lambda t: lc.objective(TAR, NON, RULE, 0.5), lambda t: lc.objective(TAR, NON, RULE, plo=0.5),
+                  "plo="),
+    "fit_affine": (lambda t: lc.fit_affine(TAR, NON, RULE, 0.5), lambda t: lc.fit_affine(TAR, NON, RULE, plo=0.5),
+                   "plo="),
+    "fit_fusion": (lambda t: lc.fit_fusion(np.c_[TAR, TAR], np.c_[NON, NON], RULE, 0.5, regularisation=1.0),
+                   lambda t: lc.fit_fusion(np.c_[TAR, TAR], np.c_[NON, NON], RULE, plo=0.5, regularisation=1.0),
+                   "plo="),
+    "calibrate_and_evaluate": (lambda t: lc.calibrate_and_evaluate(t, t, "affine", RULE, 0.5).to_frame(),
+                               lambda t: lc.calibrate_and_evaluate(t, t, "affine", RULE, plo=0.5).to_frame(), "plo="),
+    "calibrate_by_condition": (
+        lambda t: lc.calibrate_by_condition(BY_TRIALS, BY_TRIALS, "side", "affine", RULE, 0.5).to_frame(),
+        lambda t: lc.calibrate_by_condition(BY_TRIALS, BY_TRIALS, "side", "affine", RULE, plo=0.5).to_frame(), "plo="),
 }
 
 
@@ -272,7 +289,8 @@ def test_evaluate_takes_the_prior_second():
                                                                                           rel=1e-15)
     assert old(lc.binary.metrics.evaluate, trials, 0.25).act_dcf == pytest.approx(exact_dcf(0.25, actual=True),
                                                                                   rel=1e-15)
-    by = old(lc.evaluate, trials, 0.25, by="g")
+    with pytest.warns(FutureWarning, match="evaluate_by_condition"):  # by= itself is deprecated too
+        by = old(lc.evaluate, trials, 0.25, by="g")
     assert by.pooled.metrics.p_target == 0.25
     assert by.pooled.metrics.min_dcf == pytest.approx(exact_dcf(0.25), rel=1e-15)
     with pytest.raises(TypeError, match="twice"):
