@@ -16,7 +16,7 @@ import re
 import numpy as np
 import pytest
 from playwright.sync_api import Page, expect
-from test_browser import no_exception, open_page, snap, wait_idle, write_labelled
+from test_browser import no_exception, open_page, snap, wait_for_stable_sizes, wait_idle, write_labelled
 from test_conditions_page import go
 from test_extreme_llrs_page import choose
 
@@ -106,7 +106,7 @@ def test_evaluate_text_numbers_are_right_aligned(page: Page, app_url, screenshot
     expect(table).to_contain_text(number(lc.cllr(trials), 4), timeout=120_000)  # 2.39e+305-like text, not 306 digits
     no_exception(page)
     table.scroll_into_view_if_needed()
-    page.wait_for_timeout(700)
+    wait_for_stable_sizes(page)  # the grid drawn at its place (was a fixed 700 ms)
     table.screenshot(path=screenshots / "leftovers_evaluate_table.png")  # looked at: the text column is right-aligned
     snap(page, screenshots / "leftovers_evaluate.png")
 
