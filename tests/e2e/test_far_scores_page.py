@@ -4,8 +4,8 @@ cross-validation, Bayes decisions' calibrated copy and the Compare rules sweep s
 none of it as a calibration; Evaluate's metrics table writes the huge Cllr as text, right-aligned like the numbers;
 Forensic validation's Tippett and ECE axes keep to the ordinary LRs and say what lies beyond.
 
-Independent references: the failure sentences are the library's (tests/uncertainty/test_interval_method_names.py checks them against
-the folds that hold the far target); the fold list expected on Calibrate is computed here from the fold assignment
+Independent references: the failure sentences are the library's (tests/calibration/test_collapsed_folds.py checks
+them against the folds that hold the far target); the fold list expected on Calibrate is computed here from the fold assignment
 (``Folds.split`` with the page's 5 folds and seed 0: every fold but the one holding the far target);
 ``number(lc.cllr(...), 4)`` for the table's text; the screenshots are looked at.
 """
