@@ -4,8 +4,8 @@ number fits its box, and a calibration that collapsed is shown as failed, never 
 
 Independent references: the numbers each page must show are computed here with the library's public functions on
 the same scores (``lc.eer``, ``lc.cllr``, ``lc.min_cllr``), written by the one formatting helper (``number``,
-``percent``) whose exact strings tests/calibration/test_far_scores.py pins down; the widths of the metric boxes and tables are
-read from the browser's layout.
+``percent``) whose exact strings tests/report/test_number_format.py pins down; the widths of the metric boxes and
+tables are read from the browser's layout.
 """
 from __future__ import annotations
 
