@@ -139,14 +139,28 @@ def asvspoof2021_layout(tmp_path_factory) -> dict[str, Path]:
 
 # ----- order of the tests under pytest-xdist -------------------------------------------------------------------------
 
-# Seconds each of the slowest modules takes on a quiet 2-core machine (--durations of a whole run); any other browser
-# module counts BROWSER_TEST_SECONDS a test, any other module UNIT_TEST_SECONDS. Only the order depends on them.
+# Seconds each of the slowest modules takes on a quiet 2-core machine; any other browser module counts
+# BROWSER_TEST_SECONDS a test, any other module UNIT_TEST_SECONDS. Only the order depends on them. Measured: every
+# module of 10 s or more in a whole run's --durations=0 (2026-11-29, 5,420 s of tests on a machine shared by six
+# sessions), scaled by 0.3 to the quiet machine's ~1,650 s (766-892 s of wall time on 2 workers in the last CI runs).
 SLOW_MODULES = {
-    "e2e/test_diarization_page.py": 90, "e2e/test_data_page.py": 50, "e2e/test_app_state.py": 50,
-    "e2e/test_extreme_llrs_page.py": 40, "report/test_report_conditions.py": 25,
-    "uncertainty/test_bootstrap_coverage.py": 20, "uncertainty/test_uncertainty.py": 20, "project/test_readme.py": 15,
-    "diarization/test_diarization.py": 15, "app/test_app_diarization.py": 12, "binary/test_extremes.py": 10,
-    "cli/test_cli_tdcf.py": 8, "forensic/test_forensic.py": 8, "cli/test_cli_fuse.py": 8,
+    "e2e/test_diarization_page.py": 89, "diarization/test_diarization_heldout.py": 72, "e2e/test_widths.py": 71,
+    "e2e/test_calibrate_conditions_page.py": 57, "e2e/test_conditions_page.py": 57,
+    "uncertainty/test_bootstrap_coverage.py": 57, "e2e/test_extreme_llrs_page.py": 56,
+    "e2e/test_operating_point_and_verdict_consistency.py": 52, "uncertainty/test_uncertainty.py": 51,
+    "e2e/test_app_state.py": 48, "forensic/test_forensic.py": 48, "diarization/test_diarization_k.py": 38,
+    "e2e/test_sidebar_walk.py": 38, "e2e/test_teaching_pages.py": 37, "e2e/test_far_scores_page.py": 35,
+    "e2e/test_browser.py": 32, "e2e/test_spoofing_page.py": 31, "e2e/test_figures_show_what_they_promise_page.py": 29,
+    "e2e/test_diarization_corpus_page.py": 29, "cli/test_cli_tdcf.py": 29, "e2e/test_classifier_page.py": 28,
+    "e2e/test_calibration_pages.py": 24, "report/test_report_conditions.py": 24, "diarization/test_diarization.py": 22,
+    "e2e/test_report_conditions_page.py": 22, "io/test_bssr1_demo.py": 22, "e2e/test_multiclass_page.py": 21,
+    "e2e/test_session_reload.py": 20, "e2e/test_quality_calibration_page.py": 20, "cli/test_cli_fuse.py": 20,
+    "e2e/test_forensic_page.py": 18, "project/test_readme.py": 16, "e2e/test_sasv_page.py": 16,
+    "e2e/test_report_page.py": 16, "e2e/test_units.py": 15, "app/test_app_diarization.py": 14,
+    "e2e/test_normalization_page.py": 14, "e2e/test_diarization_der_conventions.py": 13, "binary/test_extremes.py": 13,
+    "e2e/test_fusion_page.py": 13, "e2e/test_data_page.py": 12, "app/test_app.py": 12, "spoofing/test_spoofing.py": 11,
+    "e2e/test_big_uploads.py": 11, "e2e/test_diarization_scoring.py": 11, "app/test_app_calibration.py": 11,
+    "app/test_app_session.py": 11, "binary/test_out_of_core.py": 10,
 }
 BROWSER_TEST_SECONDS = 9.0
 UNIT_TEST_SECONDS = 0.15

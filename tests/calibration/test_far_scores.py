@@ -1,6 +1,6 @@
 """Scores of +-1e308 among ordinary ones (issue 28): calibration fits that are right or flagged, never silently
-collapsed; a report, Bayes decision histograms, the Gaussian explorer and a forensic validation that still work; one
-formatting helper for every number in a box.
+collapsed; a report, Bayes decision histograms, the Gaussian explorer, a forensic validation and a fusion that still
+work.
 
 Independent references:
 
@@ -12,8 +12,7 @@ Independent references:
   an ordinary one;
 - a rule whose wrong-side cost is bounded (Brier's): scipy's Nelder-Mead on the objective written out with costs by
   quadrature of the Beta weighting;
-- ``lc.eer``/``lc.min_cllr`` of the raw scores (monotone calibrations do not change them), counts by hand, and exact
-  hand-written strings for the formatting helper.
+- ``lc.eer``/``lc.min_cllr`` of the raw scores (monotone calibrations do not change them), and counts by hand.
 """
 from __future__ import annotations
 
@@ -21,7 +20,6 @@ import warnings
 
 import mpmath
 import numpy as np
-import pandas as pd
 import pytest
 from scipy.integrate import quad
 from scipy.optimize import minimize
@@ -30,14 +28,8 @@ from sklearn.linear_model import LogisticRegression
 
 import llrcore as lc
 from llrcore.teaching.decisions import decision_histograms
-from llrcore.report import bits, number, percent, with_interval
+from synthetic import FAR, ordinary
 
-FAR = 1e308
-
-
-def ordinary(seed: int = 7, mu: float = 3.0, n_tar: int = 300, n_non: int = 3000):
-    rng = np.random.default_rng(seed)
-    return rng.normal(mu, np.sqrt(2 * mu), n_tar), rng.normal(-mu, np.sqrt(2 * mu), n_non)
 
 
 def sklearn_fit(tar, non, plo):
@@ -205,47 +197,6 @@ def test_fusion_refuses_a_collapsed_fusion(extreme_trials):
         warnings.filterwarnings("ignore", "The calibration collapsed", RuntimeWarning)
         with pytest.raises(ValueError, match="collapsed"):
             lc.fuse({"a": extreme_trials, "b": other})
-
-
-@pytest.mark.parametrize("value, decimals, sign, expected", [
-    (0.25314, 3, False, "0.253"), (2.4312, 2, False, "2.43"), (1.99e305, 3, False, "1.99e+305"),
-    (2.3885679484916614e305, 4, False, "2.39e+305"), (-123456789.0, 1, False, "-1.23e+08"),
-    (999999.4, 1, False, "999999.4"), (1e6, 2, False, "1e+06"), (0.0143, 4, True, "+0.0143"),
-    (-0.5, 3, True, "-0.500"), (float("inf"), 3, False, "infinite"), (float("-inf"), 3, False, "-infinite"),
-    (float("nan"), 3, False, "NaN"),
-])
-def test_number_fits_its_box(value, decimals, sign, expected):
-    assert number(value, decimals, sign=sign) == expected
-
-
-def test_bits_and_intervals_use_number():
-    assert bits(2.3885679484916614e305) == "2.39e+305" and bits(0.25314) == "0.253"
-    assert bits(float("inf")) == "infinite"
-    assert with_interval(2.4312, 2.21, 2.674) == "2.43 [2.21, 2.67]"
-    assert with_interval(1.99e305, 0.5, 3e305, 4) == "1.99e+305 [0.5000, 3e+305]"
-    assert percent(0.00127) == "0.127 %"  # the forensic metrics and its misleading-evidence table alike
-
-
-def test_metrics_table_intervals_go_to_their_own_table():
-    """Values and intervals in one cell made the table wider than the page: they are split in two tables."""
-    from app_pages._tables import split_intervals
-
-    table = pd.DataFrame({"system": ["A"], "targets": [10], "EER %": [2.4312], "EER % lower": [2.21],
-                          "EER % upper": [2.674], "Cllr": [0.28843], "Cllr lower": [0.25], "Cllr upper": [0.33],
-                          "as LLRs": ["good"]})
-    numbers, intervals = split_intervals(table)
-    assert list(numbers.columns) == ["system", "targets", "EER %", "Cllr", "as LLRs"]
-    assert intervals.to_dict("records") == [{"system": "A", "EER %": "[2.21, 2.67]", "Cllr": "[0.2500, 0.3300]"}]
-    assert split_intervals(numbers)[1] is None
-
-
-def test_numbers_too_long_for_a_cell_are_written_by_number():
-    from app_pages._tables import fitting_numbers
-
-    table = pd.DataFrame({"system": ["A", "B"], "Cllr": [0.28843, 2.3885679484916614e305], "EER %": [2.43, 11.5]})
-    shown = fitting_numbers(table)
-    assert shown["Cllr"].tolist() == ["0.2884", "2.39e+305"]
-    assert shown["EER %"].tolist() == [2.43, 11.5]  # ordinary columns stay numbers
 
 
 def test_fusion_with_far_scores_on_the_right_side_is_logistic_regression():

@@ -4,8 +4,8 @@ number fits its box, and a calibration that collapsed is shown as failed, never 
 
 Independent references: the numbers each page must show are computed here with the library's public functions on
 the same scores (``lc.eer``, ``lc.cllr``, ``lc.min_cllr``), written by the one formatting helper (``number``,
-``percent``) whose exact strings tests/calibration/test_far_scores.py pins down; the widths of the metric boxes and tables are
-read from the browser's layout.
+``percent``) whose exact strings tests/report/test_number_format.py pins down; the widths of the metric boxes and
+tables are read from the browser's layout.
 """
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from playwright.sync_api import Page, expect
-from test_browser import no_exception, open_page, snap, wait_idle, write_labelled
+from test_browser import no_exception, open_page, snap, wait_for_stable_sizes, wait_idle, write_labelled
 from test_conditions_page import go, type_number
 
 import llrcore as lc
@@ -194,5 +194,5 @@ def test_forensic_table_writes_rates_and_counts_as_the_metrics_above(page: Page,
     # numbers, so that is seen on the screenshot below, not read here.
     no_exception(page)
     table.scroll_into_view_if_needed()
-    page.wait_for_timeout(700)
+    wait_for_stable_sizes(page)  # the grid drawn at its place (was a fixed 700 ms)
     table.screenshot(path=screenshots / "extreme_forensic_misleading_table.png")

@@ -4,8 +4,8 @@ cross-validation, Bayes decisions' calibrated copy and the Compare rules sweep s
 none of it as a calibration; Evaluate's metrics table writes the huge Cllr as text, right-aligned like the numbers;
 Forensic validation's Tippett and ECE axes keep to the ordinary LRs and say what lies beyond.
 
-Independent references: the failure sentences are the library's (tests/uncertainty/test_interval_method_names.py checks them against
-the folds that hold the far target); the fold list expected on Calibrate is computed here from the fold assignment
+Independent references: the failure sentences are the library's (tests/calibration/test_collapsed_folds.py checks
+them against the folds that hold the far target); the fold list expected on Calibrate is computed here from the fold assignment
 (``Folds.split`` with the page's 5 folds and seed 0: every fold but the one holding the far target);
 ``number(lc.cllr(...), 4)`` for the table's text; the screenshots are looked at.
 """
@@ -16,7 +16,7 @@ import re
 import numpy as np
 import pytest
 from playwright.sync_api import Page, expect
-from test_browser import no_exception, open_page, snap, wait_idle, write_labelled
+from test_browser import no_exception, open_page, snap, wait_for_stable_sizes, wait_idle, write_labelled
 from test_conditions_page import go
 from test_extreme_llrs_page import choose
 
@@ -106,7 +106,7 @@ def test_evaluate_text_numbers_are_right_aligned(page: Page, app_url, screenshot
     expect(table).to_contain_text(number(lc.cllr(trials), 4), timeout=120_000)  # 2.39e+305-like text, not 306 digits
     no_exception(page)
     table.scroll_into_view_if_needed()
-    page.wait_for_timeout(700)
+    wait_for_stable_sizes(page)  # the grid drawn at its place (was a fixed 700 ms)
     table.screenshot(path=screenshots / "leftovers_evaluate_table.png")  # looked at: the text column is right-aligned
     snap(page, screenshots / "leftovers_evaluate.png")
 

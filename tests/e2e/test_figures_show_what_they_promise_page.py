@@ -20,7 +20,7 @@ import pytest
 from PIL import Image
 from playwright.sync_api import Page, expect
 
-from test_browser import grid_rows, no_exception, open_page, snap, wait_for_charts, wait_idle
+from test_browser import grid_rows, no_exception, open_page, snap, wait_for_charts, wait_for_stable_sizes, wait_idle
 from test_conditions_page import add_demo, go
 
 pytestmark = pytest.mark.e2e
@@ -51,7 +51,7 @@ def chart_with(page: Page, text: str):
     chart = page.get_by_test_id("stPlotlyChart").filter(has_text=text).first
     chart.scroll_into_view_if_needed()
     expect(chart.locator(".main-svg").first).to_be_visible(timeout=60_000)
-    page.wait_for_timeout(700)
+    wait_for_stable_sizes(page)  # plotly's redraws after the scroll are over (was a fixed 700 ms)
     return chart
 
 
@@ -166,7 +166,7 @@ def test_diarization_methods_table_has_no_none(page: Page, app_url, screenshots)
     expect(page.get_by_text("—: not measured for this output", exact=False)).to_be_visible()
     grid = page.get_by_test_id("stDataFrame").first
     grid.scroll_into_view_if_needed()
-    page.wait_for_timeout(700)
+    wait_for_stable_sizes(page)  # the grid drawn at its place (was a fixed 700 ms)
     grid.screenshot(path=screenshots / "trust_diarization_methods.png")
     words = ink_words(grid.screenshot())
     assert len(words) >= 10  # the method's name, then its nine values
