@@ -13,7 +13,8 @@ import pandas as pd
 import pytest
 
 import llrcore as lc
-from llrcore.calibration.analysis import RuleSweep, calibrate_and_evaluate, sweep_prior_weighting
+from llrcore.calibration.analysis import calibrate_and_evaluate
+from llrcore.calibration.sweep import RuleSweep, sweep_prior_weighting
 from llrcore.calibration.folds import Folds
 from synthetic import FAR, ordinary, quiet
 

@@ -62,4 +62,4 @@ def test_a_fusion_that_wins_at_the_operating_point_says_so():
     assert result.beats_at_operating_point and result.beats_best_single
     best = min(singles, key=singles.get)
     assert (f"At the operating point (P_target = 0.1) it beats the best there, {best} alone: actDCF {ours:.3f} vs "
-            f"{singles[best]:.3f} (1 = deciding without any system).") in result.verdict()
+            f"{singles[best]:.3f} (1 = deciding without any system).") in result.sentence()

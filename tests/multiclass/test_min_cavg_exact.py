@@ -73,7 +73,7 @@ def brute_cavg(matrix, labels, p_target, threshold=None) -> Fraction:
 def test_min_cavg_of_rows_that_differ_by_a_constant_keeps_the_tie():
     matrix, labels = [[0, 2, 1], [0, -1, 1], [0, -1, 2], [-1, -2, 0]], [0, 1, 2, 2]
     assert brute_cavg(matrix, labels, 0.5) == Fraction(5, 6)
-    assert lc.cavg(matrix, 0.5, labels=labels, minimum=True) == float(Fraction(5, 6))
+    assert lc.cavg(matrix, p_target=0.5, labels=labels, minimum=True) == float(Fraction(5, 6))
     det = np.column_stack([lc.detection_llrs(np.array(matrix, float), t) for t in range(3)])
     assert (det[1] == det[3]).all()
 
@@ -81,8 +81,8 @@ def test_min_cavg_of_rows_that_differ_by_a_constant_keeps_the_tie():
 def test_min_cavg_never_exceeds_rejecting_everything():
     matrix, labels = [[0.0, 0.0], [0.0, -INF]], [0, 1]  # trial 1 is certainly class 0: a false alarm at any threshold
     assert brute_cavg(matrix, labels, 0.1) == 1
-    assert lc.cavg(matrix, 0.1, labels=labels, minimum=True) == 1.0
-    assert lc.cavg(matrix, 0.1, labels=labels) == float(brute_cavg(matrix, labels, 0.1, mp.log(9)))  # 5.5
+    assert lc.cavg(matrix, p_target=0.1, labels=labels, minimum=True) == 1.0
+    assert lc.cavg(matrix, p_target=0.1, labels=labels) == float(brute_cavg(matrix, labels, 0.1, mp.log(9)))  # 5.5
 
 
 def random_case(rng):
@@ -105,12 +105,12 @@ def test_min_cavg_is_the_brute_force_minimum_over_every_threshold(seed):
     rows = matrix.tolist()
     for p_target in (0.5, 0.1, 0.8):
         exact = brute_cavg(rows, labels.tolist(), p_target)
-        value = lc.cavg(matrix, p_target, labels=labels, minimum=True)
+        value = lc.cavg(matrix, p_target=p_target, labels=labels, minimum=True)
         assert value == pytest.approx(float(exact), rel=1e-15, abs=1e-300), (p_target, rows, labels)
         assert value <= min(1.0, float((1 - Fraction(p_target)) / Fraction(p_target))) + 1e-15
         with mp.workdps(60):
             bayes = mp.log((1 - mp.mpf(p_target)) / mp.mpf(p_target))
-        actual = lc.cavg(matrix, p_target, labels=labels)
+        actual = lc.cavg(matrix, p_target=p_target, labels=labels)
         assert actual == pytest.approx(float(brute_cavg(rows, labels.tolist(), p_target, bayes)), rel=1e-15)
         assert value <= actual + 1e-15
 
