@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-__all__ = ["COSTS", "LLRS", "OldSpellingWarning", "moved_call", "old_spellings"]
+__all__ = ["COSTS", "LLRS", "OldSpellingWarning", "holds_both_classes", "moved_call", "old_spellings"]
 
 #: The old names of the two sets of LLRs (cllr, act_dcf, ece, ...).
 LLRS = {"tar_llr": "tar", "non_llr": "non"}
@@ -137,11 +137,19 @@ def _prior_second(args: tuple, kind: str, prior: str) -> tuple:
     return (args[0], None, *args[1:])
 
 
+#: The classes whose one object holds both classes of scores (Trials, sorted or counted scores), after which a number
+#: second is the prior: each registers itself with :func:`holds_both_classes` (they live in layers above this one).
+BOTH_CLASSES: list[type] = []
+
+
+def holds_both_classes(cls: type) -> type:
+    """Class decorator: one object of `cls` holds the target and the non-target scores (see :func:`old_spellings`)."""
+    BOTH_CLASSES.append(cls)
+    return cls
+
+
 def _holds_both_classes(value) -> bool:
-    # imported here: the data objects' modules use this decorator
-    from .binary.rates import ScoreCounts
-    from .data.trials import Trials
-    return isinstance(value, (Trials, ScoreCounts))
+    return isinstance(value, tuple(BOTH_CLASSES))
 
 
 def _is_prior(value, kind: str) -> bool:

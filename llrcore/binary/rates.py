@@ -24,6 +24,7 @@ from functools import cached_property
 import numpy as np
 
 from .. import parallel
+from .._deprecation import holds_both_classes
 from .._moved import left_for
 from ..data.checks import as_scores
 from ..prior import sigmoid
@@ -38,6 +39,7 @@ __all__ = ["ReweightedScores", "ScoreCounts", "SortedScores"]
 __getattr__ = left_for("binary.rates")
 
 
+@holds_both_classes
 class ScoreCounts:
     """What every metric answers from: how many (or how much weight of the) target and non-target trials lie below
     any threshold, and the PAV blocks. Two kinds: :class:`SortedScores` (the scores, sorted once) and

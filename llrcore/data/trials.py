@@ -12,6 +12,7 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
+from .._deprecation import holds_both_classes
 from .checks import as_scores
 
 __all__ = ["NO_VALUE", "Trials", "as_systems", "condition_codes"]
@@ -36,6 +37,7 @@ class _Metadata:
         trials.__dict__[self.slot] = value
 
 
+@holds_both_classes
 @dataclass(frozen=True, eq=False)  # arrays inside: equality and hash are identity
 class Trials:
     """Scores of binary trials: targets (H1, same source) and non-targets (H2, different sources).

@@ -42,10 +42,12 @@ LIBRARY = ROOT / "llrcore"
 PAGES = ROOT / "app_pages"
 #: The packages the app may reach into (``lc.plots.det_figure``): documented namespaces, each with its ``__all__``.
 NAMESPACES = ("llrcore.plots", "llrcore.report", "llrcore.diarization")
-FOUNDATION = ("llrcore.data", "llrcore.prior")
+#: The modules the data objects stand on; the deprecation path of old spellings is one (the data objects use it).
+FOUNDATION = ("llrcore.data", "llrcore.prior", "llrcore._deprecation")
 #: The packages from the bottom up; each imports only from its own package and from the layers below.
 LAYERS = (
-    ("llrcore.data", "llrcore.prior", "llrcore.parallel", "llrcore._format", "llrcore._version", "llrcore._moved"),
+    ("llrcore.data", "llrcore.prior", "llrcore.parallel", "llrcore._format", "llrcore._version", "llrcore._moved",
+     "llrcore._deprecation"),
     ("llrcore.io", "llrcore.binary", "llrcore.normalization"),
     ("llrcore.uncertainty",),
     ("llrcore.calibration",),
