@@ -167,7 +167,7 @@ FUSION_SOURCE, FUSION_DEV, FUSION_EVAL = Key("fusion_source"), Key("fusion_dev")
 GAUSS_BY, GAUSS_MU = Key("by"), Key("gauss_current_mu")
 #: Spoofing: the page's choices kept across page switches (``{"asv", "cms", "formulation", "costs", ...}``), the ASV
 #: and CM boxes, the formulation and the costs' boxes (``tandem_cost_<formulation>_<name>``).
-TANDEM_KEPT: Key[dict] = Key("tandem_kept")
+TANDEM_KEPT: Key[dict] = Key("tandem_choices")  # not "..._kept": that would read as a page's choice of systems
 TANDEM_ASV, TANDEM_CMS, TANDEM_FORMULATION = Key("tandem_asv"), Key("tandem_cms"), Key("tandem_formulation")
 TANDEM_COST = Keys("tandem_cost_{}")
 #: Multiclass, Classifier and Diarization: the uploaders, the chosen set, the clustering settings read elsewhere.

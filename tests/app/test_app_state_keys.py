@@ -18,6 +18,14 @@ def test_no_two_keys_share_a_name():
     assert len(names) == len(set(names))
 
 
+def test_no_key_reads_as_one_of_a_family():
+    """A kept session saves every ``<page>_kept`` key as a choice of systems: no other key may look like one."""
+    declared = _declared().values()
+    families = [family for family in declared if isinstance(family, _state.Keys)]
+    keys = [key.name for key in declared if isinstance(key, _state.Key)]
+    assert [(name, family.pattern) for name in keys for family in families if family.part(name) is not None] == []
+
+
 def test_the_keys_keep_the_names_kept_sessions_use():
     assert (_state.OPERATING_POINT.name, _state.PRIMARY_COST.name, _state.LLR_UNITS.name) == \
         ("operating_point", "primary_cost", "llr_units")
