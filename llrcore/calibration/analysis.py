@@ -221,6 +221,12 @@ def calibrate_and_evaluate(
         Operating point of the before/after metrics (:func:`~llrcore.binary.metrics.evaluate`); `p_target` may be an
         :class:`~llrcore.prior.OperatingPoint` (then it brings its costs).
 
+    Returns
+    -------
+    CalibrationResult
+        The calibrator trained on all of `train`, the evaluation trials before and after calibration with their
+        :class:`~llrcore.BinaryMetrics`, and the sentences of :func:`calibration_problems`.
+
     Raises
     ------
     ValueError
