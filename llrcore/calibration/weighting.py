@@ -34,10 +34,9 @@ def weighting_mode(rule: BetaRule, plo: float) -> float:
 
     Parameters
     ----------
-    rule : BetaRule
-        The proper scoring rule.
-    plo : float
-        The prior weighting ``tau``, a prior log-odds (natural log).
+    rule, plo
+        The proper scoring rule and its prior weighting ``tau``, as in
+        :func:`~llrcore.calibration.rules.threshold_weighting`.
 
     Returns
     -------
