@@ -64,9 +64,9 @@ PENDING_DOCSTRINGS = {
     "fit_multiclass_affine", "fixed_false_alarm_threshold", "gaussian_bayes_error", "gaussian_cllr",
     "gaussian_cllr_curve", "gaussian_comparison", "gaussian_densities", "gaussian_llr_density", "identification_errors",
     "lre_cprimary", "map_decisions", "metrics_table", "min_cllr", "min_dcf", "mu_from_dprime", "mu_from_eer",
-    "multiclass_cllr", "normalization_problems", "pairwise_decisions", "pav_llrs", "pav_transforms", "read_bosaris_key",
-    "read_bosaris_ndx", "read_labels", "read_rttm", "read_segments", "read_uem", "rescore_file", "rttm_text",
-    "sasv_table", "score_histograms", "score_threshold_for_false_alarm_rate", "segment_scores", "segments_to_turns",
+    "multiclass_cllr", "pairwise_decisions", "pav_llrs", "pav_transforms", "read_bosaris_key", "read_bosaris_ndx",
+    "read_labels", "read_rttm", "read_segments", "read_uem", "rescore_file", "rttm_text", "sasv_table",
+    "score_histograms", "score_threshold_for_false_alarm_rate", "segment_scores", "segments_to_turns",
     "similarity_keys", "spoof_false_alarm_rate", "tandem_table", "tdcf_cost_model", "write_bosaris_key",
     "write_bosaris_ndx", "write_bosaris_scores", "write_rttm", "write_trials",
 }
