@@ -215,6 +215,9 @@ def calibrate_and_evaluate(
         Proper scoring rule of the affine calibration (logarithmic by default: prior-weighted logistic regression).
     plo : float
         Prior weighting ``tau = logit(P)`` of the affine calibration.
+    cmlg_alpha : float
+        Weight of the target variance in the shared variance of CMLG calibration, between 0 and 1
+        (:func:`~llrcore.fit_cmlg`'s `alpha`).
     folds, seed : int
         Cross-validation folds and the seed of their random assignment (used only when `test` is None).
     p_target, c_miss, c_fa : float
