@@ -86,7 +86,7 @@ def logit(p):
     Returns
     -------
     float or ndarray
-        The natural-log odds, in the shape of `p` (a float for a scalar).
+        The natural-log odds, in the shape of `p` (a numpy float for a scalar).
     """
     p = np.asarray(p, dtype=np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -145,8 +145,8 @@ def effective_plo(p_target, c_miss=1.0, c_fa=1.0) -> np.ndarray:
 
     Returns
     -------
-    ndarray
-        The effective prior log-odds (natural log), in the shape of `p_target` (0-d for one prior).
+    float or ndarray
+        The effective prior log-odds (natural log), in the shape of `p_target` (a numpy float for one prior).
 
     Raises
     ------
