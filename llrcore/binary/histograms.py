@@ -91,7 +91,7 @@ def score_histograms(systems, *, bins: int = 80, include_spoof: bool = True) -> 
     systems : Mapping[str, Trials], Trials or sequence of Trials
         The systems' scores.
     bins : int
-        Number of equal bins over the range (at least 1).
+        Number of equal bins over the range (fewer than 1 counts as 1).
     include_spoof : bool
         Also a histogram of the spoof trials, for a system that has them (ASVspoof files).
 
