@@ -135,6 +135,16 @@ def thread_count(threads: int | None = None) -> int:
     """The number of threads to use: `threads` if given, else :func:`thread_limit`'s, else ``LLRCORE_THREADS``, else
     :func:`available_cpus`; always 1 inside a pool thread.
 
+    Parameters
+    ----------
+    threads : int, optional
+        The number asked for, a whole number of at least 1; None leaves the choice to the order above.
+
+    Returns
+    -------
+    int
+        The number of threads, at least 1.
+
     Raises
     ------
     ValueError
@@ -176,7 +186,20 @@ def _checked(threads, what: str, *, text: bool = False) -> int:
 def thread_limit(threads: int | None):
     """Within this block (in this thread), functions called without ``threads=`` use `threads` threads.
 
-    ``None`` leaves the choice to ``LLRCORE_THREADS`` or the number of CPUs.
+    Parameters
+    ----------
+    threads : int or None
+        A whole number of at least 1; ``None`` leaves the choice to ``LLRCORE_THREADS`` or the number of CPUs.
+
+    Yields
+    ------
+    None
+        The limit holds until the block ends (it is reset then, also on an exception).
+
+    Raises
+    ------
+    ValueError
+        With a sentence when `threads` is not a whole number of at least 1.
 
     Examples
     --------

@@ -75,8 +75,18 @@ def logit(p):
     """Log-odds ``log(p / (1 - p))`` to within one unit in the last place; ``-inf`` at 0 and ``inf`` at 1.
 
     ``2 atanh(2p - 1)`` for ``p >= 1/4``, where ``2p - 1`` is exact (Sterbenz), so that neither ``p`` near 1/2 nor
-    ``p`` near 1 loses digits (scipy's ``logit`` is often an ulp off there); scipy's ``logit`` below, where ``|logit| > 1`` and one rounding of ``p / (1 - p)`` costs under an
-    ulp.
+    ``p`` near 1 loses digits (scipy's ``logit`` is often an ulp off there); scipy's ``logit`` below, where
+    ``|logit| > 1`` and one rounding of ``p / (1 - p)`` costs under an ulp.
+
+    Parameters
+    ----------
+    p : array_like
+        Probabilities in [0, 1] (outside, NaN).
+
+    Returns
+    -------
+    float or ndarray
+        The natural-log odds, in the shape of `p` (a numpy float for a scalar).
     """
     p = np.asarray(p, dtype=np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -105,14 +115,38 @@ def as_plo(plo, what: str = "The prior log-odds", *, finite: bool = False) -> np
 
 
 def sigmoid(x):
-    """Logistic function ``1 / (1 + exp(-x))``, exact at +-inf and without overflow warnings."""
+    """Logistic function ``1 / (1 + exp(-x))``, exact at +-inf and without overflow warnings.
+
+    Computed as ``exp(-logaddexp(0, -x))``: the inverse of :func:`logit`.
+
+    Parameters
+    ----------
+    x : array_like
+        Natural-log odds (an LLR, or a prior log-odds ``plo``).
+
+    Returns
+    -------
+    float or ndarray
+        The probability in [0, 1], in the shape of `x`.
+    """
     return np.exp(-np.logaddexp(0.0, -np.asarray(x, dtype=np.float64)))
 
 
 def effective_plo(p_target, c_miss=1.0, c_fa=1.0) -> np.ndarray:
     """Effective prior log-odds ``logit(P_target) + log(C_miss / C_fa)``; the Bayes LLR threshold is its negative.
 
-    `p_target` may be an array of priors, or an :class:`OperatingPoint` (its costs are then used).
+    Parameters
+    ----------
+    p_target : float, array_like or OperatingPoint
+        Prior probability of a target trial, in [0, 1] (0 and 1 give -inf and inf), or an array of priors, or an
+        :class:`OperatingPoint` (its costs are then used).
+    c_miss, c_fa : float
+        Costs of a miss and of a false alarm, positive.
+
+    Returns
+    -------
+    float or ndarray
+        The effective prior log-odds (natural log), in the shape of `p_target` (a numpy float for one prior).
 
     Raises
     ------
@@ -216,8 +250,26 @@ class OperatingPoint:
 
 
 def as_operating_point(p_target, c_miss: float = 1.0, c_fa: float = 1.0) -> OperatingPoint:
-    """An :class:`OperatingPoint` from either the loose ``p_target, c_miss, c_fa`` or an OperatingPoint given as
-    `p_target` (whose costs then stand; costs given as well must agree with them)."""
+    """An :class:`OperatingPoint` from either the loose ``p_target, c_miss, c_fa`` or an OperatingPoint.
+
+    Parameters
+    ----------
+    p_target : float or OperatingPoint
+        Prior probability of a target trial, strictly between 0 and 1, or an OperatingPoint (whose costs then
+        stand; costs given as well must agree with them).
+    c_miss, c_fa : float
+        Costs of a miss and of a false alarm, positive.
+
+    Returns
+    -------
+    OperatingPoint
+        `p_target` itself when it is one, else a new one.
+
+    Raises
+    ------
+    ValueError
+        If an OperatingPoint comes with other costs as well, or a prior or cost is out of range.
+    """
     if isinstance(p_target, OperatingPoint):
         if (c_miss, c_fa) not in ((1.0, 1.0), (p_target.c_miss, p_target.c_fa)):
             raise ValueError("Give the costs either in the OperatingPoint or as c_miss and c_fa, not both.")

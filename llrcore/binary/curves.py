@@ -275,6 +275,16 @@ def _pav_transform(name: str, table: SortedScores) -> PAVTransform:
 
 
 def pav_transforms(systems) -> CurveSet:
-    """Each system's LLRs against the best monotone recalibration of the same trials, found by PAV with their
-    labels (:class:`PAVTransform`)."""
+    """Each system's LLRs against the best monotone recalibration of the same trials, found by PAV with their labels.
+
+    Parameters
+    ----------
+    systems : Mapping[str, Trials], Trials or sequence of Trials
+        The systems' scores, taken as natural-log LLRs.
+
+    Returns
+    -------
+    CurveSet
+        ``name -> PAVTransform``: the unique LLRs and the PAV-optimal LLR of each, where that is finite.
+    """
     return CurveSet({name: _pav_transform(name, trials.sorted) for name, trials in as_systems(systems).items()})

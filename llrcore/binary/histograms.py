@@ -86,10 +86,19 @@ class ScoreHistograms:
 def score_histograms(systems, *, bins: int = 80, include_spoof: bool = True) -> CurveSet:
     """The per-class histograms of each system over a range common to its classes (:func:`histogram_range`).
 
+    Parameters
+    ----------
+    systems : Mapping[str, Trials], Trials or sequence of Trials
+        The systems' scores.
+    bins : int
+        Number of equal bins over the range (fewer than 1 counts as 1).
+    include_spoof : bool
+        Also a histogram of the spoof trials, for a system that has them (ASVspoof files).
+
     Returns
     -------
     CurveSet
-        ``name -> ScoreHistograms``.
+        ``name -> ScoreHistograms``: counts per bin of ``"target"``, ``"non-target"`` (and ``"spoof"``).
     """
     bins = max(int(bins), 1)
     out = CurveSet()

@@ -1,7 +1,6 @@
 """Binary evaluation metrics: EER, DCF, Cllr, Cprimary and Bayes error rates.
 
-Every function takes target and non-target scores (``tar``, ``non``) or, to answer many questions from one sort
-and one PAV, a :class:`~llrcore.data.Trials` or a :class:`~llrcore.binary.rates.SortedScores` passed alone.
+Every function takes the scores ``tar, non``, or one Trials, SortedScores or CountedScores (one sort) as ``tar``.
 
 Conventions (DESIGN.md): natural-log LLRs; Cllr in bits; an LLR ``l`` is accepted as a target when
 ``l >= -plo_eff`` with ``plo_eff = logit(P_target) + log(C_miss / C_fa)``; normalised DCF divides by
@@ -89,8 +88,15 @@ def normalised_bayes_error(bayes_error, plo_eff):
 def eer(tar, non=None) -> float:
     """Equal error rate from the ROC convex hull (ROCCH-EER), as a fraction.
 
-    The EER is where the ROCCH crosses ``Pmiss = Pfa``, found by exact intersection with the hull segment; it
-    equals the maximum over priors of the minimum Bayes error rate. Scores need not be LLRs.
+    Parameters
+    ----------
+    tar, non : array_like of scores (need not be LLRs), or one Trials or CountedScores as `tar`
+
+    Returns
+    -------
+    float
+        Where the ROCCH crosses ``Pmiss = Pfa``, found by exact intersection with the hull segment: the maximum over
+        priors of the minimum Bayes error rate (at most 0.5).
 
     Examples
     --------
@@ -109,9 +115,20 @@ def _float_or_array(values, plo):
 def min_dcf(tar, non=None, *, p_target=0.01, c_miss=1.0, c_fa=1.0) -> float | np.ndarray:
     """Minimum normalised detection cost over all thresholds (on the ROCCH).
 
-    ``minDCF = min_t [P C_miss Pmiss(t) + (1-P) C_fa Pfa(t)] / min(P C_miss, (1-P) C_fa)``.
-    Scores need not be LLRs. `p_target` may be an :class:`~llrcore.prior.OperatingPoint` (with its costs) or an array
-    of priors, which gives an array of costs (one sort and one PAV for all): ``min_dcf(trials, p_target=0.01)``.
+    ``minDCF = min_t [P C_miss Pmiss(t) + (1-P) C_fa Pfa(t)] / min(P C_miss, (1-P) C_fa)``, at most 1 (no system).
+
+    Parameters
+    ----------
+    tar, non : array_like of scores (need not be LLRs), or one Trials or CountedScores as `tar`
+    p_target : float, array_like or OperatingPoint
+        The prior ``P``; an array of priors gives an array of costs (one sort and one PAV for all); an
+        :class:`~llrcore.prior.OperatingPoint` brings its costs: ``min_dcf(trials, p_target=0.01)``.
+    c_miss, c_fa : float
+        Costs of a miss and of a false alarm, positive (else a ValueError, as for a prior outside [0, 1]).
+
+    Returns
+    -------
+    float or ndarray
     """
     plo = effective_plo(p_target, c_miss, c_fa)
     return _float_or_array(normalised_bayes_error(sorted_scores(tar, non).min_bayes_error(plo), plo), plo)
@@ -122,8 +139,16 @@ def act_dcf(tar, non=None, *, p_target=0.01, c_miss=1.0, c_fa=1.0) -> float | np
     """Actual normalised detection cost of LLRs thresholded at the Bayes threshold ``-plo_eff``.
 
     ``actDCF = [P C_miss Pmiss(-plo_eff) + (1-P) C_fa Pfa(-plo_eff)] / min(P C_miss, (1-P) C_fa)``.
-    `p_target` may be an :class:`~llrcore.prior.OperatingPoint` (with its costs) or an array of priors, which gives an
-    array of costs: ``act_dcf(trials, p_target=0.01)``, ``act_dcf(trials, p_target=op)``.
+
+    Parameters
+    ----------
+    tar, non, p_target, c_miss, c_fa
+        As in :func:`min_dcf`, the scores natural-log LLRs: ``act_dcf(trials, p_target=op)``.
+
+    Returns
+    -------
+    float or ndarray
+        Above 1 when the decisions do worse than no system; an array for an array `p_target`.
     """
     plo = effective_plo(p_target, c_miss, c_fa)
     return _float_or_array(normalised_bayes_error(sorted_scores(tar, non).actual_bayes_error(plo), plo), plo)
@@ -133,8 +158,17 @@ def act_dcf(tar, non=None, *, p_target=0.01, c_miss=1.0, c_fa=1.0) -> float | np
 def cllr(tar, non=None) -> float:
     """Log-likelihood-ratio cost in bits.
 
-    ``Cllr = 1/(2 ln 2) [mean_tar log(1 + e^-l) + mean_non log(1 + e^l)]``; 1 bit for a system that always says
-    LLR = 0, 0 for a perfect one, ``inf`` if a target has LLR ``-inf`` (or a non-target ``+inf``).
+    ``Cllr = 1/(2 ln 2) [mean_tar log(1 + e^-l) + mean_non log(1 + e^l)]``.
+
+    Parameters
+    ----------
+    tar, non : array_like of natural-log LLRs, or one Trials or CountedScores as `tar`
+
+    Returns
+    -------
+    float
+        1 bit for a system that always says LLR = 0, 0 for a perfect one, ``inf`` if a target has LLR ``-inf``
+        (or a non-target ``+inf``).
     """
     if isinstance(tar, (Trials, ScoreCounts)):
         return sorted_scores(tar, None).cllr()
@@ -142,15 +176,32 @@ def cllr(tar, non=None) -> float:
 
 
 def min_cllr(tar, non=None) -> float:
-    """Minimum Cllr in bits: the Cllr of the PAV-optimal LLRs (the discrimination part of Cllr)."""
+    """Minimum Cllr in bits: the Cllr of the PAV-optimal LLRs (the discrimination part of Cllr).
+
+    Parameters
+    ----------
+    tar, non : array_like of scores (only their order counts), or one Trials or CountedScores as `tar`
+
+    Returns
+    -------
+    float
+    """
     return sorted_scores(tar, non).min_cllr()
 
 
 def pav_llrs(tar, non=None) -> tuple[np.ndarray, np.ndarray]:
     """PAV-optimal (oracle) LLRs of the target and non-target trials, in the order given.
 
-    The optimal monotone transform of the scores for these very trials; tied scores get the same LLR. Values
-    can be +-inf at the ends where only one class occurs.
+    The optimal monotone transform of the scores for these very trials; tied scores get the same LLR.
+
+    Parameters
+    ----------
+    tar, non : array_like of scores, or one Trials as `tar`
+
+    Returns
+    -------
+    tar_llr, non_llr : ndarray
+        Natural-log LLRs, +-inf at the ends where only one class occurs.
     """
     if isinstance(tar, Trials):
         return tar.sorted.pav_llr(tar.tar), tar.sorted.pav_llr(tar.non)
@@ -183,17 +234,21 @@ def cprimary(tar, non=None, *, p_target=SRE12_P_TARGETS, minimum: bool = False,
 
     Parameters
     ----------
+    tar, non : array_like of natural-log LLRs, or one Trials or CountedScores as `tar`
     p_target : sequence of float or str
         The priors, or the name of an evaluation in :data:`~llrcore.prior.NIST_PRIMARY_P_TARGETS` (``"SRE16"``,
         ``"SRE21"``, ...). Default SRE'12's 0.01 and 0.001: ``cprimary(trials, p_target="SRE16")``.
     minimum : bool
         Average the minimum DCFs instead of the actual ones.
     partition_by : str or list of str, optional
-        With one :class:`~llrcore.Trials` that has metadata: the cost equalised over the partitions of the trials
-        by these columns (:meth:`~llrcore.Trials.split`), as NIST SRE16-SRE21 score it: the miss and false-alarm
-        rates are averaged over partitions, so every partition weighs the same however many trials it has. Each
-        trial is weighted by the inverse of its class's count in its partition; with one threshold for all
-        partitions (as NIST's scoring software does), the actual cost is the mean of the partitions' actual costs.
+        With one :class:`~llrcore.Trials` with metadata: the cost equalised over its partitions by these columns
+        (:meth:`~llrcore.Trials.split`) as NIST SRE16-SRE21 score it, each trial weighted by the inverse of its
+        class's count in its partition, so that every partition weighs the same; with one threshold for all (as
+        NIST's scoring software does), the actual cost is the mean of the partitions' actual costs.
+
+    Returns
+    -------
+    float
     """
     p_targets = primary_p_targets(p_target)
     table = sorted_scores(tar, non) if partition_by is None else equalised(tar, non, partition_by)
@@ -379,11 +434,9 @@ def evaluate(tar, non=None, *, p_target=0.01, c_miss=1.0, c_fa=1.0, name="", pri
         The P_target values of Cprimary, or a NIST evaluation's name (``"SRE16"``, ``"SRE21"``: see
         :data:`~llrcore.prior.NIST_PRIMARY_P_TARGETS`); default SRE'12's 0.01 and 0.001.
     threads : int, optional
-        Threads for the sort and the passes over all the scores (:func:`~llrcore.thread_count`: by default
-        ``LLRCORE_THREADS`` or every CPU). No number depends on it.
+        Threads for the sort and the passes over the scores (:func:`~llrcore.thread_count`); no number depends on it.
     by : str or list of str, optional
-        Deprecated: :func:`~llrcore.evaluate_by_condition` breaks trials down by conditions (this gives its
-        result, after a FutureWarning, for one release).
+        Deprecated: gives :func:`~llrcore.evaluate_by_condition`'s result, after a FutureWarning, for one release.
 
     Returns
     -------

@@ -215,11 +215,20 @@ def calibrate_and_evaluate(
         Proper scoring rule of the affine calibration (logarithmic by default: prior-weighted logistic regression).
     plo : float
         Prior weighting ``tau = logit(P)`` of the affine calibration.
+    cmlg_alpha : float
+        Weight of the target variance in the shared variance of CMLG calibration, between 0 and 1
+        (:func:`~llrcore.fit_cmlg`'s `alpha`).
     folds, seed : int
         Cross-validation folds and the seed of their random assignment (used only when `test` is None).
     p_target, c_miss, c_fa : float
         Operating point of the before/after metrics (:func:`~llrcore.binary.metrics.evaluate`); `p_target` may be an
         :class:`~llrcore.prior.OperatingPoint` (then it brings its costs).
+
+    Returns
+    -------
+    CalibrationResult
+        The calibrator trained on all of `train`, the evaluation trials before and after calibration with their
+        :class:`~llrcore.BinaryMetrics`, and the sentences of :func:`calibration_problems`.
 
     Raises
     ------

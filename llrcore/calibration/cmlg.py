@@ -26,8 +26,29 @@ def fit_cmlg(tar, non, alpha: float = 0.5) -> Affine:
     ``v = (1 - alpha) s_d^2 + alpha s_e^2`` and ``scale = (m_e - m_d) / v``, ``offset = -scale (m_e + m_d) / 2``:
     the LLR of two equal-variance Gaussians.
 
-    Reference: D. van Leeuwen and N. Brümmer, "The distribution of calibrated likelihood-ratios in speaker
-    recognition", Interspeech 2013.
+    Parameters
+    ----------
+    tar, non : array_like
+        Target and non-target training scores, finite.
+    alpha : float
+        The weight of the target variance in the shared one, between 0 and 1 (0.5: their mean).
+
+    Returns
+    -------
+    Affine
+        Scores to natural-log LLRs, ``scale * score + offset``; with ``failure`` set (and a RuntimeWarning) when far
+        scores make the fit collapse.
+
+    Raises
+    ------
+    ValueError
+        When a class is empty or has a missing or infinite score, `alpha` is outside [0, 1], or the scores have no
+        spread.
+
+    References
+    ----------
+    D. van Leeuwen and N. Brümmer, "The distribution of calibrated likelihood-ratios in speaker recognition",
+    Interspeech 2013.
     """
     tar, non = as_scores(tar, "target scores"), as_scores(non, "non-target scores")
     if not 0 <= alpha <= 1:

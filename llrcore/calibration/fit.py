@@ -213,13 +213,23 @@ def fit_fusion(tar, non, rule: BetaRule | None = None, *, plo: float = 0.0,
     quality : (array_like, array_like), optional
         Quality measures ``(q_tar, q_non)``, one row per trial: the weights are those of ``[scores, quality]`` (QMF).
 
-    Far scores (+-1e308) that cost nothing at the optimum are set aside while fitting; a fit that collapses (as far
-    scores on the wrong side force) comes with ``failure`` saying why and a RuntimeWarning (:mod:`.calibration_checks`).
+    Returns
+    -------
+    Fusion
+        Scores of the K systems to natural-log LLRs, ``s w + b``: the weights, the offset and whether the search
+        converged.
 
     Raises
     ------
     ValueError
-        If the classes are separated without regularisation (the optimum is at infinite scale), or on bad input.
+        If the classes are separated without regularisation (the optimum is at infinite scale), or on bad input
+        (different numbers of systems in the two classes, a negative regularisation, missing scores).
+
+    Notes
+    -----
+    Far scores (+-1e308) that cost nothing at the optimum are set aside while fitting; a fit that collapses (as far
+    scores on the wrong side force) comes with ``failure`` saying why and a RuntimeWarning
+    (:mod:`llrcore.calibration.checks`).
     """
     rule, plo = rule or BetaRule.logarithmic(), _prior_weighting(plo)
     tar, non = with_quality(tar, non, quality)

@@ -43,6 +43,8 @@ def cross_calibrate(tar, non, fit=fit_affine, *, folds: int = 5, tar_groups=None
 
     Parameters
     ----------
+    tar, non : array_like
+        Target and non-target scores.
     fit : callable
         ``fit(tar, non, **fit_options)`` returning a calibrator (``fit_affine``, ``fit_pav``, ``fit_cmlg``, ...).
     folds : int
@@ -54,11 +56,19 @@ def cross_calibrate(tar, non, fit=fit_affine, *, folds: int = 5, tar_groups=None
     refuse_collapsed : bool
         Raise instead of returning the LLRs of a fold whose fit collapsed (:func:`collapsed_folds`): its trials'
         LLRs would all be about equal, no calibration.
+    **fit_options
+        Passed to `fit` in every fold.
+
+    Returns
+    -------
+    tar_llr, non_llr : ndarray
+        The calibrated natural-log LLRs of the target and non-target trials, in the order given.
 
     Raises
     ------
     ValueError
-        With `refuse_collapsed`, when the fit of any fold collapsed (:attr:`~llrcore.Affine.failure`, e.g. a score of
+        With fewer than 2 folds, a fold that would hold every trial of a class, group ids of the wrong length, or
+        with `refuse_collapsed`, when the fit of any fold collapsed (:attr:`~llrcore.Affine.failure`, e.g. a score of
         -1e308 among the targets), naming the folds and the first one's failure.
     """
     tar, non = as_scores(tar, "target scores"), as_scores(non, "non-target scores")

@@ -21,6 +21,21 @@ def fit_pav(tar, non) -> PAVCalibrator:
     One pseudo-target is added at the lowest score and one pseudo-non-target at the highest, so that every PAV
     block holds both classes and every LLR is finite (the end blocks would otherwise be +-inf). The block LLRs
     hold over each block's score range and are interpolated linearly in the gaps between blocks.
+
+    Parameters
+    ----------
+    tar, non : array_like
+        Target and non-target training scores, finite.
+
+    Returns
+    -------
+    PAVCalibrator
+        Scores to natural-log LLRs: the block LLRs at knots (each block's lowest and highest score), linear between.
+
+    Raises
+    ------
+    ValueError
+        When a class is empty or has a missing or infinite score.
     """
     tar, non = as_scores(tar, "target scores"), as_scores(non, "non-target scores")
     if not (np.isfinite(tar).all() and np.isfinite(non).all()):

@@ -45,6 +45,22 @@ def calibration_problems(calibrator, train: Trials, evaluation_cllr: float | Non
 
     Brümmer & Doddington (2013) warn that rules with thin tails, weighted for low priors, look only at few training
     trials; these checks say when that happened.
+
+    Parameters
+    ----------
+    calibrator : callable
+        The trained calibration, scores to natural-log LLRs (the scale check applies to an :class:`~llrcore.Affine`).
+    train : Trials
+        The training trials it was fitted on.
+    evaluation_cllr : float, optional
+        Its Cllr in bits on the evaluation trials, when known.
+    rule : BetaRule, optional
+        The scoring rule it was trained with, to name a thin tail as the cause.
+
+    Returns
+    -------
+    tuple of str
+        One sentence per problem found, empty when nothing is wrong.
     """
     problems = []
     if isinstance(calibrator, Affine):

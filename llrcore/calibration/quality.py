@@ -55,7 +55,18 @@ __all__ = ["QualityCalibration", "QualityComparison", "fit_quality", "numeric_co
 
 
 def numeric_columns(trials: Trials) -> list[str]:
-    """The metadata columns of `trials` that can be quality measures: numbers, finite for every trial."""
+    """The metadata columns of `trials` that can be quality measures: numbers, finite for every trial.
+
+    Parameters
+    ----------
+    trials : Trials
+        Trials with metadata, one row per trial.
+
+    Returns
+    -------
+    list of str
+        The names of the numeric (not boolean) columns without a missing or infinite value, in the table's order.
+    """
     frame = trials.metadata
     return [str(c) for c in frame.columns if pd.api.types.is_numeric_dtype(frame[c])
             and not pd.api.types.is_bool_dtype(frame[c]) and np.isfinite(frame[c].to_numpy(np.float64)).all()]
@@ -307,6 +318,26 @@ def pair_quality(trials: Trials, model: str, test: str, name: str | None = None)
     ``{name}_min = min(a, b)``, ``{name}_max = max(a, b)``, ``{name}_diff = max - min`` and ``{name}_ratio =
     max / min`` (``reorder_values`` in WeSpeaker's ``score_calibration.py``), which do not depend on which side is
     which; `name` defaults to `model`.
+
+    Parameters
+    ----------
+    trials : Trials
+        Trials whose metadata holds both sides' measure.
+    model, test : str
+        The metadata columns of the model-side and of the test-side value, positive numbers.
+    name : str, optional
+        The stem of the four new columns; default `model`.
+
+    Returns
+    -------
+    Trials
+        The same trials (scores, name, spoof trials) with the four columns added to their metadata.
+
+    Raises
+    ------
+    ValueError
+        When a column is missing, not numeric or not finite for every trial, or a value is 0 (the ratio would be
+        infinite).
     """
     a, b = _column(trials.metadata, model), _column(trials.metadata, test)
     low, high = np.minimum(a, b), np.maximum(a, b)

@@ -299,6 +299,25 @@ def objective(tar, non, rule: BetaRule, *, plo: float = 0.0) -> float:
 
     ``E = P mean_tar C(sigmoid(l + tau) | H1) + (1 - P) mean_non C(sigmoid(l + tau) | H2)`` with ``tau = plo`` and
     ``P = sigmoid(tau)``. For the logarithmic rule at ``plo = 0``, ``E = Cllr ln 2``.
+
+    Parameters
+    ----------
+    tar, non : array_like
+        Target and non-target natural-log LLRs.
+    rule : BetaRule
+        The proper scoring rule ``C``.
+    plo : float
+        The prior weighting ``tau``, a prior log-odds (natural log).
+
+    Returns
+    -------
+    float
+        The expected cost ``E`` in nats (canonical scaling; divide by ``ln 2`` for bits).
+
+    Raises
+    ------
+    ValueError
+        When a class has no LLR, an LLR is missing (NaN), or `plo` is not a number.
     """
     from ..data.checks import as_scores
     from ..prior import as_plo
@@ -323,6 +342,20 @@ def threshold_weighting(rule: BetaRule, plo: float, t) -> np.ndarray:
     The objective equals ``int w(t + tau) Omega_tau(t) [(1 + e^-t) Pmiss(t) + (1 + e^t) Pfa(t)] dt``; this returns
     that weighting divided by its integral. For boosting (1/2, 1/2) it does not depend on ``plo``; for the
     logarithmic rule its mode sits near ``-plo/2``, for Brier near ``-plo``.
+
+    Parameters
+    ----------
+    rule : BetaRule
+        The proper scoring rule.
+    plo : float
+        The prior weighting ``tau``, a prior log-odds (natural log).
+    t : array_like
+        LLR thresholds (natural log).
+
+    Returns
+    -------
+    ndarray
+        The normalised weighting (a density over ``t``, unit area), in the shape of `t`.
     """
     total, _ = integrate.quad(lambda s: _unnormalised_weighting(rule, plo, s), -np.inf, np.inf, limit=200)
     return _unnormalised_weighting(rule, plo, t) / total

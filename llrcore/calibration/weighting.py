@@ -31,6 +31,17 @@ def weighting_mode(rule: BetaRule, plo: float) -> float:
     The weighting is unimodal (log-concave in ``t``); its maximum is found on a 1/100 grid and refined by a
     parabola through the log-weights around it (accurate to about 1e-6). For the logarithmic rule the mode is
     exactly ``-tau/2``; for Brier it moves most of the way towards ``-tau``; for boosting it stays at 0.
+
+    Parameters
+    ----------
+    rule, plo
+        The proper scoring rule and its prior weighting ``tau``, as in
+        :func:`~llrcore.calibration.rules.threshold_weighting`.
+
+    Returns
+    -------
+    float
+        The LLR threshold (natural log) where the weighting is largest.
     """
     centre = -float(plo) / 2
     t = centre + np.arange(-4000, 4001) / 100.0  # +-40 around the logarithmic rule's mode: covers every tau
@@ -119,14 +130,30 @@ def threshold_weightings(rules, plo: float, *, p_target=None, c_miss: float = 1.
     Parameters
     ----------
     rules : BetaRule, sequence of BetaRule or mapping of label to BetaRule
+        The rules, labelled by their names (or by the mapping's keys).
     plo : float
         The prior weighting ``tau`` (log-odds).
     p_target : float or sequence of float, optional
         Operating point(s) whose Bayes thresholds ``-plo_eff`` matter (several for a cost defined at several
         priors, such as Cprimary at 0.01 and 0.001).
     c_miss, c_fa : float
+        Costs of a miss and of a false alarm, for the Bayes thresholds.
     t : array_like, optional
-        Default 1201 points covering the modes, ``-tau``, 0 and the Bayes thresholds, +-10.
+        LLR thresholds (sorted here); default 1201 points covering the modes, ``-tau``, 0 and the Bayes thresholds,
+        +-10.
+
+    Returns
+    -------
+    ThresholdWeightings
+        Each rule's normalised weighting over `t`, its mode and peak, and the Bayes thresholds by ``P_target``
+        (those of a prior of 0 or 1, infinite, are left out).
+
+    Raises
+    ------
+    ValueError
+        When no rule is given.
+    TypeError
+        When a rule is not a :class:`~llrcore.BetaRule`.
     """
     rules = as_rules(rules)
     plo = float(plo)

@@ -189,6 +189,21 @@ def class_prior(prior, n_classes: int, labels=None) -> np.ndarray:
         ``None``/``"flat"``: ``1/N`` each; ``"empirical"``: the class frequencies of `labels`; an array of N
         non-negative weights (normalised to sum 1). A zero removes a class from the question (the paper's
         sub-problems: two non-zero entries make a pair-wise problem).
+    n_classes : int
+        The number of classes N.
+    labels : array_like of int, optional
+        The true class of each trial (0 to N - 1); needed for ``"empirical"`` only.
+
+    Returns
+    -------
+    ndarray, shape (N,)
+        The prior probabilities, non-negative, summing to 1.
+
+    Raises
+    ------
+    ValueError
+        For an unknown name, ``"empirical"`` without labels, a wrong number of weights, or weights that are
+        negative, not finite or all zero.
     """
     if prior is None or (isinstance(prior, str) and prior == "flat"):
         return np.full(n_classes, 1.0 / n_classes)
@@ -238,10 +253,24 @@ def scores_to_llrs(scores, score_type: str = "llr", training_prior=None, labels=
     Parameters
     ----------
     scores : array_like, shape (T, N)
+        One row per trial, one column per class.
     score_type : {"llr", "logit", "log-posterior"}
+        What the scores are (other spellings such as ``"logits"`` or ``"LogPost"`` are understood).
     training_prior : None, "flat", "empirical" or array_like, optional
         The prior the classifier was trained with (its class frequencies in training); flat by default, in which
         case nothing is subtracted. ``"empirical"`` uses the class frequencies of `labels`. Not allowed for LLRs.
+    labels : array_like of int, optional
+        The true class of each trial, for ``training_prior="empirical"``.
+
+    Returns
+    -------
+    ndarray, shape (T, N)
+        Natural-log relative log-likelihoods ``scores - log pi_train`` (the matrix itself for LLRs or a flat prior).
+
+    Raises
+    ------
+    ValueError
+        For an unknown score type, a training prior with LLRs, or a training prior of 0 for a class.
     """
     kind = score_type_of(score_type)
     matrix = as_llr_matrix(scores, "scores")

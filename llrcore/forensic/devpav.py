@@ -107,6 +107,21 @@ def cllr_cal(tar, non=None) -> float:
     """``Cllr_cal = Cllr - Cllr_min`` in bits: the part of Cllr that a monotone recalibration (PAV) would remove.
 
     Equal to ``lir.metrics.cllr_cal`` (both Cllrs computed in bits); from one sort and one PAV.
+
+    Parameters
+    ----------
+    tar, non
+        One :class:`~llrcore.Trials` or the same-source and different-source natural-log LLRs.
+
+    Returns
+    -------
+    float
+        The calibration loss in bits: 0 when PAV cannot improve the LLRs, ``inf`` when Cllr is.
+
+    Raises
+    ------
+    ValueError
+        When a class has no LLR or an LLR is missing (NaN).
     """
     table, _ = sorted_classes(tar, non)
     return table.cllr() - table.min_cllr()

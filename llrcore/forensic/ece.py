@@ -179,6 +179,17 @@ def ece_curve(tar, non=None, *, plo=None, name: str | None = None) -> ECECurve:
         minCllr are computed at 0 whether or not it is on the grid.
     name : str, optional
         The system's name (default the Trials' name).
+
+    Returns
+    -------
+    ECECurve
+        The ECE in bits of the system, of its PAV-calibrated LLRs and of the neutral reference (LLR 0) at each
+        prior, with the Cllr and minCllr.
+
+    Raises
+    ------
+    ValueError
+        When a class has no LLR, an LLR is missing (NaN), or a prior log-odds is not finite.
     """
     table, trials_name = sorted_classes(tar, non)
     plo = _priors(from_log10(DEFAULT_PRIOR_LOG10_ODDS) if plo is None else plo)

@@ -160,6 +160,12 @@ def elub_bounds(tar, non=None, *, step: float | None = LIR_STEP, add_misleading:
     add_misleading : int
         Misleading LRs added to each class (1, as lir and the paper).
 
+    Returns
+    -------
+    ElubBounds
+        The lower and upper bounds, as natural-log LLRs and in log10 (``-inf``/``inf`` where a side has no bound),
+        with the options and the counts of trials.
+
     Raises
     ------
     ValueError
@@ -214,6 +220,16 @@ def elub_bounded(calibrator, tar, non=None, *, step: float | None = LIR_STEP,
         scores. The bounds are those of ``calibrator(scores)``.
     step, add_misleading
         As in :func:`elub_bounds`.
+
+    Returns
+    -------
+    ElubBounded
+        Callable on scores: the calibrator's LLRs clipped to the bounds, which it holds as ``.bounds``.
+
+    Raises
+    ------
+    ValueError
+        As :func:`elub_bounds`: a class without scores, a missing score, options out of range.
     """
     table, _ = sorted_classes(tar, non)
     bounds = elub_bounds(calibrator(table.tar), calibrator(table.non), step=step, add_misleading=add_misleading)

@@ -108,6 +108,11 @@ def tippett(tar, non=None, *, name: str | None = None) -> Tippett:
     name : str, optional
         The system's name (default the Trials' name).
 
+    Returns
+    -------
+    Tippett
+        The two curves at every distinct LLR (fractions), the counts and the rates of misleading evidence.
+
     Raises
     ------
     ValueError

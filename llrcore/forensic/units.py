@@ -18,7 +18,17 @@ LN10 = float(np.log(10.0))
 
 
 def to_log10(llr):
-    """``log10 LR`` of natural-log LLRs: ``llr / ln 10`` (a float for a float, an array for an array).
+    """``log10 LR`` of natural-log LLRs: ``llr / ln 10``.
+
+    Parameters
+    ----------
+    llr : float or array_like
+        Natural-log likelihood ratios.
+
+    Returns
+    -------
+    float or ndarray
+        The log10 LRs: a float for a float (or 0-d input), an array for an array.
 
     Examples
     --------
@@ -31,6 +41,16 @@ def to_log10(llr):
 
 def from_log10(log10_lr):
     """Natural-log LLRs of ``log10 LR`` values (as ``lir`` and forensic reports give them): ``ln 10 * log10 LR``.
+
+    Parameters
+    ----------
+    log10_lr : float or array_like
+        Base-10 log likelihood ratios.
+
+    Returns
+    -------
+    float or ndarray
+        The natural-log LLRs: a float for a float (or 0-d input), an array for an array.
 
     Examples
     --------

@@ -161,8 +161,26 @@ def _unique_ids(metadata: pd.DataFrame, column: str) -> pd.Index:
 
 def normalization_problems(trials: Trials, method: str, enrol: CohortScores | None = None,
                            test: CohortScores | None = None) -> list[str]:
-    """What is doubtful in normalising these trials so, as sentences: cohort leakage, one-sided norm of a
-    one-to-one list (see :func:`normalize_scores`)."""
+    """What is doubtful in normalising these trials so, as sentences (see :func:`normalize_scores`).
+
+    Two checks: cohort leakage (a cohort recording that is also a model or test id of the trials, read from the
+    metadata columns ``model`` and ``test``) and a one-sided norm (Z- or T-norm) of a one-to-one list, where which
+    side is the model is arbitrary.
+
+    Parameters
+    ----------
+    trials : Trials
+        The trials to normalise, with ``model`` and ``test`` ids in their metadata where known.
+    method : str
+        One of :data:`METHODS`: ``"z-norm"``, ``"t-norm"``, ``"s-norm"``, ``"as-norm"``.
+    enrol, test : CohortScores, optional
+        The enrolment-side and test-side cohorts.
+
+    Returns
+    -------
+    list of str
+        One sentence per problem found, empty when nothing is doubtful.
+    """
     metadata = trials.metadata
     models, tests = _unique_ids(metadata, "model"), _unique_ids(metadata, "test")
     problems = []

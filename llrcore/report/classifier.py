@@ -18,7 +18,22 @@ FORMATS = {"temperature": "{:.3f}", "nll": "{:.4f}", "ece": "{:.2%}", "mce": "{:
 
 
 def classifier_report_html(result: ClassifierCalibration, name: str = "classifier", written=None) -> str:
-    """The page for `result` of the classifier `name` (escaped), stamped with the time it was `written` (now)."""
+    """The page for `result` of the classifier `name`, stamped with the time it was `written`.
+
+    Parameters
+    ----------
+    result : ClassifierCalibration
+        What :func:`~llrcore.classifier_calibration` gives: CORP and binned reliability, raw and temperature-scaled.
+    name : str
+        The classifier's name, shown in the title (escaped).
+    written : datetime, optional
+        When the page says it was made; default now.
+
+    Returns
+    -------
+    str
+        One self-contained HTML page: the numbers in words, the table and the three figures.
+    """
     figures = {
         "corp": ReportFigure("CORP", "Can its probabilities be taken at their word?", reliability.corp_figure(result.corp),
                              "The PAV-recalibrated probability against the forecast: on the diagonal, a forecast of "

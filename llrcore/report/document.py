@@ -183,6 +183,7 @@ def build_report(systems, *, p_target: OperatingPoint | float = DEFAULT_P_TARGET
     calibrate : bool
         False leaves out "what calibration changes".
     method : {"affine", "pav", "cmlg"}
+        The calibration method (as :func:`~llrcore.calibrate_and_evaluate`).
     rule : BetaRule, optional
         Scoring rule of the affine calibration (logarithmic by default).
     calibration_prior : float, optional
@@ -192,6 +193,7 @@ def build_report(systems, *, p_target: OperatingPoint | float = DEFAULT_P_TARGET
     class_names : (str, str)
         Words for the target and non-target classes, e.g. ``("same speaker", "different speakers")``.
     title : str, optional
+        The page's title; default ``"Evaluation report: "`` and the systems' names.
     command : str, optional
         The command line that made the report, shown under "How to reproduce".
     by : str or list of str, optional
@@ -210,6 +212,12 @@ def build_report(systems, *, p_target: OperatingPoint | float = DEFAULT_P_TARGET
         Seed of the bootstrap draws (the intervals are those of :func:`~llrcore.bootstrap` with this seed).
     progress : callable, optional
         ``progress(done, total)`` after each bootstrap replicate, counted over every system and condition.
+
+    Returns
+    -------
+    Report
+        Each system's summary, the operating point, the settings, the breakdown by condition and the bootstrap
+        intervals when asked for; :meth:`~Report.to_html` writes it as one page.
 
     Raises
     ------

@@ -131,8 +131,30 @@ def compare_systems(a: Trials, b: Trials, n: int = 1000, level: float = 0.95, gr
     :func:`llrcore.data.pairing.pair_trials`): by the first id group both sets have (``model`` and ``test``, else
     ``utt``, else ``trial``), whatever the order of the lines; by line order when they have none (the two sets must
     then have as many targets and non-targets) or when their ids repeat but agree row by row. The result's
-    :attr:`~SystemComparison.paired_by` says which. Other parameters as :func:`bootstrap`; `group_by` is read from
-    A's metadata.
+    :attr:`~SystemComparison.paired_by` says which.
+
+    Parameters
+    ----------
+    a, b : Trials
+        The two systems' scores of the same trials (taken as LLRs for the actual costs).
+    n : int
+        Number of replicates.
+    level : float
+        Coverage of the intervals of the differences, in (0, 1).
+    group_by : str, optional
+        A metadata column of A whose values are drawn whole (as in :func:`bootstrap`).
+    seed : int
+        Seed of ``numpy.random.default_rng``.
+    p_target, c_miss, c_fa
+        The operating point of minDCF and actDCF (`p_target` may be an :class:`~llrcore.OperatingPoint`).
+    primary : sequence of float or str
+        The P_target values of Cprimary, or a NIST evaluation's name (``"SRE16"``); default SRE'12's.
+    method : {"bca", "percentile"}
+        BCa intervals (the default) or percentile intervals of the differences.
+    progress : callable, optional
+        Called as ``progress(done, n)`` after each replicate, in the calling thread.
+    threads : int, optional
+        Replicates computed at once (:func:`~llrcore.thread_count`). No number depends on it.
 
     Returns
     -------

@@ -254,6 +254,12 @@ def condition_columns(trials: Trials | Iterable[Trials], *, max_values: int = MA
         of them keeps the reason of the first.
     max_values : int
         The most values a condition column may have (:data:`MAX_CONDITIONS`).
+
+    Returns
+    -------
+    ConditionColumns
+        ``offered``, the condition columns in order of first appearance, and ``left_out``, each other column with
+        its reason in words.
     """
     systems = [trials] if isinstance(trials, Trials) else list(trials)
     reasons: dict[str, list] = {}  # every column in order of first appearance: its reason in each system
