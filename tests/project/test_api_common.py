@@ -68,12 +68,11 @@ PENDING_DOCSTRINGS = {
     "gaussian_densities", "gaussian_llr_density", "identification_errors", "logit", "lre_cprimary", "map_decisions",
     "metrics_table", "min_cllr", "min_dcf", "mu_from_dprime", "mu_from_eer", "multiclass_cllr",
     "normalization_problems", "numeric_columns", "objective", "pair_quality", "pairwise_decisions", "pav_llrs",
-    "pav_transforms", "read_bosaris_key", "read_bosaris_ndx", "read_labels", "read_rttm", "read_segments",
-    "read_uem", "rescore_file", "rttm_text", "sasv_table", "score_histograms",
+    "pav_transforms",
+    "sasv_table", "score_histograms",
     "score_threshold_for_false_alarm_rate", "scores_to_llrs", "segment_scores", "segments_to_turns", "sigmoid",
-    "similarity_keys", "spoof_false_alarm_rate", "tandem_table", "tdcf_cost_model", "thread_count", "thread_limit",
-    "threshold_weighting", "threshold_weightings", "tippett", "to_log10", "weighting_mode", "write_bosaris_key",
-    "write_bosaris_ndx", "write_bosaris_scores", "write_rttm", "write_trials",
+    "spoof_false_alarm_rate", "tandem_table", "tdcf_cost_model", "thread_count", "thread_limit",
+    "threshold_weighting", "threshold_weightings", "tippett", "to_log10", "weighting_mode",
 }
 
 #: The public classes that are no result, each with why it has no table of its own.
