@@ -80,12 +80,33 @@ def _scalar_or_array(values: np.ndarray):
 
 
 def eer_from_mu(mu):
-    """EER of calibrated Gaussian LLRs with means ``+-mu``: ``Phi(-sqrt(mu / 2))`` (0.5 at mu = 0)."""
+    """EER of calibrated Gaussian LLRs with means ``+-mu``: ``Phi(-sqrt(mu / 2))`` (0.5 at mu = 0).
+
+    Parameters
+    ----------
+    mu : float or array_like
+        The mean of the calibrated target LLRs (natural log), zero or positive.
+
+    Returns
+    -------
+    float or ndarray
+        The EER, a fraction (an array for an array of mu).
+    """
     return _scalar_or_array(ndtr(-np.sqrt(_mu(mu) / 2)))
 
 
 def mu_from_eer(eer):
-    """The mean ``mu = 2 Phi^-1(EER)^2`` of calibrated Gaussian LLRs with this EER (a fraction in (0, 0.5]).
+    """The mean ``mu = 2 Phi^-1(EER)^2`` of calibrated Gaussian LLRs with this EER.
+
+    Parameters
+    ----------
+    eer : float or array_like
+        The EER, a fraction in (0, 0.5].
+
+    Returns
+    -------
+    float or ndarray
+        mu (natural-log LLRs), 0 at an EER of 0.5.
 
     Raises
     ------
@@ -116,6 +137,16 @@ def cllr_eer_approximation(eer):
     Exact at EER = 0 and 0.5. Over EER from 1 % to 49 % it overestimates the exact :func:`gaussian_cllr` by at
     most 0.0208 bits (near EER = 19.5 %): "within about 0.02", as the slides say; below about 1 % it slightly
     underestimates.
+
+    Parameters
+    ----------
+    eer : float or array_like
+        The EER, a fraction.
+
+    Returns
+    -------
+    float or ndarray
+        The approximate Cllr in bits.
     """
     eer = np.asarray(eer, dtype=np.float64)
     return _scalar_or_array(1.0 - (2.0 * eer - 1.0) ** 2)
@@ -212,12 +243,18 @@ def gaussian_cllr(mu, *, method: str = "quad", nodes: int = 200):
     Parameters
     ----------
     mu : float or array_like
+        The mean of the calibrated target LLRs (natural log), zero or positive.
     method : {"quad", "hermite"}
         ``"quad"`` (default): adaptive quadrature (``scipy.integrate.quad``) split at the bend of the softplus;
         relative accuracy about 1e-13 for every mu. ``"hermite"``: Gauss–Hermite with `nodes` nodes; fast and as
         accurate for mu up to about 5 (EER above 5 %), but the softplus bends on a scale of 1 while the
         distribution's width grows as ``sqrt(2 mu)``, so it loses digits for large mu (about 1e-6 relative at
         mu = 30 with 256 nodes).
+
+    Returns
+    -------
+    float or ndarray
+        Cllr in bits (1 at mu = 0, 0 at infinite mu), of the shape of `mu`.
     """
     mu_array = _mu(mu)
     if method not in ("quad", "hermite"):
@@ -334,6 +371,11 @@ def gaussian_comparison(trials: Trials, *, alpha: float = 0.5) -> GaussianCompar
         Finite scores of any scale.
     alpha : float
         CMLG's weight of the target variance in the shared variance (0.5: the mean of the two).
+
+    Returns
+    -------
+    GaussianComparison
+        The CMLG calibration and LLRs, the fitted mu, the data's EER, Cllr and minCllr, and the ideal's.
     """
     calibration = fit_cmlg(trials.tar, trials.non, alpha=alpha)
     calibrated = Trials(calibration(trials.tar), calibration(trials.non), name=trials.name)
