@@ -57,12 +57,12 @@ PENDING_SIGNATURES: set[str] = set()
 #: documentation site is built from them (the next issue). A new public function must have both.
 PENDING_DOCSTRINGS = {
     "act_dcf", "as_operating_point",
-    "bayes_error_rates", "bootstrap_diarization", "build_report", "calibrate_and_evaluate", "calibration_problems",
+    "bayes_error_rates", "build_report", "calibrate_and_evaluate", "calibration_problems",
     "class_prior", "classifier_report_html", "cllr", "cllr_cal",
-    "cllr_eer_curve", "compare_diarizers", "compare_systems", "condition_columns",
+    "cllr_eer_curve", "compare_systems", "condition_columns",
     "cprimary", "cross_calibrate",
     "det_curve",
-    "diarization_error_rate", "dprime_from_mu", "ece_curve", "eer", "effective_plo", "elub_bounded",
+    "dprime_from_mu", "ece_curve", "eer", "effective_plo", "elub_bounded",
     "elub_bounds", "fit_cmlg", "fit_fusion", "fit_pav",
     "from_log10", "gaussian_bayes_error", "gaussian_cllr_curve",
     "gaussian_densities", "gaussian_llr_density", "logit",
@@ -70,7 +70,7 @@ PENDING_DOCSTRINGS = {
     "normalization_problems", "numeric_columns", "objective", "pair_quality", "pav_llrs",
     "pav_transforms",
     "score_histograms",
-    "scores_to_llrs", "segment_scores", "segments_to_turns", "sigmoid",
+    "scores_to_llrs", "sigmoid",
     "thread_count", "thread_limit",
     "threshold_weighting", "threshold_weightings", "tippett", "to_log10", "weighting_mode",
 }
