@@ -212,6 +212,8 @@ def fixed_false_alarm_threshold(dev, evaluation, target_pfa: float, plo_grid=Non
     ------
     ValueError
         For costs that are not positive, a `target_pfa` outside (0, 1), or trials without targets or non-targets.
+    TypeError
+        When `dev` or `evaluation` is no Trials (or SortedScores).
     """
     if not (c_miss > 0 and c_fa > 0):
         raise ValueError("The costs C_miss and C_fa must be positive.")
