@@ -114,7 +114,33 @@ class DiarizationBootstrap:
 def bootstrap_diarization(scores: SystemScores, n: int = 1000, level: float = 0.95,
                           seed: int = 0) -> DiarizationBootstrap:
     """Percentile intervals of the DER and JER of `scores` (:func:`~llrcore.diarization.score_system`) by drawing its
-    recordings with replacement `n` times."""
+    recordings with replacement `n` times.
+
+    Each replicate recomputes the rates from the drawn recordings' components, pooled or averaged as the scoring
+    conventions say (module docstring); below :data:`MIN_RECORDINGS` recordings there is no interval.
+
+    Parameters
+    ----------
+    scores : SystemScores
+        One system scored against the reference recordings.
+    n : int
+        Replicates, at least 1.
+    level : float
+        Confidence level, strictly between 0 and 1 (e.g. 0.95).
+    seed : int
+        Seed of ``numpy.random.default_rng``.
+
+    Returns
+    -------
+    DiarizationBootstrap
+        The DER and JER (fractions) of every replicate; ``.interval(metric)`` (NaN bounds below
+        :data:`MIN_RECORDINGS` recordings), ``.to_frame()`` and ``.paragraph()``.
+
+    Raises
+    ------
+    ValueError
+        For `n` below 1 or a `level` outside (0, 1).
+    """
     _check_level(level)
     weights = _draws(len(scores.corpus.components), n, seed)
     return DiarizationBootstrap(scores, pd.DataFrame(_rates(scores, weights)), float(level))
@@ -168,8 +194,37 @@ class DiarizerComparison:
 
 def compare_diarizers(a: SystemScores, b: SystemScores, n: int = 1000, level: float = 0.95, seed: int = 0,
                       names: tuple[str, str] = ("A", "B")) -> DiarizerComparison:
-    """Is diarizer B better than A? Both scored (:func:`~llrcore.diarization.score_system`) on the same reference
-    recordings with the same conventions; every replicate draws the same recordings for both."""
+    """Is diarizer B better than A? A paired bootstrap over the recordings, B minus A replicate by replicate.
+
+    Both are scored (:func:`~llrcore.diarization.score_system`) on the same reference recordings with the same
+    conventions; every replicate draws the same recordings for both, so what a recording does to both cancels from
+    the difference.
+
+    Parameters
+    ----------
+    a, b : SystemScores
+        The two systems, scored on the same recordings with the same conventions.
+    n : int
+        Replicates, at least 1.
+    level : float
+        Confidence level of the percentile interval of the difference, strictly between 0 and 1.
+    seed : int
+        Seed of ``numpy.random.default_rng``.
+    names : (str, str)
+        The names of A and B in the sentences.
+
+    Returns
+    -------
+    DiarizerComparison
+        The differences (B - A) of DER and JER (fractions) per replicate; ``.interval(metric)``,
+        ``.b_better(metric)`` (the share of replicates in which B is better), ``.to_frame()`` and ``.sentence()``.
+
+    Raises
+    ------
+    ValueError
+        When the two were scored on different recordings or with different conventions, for `n` below 1, or a
+        `level` outside (0, 1).
+    """
     _check_level(level)
     if list(a.corpus.components.index) != list(b.corpus.components.index):
         raise ValueError("The two systems were not scored on the same reference recordings, so they cannot be "

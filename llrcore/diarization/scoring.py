@@ -109,6 +109,18 @@ def segment_scores(hypothesis, reference, weights=None) -> SegmentScores:
         Reference speaker of each segment.
     weights : array_like, shape (N,), optional
         Weight of each segment (e.g. its duration); default 1.
+
+    Returns
+    -------
+    SegmentScores
+        The segment error with the optimal one-to-one mapping of clusters to speakers (Hungarian algorithm), the
+        purity and coverage (fractions of the segments or their weight), the numbers of clusters and speakers, and
+        the mapping.
+
+    Raises
+    ------
+    ValueError
+        When the two label arrays differ in length or are empty.
     """
     hypothesis = np.asarray(hypothesis).reshape(-1)
     reference = np.asarray(reference).reshape(-1)
@@ -136,7 +148,27 @@ def segments_to_turns(start, end, labels, *, uri: str = "recording", channel: st
     """Speaker turns from labelled, possibly overlapping segments (sorted by start time).
 
     Every overlap of consecutive segments is split at its midpoint; consecutive pieces with the same label that
-    touch are joined. Returns a table with columns ``uri, channel, start, end, speaker`` (speaker as str).
+    touch are joined.
+
+    Parameters
+    ----------
+    start, end : array_like, shape (N,)
+        Start and end time of each segment (seconds).
+    labels : array_like, shape (N,)
+        Speaker (cluster) label of each segment.
+    uri, channel : str
+        The recording's name and channel, written on every turn.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``uri, channel, start, end, speaker`` (times in seconds, speaker as str), one row per turn in time
+        order; empty (with those columns) for no segment.
+
+    Raises
+    ------
+    ValueError
+        When `start`, `end` and `labels` differ in length.
     """
     start = np.asarray(start, dtype=np.float64).reshape(-1)
     end = np.asarray(end, dtype=np.float64).reshape(-1)
@@ -345,10 +377,17 @@ def diarization_error_rate(reference: pd.DataFrame, hypothesis: pd.DataFrame, *,
         md-eval (and dscore) merge each speaker's own overlapping turns first; pyannote.metrics counts each turn
         (:func:`der_components`).
 
+    Returns
+    -------
+    DERResult
+        The pooled DER (errors over scored speech, a fraction) with its parts in seconds (missed, false alarm,
+        confusion, total speech), a table per recording, and the conventions it was scored with.
+
     Raises
     ------
     ValueError
-        If the convention is unknown, the reference has no turns, a table lacks a column, or a turn has no (or a reversed) start or end time.
+        If the convention is unknown, the reference has no turns, a table lacks a column, a turn has no (or a
+        reversed) start or end time, or the collar is negative.
     """
     check_convention(convention)
     check_turns(reference, "reference")

@@ -124,16 +124,48 @@ def read_bosaris_scores(source) -> pd.DataFrame:
 
 
 def read_bosaris_key(source) -> pd.DataFrame:
-    """Read a BOSARIS Key ``.h5`` file: columns ``model``, ``test`` and ``target`` (True for a target trial, False for
-    a non-target trial), one row per trial of the key, in row-major order. Raises a LoadError as
-    :func:`read_bosaris_scores`."""
+    """Read a BOSARIS Key ``.h5`` file (any layout of the module documentation).
+
+    Parameters
+    ----------
+    source : str, os.PathLike or binary file-like
+        The Key file.
+
+    Returns
+    -------
+    DataFrame
+        Columns ``model``, ``test`` (categoricals) and ``target`` (True for a target trial, False for a non-target
+        trial), one row per trial of the key, in row-major order.
+
+    Raises
+    ------
+    LoadError
+        As :func:`read_bosaris_scores`, naming the file and the dataset.
+    """
     matrix = _read_matrix(_Source.open(source), "key")
     return _frame(matrix, "target", matrix.values == TARGET)
 
 
 def read_bosaris_ndx(source) -> pd.DataFrame:
-    """Read a BOSARIS Ndx ``.h5`` file (a list of trials without scores or labels; a Key file is read as its Ndx, as
-    the toolkit's ``Key.to_ndx`` does): columns ``model`` and ``test``, one row per trial, in row-major order."""
+    """Read a BOSARIS Ndx ``.h5`` file: a list of trials without scores or labels.
+
+    A Key file is read as its Ndx, as the toolkit's ``Key.to_ndx`` does.
+
+    Parameters
+    ----------
+    source : str, os.PathLike or binary file-like
+        The Ndx (or Key) file.
+
+    Returns
+    -------
+    DataFrame
+        Columns ``model`` and ``test`` (categoricals), one row per trial, in row-major order.
+
+    Raises
+    ------
+    LoadError
+        Naming the file: not HDF5, no trial mask, ids that are not text (as :func:`read_bosaris_scores`).
+    """
     return _frame(_read_matrix(_Source.open(source), "ndx"))
 
 

@@ -31,11 +31,16 @@ def write_bosaris_scores(path, trials: Trials, layout: str = "bosaris") -> None:
         ``scores`` (float64, models x test segments, 0 where no trial), ``score_mask`` (uint8). "pybosaris" has no
         mask, so it needs a score for every model and test segment.
 
+    Returns
+    -------
+    None
+        The file is written (replaced if it exists).
+
     Raises
     ------
     ValueError
         When the trials have no ``model``/``test`` ids, a pair twice, spoof trials, or (``"pybosaris"``) a missing
-        pair.
+        pair; or an unknown `layout`.
     """
     grid, lay = _Grid.of(trials), _layout_named(layout)
     scores = np.zeros(grid.shape)
@@ -49,9 +54,28 @@ def write_bosaris_scores(path, trials: Trials, layout: str = "bosaris") -> None:
 
 
 def write_bosaris_key(path, trials: Trials, layout: str = "bosaris") -> None:
-    """Write which trials of `trials` are target trials as a BOSARIS Key ``.h5`` file: ``trial_mask`` (int8: 1 target,
-    -1 non-target, 0 no trial) and ``file_format`` "2.0" in the "bosaris" layout, ``trial_mask`` in "sidekit",
-    ``tar_mask`` and ``non_mask`` (bool) in "pybosaris"; ids as :func:`write_bosaris_scores`."""
+    """Write which trials of `trials` are target trials as a BOSARIS Key ``.h5`` file.
+
+    The datasets: ``trial_mask`` (int8: 1 target, -1 non-target, 0 no trial) and ``file_format`` "2.0" in the
+    "bosaris" layout, ``trial_mask`` in "sidekit", ``tar_mask`` and ``non_mask`` (bool) in "pybosaris"; ids as
+    :func:`write_bosaris_scores`.
+
+    Parameters
+    ----------
+    path, trials, layout
+        As :func:`write_bosaris_scores`: where to write, the trials (with ``model`` and ``test`` ids), the dataset
+        names; the scores are not written, only which trials are target trials.
+
+    Returns
+    -------
+    None
+        The Key file is written (replaced if it exists).
+
+    Raises
+    ------
+    ValueError
+        As :func:`write_bosaris_scores`.
+    """
     grid, lay = _Grid.of(trials), _layout_named(layout)
     tar = np.zeros(grid.shape, bool)
     tar[grid.rows[:trials.tar.size], grid.columns[:trials.tar.size]] = True
@@ -66,8 +90,27 @@ def write_bosaris_key(path, trials: Trials, layout: str = "bosaris") -> None:
 
 
 def write_bosaris_ndx(path, trials: Trials, layout: str = "bosaris") -> None:
-    """Write the list of trials (without scores or labels) of `trials` as a BOSARIS Ndx ``.h5`` file: ``trial_mask``
-    (uint8 in "bosaris", int8 in "sidekit", bool in "pybosaris") with the ids as :func:`write_bosaris_scores`."""
+    """Write the list of trials (without scores or labels) of `trials` as a BOSARIS Ndx ``.h5`` file.
+
+    The dataset ``trial_mask`` (uint8 in "bosaris", int8 in "sidekit", bool in "pybosaris") with the ids as
+    :func:`write_bosaris_scores`.
+
+    Parameters
+    ----------
+    path, trials, layout
+        As :func:`write_bosaris_scores`; only the (model, test) pairs of the trials are written, target and
+        non-target alike.
+
+    Returns
+    -------
+    None
+        The Ndx file is written (replaced if it exists).
+
+    Raises
+    ------
+    ValueError
+        As :func:`write_bosaris_scores`.
+    """
     grid, lay = _Grid.of(trials), _layout_named(layout)
     _write(path, grid, lay, {"trial_mask": grid.mask().astype(lay.mask_dtype)}, "Ndx")
 

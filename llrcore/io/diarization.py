@@ -95,7 +95,24 @@ def _square_keys(src: _Source, archive) -> list[str]:
 
 
 def similarity_keys(source) -> list[str]:
-    """Names of the square numeric matrices in an ``.npz`` file (empty for any other file)."""
+    """Names of the square numeric matrices in an ``.npz`` file (empty for any other file).
+
+    Parameters
+    ----------
+    source : path or file-like
+        The file; an ``.npz`` archive is recognised by its bytes, not its name.
+
+    Returns
+    -------
+    list of str
+        The archive's arrays that are square 2-D matrices of numbers (one of them is chosen with
+        ``read_similarity(..., key=)``), in archive order; empty when the file is no ``.npz``.
+
+    Raises
+    ------
+    LoadError
+        The file cannot be opened or the archive cannot be read.
+    """
     src = _open(source)
     if not src.data.startswith(b"PK"):
         return []
@@ -185,8 +202,26 @@ def _matrix_from_text(src: _Source) -> np.ndarray:
 def read_segments(source) -> pd.DataFrame:
     """Segment times: a Kaldi ``segments`` file or a two-column ``start end`` table (header optional).
 
-    Returns a table with columns ``segment``, ``uri``, ``start``, ``end`` (seconds; ids empty when the file has
-    none), in file order.
+    A Kaldi line is ``<segment-id> <recording-id> <start> <end>``; a table has the times in two columns (split at
+    commas, semicolons, tabs or spaces), found by a header naming ``start`` and ``end`` when there is one. Blank
+    lines and comments (``;;``, ``#``) are skipped.
+
+    Parameters
+    ----------
+    source : path or file-like
+        The segments file.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``segment``, ``uri``, ``start``, ``end`` (seconds; the ids empty when the file has none), one row
+        per segment in file order.
+
+    Raises
+    ------
+    LoadError
+        Empty file, a line of neither form, a time that is no finite number, or a segment that ends before it
+        starts (file and line named).
     """
     src = _open(source)
     rows = _lines(src)
@@ -221,7 +256,23 @@ def read_segments(source) -> pd.DataFrame:
 
 
 def read_labels(source) -> np.ndarray:
-    """One speaker label per line (or ``<segment-id> <label>``: the last field is the label), in file order."""
+    """One speaker label per line (or ``<segment-id> <label>``: the last field is the label), in file order.
+
+    Parameters
+    ----------
+    source : path or file-like
+        The labels file; blank lines and comments (``;;``, ``#``) are skipped.
+
+    Returns
+    -------
+    numpy.ndarray of str
+        The labels, one per segment, in file order.
+
+    Raises
+    ------
+    LoadError
+        The file cannot be opened or holds no label.
+    """
     src = _open(source)
     rows = _lines(src)
     if not rows:
@@ -333,10 +384,25 @@ def read_similarity(source, *, key: str | None = None, segments=None, reference=
 def read_rttm(source) -> pd.DataFrame:
     """Speaker turns of an RTTM file.
 
+    A ``SPEAKER`` line is ``SPEAKER <uri> <channel> <start> <duration> <NA> <NA> <speaker> ...``; other line
+    types (``SPKR-INFO``, ...) and comments (``;;``, ``#``) are skipped.
+
+    Parameters
+    ----------
+    source : path or file-like
+        The RTTM file.
+
     Returns
     -------
     pandas.DataFrame
-        Columns ``uri, channel, start, end, speaker`` (times in seconds), in file order; only ``SPEAKER`` lines.
+        Columns ``uri, channel, start, end, speaker`` (times in seconds, ``end = start + duration``), in file
+        order; only ``SPEAKER`` lines.
+
+    Raises
+    ------
+    LoadError
+        A ``SPEAKER`` line with fewer than 8 fields, a time that is no finite number, a negative duration, or no
+        ``SPEAKER`` line at all (file and line named).
     """
     src = _open(source)
     records = []
@@ -357,7 +423,19 @@ def read_rttm(source) -> pd.DataFrame:
 
 
 def rttm_text(turns: pd.DataFrame) -> str:
-    """RTTM lines of speaker turns (columns ``uri, start, end, speaker``; ``channel`` optional, default 1)."""
+    """RTTM lines of speaker turns (columns ``uri, start, end, speaker``; ``channel`` optional, default 1).
+
+    Parameters
+    ----------
+    turns : pandas.DataFrame
+        The turns, one per row: ``uri``, ``start`` and ``end`` (seconds), ``speaker``, optionally ``channel``.
+
+    Returns
+    -------
+    str
+        One ``SPEAKER <uri> <channel> <start> <duration> <NA> <NA> <speaker> <NA> <NA>`` line per turn, in row
+        order, times to the millisecond (``%.3f``), each line ending in a newline.
+    """
     channel = turns["channel"] if "channel" in turns else pd.Series("1", index=turns.index)
     lines = [
         f"SPEAKER {uri} {ch} {start:.3f} {end - start:.3f} <NA> <NA> {speaker} <NA> <NA>\n"
@@ -368,7 +446,21 @@ def rttm_text(turns: pd.DataFrame) -> str:
 
 
 def write_rttm(path, turns: pd.DataFrame) -> None:
-    """Write speaker turns as an RTTM file (a path or a writable text/binary file object)."""
+    """Write speaker turns as an RTTM file (a path or a writable text/binary file object).
+
+    Parameters
+    ----------
+    path : path or file-like
+        Where to write: a path (written as UTF-8, replacing the file), a text file object, or a binary one (given
+        UTF-8 bytes).
+    turns : pandas.DataFrame
+        The turns, as :func:`rttm_text` takes them (``uri, start, end, speaker``; ``channel`` optional).
+
+    Returns
+    -------
+    None
+        The lines of :func:`rttm_text` are written.
+    """
     text = rttm_text(turns)
     if isinstance(path, (str, os.PathLike)):
         Path(path).write_text(text, encoding="utf-8")
@@ -379,7 +471,24 @@ def write_rttm(path, turns: pd.DataFrame) -> None:
 
 
 def read_uem(source) -> pd.DataFrame:
-    """Scored regions of a UEM file ``<uri> <channel> <start> <end>``: columns ``uri, channel, start, end``."""
+    """Scored regions of a UEM file ``<uri> <channel> <start> <end>``: columns ``uri, channel, start, end``.
+
+    Parameters
+    ----------
+    source : path or file-like
+        The UEM file; blank lines and comments (``;;``, ``#``) are skipped.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``uri, channel, start, end`` (seconds), one row per scored region, in file order.
+
+    Raises
+    ------
+    LoadError
+        A line without exactly 4 fields, a time that is no finite number, a region that ends before it starts, or
+        no region at all (file and line named).
+    """
     src = _open(source)
     records = []
     for line, fields in _lines(src):

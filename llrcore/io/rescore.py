@@ -225,6 +225,8 @@ def rescore_file(path, transform, *, digits: str | int | None = "input") -> byte
     Parameters
     ----------
     path : str, os.PathLike or file-like
+        The score file: text (Kaldi, BOSARIS, columns), ``.npz``, Parquet or a BOSARIS Scores ``.h5``, told apart by
+        the name's suffix or the first bytes.
     transform : callable
         Array of scores -> array of new scores, in the same order.
     digits : "input", int or None
@@ -236,6 +238,11 @@ def rescore_file(path, transform, *, digits: str | int | None = "input") -> byte
         15 significant digits), so the file ranks the trials exactly as the new scores do: the EER, minimum DCF
         and DET of the file are those of the new scores. A score written with an exponent (``1.5e-3``) is
         replaced by one with an exponent. ``.npz`` and Parquet files always hold the full float64 values.
+
+    Returns
+    -------
+    bytes
+        The whole rescored file, in the input's format (to write to disk or offer as a download).
 
     Raises
     ------

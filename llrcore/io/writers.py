@@ -30,6 +30,18 @@ def write_trials(path, trials: Trials | Mapping[str, Trials], format: str = "two
         layout (:func:`~llrcore.io.bosaris_h5.write_bosaris_scores`); the trials need ``model`` and ``test`` ids.
     key : str, os.PathLike or binary file-like, optional
         Where the key goes, for ``"bosaris-h5"`` (required there).
+
+    Returns
+    -------
+    None
+        The file (and, for ``"bosaris-h5"``, its key) is written, replacing any file at that path.
+
+    Raises
+    ------
+    ValueError
+        An unknown `format`; ``"bosaris-h5"`` without `key`; several systems for ``"npz"``; a system name that is
+        empty, has spaces at an end or holds a tab or a line break; no system at all; and, for ``"bosaris-h5"``,
+        the problems :func:`~llrcore.io.bosaris_h5_write.write_bosaris_scores` names.
     """
     fmt = FORMAT_ALIASES.get(str(format).lower())
     if fmt not in ("two-column", "npz", "bosaris-h5"):

@@ -134,6 +134,18 @@ def detection_llrs(llrs, target, prior=None) -> np.ndarray:
         The target class (index, or name with a :class:`MulticlassScores`).
     prior : None, "flat" or array_like
         Prior over the classes; the target's entry is ignored, the others are renormalised.
+
+    Returns
+    -------
+    ndarray (T,)
+        The detection LLR of each trial (natural log); ``-inf`` where the target was ruled out, ``+inf`` where
+        every other class was.
+
+    Raises
+    ------
+    ValueError
+        An unknown `target`, a prior that gives no weight to any non-target class, or LLRs that are no (T, N)
+        matrix of numbers.
     """
     matrix, classes, weights = llrs_with_prior(llrs, prior)
     t = class_index(target, matrix.shape[1], classes)
@@ -170,7 +182,34 @@ def _detection(matrix: np.ndarray, t: int, log_weights: np.ndarray) -> np.ndarra
 
 
 def detection_trials(llrs, labels=None, target=0, prior=None, *, name: str | None = None) -> Trials:
-    """The detection LLRs of `target` as binary :class:`~llrcore.data.Trials`: its trials against all others."""
+    """The detection LLRs of `target` as binary :class:`~llrcore.data.Trials`: its trials against all others.
+
+    The LLRs are those of :func:`detection_llrs` (eq. 9 of Brümmer & van Leeuwen 2006).
+
+    Parameters
+    ----------
+    llrs : array_like (T, N) or MulticlassScores
+        Natural-log LLRs, one column per class.
+    labels : array_like of int (T,), optional
+        True classes (the target's trials become ``tar``, the others ``non``); taken from `llrs` when it is a
+        :class:`MulticlassScores`.
+    target : int or str
+        The target class (index, or name with a :class:`MulticlassScores`); default the first.
+    prior : None, "flat", "empirical" or array_like
+        Prior over the classes (:func:`class_prior`); only the non-targets' relative weights enter.
+    name : str, optional
+        The Trials' name; default the target class's name.
+
+    Returns
+    -------
+    Trials
+        ``tar``: the detection LLRs of the target's trials; ``non``: those of every other class's trials.
+
+    Raises
+    ------
+    ValueError
+        Missing labels, an unknown `target`, or a prior as :func:`detection_llrs` refuses.
+    """
     classes = classes_of(llrs, None, np.shape(getattr(llrs, "llrs", llrs))[-1])
     matrix, labels = llrs_and_labels(llrs, labels)
     t = class_index(target, matrix.shape[1], classes)
@@ -185,11 +224,31 @@ def detection_analysis(llrs, labels=None, calibrated=None, *, prior=None, classe
     calibrated LLRs. Unlike the pair-wise LLRs, calibrated detection LLRs are not a function of the raw ones
     (sec. 4.3), so minCllr and the EER may change a little too.
 
+    Parameters
+    ----------
+    llrs : array_like (T, N) or MulticlassScores
+        Natural-log LLRs, one column per class.
+    labels : array_like of int (T,), optional
+        True classes (each class's trials are the targets of its row); taken from `llrs` when it is a
+        :class:`MulticlassScores`.
+    calibrated : array_like (T, N), callable or None
+        The calibrated LLRs, or a calibrator applied to `llrs`; default an affine calibration
+        (:func:`fit_multiclass_affine`, flat prior) fitted on these trials.
+    prior : None, "flat", "empirical" or array_like
+        Prior over the classes; only the non-targets' relative weights enter each detection LLR.
+    classes : sequence of str, optional
+        Class names; default those of a :class:`MulticlassScores`, else the indices.
+
     Returns
     -------
     DataFrame
         One row per class: ``target``, ``n_target``, ``n_non_target``, ``cllr``, ``min_cllr``, ``eer``,
         ``cllr_calibrated``, ``min_cllr_calibrated``, ``eer_calibrated`` (Cllr in bits, EER as a fraction).
+
+    Raises
+    ------
+    ValueError
+        Missing labels, or calibrated LLRs of another shape than the LLRs.
     """
     names = llrs
     llrs, labels = llrs_and_labels(llrs, labels)
@@ -255,7 +314,26 @@ def analyse_multiclass(scores: MulticlassScores, prior=None) -> MulticlassAnalys
     """Calibrate on the trials themselves (a measurement, as in the paper) and analyse every sub-problem.
 
     The multiclass Cllr and the calibration use `prior` (flat by default); the detection LLRs use a prior flat
-    over the non-targets.
+    over the non-targets. Reference: Brümmer & van Leeuwen, "On calibration of language recognition scores",
+    Odyssey 2006, sec. 4.
+
+    Parameters
+    ----------
+    scores : MulticlassScores
+        Natural-log LLRs of the trials with their true classes.
+    prior : None, "flat", "empirical" or array_like
+        Prior over the classes of the Cllrs and the calibration (:func:`class_prior`).
+
+    Returns
+    -------
+    MulticlassAnalysis
+        The multiclass Cllr before and after the affine calibration and its reference (bits), the calibration and
+        the calibrated LLRs, and the tables per pair of classes and per target class.
+
+    Raises
+    ------
+    TypeError
+        When `scores` is no :class:`MulticlassScores`.
     """
     if not isinstance(scores, MulticlassScores):
         raise TypeError("analyse_multiclass takes a MulticlassScores (see read_multiclass).")

@@ -169,14 +169,24 @@ def fit_multiclass_affine(llrs, labels=None, prior=None) -> MulticlassAffine:
     Parameters
     ----------
     llrs : array_like (T, N) or MulticlassScores
+        Natural-log LLRs, one column per class.
     labels : array_like of int, optional
+        True class of each trial; taken from `llrs` when it is a :class:`MulticlassScores`.
     prior : None, "flat", "empirical" or array_like
         The prior of the Cllr being minimised (flat by default). Offsets of classes with prior 0 are left at 0.
+
+    Returns
+    -------
+    MulticlassAffine
+        The calibrator: ``scale`` (alpha) and ``offsets`` (gamma, centred to mean 0); called on a (T, N) matrix it
+        gives the calibrated LLRs.
 
     Raises
     ------
     ValueError
-        When the scaled LLRs separate the classes perfectly (the optimum is at infinite scale), or on bad input.
+        When the scaled LLRs separate the classes perfectly (the optimum is at infinite scale), or on bad input:
+        missing labels, a class with non-zero prior and no trial, LLRs of ``-inf``, fewer than two classes of
+        non-zero prior.
     """
     llrs, labels = llrs_and_labels(llrs, labels)
     n = llrs.shape[1]

@@ -163,6 +163,26 @@ def lre_cprimary(scores, *, minimum: bool = False, labels=None) -> float:
 
     ``C_primary = (Cavg(beta=1) + Cavg(beta=9)) / 2`` (the 2017 NIST LRE plan, sec. 3.1); `minimum` takes the best
     shared threshold of each Cavg separately.
+
+    Parameters
+    ----------
+    scores : MulticlassScores or array_like (T, N)
+        Class log-likelihoods (natural log); a bare matrix needs `labels`.
+    minimum : bool
+        Each Cavg at the single threshold, shared by all targets, that gives it the least cost, instead of the
+        Bayes threshold.
+    labels : array_like of int, optional
+        True class of each trial, with a bare matrix.
+
+    Returns
+    -------
+    float
+        The primary cost, normalised: 1 is the cost of rejecting everything.
+
+    Raises
+    ------
+    ValueError
+        Missing labels, or a class with no trial.
     """
     llrs, labels = llrs_and_labels(scores, labels)
     det = _all_detection_llrs(llrs)
@@ -174,13 +194,30 @@ def lre_cprimary(scores, *, minimum: bool = False, labels=None) -> float:
 def cavg_table(scores, calibrated=None, *, p_target: float = 0.5, labels=None) -> pd.DataFrame:
     """Cavg (at `p_target`), minimum Cavg and the LRE 2017 primary cost (actual and minimum), raw and calibrated.
 
-    As the table of the seed paper: the same costs of the LLRs before and after the multiclass calibration.
-    `calibrated` is the calibrated LLR matrix, a calibrator, or None for ``fit_multiclass_affine`` on these trials.
+    As the table of the seed paper: the same costs of the LLRs before and after the multiclass calibration
+    (:func:`cavg` and :func:`lre_cprimary`, normalised, ``C_miss = C_fa = 1``).
+
+    Parameters
+    ----------
+    scores : MulticlassScores or array_like (T, N)
+        Class log-likelihoods (natural log); a bare matrix needs `labels`.
+    calibrated : array_like (T, N), callable or None
+        The calibrated LLR matrix, a calibrator applied to the LLRs, or None for ``fit_multiclass_affine`` on these
+        trials.
+    p_target : float
+        Prior of the target class in each detection of the Cavg columns, strictly between 0 and 1.
+    labels : array_like of int, optional
+        True class of each trial, with a bare matrix.
 
     Returns
     -------
     DataFrame
         Index ``raw``, ``calibrated``; columns ``cavg``, ``min_cavg``, ``cprimary``, ``min_cprimary`` (normalised).
+
+    Raises
+    ------
+    ValueError
+        Missing labels, a class with no trial, a `p_target` outside (0, 1), or calibrated LLRs of another shape.
     """
     llrs, labels = llrs_and_labels(scores, labels)
     miss_w, fa_w, threshold = _weights(p_target, 1, 1, True)

@@ -71,10 +71,17 @@ def classifier_calibration(logits, labels, *, score: str = "brier", bins: int = 
     logits : array_like, shape (T, K)
         Logits or log-probabilities of a classifier (a constant per row changes nothing).
     labels : array_like of int
+        True class index of each trial.
     score, target, n, level, seed
         As in :func:`~.corp.corp` (`target` also sets the binned ECE's forecast).
     bins, strategy
         As in :func:`~.binned.binned_ece`.
+
+    Returns
+    -------
+    ClassifierCalibration
+        The fitted temperature (None, with the reason in ``temperature_problem``, when it cannot be fitted), and
+        for ``"raw"`` (and ``"scaled"``) the CORP result, the binned ECE and the mean NLL (nats); the accuracy.
     """
     z = np.asarray(logits, dtype=np.float64)
     y = np.asarray(labels).reshape(-1)

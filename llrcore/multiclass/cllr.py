@@ -37,10 +37,21 @@ def multiclass_cllr(llrs, labels=None, prior=None) -> float:
     Parameters
     ----------
     llrs : array_like (T, N) or MulticlassScores
+        Natural-log LLRs, one column per class.
     labels : array_like of int (T,), optional
         True classes; taken from `llrs` when it is a :class:`MulticlassScores`.
     prior : None, "flat", "empirical" or array_like
         See :func:`class_prior`; flat by default.
+
+    Returns
+    -------
+    float
+        The Cllr in bits (``inf`` when a trial's true class was ruled out by an LLR of ``-inf``).
+
+    Raises
+    ------
+    ValueError
+        Missing labels, or a class with non-zero prior and no trial.
     """
     llrs, labels = llrs_and_labels(llrs, labels)
     n = llrs.shape[1]

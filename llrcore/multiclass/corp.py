@@ -221,7 +221,30 @@ def corp(probabilities, labels, score: str = "brier", *, target="top-label", n: 
 def corp_per_class(probabilities, labels, score: str = "brier", classes=None) -> pd.DataFrame:
     """One row per class (one against the rest) and one for the top label: the mean score, MCB, DSC and UNC.
 
-    No bands (ask :func:`corp` with ``target=k`` for one class's band).
+    Each row is :func:`corp`'s decomposition ``S = MCB - DSC + UNC`` (Dimitriadis, Gneiting & Jordan, PNAS 2021)
+    of one binary forecast. No bands (ask :func:`corp` with ``target=k`` for one class's band).
+
+    Parameters
+    ----------
+    probabilities : array_like, shape (T, K)
+        One probability per class for each trial.
+    labels : array_like of int
+        True class index of each trial.
+    score : {"brier", "log"}
+        The proper scoring rule; the log score is in bits.
+    classes : sequence of str, optional
+        Class names for the ``target`` column; default the indices as text.
+
+    Returns
+    -------
+    DataFrame
+        K + 1 rows (``top-label`` first, then each class): ``target``, ``score``, ``mean_score``, ``MCB``, ``DSC``,
+        ``UNC``.
+
+    Raises
+    ------
+    ValueError
+        When `probabilities` is no matrix, or for an unknown `score`.
     """
     matrix = np.asarray(probabilities, dtype=np.float64)
     if matrix.ndim != 2:

@@ -24,8 +24,22 @@ __all__ = [
 
 
 def map_decisions(llrs, prior=None) -> np.ndarray:
-    """Identification: the class of maximum posterior, ``argmax_i (l_i + log pi_i)`` (eq. 8); ties go to the lower
-    index."""
+    """Identification: the class of maximum posterior, ``argmax_i (l_i + log pi_i)`` (eq. 8).
+
+    Ties go to the lower index.
+
+    Parameters
+    ----------
+    llrs : array_like (T, N) or MulticlassScores
+        Natural-log LLRs, one column per class.
+    prior : None, "flat", "empirical" or array_like
+        Prior over the classes (:func:`class_prior`); flat by default.
+
+    Returns
+    -------
+    ndarray of int (T,)
+        The decided class index of each trial.
+    """
     matrix, _, prior = llrs_with_prior(llrs, prior)
     with np.errstate(divide="ignore"):
         return np.argmax(matrix + np.log(prior), axis=1)
@@ -34,7 +48,26 @@ def map_decisions(llrs, prior=None) -> np.ndarray:
 def detection_decisions(llrs, target, prior=None) -> np.ndarray:
     """Detection of `target` (eq. 10): True where ``l_det >= log((1 - pi_t) / pi_t)``, i.e. ``P(target) >= 1/2``.
 
-    `prior` is the full prior: the target's entry sets the threshold, the others the detection LLR.
+    The detection LLR ``l_det`` is :func:`detection_llrs`'s (eq. 9).
+
+    Parameters
+    ----------
+    llrs : array_like (T, N) or MulticlassScores
+        Natural-log LLRs, one column per class.
+    target : int or str
+        The target class (index, or name with a :class:`MulticlassScores`).
+    prior : None, "flat", "empirical" or array_like
+        The full prior: the target's entry sets the threshold, the others the detection LLR; flat by default.
+
+    Returns
+    -------
+    ndarray of bool (T,)
+        True where the trial is accepted as the target class (all False when the target's prior is 0).
+
+    Raises
+    ------
+    ValueError
+        An unknown `target`, or a prior that gives no weight to any non-target class.
     """
     matrix, classes, prior = llrs_with_prior(llrs, prior)
     t = class_index(target, matrix.shape[1], classes)
@@ -46,7 +79,27 @@ def detection_decisions(llrs, target, prior=None) -> np.ndarray:
 
 
 def pairwise_decisions(llrs, class_a, class_b, prior=None) -> np.ndarray:
-    """Pair-wise classification (eq. 7): True (class a) where ``l_a - l_b >= log(pi_b / pi_a)``."""
+    """Pair-wise classification (eq. 7): True (class a) where ``l_a - l_b >= log(pi_b / pi_a)``.
+
+    Parameters
+    ----------
+    llrs : array_like (T, N) or MulticlassScores
+        Natural-log LLRs, one column per class.
+    class_a, class_b : int or str
+        The two classes (indices, or names with a :class:`MulticlassScores`).
+    prior : None, "flat", "empirical" or array_like
+        Prior over the classes (:func:`class_prior`); flat by default.
+
+    Returns
+    -------
+    ndarray of bool (T,)
+        True where class a is decided, False where class b is.
+
+    Raises
+    ------
+    ValueError
+        An unknown class, or the same class twice.
+    """
     matrix, classes, prior = llrs_with_prior(llrs, prior)
     n = matrix.shape[1]
     a, b = class_index(class_a, n, classes), class_index(class_b, n, classes)
@@ -57,7 +110,27 @@ def pairwise_decisions(llrs, class_a, class_b, prior=None) -> np.ndarray:
 
 
 def confusion_matrix(labels, decisions, n_classes: int | None = None) -> np.ndarray:
-    """Counts ``C[i, j]`` of trials of true class i decided as class j."""
+    """Counts ``C[i, j]`` of trials of true class i decided as class j.
+
+    Parameters
+    ----------
+    labels : array_like of int (T,)
+        True class index of each trial.
+    decisions : array_like of int (T,)
+        Decided class index of each trial (e.g. :func:`map_decisions`).
+    n_classes : int, optional
+        The number of classes N; default one more than the largest index seen.
+
+    Returns
+    -------
+    ndarray of int (N, N)
+        ``C[i, j]``: the number of trials of class i decided as class j.
+
+    Raises
+    ------
+    ValueError
+        When `labels` and `decisions` differ in length.
+    """
     labels, decisions = np.asarray(labels, dtype=np.int64), np.asarray(decisions, dtype=np.int64)
     if labels.shape != decisions.shape:
         raise ValueError(f"There are {labels.size} labels but {decisions.size} decisions.")
@@ -105,7 +178,32 @@ class IdentificationErrors:
 
 
 def identification_errors(llrs, labels=None, prior=None, *, classes=None) -> IdentificationErrors:
-    """MAP identification decisions at `prior` (flat by default) scored against the labels."""
+    """MAP identification decisions at `prior` (flat by default) scored against the labels.
+
+    The decisions are :func:`map_decisions`'s (eq. 8); the Bayes error rate is ``sum_i pi_i class_error_i``.
+
+    Parameters
+    ----------
+    llrs : array_like (T, N) or MulticlassScores
+        Natural-log LLRs, one column per class.
+    labels : array_like of int (T,), optional
+        True classes the decisions are scored against; taken from `llrs` when it is a :class:`MulticlassScores`.
+    prior : None, "flat", "empirical" or array_like
+        Prior over the classes (:func:`class_prior`); flat by default.
+    classes : sequence of str, optional
+        Class names; default those of a :class:`MulticlassScores`, else the indices.
+
+    Returns
+    -------
+    IdentificationErrors
+        The confusion matrix, the error fraction per class, the Bayes error rate and the error rate of deciding by
+        the prior alone.
+
+    Raises
+    ------
+    ValueError
+        Missing labels, or a class with non-zero prior and no trial.
+    """
     names = llrs
     matrix, labels = llrs_and_labels(llrs, labels)
     n = matrix.shape[1]

@@ -65,7 +65,24 @@ _MEANINGS = {"Ptar": "prior of a target trial", "Pnon": "prior of a zero-effort 
 
 
 def a_dcf_cost_model(preset: str = "asvspoof5") -> dict[str, float]:
-    """The priors and costs of a named a-DCF cost model (a new dict each call): ``"asvspoof5"`` or ``"a-dcf-paper"``."""
+    """The priors and costs of a named a-DCF cost model (a new dict each call): ``"asvspoof5"`` or ``"a-dcf-paper"``.
+
+    Parameters
+    ----------
+    preset : {"asvspoof5", "a-dcf-paper"}
+        The ASVspoof 5 evaluation package's cost model, or the a-DCF paper's first configuration (a-DCF1; Shim et
+        al., Odyssey 2024); the module docstring gives their values.
+
+    Returns
+    -------
+    dict of str to float
+        ``Ptar``, ``Pnon``, ``Pspoof`` (priors adding up to 1), ``Cmiss``, ``Cfa_asv``, ``Cfa_cm`` (costs).
+
+    Raises
+    ------
+    ValueError
+        For an unknown `preset`.
+    """
     if preset not in A_DCF_PRESETS:
         raise ValueError(f"Unknown a-DCF cost model {preset!r}: use 'asvspoof5' (the ASVspoof 5 evaluation package) "
                          "or 'a-dcf-paper' (Shim et al., Odyssey 2024, a-DCF1).")

@@ -104,6 +104,7 @@ def sasv_table(evaluation: TandemEvaluation, *, sasv: Trials | None = None,
     Parameters
     ----------
     evaluation : TandemEvaluation
+        The CM in tandem with the ASV (:func:`~llrcore.evaluate_tandem`), per attack and pooled.
     sasv : Trials, optional
         The SASV scores of the same trials (the file :func:`sasv_parts` split): the tandem's own min a-DCF, per
         attack on its targets, non-targets and that attack's spoofs (the attack from the metadata column
@@ -115,6 +116,17 @@ def sasv_table(evaluation: TandemEvaluation, *, sasv: Trials | None = None,
     teer_convention : {"llrcore", "asvspoof5", "asvspoof5-accelerated"}
         The t-EER's operating points (:func:`~llrcore.t_eer`'s `convention`): ours (default), or the ASVspoof 5
         evaluation package's ``compute_teer`` or ``compute_teer_accelerated``; they differ only on tied scores.
+
+    Returns
+    -------
+    DataFrame
+        One row per attack of `evaluation`, then ``pooled``: ``attack``, ``t-EER %`` (or ``t-EER``), ``min a-DCF
+        (ASV)`` (normalised) and, with `sasv`, ``min a-DCF``.
+
+    Raises
+    ------
+    ValueError
+        For an unknown cost model or t-EER convention, or a row whose t-EER does not exist (:func:`~llrcore.t_eer`).
     """
     scale, unit = (100.0, " %") if percent else (1.0, "")
     spoof_attacks = None

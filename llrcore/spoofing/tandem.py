@@ -466,6 +466,20 @@ def bootstrap_tandem(cm: Trials, asv: Trials, n: int = 1000, level: float = 0.95
 def tandem_table(evaluations: Mapping[str, TandemEvaluation] | list[TandemEvaluation], *,
                  percent: bool = True) -> pd.DataFrame:
     """One row per CM system: :meth:`TandemEvaluation.summary` (min t-DCF, CM EER, ASV EER, SPF-EER, ASV spoof FA,
-    the thresholds). A mapping's keys name the systems."""
+    the thresholds).
+
+    Parameters
+    ----------
+    evaluations : mapping of str to TandemEvaluation, or list of TandemEvaluation
+        One per CM system (:func:`evaluate_tandem`); a mapping's keys name the systems, else each evaluation's name.
+    percent : bool
+        Rates in percent, their column names ending in `` %`` (default), or fractions.
+
+    Returns
+    -------
+    DataFrame
+        One row per system, in the given order: ``system``, ``formulation``, ``min t-DCF``, ``CM EER``,
+        ``ASV EER``, ``SPF-EER``, ``ASV spoof FA``, ``ASV threshold``, ``CM threshold`` (pooled numbers).
+    """
     items = evaluations.items() if isinstance(evaluations, Mapping) else [(e.name, e) for e in evaluations]
     return pd.DataFrame.from_records([{**e.summary(percent=percent), "system": name} for name, e in items])

@@ -116,6 +116,21 @@ def tdcf_cost_model(formulation: str = "revised") -> dict[str, float]:
     ``"revised"`` (ASVspoof 2021 evaluation package): ``Pspoof 0.05, Ptar 0.9405, Pnon 0.0095, Cmiss 1, Cfa 10,
     Cfa_spoof 10``. ``"legacy"`` (ASVspoof 2019 ``tDCF_python``): the same priors, ``Cmiss_asv 1, Cfa_asv 10,
     Cmiss_cm 1, Cfa_cm 10``.
+
+    Parameters
+    ----------
+    formulation : {"revised", "legacy"}
+        The t-DCF: revised (Kinnunen et al., IEEE/ACM TASLP 2020) or legacy (ASVspoof 2019).
+
+    Returns
+    -------
+    dict of str to float
+        The priors ``Ptar``, ``Pnon``, ``Pspoof`` (fractions adding up to 1) and the costs, by the names above.
+
+    Raises
+    ------
+    ValueError
+        For an unknown `formulation`.
     """
     return dict(_COST_MODELS[_formulation(formulation)])
 
@@ -181,6 +196,21 @@ def asv_eer_threshold(asv_tar, asv_non) -> float:
     at a point that rejected the threshold score itself, the rates used differ from the point's by that score).
 
     Computed here from one ``np.sort`` per class with exact counts; equal to the organisers' value bit for bit (test).
+
+    Parameters
+    ----------
+    asv_tar, asv_non : array_like
+        The ASV's scores of target and of zero-effort non-target trials.
+
+    Returns
+    -------
+    float
+        The ASV score threshold.
+
+    Raises
+    ------
+    ValueError
+        When a set of scores is missing, empty or holds NaN.
     """
     tar = np.sort(as_scores(asv_tar, "ASV target scores"))
     non = np.sort(as_scores(asv_non, "ASV non-target scores"))
@@ -199,8 +229,24 @@ def asv_eer_threshold(asv_tar, asv_non) -> float:
 def spoof_false_alarm_rate(asv_spoof, threshold: float) -> float:
     """The ASV's spoof false-alarm rate: the share of spoofing attacks it accepts, ``#(spoof >= threshold) / #spoof``.
 
-    ``Pfa_spoof_asv`` of the revised t-DCF, ``1 - Pmiss_spoof_asv`` of the legacy one. `threshold` is an ASV score
-    threshold (e.g. :func:`asv_eer_threshold`).
+    ``Pfa_spoof_asv`` of the revised t-DCF, ``1 - Pmiss_spoof_asv`` of the legacy one.
+
+    Parameters
+    ----------
+    asv_spoof : array_like
+        The ASV's scores of spoofing attacks.
+    threshold : float
+        An ASV score threshold (e.g. :func:`asv_eer_threshold`); accept when ``score >= threshold``.
+
+    Returns
+    -------
+    float
+        The fraction of spoofing attacks the ASV accepts.
+
+    Raises
+    ------
+    ValueError
+        For spoof scores that are missing, empty or hold NaN, or a NaN threshold.
     """
     spoof = np.sort(as_scores(asv_spoof, "ASV spoof scores"))
     threshold = float(threshold)

@@ -401,6 +401,17 @@ def decision_histograms(trials, *, p_target: float | OperatingPoint, c_miss: flo
         About this many bins (at least 4).
     name : str, optional
         Default: the name of the Trials.
+
+    Returns
+    -------
+    DecisionHistograms
+        The decisions and their costs (``summary``), the bin edges common to both classes, the trials per bin of
+        each class, the first accepted bin (``cut``) and the range of LLRs shown.
+
+    Raises
+    ------
+    ValueError
+        For an operating point :func:`bayes_decisions` refuses, or scores spanning a range too wide for the bins.
     """
     summary = bayes_decisions(trials, p_target=p_target, c_miss=c_miss, c_fa=c_fa, name=name)
     table = trials_table(trials)
@@ -422,6 +433,24 @@ def cross_calibrated(trials: Trials, *, fit=fit_affine, folds: int = 5, seed: in
     Every score is calibrated by a ``fit`` trained on the other folds
     (:func:`~llrcore.calibration.folds.cross_calibrate`, which this calls), so a miscalibrated system can be shown next
     to its honestly calibrated self when no separate development set exists.
+
+    Parameters
+    ----------
+    trials : Trials
+        The scores to calibrate.
+    fit : callable
+        ``fit(tar, non)`` returning a calibrator (default :func:`~llrcore.calibration.fit.fit_affine`, logistic
+        regression).
+    folds : int
+        Number of folds, at least 2.
+    seed : int
+        Seed of the random assignment of trials to folds.
+
+    Returns
+    -------
+    Trials
+        The cross-validated LLRs (natural log), each trial's from the fit on the other folds, named
+        ``"<name> (calibrated)"`` (``"system (calibrated)"`` without a name).
 
     Raises
     ------

@@ -41,6 +41,16 @@ def score_threshold_for_false_alarm_rate(non, target_pfa: float) -> float:
         Non-target scores of the development data (sorted or not).
     target_pfa : float
         The false-alarm rate to fix, strictly between 0 and 1.
+
+    Returns
+    -------
+    float
+        The score threshold (accept when ``score >= threshold``); ``-inf`` when every non-target may be accepted.
+
+    Raises
+    ------
+    ValueError
+        When `target_pfa` is not strictly between 0 and 1.
     """
     if not 0 < target_pfa < 1:
         raise ValueError("The false-alarm rate to fix must be strictly between 0 and 1 (e.g. 0.01 for 1 %).")
@@ -190,6 +200,20 @@ def fixed_false_alarm_threshold(dev, evaluation, target_pfa: float, plo_grid=Non
     fit : callable or None
         Calibration trained on `dev` (default :func:`~llrcore.calibration.fit.fit_affine`, logistic regression);
         None takes the scores as LLRs as they are.
+
+    Returns
+    -------
+    FixedThresholdAnalysis
+        The threshold and its rates on both sets, the prior log-odds at which it is the Bayes threshold, and per
+        prior of `plo_grid` the expected cost per trial of the fixed threshold, of Bayes decisions with the
+        calibrated LLRs, and the evaluation data's minimum and no-system costs.
+
+    Raises
+    ------
+    ValueError
+        For costs that are not positive, a `target_pfa` outside (0, 1), or trials without targets or non-targets.
+    TypeError
+        When `dev` or `evaluation` is no Trials (or SortedScores).
     """
     if not (c_miss > 0 and c_fa > 0):
         raise ValueError("The costs C_miss and C_fa must be positive.")

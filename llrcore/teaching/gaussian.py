@@ -18,7 +18,8 @@ So one number fixes everything (``Phi`` is the standard normal distribution func
 
 :func:`gaussian_comparison` measures how close a real system is to this ideal after CMLG calibration;
 :func:`gaussian_densities` and :func:`cllr_eer_curve` are the data of the explorer's figures, as results with
-``.to_frame()``.
+``.to_frame()``. The closed forms in mu (EER, d', the approximation, the densities, the Bayes error, the DET) live in
+:mod:`.gaussian_closed_form` and are exported from here too.
 
 References
 ----------
@@ -34,14 +35,24 @@ import numpy as np
 import pandas as pd
 from numpy.polynomial.hermite_e import hermegauss
 from scipy import integrate
-from scipy.special import ndtr, ndtri
 
 from ..binary.costs import softplus
 from ..calibration.calibrators import Affine
 from ..calibration.cmlg import fit_cmlg
 from ..data.records import one_row
 from ..data.trials import Trials
-from ..prior import sigmoid
+from .gaussian_closed_form import (
+    checked_mu,
+    cllr_eer_approximation,
+    dprime_from_mu,
+    eer_from_mu,
+    gaussian_bayes_error,
+    gaussian_det,
+    gaussian_llr_density,
+    mu_from_dprime,
+    mu_from_eer,
+    scalar_or_array,
+)
 
 __all__ = [
     "CllrEerCurve",
@@ -63,114 +74,6 @@ __all__ = [
 ]
 
 _LN2 = np.log(2.0)
-
-
-def _mu(mu, what: str = "mu") -> np.ndarray:
-    mu = np.asarray(mu, dtype=np.float64)
-    if np.any(np.isnan(mu)) or np.any(mu < 0):
-        raise ValueError(f"{what} of calibrated Gaussian LLRs must be zero or positive.")
-    return mu
-
-
-def _scalar_or_array(values: np.ndarray):
-    return float(values) if values.ndim == 0 else values
-
-
-# ----- conversions ---------------------------------------------------------------------------------------------
-
-
-def eer_from_mu(mu):
-    """EER of calibrated Gaussian LLRs with means ``+-mu``: ``Phi(-sqrt(mu / 2))`` (0.5 at mu = 0)."""
-    return _scalar_or_array(ndtr(-np.sqrt(_mu(mu) / 2)))
-
-
-def mu_from_eer(eer):
-    """The mean ``mu = 2 Phi^-1(EER)^2`` of calibrated Gaussian LLRs with this EER (a fraction in (0, 0.5]).
-
-    Raises
-    ------
-    ValueError
-        For an EER outside (0, 0.5]: a calibrated system never does worse than 50 %, and an EER of 0 needs an
-        infinite mu.
-    """
-    eer = np.asarray(eer, dtype=np.float64)
-    if np.any(np.isnan(eer)) or np.any((eer <= 0) | (eer > 0.5)):
-        raise ValueError("The EER must be a fraction above 0 and at most 0.5 (50 %).")
-    return _scalar_or_array(2.0 * ndtri(eer) ** 2)
-
-
-def dprime_from_mu(mu):
-    """Separation of the two LLR distributions in standard deviations: ``d' = 2 mu / sqrt(2 mu) = sqrt(2 mu)``."""
-    return _scalar_or_array(np.sqrt(2.0 * _mu(mu)))
-
-
-def mu_from_dprime(dprime):
-    """Inverse of :func:`dprime_from_mu`: ``mu = d'^2 / 2`` (d' must be zero or positive)."""
-    dprime = _mu(dprime, "d'")
-    return _scalar_or_array(dprime**2 / 2.0)
-
-
-def cllr_eer_approximation(eer):
-    """The slides' approximation ``Cllr ~ 1 - (2 EER - 1)^2`` (bits) of the Cllr of calibrated Gaussian LLRs.
-
-    Exact at EER = 0 and 0.5. Over EER from 1 % to 49 % it overestimates the exact :func:`gaussian_cllr` by at
-    most 0.0208 bits (near EER = 19.5 %): "within about 0.02", as the slides say; below about 1 % it slightly
-    underestimates.
-    """
-    eer = np.asarray(eer, dtype=np.float64)
-    return _scalar_or_array(1.0 - (2.0 * eer - 1.0) ** 2)
-
-
-# ----- densities, rates, DET -----------------------------------------------------------------------------------
-
-
-def gaussian_llr_density(l, mu: float, target: bool, *, log: bool = False):
-    """Density of calibrated Gaussian LLRs at `l`: ``N(l | +mu, 2 mu)`` for targets, ``N(l | -mu, 2 mu)`` else.
-
-    "The LLR of the LLR is the LLR": ``density(l, mu, True) / density(l, mu, False) = e^l`` for every ``l``
-    (exactly: ``-(l - mu)^2 + (l + mu)^2 = 4 mu l``, divided by ``2 (2 mu)``). With ``log=True`` the log density
-    is returned, finite far out in the tails where the density underflows.
-    """
-    mu = float(_mu(mu))
-    if mu <= 0:
-        raise ValueError("mu must be positive for the LLR densities (at mu = 0 every LLR is 0).")
-    l = np.asarray(l, dtype=np.float64)
-    variance = 2.0 * mu
-    mean = mu if target else -mu
-    log_density = -((l - mean) ** 2) / (2.0 * variance) - 0.5 * np.log(2.0 * np.pi * variance)
-    return _scalar_or_array(log_density if log else np.exp(log_density))
-
-
-def gaussian_bayes_error(mu: float, plo):
-    """Bayes error rate of calibrated Gaussian LLRs at prior log-odds `plo` (the threshold ``-plo``), closed form.
-
-    ``Pe = sigmoid(plo) Phi((-plo - mu) / s) + sigmoid(-plo) Phi((plo - mu) / s)``, ``s = sqrt(2 mu)``. Its maximum,
-    at ``plo = 0``, is the EER; its area ``int Pe dplo`` is ``2 ln 2 Cllr`` (the APE curve).
-    """
-    mu = float(_mu(mu))
-    plo = np.asarray(plo, dtype=np.float64)
-    if mu == 0:  # every LLR is 0: decide by the prior alone
-        return _scalar_or_array(np.minimum(sigmoid(plo), sigmoid(-plo)))
-    s = np.sqrt(2.0 * mu)
-    return _scalar_or_array(sigmoid(plo) * ndtr((-plo - mu) / s) + sigmoid(-plo) * ndtr((plo - mu) / s))
-
-
-def gaussian_det(mu: float, pfa=None) -> tuple[np.ndarray, np.ndarray]:
-    """The DET of calibrated Gaussian LLRs: ``Pmiss = Phi(-Phi^-1(Pfa) - sqrt(2 mu))``, a line of slope -1 on
-    probit axes crossing the diagonal at the EER.
-
-    Parameters
-    ----------
-    pfa : array_like, optional
-        False-alarm rates; default 401 values evenly spaced in probit from 1e-6 to 1 - 1e-6.
-
-    Returns
-    -------
-    (pfa, pmiss) : tuple of ndarray
-    """
-    dprime = dprime_from_mu(mu)
-    pfa = ndtr(np.linspace(ndtri(1e-6), -ndtri(1e-6), 401)) if pfa is None else np.asarray(pfa, dtype=np.float64)
-    return pfa, ndtr(-ndtri(pfa) - dprime)
 
 
 # ----- Cllr ----------------------------------------------------------------------------------------------------
@@ -212,14 +115,22 @@ def gaussian_cllr(mu, *, method: str = "quad", nodes: int = 200):
     Parameters
     ----------
     mu : float or array_like
+        The mean of the calibrated target LLRs (natural log), zero or positive.
     method : {"quad", "hermite"}
         ``"quad"`` (default): adaptive quadrature (``scipy.integrate.quad``) split at the bend of the softplus;
         relative accuracy about 1e-13 for every mu. ``"hermite"``: Gauss–Hermite with `nodes` nodes; fast and as
         accurate for mu up to about 5 (EER above 5 %), but the softplus bends on a scale of 1 while the
         distribution's width grows as ``sqrt(2 mu)``, so it loses digits for large mu (about 1e-6 relative at
         mu = 30 with 256 nodes).
+    nodes : int
+        The number of Gauss–Hermite nodes, 1 to 300 (``method="hermite"`` only).
+
+    Returns
+    -------
+    float or ndarray
+        Cllr in bits (1 at mu = 0, 0 at infinite mu), of the shape of `mu`.
     """
-    mu_array = _mu(mu)
+    mu_array = checked_mu(mu)
     if method not in ("quad", "hermite"):
         raise ValueError('method must be "quad" or "hermite".')
     if method == "hermite" and not 1 <= int(nodes) <= 300:
@@ -233,7 +144,7 @@ def gaussian_cllr(mu, *, method: str = "quad", nodes: int = 200):
         return _cllr_quad(m) if method == "quad" else _cllr_hermite(m, int(nodes))
 
     values = np.array([one(float(m)) for m in mu_array.reshape(-1)]).reshape(mu_array.shape)
-    return _scalar_or_array(values)
+    return scalar_or_array(values)
 
 
 @lru_cache(maxsize=1)
@@ -253,6 +164,16 @@ def gaussian_cllr_curve(eer=None) -> tuple[np.ndarray, np.ndarray]:
 
     The default grid (0 to 50 % in steps of 0.25 %, plus 61 log-spaced EERs from 0.001 % to 1 %, so it draws well
     on linear and logarithmic axes) is computed once per process and returned read-only.
+
+    Parameters
+    ----------
+    eer : array_like, optional
+        EERs, fractions in (0, 0.5]; default the grid above (which starts at 0).
+
+    Returns
+    -------
+    (eer, cllr) : tuple of ndarray
+        The EERs and the exact Cllr (:func:`gaussian_cllr`) at each.
     """
     if eer is None:
         return _default_curve()
@@ -334,6 +255,11 @@ def gaussian_comparison(trials: Trials, *, alpha: float = 0.5) -> GaussianCompar
         Finite scores of any scale.
     alpha : float
         CMLG's weight of the target variance in the shared variance (0.5: the mean of the two).
+
+    Returns
+    -------
+    GaussianComparison
+        The CMLG calibration and LLRs, the fitted mu, the data's EER, Cllr and minCllr, and the ideal's.
     """
     calibration = fit_cmlg(trials.tar, trials.non, alpha=alpha)
     calibrated = Trials(calibration(trials.tar), calibration(trials.non), name=trials.name)
@@ -426,6 +352,22 @@ def gaussian_densities(mu: float | None = None, *, llr: float | None = None,
     """The ideal LLR densities with mu (default the fitted mu of `comparison`), over 4.5 standard deviations
     ``sqrt(2 mu)`` beyond both means, with the comparison's CMLG LLRs in about `bins` bins and `llr` marked.
 
+    Parameters
+    ----------
+    mu : float, optional
+        The mean of the target LLRs (natural log), positive.
+    llr : float, optional
+        An LLR to mark (the range widens to show it).
+    comparison : GaussianComparison, optional
+        A system whose CMLG LLRs are binned.
+    bins : int
+        The number of histogram bins (at least 4).
+
+    Returns
+    -------
+    GaussianDensities
+        The 601 LLRs of the range, both densities there, and the comparison's histograms.
+
     Raises
     ------
     ValueError
@@ -498,7 +440,21 @@ class CllrEerCurve:
 
 
 def cllr_eer_curve(eer: float | None = None, *, comparison: GaussianComparison | None = None) -> CllrEerCurve:
-    """Cllr against EER of calibrated Gaussian LLRs on the default grid, with `eer` and `comparison` marked."""
+    """Cllr against EER of calibrated Gaussian LLRs on the default grid, with `eer` and `comparison` marked.
+
+    Parameters
+    ----------
+    eer : float, optional
+        An EER (a fraction) to mark.
+    comparison : GaussianComparison, optional
+        A system to place at its EER.
+
+    Returns
+    -------
+    CllrEerCurve
+        The exact Cllr and :func:`cllr_eer_approximation` (bits) on the grid, and the approximation's largest
+        error for EERs from 1 % to 49 %.
+    """
     grid, exact = gaussian_cllr_curve()
     approx = cllr_eer_approximation(grid)
     inside = (grid >= 0.01) & (grid <= 0.49)
