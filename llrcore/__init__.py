@@ -205,7 +205,8 @@ def __getattr__(name: str):
 
 
 # what a front end offers: named rules, methods, columns, presets, and figure export
-from .binary.metrics import METHOD_COLUMN, METRIC_COLUMNS, SRE12_P_TARGETS
+from .binary.metrics import SRE12_P_TARGETS
+from .binary.tables import METHOD_COLUMN, METRIC_COLUMNS
 from .calibration.analysis import calibration_label
 from .calibration.sweep import NAMED_RULES
 from .normalization.norms import DEFAULT_TOP_N as NORMALIZATION_TOP_N

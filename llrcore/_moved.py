@@ -43,7 +43,7 @@ SHARED_OUT = {"uncertainty": ("uncertainty.comparison",),
               "calibration": ("calibration.calibrators", "calibration.cmlg", "calibration.pav", "calibration.warm"),
               "words": ("uncertainty.paired_words", "uncertainty.intervals", "report")}
 #: modules split at a seam (issue 42): module (under llrcore) -> the new modules that took some of its names
-LEFT = {"binary.rates": ("binary.costs", "binary.pav"),
+LEFT = {"binary.rates": ("binary.costs", "binary.pav"), "binary.metrics": ("binary.tables",),
         "calibration.fit": ("calibration.cmlg", "calibration.pav", "calibration.warm", "calibration.calibrators"),
         # the modules that define a name before those that import it (SRE12_P_TARGETS: binary.metrics, not .sweep)
         "calibration.analysis": ("calibration.weighting", "binary.metrics", "calibration.folds", "calibration.sweep",

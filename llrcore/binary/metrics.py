@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from .._deprecation import COSTS, LLRS, moved_call, old_spellings
-from .._format import interval_words
+from .._moved import left_for
 from ..data.checks import as_scores
 from ..data.trials import Trials
 from ..parallel import thread_limit
@@ -28,6 +28,7 @@ from ..prior import OperatingPoint, as_operating_point, as_plo, effective_plo, p
 from .costs import cllr_bits
 from .equalised import equalised
 from .rates import ScoreCounts, SortedScores
+from .tables import metrics_table
 from .verdict import LLRVerdict, calibration_loss_percent, llr_verdict
 
 __all__ = [
@@ -41,8 +42,6 @@ __all__ = [
     "eer",
     "effective_plo",
     "evaluate",
-    "metrics_table",
-    "table_row",
     "trials_table",
     "min_cllr",
     "min_dcf",
@@ -52,6 +51,10 @@ __all__ = [
 ]
 
 SRE12_P_TARGETS = (0.01, 0.001)
+
+#: The table of metrics (:mod:`.tables`) lived here until issue 42: its names answer here for one release, with a
+#: DeprecationWarning.
+__getattr__ = left_for("binary.metrics")
 
 
 def sorted_scores(tar, non=None) -> ScoreCounts:
@@ -215,9 +218,15 @@ def det_curve(tar, non=None, *, rocch: bool = False) -> tuple[np.ndarray, np.nda
 
     Parameters
     ----------
+    tar, non : array_like of scores (need not be LLRs), or one Trials or CountedScores as `tar`
     rocch : bool
         False: the step curve, one point per unique score as threshold (and one above the largest).
         True: only the vertices of the ROC convex hull (the curve the minimum costs and the EER live on).
+
+    Returns
+    -------
+    pfa, pmiss : ndarray
+        False-alarm and miss rates, fractions, in order of increasing threshold.
     """
     table = sorted_scores(tar, non)
     return table.rocch() if rocch else table.det_steps()
@@ -326,10 +335,16 @@ def bayes_error_rates(tar, non=None, *, plo=None, c_miss=1.0, c_fa=1.0) -> Bayes
 
     Parameters
     ----------
+    tar, non : array_like of natural-log LLRs, or one Trials or CountedScores as `tar`
     plo : array_like, optional
         Prior log-odds ``logit(P_target)``; default 201 values from -10 to 10. NaN is refused (ValueError).
     c_miss, c_fa : float
         Costs; with other than 1 the rates become expected costs at threshold ``-(plo + log(C_miss/C_fa))``.
+
+    Returns
+    -------
+    BayesErrorRates
+        ``.plo``, ``.actual``, ``.minimum``, ``.default``, ``.trapezium`` (arrays over `plo`) and ``.eer``.
     """
     table = sorted_scores(tar, non)
     plo = np.linspace(-10, 10, 201) if plo is None else np.atleast_1d(as_plo(plo))
@@ -468,83 +483,3 @@ def evaluate(tar, non=None, *, p_target=0.01, c_miss=1.0, c_fa=1.0, name="", pri
             min_cprimary=cprimary(table, p_target=primary, minimum=True),
             primary=primary,
         )
-
-
-METRIC_COLUMNS = {
-    "n_tar": "targets",
-    "n_non": "non-targets",
-    "eer": "EER",
-    "min_dcf": "minDCF",
-    "act_dcf": "actDCF",
-    "cllr": "Cllr",
-    "min_cllr": "minCllr",
-    "calibration_loss_percent": "calibration loss %",
-    "cprimary": "Cprimary",
-    "min_cprimary": "minCprimary",
-}
-
-
-def metrics_table(results, *, eer_percent: bool = False, verdict: bool = False, intervals=None) -> pd.DataFrame:
-    """A table with one row per :class:`BinaryMetrics`, indexed by system name, columns named as in papers.
-
-    Parameters
-    ----------
-    results : iterable of BinaryMetrics
-    eer_percent : bool
-        The EER in percent, in a column ``EER %`` (as the app and the command line show it), instead of a fraction
-        in ``EER``.
-    verdict : bool
-        Add a column ``as LLRs``: whether the scores can be used as likelihood ratios as they are
-        (:func:`~llrcore.binary.verdict.llr_verdict`).
-    intervals : mapping, optional
-        System name -> :class:`~llrcore.BootstrapResult`: each metric it has an interval for gets two more columns,
-        ``<column> lower`` and ``<column> upper``, right after it (in the column's unit), and the row's last column,
-        ``interval method``, names how they were made (:func:`interval_method`: ``"95 % BCa"``).
-
-    Raises
-    ------
-    ValueError
-        If two results share a name (a row would otherwise silently replace another).
-    """
-    results = list(results)
-    names = [r.name for r in results]
-    duplicated = sorted({name for name in names if names.count(name) > 1})
-    if duplicated:
-        raise ValueError(f"Several systems are named {duplicated[0]!r}; give each system its own name.")
-    rows = {r.name: table_row(r, eer_percent=eer_percent, interval=(intervals or {}).get(r.name)) for r in results}
-    table = pd.DataFrame.from_dict(rows, orient="index")
-    table.index.name = "system"
-    if verdict:
-        table["as LLRs"] = [r.llr_verdict.verdict for r in results]
-    return table
-
-
-def table_row(result: BinaryMetrics | None, *, eer_percent: bool = False, interval=None) -> dict:
-    """One row of :func:`metrics_table` as ``{column: value}`` (NaN everywhere for a missing result)."""
-    row = {}
-    for attribute, label in METRIC_COLUMNS.items():
-        scale, label = (100.0, "EER %") if attribute == "eer" and eer_percent else (1.0, label)
-        value = np.nan if result is None else getattr(result, attribute)
-        row[label] = value if scale == 1.0 else scale * value
-        if interval is not None and attribute in interval.replicates.columns:
-            lower, upper = interval.interval(attribute)
-            row[f"{label} lower"], row[f"{label} upper"] = scale * lower, scale * upper
-    if interval is not None:
-        row[METHOD_COLUMN] = interval_method(interval)
-    return row
-
-
-#: The column of :func:`metrics_table` naming how the intervals of its row were made.
-METHOD_COLUMN = "interval method"
-
-
-def interval_method(interval) -> str:
-    """How the intervals of a :class:`~llrcore.BootstrapResult` are made, in words: ``"95 % BCa"``, and the
-    metrics made otherwise after a semicolon (``"95 % BCa; minDCF: 95 % out-of-bag bracket"``, the out-of-bag bracket
-    of a minDCF that rests on few errors, :mod:`llrcore.uncertainty.intervals`)."""
-    def words(method: str) -> str:
-        return interval_words(interval.level, method).removesuffix(" bootstrap interval")
-
-    others = [f"{METRIC_COLUMNS[m]}: {words(interval.metric_method(m))}" for m in METRIC_COLUMNS
-              if m in interval.replicates.columns and interval.metric_method(m) != interval.method]
-    return "; ".join([words(interval.method), *others])

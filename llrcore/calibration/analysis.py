@@ -27,7 +27,8 @@ import pandas as pd
 
 from .._deprecation import old_spellings
 from .._moved import left_for
-from ..binary.metrics import BinaryMetrics, evaluate, metrics_table
+from ..binary.metrics import BinaryMetrics, evaluate
+from ..binary.tables import metrics_table
 from ..data.trials import Trials
 from ..prior import sigmoid
 from .calibrators import Affine, PAVCalibrator

@@ -35,7 +35,8 @@ import numpy as np
 import pandas as pd
 
 from .._deprecation import moved_call
-from ..binary.metrics import BinaryMetrics, evaluate, metrics_table
+from ..binary.metrics import BinaryMetrics, evaluate
+from ..binary.tables import metrics_table
 from ..data.pairing import ID_COLUMNS, class_blocks, pair_trials, shared_id_columns
 from ..data.trials import Trials, as_systems
 from .fit import Affine, Fusion, fit_fusion
@@ -256,7 +257,7 @@ class FusionResult:
 
     def to_frame(self) -> pd.DataFrame:
         """The comparison table on the judged trials: one row per system (the fusion first), the columns of
-        :func:`~llrcore.binary.metrics.metrics_table` with the EER in percent (``EER %``), Cllr and minCllr in bits."""
+        :func:`~llrcore.metrics_table` with the EER in percent (``EER %``), Cllr and minCllr in bits."""
         return metrics_table(self.metrics.values(), eer_percent=True)
 
     def weights_frame(self) -> pd.DataFrame:

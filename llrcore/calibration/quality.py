@@ -43,7 +43,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ..binary.metrics import BinaryMetrics, evaluate, metrics_table
+from ..binary.metrics import BinaryMetrics, evaluate
+from ..binary.tables import metrics_table
 from ..data.trials import Trials
 from .calibrators import _Fitted
 from .calibrators import as_matrix as _as_matrix
@@ -307,7 +308,7 @@ class QualityComparison:
     calibrated: dict[str, Trials] = field(repr=False)
 
     def to_frame(self) -> pd.DataFrame:
-        """One row per calibration, the columns of :func:`~llrcore.binary.metrics.metrics_table` (EER in %)."""
+        """One row per calibration, the columns of :func:`~llrcore.metrics_table` (EER in %)."""
         return metrics_table(self.metrics.values(), eer_percent=True)
 
 

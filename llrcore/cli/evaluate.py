@@ -7,7 +7,8 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from ..binary.metrics import METHOD_COLUMN, evaluate, metrics_table
+from ..binary.metrics import evaluate
+from ..binary.tables import METHOD_COLUMN, metrics_table
 from ..prior import NIST_PRIMARY_P_TARGETS, primary_p_targets
 from ..binary.verdict import VERDICT_RULE
 from ._options import add_conditions_options, add_operating_point, add_output_formats, load_systems, operating_point

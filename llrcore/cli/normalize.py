@@ -7,7 +7,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..binary.metrics import evaluate, metrics_table
+from ..binary.metrics import evaluate
+from ..binary.tables import metrics_table
 from ..normalization import METHODS, normalize_pairs, normalize_scores
 from ..io import rescore_file
 from ..io.cohort import read_cohort_scores, read_score_pairs

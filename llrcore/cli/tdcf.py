@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..binary.metrics import METHOD_COLUMN
+from ..binary.tables import METHOD_COLUMN
 from ..io import read_trials
 from ..spoofing.tandem import NO_ATTACKS, evaluate_tandem, tandem_table
 from ..spoofing.tdcf import tdcf_cost_model

@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from ..binary.metrics import METRIC_COLUMNS
+from ..binary.tables import METRIC_COLUMNS
 from ..uncertainty.conditions import ConditionMetrics
 from ..uncertainty.intervals import interval_words
 from ..uncertainty.resampling import BootstrapResult, DETBand

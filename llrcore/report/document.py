@@ -12,7 +12,8 @@ import pandas as pd
 import plotly
 
 from .._version import __version__
-from ..binary.metrics import effective_plo, metrics_table
+from ..binary.metrics import effective_plo
+from ..binary.tables import metrics_table
 from ..calibration.analysis import METHODS
 from ..calibration.rules import BetaRule
 from ..data.trials import Trials, as_systems

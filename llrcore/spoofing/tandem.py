@@ -44,7 +44,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ..binary.metrics import METHOD_COLUMN, eer
+from ..binary.metrics import eer
+from ..binary.tables import METHOD_COLUMN
 from ..data.trials import Trials, condition_codes
 from ..uncertainty.conditions import RULE_OF_30
 from ..uncertainty.intervals import DEFAULT_METHOD, check_method, interval_words

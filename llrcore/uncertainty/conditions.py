@@ -20,7 +20,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..binary.metrics import SRE12_P_TARGETS, BinaryMetrics, answers_by_condition, evaluate, table_row
+from ..binary.metrics import SRE12_P_TARGETS, BinaryMetrics, answers_by_condition, evaluate
+from ..binary.tables import table_row
 from ..data.trials import Trials, condition_codes
 from ..parallel import thread_limit
 from ..prior import as_operating_point
@@ -133,7 +134,7 @@ class ConditionMetrics:
             The EER in percent, in a column ``EER %``.
         intervals : dict, optional
             :meth:`bootstrap`'s result: adds ``<metric> lower`` and ``<metric> upper`` after each metric that has one,
-            and ``interval method`` (``"95 % BCa"``, :func:`~llrcore.binary.metrics.interval_method`).
+            and ``interval method`` (``"95 % BCa"``, :func:`~llrcore.binary.tables.interval_method`).
         """
         return pd.DataFrame.from_records([row.record(self.by, eer_percent=eer_percent,
                                                      interval=(intervals or {}).get(row.label)) for row in self.rows])

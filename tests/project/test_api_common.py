@@ -55,9 +55,7 @@ PRIOR_IS_THE_SUBJECT = {"as_operating_point", "effective_plo", "gaussian_bayes_e
 PENDING_SIGNATURES: set[str] = set()
 #: Today's public functions whose docstrings lack numpydoc's Parameters or Returns section; to be written as the
 #: documentation site is built from them (the next issue). A new public function must have both.
-PENDING_DOCSTRINGS = {
-    "bayes_error_rates", "det_curve", "metrics_table",
-}
+PENDING_DOCSTRINGS: set[str] = set()
 
 #: The public classes that are no result, each with why it has no table of its own.
 NOT_RESULTS = {

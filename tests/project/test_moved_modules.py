@@ -163,8 +163,8 @@ import json, warnings
 import llrcore as lc
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
-    columns = lc.metrics.METRIC_COLUMNS
-print(json.dumps([columns == lc.binary.metrics.METRIC_COLUMNS, [w.filename for w in caught]]))
+    columns = lc.metrics.SRE12_P_TARGETS
+print(json.dumps([columns == lc.binary.metrics.SRE12_P_TARGETS, [w.filename for w in caught]]))
 """)
     assert found == [True, ["<string>"]]
 
