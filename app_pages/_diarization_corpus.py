@@ -161,7 +161,7 @@ def corpus_section(method_names: dict, prior_names: dict) -> None:
         disabled=method != "bayes",
         help="What same-speaker and different-speaker scores look like. Learnt from the other recordings: each "
              "recording is clustered with the model learnt from the references of all the others (leave one out), "
-             "what a model learnt from your labelled recordings does on one it has not seen (README, Diarization).")
+             "what a model learnt from your labelled recordings does on one it has not seen (docs/diarization.md).")
     prior = prior if method == "bayes" else None
     collar = collar_column.number_input("Collar (s per side)", 0.0, 2.0, 0.25, 0.05, key="diar_corpus_collar")
     convention = convention_column.selectbox(

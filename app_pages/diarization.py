@@ -84,7 +84,7 @@ def settings(matrix) -> Settings:
                  "held loosely so that this recording's own scores still move them; or from this recording's own "
                  "scores alone (a two-Gaussian fit); or a learnt model held firmly. A learnt model fixes the scale, "
                  "and on scores made the same way it finds the number of speakers more often; on others it misleads: "
-                 "the synthetic voices' model finds 1 speaker on pyannote's real sample of 2 (README, Diarization). "
+                 "the synthetic voices' model finds 1 speaker on pyannote's real sample of 2 (docs/diarization.md). "
                  "Load your labelled recordings in Several recordings to learn one from them here (`llrcore "
                  "diarize --prior-from` does it from the shell); that tab also shows what a model learnt from the "
                  "others does on each of them.")
@@ -120,7 +120,7 @@ def headline(record: LoadedMatrix, result, row: dict) -> None:
                       delta_color="off", delta_arrow="off",
                       help="The number of speakers of the partition with the best evidence bound." + (
                           "" if floor is None else f" On cosines the Bayesian model keeps at least NME-SC's count, "
-                          f"here {floor}: alone it merges the voices scored closest (README, 'Where it fails')."))
+                          f"here {floor}: alone it merges the voices scored closest (docs/diarization.md, 'Where it fails')."))
     shown = "—" if probability is None else ("> 0.999" if probability > 0.999 else f"{probability:.3f}")
     columns[1].metric("Posterior of that number", shown,
                       border=True, help="p(K | scores) from the evidence bounds of all the runs (the figure below).")

@@ -141,7 +141,7 @@ def section(frame: pd.DataFrame, methods: list[str], corpus: str) -> str:
             "language voice or variant with the development corpus's, and other PLDA parameters (see its SOURCE.txt); "
             "no method, default or hyper-parameter was chosen on it (it was measured once with the defaults chosen "
             "before it existed, once with the coherence rule at -2, once at -3, and once with NME-SC's count as "
-            "the fewest speakers on cosines, each change made on development-corpus evidence: README)")
+            "the fewest speakers on cosines, each change made on development-corpus evidence: docs/diarization.md)")
     learnt = ("the prior learnt on the other half of the development corpus (cross-validated)" if corpus == "dev"
               else "the prior learnt on the whole development corpus (the presets, held firmly)")
     out = [SECTIONS[corpus], "",

@@ -1,5 +1,5 @@
 """Where moved modules and names live now, and the way their old paths keep working for one release with a
-:class:`DeprecationWarning` (README, "Layout": "Moved modules").
+:class:`DeprecationWarning` (docs/architecture.md, "Moved modules").
 
 ``import llrcore.rates`` (and ``from llrcore.rates import X``) gives the module ``llrcore.binary.rates`` itself,
 after a warning that names the new path; ``llrcore.metrics`` as an attribute of the package does the same, and so

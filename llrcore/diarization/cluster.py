@@ -233,7 +233,7 @@ def cluster_similarity(S, method: str = "bayes", *, n_clusters: int | None = Non
         fit of this recording's scores (with `concentration` and `prior_strength`). A name of
         :data:`~llrcore.diarization.block_prior.PRESETS` (``"synthetic-cosine"``, ``"simulated-plda"``), held
         firmly, or ``BlockModelPrior.from_recordings(labelled)``: learnt from labelled recordings of the same kind of
-        scores, it fixes what "same" and "different" speaker look like (README, Diarization).
+        scores, it fixes what "same" and "different" speaker look like (docs/diarization.md).
     threshold : float, optional
         AHC: stop merging below this average score (default: from the score mixture).
     min_cluster_size : int, optional

@@ -163,4 +163,4 @@ def method_to_trust(scores, comparison: MethodComparison, *, names: Mapping | No
               "many." if kind == "cosine" else "")
     return Advice(str((names or {}).get(method, method)),
                   f"No reference to measure against. These look like {described}: on the development corpus "
-                  f"(synthetic recordings, README, Diarization) it had the lowest mean DER on such scores.{caveat}")
+                  f"(synthetic recordings, docs/diarization.md) it had the lowest mean DER on such scores.{caveat}")

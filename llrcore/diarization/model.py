@@ -105,7 +105,7 @@ MIN_SPEECH = 4.0
 #: ES2005a (4, 2.79 %) and pyannote's sample (2, 2.40 %) the same for all. With the prior learnt on the other half
 #: (bench's bayes-learnt), -2 loses two of synth14_k07's seven speakers, -3 none; -4 keeps a cluster of synth20_k10's
 #: too few. (The held-out corpus was measured with -2 before this last look at the development corpus, and again with
-#: -3: README.)
+#: -3: docs/diarization.md.)
 MIN_COHERENCE = -3.0
 #: With one between-speaker Gaussian per pair of speakers (``pair_between``, the model of a matrix without times), each
 #: pair's Normal-Gamma prior has this share of the prior's strength (kappa0, a0 and b0 multiplied by it: the same mean
@@ -128,7 +128,7 @@ TOLERANCE = 1e-6
 MERGE_MARGIN = 1e-7
 #: The matrices multiply the responsibilities in this precision. The two products per iteration are the model's whole
 #: N^2 cost and are bound by memory traffic: float32 reads half the bytes and takes half the memory. Against float64
-#: (tests/test_diarization.py on ES2005a; measured also on pyannote's sample, the corpus and the bench's matrices):
+#: (tests/diarization/test_diarization.py on ES2005a; measured also on pyannote's sample, the corpus and the bench's matrices):
 #: the same partitions and iterations (one fewer in 312), every run's bound within 5e-8 of it relative.
 PRODUCT_DTYPE = np.float32
 #: How many clusters one run may re-seed before it stops iterating and keeps the last split as it is.
