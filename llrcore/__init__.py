@@ -162,7 +162,7 @@ from .io.diarization import (
 from .io.diarization_corpus import read_corpus
 
 from .spoofing.tdcf import TandemDCF, asv_eer_threshold, spoof_false_alarm_rate, tdcf, tdcf_cost_model
-from .calibration.fusion import ID_COLUMNS, AlignedSystems, FusionResult, align_systems, fuse
+from .calibration.fusion import AlignedSystems, FusionResult, align_systems, fuse
 from .calibration.affine_kinds import fit_affine_by_condition, fit_quality_affine
 from .calibration.quality import QualityCalibration, QualityComparison, numeric_columns, pair_quality
 from .spoofing.tandem import AttackRow, TandemEvaluation, TandemIntervals, bootstrap_tandem, evaluate_tandem, tandem_table
