@@ -25,6 +25,8 @@
     llrcore der SYSTEM_RTTM... --reference REF... [--collar 0.25] [--collar-convention md-eval|pyannote]
                 [--score-overlap] [--extent both|reference] [--uem UEM] [--average pooled|mean]
                 [--ci LEVEL] [--against OTHER_RTTM...] [--bootstrap N] [--seed S] [--csv | --json]
+    llrcore app [STREAMLIT_OPTIONS ...]      (the workbench of the installed package, on its demo data)
+    llrcore demo [NAME]                      (the paths of the packaged demo score files)
 
 ``evaluate`` prints the metrics in the units of the app's Evaluate page: the EER in percent (column ``EER %``),
 Cllr and minCllr in bits, minDCF, actDCF, Cprimary and minCprimary normalised (1 is the cost of deciding without
@@ -64,11 +66,27 @@ from pathlib import Path
 
 from .._version import __version__
 from ..io import LoadError
-from . import calibrate, classifier, der, diarize, evaluate, fuse, multiclass, normalize, report, sasv, tdcf, validate
+from . import (
+    app,
+    calibrate,
+    classifier,
+    demo,
+    der,
+    diarize,
+    evaluate,
+    fuse,
+    multiclass,
+    normalize,
+    report,
+    sasv,
+    tdcf,
+    validate,
+)
 
 EXIT_BAD_INPUT = 2
 #: The commands, in the order --help lists them; each module adds its parser and the function that runs it.
-COMMANDS = (evaluate, calibrate, fuse, report, multiclass, classifier, tdcf, sasv, normalize, validate, diarize, der)
+COMMANDS = (evaluate, calibrate, fuse, report, multiclass, classifier, tdcf, sasv, normalize, validate, diarize, der,
+            app, demo)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -82,8 +100,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
-    args = build_parser().parse_args(argv)
-    args.argv = argv
+    parser = build_parser()
+    args, forwarded = parser.parse_known_args(argv)  # options of another program: `llrcore app` passes Streamlit's on
+    if forwarded and not getattr(args, "forwards_options", False):
+        parser.error(f"unrecognized arguments: {' '.join(forwarded)}")  # as parse_args would
+    args.argv, args.forwarded = argv, forwarded
     with warnings.catch_warnings(record=True) as caught:
         try:
             result = args.run(args)
