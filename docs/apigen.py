@@ -91,8 +91,10 @@ def entry(module: types.ModuleType, name: str) -> str:
 
 
 def page(title: str, module: types.ModuleType, names: list[str], intro: str = "") -> str:
-    """One page: the title, an autosummary table of `names`, then an entry per name."""
-    table = "".join(f"   {name}\n" for name in names if not isinstance(getattr(module, name), types.ModuleType))
+    """One page: the title, an autosummary table of its functions and classes (a constant's summary there would be
+    its type's docstring), then an entry per name."""
+    table = "".join(f"   {name}\n" for name in names if inspect.isroutine(getattr(module, name))
+                    or inspect.isclass(getattr(module, name)))
     entries = "\n".join(entry(module, name) for name in names)
     return (f"{title}\n{'=' * len(title)}\n\n{intro}.. currentmodule:: {module.__name__}\n\n"
             f".. autosummary::\n\n{table}\n{entries}")

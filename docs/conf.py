@@ -40,7 +40,7 @@ extensions = [
     "sphinx_gallery.gen_gallery",
 ]
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
-exclude_patterns = ["_build", "auto_examples/*.ipynb", "auto_examples/*.py", "auto_examples/*.zip"]
+exclude_patterns = ["_build"]
 
 # The pages link to each other's headings by GitHub's anchors, which MyST makes for every heading level.
 myst_heading_anchors = 6
@@ -49,7 +49,6 @@ myst_enable_extensions = ["colon_fence"]
 autosummary_generate = False  # docs/apigen.py writes the pages; autosummary only draws the tables
 autodoc_default_options = {"member-order": "bysource"}
 numpydoc_show_class_members = False  # autodoc's :members: lists them, once
-numpydoc_validation_checks: set[str] = set()
 
 sphinx_gallery_conf = {
     "examples_dirs": "../examples",
@@ -57,7 +56,6 @@ sphinx_gallery_conf = {
     "filename_pattern": r"\.py$",  # every example runs: the gallery shows what llrcore draws today
     "image_scrapers": ("plotly_offline.scrape",),
     "download_all_examples": False,
-    "remove_config_comments": True,
     "within_subsection_order": "FileNameSortKey",
 }
 
@@ -65,7 +63,8 @@ html_theme = "pydata_sphinx_theme"
 html_title = f"llrcore {release}"
 html_logo = "../assets/logo.svg"
 html_favicon = "../assets/icon.svg"
-html_theme_options = {"show_toc_level": 2, "navigation_with_keys": False}
+# The header shows the first toctree's entries: the front door, the gallery and the two references; "More" the rest.
+html_theme_options = {"show_toc_level": 2, "navigation_with_keys": False, "header_links_before_dropdown": 4}
 html_show_sourcelink = False
 
 #: Pages of the repository outside docs/ that the guide links to (``../README.md`` is right on GitHub), and the page

@@ -6,6 +6,7 @@ gives the gallery's pages the copy of plotly.js in plotly's package instead, loa
 """
 from __future__ import annotations
 
+import logging
 import re
 import shutil
 from pathlib import Path
@@ -15,6 +16,9 @@ from plotly.io._sg_scraper import plotly_sg_scraper  # importing it selects its 
 
 #: plotly.js as plotly ships it, the version its figures are written for.
 PLOTLY_JS = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
+# kaleido and its browser driver log every step of their shutdown at exit, after the build has said all it has to.
+for _logger in ("kaleido", "choreographer"):
+    logging.getLogger(_logger).setLevel(logging.WARNING)
 CDN_SCRIPT = re.compile(r'<script[^>]*src="https://cdn\.plot\.ly/[^"]*"[^>]*></script>')
 
 

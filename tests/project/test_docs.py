@@ -118,3 +118,18 @@ def test_an_example_imports_llrcore_alone_and_shows_its_figures(path):
 def test_the_gallery_draws_at_least_five_figures():
     shows = sum(len(re.findall(r"\)\.show\(\)$", path.read_text(encoding="utf-8"), flags=re.M)) for path in EXAMPLES)
     assert shows >= 5
+
+
+def test_every_extension_of_the_site_is_in_the_docs_extra():
+    """``pip install -e ".[docs]"`` installs what docs/conf.py loads (read with ``ast``: running it writes the pages)."""
+    import tomllib
+    from importlib.metadata import packages_distributions
+
+    tree = ast.parse((DOCS / "conf.py").read_text(encoding="utf-8"))
+    extensions = next(ast.literal_eval(node.value) for node in tree.body if isinstance(node, ast.Assign)
+                      and any(getattr(target, "id", "") == "extensions" for target in node.targets))
+    needed = {packages_distributions()[name.split(".")[0]][0].lower() for name in extensions}
+    needed |= {"sphinx", "pydata-sphinx-theme"}  # the builder and the theme (html_theme)
+    extra = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["optional-dependencies"]
+    listed = {re.split(r"[<>=\[ ]", requirement)[0].lower() for requirement in extra["docs"]}
+    assert needed <= listed
