@@ -13,8 +13,9 @@ import llrcore as lc
 
 # The repository, from this file (sphinx-gallery runs an example in its folder, with no __file__).
 DEMO = Path(globals().get("__file__", "example.py")).resolve().parents[1] / "assets" / "multiclass" / "iemocap_wav2vec_pt"
+# Log-posteriors become LLRs by removing the classifier's training prior: here the class frequencies.
 scores = lc.read_multiclass(DEMO / "scores.npy", labels=DEMO / "targets.npy", score_type="log-posterior",
-                            classes=["anger", "happiness", "neutral", "sadness"])
+                            training_prior="empirical", classes=["anger", "happiness", "neutral", "sadness"])
 cal = lc.fit_multiclass_affine(scores)
 calibrated = cal(scores.llrs)
 print(f"multiclass Cllr {lc.multiclass_cllr(scores):.3f} -> {lc.multiclass_cllr(calibrated, scores.labels):.3f} "
