@@ -65,7 +65,8 @@ def doc_comment(module: types.ModuleType, name: str) -> list[str]:
                     origin = importlib.import_module("." * node.level + (node.module or ""), module.__package__)
                     return doc_comment(origin, alias.name)
         targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
-        if any(isinstance(target, ast.Name) and target.id == name for target in targets):
+        names = [element for target in targets for element in getattr(target, "elts", [target])]  # a, b = ...
+        if any(isinstance(target, ast.Name) and target.id == name for target in names):
             above = source.splitlines()[:node.lineno - 1]
             comment = []
             while above and above[-1].startswith("#:"):

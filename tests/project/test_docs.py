@@ -133,3 +133,12 @@ def test_every_extension_of_the_site_is_in_the_docs_extra():
     extra = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["optional-dependencies"]
     listed = {re.split(r"[<>=\[ ]", requirement)[0].lower() for requirement in extra["docs"]}
     assert needed <= listed
+
+
+@pytest.mark.parametrize("name, source", [("VERDICTS", "llrcore/binary/verdict.py"),
+                                          ("ASV_SCORE", "llrcore/spoofing/sasv.py")])
+def test_a_constant_shows_the_comment_above_its_assignment(apigen, name, source):
+    """``#:`` above ``VERDICTS = ...`` and above ``CM_SCORE, ASV_SCORE, CM_LABEL = ...``, found through the imports."""
+    lines = (ROOT / source).read_text(encoding="utf-8").splitlines()
+    assigned = next(i for i, line in enumerate(lines) if re.match(rf"^(\w+, )*{name}\b.* = ", line))
+    assert apigen.doc_comment(lc, name) == [lines[assigned - 1].removeprefix("#: ")]
