@@ -184,6 +184,8 @@ def test_every_relative_link_resolves(page):
     assert not broken, f"{page.name}: {broken}"
 
 
+#: Where ``sphinx-build`` writes the documentation site (docs/conf.py): the pages name it, no clone holds it.
+SITE = "docs/_build/"
 #: A path into the repository that a page names in its text (`tests/...py`, `bench/RESULTS.md`, `assets/...`).
 REPOSITORY_PATH = re.compile(r"(?<![\w/.-])((?:tests|bench|tools|assets|llrcore|app_pages|docs)/[\w./-]*\w)")
 
@@ -192,6 +194,7 @@ REPOSITORY_PATH = re.compile(r"(?<![\w/.-])((?:tests|bench|tools|assets|llrcore|
 def test_every_file_a_page_names_exists(page):
     """A test, benchmark or data file named in the text (not only linked) is where the page says."""
     named = {path.split("::")[0] for path in REPOSITORY_PATH.findall(page.read_text(encoding="utf-8"))}
+    named = {path for path in named if not path.startswith(SITE)}
     assert not [path for path in sorted(named) if not (ROOT / path).exists()], page.name
 
 
