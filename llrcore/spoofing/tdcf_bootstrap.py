@@ -10,8 +10,10 @@ full data's is. The interval is BCa by default (bias-corrected and accelerated, 
 interval of the replicates (``method="percentile"``; Efron & Tibshirani, "An introduction to the bootstrap", 1993,
 ch. 13-14), as :func:`~llrcore.bootstrap` gives for the other metrics (:mod:`llrcore.uncertainty.intervals`). BCa's acceleration
 comes from a grouped jackknife: each of the five classes is a stratum, dealt into blocks
-(:func:`~llrcore.uncertainty.intervals.jackknife_blocks`, strata 0 to 4 in the order of the draws below), and one block at a time
-gets the weight 0, so the jackknife does not sort again either.
+(:func:`~llrcore.uncertainty.draws.jackknife_blocks`, strata 0 to 4 in the order of the draws under `seed`), and one
+block at a time gets the weight 0, so the jackknife does not sort again either. The draws and the blocks are those of
+:class:`~llrcore.uncertainty.draws.Draws` over the five classes (its module lists them in the order of the random
+numbers).
 
 No replicate sorts again (the rule of :mod:`llrcore.uncertainty.resampling`): the scores are sorted once, and each CM score's
 place among the thresholds of the full curve is found once. A replicate counts how often each place was drawn
@@ -37,12 +39,12 @@ import pandas as pd
 
 from .. import parallel
 from ..data.trials import Trials
+from ..uncertainty.draws import Draws
 from ..uncertainty.intervals import (
     DEFAULT_METHOD,
     acceleration,
     bca_interval,
     check_method,
-    jackknife_blocks,
     percentile_interval,
 )
 from ..uncertainty.resampling import _window, check_replicates
@@ -125,9 +127,9 @@ def bootstrap_tdcf(cm: Trials, asv: Trials, n: int = 1000, level: float = 0.95, 
         Confidence level, e.g. 0.95.
     seed : int
         Seed of ``numpy.random.default_rng``. Each replicate draws, in this order, the indices of the bona fide, the
-        spoofed, the target, the non-target and the spoof trials (``rng.integers(0, size, size)`` each; bona fide and
-        spoofed index the CM's ``cm.tar``/``cm.non``, the others ``asv.tar``/``asv.non``/``asv.spoof``, each sorted
-        ascending).
+        spoofed, the target, the non-target and the spoof trials (``rng.integers(0, size, size)`` each, the five
+        strata of :class:`~llrcore.uncertainty.draws.Draws`; bona fide and spoofed index the CM's
+        ``cm.tar``/``cm.non``, the others ``asv.tar``/``asv.non``/``asv.spoof``, each sorted ascending).
     formulation, cost_model, asv_threshold
         As in :func:`~llrcore.spoofing.tdcf`.
     method : {"bca", "percentile"}
@@ -148,9 +150,8 @@ def bootstrap_tdcf(cm: Trials, asv: Trials, n: int = 1000, level: float = 0.95, 
                 asv_threshold=asv_threshold)
     cm_places = [np.searchsorted(full.thresholds, np.sort(scores)) for scores in (cm.tar, cm.non)]
     asv_rejects = [np.sort(scores) < full.asv_threshold for scores in (asv.tar, asv.non, asv.spoof)]
-    rng = np.random.default_rng(seed)
     classes = [*cm_places, *asv_rejects]
-    draws = ([rng.integers(0, values.size, values.size) for values in classes] for _ in range(n))
+    draw = Draws([values.size for values in classes], seed)
 
     def weighted_minimum(weights) -> float:
         """The minimum t-DCF with each trial of each class counted `weights` times (sorted order)."""
@@ -161,33 +162,23 @@ def bootstrap_tdcf(cm: Trials, asv: Trials, n: int = 1000, level: float = 0.95, 
         return _minimum(full, bonafide, spoof, tar / n_tar, (n_non - non) / n_non, (n_spoof - asv_spoof) / n_spoof)
 
     def replicate(drawn) -> float:
-        return weighted_minimum([np.bincount(index, minlength=values.size) for index, values in zip(drawn, classes)])
+        return weighted_minimum(draw.weights(drawn))
 
     replicates = np.empty(n)
     in_flight = _window(sum(values.size for values in classes), threads)  # each holds its draws of every trial
-    for i, value in enumerate(parallel.ordered_map(replicate, draws, threads, window=in_flight)):
+    for i, value in enumerate(parallel.ordered_map(replicate, draw.replicates(n), threads, window=in_flight)):
         replicates[i] = value
         if progress is not None:
             progress(i + 1, n)
     accel = None
     if method == "bca":
-        blocks = _jackknife([values.size for values in classes], seed)  # each block's weights made as it is taken
-        strata, jackknife = zip(*parallel.ordered_map(lambda block: (block[0], weighted_minimum(block[1])), blocks,
-                                                      threads, window=in_flight))
+        # Each block's weights are made as the pool takes it.
+        strata, jackknife = zip(*parallel.ordered_map(lambda block: (block[0], weighted_minimum(block[1])),
+                                                      draw.jackknife(), threads, window=in_flight))
         accel = float(acceleration(np.array(jackknife), np.array(strata)))
     lower, upper = _interval(replicates, full.minimum, accel, level, method)
     return TandemBootstrap(full.formulation, full.minimum, lower, upper, level, replicates, seed, full.asv_threshold,
                            method, accel)
-
-
-def _jackknife(sizes: list[int], seed: int):
-    """The grouped jackknife's left-out blocks, class after class, as ``(stratum, weights of every class)``."""
-    for stratum, size in enumerate(sizes):
-        blocks = jackknife_blocks(size, seed, stratum)
-        for j in range(blocks.max() + 1):
-            weights = [np.ones(other, np.int64) for other in sizes]
-            weights[stratum] = (blocks != j).astype(np.int64)
-            yield stratum, weights
 
 
 def _interval(replicates: np.ndarray, minimum: float, accel: float | None, level: float,

@@ -2,8 +2,9 @@
 both, so that what the trials have in common cancels from the difference.
 
 The trials are paired by their ids (:func:`llrcore.data.pairing.pair_trials`, shared with
-:func:`~llrcore.align_systems`); the draws, the re-weighting that never sorts again and the BCa intervals are those
-of :func:`~llrcore.uncertainty.resampling.bootstrap` (module docstring there).
+:func:`~llrcore.align_systems`); the draws (:class:`~llrcore.uncertainty.draws.Draws`: the trials of system A, or
+its ``group_by`` groups), the re-weighting that never sorts again and the BCa intervals are those of
+:func:`~llrcore.uncertainty.resampling.bootstrap` (module docstring there).
 """
 from __future__ import annotations
 
@@ -17,14 +18,14 @@ from ..binary.metrics import SRE12_P_TARGETS, BinaryMetrics, evaluate
 from ..data.pairing import pair_trials
 from ..data.trials import Trials
 from ..prior import as_operating_point, primary_p_targets
-from .paired_words import paired_shares, paired_verdict
+from .draws import Draws
 from .intervals import DEFAULT_METHOD, ReplicateIntervals, check_method
+from .paired_words import paired_shares, paired_verdict
 from .resampling import (
     BOOTSTRAP_METRICS,
     Progress,
     _acceleration,
     _check_metric,
-    _Draws,
     _inverse,
     _method_label,
     _metrics_row,
@@ -172,7 +173,7 @@ def compare_systems(a: Trials, b: Trials, n: int = 1000, level: float = 0.95, gr
     pairing = pair_trials(a.name or "A", a, b.name or "B", b,
                           remedy="Compare systems scored on the same trial list.")
     b_order = _class_positions(pairing.positions, a, b)
-    draw = _Draws.of(a, group_by, seed)
+    draw = Draws.of(a, group_by, seed)
     with parallel.thread_limit(threads):
         tables = _prepared(a.sorted), _prepared(b.sorted)
         order_a = tables[0].trial_order(a.tar, a.non)

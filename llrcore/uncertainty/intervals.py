@@ -26,7 +26,8 @@ and one block at a time is left out, by giving its trials the weight 0 (the tria
 again). A delete-one jackknife would cost one evaluation per trial; blocks give the same acceleration for smooth
 metrics at a cost of 40 evaluations per stratum (80 for targets and non-targets), and delete-d jackknives are the
 ones that stay consistent for non-smooth statistics such as quantiles (Shao & Wu 1989). The blocks of stratum k are
-dealt by ``numpy.random.default_rng([seed, 1, k])``, streams apart from the replicates' draws.
+dealt by ``numpy.random.default_rng([seed, 1, k])``, streams apart from the replicates' draws
+(:func:`llrcore.uncertainty.draws.jackknife_blocks`, beside every draw of the bootstrap).
 
 **Why minDCF needs its own interval.** minDCF is a minimum over thresholds of a cost that, at P_target 0.01 and
 3,000 non-targets, counts about four false alarms (each worth 99 / 3,000). The sample's cost curve sits, at its
@@ -115,7 +116,7 @@ from .._format import INTERVAL_METHODS, interval_words
 
 __all__ = ["DEFAULT_METHOD", "INTERVAL_METHODS", "RULE_OF_30", "SMOOTHED_METRICS", "ReplicateIntervals",
            "SmoothedKernel", "SmoothedReplicates", "acceleration", "basic_interval", "bca_interval", "check_method",
-           "bracket_interval", "empirical_min_dcf", "interval_words", "jackknife_blocks", "min_dcf_errors",
+           "bracket_interval", "empirical_min_dcf", "interval_words", "min_dcf_errors",
            "rests_on_few_errors",
            "percentile_interval", "smoothed_bootstrap", "smoothed_min_dcf"]
 
@@ -131,10 +132,6 @@ def rests_on_few_errors(tar, non, op) -> bool:
     return min(min_dcf_errors(tar, non, op.p_target * op.c_miss, (1 - op.p_target) * op.c_fa)) < RULE_OF_30
 DEFAULT_METHOD = "bca"
 """The method that covers best (``bench/bench_bootstrap_coverage.py``, in bench/RESULTS.md)."""
-
-JACKKNIFE_BLOCKS = 40
-"""Blocks per stratum of the grouped jackknife (fewer when the stratum has fewer trials or groups)."""
-
 
 def check_method(method: str) -> str:
     """`method` if it is one of :data:`INTERVAL_METHODS`, else a ValueError with a sentence."""
@@ -184,13 +181,6 @@ def bca_interval(values, estimate: float, accel: float, level: float) -> tuple[f
     z0, a = ndtri(share), (0.0 if np.isnan(accel) else accel)
     z = z0 + ndtri(np.array([(1 - level) / 2, (1 + level) / 2]))
     return _percentiles(values, 100 * ndtr(z0 + z / (1 - a * z)))
-
-
-def jackknife_blocks(n: int, seed: int, stratum: int = 0, blocks: int = JACKKNIFE_BLOCKS) -> np.ndarray:
-    """The block (0 to ``min(n, blocks) - 1``) of each of `n` units of one stratum, dealt at random in equal shares
-    (sizes differ by at most one) by ``numpy.random.default_rng([seed, 1, stratum])``."""
-    m = max(1, min(n, blocks))
-    return np.random.default_rng([seed, 1, stratum]).permutation(n) % m
 
 
 def acceleration(jackknife, strata) -> np.ndarray:

@@ -7,17 +7,15 @@ score, and a replicate only counts how many times each trial was drawn and sums 
 (:meth:`~llrcore.binary.rates.SortedScores.reweighted`); PAV then runs on the weighted counts. The numbers are those of
 resampling the score arrays and evaluating them from scratch (the naive way), for the same draws.
 
-The draws, so that the naive way can repeat them: ``rng = numpy.random.default_rng(seed)``; per replicate, trial by
-trial (stratified by class, so each replicate keeps the numbers of targets and non-targets):
-``rng.integers(0, n_tar, n_tar)`` then ``rng.integers(0, n_non, n_non)`` index the sorted target and non-target
-scores (``np.sort(trials.tar)``, ``np.sort(trials.non)``; :func:`~llrcore.compare_systems` indexes them in the order of
-``Trials.tar`` and ``Trials.non`` of system A); grouped (``group_by``), in two levels, so that trials that share a
-speaker are not taken for independent ones: ``rng.integers(0, G, G)`` draws G of the G groups (speakers, models, ...)
-with replacement, then each drawn group's own trials are drawn again with replacement, as many as it has, by one call
-``rng.integers(0, n[rep])`` with ``rep = np.repeat(drawn, n[drawn])`` (``n`` the groups' numbers of trials; the groups
-are numbered in order of first appearance, targets before non-targets, and a draw ``j`` of group ``g`` is its ``j``-th
-trial in that order); a trial counts as often as it was drawn. A grouped replicate left without targets or without
-non-targets gives NaN metrics, which the intervals leave out.
+The draws (:class:`~llrcore.uncertainty.draws.Draws`, whose module lists them in the order of the random numbers, so
+that the naive way can repeat them): ``rng = numpy.random.default_rng(seed)``; trial by trial, stratified by class so
+that each replicate keeps the numbers of targets and non-targets (the targets, then the non-targets, indexing the
+sorted scores; :func:`~llrcore.compare_systems` indexes them in the order of ``Trials.tar`` and ``Trials.non`` of
+system A); or, with ``group_by``, in two levels, so that trials that share a speaker are not taken for independent
+ones: G of the G groups (speakers, models, ...) with replacement, then each drawn group's own trials again with
+replacement, as many as it has (the groups numbered in order of first appearance, targets before non-targets); a trial
+counts as often as it was drawn. A grouped replicate left without targets or without non-targets gives NaN metrics,
+which the intervals leave out.
 
 Why two levels (Davison & Hinkley 1997, sec. 3.8, strategy 2): drawing whole groups only (their strategy 1) makes the
 replicates of a mean over G groups vary by ``(G - 1) / G`` of its variance, and BCa intervals from them covered the
@@ -76,6 +74,7 @@ from ..binary.metrics import SRE12_P_TARGETS, BinaryMetrics, evaluate
 from ..binary.rates import ReweightedScores, ScoreCounts, SortedScores
 from ..data.trials import Trials
 from ..prior import OperatingPoint, as_operating_point, primary_p_targets
+from .draws import Draws
 from .intervals import (
     DEFAULT_METHOD,
     ReplicateIntervals,
@@ -83,7 +82,6 @@ from .intervals import (
     acceleration,
     check_method,
     interval_words,
-    jackknife_blocks,
     percentile_interval,
     rests_on_few_errors,
     smoothed_bootstrap,
@@ -248,7 +246,7 @@ def bootstrap(trials: Trials, n: int = 1000, level: float = 0.95, group_by: str 
     n, level = check_replicates(n, level)
     method = check_method(method)
     min_dcf_method = _min_dcf_method(method, smooth, trials, op)
-    draw = _Draws.of(trials, group_by, seed)
+    draw = Draws.of(trials, group_by, seed)
     with parallel.thread_limit(threads):
         table = _prepared(trials.sorted)
         # Trials drawn one by one are drawn from the sorted scores; whole groups need each trial's place in them.
@@ -321,7 +319,7 @@ def _last_drawn(scores: np.ndarray, weights: np.ndarray, stop: int) -> float:
     return float(scores[drawn[-1]]) if drawn.size else -math.inf
 
 
-def _acceleration(draw: "_Draws", metrics, method: str, n_trials: int, threads: int | None) -> dict | None:
+def _acceleration(draw: Draws, metrics, method: str, n_trials: int, threads: int | None) -> dict | None:
     """BCa's acceleration of each metric from the grouped jackknife of `draw` (:mod:`llrcore.uncertainty.intervals`);
     `metrics(weights)` gives a row of metrics for per-trial weights. None for percentile intervals."""
     if method != "bca":
@@ -336,80 +334,10 @@ def _acceleration(draw: "_Draws", metrics, method: str, n_trials: int, threads: 
 def _smoothed(trials: Trials, group_by, seed: int, n: int, op: OperatingPoint, threads) -> SmoothedReplicates:
     """The smoothed bootstrap of minDCF (:func:`~llrcore.uncertainty.intervals.smoothed_bootstrap`), drawn as the plain one but
     by ``default_rng([seed, 2])`` (trials one by one index the sorted scores; whole groups weigh them in order)."""
-    draw = _Draws.of(trials, group_by, [seed, 2])
+    draw = Draws.of(trials, group_by, [seed, 2])
     tar, non = (np.sort(trials.tar), np.sort(trials.non)) if group_by is None else (trials.tar, trials.non)
     return smoothed_bootstrap(tar, non, map(draw.weights, draw.replicates(n)), draw.rng, op, threads,
                               _window(len(trials), threads))
-
-
-class _Draws:
-    """The draws of successive replicates (see the module docstring), and the per-trial weights they give.
-
-    The random numbers are drawn by :meth:`replicates`, in the calling thread and in their serial order; turning
-    them into weights (:meth:`weights`) needs no generator, so replicates can do it on any thread.
-    """
-
-    def __init__(self, seed: int, n_tar: int, n_non: int, groups: np.ndarray | None, n_groups):
-        self.rng, self.seed = np.random.default_rng(seed), seed
-        self.n_tar, self.n_non, self.n_groups = n_tar, n_non, n_groups
-        self._groups = groups
-        if groups is not None:  # the trials of each group in turn, and where each group's run of them starts
-            self._by_group = np.argsort(groups, kind="stable")
-            self._sizes = np.bincount(groups, minlength=n_groups)
-            self._starts = np.cumsum(self._sizes) - self._sizes
-
-    @classmethod
-    def of(cls, trials: Trials, group_by: str | None, seed: int) -> "_Draws":
-        n_tar, n_non = trials.tar.size, trials.non.size
-        if group_by is None:
-            return cls(seed, n_tar, n_non, None, None)
-        if group_by not in trials.metadata.columns:
-            raise KeyError(f"The trials have no column {group_by!r} to draw groups by; their columns are "
-                           f"{', '.join(trials.conditions) or 'none'}.")
-        column = trials.metadata[group_by].iloc[:n_tar + n_non]
-        if column.isna().any():
-            raise ValueError(f"{int(column.isna().sum()):,} trials have no value in column {group_by!r}: every trial "
-                             "must belong to a group to draw whole groups.")
-        codes, uniques = pd.factorize(column)
-        return cls(seed, n_tar, n_non, codes, len(uniques))
-
-    def replicates(self, n: int):
-        """The random draws of `n` replicates, one at a time: the indices of the drawn targets and non-targets, or
-        the drawn groups and the draws within them (each drawn group once per time it was drawn)."""
-        for _ in range(n):
-            if self._groups is None:
-                yield self.rng.integers(0, self.n_tar, self.n_tar), self.rng.integers(0, self.n_non, self.n_non)
-            else:
-                drawn = self.rng.integers(0, self.n_groups, self.n_groups)
-                repeated = np.repeat(drawn, self._sizes[drawn])
-                yield repeated, self.rng.integers(0, self._sizes[repeated])
-
-    def jackknife(self):
-        """The grouped jackknife's left-out blocks (:func:`~llrcore.uncertainty.intervals.jackknife_blocks`), one at a time, as
-        ``(stratum, (target weights, non-target weights))``: weight 0 for the trials of the block, 1 for the others.
-        Trials drawn one by one: the targets' blocks (stratum 0), then the non-targets' (stratum 1), the trials
-        numbered as the draws number them; whole groups: blocks of groups (stratum 0)."""
-        if self._groups is not None:
-            blocks = jackknife_blocks(self.n_groups, self.seed)
-            for j in range(blocks.max() + 1):
-                kept = (blocks != j).astype(np.int64)[self._groups]
-                yield 0, (kept[:self.n_tar], kept[self.n_tar:])
-            return
-        for stratum, size in enumerate((self.n_tar, self.n_non)):
-            blocks = jackknife_blocks(size, self.seed, stratum)
-            for j in range(blocks.max() + 1):
-                kept = (blocks != j).astype(np.int64)
-                others = np.ones(self.n_non if stratum == 0 else self.n_tar, np.int64)
-                yield stratum, ((kept, others) if stratum == 0 else (others, kept))
-
-    def weights(self, drawn: tuple) -> tuple[np.ndarray, np.ndarray]:
-        """How many times each target and each non-target counts in the replicate of these draws."""
-        if self._groups is None:
-            tar, non = drawn
-            return np.bincount(tar, minlength=self.n_tar), np.bincount(non, minlength=self.n_non)
-        repeated, within = drawn
-        weights = np.bincount(self._by_group[self._starts[repeated] + within], minlength=self._groups.size)
-        return weights[:self.n_tar], weights[self.n_tar:]
 
 
 def _prepared(table: SortedScores) -> SortedScores:
