@@ -1,7 +1,8 @@
 """Recording-level bootstrap of a diarization's DER and JER, and the paired comparison "is diarizer B better than A?".
 
 A recording is the unit that varies (its speakers, room, length), so every replicate draws recordings with
-replacement (as :func:`llrcore.uncertainty.bootstrap` draws whole ``group_by`` groups of trials) and recomputes the
+replacement (as :func:`llrcore.uncertainty.bootstrap` draws whole ``group_by`` groups of trials; the counts of each
+recording in each replicate are multinomial, :func:`llrcore.uncertainty.draws.multinomial_counts`) and recomputes the
 rates from the pyannote.metrics components of the drawn recordings: pooled (errors over speech, JER errors over
 speakers, summed over the draw) or the mean of per-recording rates, as the scoring conventions say. For two systems
 scored on the same references every replicate draws the same recordings for both, so that what a recording does to
@@ -18,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ..uncertainty.draws import multinomial_counts
 from ..uncertainty.intervals import percentile_interval
 from ..uncertainty.paired_words import paired_shares, paired_verdict
 from .system_scoring import SystemScores
@@ -58,14 +60,6 @@ def _rates(scores: SystemScores, weights: np.ndarray) -> dict[str, np.ndarray]:
     frame = scores.per_recording
     per = {"der": frame["DER %"].to_numpy() / 100.0, "jer": frame["JER %"].to_numpy() / 100.0}
     return {m: weights @ per[m] / weights.sum(axis=1) for m in METRICS}
-
-
-def _draws(n_recordings: int, n: int, seed: int) -> np.ndarray:
-    """How many times each recording is drawn in each of `n` replicates (multinomial, equal probabilities)."""
-    if n < 1:
-        raise ValueError(f"The number of bootstrap replicates must be at least 1, not {n}.")
-    rng = np.random.default_rng(seed)
-    return rng.multinomial(n_recordings, np.full(n_recordings, 1.0 / n_recordings), size=n).astype(np.float64)
 
 
 def _check_level(level: float) -> None:
@@ -128,7 +122,7 @@ def bootstrap_diarization(scores: SystemScores, n: int = 1000, level: float = 0.
     level : float
         Confidence level, strictly between 0 and 1 (e.g. 0.95).
     seed : int
-        Seed of ``numpy.random.default_rng``.
+        Seed of ``numpy.random.default_rng`` (the draws: :func:`~llrcore.uncertainty.draws.multinomial_counts`).
 
     Returns
     -------
@@ -142,7 +136,7 @@ def bootstrap_diarization(scores: SystemScores, n: int = 1000, level: float = 0.
         For `n` below 1 or a `level` outside (0, 1).
     """
     _check_level(level)
-    weights = _draws(len(scores.corpus.components), n, seed)
+    weights = multinomial_counts(len(scores.corpus.components), n, seed)
     return DiarizationBootstrap(scores, pd.DataFrame(_rates(scores, weights)), float(level))
 
 
@@ -209,7 +203,7 @@ def compare_diarizers(a: SystemScores, b: SystemScores, n: int = 1000, level: fl
     level : float
         Confidence level of the percentile interval of the difference, strictly between 0 and 1.
     seed : int
-        Seed of ``numpy.random.default_rng``.
+        Seed of ``numpy.random.default_rng`` (the draws: :func:`~llrcore.uncertainty.draws.multinomial_counts`).
     names : (str, str)
         The names of A and B in the sentences.
 
@@ -232,7 +226,7 @@ def compare_diarizers(a: SystemScores, b: SystemScores, n: int = 1000, level: fl
     if a.conventions != b.conventions:
         raise ValueError("The two systems were scored with different conventions (collar, overlap, region or "
                          "average); score both the same way to compare them.")
-    weights = _draws(len(a.corpus.components), n, seed)
+    weights = multinomial_counts(len(a.corpus.components), n, seed)
     rates_a, rates_b = _rates(a, weights), _rates(b, weights)
     differences = pd.DataFrame({m: rates_b[m] - rates_a[m] for m in METRICS})
     return DiarizerComparison(a, b, differences, float(level), tuple(names))
