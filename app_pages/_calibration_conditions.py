@@ -2,7 +2,8 @@
 table, a figure and a sentence (``lc.calibrate_by_condition``; the page trains it, this draws it).
 
 Kept apart from ``calibrate.py`` so that the page stays a description of its screen (issue 29: pages under ~400
-lines); the widgets keep their values across page switches (``persist_state="session"``).
+lines); the choice of calibrations shown is kept across page switches (``_state.Choice``), the columns by their
+widget's ``persist_state="session"``.
 """
 from __future__ import annotations
 
@@ -28,9 +29,8 @@ def condition_controls(train: str, evaluation: str | None) -> tuple[tuple[str, .
     columns = [c for c in conditions.offered if evaluation is None or c in loaded[evaluation].trials.conditions]
     by_column, view_column = st.columns([3, 4], vertical_alignment="bottom")
     by = _uncertainty.break_down_by(columns, key="cal_by", container=by_column, persist_state="session")
-    _state.CAL_BY_VIEW.seed(next(iter(CONDITION_VIEWS)))
     view = view_column.segmented_control(
-        "Calibration", list(CONDITION_VIEWS), key=_state.CAL_BY_VIEW.name, persist_state="session", disabled=not by,
+        "Calibration", list(CONDITION_VIEWS), **_state.CAL_BY_VIEW.widget(next(iter(CONDITION_VIEWS))), disabled=not by,
         help="One calibration per condition, each trained on that condition's training trials, against one "
              "calibration of all of them (pooled).") or next(iter(CONDITION_VIEWS))
     if not columns:

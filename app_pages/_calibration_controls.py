@@ -1,7 +1,7 @@
 """Calibration controls shared by the Calibrate and Compare-rules pages: which trials train and which judge a
 calibration, and a custom rule of the Beta family.
 
-Their widgets keep their values across page switches (``persist_state="session"``), so the two pages stay in step.
+Their choices are the app's own (``_state.Choice``), kept across page switches, so the two pages stay in step.
 """
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from app_pages._registry import ROLE_HELP
 
 CROSS_VALIDATION = "Cross-validation within the training set"
 CUSTOM_RULE = "Custom (α, β)"
+DEFAULT_FOLDS = 5
 RULES = {f"{rule.name} ({rule.alpha:g}, {rule.beta:g})": rule for rule in lc.NAMED_RULES}
 
 
@@ -58,27 +59,23 @@ def choose_sets() -> tuple[str, str | None, int]:
     """Training set, evaluation set (None for cross-validation) and the number of folds."""
     loaded = SYSTEMS.sets()
     names = list(loaded)
-    if _state.CAL_TRAIN.peek() not in names:
-        development = [name for name, system in loaded.items() if system.role == "development"]
-        _state.CAL_TRAIN.set((development or names)[0])
-    train = _state.CAL_TRAIN.get()
-    options = [CROSS_VALIDATION] + [name for name in names if name != train]
-    if _state.CAL_EVAL.peek() not in options:
-        _state.CAL_EVAL.set(_default_evaluation(train))
+    development = [name for name, system in loaded.items() if system.role == "development"]
     with st.container(border=True):
         st.markdown("**Trials**")
-        st.selectbox("Train on", names, key=_state.CAL_TRAIN.name, on_change=_on_train_change, persist_state="session",
-                     help="The calibration is trained on these trials' target and non-target scores. "
-                     + ROLE_HELP)
+        train = st.selectbox("Train on", names,
+                             **_state.CAL_TRAIN.widget((development or names)[0], options=names,
+                                                       on_change=_on_train_change),
+                             help="The calibration is trained on these trials' target and non-target scores. "
+                             + ROLE_HELP)
+        options = [CROSS_VALIDATION] + [name for name in names if name != train]
         evaluation = st.selectbox(
-            "Evaluate on", options, key=_state.CAL_EVAL.name, persist_state="session",
+            "Evaluate on", options, **_state.CAL_EVAL.widget(_default_evaluation(train), options=options),
             help="A separate evaluation set, or k-fold cross-validation: every trial is calibrated by a transform "
             "trained on the other folds, so none is judged by a calibration that saw it.",
         )
-        _state.CAL_FOLDS.seed(5)
-        folds = 5
+        folds = DEFAULT_FOLDS
         if evaluation == CROSS_VALIDATION:
-            folds = st.slider("Folds", 2, 10, key=_state.CAL_FOLDS.name, persist_state="session")
+            folds = st.slider("Folds", 2, 10, **_state.CAL_FOLDS.widget(DEFAULT_FOLDS))
             st.caption(f"{folds}-fold cross-validation of {md(train)}: honest when only one set exists.")
         else:
             st.caption(f"Trained on {md(train)}, judged on {md(evaluation)}: no evaluation trial is seen in "
@@ -89,11 +86,11 @@ def choose_sets() -> tuple[str, str | None, int]:
 def custom_rule(prefix: str) -> lc.BetaRule:
     """Two number inputs for alpha and beta of a Beta-family rule."""
     alpha_column, beta_column = st.columns(2)
-    alpha = alpha_column.number_input("α", min_value=0.05, max_value=20.0, value=1.5, step=0.25, format="%g",
-                                      key=f"{prefix}_alpha", persist_state="session",
+    alpha = alpha_column.number_input("α", min_value=0.05, max_value=20.0, step=0.25, format="%g",
+                                      **_state.RULE_ALPHA[prefix].widget(1.5),
                                       help="Left tail of the weighting: larger puts less weight on low thresholds.")
-    beta = beta_column.number_input("β", min_value=0.05, max_value=20.0, value=1.0, step=0.25, format="%g",
-                                    key=f"{prefix}_beta", persist_state="session",
+    beta = beta_column.number_input("β", min_value=0.05, max_value=20.0, step=0.25, format="%g",
+                                    **_state.RULE_BETA[prefix].widget(1.0),
                                     help="Right tail: larger puts less weight on high thresholds.")
     return lc.BetaRule(alpha, beta)
 

@@ -25,6 +25,7 @@ from app_pages._uploads import read_user_file
 VBX_PUBLISHED_DER = 7.06  # VBx README, "Run the example": ES2005a, dscore --collar 0.25 --ignore_overlaps
 METHOD_NAMES = {"bayes": "Bayesian block model", "ahc": "AHC (average linkage)", "spectral": "Spectral",
                 "nme-sc": "NME-SC (auto-tuned spectral)"}
+DEFAULT_COLLAR = 0.25  # seconds per side: md-eval's and dscore's convention
 PRESET_LABELS = {"synthetic-cosine": "Learnt: synthetic cosines", "simulated-plda": "Learnt: simulated PLDA"}
 #: The score models of the Bayesian method, both tabs: the library's default (by the kind of scores), the recording's
 #: own two-Gaussian fit, then every preset of the library.
@@ -206,8 +207,8 @@ def show_comparison(table: pd.DataFrame, matrix) -> None:
     })
     notes = [note for note in (not_measured_note(table),) if note]
     if table["DER"].notna().any():
-        notes.append(f"DER with a collar of {_state.DIAR_COLLAR.peek(0.25):g} s per side"
-                     + (", overlapped speech ignored" if _state.DIAR_SKIP_OVERLAP.peek(True) else "")
+        notes.append(f"DER with a collar of {_state.DIAR_COLLAR.get(DEFAULT_COLLAR):g} s per side"
+                     + (", overlapped speech ignored" if _state.DIAR_SKIP_OVERLAP.get(True) else "")
                      + " (md-eval's DER: a speaker's own overlapping turns merged, as md-eval and dscore do).")
     if any(table["method"].str.startswith("VBx")):
         notes.append(f"VBx's published DER on ES2005a is {VBX_PUBLISHED_DER:.2f} % (collar 0.25 s, overlap "

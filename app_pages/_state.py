@@ -8,6 +8,9 @@ Session state (``st.session_state``) is reached only through the :class:`Key` ob
   before the widget is drawn, and its ``on_change`` writes the choice back (Streamlit deletes the state of the widgets
   a page does not draw). A widget key is never filled by ``setdefault`` beside ``persist_state``: that pair reset the
   operating point to the widgets' minimum on a sidebar click;
+- a page's choice shown by one widget (a :class:`Choice`: Calibrate's method, Compare rules' grid, ...) follows that
+  rule through :meth:`Choice.widget`, which gives the widget its key, its value and the ``on_change`` that keeps it:
+  ``st.slider("Folds", 2, 10, **CAL_FOLDS.widget(5))``;
 - a family of keys (:class:`Keys`: one per loaded system, one per page's choice of systems) is named from a pattern.
 
 Computations are cached by one policy (:func:`cached`): ``st.cache_resource`` (the result itself is returned, never a
@@ -19,7 +22,7 @@ to a :func:`store`, under the same bound and time.
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
@@ -100,6 +103,61 @@ class Keys(Generic[T]):
                 yield part, value
 
 
+@dataclass(frozen=True)
+class Choice(Generic[T]):
+    """A choice a page keeps for the session and shows in one widget, whose key is `name`.
+
+    The value is the app's own, kept in :data:`CHOICES` under `name` and filled in on its first read with the `first`
+    value the page gives; the widget only shows it (:meth:`widget`), so a page switch that deletes the widget's state
+    loses nothing, and a callback may set the choice while its widget is not drawn.
+    """
+
+    name: str
+
+    def get(self, first: T | None = None) -> T | None:
+        """The choice; on a session's first read `first` (the page's default), kept from then on."""
+        kept = CHOICES.get()
+        if self.name not in kept and first is not None:
+            kept[self.name] = first
+        return kept.get(self.name)
+
+    def set(self, value: T) -> None:
+        CHOICES.get()[self.name] = value
+
+    def reset(self) -> None:
+        """Forget the choice: the next read gives the page's default again."""
+        CHOICES.get().pop(self.name, None)
+
+    def widget(self, first: T, *, options: Collection | None = None, on_change: Callable[..., None] | None = None,
+               args: tuple = ()) -> dict[str, Any]:
+        """The keyword arguments of the widget that shows this choice: its ``key``, and the ``on_change`` that writes
+        the choice back before calling `on_change` with `args`; the widget's state is set from the choice (`first` on
+        a session's first draw, or when the choice is not among the widget's `options` any more: a loaded set was
+        removed), so the widget takes no ``value``, ``default`` or ``index`` of its own."""
+        value = self.get(first)
+        if options is not None and value not in options:
+            value = first
+            self.set(first)
+        if value is None:  # Streamlit would show None as nothing chosen: the widget shows its first option instead
+            st.session_state.pop(self.name, None)
+        else:
+            st.session_state[self.name] = value
+        return {"key": self.name, "on_change": self._keep, "args": (on_change, args)}
+
+    def _keep(self, then: Callable[..., None] | None, args: tuple) -> None:
+        self.set(st.session_state[self.name])
+        if then is not None:
+            then(*args)
+
+
+@dataclass(frozen=True)
+class Choices(Keys):
+    """A family of choices named by `pattern` (``"tandem_cost_{}"``: one per cost of each formulation)."""
+
+    def __getitem__(self, part: str) -> Choice:
+        return Choice(self.pattern.format(part))
+
+
 def cached(*, entries: int = ENTRIES, spinner: bool | str = False):
     """The app's cache for a computation: at most `entries` results of the function, each for at most :data:`KEPT`.
 
@@ -128,6 +186,8 @@ OP_PRESET, OP_P_TARGET, OP_C_MISS, OP_C_FA = Key("op_preset"), Key("op_p_target"
 #: "ln" or "log10": the units LR values are shown in (``_units.py``), and the sidebar's widget for them.
 LLR_UNITS: Key[str] = Key("llr_units", lambda: "ln")
 LLR_UNITS_CHOICE: Key[str] = Key("llr_units_choice")
+#: The pages' choices (:class:`Choice`), by their widget's key.
+CHOICES: Key[dict] = Key("choices", dict)
 #: Messages a callback leaves for the page's next run (``_messages.py``).
 FLASHES: Key[list] = Key("flash", list)
 #: The loaded sets, ``label -> Loaded...`` (``_registry.py``): binary systems, multiclass score sets, matrices.
@@ -146,33 +206,36 @@ SYSTEM_NAME, SYSTEM_ROLE = Keys("name_{}"), Keys("role_{}")
 
 #: Calibrate (``calibrate.py``, ``_calibration_controls.py``, ``_calibration_conditions.py``): the trials, the method
 #: and its options, the breakdown by condition; Compare scoring rules sets them to open Calibrate on its best rule.
-CAL_TRAIN, CAL_EVAL, CAL_FOLDS = Key("cal_train"), Key("cal_eval"), Key("cal_folds")
-CAL_METHOD, CAL_RULE, CAL_ALPHA, CAL_BETA = Key("cal_method"), Key("cal_rule"), Key("cal_alpha"), Key("cal_beta")
-CAL_WEIGHT_AS, CAL_WEIGHT_P, CAL_WEIGHT_PLO = Key("cal_weight_as"), Key("cal_weight_p"), Key("cal_weight_plo")
-CAL_BY_VIEW, CAL_CI = Key("cal_by_view"), Key("cal_ci")
+CAL_TRAIN, CAL_EVAL, CAL_FOLDS = Choice("cal_train"), Choice("cal_eval"), Choice("cal_folds")
+CAL_METHOD, CAL_RULE = Choice("cal_method"), Choice("cal_rule")
+CAL_WEIGHT_AS, CAL_WEIGHT_P, CAL_WEIGHT_PLO = Choice("cal_weight_as"), Choice("cal_weight_p"), Choice("cal_weight_plo")
+CAL_BY_VIEW, CAL_CI = Choice("cal_by_view"), Key("cal_ci")
+#: A custom rule's α and β, one pair per page that draws it (``"cal"``, ``"cmp"``, ``"fusion"``).
+RULE_ALPHA, RULE_BETA = Choices("{}_alpha"), Choices("{}_beta")
 #: Evaluate's choice of systems (Calibrate's "Add" opens it on the raw and the calibrated system).
 EVAL_SYSTEMS = Key("eval_systems")
 #: Compare scoring rules: the rules, the grid of prior weightings, the cost, the weighting shown (and the sweep it was
 #: set for) and the request to open Calibrate.
-CMP_RULES, CMP_RANGE, CMP_POINTS, CMP_COST = Key("cmp_rules"), Key("cmp_range"), Key("cmp_points"), Key("cmp_cost")
+CMP_RULES, CMP_RANGE = Choice("cmp_rules"), Choice("cmp_range")
+CMP_POINTS, CMP_COST = Choice("cmp_points"), Choice("cmp_cost")
 CMP_WEIGHT_TAU, CMP_WEIGHT_TAU_OF = Key("cmp_weight_tau"), Key("cmp_weight_tau_of")
 CMP_GO_CALIBRATE: Key[bool] = Key("cmp_go_calibrate")
 #: The confidence-interval controls (``_uncertainty.py``): each widget's key, and their values kept for the session.
 UNCERTAINTY_SETTINGS: Key[dict] = Key("unc_settings", dict)
-#: Forensic: the chosen LR method (its box is only the view).
-FORENSIC_CHOICE, FORENSIC_SYSTEM = Key("forensic_choice"), Key("forensic_system")
+#: Forensic: the chosen LR method.
+FORENSIC_SYSTEM = Choice("forensic_system")
 #: Fusion: demo or loaded systems, and the development and evaluation systems chosen.
-FUSION_SOURCE, FUSION_DEV, FUSION_EVAL = Key("fusion_source"), Key("fusion_dev"), Key("fusion_eval")
+FUSION_SOURCE, FUSION_DEV, FUSION_EVAL = Key("fusion_source"), Choice("fusion_dev"), Choice("fusion_eval")
 #: Calibrated Gaussian LLRs: "EER", "d'" or "μ" (the choice box), and the system's μ the sliders show.
 GAUSS_BY, GAUSS_MU = Key("by"), Key("gauss_current_mu")
-#: Spoofing: the page's choices kept across page switches (``{"asv", "cms", "formulation", "costs", ...}``), the ASV
-#: and CM boxes, the formulation and the costs' boxes (``tandem_cost_<formulation>_<name>``).
+#: Spoofing: the page's choices of systems and intervals kept across page switches (``{"asv", "cms", "ci",
+#: "replicates"}``), the ASV and CM boxes, the formulation and its costs (``tandem_cost_<formulation>_<name>``).
 TANDEM_KEPT: Key[dict] = Key("tandem_choices")  # not "..._kept": that would read as a page's choice of systems
-TANDEM_ASV, TANDEM_CMS, TANDEM_FORMULATION = Key("tandem_asv"), Key("tandem_cms"), Key("tandem_formulation")
-TANDEM_COST = Keys("tandem_cost_{}")
+TANDEM_ASV, TANDEM_CMS, TANDEM_FORMULATION = Key("tandem_asv"), Key("tandem_cms"), Choice("tandem_formulation")
+TANDEM_COST = Choices("tandem_cost_{}")
 #: Multiclass, Classifier and Diarization: the uploaders, the chosen set, the clustering settings read elsewhere.
-MC_UPLOAD, MC_SET, CC_UPLOAD = Key("mc_upload"), Key("mc_set"), Key("cc_upload")
-DIAR_UPLOAD, DIAR_SET, DIAR_PRIOR = Key("diar_upload"), Key("diar_set"), Key("diar_prior")
-DIAR_COLLAR, DIAR_SKIP_OVERLAP = Key("diar_collar"), Key("diar_skip_overlap")
+MC_UPLOAD, MC_SET, CC_UPLOAD = Key("mc_upload"), Choice("mc_set"), Key("cc_upload")
+DIAR_UPLOAD, DIAR_SET, DIAR_PRIOR = Key("diar_upload"), Choice("diar_set"), Choice("diar_prior")
+DIAR_COLLAR, DIAR_SKIP_OVERLAP = Choice("diar_collar"), Choice("diar_skip_overlap")
 #: Diarization's "Several recordings": the corpus in use ``(data key, description, matrices)`` and its results.
 DIAR_CORPUS, DIAR_CORPUS_RESULTS = Key("diar_corpus"), Key("diar_corpus_results", dict)

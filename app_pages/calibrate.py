@@ -2,8 +2,8 @@
 cross-validation when only one set exists.
 
 The controls that choose the training and evaluation sets and a custom scoring rule are shared with the Compare-rules
-page (``app_pages/_calibration_controls.py``); their widgets keep their values across page switches
-(``persist_state="session"``), so both pages stay in step, and the operating point is the app's one.
+page (``app_pages/_calibration_controls.py``); their choices and this page's are kept across page switches
+(``_state.Choice``), so both pages stay in step, and the operating point is the app's one.
 """
 from __future__ import annotations
 
@@ -45,38 +45,33 @@ def _on_weight_plo() -> None:
 
 def prior_weighting() -> float:
     """The prior weighting tau, entered as a probability P or as log-odds (both kept in step)."""
-    _state.CAL_WEIGHT_P.seed(DEFAULT_WEIGHT_P)
-    _state.CAL_WEIGHT_PLO.seed(float(lc.logit(DEFAULT_WEIGHT_P)))
-    _state.CAL_WEIGHT_AS.seed(WEIGHT_AS[0])
     as_column, value_column = st.columns([2, 3], vertical_alignment="bottom")
-    weight_as = as_column.segmented_control("Prior weighting as", WEIGHT_AS, key=_state.CAL_WEIGHT_AS.name,
-                                            persist_state="session") or WEIGHT_AS[0]
+    weight_as = as_column.segmented_control("Prior weighting as", WEIGHT_AS,
+                                            **_state.CAL_WEIGHT_AS.widget(WEIGHT_AS[0])) or WEIGHT_AS[0]
     if weight_as == "P":
         p = value_column.number_input(
             "Prior weighting P", min_value=1e-6, max_value=1 - 1e-6, step=0.001, format="%g",
-            key=_state.CAL_WEIGHT_P.name, on_change=_on_weight_p, persist_state="session",
+            **_state.CAL_WEIGHT_P.widget(DEFAULT_WEIGHT_P, on_change=_on_weight_p),
             help="The synthetic target prior of the training objective (prior-weighted logistic regression's P).",
         )
         return float(lc.logit(p))
     return float(value_column.number_input(
         "Prior weighting τ = logit(P)", min_value=-20.0, max_value=20.0, step=0.5, format="%.3f",
-        key=_state.CAL_WEIGHT_PLO.name, on_change=_on_weight_plo, persist_state="session",
+        **_state.CAL_WEIGHT_PLO.widget(float(lc.logit(DEFAULT_WEIGHT_P)), on_change=_on_weight_plo),
     ))
 
 
 def choose_method() -> dict:
     """Method and its options: {"method", "rule", "plo", "cmlg_alpha"}."""
-    _state.CAL_METHOD.seed(next(iter(METHODS)))
     with st.container(border=True):
         st.markdown("**Calibration**")
-        label = st.segmented_control("Method", list(METHODS), key=_state.CAL_METHOD.name, persist_state="session",
+        label = st.segmented_control("Method", list(METHODS), **_state.CAL_METHOD.widget(next(iter(METHODS))),
                                      label_visibility="collapsed") or next(iter(METHODS))
         method = METHODS[label]
         choice = {"method": method, "rule": None, "plo": 0.0, "cmlg_alpha": 0.5}
         if method == "affine":
-            _state.CAL_RULE.seed(next(iter(RULES)))
-            rule_label = st.selectbox("Proper scoring rule (α, β)", [*RULES, CUSTOM_RULE], key=_state.CAL_RULE.name,
-                                      persist_state="session",
+            rule_label = st.selectbox("Proper scoring rule (α, β)", [*RULES, CUSTOM_RULE],
+                                      **_state.CAL_RULE.widget(next(iter(RULES))),
                                       help="Logarithmic = prior-weighted logistic regression. Rules with larger α "
                                       "put more weight on high thresholds (low false-alarm rates).")
             choice["rule"] = RULES.get(rule_label) or custom_rule("cal")

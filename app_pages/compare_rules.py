@@ -36,8 +36,7 @@ KEPT_SWEEPS = 8  # the sweeps the server keeps
 def choose_rules() -> list[lc.BetaRule]:
     with st.container(border=True):
         st.markdown("**Scoring rules**")
-        _state.CMP_RULES.seed(list(RULES))
-        labels = st.multiselect("Rules", [*RULES, CUSTOM_RULE], key=_state.CMP_RULES.name, persist_state="session",
+        labels = st.multiselect("Rules", [*RULES, CUSTOM_RULE], **_state.CMP_RULES.widget(list(RULES)),
                                 label_visibility="collapsed", placeholder="Choose the rules to compare")
         rules = [RULES[label] for label in labels if label in RULES]
         if CUSTOM_RULE in labels:
@@ -51,11 +50,8 @@ def choose_rules() -> list[lc.BetaRule]:
 def choose_grid() -> np.ndarray:
     with st.container(border=True):
         st.markdown("**Prior weightings τ**")
-        _state.CMP_RANGE.seed((-8.0, 0.0))
-        _state.CMP_POINTS.seed(17)
-        low, high = st.slider("Range of τ = logit(P)", -12.0, 6.0, step=0.5, key=_state.CMP_RANGE.name,
-                              persist_state="session")
-        points = st.slider("Points", 3, 41, key=_state.CMP_POINTS.name, persist_state="session")
+        low, high = st.slider("Range of τ = logit(P)", -12.0, 6.0, step=0.5, **_state.CMP_RANGE.widget((-8.0, 0.0)))
+        points = st.slider("Points", 3, 41, **_state.CMP_POINTS.widget(17))
         grid = np.linspace(low, high, points) if high > low else np.array([low])
         st.caption(f"P from {lc.sigmoid(grid[0]):.2g} to {lc.sigmoid(grid[-1]):.2g}.")
     return grid
@@ -88,8 +84,7 @@ def choose_cost() -> tuple[tuple[float, ...], float, float]:
     """``(p_targets, c_miss, c_fa)`` of the cost to compare the calibrations by."""
     with st.container(border=True):
         st.markdown("**Judged by**")
-        _state.CMP_COST.seed(COSTS[0])
-        cost = st.segmented_control("Cost", COSTS, key=_state.CMP_COST.name, persist_state="session",
+        cost = st.segmented_control("Cost", COSTS, **_state.CMP_COST.widget(COSTS[0]),
                                     label_visibility="collapsed") or COSTS[0]
         if cost == COSTS[0]:
             st.caption(cprimary_caption(lc.SRE12_P_TARGETS))
@@ -146,8 +141,8 @@ def _on_calibrate_with(rule: lc.BetaRule, plo: float, train: str, evaluation: st
                        (_state.CAL_EVAL, CROSS_VALIDATION if evaluation is None else evaluation)):
         key.set(value)
     if label == CUSTOM_RULE:
-        _state.CAL_ALPHA.set(rule.alpha)
-        _state.CAL_BETA.set(rule.beta)
+        _state.RULE_ALPHA["cal"].set(rule.alpha)
+        _state.RULE_BETA["cal"].set(rule.beta)
     _state.CMP_GO_CALIBRATE.set(True)
 
 

@@ -17,6 +17,7 @@ import streamlit as st
 
 import llrcore as lc
 from app_pages._diarization import (
+    DEFAULT_COLLAR,
     METHOD_NAMES,
     PRIOR_NAMES,
     VBX_PUBLISHED_DER,
@@ -74,11 +75,8 @@ def settings(matrix) -> Settings:
                  "times.")
         learnt, corpus = loaded_corpus_model()
         names = {**PRIOR_NAMES, **({CORPUS_PRIOR: "Learnt: the loaded corpus"} if learnt is not None else {})}
-        if _state.DIAR_PRIOR.peek() not in names:  # the corpus it was learnt from is gone
-            _state.DIAR_PRIOR.set(None)
-        prior = evidence_column.selectbox(
-            "Score model (Bayes)", list(names), key=_state.DIAR_PRIOR.name, format_func=names.get,
-            persist_state="session",
+        prior = evidence_column.selectbox(  # back to the default when the corpus it was learnt from is gone
+            "Score model (Bayes)", list(names), format_func=names.get, **_state.DIAR_PRIOR.widget(None, options=names),
             help="What same-speaker and different-speaker scores look like. By default, by the kind of scores: "
                  "cosines (all in [-1, 1]) start from the synthetic voices' model, LLRs from the simulated PLDA's, "
                  "held loosely so that this recording's own scores still move them; or from this recording's own "
@@ -93,12 +91,12 @@ def settings(matrix) -> Settings:
             prior = learnt
         st.markdown("**Scoring** (needs segment times and a reference RTTM)")
         collar_column, overlap_column = st.columns(2)
-        collar = collar_column.select_slider("Collar per side (s)", [0.0, 0.1, 0.25, 0.5], value=0.25,
-                                             key=_state.DIAR_COLLAR.name, persist_state="session",
+        collar = collar_column.select_slider("Collar per side (s)", [0.0, 0.1, 0.25, 0.5],
+                                             **_state.DIAR_COLLAR.widget(DEFAULT_COLLAR),
                                              help="md-eval/dscore convention: 0.25 s on each side of every "
                                                   "reference boundary is not scored (pyannote's collar 0.5).")
-        skip = overlap_column.toggle("Ignore overlapped speech", value=True, key=_state.DIAR_SKIP_OVERLAP.name,
-                                     persist_state="session", help="md-eval -1, dscore --ignore_overlaps.")
+        skip = overlap_column.toggle("Ignore overlapped speech", **_state.DIAR_SKIP_OVERLAP.widget(True),
+                                     help="md-eval -1, dscore --ignore_overlaps.")
     if high is not None and low > high:
         st.warning(f"At least {low} but at most {high} speakers is impossible; the bounds are swapped.")
         low, high = high, low
@@ -288,13 +286,12 @@ def one_recording() -> None:
     sets = MATRICES.sets()
     upload_box()
     labels = list(sets)
-    if _state.DIAR_SET.peek() not in labels:
-        _state.DIAR_SET.set(labels[0])
     data_column, settings_column = st.columns([2, 3], gap="medium")
     with data_column:
         with st.container(border=True):
             st.markdown("**Data**")
-            label = st.selectbox("Matrix", labels, key=_state.DIAR_SET.name, label_visibility="collapsed")
+            label = st.selectbox("Matrix", labels, **_state.DIAR_SET.widget(labels[0], options=labels),
+                                 label_visibility="collapsed")
             record = sets[label]
             matrix = record.matrix
             facts = [f"{matrix.n_segments:,} segments", record.source]

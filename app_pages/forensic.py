@@ -57,24 +57,15 @@ def load_demo(name: str) -> None:
                                "LLR_KNM.csv)") if name == CARTRIDGE
                   else system_demo(next(demo for demo in DEMO_SETS if demo.name == name)))
         SYSTEMS.add(name, loaded)
-    _state.FORENSIC_CHOICE.set(name)
     _state.FORENSIC_SYSTEM.set(name)
-
-
-def _remember() -> None:
-    _state.FORENSIC_CHOICE.set(_state.FORENSIC_SYSTEM.get())
 
 
 def choose_system() -> str | None:
     loaded = SYSTEMS.sets()
     names = list(loaded)
-    chosen = _state.FORENSIC_CHOICE.peek()
-    if chosen not in loaded:
-        chosen = FVC if FVC in loaded else (names[0] if names else None)
-    _state.FORENSIC_SYSTEM.set(chosen)
+    first = FVC if FVC in loaded else (names[0] if names else None)
     box, *buttons = st.columns([3, 1.3, 1.3], vertical_alignment="bottom")
-    name = box.selectbox("LR method (a loaded system)", names, key=_state.FORENSIC_SYSTEM.name,
-                         on_change=_remember)
+    name = box.selectbox("LR method (a loaded system)", names, **_state.FORENSIC_SYSTEM.widget(first, options=names))
     for column, (label, demo) in zip(buttons, DEMOS.items()):
         column.button(label, on_click=load_demo, args=(demo,), width="stretch", key=f"forensic_demo_{demo}",
                       icon=":material/science:")

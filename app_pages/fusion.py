@@ -73,11 +73,15 @@ def choose_systems() -> tuple[dict, dict | None, tuple, tuple | None, str]:
         st.button(DEMO_BUTTON, on_click=_use_demo, icon=":material/merge:", key="fusion_demo", width="stretch")
         loaded = SYSTEMS.sets()
         names = list(loaded)
-        st.multiselect("Development systems (train the fusion)", names, key=_state.FUSION_DEV.name,
-                       on_change=_on_dev_change, persist_state="session", placeholder="two or more loaded systems",
+        for choice in (_state.FUSION_DEV, _state.FUSION_EVAL):  # a system removed on the Data page leaves the choice
+            choice.set([name for name in choice.get([]) if name in loaded])
+        st.multiselect("Development systems (train the fusion)", names,
+                       **_state.FUSION_DEV.widget([], on_change=_on_dev_change),
+                       placeholder="two or more loaded systems",
                        help="Two or more systems scored on the same development trials, with labels.")
-        st.multiselect("Evaluation systems, in the same order", names, key=_state.FUSION_EVAL.name,
-                       on_change=_use_loaded, persist_state="session", placeholder=NO_EVALUATION,
+        st.multiselect("Evaluation systems, in the same order", names,
+                       **_state.FUSION_EVAL.widget([], on_change=_use_loaded),
+                       placeholder=NO_EVALUATION,
                        help="The same systems scored on the evaluation trials; none to judge on the development "
                             "trials (optimistic: the fusion has seen them).")
         if _state.FUSION_SOURCE.peek() == "demo":
@@ -85,10 +89,9 @@ def choose_systems() -> tuple[dict, dict | None, tuple, tuple | None, str]:
             st.caption(f"Showing the demo: {', '.join(dev)} from `{CM_DEMO.name}/`, trained on the development "
                        "part and judged on the evaluation part. Choose loaded systems above to fuse your own.")
             return dev, evaluation, ("demo", "dev"), ("demo", "eval"), "the four ASVspoof 2019 LA countermeasures"
-        dev_names = _state.FUSION_DEV.peek() or []
-        eval_names = _state.FUSION_EVAL.peek() or []
-        dev = {name: loaded[name].trials for name in dev_names if name in loaded}
-        evaluation = {name: loaded[name].trials for name in eval_names if name in loaded} or None
+        dev_names, eval_names = _state.FUSION_DEV.get(), _state.FUSION_EVAL.get()
+        dev = {name: loaded[name].trials for name in dev_names}
+        evaluation = {name: loaded[name].trials for name in eval_names} or None
         st.caption("Trials are paired by their ids (model and test, utt or trial), or by line order when the files "
                    "have none.")
     return (dev, evaluation, tuple(loaded[n].id for n in dev),

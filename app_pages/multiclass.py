@@ -236,7 +236,7 @@ def main() -> None:
     with upload_column:
         upload_box()
     with choose_column:
-        label = st.selectbox("Data set", list(sets), key=_state.MC_SET.name, persist_state="session")
+        label = st.selectbox("Data set", list(sets), **_state.MC_SET.widget(next(iter(sets)), options=sets))
         loaded = sets[label]
         scores = loaded.scores
         counts = ", ".join(f"{c} {k:,}" for c, k in zip(scores.classes, scores.counts))

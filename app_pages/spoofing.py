@@ -36,11 +36,9 @@ LEVEL, REPLICATES = 0.95, 1000  # the bootstrap intervals of the min t-DCF (the 
 
 
 def kept() -> dict:
-    """The page's choices, kept across page switches: ``{"asv": id, "cms": [ids], "formulation", "costs", "ci",
+    """The page's choices of systems and intervals, kept across page switches: ``{"asv": id, "cms": [ids], "ci",
     "replicates"}``."""
-    return _state.TANDEM_KEPT.get({"asv": None, "cms": None, "formulation": "revised",
-                                   "costs": {f: lc.tdcf_cost_model(f) for f in FORMULATIONS}, "ci": False,
-                                   "replicates": REPLICATES})
+    return _state.TANDEM_KEPT.get({"asv": None, "cms": None, "ci": False, "replicates": REPLICATES})
 
 
 # ----- choices -----------------------------------------------------------------------------------------------------
@@ -137,29 +135,24 @@ def _on_split(name: str) -> None:
 
 def choose_costs() -> tuple[str, dict]:
     """The t-DCF formulation and its cost model: the organisers' defaults, editable, kept across pages."""
-    memory = kept()
-    _state.TANDEM_FORMULATION.seed(memory["formulation"])
     formulation_column, defaults_column = st.columns([4, 1], vertical_alignment="bottom")
     formulation = formulation_column.radio("t-DCF formulation", list(FORMULATIONS), format_func=FORMULATIONS.get,
-                                           horizontal=True, key=_state.TANDEM_FORMULATION.name)
-    memory["formulation"] = formulation
+                                           horizontal=True, **_state.TANDEM_FORMULATION.widget("revised"))
     defaults_column.button("Organisers' costs", key="tandem_defaults", icon=":material/restart_alt:",
                            on_click=_on_default_costs, args=(formulation,), width="stretch",
                            help="Put back the priors and costs of the organisers' evaluation code.")
-    costs = memory["costs"][formulation]
+    organisers = lc.tdcf_cost_model(formulation)
     st.caption("Priors and costs of the t-DCF (the organisers' by default; the three priors add up to 1).")
-    for column, name in zip(st.columns(len(costs)), list(costs)):
-        key = _state.TANDEM_COST[f"{formulation}_{name}"]
-        key.seed(costs[name])
-        costs[name] = column.number_input(name, min_value=0.0, step=0.0001 if name.startswith("P") else 1.0,
-                                          format="%.4f", key=key.name, help=COST_HELP[name])
-    return formulation, dict(costs)
+    costs = {name: column.number_input(name, min_value=0.0, step=0.0001 if name.startswith("P") else 1.0,
+                                       format="%.4f", **_state.TANDEM_COST[f"{formulation}_{name}"].widget(value),
+                                       help=COST_HELP[name])
+             for column, (name, value) in zip(st.columns(len(organisers)), organisers.items())}
+    return formulation, costs
 
 
 def _on_default_costs(formulation: str) -> None:
-    kept()["costs"][formulation] = lc.tdcf_cost_model(formulation)
     for name in lc.tdcf_cost_model(formulation):
-        _state.TANDEM_COST[f"{formulation}_{name}"].pop()
+        _state.TANDEM_COST[f"{formulation}_{name}"].reset()
 
 
 # ----- results -----------------------------------------------------------------------------------------------------
