@@ -67,7 +67,7 @@ def kept_sessions(tmp_path_factory):
 
 def _two_level_draw(draws: np.random.Generator, group: np.ndarray) -> np.ndarray:
     """One grouped bootstrap replicate's trials (positions in the metadata's order), drawn as the
-    ``llrcore.uncertainty.resampling`` docstring says: G of the G groups (numbered by first appearance) with
+    ``llrcore.uncertainty.draws`` docstring says: G of the G groups (numbered by first appearance) with
     replacement, then each drawn group's own trials again with replacement, as many as it has, by one call of
     ``integers`` for all of them."""
     groups = pd.unique(group)

@@ -62,7 +62,7 @@ ENGINES = ("llrcore.binary.rates", "llrcore.binary.merge", "llrcore.binary.pav",
            "llrcore.calibration.fusion", "llrcore.calibration.folds", "llrcore.calibration.analysis",
            "llrcore.calibration.fit_objective", "llrcore.calibration.cmlg", "llrcore.calibration.pav",
            "llrcore.calibration.warm", "llrcore.calibration.sweep",
-           "llrcore.uncertainty.resampling", "llrcore.spoofing.tdcf_bootstrap", "llrcore.diarization.model",
+           "llrcore.uncertainty.resampling", "llrcore.uncertainty.draws", "llrcore.spoofing.tdcf_bootstrap", "llrcore.diarization.model",
            "llrcore.diarization.cluster", "llrcore.diarization.chain", "llrcore.diarization.variational")
 
 
