@@ -31,6 +31,10 @@ from scipy import special
 __all__ = ["NIST_PRIMARY_P_TARGETS", "logit", "sigmoid", "effective_plo", "OperatingPoint", "as_operating_point",
            "primary_p_targets", "as_plo"]
 
+#: The target priors whose normalised actual DCFs (``C_miss = C_fa = 1``) a NIST SRE's primary cost averages, by
+#: evaluation (and track). SRE18's are those of NIST's SRE18 scoring software (``configuration = {'cmn2': [0.01,
+#: 0.005], 'vast': [0.05]}``); the others are those of the evaluation plans listed in the module docstring. From SRE16
+#: on, the costs are equalised over partitions of the trials (:func:`~llrcore.cprimary` with ``partition_by``).
 NIST_PRIMARY_P_TARGETS = {
     "SRE12": (0.01, 0.001),
     "SRE16": (0.01, 0.005),
@@ -40,10 +44,6 @@ NIST_PRIMARY_P_TARGETS = {
     "SRE19 AV": (0.05,),
     "SRE21": (0.01, 0.05),
 }
-"""The target priors whose normalised actual DCFs (``C_miss = C_fa = 1``) a NIST SRE's primary cost averages, by
-evaluation (and track). SRE18's are those of NIST's SRE18 scoring software (``configuration = {'cmn2': [0.01,
-0.005], 'vast': [0.05]}``); the others are those of the evaluation plans listed in the module docstring. From SRE16
-on, the costs are equalised over partitions of the trials (:func:`~llrcore.cprimary` with ``partition_by``)."""
 
 
 def primary_p_targets(p_target) -> tuple[float, ...]:

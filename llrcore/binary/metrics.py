@@ -50,6 +50,8 @@ __all__ = [
     "sorted_scores",
 ]
 
+#: The two target priors of NIST SRE'12's primary cost, the mean of the normalised actual DCFs at each with
+#: ``C_miss = C_fa = 1`` (the NIST 2012 SRE evaluation plan): the default of :func:`~llrcore.cprimary` and the tables.
 SRE12_P_TARGETS = (0.01, 0.001)
 
 #: The table of metrics (:mod:`.tables`) lived here until issue 42: its names answer here for one release, with a

@@ -17,6 +17,9 @@ if TYPE_CHECKING:
 
 __all__ = ["METHOD_COLUMN", "METRIC_COLUMNS", "interval_method", "metrics_table", "table_row"]
 
+#: Attribute of :class:`~llrcore.BinaryMetrics` -> its column in :func:`~llrcore.metrics_table`, named as in papers:
+#: trial counts; EER a fraction; minDCF, actDCF and (NIST SRE'12) Cprimary normalised; Cllr and minCllr in bits;
+#: the calibration loss in percent.
 METRIC_COLUMNS = {
     "n_tar": "targets",
     "n_non": "non-targets",

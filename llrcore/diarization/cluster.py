@@ -39,6 +39,8 @@ __all__ = [
     "eigengap_floor_count",
 ]
 
+#: The ``method=`` of :func:`~llrcore.cluster_similarity`: the Bayesian block model, average-linkage AHC, spectral
+#: clustering (Ng, Jordan & Weiss) and NME-SC (Park et al., IEEE Signal Processing Letters 2020).
 METHODS = ("bayes", "ahc", "spectral", "nme-sc")
 #: ``prior=`` this: the block model's prior from a two-Gaussian fit of the recording's own scores (the default before
 #: the prior by the kind of scores; :func:`cluster_similarity`).

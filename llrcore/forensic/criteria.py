@@ -37,6 +37,8 @@ class ValidationMetric:
     meaning: str
 
 
+#: The rows of the validation matrix (Meuwly, Ramos & Haraksim 2017), in its order: each metric's criterion key,
+#: performance characteristic, name, unit ("bits", "%" or "log10"), figure and meaning in words.
 METRICS = (
     ValidationMetric("cllr", "accuracy", "Cllr", "bits", "ECE plot (solid curve at prior odds 1)",
                      "the overall cost of the LRs, 0 perfect, 1 bit no better than always saying LR = 1"),

@@ -153,14 +153,14 @@ def ape_figure(systems, *, plo=None, y_axis: str = "zoom") -> go.Figure:
     if y_axis not in APE_Y_AXES:
         raise ValueError(f"The APE error axis is one of {', '.join(map(repr, APE_Y_AXES))}, not {y_axis!r}.")
     curves = _curves(systems, plo)
-    wide = len(curves) >= 3  # more room for the bars and their names
     stacked = not _bars_fit_beside([c.name for c in curves.values()])
-    titles = ("Bayes error rate", "Cllr = minCllr + calibration loss")
+    # beside the curves, the bars' title has their panel's width: two lines
+    titles = ("Bayes error rate", f"Cllr = minCllr{' ' if stacked else '<br>'}+ calibration loss")
     if stacked:
         fig = make_subplots(rows=2, cols=1, row_heights=[0.58, 0.42], vertical_spacing=0.2, subplot_titles=titles)
     else:
-        fig = make_subplots(rows=1, cols=2, column_widths=[0.62, 0.38] if wide else [0.7, 0.3],
-                            horizontal_spacing=0.1 if wide else 0.12, subplot_titles=titles)
+        fig = make_subplots(rows=1, cols=2, column_widths=[0.62, 0.38], horizontal_spacing=0.06,
+                            subplot_titles=titles)
     grid = next(iter(curves.values())).rates.plo
     default = np.minimum(sigmoid(grid), sigmoid(-grid))
     fig.add_trace(_default_trace(grid, default, "dotted: no system, min(P, 1−P)"), row=1, col=1)
@@ -175,9 +175,12 @@ def ape_figure(systems, *, plo=None, y_axis: str = "zoom") -> go.Figure:
     if stacked:
         top = _cllr_bars_across(fig, list(curves.values()))
     else:
-        top = _cllr_bars(fig, list(curves.values()), wide)
-        fig.update_yaxes(title_text="Cllr (bits)", range=[0, top], row=1, col=2)
+        top = _cllr_bars(fig, list(curves.values()))
+        # the Cllr axis on the right, in a margin grown to fit it: between the panels it overprinted the curves' frame
+        fig.update_yaxes(title_text="Cllr (bits)", range=[0, top], side="right", automargin=True, row=1, col=2)
     style_figure(fig, "Applied probability of error (APE) and Cllr", height=560 + (60 + 34 * len(curves)) * stacked)
+    if not stacked:  # room under the figure's title for the bars' two-line title
+        fig.update_layout(margin_t=fig.layout.margin.t + TITLE_LINE)
     fig.update_layout(barmode="stack", bargap=0.35, hovermode="closest", legend_traceorder="grouped")
     fig.update_xaxes(title_text=_PLO_TITLE, row=1, col=1)
     _ape_error_axis(fig, y_axis, [v for c in curves.values() for v in (c.rates.actual, c.rates.minimum)], default)
@@ -189,8 +192,11 @@ def ape_figure(systems, *, plo=None, y_axis: str = "zoom") -> go.Figure:
 #: Up to this many systems the Cllr bars may stand beside the APE curves; more lie across, under them, one a row,
 #: where long names and their Cllr labels have the figure's width (six bars beside the curves overprinted both).
 MAX_BARS_BESIDE = 4
-#: About how many characters of a name's longest word the bars beside the curves have room for, shared between them.
-BESIDE_ROOM = 48
+#: About how many characters of the names (13 px) the bars beside the curves have room for, shared between them, in a
+#: figure 600 px wide: the gallery's column (618 px in a 1280 px window) printed "raw scorescalibrated" at 30.
+BESIDE_ROOM = 24
+#: Pixels of a subplot title's line (17 px font).
+TITLE_LINE = 22
 
 
 def _bars_fit_beside(names: list[str]) -> bool:
@@ -200,17 +206,16 @@ def _bars_fit_beside(names: list[str]) -> bool:
     return len(names) <= MAX_BARS_BESIDE and all(len(word) <= room for name in names for word in name.split())
 
 
-def _cllr_bars(fig: go.Figure, curves: list, wide: bool) -> float:
+def _cllr_bars(fig: go.Figure, curves: list) -> float:
     """The APE figure's right panel: per system a bar of minCllr topped by the calibration loss (its height is
     Cllr), the 1-bit line of no information; returns the top of its axis."""
     names, top = _add_cllr_bars(fig, curves, "v", row=1, col=2)
     fig.add_hline(y=1.0, line=dict(color=REFERENCE_COLOUR, width=1.5, dash="dot"), row=1, col=2,
                   annotation=dict(text="1 bit: no information", font=dict(size=13, color=REFERENCE_COLOUR)),
                   annotation_position="top left")
-    # names on several lines, never turned on their side: about 30 characters a line shared by the bars
-    labels = [wrap_label(n, max(6, 30 // len(names))) for n in names]
-    fig.update_xaxes(tickvals=names, ticktext=labels, tickangle=0, tickfont=dict(size=13 if wide else 15),
-                     row=1, col=2)
+    # names on several lines, never turned on their side, each in its bar's share of the panel
+    labels = [wrap_label(n, BESIDE_ROOM // len(names)) for n in names]
+    fig.update_xaxes(tickvals=names, ticktext=labels, tickangle=0, tickfont=dict(size=13), row=1, col=2)
     return top
 
 

@@ -130,8 +130,9 @@ def rests_on_few_errors(tar, non, op) -> bool:
     """Whether the minDCF of these scores at the operating point `op` rests on fewer than :data:`RULE_OF_30` misses
     or false alarms, where the plain bootstrap of the minimum fails and the out-of-bag bracket is the default."""
     return min(min_dcf_errors(tar, non, op.p_target * op.c_miss, (1 - op.p_target) * op.c_fa)) < RULE_OF_30
+#: The bootstrap interval of :func:`~llrcore.bootstrap` when none is asked for: BCa (bias-corrected and accelerated,
+#: Efron 1987), the method that covers best (``bench/bench_bootstrap_coverage.py``, in bench/RESULTS.md).
 DEFAULT_METHOD = "bca"
-"""The method that covers best (``bench/bench_bootstrap_coverage.py``, in bench/RESULTS.md)."""
 
 def check_method(method: str) -> str:
     """`method` if it is one of :data:`INTERVAL_METHODS`, else a ValueError with a sentence."""

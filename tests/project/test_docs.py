@@ -1,7 +1,7 @@
 """The documentation site's sources hold together, checked without building it (a build takes minutes: CI runs
-``sphinx-build -W``, .ci/run): every public name has an entry in the API reference, every page of the user guide is in
-the site's navigation, the command-line reference comes from the parser, and the gallery has an example per audience
-that draws llrcore's own figures.
+``sphinx-build -W``, .ci/run): every public name has an entry in the API reference, a constant's with the ``#:``
+comment that says what it holds, every page of the user guide is in the site's navigation, the command-line reference
+comes from the parser, and the gallery has an example per audience that draws llrcore's own figures.
 
 Independent references: ``llrcore.__all__`` and the namespaces' ``__all__`` as Python imports them (docs/apigen.py
 reads the groups from the source text of llrcore/__init__.py); Python's ``ast`` for what each example imports and
@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import importlib.util
+import inspect
 import re
 from pathlib import Path
 
@@ -26,6 +27,8 @@ AUDIENCES = {"speaker verification": "speaker verification", "anti-spoofing": "a
              "language recognition": "language recognition", "forensic validation": "forensic validation",
              "classifier calibration": "classifier calibration", "diarization": "diarization",
              "teaching": "bayes decisions"}
+#: A constant's entry in the generated reference: its name, then the ``#:`` comment found above its assignment.
+CONSTANT = re.compile(r"^\.\. py:data:: (\w+)\n   :value: .*\n\n((?:   .*\n)*)", flags=re.M)
 #: An entry of the generated reference: ``.. autofunction:: eer``, ``.. py:data:: VERDICTS``, or a namespace's rubric.
 ENTRY = re.compile(r"^\.\. (?:autofunction|autoclass|autoexception|py:data|rubric):: (\w+)$", flags=re.M)
 
@@ -66,6 +69,30 @@ def test_every_name_of_a_documented_namespace_is_in_the_reference(apigen, namesp
     on_page = set(documented(apigen.pages())[apigen.NAMESPACE_PAGE + namespace])
     elsewhere = {name for name in module.__all__ if getattr(lc, name, None) is getattr(module, name)}
     assert set(module.__all__) - elsewhere == on_page
+
+
+def constants(module, names) -> set[str]:
+    """The names that are neither modules, classes nor functions: their entry has no docstring to show."""
+    return {name for name in names if not (inspect.ismodule(value := getattr(module, name)) or callable(value))}
+
+
+def without_comment(pages: dict[str, str]) -> list[str]:
+    """Constants whose entry shows only their value."""
+    return [name for text in pages.values() for name, comment in CONSTANT.findall(text) if not comment.strip()]
+
+
+def test_every_constant_in_the_reference_says_what_it_holds(apigen):
+    pages = apigen.pages()
+    namespaces = [getattr(lc, namespace) for namespace in apigen.NAMESPACES]
+    public = set().union(*(constants(module, module.__all__) for module in [lc, *namespaces]))
+    assert public <= {name for text in pages.values() for name, _ in CONSTANT.findall(text)}
+    assert not without_comment(pages)
+
+
+def test_the_check_catches_a_constant_without_comment(apigen):
+    pages = apigen.pages()
+    pages["lc-diarization"] = re.sub(r"(:: TOTAL\n   :value: .*\n\n)(   .*\n)+", r"\1", pages["lc-diarization"])
+    assert without_comment(pages) == ["TOTAL"]
 
 
 def test_the_reference_pages_are_in_its_table_of_contents(apigen):
