@@ -238,6 +238,7 @@ class _Matrix:
     def trial_list(self) -> TrialList:
         models = pd.Series(self.id_column(self.models, self.rows))
         tests = pd.Series(self.id_column(self.tests, self.columns))
+        assert self.values is not None  # (only an Ndx file has none, and no trial list)
         return TrialList(self.src, models, tests, self.values, np.arange(1, self.rows.size + 1), "trial", self.place)
 
 

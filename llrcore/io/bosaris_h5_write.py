@@ -80,6 +80,7 @@ def write_bosaris_key(path, trials: Trials, layout: str = "bosaris") -> None:
     tar = np.zeros(grid.shape, bool)
     tar[grid.rows[:trials.tar.size], grid.columns[:trials.tar.size]] = True
     non = grid.mask() & ~tar
+    datasets: dict[str, np.ndarray | np.bytes_]
     if len(lay.key_masks) == 2:
         datasets = dict(zip(lay.key_masks, (tar, non)))
     else:

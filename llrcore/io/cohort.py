@@ -85,7 +85,7 @@ def _table(source, what: str = f"a cohort score file has 3 ({_COLUMNS})"):
     """The source, its text, header lines, its table (id, cohort, score) and the line of each row (None from the
     fast path)."""
     src = _Source.open(source)
-    data = _text_bytes(src)
+    data = bytes(_text_bytes(src))  # (read, not mapped: bytes already, no copy)
     skip = _header_lines(data)
     frame, lines = _fast(data, skip), None
     if frame is None:

@@ -37,7 +37,7 @@ import numpy as np
 import pandas as pd
 
 from ..data.similarity import SimilarityMatrix, labels_from_turns
-from ._source import _load_numpy, _npz_array, _Source, _text_bytes
+from ._source import _load_numpy, _npz_array, _Source, _text
 
 __all__ = ["read_similarity", "similarity_keys", "read_segments", "read_rttm", "rttm_text", "write_rttm",
            "read_uem", "read_labels"]
@@ -59,7 +59,7 @@ def _open(source) -> _Source:
 
 def _lines(src: _Source) -> list[tuple[int, list[str]]]:
     """(1-based line number, whitespace-split fields) of every line that is not blank or a comment."""
-    text = _text_bytes(src).decode("utf-8")
+    text = _text(src)
     rows = []
     for number, line in enumerate(text.split("\n"), start=1):
         stripped = line.strip()
@@ -114,7 +114,7 @@ def similarity_keys(source) -> list[str]:
         The file cannot be opened or the archive cannot be read.
     """
     src = _open(source)
-    if not src.data.startswith(b"PK"):
+    if src.data[:2] != b"PK":
         return []
     with _load_numpy(src) as archive:
         return _square_keys(src, archive)
@@ -147,7 +147,7 @@ def _matrix_from_numpy(src: _Source, key: str | None) -> tuple[np.ndarray, dict]
         elif key not in found:
             raise src.error(f"the archive has no array named {key!r} (it holds {', '.join(found)}).")
         matrix = _npz_array(src, archive, key)
-        extras = {}
+        extras: dict[str, np.ndarray | str] = {}
         for name in _TIME_KEYS:
             if name in found:
                 extras[name] = np.asarray(_npz_array(src, archive, name), dtype=np.float64).reshape(-1)
@@ -164,7 +164,7 @@ _NUMERIC = re.compile(r"^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$|^[+-]?(?:inf
 
 
 def _matrix_from_text(src: _Source) -> np.ndarray:
-    text = _text_bytes(src).decode("utf-8")
+    text = _text(src)
     lines = [(i, line) for i, line in enumerate(text.split("\n"), start=1)
              if line.strip() and not line.lstrip().startswith("#")]
     if not lines:

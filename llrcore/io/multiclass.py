@@ -42,7 +42,7 @@ import numpy as np
 import pandas as pd
 
 from ..data.multiclass import MulticlassScores, row_logsumexp, score_type_of, scores_to_llrs
-from ._source import LoadError, _load_numpy, _npz_array, _Source, _text_bytes
+from ._source import LoadError, _load_numpy, _npz_array, _Source, _text, _text_bytes
 from .text import TextFile, clean_name, is_number
 
 __all__ = ["MULTICLASS_FORMATS", "read_multiclass"]
@@ -275,7 +275,7 @@ def _labels_from(labels, src: _Source) -> pd.Series:
         if array.ndim != 1:
             raise label_src.error(f"the labels have shape {array.shape}; a flat list of class numbers is needed.")
         return pd.Series(array)
-    text = _text_bytes(label_src).decode("utf-8")
+    text = _text(label_src)
     values = [line.strip() for line in text.split("\n") if line.strip() and not line.strip().startswith("#")]
     if not values:
         raise label_src.error("the label file is empty.")

@@ -120,11 +120,14 @@ def count_scores(source, key=None, *, format: str = "auto", name: str | None = N
     key_path = None if key is None else _path(key, "key")
     base = Path(path).name
     stem = Path(base[:-3] if base.lower().endswith(".gz") else base).stem if name is None else name
-    spill = tempfile.TemporaryDirectory(prefix="llrcore-duckdb-") if temp_directory is None else None
+    spill = None
+    if temp_directory is None:
+        spill = tempfile.TemporaryDirectory(prefix="llrcore-duckdb-")
+        temp_directory = spill.name
     try:
         for attempt in ([threads] if threads == 1 else [threads, 1]):
             try:
-                rows = _run(duckdb, _config(memory_limit, attempt, temp_directory or spill.name), progress, path,
+                rows = _run(duckdb, _config(memory_limit, attempt, temp_directory), progress, path,
                             key_path, format)
                 break
             except duckdb.OutOfMemoryException:
