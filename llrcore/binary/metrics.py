@@ -14,7 +14,9 @@ Interspeech 2021.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -74,7 +76,7 @@ def trials_table(trials, what: str = "trials") -> SortedScores:
     a sentence naming `what` (for analyses that need the trials as one object)."""
     if not isinstance(trials, (Trials, SortedScores)):
         raise TypeError(f"Give the {what} as llrcore.Trials (e.g. Trials(tar, non)), not a {type(trials).__name__}.")
-    return sorted_scores(trials, None)
+    return trials.sorted if isinstance(trials, Trials) else trials
 
 
 def normalised_bayes_error(bayes_error, plo_eff):
@@ -371,8 +373,8 @@ class BinaryMetrics:
     """All the usual numbers for one system at one operating point, from one sort and one PAV."""
 
     name: str
-    n_tar: int
-    n_non: int
+    n_tar: float  # trial counts; the weight totals of a bootstrap replicate (ReweightedScores)
+    n_non: float
     p_target: float
     c_miss: float
     c_fa: float
@@ -422,7 +424,7 @@ class BinaryMetrics:
 
 #: Where ``evaluate(..., by=...)`` goes for one release: :func:`~llrcore.evaluate_by_condition`, a layer above this
 #: one (:mod:`llrcore.uncertainty.conditions` names it here with :func:`answers_by_condition` when imported).
-_BY_CONDITION = []
+_BY_CONDITION: list[Callable[..., Any]] = []
 
 
 def answers_by_condition(function):
