@@ -100,7 +100,7 @@ class ConditionCalibrationResult:
     def notes(self) -> list[str]:
         """Sentences for the conditions calibrated by the pooled calibration and for those that cannot say much
         (:meth:`ConditionMetrics.notes`)."""
-        fallback = {}
+        fallback: dict[str, list] = {}
         for row, own in zip(self.before.conditions, self.own):
             if own != OWN:
                 fallback.setdefault(own.removeprefix("pooled: "), []).append(row.label)

@@ -106,10 +106,10 @@ def _check_converged(objective: "FusionObjective", phi: np.ndarray) -> bool:
     whose gradient was taken) or at the trust region's last point, whose gradient and value it took.
     """
     point, gradient = getattr(objective, "last_gradient", (None, None))
-    if point is None or not np.array_equal(point, phi):
+    if point is None or gradient is None or not np.array_equal(point, phi):
         return True  # the last Newton step converged
     at, value = getattr(objective, "last_value", (None, None))
-    value = value if at is not None and np.array_equal(at, phi) else objective.value(phi)
+    value = value if at is not None and value is not None and np.array_equal(at, phi) else objective.value(phi)
     if np.all(np.abs(gradient) <= _GRADIENT_TOLERANCE * value):
         return True
     warnings.warn("The calibration did not reach the optimum of its objective (largest gradient "
@@ -362,7 +362,10 @@ def fit_affine(tar, non=None, rule: BetaRule | None = None, *, plo: float = 0.0,
     """
     if quality is not None or bilinear is not None:
         moved_call("fit_affine(trials, quality=...)", "fit_quality_affine(trials, quality)")
-        return fit_quality(fit_fusion, tar, non, rule, plo, start=start, by=by, quality=quality, bilinear=bilinear)
+        calibration = fit_quality(fit_fusion, tar, non, rule, plo, start=start, by=by, quality=quality,
+                                  bilinear=bilinear)
+        # the old spellings answer as the new functions do, for one release: not with the Affine the API promises
+        return calibration  # type: ignore[return-value]
     if isinstance(tar, Trials):
         if non is not None:
             raise TypeError("Give one Trials, or the target and the non-target scores, not both; pass the rule and "
@@ -372,7 +375,7 @@ def fit_affine(tar, non=None, rule: BetaRule | None = None, *, plo: float = 0.0,
                 raise TypeError("A start calibration is for one affine fit; it cannot start a calibration per "
                                 "condition.")
             moved_call("fit_affine(trials, by=...)", "fit_affine_by_condition(trials, by)")
-            return ConditionalCalibration.fit(tar, by, fit_affine, rule=rule, plo=plo)
+            return ConditionalCalibration.fit(tar, by, fit_affine, rule=rule, plo=plo)  # type: ignore[return-value]
         tar, non = tar.tar, tar.non
     elif by is not None:
         raise TypeError("A calibration per condition needs one Trials with metadata, as fit_affine(trials, "

@@ -175,7 +175,7 @@ class FusionResult:
         development trials when there are none) at the operating point.
     """
 
-    fusion: Fusion
+    fusion: Fusion | QualityCalibration  # (fitted with quality measures)
     calibrations: dict[str, Affine]
     names: tuple[str, ...]
     rule: BetaRule

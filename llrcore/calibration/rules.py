@@ -323,10 +323,10 @@ def objective(tar, non, rule: BetaRule, *, plo: float = 0.0) -> float:
     from ..prior import as_plo
 
     tar, non = as_scores(tar, "target LLRs"), as_scores(non, "non-target LLRs")
-    plo = as_plo(plo, "The prior weighting plo")
-    target_cost = rule.target_cost(tar + plo).mean()
-    non_cost = rule.non_cost(non + plo).mean()
-    return float(sigmoid(plo) * target_cost + sigmoid(-plo) * non_cost)
+    tau = as_plo(plo, "The prior weighting plo")
+    target_cost = rule.target_cost(tar + tau).mean()
+    non_cost = rule.non_cost(non + tau).mean()
+    return float(sigmoid(tau) * target_cost + sigmoid(-tau) * non_cost)
 
 
 def _unnormalised_weighting(rule: BetaRule, plo: float, t):

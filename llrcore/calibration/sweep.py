@@ -95,7 +95,8 @@ class RuleSweep:
         if usable.empty:
             raise ValueError("Every calibration of the sweep collapsed (a score far away on the wrong side of the "
                              "others decides every fit): remove the far scores from the training trials.")
-        return usable.loc[usable["cost"].idxmin()]
+        # a label of this frame; pandas-stubs types idxmin's as any Hashable, which .loc does not take
+        return usable.loc[usable["cost"].idxmin()]  # type: ignore[call-overload]
 
 
 def _cost_name(p_targets: tuple, c_miss: float, c_fa: float) -> str:
@@ -218,7 +219,9 @@ def _run_planned(fits: list[WarmFits], planned: list[list[int]], cells: list, ro
                  progress: Callable[[int, int], None] | None) -> list[dict]:
     """Every planned fit of every training set, then each cell's row from its fits (``planned[set][cell]`` indexes
     them), on `threads` threads: a fit waits only for the fit it starts from, a row for its fits."""
-    tasks, depends_on, offsets = [], [], []
+    tasks: list = []  # each fit's (fit, rule, plo), then each cell
+    depends_on: list[tuple[int, ...]] = []
+    offsets: list[int] = []
     for fit in fits:
         offsets.append(len(tasks))
         for rule, plo, start in fit.starts.fits:
