@@ -77,7 +77,8 @@ def _counts(labels: np.ndarray, n: int) -> np.ndarray:
     return counts
 
 
-def _cost(det: np.ndarray, labels: np.ndarray, miss_w: float, fa_w: float, threshold: float, minimum: bool) -> float:
+def _cost(det: np.ndarray, labels: np.ndarray, miss_w: float, fa_w: float, threshold: float | None, minimum: bool
+          ) -> float:
     counts = _counts(labels, det.shape[1])
     if minimum:
         threshold = _best_threshold(det, labels, counts, miss_w, fa_w)

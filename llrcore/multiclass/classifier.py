@@ -53,7 +53,8 @@ class ClassifierCalibration:
         scale, ece, mce = (100.0, "ECE %", "MCE %") if percent else (1.0, "ece", "mce")
         rows = []
         for version, result in self.corp.items():
-            rows.append({"version": version, "temperature": 1.0 if version == "raw" else self.temperature.temperature,
+            rows.append({"version": version, "temperature": 1.0 if version == "raw" or self.temperature is None
+                         else self.temperature.temperature,
                          "nll": self.nll[version], ece: scale * self.binned[version].ece,
                          mce: scale * self.binned[version].mce,
                          "score": result.score_name, "mean_score": result.score, "MCB": result.mcb,

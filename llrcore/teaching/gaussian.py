@@ -339,8 +339,10 @@ class GaussianDensities:
         frames = [pd.DataFrame({"curve": "ideal", "class": label, "llr": self.llr, "bin_end": np.nan,
                                 "density": density})
                   for label, density in (("target", self.target), ("non-target", self.non_target))]
-        frames += [pd.DataFrame({"curve": "data", "class": label, "llr": self.edges[:-1], "bin_end": self.edges[1:],
-                                 "density": density}) for label, density in self.data_density.items()]
+        if self.edges is not None:  # the histograms of a comparison
+            frames += [pd.DataFrame({"curve": "data", "class": label, "llr": self.edges[:-1],
+                                     "bin_end": self.edges[1:], "density": density})
+                       for label, density in self.data_density.items()]
         if self.marked is not None:
             frames.append(pd.DataFrame({"curve": "marked", "class": ["target", "non-target"], "llr": self.marked,
                                         "bin_end": np.nan, "density": self.marked_densities}))
