@@ -183,7 +183,7 @@ def _checked(threads, what: str, *, text: bool = False) -> int:
 
 
 @contextlib.contextmanager
-def thread_limit(threads: int | None):
+def thread_limit(threads: int | None) -> Iterator[None]:
     """Within this block (in this thread), functions called without ``threads=`` use `threads` threads.
 
     Parameters

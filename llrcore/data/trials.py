@@ -16,7 +16,7 @@ import pandas as pd
 from .._deprecation import holds_both_classes
 from .checks import as_scores
 
-__all__ = ["NO_VALUE", "Trials", "as_systems", "condition_codes"]
+__all__ = ["NO_VALUE", "Systems", "Trials", "as_systems", "condition_codes"]
 
 
 class LazyTable(Protocol):
@@ -316,6 +316,10 @@ def _natural(value: str) -> tuple:
         return (0, float(value), "")
     except ValueError:
         return (1, 0.0, value)
+
+
+#: The ``systems`` of figures, tables and reports: one Trials, ``{name: Trials}``, or Trials in a sequence.
+Systems = Trials | Mapping[str, Trials] | Sequence[Trials]
 
 
 def as_systems(systems) -> dict[str, Trials]:
