@@ -14,6 +14,7 @@ import mmap
 import os
 import zlib
 from pathlib import Path
+from typing import IO
 
 import numpy as np
 
@@ -22,6 +23,10 @@ from ..parallel import available_memory
 __all__ = ["LoadError", "LoadWarning", "has_skippable_lines"]
 
 FileBytes = bytes | mmap.mmap  # an input's bytes, or its file mapped into memory (:func:`_mapped`)
+#: What a reader reads: a path, or a file-like object open in binary or text mode (an upload).
+Source = str | os.PathLike | IO[bytes] | IO[str]
+#: Where a writer writes: a path, or a binary file-like object.
+Destination = str | os.PathLike | IO[bytes]
 
 
 class LoadError(ValueError):

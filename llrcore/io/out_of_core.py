@@ -70,9 +70,10 @@ class ScoreTally:
     name: str
 
 
-def count_scores(source, key=None, *, format: str = "auto", name: str | None = None, memory_limit: str = "4GB",
-                 threads: int | None = None, temp_directory: str | None = None,
-                 on_warning: Callable[[LoadWarning], object] | None = None, progress: bool = False) -> ScoreTally:
+def count_scores(source: str | os.PathLike, key: str | os.PathLike | None = None, *, format: str = "auto",
+                 name: str | None = None, memory_limit: str = "4GB", threads: int | None = None,
+                 temp_directory: str | None = None, on_warning: Callable[[LoadWarning], object] | None = None,
+                 progress: bool = False) -> ScoreTally:
     """Exact counts of target and non-target trials per unique score of a score file, computed by DuckDB.
 
     Parameters

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import io
 import re
+from collections.abc import Callable
 from decimal import Decimal, InvalidOperation
 
 import numpy as np
 
 from ..data.trials import Trials
-from ._source import _Source, _text
+from ._source import Source, _Source, _text
 from .bosaris_h5 import is_hdf5
 from .bosaris_h5_write import rescore_h5
 from .text import SCORE_NAMES, detect_separator, is_number
@@ -213,7 +214,8 @@ def _rescore_parquet(src: _Source, transform) -> bytes:
     return buffer.getvalue()
 
 
-def rescore_file(path, transform, *, digits: str | int | None = "input") -> bytes:
+def rescore_file(path: Source, transform: Callable[[np.ndarray], np.ndarray], *, digits: str | int | None = "input"
+                 ) -> bytes:
     """The bytes of score file `path` with every score replaced by ``transform(score)``, in the file's format.
 
     `transform` maps an array of scores to an array of new scores, e.g. a fitted calibration's ``calibrator``.

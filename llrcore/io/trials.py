@@ -103,9 +103,9 @@ import pandas as pd
 
 from ..data.trials import Trials
 from ..parallel import small_pages
-from ._source import LoadError, LoadWarning, _scan_lines, _Source, _text_bytes, check_fits_in_memory
-from .challenge import SPLIT, split_ids
+from ._source import LoadError, LoadWarning, Source, _scan_lines, _Source, _text_bytes, check_fits_in_memory
 from .bosaris_h5 import is_hdf5, read_h5_trial_list, refuse_scores_without_key
+from .challenge import SPLIT, split_ids
 from .columnar import read_npz, read_parquet
 from .ids import LazyIds
 from .kaldi import join_with_key, read_trial_list, refuse_duplicates
@@ -148,8 +148,8 @@ class _Layout(TypedDict):
 # public functions
 
 
-def read_trials(source, format: str = "auto", *, key=None, name: str | None = None, metadata=None,
-                on_warning: Callable[[LoadWarning], object] | None = None,
+def read_trials(source: Source, format: str = "auto", *, key: Source | None = None, name: str | None = None,
+                metadata: Source | None = None, on_warning: Callable[[LoadWarning], object] | None = None,
                 scale: str = "ln", progress: Callable[[int, int], object] | None = None) -> Trials | dict[str, Trials]:
     """Read binary trials from a score file.
 

@@ -9,13 +9,15 @@ from typing import Any
 import numpy as np
 
 from ..data.trials import Trials
+from ._source import Destination
 from .bosaris_h5_write import write_bosaris_key, write_bosaris_scores
 from .trials import FORMAT_ALIASES
 
 __all__ = ["write_trials"]
 
 
-def write_trials(path, trials: Trials | Mapping[str, Trials], format: str = "two-column", *, key=None) -> None:
+def write_trials(path: Destination, trials: Trials | Mapping[str, Trials], format: str = "two-column", *,
+                 key: Destination | None = None) -> None:
     """Write trials so that :func:`read_trials` reads back exactly the same scores.
 
     Parameters
