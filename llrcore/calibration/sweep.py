@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 
 from .. import parallel
 from .._deprecation import old_spellings
@@ -124,9 +125,9 @@ def sweep_prior_weighting(
     train: Trials,
     test: Trials | None,
     rules: Sequence[BetaRule] = NAMED_RULES,
-    plo_grid=None,
+    plo_grid: ArrayLike | None = None,
     *,
-    p_target=SRE12_P_TARGETS,
+    p_target: float | Sequence[float] = SRE12_P_TARGETS,
     c_miss: float = 1.0,
     c_fa: float = 1.0,
     folds: int = 5,

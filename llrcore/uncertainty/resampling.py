@@ -64,7 +64,7 @@ overview, methodology, systems, results, perspective", Speech Communication 31, 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -204,9 +204,10 @@ def _method_label(level: float, method: str) -> str:
 
 
 def bootstrap(trials: Trials, n: int = 1000, level: float = 0.95, group_by: str | None = None, seed: int = 0, *,
-              p_target=0.01, c_miss: float = 1.0, c_fa: float = 1.0, primary=SRE12_P_TARGETS,
-              method: str = DEFAULT_METHOD, smooth: bool | None = None, progress: Progress | None = None,
-              threads: int | None = None) -> BootstrapResult:
+              p_target: float | OperatingPoint = 0.01, c_miss: float = 1.0, c_fa: float = 1.0,
+              primary: Sequence[float] | str = SRE12_P_TARGETS, method: str = DEFAULT_METHOD,
+              smooth: bool | None = None, progress: Progress | None = None, threads: int | None = None
+              ) -> BootstrapResult:
     """Bootstrap confidence intervals for EER, minDCF, actDCF, Cllr, minCllr and Cprimary, and a DET band.
 
     Parameters
@@ -255,7 +256,7 @@ def bootstrap(trials: Trials, n: int = 1000, level: float = 0.95, group_by: str 
         order = None if group_by is None else table.trial_order(trials.tar, trials.non)
         estimate = evaluate(trials, p_target=op, name=trials.name, primary=primary)
 
-    def metrics(weights):
+    def metrics(weights: tuple[np.ndarray, np.ndarray]):
         return _metrics_row(_reweighted(table, *weights, order), op, primary)
 
     def replicate(drawn):
@@ -309,7 +310,8 @@ def _held_out_min_dcf(table: SortedScores, counts: ScoreCounts | None, tar_weigh
         return math.nan
     cut_tar, cut_non = counts.min_cut(op.plo_eff)
     highest = max(_last_drawn(table.tar, tar_weights, cut_tar), _last_drawn(table.non, non_weights, cut_non))
-    cut_tar, cut_non = np.searchsorted(table.tar, highest, "right"), np.searchsorted(table.non, highest, "right")
+    cut_tar = int(np.searchsorted(table.tar, highest, "right"))
+    cut_non = int(np.searchsorted(table.non, highest, "right"))
     w_miss, w_fa = op.p_target * op.c_miss, (1 - op.p_target) * op.c_fa
     misses, false_alarms = np.count_nonzero(out_tar[:cut_tar]), np.count_nonzero(out_non[cut_non:])
     return (w_miss * misses / n_tar + w_fa * false_alarms / n_non) / min(w_miss, w_fa)
@@ -349,7 +351,7 @@ class _Draws:
     them into weights (:meth:`weights`) needs no generator, so replicates can do it on any thread.
     """
 
-    def __init__(self, seed: int, n_tar: int, n_non: int, groups: np.ndarray | None, n_groups):
+    def __init__(self, seed: int | list[int], n_tar: int, n_non: int, groups: np.ndarray | None, n_groups):
         self.rng, self.seed = np.random.default_rng(seed), seed
         self.n_tar, self.n_non, self.n_groups = n_tar, n_non, n_groups
         self._groups = groups
@@ -359,7 +361,7 @@ class _Draws:
             self._starts = np.cumsum(self._sizes) - self._sizes
 
     @classmethod
-    def of(cls, trials: Trials, group_by: str | None, seed: int) -> "_Draws":
+    def of(cls, trials: Trials, group_by: str | None, seed: int | list[int]) -> "_Draws":
         n_tar, n_non = trials.tar.size, trials.non.size
         if group_by is None:
             return cls(seed, n_tar, n_non, None, None)
@@ -389,6 +391,7 @@ class _Draws:
         ``(stratum, (target weights, non-target weights))``: weight 0 for the trials of the block, 1 for the others.
         Trials drawn one by one: the targets' blocks (stratum 0), then the non-targets' (stratum 1), the trials
         numbered as the draws number them; whole groups: blocks of groups (stratum 0)."""
+        assert isinstance(self.seed, int)  # (the smoothed bootstrap's draws, seeded [seed, 2], have no jackknife)
         if self._groups is not None:
             blocks = jackknife_blocks(self.n_groups, self.seed)
             for j in range(blocks.max() + 1):
