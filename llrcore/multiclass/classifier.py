@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 from scipy.special import softmax
 
 from .binned import BinnedECE, binned_ece
@@ -62,9 +63,9 @@ class ClassifierCalibration:
         return pd.DataFrame(rows)
 
 
-def classifier_calibration(logits, labels, *, score: str = "brier", bins: int = 15, strategy: str = "uniform",
-                           target="top-label", n: int = 200, level: float = 0.9, seed: int = 0
-                           ) -> ClassifierCalibration:
+def classifier_calibration(logits: ArrayLike, labels: ArrayLike, *, score: str = "brier", bins: int = 15,
+                           strategy: str = "uniform", target: str | int = "top-label", n: int = 200, level: float = 0.9,
+                           seed: int = 0) -> ClassifierCalibration:
     """CORP and binned ECE of ``softmax(logits)`` and of ``softmax(logits / T)`` with the fitted temperature.
 
     Parameters
