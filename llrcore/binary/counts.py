@@ -145,5 +145,6 @@ def counted_reader(reader, name: str = "read_counts"):
 
     read.__name__ = read.__qualname__ = name
     # the reader's parameters, this one's return (the signature shown follows __wrapped__ otherwise)
-    setattr(read, "__signature__", inspect.signature(reader).replace(return_annotation="CountedScores"))
+    setattr(read, "__signature__", inspect.signature(reader).replace(  # noqa: B010 - mypy: a function has none
+        return_annotation="CountedScores"))
     return read

@@ -33,7 +33,7 @@ beta sum_{T, N} P_fa(T, N) / (N - 1)) / N`` with ``beta = C_fa (1 - P_target) / 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
 import numpy as np
 import pandas as pd
