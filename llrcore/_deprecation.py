@@ -14,8 +14,9 @@ import inspect
 import numbers
 import os
 import sys
+import types
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -39,7 +40,7 @@ _PRIOR_WORDS = {"p_target": "a P_target (or P_target values between 0 and 1, or 
                 "plo values": "prior log-odds"}
 
 
-def old_spellings(renames: Mapping[str, str] | None = None, *, positional: Sequence[str] = (),
+def old_spellings(renames: Mapping[str, str | tuple[str, Callable]] | None = None, *, positional: Sequence[str] = (),
                   prior: str | None = None, prior_kind: str | None = None):
     """Decorator that keeps a public function's old spellings working, with an :class:`OldSpellingWarning`
     (a FutureWarning) that names the new one, and the result of the new spelling.
@@ -64,7 +65,8 @@ def old_spellings(renames: Mapping[str, str] | None = None, *, positional: Seque
         ``"plo"`` (one number: an array of log-odds cannot be told from an array of scores) or ``"plo values"`` (a
         number or an array: for a function that always took whatever came second after a Trials as its prior).
     """
-    renames = {old: (new, None) if isinstance(new, str) else new for old, new in (renames or {}).items()}
+    new_names: dict[str, tuple[str, Callable | None]] = {
+        old: (new, None) if isinstance(new, str) else new for old, new in (renames or {}).items()}
     kind = prior_kind or ("plo" if prior == "plo" else "p_target")
 
     def decorate(function):
@@ -83,10 +85,10 @@ def old_spellings(renames: Mapping[str, str] | None = None, *, positional: Seque
                 args, moved = _by_keyword(name, args, kwargs, n_positional, positional)
                 kwargs = {**kwargs, **moved}
                 changes.append(f"{name}() takes {_keywords(moved)} by keyword only")
-            old = [key for key in renames if key in kwargs]
+            old = [key for key in new_names if key in kwargs]
             if old:
-                kwargs = _renamed(name, kwargs, {key: renames[key] for key in old}, given=names[:len(args)])
-                changes.append(f"{name}({_keywords(old)}) is now {name}({_keywords(renames[k][0] for k in old)})")
+                kwargs = _renamed(name, kwargs, {key: new_names[key] for key in old}, given=names[:len(args)])
+                changes.append(f"{name}({_keywords(old)}) is now {name}({_keywords(new_names[k][0] for k in old)})")
             if changes:
                 # stacklevel 2: the caller's line
                 warnings.warn(f"{'; '.join(changes)}: the old spelling works in this release only.",
@@ -181,7 +183,8 @@ def moved_call(old: str, new: str) -> None:
 
 def _outside_llrcore() -> int:
     """The stacklevel, for a warning raised by the caller of this function, of the first frame outside llrcore."""
-    root, frame, level = os.path.dirname(os.path.abspath(__file__)), sys._getframe(2), 2
+    root, level = os.path.dirname(os.path.abspath(__file__)), 2
+    frame: types.FrameType | None = sys._getframe(level)
     while frame is not None and frame.f_code.co_filename.startswith(root):
         frame, level = frame.f_back, level + 1
     return level

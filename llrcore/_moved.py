@@ -74,7 +74,8 @@ def _stand_in(old: str) -> types.ModuleType:
     if old not in _STAND_INS:
         places = ", ".join(f"llrcore.{place}" for place in (MOVED[old], *SHARED_OUT[old]))
         module = types.ModuleType(f"llrcore.{old}", f"Moved: its names now live in {places} (one release).")
-        module.__getattr__ = forwarding(old)
+        # a module's __getattr__ (PEP 562) is an attribute of the module object; typeshed declares it a method
+        module.__getattr__ = forwarding(old)  # type: ignore[method-assign]
         # the import machinery puts this one in sys.modules; an attribute access of the package finds it here
         _STAND_INS[old] = sys.modules[module.__name__] = module
     return _STAND_INS[old]

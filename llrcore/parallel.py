@@ -183,7 +183,7 @@ def _checked(threads, what: str, *, text: bool = False) -> int:
 
 
 @contextlib.contextmanager
-def thread_limit(threads: int | None):
+def thread_limit(threads: int | None) -> Iterator[None]:
     """Within this block (in this thread), functions called without ``threads=`` use `threads` threads.
 
     Parameters
@@ -460,7 +460,8 @@ def run_dependent(function: Callable, tasks: Sequence, depends_on: Sequence[Sequ
         for j in d:
             children.setdefault(j, []).append(i)
     missing = [len(d) for d in parents]
-    lock, finished, failed = threading.Lock(), queue.SimpleQueue(), threading.Event()
+    lock, failed = threading.Lock(), threading.Event()
+    finished: queue.SimpleQueue[tuple[int, BaseException | None]] = queue.SimpleQueue()
     pool = _pool(threads)
 
     def run(i: int) -> None:

@@ -23,9 +23,11 @@ speaker recognition evaluation: CTS challenge" and "NIST 2019 audio-visual speak
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy import special
 
 __all__ = ["NIST_PRIMARY_P_TARGETS", "logit", "sigmoid", "effective_plo", "OperatingPoint", "as_operating_point",
@@ -46,7 +48,7 @@ NIST_PRIMARY_P_TARGETS = {
 }
 
 
-def primary_p_targets(p_target) -> tuple[float, ...]:
+def primary_p_targets(p_target: str | float | Sequence[float]) -> tuple[float, ...]:
     """The P_target values of a primary cost (the mean of normalised DCFs at each of them, NIST SRE'12 on).
 
     Parameters
@@ -71,7 +73,7 @@ def primary_p_targets(p_target) -> tuple[float, ...]:
     return values
 
 
-def logit(p):
+def logit(p: ArrayLike) -> np.ndarray | float:
     """Log-odds ``log(p / (1 - p))`` to within one unit in the last place; ``-inf`` at 0 and ``inf`` at 1.
 
     ``2 atanh(2p - 1)`` for ``p >= 1/4``, where ``2p - 1`` is exact (Sterbenz), so that neither ``p`` near 1/2 nor
@@ -114,7 +116,7 @@ def as_plo(plo, what: str = "The prior log-odds", *, finite: bool = False) -> np
     return values
 
 
-def sigmoid(x):
+def sigmoid(x: ArrayLike) -> np.ndarray:
     """Logistic function ``1 / (1 + exp(-x))``, exact at +-inf and without overflow warnings.
 
     Computed as ``exp(-logaddexp(0, -x))``: the inverse of :func:`logit`.
@@ -132,7 +134,7 @@ def sigmoid(x):
     return np.exp(-np.logaddexp(0.0, -np.asarray(x, dtype=np.float64)))
 
 
-def effective_plo(p_target, c_miss=1.0, c_fa=1.0) -> np.ndarray:
+def effective_plo(p_target: ArrayLike | OperatingPoint, c_miss: float = 1.0, c_fa: float = 1.0) -> np.ndarray:
     """Effective prior log-odds ``logit(P_target) + log(C_miss / C_fa)``; the Bayes LLR threshold is its negative.
 
     Parameters
@@ -249,7 +251,7 @@ class OperatingPoint:
         return cls(0.5, 1.0, 1.0)
 
 
-def as_operating_point(p_target, c_miss: float = 1.0, c_fa: float = 1.0) -> OperatingPoint:
+def as_operating_point(p_target: float | OperatingPoint, c_miss: float = 1.0, c_fa: float = 1.0) -> OperatingPoint:
     """An :class:`OperatingPoint` from either the loose ``p_target, c_miss, c_fa`` or an OperatingPoint.
 
     Parameters

@@ -41,6 +41,7 @@ import pandas as pd
 
 from .._deprecation import COSTS, old_spellings
 from ..data.records import one_row
+from ..data.trials import Trials
 from ..prior import OperatingPoint, as_operating_point
 from .metrics import min_dcf, trials_table
 from .rates import SortedScores
@@ -330,7 +331,8 @@ WHY = {
 
 
 @old_spellings(positional=COSTS)
-def eer_conventions(trials, *, p_target=0.01, c_miss: float = 1.0, c_fa: float = 1.0) -> EERConventions:
+def eer_conventions(trials: Trials | SortedScores, *, p_target: float | OperatingPoint = 0.01, c_miss: float = 1.0,
+                    c_fa: float = 1.0) -> EERConventions:
     """The EER (and minDCF) of `trials` as each common tool computes it, each with the sentence saying why it
     differs from the ROCCH-EER.
 

@@ -137,10 +137,14 @@ def counted_reader(reader, name: str = "read_counts"):
     returns :class:`CountedScores`: the public ``read_counts`` is ``counted_reader`` of the io layer's counting
     reader (the io layer does not import the engines)."""
     import functools
+    import inspect
 
     @functools.wraps(reader)
     def read(*args, **kwargs) -> CountedScores:
         return CountedScores.of(reader(*args, **kwargs))
 
     read.__name__ = read.__qualname__ = name
+    # the reader's parameters, this one's return (the signature shown follows __wrapped__ otherwise)
+    setattr(read, "__signature__", inspect.signature(reader).replace(  # noqa: B010 - mypy: a function has none
+        return_annotation="CountedScores"))
     return read

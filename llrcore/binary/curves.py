@@ -28,9 +28,10 @@ from functools import cached_property
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 
 from .._deprecation import COSTS, old_spellings
-from ..data.trials import as_systems
+from ..data.trials import Systems, as_systems
 from ..prior import OperatingPoint, as_operating_point, logit, sigmoid
 from .metrics import BayesErrorRates, act_dcf, bayes_error_rates, min_dcf
 from .rates import SortedScores
@@ -139,7 +140,8 @@ def _det_curve(name: str, table: SortedScores, op: OperatingPoint | None) -> DET
 
 
 @old_spellings(positional=COSTS)
-def det_curves(systems, *, p_target=None, c_miss: float = 1.0, c_fa: float = 1.0) -> CurveSet:
+def det_curves(systems: Systems, *, p_target: float | OperatingPoint | None = None, c_miss: float = 1.0,
+               c_fa: float = 1.0) -> CurveSet:
     """The DET of each system, with its EER and, when an operating point is given, its minimum-DCF vertex (the
     ROCCH vertex chosen at ``plo_eff``) and actual-DCF point (the scores thresholded at ``-plo_eff``).
 
@@ -224,7 +226,9 @@ def _bayes_error_curve(name: str, table: SortedScores, grid: np.ndarray, op: Ope
 
 
 @old_spellings(positional=("plo", *COSTS))
-def bayes_error_curves(systems, *, plo=None, p_target=None, c_miss: float = 1.0, c_fa: float = 1.0) -> CurveSet:
+def bayes_error_curves(systems: Systems, *, plo: ArrayLike | None = None,
+                       p_target: float | OperatingPoint | None = None, c_miss: float = 1.0, c_fa: float = 1.0
+                       ) -> CurveSet:
     """The Bayes error curves of each system over the prior log-odds `plo` (default :data:`DEFAULT_PLO`), the data
     of the APE, normalised Bayes error and trapezium figures.
 
@@ -274,7 +278,7 @@ def _pav_transform(name: str, table: SortedScores) -> PAVTransform:
     return PAVTransform(name, table.unique[finite], pav[finite], corners)
 
 
-def pav_transforms(systems) -> CurveSet:
+def pav_transforms(systems: Systems) -> CurveSet:
     """Each system's LLRs against the best monotone recalibration of the same trials, found by PAV with their labels.
 
     Parameters

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..data.trials import as_systems
+from ..data.trials import Systems, as_systems
 from .curves import CurveSet
 
 __all__ = ["ScoreHistograms", "score_histograms", "histogram_range"]
@@ -83,7 +83,7 @@ class ScoreHistograms:
                           for label, counts in self.counts.items()], ignore_index=True)
 
 
-def score_histograms(systems, *, bins: int = 80, include_spoof: bool = True) -> CurveSet:
+def score_histograms(systems: Systems, *, bins: int = 80, include_spoof: bool = True) -> CurveSet:
     """The per-class histograms of each system over a range common to its classes (:func:`histogram_range`).
 
     Parameters

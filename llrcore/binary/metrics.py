@@ -14,10 +14,13 @@ Interspeech 2021.
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 
 from .._deprecation import COSTS, LLRS, moved_call, old_spellings
 from .._moved import left_for
@@ -76,7 +79,7 @@ def trials_table(trials, what: str = "trials") -> SortedScores:
     a sentence naming `what` (for analyses that need the trials as one object)."""
     if not isinstance(trials, (Trials, SortedScores)):
         raise TypeError(f"Give the {what} as llrcore.Trials (e.g. Trials(tar, non)), not a {type(trials).__name__}.")
-    return sorted_scores(trials, None)
+    return trials.sorted if isinstance(trials, Trials) else trials
 
 
 def normalised_bayes_error(bayes_error, plo_eff):
@@ -90,7 +93,7 @@ def normalised_bayes_error(bayes_error, plo_eff):
         return np.where(default > 0, bayes_error / np.where(default > 0, default, 1.0), 0.0)
 
 
-def eer(tar, non=None) -> float:
+def eer(tar: ArrayLike | Trials | ScoreCounts, non: ArrayLike | None = None) -> float:
     """Equal error rate from the ROC convex hull (ROCCH-EER), as a fraction.
 
     Parameters
@@ -117,7 +120,9 @@ def _float_or_array(values, plo):
 
 
 @old_spellings(positional=COSTS, prior="p_target")
-def min_dcf(tar, non=None, *, p_target=0.01, c_miss=1.0, c_fa=1.0) -> float | np.ndarray:
+def min_dcf(tar: ArrayLike | Trials | ScoreCounts, non: ArrayLike | None = None, *,
+            p_target: float | ArrayLike | OperatingPoint = 0.01, c_miss: float = 1.0, c_fa: float = 1.0
+            ) -> float | np.ndarray:
     """Minimum normalised detection cost over all thresholds (on the ROCCH).
 
     ``minDCF = min_t [P C_miss Pmiss(t) + (1-P) C_fa Pfa(t)] / min(P C_miss, (1-P) C_fa)``, at most 1 (no system).
@@ -140,7 +145,9 @@ def min_dcf(tar, non=None, *, p_target=0.01, c_miss=1.0, c_fa=1.0) -> float | np
 
 
 @old_spellings(LLRS, positional=COSTS, prior="p_target")
-def act_dcf(tar, non=None, *, p_target=0.01, c_miss=1.0, c_fa=1.0) -> float | np.ndarray:
+def act_dcf(tar: ArrayLike | Trials | ScoreCounts, non: ArrayLike | None = None, *,
+            p_target: float | ArrayLike | OperatingPoint = 0.01, c_miss: float = 1.0, c_fa: float = 1.0
+            ) -> float | np.ndarray:
     """Actual normalised detection cost of LLRs thresholded at the Bayes threshold ``-plo_eff``.
 
     ``actDCF = [P C_miss Pmiss(-plo_eff) + (1-P) C_fa Pfa(-plo_eff)] / min(P C_miss, (1-P) C_fa)``.
@@ -160,7 +167,7 @@ def act_dcf(tar, non=None, *, p_target=0.01, c_miss=1.0, c_fa=1.0) -> float | np
 
 
 @old_spellings(LLRS)
-def cllr(tar, non=None) -> float:
+def cllr(tar: ArrayLike | Trials | ScoreCounts, non: ArrayLike | None = None) -> float:
     """Log-likelihood-ratio cost in bits.
 
     ``Cllr = 1/(2 ln 2) [mean_tar log(1 + e^-l) + mean_non log(1 + e^l)]``.
@@ -180,7 +187,7 @@ def cllr(tar, non=None) -> float:
     return cllr_bits(as_scores(tar, "target LLRs"), as_scores(non, "non-target LLRs"))
 
 
-def min_cllr(tar, non=None) -> float:
+def min_cllr(tar: ArrayLike | Trials | ScoreCounts, non: ArrayLike | None = None) -> float:
     """Minimum Cllr in bits: the Cllr of the PAV-optimal LLRs (the discrimination part of Cllr).
 
     Parameters
@@ -194,7 +201,7 @@ def min_cllr(tar, non=None) -> float:
     return sorted_scores(tar, non).min_cllr()
 
 
-def pav_llrs(tar, non=None) -> tuple[np.ndarray, np.ndarray]:
+def pav_llrs(tar: ArrayLike | Trials | ScoreCounts, non: ArrayLike | None = None) -> tuple[np.ndarray, np.ndarray]:
     """PAV-optimal (oracle) LLRs of the target and non-target trials, in the order given.
 
     The optimal monotone transform of the scores for these very trials; tied scores get the same LLR.
@@ -215,7 +222,8 @@ def pav_llrs(tar, non=None) -> tuple[np.ndarray, np.ndarray]:
     return table.pav_llr(tar), table.pav_llr(non)
 
 
-def det_curve(tar, non=None, *, rocch: bool = False) -> tuple[np.ndarray, np.ndarray]:
+def det_curve(tar: ArrayLike | Trials | ScoreCounts, non: ArrayLike | None = None, *, rocch: bool = False
+              ) -> tuple[np.ndarray, np.ndarray]:
     """DET points ``(pfa, pmiss)``, as fractions, from ``(1, 0)`` to ``(0, 1)``.
 
     Parameters
@@ -236,8 +244,9 @@ def det_curve(tar, non=None, *, rocch: bool = False) -> tuple[np.ndarray, np.nda
 
 @old_spellings({**LLRS, "p_targets": "p_target"}, positional=("p_target",), prior="p_target",
                prior_kind="p_target or name")
-def cprimary(tar, non=None, *, p_target=SRE12_P_TARGETS, minimum: bool = False,
-             partition_by=None) -> float:
+def cprimary(tar: ArrayLike | Trials | ScoreCounts, non: ArrayLike | None = None, *,
+             p_target: Sequence[float] | str = SRE12_P_TARGETS, minimum: bool = False,
+             partition_by: str | Sequence[str] | None = None) -> float:
     """Primary cost of the NIST SREs: mean normalised DCF over `p_target` with ``C_miss = C_fa = 1``.
 
     ``Cprimary = mean_P [Pmiss(t_P) + beta_P Pfa(t_P)]``, ``beta_P = (1 - P) / P``, at the Bayes threshold ``t_P``
@@ -328,7 +337,8 @@ class BayesErrorRates:
 
 
 @old_spellings(LLRS, positional=("plo",), prior="plo")
-def bayes_error_rates(tar, non=None, *, plo=None, c_miss=1.0, c_fa=1.0) -> BayesErrorRates:
+def bayes_error_rates(tar: ArrayLike | Trials | ScoreCounts, non: ArrayLike | None = None, *,
+                      plo: ArrayLike | None = None, c_miss: float = 1.0, c_fa: float = 1.0) -> BayesErrorRates:
     """Actual, minimum and default Bayes error rates at many prior log-odds, and the trapezium bound.
 
     The data of the APE plot (Cllr is ``1/(2 ln 2)`` times the area under ``actual`` over ``plo``), the normalised
@@ -373,8 +383,8 @@ class BinaryMetrics:
     """All the usual numbers for one system at one operating point, from one sort and one PAV."""
 
     name: str
-    n_tar: int
-    n_non: int
+    n_tar: float  # trial counts; the weight totals of a bootstrap replicate (ReweightedScores)
+    n_non: float
     p_target: float
     c_miss: float
     c_fa: float
@@ -424,7 +434,7 @@ class BinaryMetrics:
 
 #: Where ``evaluate(..., by=...)`` goes for one release: :func:`~llrcore.evaluate_by_condition`, a layer above this
 #: one (:mod:`llrcore.uncertainty.conditions` names it here with :func:`answers_by_condition` when imported).
-_BY_CONDITION = []
+_BY_CONDITION: list[Callable[..., Any]] = []
 
 
 def answers_by_condition(function):
@@ -434,8 +444,10 @@ def answers_by_condition(function):
 
 
 @old_spellings(LLRS, positional=("p_target",), prior="p_target")
-def evaluate(tar, non=None, *, p_target=0.01, c_miss=1.0, c_fa=1.0, name="", primary=SRE12_P_TARGETS,
-             threads: int | None = None, by=None) -> BinaryMetrics:
+def evaluate(tar: ArrayLike | Trials | ScoreCounts, non: ArrayLike | None = None, *,
+             p_target: float | OperatingPoint = 0.01, c_miss: float = 1.0, c_fa: float = 1.0, name: str = "",
+             primary: Sequence[float] | str = SRE12_P_TARGETS, threads: int | None = None,
+             by: str | Sequence[str] | None = None) -> BinaryMetrics:
     """Every metric of :class:`BinaryMetrics` for scores taken as LLRs, sorting once and running PAV once.
 
     Parameters

@@ -46,7 +46,8 @@ class PAVBlocks:
     non_below: np.ndarray
 
 
-def fraction_runs(tar_counts: np.ndarray, non_counts: np.ndarray, threads: int | None):
+def fraction_runs(tar_counts: np.ndarray, non_counts: np.ndarray, threads: int | None
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The runs of consecutive unique scores with the same target fraction, as ``(first, run_tar, run_total)``:
     where each run begins and how many target and all trials it holds (PAV pools each run whatever it does).
 

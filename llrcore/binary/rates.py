@@ -52,6 +52,24 @@ class ScoreCounts:
 
     n_tar: float
     n_non: float
+    @property
+    def pav(self) -> PAVBlocks:
+        raise NotImplementedError  # each kind's, computed once
+
+    def _tar_below(self, thresholds) -> np.ndarray:
+        raise NotImplementedError  # each kind counts its own way (so below)
+
+    def _non_below(self, thresholds) -> np.ndarray:
+        raise NotImplementedError
+
+    def _cut_before(self, blocks: PAVBlocks, j: int) -> tuple[int, int]:
+        raise NotImplementedError
+
+    def cllr(self) -> float:
+        raise NotImplementedError
+
+    def det_steps(self) -> tuple[np.ndarray, np.ndarray]:
+        raise NotImplementedError
 
     # ----- actual rates at given thresholds -------------------------------------------------------------------
     def miss_rate(self, thresholds) -> np.ndarray:
@@ -141,6 +159,9 @@ class SortedScores(ScoreCounts):
     >>> s.eer()
     0.4
     """
+
+    n_tar: int  # counts of trials (a ReweightedScores' totals are weights)
+    n_non: int
 
     def __init__(self, tar, non, *, threads: int | None = None):
         self.threads = None if threads is None else parallel.thread_count(threads)

@@ -5,6 +5,7 @@ DataFrame whose columns are named as in papers (:data:`METRIC_COLUMNS`); :func:`
 """
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -13,6 +14,7 @@ import pandas as pd
 from .._format import interval_words
 
 if TYPE_CHECKING:
+    from ..uncertainty.resampling import BootstrapResult
     from .metrics import BinaryMetrics
 
 __all__ = ["METHOD_COLUMN", "METRIC_COLUMNS", "interval_method", "metrics_table", "table_row"]
@@ -34,7 +36,8 @@ METRIC_COLUMNS = {
 }
 
 
-def metrics_table(results, *, eer_percent: bool = False, verdict: bool = False, intervals=None) -> pd.DataFrame:
+def metrics_table(results: Iterable[BinaryMetrics], *, eer_percent: bool = False, verdict: bool = False,
+                  intervals: Mapping[str, BootstrapResult] | None = None) -> pd.DataFrame:
     """A table with one row per :class:`BinaryMetrics`, indexed by system name, columns named as in papers.
 
     Parameters

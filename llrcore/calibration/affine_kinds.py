@@ -50,7 +50,8 @@ def fit_affine_by_condition(trials: Trials, by: str | Sequence[str], *, rule: Be
     return ConditionalCalibration.fit(trials, by, fit_affine, rule=rule, plo=plo)
 
 
-def fit_quality_affine(trials: Trials, quality: Sequence[str] | None, *, bilinear=None, rule: BetaRule | None = None,
+def fit_quality_affine(trials: Trials, quality: Sequence[str] | None, *,
+                       bilinear: Sequence[tuple[str, str]] | None = None, rule: BetaRule | None = None,
                        plo: float = 0.0) -> QualityCalibration:
     """Affine calibration with quality measures (QMF): ``llr = w s + sum_j v_j q_j + sum_(i, j) u_ij qm_i qt_j + b``
     minimising the objective of `rule` at prior weighting `plo` (:mod:`llrcore.calibration.quality`).

@@ -140,8 +140,9 @@ class CalibrationResult:
     def failure(self) -> str:
         """Why this is no calibration: the calibrator trained on all the trials collapsed, or that of a
         cross-validation fold did (then the calibrated LLRs of its trials are meaningless); empty when none did."""
-        where = f"in {collapsed_folds_words(self.collapsed_folds, self.folds)}" if self.collapsed_folds else ""
-        if getattr(self.calibrator, "collapsed", False):
+        where = f"in {collapsed_folds_words(self.collapsed_folds, self.folds)}" \
+            if self.collapsed_folds and self.folds is not None else ""  # (folds collapse when cross-validated)
+        if isinstance(self.calibrator, Affine) and self.calibrator.collapsed:
             also = f", and {where}" if where else ""
             return f"the calibration trained on all the trials collapsed{also} — {self.calibrator.failure}"
         return f"the calibration collapsed {where} — {self.fold_failure}" if where else ""

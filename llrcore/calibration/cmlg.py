@@ -11,6 +11,7 @@ Interspeech 2013.
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..data.checks import as_scores
 from .calibrators import Affine
@@ -19,7 +20,7 @@ from .checks import flag_collapse
 __all__ = ["fit_cmlg"]
 
 
-def fit_cmlg(tar, non, alpha: float = 0.5) -> Affine:
+def fit_cmlg(tar: ArrayLike, non: ArrayLike, alpha: float = 0.5) -> Affine:
     """Constrained maximum-likelihood Gaussian calibration, in closed form.
 
     With target and non-target score means ``m_e, m_d`` and variances ``s_e^2, s_d^2``, the shared variance is

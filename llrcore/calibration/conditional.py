@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -162,7 +163,7 @@ class ConditionalCalibration:
             record = {**{column: values.get(column, "pooled") for column in self.by},
                       "targets": n_tar, "non-targets": n_non, "own calibration": calibrator is not None}
             if affine:
-                used = calibrator or self.pooled
+                used: Any = calibrator or self.pooled  # an Affine (hasattr above)
                 record.update(scale=used.scale, offset=used.offset)
             records.append({**record, "note": note})
         return pd.DataFrame.from_records(records)

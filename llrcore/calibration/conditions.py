@@ -16,11 +16,11 @@ import numpy as np
 import pandas as pd
 
 from .._deprecation import old_spellings
+from .._format import listed
 from ..binary.metrics import evaluate
 from ..data.trials import Trials
-from ..prior import as_operating_point
+from ..prior import OperatingPoint, as_operating_point
 from ..uncertainty.conditions import Condition, ConditionMetrics, evaluate_by_condition
-from .._format import listed
 from .analysis import calibration_label, check_method, method_fitter
 from .conditional import ConditionalCalibration
 from .folds import Folds
@@ -100,7 +100,7 @@ class ConditionCalibrationResult:
     def notes(self) -> list[str]:
         """Sentences for the conditions calibrated by the pooled calibration and for those that cannot say much
         (:meth:`ConditionMetrics.notes`)."""
-        fallback = {}
+        fallback: dict[str, list] = {}
         for row, own in zip(self.before.conditions, self.own):
             if own != OWN:
                 fallback.setdefault(own.removeprefix("pooled: "), []).append(row.label)
@@ -120,7 +120,7 @@ def calibrate_by_condition(
     cmlg_alpha: float = 0.5,
     folds: int = 5,
     seed: int = 0,
-    p_target=0.01,
+    p_target: float | OperatingPoint = 0.01,
     c_miss: float = 1.0,
     c_fa: float = 1.0,
 ) -> ConditionCalibrationResult:

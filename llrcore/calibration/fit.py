@@ -23,8 +23,10 @@ e.g. the one at a neighbouring prior weighting), which saves most of the passes 
 from __future__ import annotations
 
 import warnings
+from collections.abc import Sequence
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._deprecation import moved_call, old_spellings
 from .._moved import left_for
@@ -106,10 +108,10 @@ def _check_converged(objective: "FusionObjective", phi: np.ndarray) -> bool:
     whose gradient was taken) or at the trust region's last point, whose gradient and value it took.
     """
     point, gradient = getattr(objective, "last_gradient", (None, None))
-    if point is None or not np.array_equal(point, phi):
+    if point is None or gradient is None or not np.array_equal(point, phi):
         return True  # the last Newton step converged
     at, value = getattr(objective, "last_value", (None, None))
-    value = value if at is not None and np.array_equal(at, phi) else objective.value(phi)
+    value = value if at is not None and value is not None and np.array_equal(at, phi) else objective.value(phi)
     if np.all(np.abs(gradient) <= _GRADIENT_TOLERANCE * value):
         return True
     warnings.warn("The calibration did not reach the optimum of its objective (largest gradient "
@@ -184,8 +186,9 @@ def _fit_from(tar_columns, non_columns, rule: BetaRule, plo: float, regularisati
 
 
 @old_spellings({"systems_tar": "tar", "systems_non": "non"}, positional=("plo",))
-def fit_fusion(tar, non, rule: BetaRule | None = None, *, plo: float = 0.0,
-               regularisation: float = 0.0, start: Fusion | None = None, quality=None) -> Fusion:
+def fit_fusion(tar: ArrayLike, non: ArrayLike, rule: BetaRule | None = None, *, plo: float = 0.0,
+               regularisation: float = 0.0, start: Fusion | None = None,
+               quality: tuple[ArrayLike, ArrayLike] | None = None) -> Fusion:
     """Linear fusion of K systems trained with a prior-weighted proper scoring rule.
 
     Minimises ``E(w, b) = P mean_tar C(sigmoid(s w + b + tau) | H1) + (1-P) mean_non C(sigmoid(s w + b + tau) | H2)``
@@ -327,8 +330,9 @@ def _refuse_separable(tar_columns, non_columns):
 
 
 @old_spellings(positional=("plo",))
-def fit_affine(tar, non=None, rule: BetaRule | None = None, *, plo: float = 0.0, start: Affine | None = None,
-               by=None, quality=None, bilinear=None) -> Affine:
+def fit_affine(tar: ArrayLike | Trials, non: ArrayLike | None = None, rule: BetaRule | None = None, *, plo: float = 0.0,
+               start: Affine | None = None, by: str | Sequence[str] | None = None, quality: Sequence[str] | None = None,
+               bilinear: Sequence[tuple[str, str]] | None = None) -> Affine:
     """Affine calibration ``llr = scale * score + offset`` minimising a prior-weighted proper scoring rule.
 
     For the logarithmic rule this is prior-weighted logistic regression: with target weight ``P / N_tar`` and
@@ -362,7 +366,10 @@ def fit_affine(tar, non=None, rule: BetaRule | None = None, *, plo: float = 0.0,
     """
     if quality is not None or bilinear is not None:
         moved_call("fit_affine(trials, quality=...)", "fit_quality_affine(trials, quality)")
-        return fit_quality(fit_fusion, tar, non, rule, plo, start=start, by=by, quality=quality, bilinear=bilinear)
+        calibration = fit_quality(fit_fusion, tar, non, rule, plo, start=start, by=by, quality=quality,
+                                  bilinear=bilinear)
+        # the old spellings answer as the new functions do, for one release: not with the Affine the API promises
+        return calibration  # type: ignore[return-value]
     if isinstance(tar, Trials):
         if non is not None:
             raise TypeError("Give one Trials, or the target and the non-target scores, not both; pass the rule and "
@@ -372,8 +379,8 @@ def fit_affine(tar, non=None, rule: BetaRule | None = None, *, plo: float = 0.0,
                 raise TypeError("A start calibration is for one affine fit; it cannot start a calibration per "
                                 "condition.")
             moved_call("fit_affine(trials, by=...)", "fit_affine_by_condition(trials, by)")
-            return ConditionalCalibration.fit(tar, by, fit_affine, rule=rule, plo=plo)
-        tar, non = tar.tar, tar.non
+            return ConditionalCalibration.fit(tar, by, fit_affine, rule=rule, plo=plo)  # type: ignore[return-value]
+        non, tar = tar.non, tar.tar
     elif by is not None:
         raise TypeError("A calibration per condition needs one Trials with metadata, as fit_affine(trials, "
                         "by=...), not two arrays of scores.")

@@ -7,10 +7,12 @@ collapsed.
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._format import listed
 from ..data.checks import as_scores
@@ -33,8 +35,9 @@ def _folds(n_tar: int, n_non: int, folds: int, tar_groups, non_groups, rng) -> t
     return fold[:n_tar], fold[n_tar:]
 
 
-def cross_calibrate(tar, non, fit=fit_affine, *, folds: int = 5, tar_groups=None, non_groups=None, seed: int = 0,
-                    refuse_collapsed: bool = False, **fit_options) -> tuple[np.ndarray, np.ndarray]:
+def cross_calibrate(tar: ArrayLike, non: ArrayLike, fit: Callable[..., Any] = fit_affine,
+                    *, folds: int = 5, tar_groups: ArrayLike | None = None, non_groups: ArrayLike | None = None,
+                    seed: int = 0, refuse_collapsed: bool = False, **fit_options: Any) -> tuple[np.ndarray, np.ndarray]:
     """Calibrated LLRs of every trial from a calibrator trained on the other folds (k-fold cross-validation).
 
     The honest way to judge calibration when only one set exists: no trial is calibrated by a transform that saw

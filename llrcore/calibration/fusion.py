@@ -39,6 +39,7 @@ from ..binary.metrics import BinaryMetrics, evaluate
 from ..binary.tables import metrics_table
 from ..data.pairing import ID_COLUMNS, class_blocks, pair_trials, shared_id_columns
 from ..data.trials import Trials, as_systems
+from ..prior import OperatingPoint
 from .fit import Affine, Fusion, fit_fusion
 from .quality import QualityCalibration
 from .rules import BetaRule
@@ -175,7 +176,7 @@ class FusionResult:
         development trials when there are none) at the operating point.
     """
 
-    fusion: Fusion
+    fusion: Fusion | QualityCalibration  # (fitted with quality measures)
     calibrations: dict[str, Affine]
     names: tuple[str, ...]
     rule: BetaRule
@@ -306,9 +307,10 @@ def _pair_evaluation(dev_names: tuple[str, ...], eval_systems) -> dict[str, Tria
     return dict(zip(dev_names, systems.values()))
 
 
-def fuse(dev_systems, eval_systems=None, *, rule: BetaRule | None = None, plo: float = 0.0,
-         regularisation: float = 0.0, p_target=0.01, c_miss: float = 1.0, c_fa: float = 1.0,
-         quality=None) -> FusionResult:
+def fuse(dev_systems: Mapping[str, Trials] | Sequence[Trials],
+         eval_systems: Mapping[str, Trials] | Sequence[Trials] | None = None, *, rule: BetaRule | None = None,
+         plo: float = 0.0, regularisation: float = 0.0, p_target: float | OperatingPoint = 0.01, c_miss: float = 1.0,
+         c_fa: float = 1.0, quality: Sequence[str] | None = None) -> FusionResult:
     """Linear fusion of several systems trained on development trials, judged against each system calibrated alone.
 
     The fused LLR of a trial with scores ``s_1 ... s_K`` is ``llr = sum_k w_k s_k + b`` (BOSARIS's linear fusion).

@@ -7,6 +7,7 @@ N. Brümmer and J. du Preez, "Application-independent evaluation of speaker dete
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..binary.rates import SortedScores
 from ..data.checks import as_scores
@@ -15,7 +16,7 @@ from .calibrators import PAVCalibrator
 __all__ = ["fit_pav"]
 
 
-def fit_pav(tar, non) -> PAVCalibrator:
+def fit_pav(tar: ArrayLike, non: ArrayLike) -> PAVCalibrator:
     """PAV calibration that stays finite and monotone on unseen scores.
 
     One pseudo-target is added at the lowest score and one pseudo-non-target at the highest, so that every PAV

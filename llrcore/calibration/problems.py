@@ -11,6 +11,7 @@ Interspeech 2013 (thin tails, low priors).
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 
 import numpy as np
 
@@ -26,8 +27,8 @@ __all__ = ["STEP_SCALE_RATIO", "calibration_problems"]
 STEP_SCALE_RATIO = 10.0
 
 
-def calibration_problems(calibrator, train: Trials, evaluation_cllr: float | None = None, *,
-                         rule: BetaRule | None = None) -> tuple[str, ...]:
+def calibration_problems(calibrator: Callable[[np.ndarray], np.ndarray], train: Trials,
+                         evaluation_cllr: float | None = None, *, rule: BetaRule | None = None) -> tuple[str, ...]:
     """Why a trained calibration is degenerate, in sentences for the user; empty when nothing is wrong.
 
     Three signs, each measured, and one cause:

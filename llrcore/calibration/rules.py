@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy import integrate, special
 
 from .._deprecation import LLRS, old_spellings
@@ -294,7 +295,7 @@ _NAMES = {(1.0, 1.0): "logarithmic", (2.0, 2.0): "Brier", (0.5, 0.5): "boosting"
 
 
 @old_spellings(LLRS, positional=("plo",))
-def objective(tar, non, rule: BetaRule, *, plo: float = 0.0) -> float:
+def objective(tar: ArrayLike, non: ArrayLike, rule: BetaRule, *, plo: float = 0.0) -> float:
     """Prior-weighted proper-scoring-rule objective (eq. 3 of Brümmer & Doddington 2013), canonical scaling.
 
     ``E = P mean_tar C(sigmoid(l + tau) | H1) + (1 - P) mean_non C(sigmoid(l + tau) | H2)`` with ``tau = plo`` and
@@ -323,10 +324,10 @@ def objective(tar, non, rule: BetaRule, *, plo: float = 0.0) -> float:
     from ..prior import as_plo
 
     tar, non = as_scores(tar, "target LLRs"), as_scores(non, "non-target LLRs")
-    plo = as_plo(plo, "The prior weighting plo")
-    target_cost = rule.target_cost(tar + plo).mean()
-    non_cost = rule.non_cost(non + plo).mean()
-    return float(sigmoid(plo) * target_cost + sigmoid(-plo) * non_cost)
+    tau = as_plo(plo, "The prior weighting plo")
+    target_cost = rule.target_cost(tar + tau).mean()
+    non_cost = rule.non_cost(non + tau).mean()
+    return float(sigmoid(tau) * target_cost + sigmoid(-tau) * non_cost)
 
 
 def _unnormalised_weighting(rule: BetaRule, plo: float, t):
@@ -336,7 +337,7 @@ def _unnormalised_weighting(rule: BetaRule, plo: float, t):
     return np.exp(rule.log_weight(t + plo) + log_omega)
 
 
-def threshold_weighting(rule: BetaRule, plo: float, t) -> np.ndarray:
+def threshold_weighting(rule: BetaRule, plo: float, t: ArrayLike) -> np.ndarray:
     """The effective weighting the objective puts on LLR thresholds ``t``, normalised to integrate to 1 (fig. 1).
 
     The objective equals ``int w(t + tau) Omega_tau(t) [(1 + e^-t) Pmiss(t) + (1 + e^t) Pfa(t)] dt``; this returns

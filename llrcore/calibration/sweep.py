@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 
 from .. import parallel
 from .._deprecation import old_spellings
@@ -95,7 +96,8 @@ class RuleSweep:
         if usable.empty:
             raise ValueError("Every calibration of the sweep collapsed (a score far away on the wrong side of the "
                              "others decides every fit): remove the far scores from the training trials.")
-        return usable.loc[usable["cost"].idxmin()]
+        # a label of this frame; pandas-stubs types idxmin's as any Hashable, which .loc does not take
+        return usable.loc[usable["cost"].idxmin()]  # type: ignore[call-overload]
 
 
 def _cost_name(p_targets: tuple, c_miss: float, c_fa: float) -> str:
@@ -123,9 +125,9 @@ def sweep_prior_weighting(
     train: Trials,
     test: Trials | None,
     rules: Sequence[BetaRule] = NAMED_RULES,
-    plo_grid=None,
+    plo_grid: ArrayLike | None = None,
     *,
-    p_target=SRE12_P_TARGETS,
+    p_target: float | Sequence[float] = SRE12_P_TARGETS,
     c_miss: float = 1.0,
     c_fa: float = 1.0,
     folds: int = 5,
@@ -218,7 +220,9 @@ def _run_planned(fits: list[WarmFits], planned: list[list[int]], cells: list, ro
                  progress: Callable[[int, int], None] | None) -> list[dict]:
     """Every planned fit of every training set, then each cell's row from its fits (``planned[set][cell]`` indexes
     them), on `threads` threads: a fit waits only for the fit it starts from, a row for its fits."""
-    tasks, depends_on, offsets = [], [], []
+    tasks: list = []  # each fit's (fit, rule, plo), then each cell
+    depends_on: list[tuple[int, ...]] = []
+    offsets: list[int] = []
     for fit in fits:
         offsets.append(len(tasks))
         for rule, plo, start in fit.starts.fits:

@@ -13,11 +13,12 @@ Interspeech 2013 (fig. 1).
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 
 from ..binary.metrics import effective_plo
 from .rules import BetaRule, threshold_weighting
@@ -123,8 +124,9 @@ def _rule_weighting(name: str, rule: BetaRule, plo: float, t: np.ndarray, mode: 
                          float(threshold_weighting(rule, plo, [mode])[0]))
 
 
-def threshold_weightings(rules, plo: float, *, p_target=None, c_miss: float = 1.0, c_fa: float = 1.0,
-                         t=None) -> ThresholdWeightings:
+def threshold_weightings(rules: BetaRule | Sequence[BetaRule] | Mapping[str, BetaRule], plo: float, *,
+                         p_target: float | Sequence[float] | None = None, c_miss: float = 1.0, c_fa: float = 1.0,
+                         t: ArrayLike | None = None) -> ThresholdWeightings:
     """The weighting of each rule at prior weighting `plo` over the LLR thresholds `t`.
 
     Parameters

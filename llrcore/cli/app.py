@@ -52,7 +52,7 @@ def workbench_folder() -> Path:
     package then maps to; from a checkout put on ``sys.path`` without installing, the folder holding ``llrcore``.
     """
     spec = importlib.util.find_spec("llrcore_workbench")
-    candidates = [Path(folder) for folder in spec.submodule_search_locations] if spec else []
+    candidates = [Path(folder) for folder in (spec.submodule_search_locations or [])] if spec else []
     candidates.append(Path(__file__).resolve().parents[2])
     for folder in candidates:
         if (folder / "app.py").is_file():

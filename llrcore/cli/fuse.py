@@ -78,6 +78,7 @@ def run(args) -> str:
     data = result.scores_frame().to_csv(sep="\t", index=False).encode()
     output.write_bytes(gzip.compress(data) if output.suffix.lower() == ".gz" else data)
     regularised = f", regularisation {args.regularisation:g}" if args.regularisation else ""
+    assert result.evaluation is not None  # (fused with the --apply-to trials)
     return "\n".join([
         f"Fused {len(result.names)} systems with {describe_calibration('affine', rule, plo)}{regularised}, trained "
         f"on the development trials ({result.dev.describe()}):",

@@ -50,7 +50,7 @@ def run(args):
     from ..plots import export
     from ..report import build_report
 
-    sources = {}
+    sources: dict[str, str] = {}  # each system's file name
     systems = load_systems(args.scores, args.key, sources, metadata=args.metadata)
     if args.name:
         if len(systems) != 1:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..data.trials import Trials
 from ..io import read_trials
 from ..spoofing.adcf import A_DCF_PRESETS, a_dcf_cost_model
 from ..spoofing.sasv import sasv_parts, sasv_table
@@ -58,7 +59,7 @@ def _rows(evaluation, args, sasv=None) -> pd.DataFrame:
     return tdcf.merge(table, on="attack", sort=False)
 
 
-def _tandems(args) -> tuple[dict, object, object]:
+def _tandems(args) -> tuple[dict[str, Trials], Trials, Trials | None]:
     """``({name: CM trials}, ASV trials, SASV trials or None)``: two files, or one ASVspoof 5 SASV file split."""
     if args.asv is not None:
         return _systems(args.scores, args.key), _asv(args.asv, args.asv_key), None
@@ -97,14 +98,14 @@ def run(args) -> str:
                                 for name in results}}
         return json.dumps(document, indent=2, default=_json_value)
     if args.csv:
-        return (attacks if by else summary).to_csv()
+        return (summary if attacks is None else attacks).to_csv()
     model = ", ".join(f"{k} {v:g}" for k, v in a_dcf_cost_model(args.cost_model).items())
     files = (f"CM: {Path(args.scores).name}; ASV: {Path(args.asv).name}" if sasv is None else
              f"SASV: {Path(args.scores).name} (its cm-score and asv-score)")
     text = (f"{files} ({asv.tar.size:,} targets, {asv.non.size:,} non-targets, {asv.spoof.size:,} spoofs)\n"
             f"a-DCF cost model ({PRESETS[args.cost_model]}): {model}\nt-EER: {TEER_WORDS[args.teer_convention]}\n"
             f"Units: {units}\n" + _text(summary))
-    if by:
+    if attacks is not None:  # (by attack)
         text += "\n\nPer attack (every bona fide trial, one attack's spoofs):\n" + _text(attacks)
     return text
 

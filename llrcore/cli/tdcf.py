@@ -92,7 +92,7 @@ def run(args) -> str:
     ranges = {name: result.bootstrap(args.bootstrap, args.ci, args.seed) for name, result in results.items()
               if args.ci}
     if ranges:
-        position = summary.columns.get_loc("min t-DCF") + 1
+        position = list(summary.columns).index("min t-DCF") + 1
         for offset, (column, values) in enumerate(zip(("min t-DCF lower", "min t-DCF upper"),
                                                       zip(*(ranges[name].interval() for name in results)))):
             summary.insert(position + offset, column, values)
@@ -109,7 +109,7 @@ def run(args) -> str:
                                 for name in results}}
         return json.dumps(document, indent=2, default=_json_value)
     if args.csv:
-        return (attacks if by else summary).to_csv()
+        return (summary if attacks is None else attacks).to_csv()
     first = next(iter(results.values()))
     model = ", ".join(f"{k} {v:g}" for k, v in first.tdcf.cost_model.items())
     default = " (the organisers')" if dict(first.tdcf.cost_model) == tdcf_cost_model(args.formulation) else ""
@@ -122,7 +122,7 @@ def run(args) -> str:
                  f"{args.bootstrap:,} replicates, seed {args.seed}, the CM's and the ASV's trials drawn apart, the ASV "
                  "threshold kept\n" if args.ci else ""))
     text = header + _text(summary.drop(columns="formulation"))
-    if by:
+    if attacks is not None:  # (by attack)
         text += "\n\nPer attack (every bona fide trial, one attack's spoofs; the ASV threshold stays the pooled one):\n"
         text += _text(attacks)
     return text

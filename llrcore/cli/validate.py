@@ -1,6 +1,7 @@
 """``llrcore validate``: the forensic validation report of an LR method (the validation matrix, one HTML file)."""
 from __future__ import annotations
 
+from ..data.trials import Trials
 from ..io import read_trials
 from ._options import add_calibration_options, quote, scoring_rule
 
@@ -48,11 +49,12 @@ def run(args):
         raise ValueError(  # noqa: TRY004 - a sentence for the user (exit 2), not a programming error
             f"{args.scores} holds {len(trials)} systems ({', '.join(trials)}); validate one LR method "
             "at a time: give a file with a single system.")
-    development = None
+    development: Trials | None = None
     if args.calibrate_on:
-        development = read_trials(args.calibrate_on, key=args.dev_key, scale=scale)
-        if isinstance(development, dict):
-            raise ValueError(f"{args.calibrate_on} holds {len(development)} systems; the calibration trains on one.")
+        read = read_trials(args.calibrate_on, key=args.dev_key, scale=scale)
+        if isinstance(read, dict):
+            raise ValueError(f"{args.calibrate_on} holds {len(read)} systems; the calibration trains on one.")
+        development = read
     validation = validate_lr_method(
         trials, calibrate=None if args.no_calibration else args.method, calibrate_on=development,
         criteria=criteria, by=args.by, folds=args.folds, group_by=args.group_by, seed=args.seed,

@@ -52,7 +52,8 @@ class CohortScores:
 
     ids: np.ndarray
     scores: np.ndarray
-    cohort: np.ndarray | None = None
+    # None in, "0", "1", ... once built: the annotation is the attribute's (mypy reads it for __init__ too)
+    cohort: np.ndarray = None  # type: ignore[assignment]
     name: str = ""
 
     def __post_init__(self):

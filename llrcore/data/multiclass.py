@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 __all__ = [
     "SCORE_TYPES",
@@ -180,7 +181,7 @@ def class_index(target, n: int, classes=()) -> int:
     raise ValueError(f"There is no class {target!r}; the classes are {', '.join(map(str, classes or range(n)))}.")
 
 
-def class_prior(prior, n_classes: int, labels=None) -> np.ndarray:
+def class_prior(prior: str | ArrayLike | None, n_classes: int, labels: ArrayLike | None = None) -> np.ndarray:
     """A prior over the classes as a normalised float array.
 
     Parameters
@@ -243,7 +244,8 @@ def score_type_of(score_type: str) -> str:
     return kind
 
 
-def scores_to_llrs(scores, score_type: str = "llr", training_prior=None, labels=None) -> np.ndarray:
+def scores_to_llrs(scores: ArrayLike, score_type: str = "llr", training_prior: str | ArrayLike | None = None,
+                   labels: ArrayLike | None = None) -> np.ndarray:
     """Relative log-likelihoods from a classifier's score matrix.
 
     A classifier's log-posteriors (or logits, which differ from them by a constant per trial) carry the prior it

@@ -157,8 +157,9 @@ def _positions_by_ids(reference: str, ref: Trials, ref_ids: pd.Index, name: str,
     if missing.any() or extra.any():
         parts = []
         for count, total, owner, lacking, example in (
-            (int(missing.sum()), len(ref_ids), reference, name, ref_ids[np.argmax(missing)] if missing.any() else None),
-            (int(extra.sum()), len(ids), name, reference, ids[np.argmax(extra)] if extra.any() else None),
+            (int(missing.sum()), len(ref_ids), reference, name,
+             ref_ids[int(np.argmax(missing))] if missing.any() else None),
+            (int(extra.sum()), len(ids), name, reference, ids[int(np.argmax(extra))] if extra.any() else None),
         ):
             if count:
                 parts.append(f"{count:,} of the {total:,} trials of {owner} are missing from {lacking} "

@@ -114,7 +114,7 @@ class SimilarityMatrix:
             raise ValueError("Give both the start and the end times of the segments, or neither.")
         start = _optional_times(self.start, n, "start")
         end = _optional_times(self.end, n, "end")
-        if start is not None and (end < start).any():
+        if start is not None and end is not None and (end < start).any():  # (both or neither)
             first = int(np.argmax(end < start))
             raise ValueError(f"Segment {first + 1} ends ({end[first]:g} s) before it starts ({start[first]:g} s).")
         object.__setattr__(self, "start", start)
@@ -154,7 +154,7 @@ class SimilarityMatrix:
 
     def __repr__(self) -> str:
         extras = [f"N={self.n_segments}"]
-        if self.has_times:
+        if self.start is not None and self.end is not None:  # (has_times)
             extras.append(f"{self.start.min():g}-{self.end.max():g} s")
         if self.n_reference_speakers is not None:
             extras.append(f"{self.n_reference_speakers} reference speakers")

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import TYPE_CHECKING, Any, Protocol, overload
 
 import numpy as np
 import pandas as pd
@@ -15,17 +16,31 @@ import pandas as pd
 from .._deprecation import holds_both_classes
 from .checks import as_scores
 
-__all__ = ["NO_VALUE", "Trials", "as_systems", "condition_codes"]
+__all__ = ["NO_VALUE", "Systems", "Trials", "as_systems", "condition_codes"]
+
+
+class LazyTable(Protocol):
+    """A table a reader builds on first use (:class:`~llrcore.io.ids.LazyIds`)."""
+
+    def __len__(self) -> int: ...
+
+    def materialize(self) -> pd.DataFrame: ...
 
 
 class _Metadata:
     """The ``metadata`` field: a DataFrame, or a table a reader builds on first use (an object with ``len()`` and
     ``materialize()``, e.g. the ids of a file of millions of trials, whose categoricals cost more than reading it)."""
 
-    def __set_name__(self, owner, name):
+    def __set_name__(self, owner: type, name: str) -> None:
         self.slot = f"_{name}"
 
-    def __get__(self, trials, owner=None):
+    @overload
+    def __get__(self, trials: None, owner: type | None = None) -> None: ...
+
+    @overload
+    def __get__(self, trials: Trials, owner: type | None = None) -> pd.DataFrame: ...
+
+    def __get__(self, trials: Trials | None, owner: type | None = None) -> pd.DataFrame | None:
         if trials is None:
             return None  # the field's default
         value = trials.__dict__[self.slot]
@@ -33,7 +48,7 @@ class _Metadata:
             value = trials.__dict__[self.slot] = trials._checked_metadata(value.materialize())
         return value
 
-    def __set__(self, trials, value):
+    def __set__(self, trials: Trials, value: pd.DataFrame | LazyTable | None) -> None:
         trials.__dict__[self.slot] = value
 
 
@@ -68,7 +83,10 @@ class Trials:
     non: np.ndarray
     name: str = ""
     spoof: np.ndarray = field(default_factory=lambda: np.empty(0))
-    metadata: pd.DataFrame | None = _Metadata()
+    if TYPE_CHECKING:  # a checker reads the descriptor: None or a LazyTable in, always a DataFrame out
+        metadata: _Metadata = _Metadata()
+    else:
+        metadata: pd.DataFrame | None = _Metadata()
     file_labels: np.ndarray | None = None
 
     def __post_init__(self):
@@ -90,7 +108,7 @@ class Trials:
             labels.flags.writeable = False
             object.__setattr__(self, "file_labels", labels)
 
-    def _checked_metadata(self, metadata) -> pd.DataFrame:
+    def _checked_metadata(self, metadata: Any) -> Any:
         n = self.tar.size + self.non.size + self.spoof.size
         if hasattr(metadata, "materialize") and not isinstance(metadata, pd.DataFrame):
             if len(metadata) != n:
@@ -242,7 +260,7 @@ class Trials:
         list of (dict, Trials or None)
             ``({column: value, ...}, subset)`` per condition.
         """
-        conditions = []
+        conditions: list[tuple[dict, Trials | None]] = []
         for label, mask in self.partitions(by):
             name = ", ".join(f"{c}={v}" for c, v in label.items())
             try:
@@ -298,6 +316,10 @@ def _natural(value: str) -> tuple:
         return (0, float(value), "")
     except ValueError:
         return (1, 0.0, value)
+
+
+#: The ``systems`` of figures, tables and reports: one Trials, ``{name: Trials}``, or Trials in a sequence.
+Systems = Trials | Mapping[str, Trials] | Sequence[Trials]
 
 
 def as_systems(systems) -> dict[str, Trials]:

@@ -117,7 +117,7 @@ def ahc_labels(scores: np.ndarray, mixture: ScoreMixture, *, threshold: float | 
     labels = _dissolve_small(scores, labels, size)
     k = np.unique(labels).size
     if k < min_clusters or (max_clusters is not None and k > max_clusters):
-        bound = min_clusters if k < min_clusters else max_clusters
+        bound = min_clusters if k < min_clusters or max_clusters is None else max_clusters
         labels = cut_tree_at(tree, bound)
     return relabel_by_appearance(labels), threshold
 
@@ -188,14 +188,14 @@ def kmeans(points: np.ndarray, k: int, *, n_init: int = 10, max_iter: int = 300,
     sq = np.einsum("ij,ij->i", points, points)
     best_labels, best_inertia = None, np.inf
     for _ in range(n_init):
-        centres = [points[rng.integers(n)]]
-        closest = np.maximum(sq - 2 * points @ centres[0] + centres[0] @ centres[0], 0.0)
+        picked = [points[rng.integers(n)]]
+        closest = np.maximum(sq - 2 * points @ picked[0] + picked[0] @ picked[0], 0.0)
         for _ in range(1, k):
             total = closest.sum()
             pick = rng.choice(n, p=closest / total) if total > 0 else rng.integers(n)
-            centres.append(points[pick])
+            picked.append(points[pick])
             closest = np.minimum(closest, np.maximum(sq - 2 * points @ points[pick] + points[pick] @ points[pick], 0))
-        centres = np.array(centres)
+        centres = np.array(picked)
         labels = np.full(n, -1)
         for _ in range(max_iter):
             distance = sq[:, None] - 2 * points @ centres.T + np.einsum("ij,ij->i", centres, centres)[None, :]
@@ -213,6 +213,7 @@ def kmeans(points: np.ndarray, k: int, *, n_init: int = 10, max_iter: int = 300,
         inertia = float(distance[np.arange(n), labels].sum())
         if inertia < best_inertia:
             best_labels, best_inertia = labels, inertia
+    assert best_labels is not None  # (n_init >= 1 runs)
     return _fill_empty_clusters(points, best_labels, k)
 
 

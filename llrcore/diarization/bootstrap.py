@@ -15,6 +15,7 @@ distinct pools, so their "95 % interval" is little more than their two DERs.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 import pandas as pd
@@ -229,4 +230,5 @@ def compare_diarizers(a: SystemScores, b: SystemScores, n: int = 1000, level: fl
     weights = multinomial_counts(len(a.corpus.components), n, seed)
     rates_a, rates_b = _rates(a, weights), _rates(b, weights)
     differences = pd.DataFrame({m: rates_b[m] - rates_a[m] for m in METRICS})
-    return DiarizerComparison(a, b, differences, float(level), tuple(names))
+    # (a list of the two names too: stored as the tuple it stands for)
+    return DiarizerComparison(a, b, differences, float(level), cast(tuple[str, str], tuple(names)))

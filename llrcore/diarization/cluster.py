@@ -4,9 +4,12 @@ from __future__ import annotations
 import dataclasses
 import time
 import warnings
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 
 from ..data.similarity import SimilarityMatrix, as_similarity
 from .baselines import (
@@ -18,9 +21,9 @@ from .baselines import (
     spectral_labels,
 )
 from .block_prior import PRESETS, PRIOR_STRENGTH, BlockModelPrior, prior_for_scores, score_kind
-from .gaussians import GaussianFit, ScoreMixture, fit_score_mixture
 from .chain import loop_probability, median_shift
-from .model import EFFECTIVE_SCORES, MEAN_TURN, MIN_SPEECH, fit_block_model
+from .gaussians import GaussianFit, ScoreMixture, fit_score_mixture
+from .model import EFFECTIVE_SCORES, MEAN_TURN, MIN_SPEECH, Progress, fit_block_model
 from .nme_sc import MAX_SPEAKERS as NME_MAX_SPEAKERS
 from .nme_sc import nme_sc
 from .result import ClusteringResult
@@ -161,13 +164,13 @@ def _check_bounds(n: int, n_clusters, min_clusters, max_clusters) -> tuple[int, 
     return low, high
 
 
-def cluster_similarity(S, method: str = "bayes", *, n_clusters: int | None = None, min_clusters: int = 1,
-                       max_clusters: int | None = None, effective_scores: float = EFFECTIVE_SCORES,
-                       mean_turn: float = MEAN_TURN, min_speech: float = MIN_SPEECH,
-                       concentration: float = 1.0, prior_strength: float = PRIOR_STRENGTH,
-                       prior: BlockModelPrior | str | None = None, threshold: float | None = None,
-                       min_cluster_size: int | None = None, eigengap_floor: bool = True, seed: int = 0,
-                       progress=None) -> ClusteringResult:
+def cluster_similarity(S: SimilarityMatrix | ArrayLike, method: str = "bayes", *, n_clusters: int | None = None,
+                       min_clusters: int = 1, max_clusters: int | None = None,
+                       effective_scores: float = EFFECTIVE_SCORES, mean_turn: float = MEAN_TURN,
+                       min_speech: float = MIN_SPEECH, concentration: float = 1.0,
+                       prior_strength: float = PRIOR_STRENGTH, prior: BlockModelPrior | str | None = None,
+                       threshold: float | None = None, min_cluster_size: int | None = None, eigengap_floor: bool = True,
+                       seed: int = 0, progress: Callable[[Progress], object] | None = None) -> ClusteringResult:
     """Cluster speech segments given only the matrix of their pairwise scores.
 
     Parameters
@@ -275,10 +278,10 @@ def cluster_similarity(S, method: str = "bayes", *, n_clusters: int | None = Non
     if min(effective_scores, concentration, prior_strength, mean_turn) <= 0 or min_speech < 0:
         raise ValueError("effective_scores, mean_turn, concentration and prior_strength must be positive and "
                          "min_speech not negative.")
-    options = dict(n_clusters=n_clusters, min_clusters=low, max_clusters=high, effective_scores=effective_scores,
-                   mean_turn=mean_turn, min_speech=min_speech, concentration=concentration,
-                   prior_strength=prior_strength, threshold=threshold,
-                   min_cluster_size=min_cluster_size, seed=seed, eigengap_floor=None)
+    options: dict[str, Any] = dict(n_clusters=n_clusters, min_clusters=low, max_clusters=high,
+                                   effective_scores=effective_scores, mean_turn=mean_turn, min_speech=min_speech,
+                                   concentration=concentration, prior_strength=prior_strength, threshold=threshold,
+                                   min_cluster_size=min_cluster_size, seed=seed, eigengap_floor=None)
 
     if n == 1:
         mixture = ScoreMixture(0.5, GaussianFit(np.nan, np.nan), GaussianFit(np.nan, np.nan))
@@ -295,7 +298,7 @@ def cluster_similarity(S, method: str = "bayes", *, n_clusters: int | None = Non
         fit = nme_sc(scores, n_clusters=n_clusters, min_clusters=low, max_clusters=nme_high, seed=seed,
                      uncapped=high if capped else None)
         labels = fit.labels
-        if capped and fit.uncapped_clusters > nme_high:
+        if capped and fit.uncapped_clusters is not None and fit.uncapped_clusters > nme_high:
             warnings.warn(f"NME-SC looks for at most {nme_high} speakers by default (NeMo's default) and returns "
                           f"{fit.n_clusters}, but allowed up to {high} its eigengap would say "
                           f"{fit.uncapped_clusters} speakers: pass max_clusters={high} if the recording may have more "
@@ -324,10 +327,10 @@ def cluster_similarity(S, method: str = "bayes", *, n_clusters: int | None = Non
                                         min_cluster_size, seed)
             prior, options["prior_source"] = _block_prior(prior, scores, mixture, concentration, prior_strength)
             timing = _chain_options(S, effective_scores, mean_turn, min_speech, min_cluster_size)
-            fit = fit_block_model(scores, inits, prior=prior, min_clusters=low, max_clusters=high,
-                                  progress=progress, **timing)
-            return dataclasses.replace(fit, mixture=mixture, eigenvalues=embedding.eigenvalues,
-                                       seconds=time.perf_counter() - began, options={**options, **fit.options})
+            result = fit_block_model(scores, inits, prior=prior, min_clusters=low, max_clusters=high,
+                                     progress=progress, **timing)
+            return dataclasses.replace(result, mixture=mixture, eigenvalues=embedding.eigenvalues,
+                                       seconds=time.perf_counter() - began, options={**options, **result.options})
     labels = relabel_by_appearance(labels)
     within, means, variances, counts = block_gaussians(scores, labels)
     return ClusteringResult(method, labels, np.eye(int(labels.max()) + 1)[labels], within, means, variances, counts,
@@ -343,7 +346,8 @@ def eigengap_floor_count(scores, low: int, high: int, seed: int = 0) -> int | No
     return nme_sc(scores, min_clusters=low, max_clusters=max(low, min(high, NME_MAX_SPEAKERS)), seed=seed).n_clusters
 
 
-def _block_prior(prior, scores, mixture, concentration: float, prior_strength: float) -> tuple:
+def _block_prior(prior, scores, mixture, concentration: float, prior_strength: float
+                 ) -> tuple[BlockModelPrior, str]:
     """The block model's prior and where it came from: by the kind of scores (None), from the recording's own
     two-Gaussian fit (:data:`OWN_FIT`), a preset by name, or the prior given."""
     if prior is None:
@@ -365,7 +369,7 @@ def _chain_options(S, effective_scores: float, mean_turn: float, min_speech: flo
     probability of the chain and the smallest speaker in segments (see :func:`cluster_similarity`); without times,
     one between-speaker Gaussian per pair of speakers (no chain makes a speaker pay for its turns there, and one tied
     Gaussian merges a close pair: :mod:`llrcore.diarization.model`)."""
-    if isinstance(S, SimilarityMatrix) and S.has_times and S.n_segments > 1:
+    if isinstance(S, SimilarityMatrix) and S.start is not None and S.end is not None and S.n_segments > 1:  # times
         shift = median_shift(S.start)
         length = float(np.median(S.end - S.start))
         share = min(1.0, shift / length) if length > 0 else 1.0

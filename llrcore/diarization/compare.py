@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -41,14 +42,16 @@ class MethodComparison:
 
 
 def _row(name: str, matrix: SimilarityMatrix, output, scoring: dict) -> dict:
-    row = dict.fromkeys(COMPARISON_COLUMNS, np.nan)
+    row: dict[str, Any] = dict.fromkeys(COMPARISON_COLUMNS, np.nan)
     row["method"] = name
+    turns: pd.DataFrame | None
     if isinstance(output, pd.DataFrame):  # a full system's turns: no segment labels
         labels, turns = None, output
         row["speakers"] = float(output["speaker"].nunique())
     else:
         labels = output.labels if isinstance(output, ClusteringResult) else np.asarray(output)
-        turns = segments_to_turns(matrix.start, matrix.end, labels, uri=matrix.uri) if matrix.has_times else None
+        turns = segments_to_turns(matrix.start, matrix.end, labels, uri=matrix.uri) \
+            if matrix.start is not None and matrix.end is not None else None  # (has_times)
         row["speakers"] = float(np.unique(labels).size)
         if isinstance(output, ClusteringResult):
             row["speakers"], row["seconds"] = float(output.n_clusters), output.seconds

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -167,8 +168,10 @@ def _turn_table(turns) -> pd.DataFrame:
     return pd.concat(tables, ignore_index=True)
 
 
-def score_corpus(references, hypotheses, *, uems: pd.DataFrame | None = None, collar: float = 0.25,
-                 skip_overlap: bool = True, convention: str = "md-eval") -> CorpusScores:
+def score_corpus(references: pd.DataFrame | Mapping[str, pd.DataFrame] | Iterable[pd.DataFrame | SimilarityMatrix],
+                 hypotheses: pd.DataFrame | Mapping[str, pd.DataFrame] | Iterable[pd.DataFrame], *,
+                 uems: pd.DataFrame | None = None, collar: float = 0.25, skip_overlap: bool = True,
+                 convention: str = "md-eval") -> CorpusScores:
     """DER with its parts, JER, purity and coverage of every recording of a corpus, and of the corpus.
 
     Parameters
@@ -227,7 +230,7 @@ def score_corpus(references, hypotheses, *, uems: pd.DataFrame | None = None, co
 
 def cluster_recordings(matrices: Iterable[SimilarityMatrix], method: str = "bayes", *,
                        prior_from_others: bool = False,
-                       progress: Callable[[int, int, str], None] | None = None, **options) -> pd.DataFrame:
+                       progress: Callable[[int, int, str], None] | None = None, **options: Any) -> pd.DataFrame:
     """Cluster every similarity matrix of a corpus and return the hypotheses as speaker turns.
 
     Parameters
@@ -260,9 +263,10 @@ def cluster_recordings(matrices: Iterable[SimilarityMatrix], method: str = "baye
         moments = [labelled_pair_moments(matrix) for matrix in matrices]  # once: each prior pools the others'
     tables = []
     for done, matrix in enumerate(matrices, start=1):
-        if not matrix.has_times:
+        if matrix.start is None or matrix.end is None:  # (not has_times)
             raise ValueError(f"The recording {matrix.uri!r} has no segment times, so its speaker turns are unknown.")
-        learnt = {"prior": _learnt_from_others(moments, done - 1, matrix.uri)} if prior_from_others else {}
+        learnt: dict[str, Any] = \
+            {"prior": _learnt_from_others(moments, done - 1, matrix.uri)} if prior_from_others else {}
         result = cluster_similarity(matrix, method, **options, **learnt)
         tables.append(segments_to_turns(matrix.start, matrix.end, np.asarray(result.labels), uri=matrix.uri))
         if progress is not None:

@@ -409,7 +409,7 @@ def fit_block_model(scores: np.ndarray, initial_labels: dict, *, prior: BlockMod
     # whenever it would fall below min_clusters
     if not runs["n_clusters"].between(min_clusters, max_clusters).all():  # pragma: no cover - a bug if reached
         raise RuntimeError(f"A run ended outside {min_clusters}..{max_clusters} clusters:\n{runs}")
-    best = int(runs["elbo"].idxmax())
+    best = int(runs["elbo"].idxmax())  # type: ignore[call-overload]  # a RangeIndex label; the stubs: Hashable
     runs["chosen"] = runs.index == best
     chosen = finals[best]
 

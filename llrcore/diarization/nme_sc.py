@@ -170,7 +170,8 @@ def nme_sc(scores, *, n_clusters: int | None = None, min_clusters: int = 1, max_
     step = max(1, int(n / search_size))
     sub = affinity[::step, ::step]
     order = _row_order(sub)
-    rows, wide_rows = [], []
+    rows: list[tuple] = []  # (p, clusters, normalised gap, ratio, connected), capped at max_clusters
+    wide_rows: list[tuple] = []  # the same up to `uncapped`
     wide_high = min(int(uncapped), n - 1) if uncapped is not None else high
     for p in search_list(sub.shape[0], max_share, volume):
         graph = p_neighbour_affinity(sub, int(p), order)
@@ -195,7 +196,8 @@ def _choose_p(rows: list) -> tuple[pd.DataFrame, pd.Series]:
     """The search table and its chosen row: the smallest ratio, or the smallest connected p if that graph is not
     connected."""
     search = pd.DataFrame(rows, columns=["p", "clusters", "normalised_gap", "ratio", "connected"])
-    chosen = search.loc[search["ratio"].idxmin()]
+    # a label of this frame; pandas-stubs types idxmin's as any Hashable, which .loc does not take
+    chosen = search.loc[search["ratio"].idxmin()]  # type: ignore[call-overload]
     if not chosen["connected"] and search["connected"].any():
         chosen = search[search["connected"]].iloc[0]
     return search, chosen
@@ -236,7 +238,8 @@ def _top_p_columns(affinity: np.ndarray, p: int) -> tuple[np.ndarray, np.ndarray
     # of the entries equal to the p-th largest, the first (lowest columns) that complete the p, as a stable sort does
     missing = p - above.sum(axis=1, keepdims=True)
     keep = above | (tied & (np.cumsum(tied, axis=1, dtype=np.int32) <= missing))
-    return np.nonzero(keep)
+    rows, columns = np.nonzero(keep)
+    return rows, columns
 
 
 def _sparse_laplacian(affinity: np.ndarray, p: int) -> scipy.sparse.csr_array:

@@ -68,7 +68,7 @@ def split_least_coherent(D: np.ndarray, R: np.ndarray) -> np.ndarray:
     rows still sum to one; columns are reordered by expected size (the stick-breaking order).
     """
     hard = np.argmax(R, axis=1)
-    best = (-np.inf, None, None)
+    best: tuple[float, int | None, np.ndarray | None] = (-np.inf, None, None)  # gain, cluster, second half
     for c in range(R.shape[1]):
         members = np.flatnonzero(hard == c)
         m = members.size
@@ -89,11 +89,12 @@ def split_least_coherent(D: np.ndarray, R: np.ndarray) -> np.ndarray:
         gain = a.size * b.size / m * (within - block[np.ix_(side, ~side)].mean())
         if gain > best[0] or best[1] is None:
             best = (gain, c, b)
-    _, c, b = best
+    _, split, b = best
+    assert split is not None and b is not None, "no cluster of two segments or more to bisect"
     moved = np.zeros(R.shape[0], dtype=bool)
     moved[b] = True
-    R = np.column_stack([R, np.where(moved, R[:, c], 0.0)])
-    R[moved, c] = 0.0
+    R = np.column_stack([R, np.where(moved, R[:, split], 0.0)])
+    R[moved, split] = 0.0
     return R[:, np.argsort(-R.sum(axis=0), kind="stable")]
 
 

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 from scipy.optimize import linear_sum_assignment
 
 from ..data.records import one_row
@@ -98,7 +99,7 @@ class SegmentScores:
         return self.n_clusters - self.n_speakers
 
 
-def segment_scores(hypothesis, reference, weights=None) -> SegmentScores:
+def segment_scores(hypothesis: ArrayLike, reference: ArrayLike, weights: ArrayLike | None = None) -> SegmentScores:
     """Segment error (optimal mapping), purity, coverage and speaker counts of a clustering.
 
     Parameters
@@ -144,7 +145,8 @@ def segment_scores(hypothesis, reference, weights=None) -> SegmentScores:
 # ----- windows to turns ------------------------------------------------------------------------------------------
 
 
-def segments_to_turns(start, end, labels, *, uri: str = "recording", channel: str = "1") -> pd.DataFrame:
+def segments_to_turns(start: ArrayLike, end: ArrayLike, labels: ArrayLike, *, uri: str = "recording",
+                      channel: str = "1") -> pd.DataFrame:
     """Speaker turns from labelled, possibly overlapping segments (sorted by start time).
 
     Every overlap of consecutive segments is split at its midpoint; consecutive pieces with the same label that

@@ -25,6 +25,7 @@ md-eval = 0.5 s pyannote.metrics), overlap, the region scored without a UEM, or 
 """
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -186,9 +187,11 @@ def _reference_extent(reference: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame({"start": times["start"].min(), "end": times["end"].max()}).reset_index()
 
 
-def score_system(reference, system, *, uem: pd.DataFrame | None = None, collar: float = 0.25,
-                 collar_convention: str = "md-eval", skip_overlap: bool = True, extent: str = "both",
-                 average: str = "pooled", convention: str = "md-eval") -> SystemScores:
+def score_system(reference: pd.DataFrame | Mapping[str, pd.DataFrame] | Iterable[pd.DataFrame],
+                 system: pd.DataFrame | Mapping[str, pd.DataFrame] | Iterable[pd.DataFrame], *,
+                 uem: pd.DataFrame | None = None, collar: float = 0.25, collar_convention: str = "md-eval",
+                 skip_overlap: bool = True, extent: str = "both", average: str = "pooled", convention: str = "md-eval"
+                 ) -> SystemScores:
     """Score any system's speaker turns against reference turns: DER, JER, speaker counts, conventions stated.
 
     Parameters

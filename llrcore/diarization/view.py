@@ -60,7 +60,7 @@ class SimilarityView:
     def boundaries(self) -> np.ndarray:
         """The positions between the cluster blocks of a reordered matrix, with both outer edges: ``K + 1`` values
         from ``-0.5`` to ``N - 0.5`` (cell ``i`` spans ``i +- 0.5``)."""
-        sizes = np.bincount(self.labels, minlength=self.n_clusters)
+        sizes = [self.n_segments] if self.labels is None else np.bincount(self.labels, minlength=self.n_clusters)
         return np.concatenate([[0], np.cumsum(sizes)]) - 0.5
 
     def to_frame(self) -> pd.DataFrame:

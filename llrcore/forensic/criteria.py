@@ -116,7 +116,7 @@ class ValidationCriteria:
             With one sentence naming the bad item and the names allowed.
         """
         names = [field.name for field in dataclasses.fields(cls)]
-        values = {}
+        values: dict[str, float | None] = {}
         for item in items:
             name, sep, text = str(item).partition("=")
             name = name.strip().lower().replace("-", "_")

@@ -36,8 +36,10 @@ N. Brümmer and J. du Preez, "Application-independent evaluation of speaker dete
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._deprecation import LLRS, old_spellings
+from ..data.trials import Trials
 from ._trials import sorted_classes
 from .units import to_log10
 
@@ -75,7 +77,7 @@ def _segments(x, y) -> tuple[np.ndarray, np.ndarray]:
 
 
 @old_spellings(LLRS)
-def devpav(tar, non=None) -> float:
+def devpav(tar: ArrayLike | Trials, non: ArrayLike | None = None) -> float:
     """devPAV of natural-log LLRs, in log10 units (0 for LLRs equal to their PAV transform).
 
     Parameters
@@ -103,7 +105,7 @@ def devpav(tar, non=None) -> float:
 
 
 @old_spellings(LLRS)
-def cllr_cal(tar, non=None) -> float:
+def cllr_cal(tar: ArrayLike | Trials, non: ArrayLike | None = None) -> float:
     """``Cllr_cal = Cllr - Cllr_min`` in bits: the part of Cllr that a monotone recalibration (PAV) would remove.
 
     Equal to ``lir.metrics.cllr_cal`` (both Cllrs computed in bits); from one sort and one PAV.

@@ -30,13 +30,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 from scipy.special import expit
 
-from ..data.trials import Trials
-from ..data.checks import as_scores
 from .._deprecation import LLRS, old_spellings
 from ..binary.costs import cllr_bits, mean_cost_bits, softplus_bits
 from ..binary.rates import ScoreCounts
+from ..data.checks import as_scores
+from ..data.trials import Trials
 from ._trials import sorted_classes
 from .units import from_log10, to_log10
 
@@ -87,7 +88,7 @@ def _reference_ece(plo: np.ndarray) -> np.ndarray:
 
 
 @old_spellings(LLRS, positional=("plo",), prior="plo", prior_kind="plo values")
-def ece(tar, non=None, *, plo=0.0):
+def ece(tar: ArrayLike | Trials, non: ArrayLike | None = None, *, plo: ArrayLike = 0.0) -> float | np.ndarray:
     """Empirical cross-entropy in bits of natural-log LLRs at prior log-odds `plo` (natural log).
 
     ``ECE = P mean_tar log2(1 + e^-(l + plo)) + (1 - P) mean_non log2(1 + e^(l + plo))``, ``P = sigmoid(plo)``;
@@ -109,10 +110,10 @@ def ece(tar, non=None, *, plo=0.0):
     """
     if isinstance(tar, (Trials, ScoreCounts)):
         table, _ = sorted_classes(tar, non)
-        tar, non = table.tar, table.non
+        tar_llrs, non_llrs = table.tar, table.non
     else:  # in the order given, as cllr(tar, non) takes them: ece(tar, non, plo=0) is cllr(tar, non) to the last bit
-        tar, non = as_scores(tar, "target LLRs"), as_scores(non, "non-target LLRs")
-    values = _ece_of_llrs(tar, non, _priors(plo))
+        tar_llrs, non_llrs = as_scores(tar, "target LLRs"), as_scores(non, "non-target LLRs")
+    values = _ece_of_llrs(tar_llrs, non_llrs, _priors(plo))
     return float(values[0]) if np.ndim(plo) == 0 else values
 
 
@@ -166,7 +167,8 @@ class ECECurve:
 
 
 @old_spellings({**LLRS, "prior_log10_odds": ("plo", from_log10)})
-def ece_curve(tar, non=None, *, plo=None, name: str | None = None) -> ECECurve:
+def ece_curve(tar: ArrayLike | Trials, non: ArrayLike | None = None, *, plo: ArrayLike | None = None,
+              name: str | None = None) -> ECECurve:
     """The ECE plot's curves (system, PAV-calibrated, neutral reference) over a range of prior log-odds.
 
     Parameters

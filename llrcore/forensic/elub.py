@@ -50,8 +50,10 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 
 from .._deprecation import LLRS, old_spellings
+from ..data.trials import Trials
 from ._trials import sorted_classes
 from .units import from_log10, to_log10
 
@@ -146,7 +148,8 @@ def _exact_bounds(tar: np.ndarray, non: np.ndarray, add_misleading: int) -> tupl
 
 
 @old_spellings(LLRS)
-def elub_bounds(tar, non=None, *, step: float | None = LIR_STEP, add_misleading: int = 1) -> ElubBounds:
+def elub_bounds(tar: ArrayLike | Trials, non: ArrayLike | None = None, *, step: float | None = LIR_STEP,
+                add_misleading: int = 1) -> ElubBounds:
     """Empirical lower and upper bounds of natural-log LLRs (Vergeer et al. 2016), lir's definition by default.
 
     Parameters
@@ -206,8 +209,8 @@ class ElubBounded:
 
 
 @old_spellings({"tar_scores": "tar", "non_scores": "non"})
-def elub_bounded(calibrator, tar, non=None, *, step: float | None = LIR_STEP,
-                 add_misleading: int = 1) -> ElubBounded:
+def elub_bounded(calibrator: Callable[[np.ndarray], np.ndarray], tar: ArrayLike | Trials, non: ArrayLike | None = None,
+                 *, step: float | None = LIR_STEP, add_misleading: int = 1) -> ElubBounded:
     """Any fitted calibration (:class:`~llrcore.Affine`, :class:`~llrcore.PAVCalibrator`, a fusion, any function
     from scores to natural-log LLRs) bounded by the ELUB bounds of the LLRs it gives on validation trials.
 

@@ -21,8 +21,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 
 from .._deprecation import LLRS, old_spellings
+from ..data.trials import Trials
 from ._trials import sorted_classes
 from .units import to_log10
 
@@ -92,7 +94,7 @@ class Tippett:
 
 
 @old_spellings(LLRS)
-def tippett(tar, non=None, *, name: str | None = None) -> Tippett:
+def tippett(tar: ArrayLike | Trials, non: ArrayLike | None = None, *, name: str | None = None) -> Tippett:
     """The Tippett curves and the rates of misleading evidence of natural-log LLRs.
 
     ``same_source(x) = #{tar >= x} / N_tar`` and ``different_source(x) = #{non >= x} / N_non`` at every distinct

@@ -9,7 +9,10 @@ about one value in seven of the cartridge-case test data comes back one ulp away
 """
 from __future__ import annotations
 
+from typing import overload
+
 import numpy as np
+from numpy.typing import ArrayLike
 
 __all__ = ["LN10", "from_log10", "to_log10"]
 
@@ -17,7 +20,19 @@ LN10 = float(np.log(10.0))
 """``ln 10``: a natural-log LLR of ``LN10`` is an LR of 10."""
 
 
-def to_log10(llr):
+@overload
+def to_log10(llr: float) -> float: ...
+
+
+@overload
+def to_log10(llr: np.ndarray) -> np.ndarray: ...  # (a 0-d array gives a float)
+
+
+@overload
+def to_log10(llr: ArrayLike) -> float | np.ndarray: ...
+
+
+def to_log10(llr: ArrayLike) -> float | np.ndarray:
     """``log10 LR`` of natural-log LLRs: ``llr / ln 10``.
 
     Parameters
@@ -39,7 +54,19 @@ def to_log10(llr):
     return float(values) if values.ndim == 0 else values
 
 
-def from_log10(log10_lr):
+@overload
+def from_log10(log10_lr: float) -> float: ...
+
+
+@overload
+def from_log10(log10_lr: np.ndarray) -> np.ndarray: ...  # (a 0-d array gives a float)
+
+
+@overload
+def from_log10(log10_lr: ArrayLike) -> float | np.ndarray: ...
+
+
+def from_log10(log10_lr: ArrayLike) -> float | np.ndarray:
     """Natural-log LLRs of ``log10 LR`` values (as ``lir`` and forensic reports give them): ``ln 10 * log10 LR``.
 
     Parameters

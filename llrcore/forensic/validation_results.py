@@ -71,8 +71,8 @@ class ValidationStage:
         """The condition with the largest Cllr (None without a breakdown or when no condition has both classes)."""
         if self.conditions is None:
             return None
-        scored = [row for row in self.conditions.conditions if row.metrics is not None]
-        return max(scored, key=lambda row: row.metrics.cllr) if scored else None
+        scored = [(row, row.metrics) for row in self.conditions.conditions if row.metrics is not None]
+        return max(scored, key=lambda scored_row: scored_row[1].cllr)[0] if scored else None
 
     def value(self, key: str) -> float:
         """The value of the metric `key` of :data:`METRICS` (NaN for robustness without conditions)."""
@@ -82,7 +82,7 @@ class ValidationStage:
             return self.tippett.misleading_different_source
         if key == "condition_cllr":
             worst = self.worst_condition
-            return np.nan if worst is None else float(worst.metrics.cllr)
+            return np.nan if worst is None or worst.metrics is None else float(worst.metrics.cllr)
         return float(getattr(self, key))
 
 

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 
 from .units import to_log10
 
@@ -58,7 +59,7 @@ def _strength(magnitude: np.ndarray) -> np.ndarray:
     return np.searchsorted(_EDGES, magnitude, side="right")
 
 
-def verbal_scale(llr, *, propositions: tuple[str, str] = ("H1", "H2")):
+def verbal_scale(llr: ArrayLike, *, propositions: tuple[str, str] = ("H1", "H2")) -> str | np.ndarray:
     """The ENFSI verbal equivalent of natural-log LLRs (the bands in the module docstring).
 
     Parameters

@@ -14,12 +14,19 @@ import mmap
 import os
 import zlib
 from pathlib import Path
+from typing import IO
 
 import numpy as np
 
 from ..parallel import available_memory
 
 __all__ = ["LoadError", "LoadWarning", "has_skippable_lines"]
+
+FileBytes = bytes | mmap.mmap  # an input's bytes, or its file mapped into memory (:func:`_mapped`)
+#: What a reader reads: a path, or a file-like object open in binary or text mode (an upload).
+Source = str | os.PathLike | IO[bytes] | IO[str]
+#: Where a writer writes: a path, or a binary file-like object.
+Destination = str | os.PathLike | IO[bytes]
 
 
 class LoadError(ValueError):
@@ -80,7 +87,7 @@ class LoadWarning(UserWarning):
         return (type(self), (self.reason, self.path))
 
 
-def _mapped(path: str) -> bytes | mmap.mmap:
+def _mapped(path: str) -> FileBytes:
     """A file's bytes mapped into memory (read-only): its pages are the operating system's cached copy, used as they
     are read, where reading them into ``bytes`` allocates as much fresh memory, which the kernel zeroes before the
     copy (for 0.4 GB of score files, a tenth of the reading's time). The bytes themselves where a file cannot be
@@ -102,7 +109,7 @@ def _display_name(path: str | None) -> str:
 class _Source:
     """The bytes of one input and the name to use in messages."""
 
-    def __init__(self, data: bytes, path: str | None):
+    def __init__(self, data: FileBytes, path: str | None):
         self.data = data
         self.path = path
         base = Path(path).name if path else ""
@@ -198,15 +205,13 @@ def check_fits_in_memory(src: _Source) -> None:
                         "(the README's section 'Large files').")
 
 
-def _text_bytes(src: _Source) -> bytes | mmap.mmap:
+def _text_bytes(src: _Source) -> FileBytes:
     """UTF-8 bytes with ``\\n`` line ends, no byte-order mark; LoadError for binary or undecodable data. A mapped
     file (:func:`_mapped`) that is already so is returned as it is, else as the bytes these changes make."""
     data = src.data
-    if not isinstance(data, bytes) and (data[:2] in (b"\xff\xfe", b"\xfe\xff") or data[:3] == b"\xef\xbb\xbf"):
-        data = bytes(data)
     if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
         try:
-            data = data.decode("utf-16").encode("utf-8")
+            data = bytes(data).decode("utf-16").encode("utf-8")
         except UnicodeError:
             raise src.error("the file starts like UTF-16 text but cannot be decoded; save it as UTF-8 text.") \
                 from None
@@ -229,7 +234,13 @@ def _text_bytes(src: _Source) -> bytes | mmap.mmap:
     return data
 
 
-def _is_ascii(data: bytes | mmap.mmap) -> bool:
+def _text(src: _Source) -> str:
+    """The input's text, for readers that take it whole (:func:`_text_bytes`, decoded; ``bytes`` of bytes is no
+    copy)."""
+    return bytes(_text_bytes(src)).decode("utf-8")
+
+
+def _is_ascii(data: FileBytes) -> bool:
     """Whether every byte is below 128 (``bytes.isascii``, which a mapped file lacks: numpy's maximum, no copy)."""
     if isinstance(data, bytes):
         return data.isascii()
@@ -239,7 +250,7 @@ def _is_ascii(data: bytes | mmap.mmap) -> bool:
 _CHUNK = 1 << 24  # bytes scanned at a time (bounded temporary memory)
 
 
-def _scan_lines(src: _Source, data: bytes, limit: int, what: str) -> None:
+def _scan_lines(src: _Source, data: FileBytes, limit: int, what: str) -> None:
     """Refuse a line longer than `limit` characters (LoadError naming it: such a file is not what the reader
     expects). Returns None: whether some lines are blank, comments or indented is left to
     :attr:`~llrcore.io.text.TextFile.skippable`, asked only when the fast parser does not take the file as it is.
@@ -256,7 +267,7 @@ def _scan_lines(src: _Source, data: bytes, limit: int, what: str) -> None:
                 break
 
 
-def has_skippable_lines(data: bytes) -> bool:
+def has_skippable_lines(data: FileBytes) -> bool:
     """Whether some line after the first is blank, a comment (``#``) or indented (a space or a tab): then the data
     lines must be picked out one by one; otherwise every line is a row."""
     view = np.frombuffer(data, dtype=np.uint8)
@@ -268,7 +279,7 @@ def has_skippable_lines(data: bytes) -> bool:
     return False
 
 
-def _measure_lines(src: _Source, data: bytes, limit: int, what: str) -> None:
+def _measure_lines(src: _Source, data: FileBytes, limit: int, what: str) -> None:
     """LoadError naming the first line longer than `limit` characters, if any (chunk by chunk with numpy)."""
     view = np.frombuffer(data, dtype=np.uint8)
     line_start, lines_before = 0, 0

@@ -54,7 +54,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ._source import _Source
+from ._source import Source, _Source
 from .kaldi import TrialList
 from .labels import NONTARGET, TARGET
 
@@ -100,7 +100,7 @@ def h5py_module():
 # public readers
 
 
-def read_bosaris_scores(source) -> pd.DataFrame:
+def read_bosaris_scores(source: Source) -> pd.DataFrame:
     """Read a BOSARIS Scores ``.h5`` file (any layout of the module documentation).
 
     Parameters
@@ -123,7 +123,7 @@ def read_bosaris_scores(source) -> pd.DataFrame:
     return _frame(_read_matrix(_Source.open(source), "scores"), "score")
 
 
-def read_bosaris_key(source) -> pd.DataFrame:
+def read_bosaris_key(source: Source) -> pd.DataFrame:
     """Read a BOSARIS Key ``.h5`` file (any layout of the module documentation).
 
     Parameters
@@ -146,7 +146,7 @@ def read_bosaris_key(source) -> pd.DataFrame:
     return _frame(matrix, "target", matrix.values == TARGET)
 
 
-def read_bosaris_ndx(source) -> pd.DataFrame:
+def read_bosaris_ndx(source: Source) -> pd.DataFrame:
     """Read a BOSARIS Ndx ``.h5`` file: a list of trials without scores or labels.
 
     A Key file is read as its Ndx, as the toolkit's ``Key.to_ndx`` does.
@@ -238,6 +238,7 @@ class _Matrix:
     def trial_list(self) -> TrialList:
         models = pd.Series(self.id_column(self.models, self.rows))
         tests = pd.Series(self.id_column(self.tests, self.columns))
+        assert self.values is not None  # (only an Ndx file has none, and no trial list)
         return TrialList(self.src, models, tests, self.values, np.arange(1, self.rows.size + 1), "trial", self.place)
 
 

@@ -9,13 +9,13 @@ import numpy as np
 import pandas as pd
 
 from ..data.trials import Trials
-from ._source import _Source
+from ._source import Destination, _Source
 from .bosaris_h5 import LAYOUTS, Layout, h5py_module, open_h5
 
 __all__ = ["rescore_h5", "write_bosaris_key", "write_bosaris_ndx", "write_bosaris_scores"]
 
 
-def write_bosaris_scores(path, trials: Trials, layout: str = "bosaris") -> None:
+def write_bosaris_scores(path: Destination, trials: Trials, layout: str = "bosaris") -> None:
     """Write the scores of `trials` as a BOSARIS Scores ``.h5`` file.
 
     Parameters
@@ -53,7 +53,7 @@ def write_bosaris_scores(path, trials: Trials, layout: str = "bosaris") -> None:
     _write(path, grid, lay, datasets, "Scores")
 
 
-def write_bosaris_key(path, trials: Trials, layout: str = "bosaris") -> None:
+def write_bosaris_key(path: Destination, trials: Trials, layout: str = "bosaris") -> None:
     """Write which trials of `trials` are target trials as a BOSARIS Key ``.h5`` file.
 
     The datasets: ``trial_mask`` (int8: 1 target, -1 non-target, 0 no trial) and ``file_format`` "2.0" in the
@@ -80,6 +80,7 @@ def write_bosaris_key(path, trials: Trials, layout: str = "bosaris") -> None:
     tar = np.zeros(grid.shape, bool)
     tar[grid.rows[:trials.tar.size], grid.columns[:trials.tar.size]] = True
     non = grid.mask() & ~tar
+    datasets: dict[str, np.ndarray | np.bytes_]
     if len(lay.key_masks) == 2:
         datasets = dict(zip(lay.key_masks, (tar, non)))
     else:
@@ -89,7 +90,7 @@ def write_bosaris_key(path, trials: Trials, layout: str = "bosaris") -> None:
     _write(path, grid, lay, datasets, "Key")
 
 
-def write_bosaris_ndx(path, trials: Trials, layout: str = "bosaris") -> None:
+def write_bosaris_ndx(path: Destination, trials: Trials, layout: str = "bosaris") -> None:
     """Write the list of trials (without scores or labels) of `trials` as a BOSARIS Ndx ``.h5`` file.
 
     The dataset ``trial_mask`` (uint8 in "bosaris", int8 in "sidekit", bool in "pybosaris") with the ids as

@@ -174,6 +174,7 @@ def read_list(text: TextFile, layout: Layout, is_key: bool, like=None, *, trial_
     ids = layout.ids
     if is_key and like is not None and len(like.names) == 1 and len(ids) > 1:
         ids = [_column_holding(frame, ids, like)]
+    names: tuple[str, ...]  # the ids' metadata columns (TrialList.names)
     if layout.split:
         parts = split_ids(frame[ids[0]])
         models, tests = _strings(parts["model"]), _strings(parts["test"])

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..data.trials import Trials
-from ._source import _Source, _text_bytes
+from ._source import Source, _Source, _text_bytes
 from .text import SCORE_NAMES, TextFile, clean_name, columns_phrase
 from .trials import SCALES
 
@@ -34,7 +34,8 @@ def _values(src: _Source, what: str) -> np.ndarray:
     return text.scores(frame[0], lines, 1, reference, what=f"{what} LR")
 
 
-def read_class_files(same_source, different_source, *, scale: str = "ln", name: str | None = None) -> Trials:
+def read_class_files(same_source: Source, different_source: Source, *, scale: str = "ln", name: str | None = None
+                     ) -> Trials:
     """Read the LRs of same-source and different-source comparisons from two files, one value per line.
 
     Parameters

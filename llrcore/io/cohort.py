@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from ..data.cohort import CohortProblem, CohortScores
-from ._source import _Source, _text_bytes
+from ._source import Source, _Source, _text_bytes
 
 __all__ = ["read_cohort_scores", "read_score_pairs"]
 
@@ -85,7 +85,7 @@ def _table(source, what: str = f"a cohort score file has 3 ({_COLUMNS})"):
     """The source, its text, header lines, its table (id, cohort, score) and the line of each row (None from the
     fast path)."""
     src = _Source.open(source)
-    data = _text_bytes(src)
+    data = bytes(_text_bytes(src))  # (read, not mapped: bytes already, no copy)
     skip = _header_lines(data)
     frame, lines = _fast(data, skip), None
     if frame is None:
@@ -104,7 +104,7 @@ def read_score_pairs(source) -> pd.DataFrame:
     return frame.set_axis(["model", "test", "score"], axis=1)
 
 
-def read_cohort_scores(source, name: str | None = None) -> CohortScores:
+def read_cohort_scores(source: Source, name: str | None = None) -> CohortScores:
     """Read a cohort score file: ``model cohort score`` (or ``test cohort score``) per line.
 
     Parameters

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from ..data.trials import Trials
-from ._source import _load_numpy, _npz_array, _Source
+from ._source import FileBytes, _load_numpy, _npz_array, _Source
 from .labels import ACCEPTED, NONTARGET, TARGET, label_codes, renamed, trials_from_codes
 from .metadata import MetadataTable, attach, take_rows, tidy, unique_names
 from .text import NAN_WORDS
@@ -70,7 +70,7 @@ def read_parquet(src: _Source, name: str | None, table: MetadataTable | None = N
             for c in score_columns}
 
 
-def _read_parquet_frame(data: bytes) -> pd.DataFrame:
+def _read_parquet_frame(data: FileBytes) -> pd.DataFrame:
     """The table, its text columns read as dictionaries (pandas categoricals) when pyarrow is there: cheaper than
     millions of Python strings."""
     try:
@@ -127,7 +127,7 @@ def read_npz(src: _Source, name: str, table: MetadataTable | None = None) -> Tri
             listed = ", ".join(repr(f) for f in found) or "none"
             raise src.error(f"a .npz score file needs arrays named 'tar' and 'non' (and optionally 'spoof'); it "
                             f"holds {listed}.")
-        arrays = {}
+        arrays: dict[str, np.ndarray] = {}
         for what in ("tar", "non", "spoof"):
             if what not in found:
                 continue

@@ -37,7 +37,7 @@ import numpy as np
 import pandas as pd
 
 from ..data.similarity import SimilarityMatrix, labels_from_turns
-from ._source import _load_numpy, _npz_array, _Source, _text_bytes
+from ._source import Destination, Source, _load_numpy, _npz_array, _Source, _text
 
 __all__ = ["read_similarity", "similarity_keys", "read_segments", "read_rttm", "rttm_text", "write_rttm",
            "read_uem", "read_labels"]
@@ -59,7 +59,7 @@ def _open(source) -> _Source:
 
 def _lines(src: _Source) -> list[tuple[int, list[str]]]:
     """(1-based line number, whitespace-split fields) of every line that is not blank or a comment."""
-    text = _text_bytes(src).decode("utf-8")
+    text = _text(src)
     rows = []
     for number, line in enumerate(text.split("\n"), start=1):
         stripped = line.strip()
@@ -94,7 +94,7 @@ def _square_keys(src: _Source, archive) -> list[str]:
     return keys
 
 
-def similarity_keys(source) -> list[str]:
+def similarity_keys(source: Source) -> list[str]:
     """Names of the square numeric matrices in an ``.npz`` file (empty for any other file).
 
     Parameters
@@ -114,7 +114,7 @@ def similarity_keys(source) -> list[str]:
         The file cannot be opened or the archive cannot be read.
     """
     src = _open(source)
-    if not src.data.startswith(b"PK"):
+    if src.data[:2] != b"PK":
         return []
     with _load_numpy(src) as archive:
         return _square_keys(src, archive)
@@ -147,7 +147,7 @@ def _matrix_from_numpy(src: _Source, key: str | None) -> tuple[np.ndarray, dict]
         elif key not in found:
             raise src.error(f"the archive has no array named {key!r} (it holds {', '.join(found)}).")
         matrix = _npz_array(src, archive, key)
-        extras = {}
+        extras: dict[str, np.ndarray | str] = {}
         for name in _TIME_KEYS:
             if name in found:
                 extras[name] = np.asarray(_npz_array(src, archive, name), dtype=np.float64).reshape(-1)
@@ -164,7 +164,7 @@ _NUMERIC = re.compile(r"^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$|^[+-]?(?:inf
 
 
 def _matrix_from_text(src: _Source) -> np.ndarray:
-    text = _text_bytes(src).decode("utf-8")
+    text = _text(src)
     lines = [(i, line) for i, line in enumerate(text.split("\n"), start=1)
              if line.strip() and not line.lstrip().startswith("#")]
     if not lines:
@@ -199,7 +199,7 @@ def _matrix_from_text(src: _Source) -> np.ndarray:
     return values
 
 
-def read_segments(source) -> pd.DataFrame:
+def read_segments(source: Source) -> pd.DataFrame:
     """Segment times: a Kaldi ``segments`` file or a two-column ``start end`` table (header optional).
 
     A Kaldi line is ``<segment-id> <recording-id> <start> <end>``; a table has the times in two columns (split at
@@ -223,7 +223,10 @@ def read_segments(source) -> pd.DataFrame:
         Empty file, a line of neither form, a time that is no finite number, or a segment that ends before it
         starts (file and line named).
     """
-    src = _open(source)
+    return _segments(_open(source))
+
+
+def _segments(src: _Source) -> pd.DataFrame:
     rows = _lines(src)
     if not rows:
         raise src.error("the file is empty: segment times are needed.")
@@ -255,7 +258,7 @@ def read_segments(source) -> pd.DataFrame:
     return pd.DataFrame(records, columns=["segment", "uri", "start", "end"])
 
 
-def read_labels(source) -> np.ndarray:
+def read_labels(source: Source) -> np.ndarray:
     """One speaker label per line (or ``<segment-id> <label>``: the last field is the label), in file order.
 
     Parameters
@@ -273,7 +276,10 @@ def read_labels(source) -> np.ndarray:
     LoadError
         The file cannot be opened or holds no label.
     """
-    src = _open(source)
+    return _labels(_open(source))
+
+
+def _labels(src: _Source) -> np.ndarray:
     rows = _lines(src)
     if not rows:
         raise src.error("the file is empty: one speaker label per segment is needed.")
@@ -287,8 +293,9 @@ def _is_rttm(src: _Source) -> bool:
     return head[:8].upper() in (b"SPEAKER ", b"SPEAKER\t") or head.upper().startswith(b"SPKR-INFO")
 
 
-def read_similarity(source, *, key: str | None = None, segments=None, reference=None, name: str | None = None,
-                    uri: str | None = None):
+def read_similarity(source: Source, *, key: str | None = None, segments: Source | None = None,
+                    reference: Source | None = None, name: str | None = None, uri: str | None = None
+                    ) -> SimilarityMatrix:
     """Read a similarity matrix, optionally with segment times and a reference.
 
     Parameters
@@ -342,7 +349,7 @@ def read_similarity(source, *, key: str | None = None, segments=None, reference=
     recording = uri
     if segments is not None:
         seg_src = _Source.open(segments)
-        table = read_segments(seg_src)
+        table = _segments(seg_src)
         if len(table) != n:
             raise seg_src.error(f"the file gives {len(table)} segments but the matrix has {n}.")
         start, end = table["start"].to_numpy(), table["end"].to_numpy()
@@ -357,7 +364,7 @@ def read_similarity(source, *, key: str | None = None, segments=None, reference=
     if reference is not None:
         ref_src = _Source.open(reference)
         if _is_rttm(ref_src):
-            turns = read_rttm(ref_src)
+            turns = _rttm(ref_src)
             if recording is None:
                 recording = str(turns["uri"].iloc[0])
             if start is None:
@@ -365,7 +372,7 @@ def read_similarity(source, *, key: str | None = None, segments=None, reference=
                                     "and 'end' in the .npz) to find each segment's speaker.")
             labels = labels_from_turns(start, end, turns)
         else:
-            labels = read_labels(ref_src)
+            labels = _labels(ref_src)
             if labels.size != n:
                 raise ref_src.error(f"the file gives {labels.size} labels but the matrix has {n} segments.")
 
@@ -381,7 +388,7 @@ def read_similarity(source, *, key: str | None = None, segments=None, reference=
 # ----- RTTM and UEM ------------------------------------------------------------------------------------------------
 
 
-def read_rttm(source) -> pd.DataFrame:
+def read_rttm(source: Source) -> pd.DataFrame:
     """Speaker turns of an RTTM file.
 
     A ``SPEAKER`` line is ``SPEAKER <uri> <channel> <start> <duration> <NA> <NA> <speaker> ...``; other line
@@ -404,7 +411,10 @@ def read_rttm(source) -> pd.DataFrame:
         A ``SPEAKER`` line with fewer than 8 fields, a time that is no finite number, a negative duration, or no
         ``SPEAKER`` line at all (file and line named).
     """
-    src = _open(source)
+    return _rttm(_open(source))
+
+
+def _rttm(src: _Source) -> pd.DataFrame:
     records = []
     for line, fields in _lines(src):
         if fields[0].upper() != "SPEAKER":
@@ -445,7 +455,7 @@ def rttm_text(turns: pd.DataFrame) -> str:
     return "".join(lines)
 
 
-def write_rttm(path, turns: pd.DataFrame) -> None:
+def write_rttm(path: Destination, turns: pd.DataFrame) -> None:
     """Write speaker turns as an RTTM file (a path or a writable text/binary file object).
 
     Parameters
@@ -470,7 +480,7 @@ def write_rttm(path, turns: pd.DataFrame) -> None:
         path.write(text.encode("utf-8"))
 
 
-def read_uem(source) -> pd.DataFrame:
+def read_uem(source: Source) -> pd.DataFrame:
     """Scored regions of a UEM file ``<uri> <channel> <start> <end>``: columns ``uri, channel, start, end``.
 
     Parameters

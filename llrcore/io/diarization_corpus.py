@@ -9,10 +9,11 @@ one beside it on disk.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from pathlib import Path
 
 from ..data.similarity import SimilarityMatrix
-from ._source import LoadError
+from ._source import LoadError, Source
 from .diarization import read_similarity
 
 __all__ = ["read_corpus"]
@@ -36,7 +37,7 @@ def _is_rttm(name: str) -> bool:
     return name.lower().removesuffix(".gz").endswith(".rttm")
 
 
-def read_corpus(source) -> tuple[SimilarityMatrix, ...]:
+def read_corpus(source: Source | Iterable[Source]) -> tuple[SimilarityMatrix, ...]:
     """Every similarity matrix of a corpus with its reference turns, in the order of the names.
 
     Parameters
@@ -57,8 +58,8 @@ def read_corpus(source) -> tuple[SimilarityMatrix, ...]:
         any problem of a file (see :func:`~llrcore.read_similarity`, :func:`~llrcore.read_rttm`).
     """
     sources = [source] if isinstance(source, (str, os.PathLike)) else list(source)
-    matrices: dict[str, object] = {}
-    references: dict[str, object] = {}
+    matrices: dict[str, Source] = {}
+    references: dict[str, Source] = {}
     for item in sources:
         name = _name(item)
         if isinstance(item, (str, os.PathLike)) and not Path(item).exists():

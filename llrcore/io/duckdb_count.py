@@ -109,7 +109,8 @@ def _bad_input(connection, inputs: list[ScoreInput], result) -> LoadError:
         (raw,) = connection.execute(f"SELECT raw FROM {scores.relation} WHERE score IS NULL OR isnan(score) "
                                     "LIMIT 1").fetchone()
         raw = "" if raw is None else raw
-        line = _find_line(scores, lambda f: f[scores.columns["score"]] == raw) if scores.text else None
+        columns = scores.columns  # (a text input's)
+        line = _find_line(scores, lambda f: f[columns["score"]] == raw) if columns is not None else None
         problem = ("the score is missing (empty)." if not raw else f"the score {raw!r} is missing (NaN)."
                    if raw.lower() in NAN_WORDS else f"the score {raw!r} is not a number.")
         return LoadError(problem + (" Every trial needs a number." if "missing" in problem else ""), scores.path,
@@ -119,7 +120,8 @@ def _bad_input(connection, inputs: list[ScoreInput], result) -> LoadError:
             f"SELECT r.label FROM {labels.relation} r LEFT JOIN label_words w "
             f"ON w.word = lower(trim(trim(r.label), '\"')) WHERE w.code IS NULL LIMIT 1").fetchone()
         raw = "" if raw is None else raw
-        line = _find_line(labels, lambda f: f[labels.columns["label"]] == raw) if labels.text else None
+        columns = labels.columns
+        line = _find_line(labels, lambda f: f[columns["label"]] == raw) if columns is not None else None
         if not raw.strip():
             return LoadError(f"the label is empty; accepted labels are {ACCEPTED}.", labels.path, line)
         return LoadError(f"the label {raw!r} is not one of the accepted labels: {ACCEPTED}.", labels.path, line)

@@ -92,7 +92,7 @@ def _head(path: str) -> bytes:
         return file.read(_SAMPLE)
 
 
-def split_fields(line: str, sep: str) -> list[str]:
+def split_fields(line: str, sep: str | None) -> list[str]:
     return line.split() if sep == r"\s+" else [field.strip() for field in line.split(sep)]
 
 

@@ -12,8 +12,12 @@ Reference: Apache Arrow, *Reading CSV files* (``pyarrow.csv.read_csv``, ``pyarro
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import pandas as pd
+
+from ._source import FileBytes
 
 __all__ = ["categorical", "categorical_of", "compact_categories", "memory_pool", "read_table"]
 
@@ -40,7 +44,7 @@ def memory_pool():
     return pa.system_memory_pool()
 
 
-def _delimiter(body: bytes, sep: str) -> str | None:
+def _delimiter(body: FileBytes, sep: str) -> str | None:
     """The one-character delimiter for pyarrow, or None when pandas must split the file.
 
     A file with quotation marks is left to pandas, which pairs them. pandas splits whitespace-separated files on runs
@@ -57,8 +61,9 @@ def _delimiter(body: bytes, sep: str) -> str | None:
     return None
 
 
-def read_table(body: bytes, sep: str, decimal: str, ncols: int, categorical: list[int], numbers: list[int],
-               strings: list[int] = (), comments: bool = False, labels: list[int] = ()) -> pd.DataFrame | None:
+def read_table(body: FileBytes, sep: str, decimal: str, ncols: int, categorical: Sequence[int],
+               numbers: Sequence[int], strings: Sequence[int] = (), comments: bool = False,
+               labels: Sequence[int] = ()) -> pd.DataFrame | None:
     """The rows of `body` (data lines only, one row per line) as a table with columns ``0 .. ncols-1``, or None.
 
     Columns `categorical` become categoricals (their words verbatim), columns `strings` Arrow strings as read (a
@@ -169,7 +174,7 @@ def categorical(codes: np.ndarray, categories: pd.Index) -> pd.Categorical:
     """``pd.Categorical.from_codes`` for categories known to be distinct: pandas would hash millions of ids again
     to check that."""
     try:
-        dtype = pd.CategoricalDtype._from_fastpath(categories, False)
+        dtype = pd.CategoricalDtype._from_fastpath(categories, False)  # type: ignore[attr-defined]
     except (AttributeError, TypeError):  # pragma: no cover - another pandas: the public, checking constructor
         dtype = pd.CategoricalDtype(categories, ordered=False)
     return pd.Categorical.from_codes(codes, dtype=dtype, validate=False)

@@ -125,8 +125,8 @@ def _pieces(models: pa.ChunkedArray, tests: pa.ChunkedArray) -> list[tuple[int, 
     bounds = {0, len(models)} | set(range(0, len(models), _PIECE))
     for column in (models, tests):
         bounds |= set(np.cumsum([len(chunk) for chunk in column.chunks]).tolist())
-    bounds = sorted(bounds)
-    return [(a, _one_chunk(models.slice(a, b - a)), _one_chunk(tests.slice(a, b - a))) for a, b in pairwise(bounds)]
+    return [(a, _one_chunk(models.slice(a, b - a)), _one_chunk(tests.slice(a, b - a)))
+            for a, b in pairwise(sorted(bounds))]
 
 
 def _one_chunk(strings: pa.ChunkedArray) -> pa.Array:

@@ -12,6 +12,7 @@ from functools import cached_property
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from ..data.trials import Trials
 from ..parallel import map_tasks, workers_for
@@ -31,7 +32,7 @@ from .ids import (
 )
 from .labels import BONAFIDE, LABELS, NONTARGET, SPOOF, TARGET, label_key, text_labels, trials_from_codes
 from .metadata import MetadataTable, attach, take_rows
-from .text import WHITESPACE, TextFile, is_number
+from .text import WHITESPACE, Lines, TextFile, is_number
 
 __all__ = ["TrialList", "join_with_key", "read_trial_list", "refuse_duplicates"]
 
@@ -50,7 +51,7 @@ class TrialList:
     models: pd.Series
     tests: pd.Series
     values: np.ndarray  # scores, or label codes
-    lines: np.ndarray
+    lines: Lines
     unit: str = "line"
     places: Callable[[int], str] | None = None
     spaced: bool = True
@@ -66,7 +67,7 @@ class TrialList:
         return f"'{pair}' {self.place(row)}"
 
     @cached_property
-    def ids(self):
+    def ids(self) -> tuple[pa.ChunkedArray, pa.ChunkedArray]:
         """The model and test ids as Arrow strings, compared as text."""
         return id_strings(self.models, self.spaced), id_strings(self.tests, self.spaced)
 
@@ -107,7 +108,8 @@ def read_trial_list(src: _Source, is_key: bool, like: TrialList | None = None) -
     """The pairs of a text score file ``model test score`` or key ``model test target|nontarget``, or of a file as
     a challenge ships it (:mod:`~llrcore.io.challenge`); a key is read knowing its score file `like`."""
     data = _text_bytes(src)
-    text = TextFile(src, data, skippable=_scan_lines(src, data, len(data) + 1, "a trial list"))
+    _scan_lines(src, data, len(data) + 1, "a trial list")
+    text = TextFile(src, data, skippable=None)  # skippable lines looked for when needed
     layout = find_layout(text, is_key, like)
     if layout is not None:
         trial_list = read_list(text, layout, is_key, like, trial_list=TrialList)
@@ -180,6 +182,7 @@ def join_with_key(score_list: TrialList, key_list: TrialList, name: str, table: 
             f"{unscored:,} of the {len(scored):,} trials of the key {'has' if unscored == 1 else 'have'} no score in "
             f"{src.name if src.path else 'the score file'} ({by_class}){_first(unscored, key_trial)}"))
     keep = None if in_key.all() else in_key
+    metadata: pd.DataFrame | LazyIds
     if score_list.extra is not None or key_list.extra is not None or score_list.names != key_list.names:
         metadata = _with_extra(score_list, key_list, where, in_key)
         metadata = attach(table, metadata, src, _kept(lines, in_key), score_list.unit)
@@ -313,7 +316,8 @@ def _try_runs(score_list: TrialList, key_list: TrialList, merged: np.ndarray, sa
 def _exact_key_rows(score_list: TrialList, key_list: TrialList) -> np.ndarray:
     """:func:`_key_rows` by the exact numbering of every pair (slower, for a hash that puts many pairs together)."""
     codes, key_codes = exact_pair_codes(*score_list.ids, *key_list.ids)
-    return pd.Index(key_codes).get_indexer(codes)
+    assert key_codes is not None  # (given a second list, its codes)
+    return pd.Index(key_codes).get_indexer(pd.Index(codes))
 
 
 def _kept(values, keep: np.ndarray):
@@ -342,7 +346,7 @@ def _refuse_a_missing_class(src: _Source, key_name: str, labels: np.ndarray, kep
                             "needed.")
 
 
-def refuse_duplicates(src: _Source, models: pd.Series, tests: pd.Series, lines: np.ndarray, what: str = "trial",
+def refuse_duplicates(src: _Source, models: pd.Series, tests: pd.Series, lines: Lines, what: str = "trial",
                       spaced: bool = True) -> None:
     """A LoadError naming both lines of the first repeat when a (model, test) pair appears twice (which score would
     count is unknown), counting the pairs that repeat and the lines that repeat them."""

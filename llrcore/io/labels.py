@@ -16,8 +16,9 @@ import pandas as pd
 
 from ..data.trials import Trials
 from ._source import _Source
+from .ids import LazyIds
 from .metadata import take_rows
-from .text import TextFile
+from .text import Lines, TextFile
 
 __all__ = ["ACCEPTED", "BONAFIDE", "LABELS", "NONTARGET", "SPOOF", "TARGET", "label_codes", "label_key", "renamed", "text_labels",
            "trials_from_codes"]
@@ -40,7 +41,7 @@ ACCEPTED = ("target/nontarget, tar/non, 1/0, true/false, genuine/impostor or sam
             "and spoof for spoofing trials (bonafide/spoof in a countermeasure file)")
 
 
-def text_labels(text: TextFile, column: pd.Series, lines: np.ndarray, ncols: int, reference: int) -> np.ndarray:
+def text_labels(text: TextFile, column: pd.Series, lines: Lines, ncols: int, reference: int) -> np.ndarray:
     """The binary label codes of a text column; a LoadError names the line of the first label not accepted."""
     codes, _ = label_codes(column)
     bad = codes < 0
@@ -74,7 +75,7 @@ def label_key(value) -> str:
 
 
 def trials_from_codes(src: _Source, scores: np.ndarray, labels: np.ndarray, name: str, who: str = "the file",
-                      metadata: pd.DataFrame | None = None, lines=None, unit: str = "line") -> Trials:
+                      metadata: pd.DataFrame | LazyIds | None = None, lines=None, unit: str = "line") -> Trials:
     """Trials from scores and label codes in file order; `metadata` (one row per score, in the same order) is
     reordered with them: targets, non-targets, then spoof trials, each in file order.
 
@@ -96,8 +97,8 @@ def trials_from_codes(src: _Source, scores: np.ndarray, labels: np.ndarray, name
             raise src.error(f"{who} has bona fide trials but no spoof trials; a countermeasure file needs both.")
     else:
         masks = [labels == TARGET, labels == NONTARGET, labels == SPOOF]
-    lazy = hasattr(metadata, "materialize")  # ids whose table is built on first use: their rows are taken lazily
-    with_metadata = metadata is not None and (lazy or metadata.shape[1] > 0)
+    # ids whose table is built on first use (LazyIds): their rows are taken lazily
+    with_metadata = isinstance(metadata, LazyIds) or (metadata is not None and metadata.shape[1] > 0)
     if with_metadata:  # one order for the scores and their metadata rows
         rows = [np.flatnonzero(mask) for mask in masks]
         order = np.concatenate(rows)
@@ -109,10 +110,15 @@ def trials_from_codes(src: _Source, scores: np.ndarray, labels: np.ndarray, name
         missing, present = ("target", "non-target") if tar.size == 0 else ("non-target", "target")
         raise src.error(f"{who} has {present} trials but no {missing} trials; both classes are needed.")
     return Trials(tar, non, name=name, spoof=spoof[0] if spoof else np.empty(0),
-                  metadata=(metadata.take(order) if lazy else take_rows(metadata, order)) if with_metadata else None,
+                  metadata=_taken(metadata, order) if with_metadata and metadata is not None else None,
                   file_labels=masks[0][masks[0] | masks[1]] if spoof and spoof[0].size else masks[0])
 
 
 def renamed(trials: Trials, name: str) -> Trials:
     """The same trials under another name (one system of a file of several takes the name the user gave)."""
     return dataclasses.replace(trials, name=name)
+
+
+def _taken(metadata: pd.DataFrame | LazyIds, rows: np.ndarray) -> pd.DataFrame | LazyIds:
+    """Rows `rows` of the metadata; those of ids built on first use still unbuilt."""
+    return metadata.take(rows) if isinstance(metadata, LazyIds) else take_rows(metadata, rows)

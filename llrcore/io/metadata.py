@@ -90,7 +90,8 @@ class MetadataTable:
             frame.columns = unique_names([str(c).strip() for c in frame.columns])
             return cls(src, tidy(frame), range(1, len(frame) + 1), None, "row")
         data = _text_bytes(src)
-        text = TextFile(src, data, skippable=_scan_lines(src, data, _MAX_LINE, "a metadata table"))
+        _scan_lines(src, data, _MAX_LINE, "a metadata table")
+        text = TextFile(src, data, skippable=None)  # skippable lines looked for when needed
         header, sample = text.rows[0], text.sample
         if len(sample) < 2:
             raise src.error("the metadata table has a header line but no rows after it; its first line names the "
@@ -206,7 +207,7 @@ def _join_rows(table: MetadataTable, frame: pd.DataFrame, src: _Source, lines, u
         raise table.error(f"{ids} appears a second time (first on {table.unit} {table.line(first)}); each "
                           f"{' and '.join(keys)} may have one row in column{'s' if len(keys) > 1 else ''} "
                           f"{', '.join(map(repr, keys))}.", second)
-    rows = index.get_indexer(trial_key)
+    rows = index.get_indexer(pd.Index(trial_key))
     missing = rows < 0
     if missing.any():
         trial = int(np.argmax(missing))

@@ -37,12 +37,14 @@ become LLRs by removing the log of the classifier's training prior (``training_p
 from __future__ import annotations
 
 import io
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 
 from ..data.multiclass import MulticlassScores, row_logsumexp, score_type_of, scores_to_llrs
-from ._source import LoadError, _load_numpy, _npz_array, _Source, _text_bytes
+from ._source import LoadError, Source, _load_numpy, _npz_array, _Source, _text, _text_bytes
 from .text import TextFile, clean_name, is_number
 
 __all__ = ["MULTICLASS_FORMATS", "read_multiclass"]
@@ -59,8 +61,10 @@ _PROBABILITY_NAMES = ("probability", "probabilities", "prob", "probs", "posterio
 _LOG_POSTERIOR_TOLERANCE = 0.01  # |log sum p| per row: float32 log-posteriors add to 1 within ~1e-6
 
 
-def read_multiclass(source, *, labels=None, score_type: str = "llr", training_prior=None, classes=None,
-                    label_column=None, name: str | None = None, format: str = "auto"):
+def read_multiclass(source: Source, *, labels: ArrayLike | Source | None = None, score_type: str = "llr",
+                    training_prior: str | ArrayLike | None = None, classes: Sequence[str] | None = None,
+                    label_column: str | int | None = None, name: str | None = None, format: str = "auto"
+                    ) -> MulticlassScores:
     """Read multiclass trials: a score matrix (trials x classes) and the true class of each trial.
 
     Parameters
@@ -275,7 +279,7 @@ def _labels_from(labels, src: _Source) -> pd.Series:
         if array.ndim != 1:
             raise label_src.error(f"the labels have shape {array.shape}; a flat list of class numbers is needed.")
         return pd.Series(array)
-    text = _text_bytes(label_src).decode("utf-8")
+    text = _text(label_src)
     values = [line.strip() for line in text.split("\n") if line.strip() and not line.strip().startswith("#")]
     if not values:
         raise label_src.error("the label file is empty.")

@@ -70,9 +70,10 @@ class ScoreTally:
     name: str
 
 
-def count_scores(source, key=None, *, format: str = "auto", name: str | None = None, memory_limit: str = "4GB",
-                 threads: int | None = None, temp_directory: str | None = None,
-                 on_warning: Callable[[LoadWarning], object] | None = None, progress: bool = False) -> ScoreTally:
+def count_scores(source: str | os.PathLike, key: str | os.PathLike | None = None, *, format: str = "auto",
+                 name: str | None = None, memory_limit: str = "4GB", threads: int | None = None,
+                 temp_directory: str | None = None, on_warning: Callable[[LoadWarning], object] | None = None,
+                 progress: bool = False) -> ScoreTally:
     """Exact counts of target and non-target trials per unique score of a score file, computed by DuckDB.
 
     Parameters
@@ -120,11 +121,14 @@ def count_scores(source, key=None, *, format: str = "auto", name: str | None = N
     key_path = None if key is None else _path(key, "key")
     base = Path(path).name
     stem = Path(base[:-3] if base.lower().endswith(".gz") else base).stem if name is None else name
-    spill = tempfile.TemporaryDirectory(prefix="llrcore-duckdb-") if temp_directory is None else None
+    spill = None
+    if temp_directory is None:
+        spill = tempfile.TemporaryDirectory(prefix="llrcore-duckdb-")
+        temp_directory = spill.name
     try:
         for attempt in ([threads] if threads == 1 else [threads, 1]):
             try:
-                rows = _run(duckdb, _config(memory_limit, attempt, temp_directory or spill.name), progress, path,
+                rows = _run(duckdb, _config(memory_limit, attempt, temp_directory), progress, path,
                             key_path, format)
                 break
             except duckdb.OutOfMemoryException:

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import io
 import re
+from collections.abc import Callable
 from decimal import Decimal, InvalidOperation
 
 import numpy as np
 
 from ..data.trials import Trials
-from ._source import _Source, _text_bytes
+from ._source import Source, _Source, _text
 from .bosaris_h5 import is_hdf5
 from .bosaris_h5_write import rescore_h5
 from .text import SCORE_NAMES, detect_separator, is_number
@@ -45,7 +46,7 @@ def _significant_digits(token: str) -> int:
         return 0
     if not value.is_finite():
         return 0
-    return len(value.as_tuple().digits) if value else max(1, -value.as_tuple().exponent)
+    return len(value.as_tuple().digits) if value else max(1, -int(value.as_tuple().exponent))
 
 
 def _digits_to_tell_apart(values: np.ndarray) -> np.ndarray:
@@ -104,7 +105,7 @@ class _Lines:
 
     def __init__(self, src: _Source):
         self.src = src
-        self.lines = _text_bytes(src).decode("utf-8").split("\n")
+        self.lines = _text(src).split("\n")
         self.data = [i for i, line in enumerate(self.lines) if line.strip(" \t") and
                      not line.lstrip(" \t").startswith("#")]
         if not self.data:
@@ -112,7 +113,7 @@ class _Lines:
         self.sep, self.decimal = detect_separator([self.lines[i] for i in self.data[:50]])
         self.whitespace = self.sep not in ("\t", ";", ",", "|")
 
-    def split(self, i: int) -> tuple[list[str], list[str]]:
+    def split(self, i: int) -> list[str]:
         """Fields of line `i` and the separators around them: ``pieces[0::2]`` fields, ``pieces[1::2]`` glue."""
         line = self.lines[i]
         if self.whitespace:
@@ -184,6 +185,7 @@ class _Lines:
 def _rescore_npz(path, transform) -> bytes:
     """An llrcore ``.npz`` score file (arrays ``tar``, ``non``, optionally ``spoof``) with every array transformed."""
     trials = read_trials(path, format="npz")
+    assert isinstance(trials, Trials)  # (an .npz file holds one system)
     buffer = io.BytesIO()
     write_trials(buffer, Trials(transform(trials.tar), transform(trials.non), spoof=transform(trials.spoof)),
                  format="npz")
@@ -212,7 +214,8 @@ def _rescore_parquet(src: _Source, transform) -> bytes:
     return buffer.getvalue()
 
 
-def rescore_file(path, transform, *, digits: str | int | None = "input") -> bytes:
+def rescore_file(path: Source, transform: Callable[[np.ndarray], np.ndarray], *, digits: str | int | None = "input"
+                 ) -> bytes:
     """The bytes of score file `path` with every score replaced by ``transform(score)``, in the file's format.
 
     `transform` maps an array of scores to an array of new scores, e.g. a fitted calibration's ``calibrator``.

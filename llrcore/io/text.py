@@ -11,11 +11,13 @@ from __future__ import annotations
 import csv
 import io
 import re
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from ._source import LoadError, _Source, has_skippable_lines
+from ._source import FileBytes, LoadError, _Source, has_skippable_lines
 from .fast import read_table
 
 __all__ = [
@@ -37,6 +39,7 @@ NAN_WORDS = {"nan", "-nan", "+nan", "na", "n/a", "null", "none", ""}
 _NUMBER = re.compile(r"[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf|infinity|nan)", re.IGNORECASE)
 _NUMBER_COMMA = re.compile(r"[+-]?(?:(?:\d+,?\d*|,\d+)(?:[eE][+-]?\d+)?|inf|infinity|nan)", re.IGNORECASE)
 SAMPLE_LINES = 50
+Lines = np.ndarray | range  # the line number of each row read (a range when the rows are consecutive lines)
 WHITESPACE = r"\s+"
 
 
@@ -46,13 +49,13 @@ class TextFile:
     Data lines are the lines that are neither blank nor comments (first non-blank character ``#``).
     """
 
-    def __init__(self, src: _Source, data: bytes, skippable: bool | None = True):
+    def __init__(self, src: _Source, data: FileBytes, skippable: bool | None = True):
         self.src = src
         self.data = data
         # whether some line after the first is blank, a comment or indented; None: not known yet, looked for only
         # when the fast parser does not take the file as it is (a pass over every line end costs a tenth of parsing)
         self._skippable = skippable
-        self._newlines = None
+        self._newlines: np.ndarray | None = None
         # (line number, start offset, end offset, text) of the first data lines
         self.sample: list[tuple[int, int, int, str]] = []
         pos, lineno, n = 0, 0, len(data)
@@ -108,9 +111,9 @@ class TextFile:
         return None
 
     def line_text(self, lineno: int) -> str:
-        if self._newlines is None:
-            self._newlines = np.flatnonzero(np.frombuffer(self.data, np.uint8) == 10)
         nl = self._newlines
+        if nl is None:
+            nl = self._newlines = np.flatnonzero(np.frombuffer(self.data, np.uint8) == 10)
         start = 0 if lineno <= 1 else int(nl[lineno - 2]) + 1
         end = int(nl[lineno - 1]) if lineno - 1 < nl.size else len(self.data)
         return self.data[start:end].decode("utf-8", "replace")
@@ -123,8 +126,8 @@ class TextFile:
                                  "must have the same columns.", lineno)
 
     # -- the bulk -------------------------------------------------------------------------------------------------
-    def read(self, first: int, ncols: int, categorical: list[int], reference: int, numbers: list[int] = (),
-             strings: list[int] = (), labels: list[int] = ()) -> tuple[pd.DataFrame, np.ndarray]:
+    def read(self, first: int, ncols: int, categorical: Sequence[int], reference: int, numbers: Sequence[int] = (),
+             strings: Sequence[int] = (), labels: Sequence[int] = ()) -> tuple[pd.DataFrame, Lines]:
         """Read the data lines from sample line `first` on; return the table and each row's line number
         (an array, or a ``range`` when the rows are consecutive lines).
 
@@ -149,6 +152,7 @@ class TextFile:
             if frame is not None:
                 return frame, range(lineno0, lineno0 + len(frame))
         body = self.data[start:end]
+        lines: Lines | None
         if self.skippable:  # a blank, comment or indented line: find the data lines one by one
             body, lines = drop_blank_and_comments(body, lineno0)
         elif body.find(b'"') >= 0:  # quoted fields may span lines: count the lines to check the rows against
@@ -156,15 +160,16 @@ class TextFile:
         else:  # every line is one row: their numbers follow from the row count, nothing to count here
             lines = None
         # low_memory=False: one pass, instead of chunks whose categories pandas must re-code and concatenate
-        options = dict(sep=self.sep, header=None, engine="c", na_filter=False, decimal=self.decimal,
-                       dtype={j: "category" for j in (*categorical, *strings)}, low_memory=False)
+        options: dict[str, Any] = dict(sep=self.sep, header=None, engine="c", na_filter=False,
+                                       decimal=self.decimal, dtype={j: "category" for j in (*categorical, *strings)},
+                                       low_memory=False)
         if self.sep == WHITESPACE:
             options["quoting"] = csv.QUOTE_NONE
         elif self._spaced_separator():
             # it doubles pandas' parsing time, so only where the file has spaces after its separators; elsewhere
             # an odd padded field still reads right (labels and scores are stripped when converted)
             options["skipinitialspace"] = True
-        if self.skippable and not options.get("skipinitialspace"):
+        if self.skippable and lines is not None and not options.get("skipinitialspace"):
             frame = read_table(body, self.sep, self.decimal, ncols, categorical, list(numbers), list(strings),
                                labels=list(labels))
             if frame is not None and len(frame) == len(lines):
@@ -203,14 +208,14 @@ class TextFile:
         return self.sep != WHITESPACE and any(self.sep + blank in text for *_, text in self.sample
                                               for blank in (" ", "\t"))
 
-    def _quote_error(self, lines: np.ndarray) -> LoadError:
+    def _quote_error(self, lines: Lines) -> LoadError:
         for lineno in lines:
             if self.line_text(int(lineno)).count('"') % 2:
                 return self.src.error('a quotation mark (") opened on this line is never closed.', int(lineno))
         return self.src.error('the quotation marks (") in the file do not pair up.')
 
     # -- converting columns ------------------------------------------------------------------------------------------
-    def scores(self, column: pd.Series, lines: np.ndarray, ncols: int, reference: int, what: str = "score") \
+    def scores(self, column: pd.Series, lines: Lines, ncols: int, reference: int, what: str = "score") \
             -> np.ndarray:
         if column.dtype.kind in "fiub":
             values = column.to_numpy(dtype=np.float64)
@@ -218,8 +223,7 @@ class TextFile:
             text = column.astype(str).str.strip(" \t")
             if self.decimal == ",":
                 text = text.str.replace(",", ".", regex=False)
-            values = pd.to_numeric(text, errors="coerce")
-            values = np.asarray(values, dtype=np.float64)
+            values = np.asarray(pd.to_numeric(text, errors="coerce"), dtype=np.float64)
         bad = np.isnan(values)
         if bad.any():
             row = int(np.argmax(bad))

@@ -96,15 +96,16 @@ import dataclasses
 import re
 import warnings
 from collections.abc import Callable
+from typing import TypedDict
 
 import numpy as np
 import pandas as pd
 
 from ..data.trials import Trials
 from ..parallel import small_pages
-from ._source import LoadError, LoadWarning, _scan_lines, _Source, _text_bytes, check_fits_in_memory
-from .challenge import SPLIT, split_ids
+from ._source import LoadError, LoadWarning, Source, _scan_lines, _Source, _text_bytes, check_fits_in_memory
 from .bosaris_h5 import is_hdf5, read_h5_trial_list, refuse_scores_without_key
+from .challenge import SPLIT, split_ids
 from .columnar import read_npz, read_parquet
 from .ids import LazyIds
 from .kaldi import join_with_key, read_trial_list, refuse_duplicates
@@ -134,12 +135,21 @@ _SYSTEM_NAMES = {"system", "systems", "sys"}
 _MAX_LINE = 10_000  # characters; a trial line is short, even with many systems and long trial ids
 
 
+class _Layout(TypedDict):
+    """Which columns of a text score file hold what (:func:`_infer_layout`): 0-based column numbers."""
+
+    label: int
+    scores: list[int]
+    ids: list[int]
+    system: int | None
+
+
 # --------------------------------------------------------------------------------------------------------------
 # public functions
 
 
-def read_trials(source, format: str = "auto", *, key=None, name: str | None = None, metadata=None,
-                on_warning: Callable[[LoadWarning], object] | None = None,
+def read_trials(source: Source, format: str = "auto", *, key: Source | None = None, name: str | None = None,
+                metadata: Source | None = None, on_warning: Callable[[LoadWarning], object] | None = None,
                 scale: str = "ln", progress: Callable[[int, int], object] | None = None) -> Trials | dict[str, Trials]:
     """Read binary trials from a score file.
 
@@ -291,7 +301,8 @@ def _detect_format(src: _Source, key) -> str:
 def _read_text(src: _Source, fmt: str, name: str | None, table: MetadataTable | None = None) \
         -> Trials | dict[str, Trials]:
     data = _text_bytes(src)
-    text = TextFile(src, data, skippable=_scan_lines(src, data, _MAX_LINE, "a score file"))
+    _scan_lines(src, data, _MAX_LINE, "a score file")
+    text = TextFile(src, data, skippable=None)  # skippable lines looked for when needed
     rows, sample = text.rows, text.sample
     number = lambda token: is_number(token, text.decimal)
 
@@ -322,15 +333,15 @@ def _read_text(src: _Source, fmt: str, name: str | None, table: MetadataTable | 
             raise src.error(f"a Kaldi/BOSARIS file needs 4 columns 'model test score label', or 3 columns "
                             f"'model test score' and its key (trials) file; this line has {ncols}.", reference,
                             needs_key=ncols == 3)
-        layout = dict(label=3, scores=[2], ids=[0, 1], system=None)
+        layout = _Layout(label=3, scores=[2], ids=[0, 1], system=None)
     elif fmt == "asvspoof":
         if ncols != 3:
             raise src.error("an ASVspoof score file needs 3 columns '<attack-id> <target|nontarget|spoof> <score>', "
                             f"but this line has {ncols}.", reference)
-        layout = dict(label=1, scores=[2], ids=[0], system=None)
+        layout = _Layout(label=1, scores=[2], ids=[0], system=None)
     else:
         layout = _infer_layout(src, header, rows[first:], ncols, reference, number)
-        if has_header and not _header_plausible(header, layout):
+        if header is not None and not _header_plausible(header, layout):  # (a header read: has_header)
             # e.g. 'abc target' on the first line: a bad score, not a header
             has_header, first, header, reference = False, 0, None, sample[0][0]
             layout = _infer_layout(src, None, rows, ncols, reference, number)
@@ -358,6 +369,7 @@ def _read_text(src: _Source, fmt: str, name: str | None, table: MetadataTable | 
     if kaldi:
         # Kaldi/BOSARIS one-file form 'model test score label': each pair once
         refuse_duplicates(src, frame[ids[0]], frame[ids[1]], lines, spaced=text.sep != WHITESPACE)
+    meta: pd.DataFrame | LazyIds
     if strings:
         meta = LazyIds({n: frame[j] for n, j in zip(names, ids)})
         meta = meta if table is None else attach(table, meta.materialize(), src, lines)
@@ -375,13 +387,13 @@ def _read_text(src: _Source, fmt: str, name: str | None, table: MetadataTable | 
         codes = systems.cat.codes.to_numpy()
         empty = [i for i, c in enumerate(systems.cat.categories) if not str(c).strip()]
         if empty:
-            row = int(np.argmax(codes == empty[0]))
-            text.check_width(int(lines[row]), ncols, reference)
-            raise src.error("the system name is empty.", int(lines[row]))
+            at = int(np.argmax(codes == empty[0]))
+            text.check_width(int(lines[at]), ncols, reference)
+            raise src.error("the system name is empty.", int(lines[at]))
         order = pd.unique(codes)
         result = {}
         for code in order:
-            system = str(systems.cat.categories[code]).strip()
+            system = str(systems.cat.categories[int(code)]).strip()
             mask = codes == code
             result[system] = trials_from_codes(src, values[mask], labels[mask], system, f"system {system!r}",
                                                _rows(meta, mask), _rows(lines, mask))
@@ -392,6 +404,7 @@ def _read_text(src: _Source, fmt: str, name: str | None, table: MetadataTable | 
     if len(score_columns) == 1:
         (values,) = score_columns.values()
         return trials_from_codes(src, values, labels, src.stem if name is None else name, metadata=meta, lines=lines)
+    assert header is not None  # several score columns: _infer_layout refused them without a header naming each
     names = [header[j] for j in score_columns]
     if len(set(names)) != len(names):
         duplicate = next(n for n in names if names.count(n) > 1)
@@ -411,7 +424,7 @@ def _rows(table, mask: np.ndarray):
 _ATTACK = re.compile(r"-|bona-?fide|[A-Za-z]{1,3}_?\d{1,3}", re.IGNORECASE)
 
 
-def _metadata_names(header: list[str] | None, layout: dict, kaldi: bool, rows: list[list[str]]) -> list[str]:
+def _metadata_names(header: list[str] | None, layout: _Layout, kaldi: bool, rows: list[list[str]]) -> list[str]:
     """The names of the metadata columns (the id columns of `layout`): the header's, else ``model``/``test`` for
     Kaldi/BOSARIS ids, ``attack`` for an ASVspoof attack column (``A11``, ``-``, ``bonafide``), ``utt`` and
     ``speaker``/``utt`` for the columns before it in a countermeasure file, ``column<j>`` (1-based) otherwise."""
@@ -435,7 +448,7 @@ def _metadata_names(header: list[str] | None, layout: dict, kaldi: bool, rows: l
     return unique_names(names)
 
 
-def _header_plausible(header: list[str], layout: dict) -> bool:
+def _header_plausible(header: list[str], layout: _Layout) -> bool:
     """A first line without numbers is a header unless it reads like a trial with a bad score: a label value over
     the labels (``abc target``) and no score name (``score``, ``llr``) over the scores."""
     word = header[layout["label"]].lower()
@@ -443,7 +456,7 @@ def _header_plausible(header: list[str], layout: dict) -> bool:
     return named_score or not (word in LABELS and word not in ("label", "labels"))
 
 
-def _infer_layout(src, header, rows, ncols, reference, number) -> dict:
+def _infer_layout(src, header, rows, ncols, reference, number) -> _Layout:
     """Which column holds the labels, which the scores, which a system name; the rest (ids) are ignored."""
     if ncols < 2:
         raise src.error("each line has only one column; a score and a label are needed on every line.", reference)
@@ -498,7 +511,7 @@ def _infer_layout(src, header, rows, ncols, reference, number) -> dict:
                         "line naming the score column 'score' (or one name per system; 'model test score label' for "
                         "a Kaldi/BOSARIS file).", reference)
     ids = [j for j in range(ncols) if j not in scores and j not in (label, system)]
-    return dict(label=label, scores=scores, ids=ids, system=system)
+    return _Layout(label=label, scores=scores, ids=ids, system=system)
 
 
 # --------------------------------------------------------------------------------------------------------------

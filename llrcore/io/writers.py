@@ -4,17 +4,20 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 
 from ..data.trials import Trials
+from ._source import Destination
 from .bosaris_h5_write import write_bosaris_key, write_bosaris_scores
 from .trials import FORMAT_ALIASES
 
 __all__ = ["write_trials"]
 
 
-def write_trials(path, trials: Trials | Mapping[str, Trials], format: str = "two-column", *, key=None) -> None:
+def write_trials(path: Destination, trials: Trials | Mapping[str, Trials], format: str = "two-column", *,
+                 key: Destination | None = None) -> None:
     """Write trials so that :func:`read_trials` reads back exactly the same scores.
 
     Parameters
@@ -46,21 +49,13 @@ def write_trials(path, trials: Trials | Mapping[str, Trials], format: str = "two
     fmt = FORMAT_ALIASES.get(str(format).lower())
     if fmt not in ("two-column", "npz", "bosaris-h5"):
         raise ValueError(f"write_trials writes format 'two-column', 'npz' or 'bosaris-h5', not {format!r}.")
-    if fmt == "bosaris-h5":
-        if key is None:
-            raise ValueError("format 'bosaris-h5' keeps the scores and the key in two files: give key= the path of "
-                             "the key file.")
-        write_bosaris_scores(path, trials)
-        write_bosaris_key(key, trials)
-        return
-    if fmt == "npz":
+    if fmt == "bosaris-h5" and key is None:
+        raise ValueError("format 'bosaris-h5' keeps the scores and the key in two files: give key= the path of the "
+                         "key file.")
+    if fmt != "two-column":
         if not isinstance(trials, Trials):
-            raise ValueError("format 'npz' holds one system: pass one Trials, not several.")
-        arrays = {"tar": np.asarray(trials.tar), "non": np.asarray(trials.non)}
-        if trials.spoof.size:
-            arrays["spoof"] = np.asarray(trials.spoof)
-        with _open_for_writing(path) as out:
-            np.savez(out, **arrays)
+            raise ValueError(f"format {fmt!r} holds one system: pass one Trials, not several.")
+        _write_one_system(path, trials, fmt, key)
         return
     if isinstance(trials, Trials):
         text = "score label\n" + _lines(trials, "")
@@ -77,6 +72,19 @@ def write_trials(path, trials: Trials | Mapping[str, Trials], format: str = "two
         text = "".join(blocks)
     with _open_for_writing(path) as out:
         out.write(text.encode("utf-8"))
+
+
+def _write_one_system(path, trials: Trials, fmt: str, key) -> None:
+    """:func:`write_trials` in a format of one system: ``"bosaris-h5"`` (scores and key) or ``"npz"``."""
+    if fmt == "bosaris-h5":
+        write_bosaris_scores(path, trials)
+        write_bosaris_key(key, trials)
+        return
+    arrays: dict[str, Any] = {"tar": np.asarray(trials.tar), "non": np.asarray(trials.non)}
+    if trials.spoof.size:
+        arrays["spoof"] = np.asarray(trials.spoof)
+    with _open_for_writing(path) as out:
+        np.savez(out, **arrays)
 
 
 def _lines(trials: Trials, prefix: str, sep: str = " ") -> str:

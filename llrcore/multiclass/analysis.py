@@ -8,11 +8,13 @@
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 
 from ..binary.costs import cllr_bits
 from ..binary.rates import SortedScores
@@ -66,7 +68,9 @@ def _binary(llrs: np.ndarray, a: int, b: int, members) -> tuple[np.ndarray, np.n
     return tar[:, a] - tar[:, b], non[:, a] - non[:, b]
 
 
-def pairwise_analysis(llrs, labels=None, calibrated=None, *, classes=None) -> pd.DataFrame:
+def pairwise_analysis(llrs: ArrayLike | MulticlassScores, labels: ArrayLike | None = None,
+                      calibrated: ArrayLike | Callable[[np.ndarray], np.ndarray] | None = None, *,
+                      classes: Sequence[str] | None = None) -> pd.DataFrame:
     """Every pair of classes as a binary problem: Cllr before and after calibration, and minCllr.
 
     For each pair ``a < b`` the LLR ``l_a - l_b`` of the trials of classes a (targets) and b (non-targets) is
@@ -120,7 +124,8 @@ def llrs_with_prior(llrs, prior=None) -> tuple[np.ndarray, tuple, np.ndarray]:
     return matrix, (), class_prior(prior, matrix.shape[1])
 
 
-def detection_llrs(llrs, target, prior=None) -> np.ndarray:
+def detection_llrs(llrs: ArrayLike | MulticlassScores, target: int | str, prior: str | ArrayLike | None = None
+                   ) -> np.ndarray:
     """One-against-the-rest detection LLR of every trial for class `target` (eq. 9 of the paper).
 
     ``l_det(t) = -log sum_{i != target} (pi_i / (1 - pi_target)) exp(-(l_target - l_i))``: the LLR of "the class is
@@ -181,7 +186,8 @@ def _detection(matrix: np.ndarray, t: int, log_weights: np.ndarray) -> np.ndarra
     return out
 
 
-def detection_trials(llrs, labels=None, target=0, prior=None, *, name: str | None = None) -> Trials:
+def detection_trials(llrs: ArrayLike | MulticlassScores, labels: ArrayLike | None = None, target: int | str = 0,
+                     prior: str | ArrayLike | None = None, *, name: str | None = None) -> Trials:
     """The detection LLRs of `target` as binary :class:`~llrcore.data.Trials`: its trials against all others.
 
     The LLRs are those of :func:`detection_llrs` (eq. 9 of Brümmer & van Leeuwen 2006).
@@ -210,14 +216,16 @@ def detection_trials(llrs, labels=None, target=0, prior=None, *, name: str | Non
     ValueError
         Missing labels, an unknown `target`, or a prior as :func:`detection_llrs` refuses.
     """
-    classes = classes_of(llrs, None, np.shape(getattr(llrs, "llrs", llrs))[-1])
+    classes = classes_of(llrs, None, np.shape(llrs.llrs if isinstance(llrs, MulticlassScores) else llrs)[-1])
     matrix, labels = llrs_and_labels(llrs, labels)
     t = class_index(target, matrix.shape[1], classes)
     det = detection_llrs(matrix, t, class_prior(prior, matrix.shape[1], labels))
     return Trials.from_labels(det, labels == t, name=classes[t] if name is None else name)
 
 
-def detection_analysis(llrs, labels=None, calibrated=None, *, prior=None, classes=None) -> pd.DataFrame:
+def detection_analysis(llrs: ArrayLike | MulticlassScores, labels: ArrayLike | None = None,
+                       calibrated: ArrayLike | Callable[[np.ndarray], np.ndarray] | None = None, *,
+                       prior: str | ArrayLike | None = None, classes: Sequence[str] | None = None) -> pd.DataFrame:
     """Per target class, the binary evaluation of its detection LLRs before and after calibration.
 
     Detection LLRs (eq. 9, prior flat over the non-targets by default) are computed from the LLRs and from the
@@ -310,7 +318,7 @@ class MulticlassAnalysis:
             classes=len(self.scores.classes))
 
 
-def analyse_multiclass(scores: MulticlassScores, prior=None) -> MulticlassAnalysis:
+def analyse_multiclass(scores: MulticlassScores, prior: str | ArrayLike | None = None) -> MulticlassAnalysis:
     """Calibrate on the trials themselves (a measurement, as in the paper) and analyse every sub-problem.
 
     The multiclass Cllr and the calibration use `prior` (flat by default); the detection LLRs use a prior flat

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 
 from .corp import binary_forecasts
 
@@ -107,8 +108,8 @@ def bin_table(p: np.ndarray, y: np.ndarray, bins: int, strategy: str) -> pd.Data
                          "confidence": confidence, "accuracy": accuracy, "gap": accuracy - confidence})
 
 
-def binned_ece(probabilities, labels, bins: int = 15, strategy: str = "uniform", *, classwise: bool = False,
-               target="top-label") -> BinnedECE:
+def binned_ece(probabilities: ArrayLike, labels: ArrayLike, bins: int = 15, strategy: str = "uniform", *,
+               classwise: bool = False, target: str | int = "top-label") -> BinnedECE:
     """Binned expected calibration error ``sum_b (n_b/N) |acc_b - conf_b|``, and the MCE ``max_b |acc_b - conf_b|``.
 
     Parameters

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..calibration.newton import newton_polish, trust_region
 from ..data.multiclass import (
@@ -154,7 +155,8 @@ def _separates(llrs: np.ndarray, labels: np.ndarray, alpha: float, shift: np.nda
     return True
 
 
-def fit_multiclass_affine(llrs, labels=None, prior=None) -> MulticlassAffine:
+def fit_multiclass_affine(llrs: ArrayLike | MulticlassScores, labels: ArrayLike | None = None,
+                          prior: str | ArrayLike | None = None) -> MulticlassAffine:
     """Direction-preserving calibration ``alpha l + gamma`` minimising the multiclass Cllr.
 
     Minimises :func:`multiclass_cllr` of the transformed LLRs over the scale ``alpha`` and the offsets ``gamma``
@@ -201,7 +203,7 @@ def fit_multiclass_affine(llrs, labels=None, prior=None) -> MulticlassAffine:
         rows = np.flatnonzero(prior[labels] > 0)
         relabel = np.full(n, -1)
         relabel[active] = np.arange(active.size)
-        llrs, labels, prior = llrs[np.ix_(rows, active)], relabel[labels[rows]], prior[active]
+        llrs, labels, prior = llrs[np.ix_(rows, active)], relabel.take(labels[rows]), prior[active]
     k = active.size
     spread = _MulticlassObjective.spread_of(llrs)
     objective = _MulticlassObjective(llrs, labels, prior, spread)

@@ -33,12 +33,14 @@ beta sum_{T, N} P_fa(T, N) / (N - 1)) / N`` with ``beta = C_fa (1 - P_target) / 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 
 from .._deprecation import old_spellings
-from ..data.multiclass import llrs_and_labels
+from ..data.multiclass import MulticlassScores, llrs_and_labels
 from .analysis import _calibrated, detection_llrs
 
 __all__ = ["LRE17_P_TARGETS", "cavg", "cavg_table", "lre_cprimary"]
@@ -77,7 +79,8 @@ def _counts(labels: np.ndarray, n: int) -> np.ndarray:
     return counts
 
 
-def _cost(det: np.ndarray, labels: np.ndarray, miss_w: float, fa_w: float, threshold: float, minimum: bool) -> float:
+def _cost(det: np.ndarray, labels: np.ndarray, miss_w: float, fa_w: float, threshold: float | None, minimum: bool
+          ) -> float:
     counts = _counts(labels, det.shape[1])
     if minimum:
         threshold = _best_threshold(det, labels, counts, miss_w, fa_w)
@@ -124,8 +127,8 @@ def _best_threshold(det: np.ndarray, labels: np.ndarray, counts: np.ndarray, mis
 
 
 @old_spellings(positional=("p_target",))
-def cavg(scores, *, p_target: float = 0.5, c_miss: float = 1, c_fa: float = 1, minimum: bool = False,
-         normalised: bool = True, labels=None) -> float:
+def cavg(scores: MulticlassScores | ArrayLike, *, p_target: float = 0.5, c_miss: float = 1, c_fa: float = 1,
+         minimum: bool = False, normalised: bool = True, labels: ArrayLike | None = None) -> float:
     """Average detection cost Cavg of the NIST language recognition evaluations.
 
     ``Cavg = (1/N) sum_T [ P_miss(T) + beta/(N - 1) sum_{N != T} P_fa(T, N) ]`` with
@@ -158,7 +161,8 @@ def cavg(scores, *, p_target: float = 0.5, c_miss: float = 1, c_fa: float = 1, m
     return _cost(_all_detection_llrs(llrs), labels, miss_w, fa_w, threshold, minimum)
 
 
-def lre_cprimary(scores, *, minimum: bool = False, labels=None) -> float:
+def lre_cprimary(scores: MulticlassScores | ArrayLike, *, minimum: bool = False, labels: ArrayLike | None = None
+                 ) -> float:
     """LRE 2017 primary cost: mean of the normalised Cavg at ``P_target`` 0.5 and 0.1 (``C_miss = C_fa = 1``).
 
     ``C_primary = (Cavg(beta=1) + Cavg(beta=9)) / 2`` (the 2017 NIST LRE plan, sec. 3.1); `minimum` takes the best
@@ -191,7 +195,9 @@ def lre_cprimary(scores, *, minimum: bool = False, labels=None) -> float:
 
 
 @old_spellings(positional=("p_target",))
-def cavg_table(scores, calibrated=None, *, p_target: float = 0.5, labels=None) -> pd.DataFrame:
+def cavg_table(scores: MulticlassScores | ArrayLike,
+               calibrated: ArrayLike | Callable[[np.ndarray], np.ndarray] | None = None, *, p_target: float = 0.5,
+               labels: ArrayLike | None = None) -> pd.DataFrame:
     """Cavg (at `p_target`), minimum Cavg and the LRE 2017 primary cost (actual and minimum), raw and calibrated.
 
     As the table of the seed paper: the same costs of the LLRs before and after the multiclass calibration

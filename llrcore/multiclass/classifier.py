@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 from scipy.special import softmax
 
 from .binned import BinnedECE, binned_ece
@@ -53,7 +54,8 @@ class ClassifierCalibration:
         scale, ece, mce = (100.0, "ECE %", "MCE %") if percent else (1.0, "ece", "mce")
         rows = []
         for version, result in self.corp.items():
-            rows.append({"version": version, "temperature": 1.0 if version == "raw" else self.temperature.temperature,
+            rows.append({"version": version, "temperature": 1.0 if version == "raw" or self.temperature is None
+                         else self.temperature.temperature,
                          "nll": self.nll[version], ece: scale * self.binned[version].ece,
                          mce: scale * self.binned[version].mce,
                          "score": result.score_name, "mean_score": result.score, "MCB": result.mcb,
@@ -61,9 +63,9 @@ class ClassifierCalibration:
         return pd.DataFrame(rows)
 
 
-def classifier_calibration(logits, labels, *, score: str = "brier", bins: int = 15, strategy: str = "uniform",
-                           target="top-label", n: int = 200, level: float = 0.9, seed: int = 0
-                           ) -> ClassifierCalibration:
+def classifier_calibration(logits: ArrayLike, labels: ArrayLike, *, score: str = "brier", bins: int = 15,
+                           strategy: str = "uniform", target: str | int = "top-label", n: int = 200, level: float = 0.9,
+                           seed: int = 0) -> ClassifierCalibration:
     """CORP and binned ECE of ``softmax(logits)`` and of ``softmax(logits / T)`` with the fitted temperature.
 
     Parameters

@@ -6,8 +6,9 @@
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
-from ..data.multiclass import class_prior, classes_of, llrs_and_labels, require_trials, row_logsumexp
+from ..data.multiclass import MulticlassScores, class_prior, classes_of, llrs_and_labels, require_trials, row_logsumexp
 
 __all__ = ["entropy_bits", "multiclass_cllr"]
 
@@ -24,7 +25,8 @@ def _true_class_costs(llrs, labels, log_prior, lse) -> np.ndarray:
     return cost
 
 
-def multiclass_cllr(llrs, labels=None, prior=None) -> float:
+def multiclass_cllr(llrs: ArrayLike | MulticlassScores, labels: ArrayLike | None = None,
+                    prior: str | ArrayLike | None = None) -> float:
     """Multiclass Cllr in bits: the prior-weighted logarithmic scoring rule of the posteriors.
 
     ``Cllr = -sum_i pi_i mean_{t in class i} log2 P_i(t)`` with ``P_i(t) = pi_i e^{l_ti} / sum_j pi_j e^{l_tj}``

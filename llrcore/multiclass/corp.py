@@ -26,10 +26,12 @@ classifiers", PNAS 118(8), e2016191118, 2021.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 from scipy.optimize import isotonic_regression
 from scipy.special import xlogy
 
@@ -171,8 +173,8 @@ def consistency_band(p: np.ndarray, n: int = 1000, level: float = 0.9, seed: int
     return pd.DataFrame({"forecast": values[at], "lower": lower, "upper": upper})
 
 
-def corp(probabilities, labels, score: str = "brier", *, target="top-label", n: int = 1000, level: float = 0.9,
-         seed: int = 0) -> CORP:
+def corp(probabilities: ArrayLike, labels: ArrayLike, score: str = "brier", *, target: str | int = "top-label",
+         n: int = 1000, level: float = 0.9, seed: int = 0) -> CORP:
     """CORP reliability: the PAV-recalibrated forecast, the decomposition ``S = MCB - DSC + UNC`` and its band.
 
     ``r = PAV(p)`` is the isotonic regression of the outcomes on the forecasts (equal forecasts pooled), ``ybar`` the
@@ -218,7 +220,8 @@ def corp(probabilities, labels, score: str = "brier", *, target="top-label", n: 
                 level=level, n=int(n))
 
 
-def corp_per_class(probabilities, labels, score: str = "brier", classes=None) -> pd.DataFrame:
+def corp_per_class(probabilities: ArrayLike, labels: ArrayLike, score: str = "brier",
+                   classes: Sequence[str] | None = None) -> pd.DataFrame:
     """One row per class (one against the rest) and one for the top label: the mean score, MCB, DSC and UNC.
 
     Each row is :func:`corp`'s decomposition ``S = MCB - DSC + UNC`` (Dimitriadis, Gneiting & Jordan, PNAS 2021)

@@ -5,12 +5,14 @@ Reference: N. Brümmer and D. van Leeuwen, "On calibration of language recogniti
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 
-from ..data.multiclass import class_index, class_prior, classes_of, llrs_and_labels, require_trials
+from ..data.multiclass import MulticlassScores, class_index, class_prior, classes_of, llrs_and_labels, require_trials
 from .analysis import detection_llrs, llrs_with_prior
 
 __all__ = [
@@ -23,7 +25,7 @@ __all__ = [
 ]
 
 
-def map_decisions(llrs, prior=None) -> np.ndarray:
+def map_decisions(llrs: ArrayLike | MulticlassScores, prior: str | ArrayLike | None = None) -> np.ndarray:
     """Identification: the class of maximum posterior, ``argmax_i (l_i + log pi_i)`` (eq. 8).
 
     Ties go to the lower index.
@@ -45,7 +47,8 @@ def map_decisions(llrs, prior=None) -> np.ndarray:
         return np.argmax(matrix + np.log(prior), axis=1)
 
 
-def detection_decisions(llrs, target, prior=None) -> np.ndarray:
+def detection_decisions(llrs: ArrayLike | MulticlassScores, target: int | str, prior: str | ArrayLike | None = None
+                        ) -> np.ndarray:
     """Detection of `target` (eq. 10): True where ``l_det >= log((1 - pi_t) / pi_t)``, i.e. ``P(target) >= 1/2``.
 
     The detection LLR ``l_det`` is :func:`detection_llrs`'s (eq. 9).
@@ -78,7 +81,8 @@ def detection_decisions(llrs, target, prior=None) -> np.ndarray:
     return detection_llrs(matrix, t, prior) >= threshold
 
 
-def pairwise_decisions(llrs, class_a, class_b, prior=None) -> np.ndarray:
+def pairwise_decisions(llrs: ArrayLike | MulticlassScores, class_a: int | str, class_b: int | str,
+                       prior: str | ArrayLike | None = None) -> np.ndarray:
     """Pair-wise classification (eq. 7): True (class a) where ``l_a - l_b >= log(pi_b / pi_a)``.
 
     Parameters
@@ -109,7 +113,7 @@ def pairwise_decisions(llrs, class_a, class_b, prior=None) -> np.ndarray:
         return matrix[:, a] - matrix[:, b] >= np.log(prior[b]) - np.log(prior[a])
 
 
-def confusion_matrix(labels, decisions, n_classes: int | None = None) -> np.ndarray:
+def confusion_matrix(labels: ArrayLike, decisions: ArrayLike, n_classes: int | None = None) -> np.ndarray:
     """Counts ``C[i, j]`` of trials of true class i decided as class j.
 
     Parameters
@@ -177,7 +181,9 @@ class IdentificationErrors:
         return frame
 
 
-def identification_errors(llrs, labels=None, prior=None, *, classes=None) -> IdentificationErrors:
+def identification_errors(llrs: ArrayLike | MulticlassScores, labels: ArrayLike | None = None,
+                          prior: str | ArrayLike | None = None, *, classes: Sequence[str] | None = None
+                          ) -> IdentificationErrors:
     """MAP identification decisions at `prior` (flat by default) scored against the labels.
 
     The decisions are :func:`map_decisions`'s (eq. 8); the Bayes error rate is ``sum_i pi_i class_error_i``.

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 from scipy.special import softmax
 
 from ..data.multiclass import MulticlassScores
@@ -112,7 +113,8 @@ def torchmetrics_ece(probabilities: np.ndarray, matrix: np.ndarray, labels: np.n
     return ece_of_bins(confidence, outcome, which, np.float32)
 
 
-def ece_conventions(probabilities, labels=None, bins: int = 15, *, percent: bool = False) -> pd.DataFrame:
+def ece_conventions(probabilities: ArrayLike | MulticlassScores, labels: ArrayLike | None = None, bins: int = 15, *,
+                    percent: bool = False) -> pd.DataFrame:
     """The binned ECE of the same forecasts as Guo et al. (llrcore), scikit-learn, netcal and torchmetrics compute
     it, each with the sentence saying how it bins.
 
@@ -150,7 +152,7 @@ def ece_conventions(probabilities, labels=None, bins: int = 15, *, percent: bool
         raise ValueError(f"bins must be a whole number of at least 1, not {bins}.")
     bins = int(bins)
     if isinstance(probabilities, MulticlassScores):
-        probabilities, labels = softmax(probabilities.llrs, axis=1), probabilities.labels
+        labels, probabilities = probabilities.labels, softmax(probabilities.llrs, axis=1)
     if labels is None:
         raise ValueError("Give the labels (the true class of each trial) with the probabilities.")
     binary_forecasts(probabilities, labels)  # refuses bad shapes, probabilities and labels in a sentence

@@ -23,6 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy.special import log_softmax
 
 __all__ = ["Temperature", "fit_temperature", "nll"]
@@ -100,7 +101,7 @@ def _separates(z: np.ndarray, y: np.ndarray) -> bool:
     return bool(np.all(true > others.max(axis=1)))
 
 
-def fit_temperature(logits, labels) -> Temperature:
+def fit_temperature(logits: ArrayLike, labels: ArrayLike) -> Temperature:
     """Temperature scaling: the ``T > 0`` minimising the NLL of ``softmax(logits / T)`` (Guo et al. 2017).
 
     Solved in ``a = 1/T``, where the NLL is convex: the root of its non-decreasing derivative is bracketed (the

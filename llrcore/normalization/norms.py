@@ -142,13 +142,15 @@ def normalize_arrays(scores, enrol_rows, test_rows, enrol: CohortStatistics | No
                      method: str) -> np.ndarray:
     """The normalised scores of trials whose sides are rows `enrol_rows` and `test_rows` of the statistics."""
     scores = np.asarray(scores, dtype=np.float64)
-    z = (scores - enrol.mean[enrol_rows]) / enrol.std[enrol_rows] if method != "t-norm" else None
-    t = (scores - test.mean[test_rows]) / test.std[test_rows] if method != "z-norm" else None
-    if z is None:
-        return t
-    if t is None:
-        return z
-    return 0.5 * (z + t)
+    sides = [] if method == "t-norm" else [_standardised(scores, enrol, enrol_rows)]  # z, then t
+    if method != "z-norm":
+        sides.append(_standardised(scores, test, test_rows))
+    return sides[0] if len(sides) == 1 else 0.5 * (sides[0] + sides[1])
+
+
+def _standardised(scores: np.ndarray, statistics: CohortStatistics | None, rows) -> np.ndarray:
+    assert statistics is not None  # (the callers give the statistics of every side the method uses)
+    return (scores - statistics.mean[rows]) / statistics.std[rows]
 
 
 def _unique_ids(metadata: pd.DataFrame, column: str) -> pd.Index:
@@ -237,9 +239,10 @@ def normalize_pairs(models, tests, scores, enrol_cohort=None, test_cohort=None, 
     return normalize_arrays(scores, rows_e, rows_t, stats_e, stats_t, method)
 
 
-def normalize_scores(trials: Trials, enrol_cohort=None, test_cohort=None, method: str = "as-norm",
-                     top_n: int | None = None, *, ddof: int = 0, name: str | None = None,
-                     threads: int | None = None) -> Trials:
+def normalize_scores(trials: Trials, enrol_cohort: CohortScores | pd.DataFrame | None = None,
+                     test_cohort: CohortScores | pd.DataFrame | None = None, method: str = "as-norm",
+                     top_n: int | None = None, *, ddof: int = 0, name: str | None = None, threads: int | None = None
+                     ) -> Trials:
     """Normalise the scores of trials with the statistics of their sides' cohort scores.
 
     With ``mu_e, sigma_e`` the mean and standard deviation of the enrolment model's cohort scores and ``mu_t,

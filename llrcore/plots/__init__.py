@@ -28,6 +28,7 @@ import plotly.graph_objects as go
 
 from . import calibration, decisions, diarization, gaussian, multiclass
 from ._style import PALETTE, decimate_curve, decimation_indices, format_percent, system_colour
+from ._units import LLR_UNITS, llr_factor, llr_unit
 from .bayes import APE_Y_AXES, ape_figure, bayes_error_trapezium_figure, normalised_bayes_error_figure
 from .calibration import calibration_transform_figure, rule_comparison_figure, threshold_weighting_figure
 from .decisions import decision_figure, errors_per_100_figure, fixed_threshold_figure
@@ -39,6 +40,7 @@ from .diarization import (
     similarity_heatmap_figure,
     timeline_figure,
 )
+from .forensic import ece_figure, tippett_figure
 from .gaussian import cllr_eer_figure, gaussian_det_figure, gaussian_llr_figure
 from .multiclass import (
     confusion_matrix_figure,
@@ -46,10 +48,8 @@ from .multiclass import (
     detection_scatter_figure,
     pairwise_bar_matrix_figure,
 )
-from .scores import score_histogram_figure
-from ._units import LLR_UNITS, llr_factor, llr_unit
-from .forensic import ece_figure, tippett_figure
 from .reliability import binned_figure, corp_figure, decomposition_figure
+from .scores import score_histogram_figure
 from .spoofing import TDCF_X_AXES, attack_bars_figure, tdcf_figure
 from .uncertainty import CONDITION_METRICS, condition_figure, with_det_bands
 
@@ -135,9 +135,10 @@ def figure_to_frame(fig: go.Figure) -> pd.DataFrame:
         if names.count(label) > 1 and meta.get("system") and not label.startswith(str(meta["system"])):
             label = f"{meta['system']}: {label}"  # e.g. the class histograms of several systems
         x, y = _values(getattr(trace, "x", None)), _values(getattr(trace, "y", None))
-        if x is None and y is None:
+        given = x if x is not None else y
+        if given is None:
             continue
-        n = (x if x is not None else y).shape[0]
+        n = given.shape[0]
         if x is None:
             x = np.arange(n, dtype=np.float64)
         if y is None:

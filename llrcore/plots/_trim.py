@@ -18,7 +18,7 @@ from pypdf.generic import RectangleObject
 Box = tuple[int, int, int, int]  # left, top, right, bottom in pixels; right and bottom excluded
 
 
-def drawn_box(png: bytes) -> tuple[tuple, Box] | None:
+def drawn_box(png: bytes) -> tuple[float | tuple[int, ...] | None, Box] | None:
     """The background colour (the commonest of the four corners) and the box of every pixel of another colour;
     None for a blank image."""
     image = Image.open(io.BytesIO(png))
@@ -52,6 +52,7 @@ def svg_view(svg: bytes, view: tuple[float, float, float, float], scale: float) 
     x, y, w, h = view
     text = svg.decode("utf-8")
     root = re.search(r"<svg\b[^>]*>", text)
+    assert root is not None  # (plotly's SVG)
     tag = re.sub(r'\swidth="[^"]*"', f' width="{w * scale:g}"', root.group())
     tag = re.sub(r'\sheight="[^"]*"', f' height="{h * scale:g}"', tag)
     tag = re.sub(r'\sviewBox="[^"]*"', f' viewBox="{x:g} {y:g} {w:g} {h:g}"', tag)
@@ -70,7 +71,8 @@ def crop_pdf(pdf: bytes, canvas: tuple[float, float], view: tuple[float, float, 
     """
     reader = PdfReader(io.BytesIO(pdf))
     page = reader.pages[0]
-    placement = _canvas_placement(page.get_contents().operations, canvas)
+    contents = page.get_contents()  # None: the page draws nothing
+    placement = None if contents is None else _canvas_placement(contents.operations, canvas)
     if placement is None:
         return pdf
     x, y, w, h = view

@@ -19,11 +19,11 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from .._deprecation import old_spellings
 from ..binary.curves import CurveSet, pav_transforms
 from ..calibration.sweep import RuleSweep
 from ..calibration.weighting import RuleWeighting, ThresholdWeightings, bayes_threshold, threshold_weightings
 from ..prior import OperatingPoint, sigmoid
-from .._deprecation import old_spellings
 from ._operating_point import OPERATING_POINT, operating_point_of
 from ._style import (
     LINE_WIDTH,
@@ -233,7 +233,7 @@ def rule_comparison_figure(sweep: RuleSweep | pd.DataFrame, *, cost_name: str | 
     fig = go.Figure()
     for position, rule in enumerate(dict.fromkeys(frame["rule"])):
         fig.add_trace(_rule_cost_trace(frame[frame["rule"] == rule].sort_values("plo"), rule, position, cost_name))
-    best = frame.loc[frame["cost"].idxmin()]
+    best = frame.loc[frame["cost"].idxmin()]  # type: ignore[call-overload]  # a label of frame; the stubs: Hashable
     fig.add_trace(go.Scatter(
         x=np.array([best["plo"]]), y=np.array([best["cost"]]), mode="markers",
         name=f"best: {best['rule']} at P = {float(sigmoid(best['plo'])):.3g} ({cost_name} {best['cost']:.3f})",

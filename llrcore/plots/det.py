@@ -15,12 +15,24 @@ import numpy as np
 import plotly.graph_objects as go
 from scipy.special import ndtr, ndtri
 
+from .._deprecation import old_spellings
 from ..binary.curves import MARKER_TITLES, CurveSet, DETCurve, DETMarker, det_curves
 from ..prior import OperatingPoint
-from .._deprecation import old_spellings
 from ._operating_point import OPERATING_POINT, operating_point_of
-from ._style import LINE_WIDTH, REFERENCE_COLOUR, decimation_indices, format_percent, legend_key, legend_label
-from ._style import _visible_length, operating_point_text, point_marker, style_figure, system_colour, with_alpha
+from ._style import (
+    LINE_WIDTH,
+    REFERENCE_COLOUR,
+    _visible_length,
+    decimation_indices,
+    format_percent,
+    legend_key,
+    legend_label,
+    operating_point_text,
+    point_marker,
+    style_figure,
+    system_colour,
+    with_alpha,
+)
 
 __all__ = ["det_figure", "DET_TICKS", "probit"]
 
@@ -196,7 +208,8 @@ def _spread_pinned(fig: go.Figure, step: float) -> None:
 def _coloured_names(traces) -> str:
     """The systems of `traces`, each in its colour, separated by commas, on lines of about :data:`_NOTE_WIDTH`
     characters (a name is never broken)."""
-    lines, length = [[]], 0
+    lines: list[list[str]] = [[]]
+    length = 0
     for trace in traces:
         name = trace.meta["system"]
         if lines[-1] and length + 2 + len(name) > _NOTE_WIDTH:
@@ -224,10 +237,10 @@ def _pinned_note(fig: go.Figure, titles: dict[str, str]) -> None:
         names = _coloured_names(traces)
         line = f"{names}: {title} at {note}"
         text.append(line if _visible_length(line) <= _NOTE_WIDTH else f"{names}:<br>{title} at {note}")
-    text = "<br>".join(text)
-    fig.add_annotation(text=text, xref="paper", yref="paper", x=0.5, y=1, xanchor="center", yanchor="bottom",
+    note = "<br>".join(text)
+    fig.add_annotation(text=note, xref="paper", yref="paper", x=0.5, y=1, xanchor="center", yanchor="bottom",
                        yshift=8, showarrow=False, align="center", font=dict(size=13, color=REFERENCE_COLOUR))
-    room = 18 * (text.count("<br>") + 1)  # the note's lines; the figure grows by them, the plot keeps its size
+    room = 18 * (note.count("<br>") + 1)  # the note's lines; the figure grows by them, the plot keeps its size
     height = (fig.layout.height or 680) + room
     # the title keeps its place at the top (by default it sits in the middle of the margin, on the note)
     fig.update_layout(height=height, margin=dict(t=80 + room),

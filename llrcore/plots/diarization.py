@@ -15,8 +15,8 @@ import plotly.express as px
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from ..diarization.result import ClusteringResult
 from ..diarization.gaussians import GaussianFit
+from ..diarization.result import ClusteringResult
 from ..diarization.scoring import optimal_mapping
 from ..diarization.view import SimilarityView, cluster_order, similarity_view
 from ._style import CLASS_COLOURS, PALETTE, style_figure, with_alpha, wrap_label
@@ -323,11 +323,11 @@ def elbo_trace_figure(result: ClusteringResult, *, zoom: bool = True) -> go.Figu
     says when the first iterations of some runs start below the axis. Each run's trace carries ``meta["run"]`` and
     ``meta["off_scale"]`` (False, or what the note says about it).
     """
-    trace = result.trace
+    trace, runs = result.trace, result.runs  # (the block model's: both or neither)
     fig = go.Figure()
-    if trace is None or trace.empty:
+    if trace is None or trace.empty or runs is None:
         return style_figure(fig, "Evidence lower bound per iteration", height=420)
-    chosen = result.runs.loc[result.runs["chosen"], "run"].iloc[0]
+    chosen = runs["run"][runs["chosen"]].iloc[0]
     parts = [(name, part.reset_index(drop=True)) for name, part in trace.groupby("run", sort=False)]
     finals = [float(part["elbo"].iloc[-1]) for _, part in parts]
     low, high = _elbo_range(finals, float(trace["elbo"].max())) if zoom else (-np.inf, np.inf)
@@ -337,9 +337,9 @@ def elbo_trace_figure(result: ClusteringResult, *, zoom: bool = True) -> go.Figu
         y = part["elbo"].to_numpy()
         colour = PALETTE[i % len(PALETTE)]
         is_chosen = name == chosen
-        k = int(result.runs.loc[result.runs["run"] == name, "n_clusters"].iloc[0])
+        k = int(runs["n_clusters"][runs["run"] == name].iloc[0])
         ends_below = finals[i] < low
-        off_scale = False
+        off_scale: bool | str = False
         if ends_below:
             off_scale = f"{name}: ends at {finals[i]:,.1f} nats, {max(finals) - finals[i]:,.1f} below the best"
             below.append(off_scale)

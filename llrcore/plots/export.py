@@ -31,7 +31,9 @@ import re
 import threading
 import time
 import zipfile
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any, TypedDict
 
 import plotly.graph_objects as go
 
@@ -65,7 +67,18 @@ class ExportUnavailable(RuntimeError):
 
 
 _lock = threading.Lock()  # the kaleido server answers one request at a time (its queues are not per caller)
-_state = {"started": False, "broken": None, "failure": None, "hook": False}
+
+
+class _ServerState(TypedDict):
+    """The export server of this process, shared by every export."""
+
+    started: bool  # the kaleido server is up
+    broken: str | None  # why export cannot work here, once known
+    failure: str | None  # what the browser's thread said when it died
+    hook: bool  # the thread hook that hears it is installed
+
+
+_state: _ServerState = {"started": False, "broken": None, "failure": None, "hook": False}
 
 
 def find_browser() -> str | None:
@@ -205,7 +218,7 @@ def figure_to_image(fig: go.Figure, format: str = "png", *, width: int | None = 
     problem = export_problem()
     if problem:
         raise ExportUnavailable(problem)
-    opts = dict(format=format, scale=scale,
+    opts: dict[str, Any] = dict(format=format, scale=scale,
                 width=width or fig.layout.width or DEFAULT_WIDTH, height=height or fig.layout.height or 600)
     exact = width is not None and height is not None
     with _lock:
@@ -264,7 +277,7 @@ def _file_stem(title: str) -> str:
     return stem or "figure"
 
 
-def figures_zip(figures, format: str = "png", **options) -> bytes:
+def figures_zip(figures: Mapping[str, go.Figure], format: str = "png", **options: Any) -> bytes:
     """A zip archive of several figures, one file each, named after the mapping's keys (``"DET"`` -> det.png).
 
     Parameters

@@ -28,8 +28,17 @@ from ..teaching.gaussian import (
     gaussian_densities,
     mu_from_eer,
 )
-from ._style import CLASS_COLOURS, LINE_WIDTH, PALETTE, REFERENCE_COLOUR, format_percent, point_marker, style_figure
-from ._style import with_alpha, wrap_label
+from ._style import (
+    CLASS_COLOURS,
+    LINE_WIDTH,
+    PALETTE,
+    REFERENCE_COLOUR,
+    format_percent,
+    point_marker,
+    style_figure,
+    with_alpha,
+    wrap_label,
+)
 from ._units import llr_factor, llr_unit, rescale_llr_axes
 from .decisions import two_line_title
 from .det import _ticks, _upper_limit, det_figure, probit
@@ -83,7 +92,9 @@ def gaussian_llr_figure(mu: float | GaussianDensities | None = None, *, llr: flo
 
 def _data_histograms(fig: go.Figure, densities: GaussianDensities) -> None:
     """The system's CMLG LLRs, one filled step histogram per class."""
-    name, edges = densities.comparison.name, densities.edges
+    comparison, edges = densities.comparison, densities.edges
+    assert comparison is not None and edges is not None  # (drawn for a comparison, which has its histograms)
+    name = comparison.name
     for label, density in densities.data_density.items():
         fig.add_trace(go.Scatter(
             x=edges, y=np.concatenate([density, density[-1:]]), mode="lines",
@@ -113,6 +124,7 @@ def _marked_llr(fig: go.Figure, densities: GaussianDensities, units: str = "ln")
     """The two densities at the marked LLR and a note dividing one by the other (the ratio is the LR, whatever
     the units: ``e^llr = 10^(llr / ln 10)``)."""
     llr, (f_tar, f_non) = densities.marked, densities.marked_densities
+    assert llr is not None  # (drawn for a marked LLR)
     shown, base = f"{llr * llr_factor(units):.2f}", "e" if units == "ln" else "10"
     word = "LLR" if units == "ln" else llr_unit(units)
     f_tar, f_non = f_tar / llr_factor(units), f_non / llr_factor(units)  # per unit of the axis, as drawn
@@ -289,6 +301,7 @@ def cllr_eer_figure(eer: float | CllrEerCurve | None = None, *, comparison: Gaus
 def _marked_eer(fig: go.Figure, curve: CllrEerCurve) -> None:
     """The exact and approximate Cllr at the marked EER, with a note giving both."""
     eer, (value, guess) = curve.marked, curve.marked_values
+    assert eer is not None  # (drawn for a marked EER)
     fig.add_vline(x=100 * eer, line=dict(color="#333333", width=1.5, dash="dot"))
     fig.add_trace(go.Scatter(
         x=np.array([100 * eer, 100 * eer]), y=np.array([value, guess]), mode="markers", showlegend=False,

@@ -37,14 +37,14 @@ def corp_figure(results: dict[str, CORP], *, title: str = "CORP reliability diag
     """The PAV-recalibrated probability against the forecast, one step curve per version, with the band of the
     first version that has one (where a calibrated forecaster's recalibrated curve falls, pointwise)."""
     fig = go.Figure()
-    banded = next((r for r in results.values() if r.bands is not None), None)
+    banded = next(((r, r.bands) for r in results.values() if r.bands is not None), None)
     if banded is not None:
-        b = banded.bands
+        result, b = banded
         fig.add_trace(go.Scatter(x=b["forecast"].to_numpy(), y=b["upper"].to_numpy(), mode="lines",
                                  line=dict(width=0), hoverinfo="skip", showlegend=False))
         fig.add_trace(go.Scatter(x=b["forecast"].to_numpy(), y=b["lower"].to_numpy(), mode="lines",
                                  line=dict(width=0), fill="tonexty", fillcolor=with_alpha(REFERENCE_COLOUR, 0.22),
-                                 name=f"{100 * banded.level:.0f} % consistency band"))
+                                 name=f"{100 * result.level:.0f} % consistency band"))
     _square(fig, "forecast probability", "recalibrated probability (PAV)")
     for i, (name, result) in enumerate(results.items()):
         curve = result.curve

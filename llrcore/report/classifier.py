@@ -4,6 +4,8 @@ raw and after temperature scaling. The command line writes it (``llrcore classif
 it as a download."""
 from __future__ import annotations
 
+from datetime import datetime
+
 from .._version import __version__
 from ..multiclass.classifier import ClassifierCalibration
 from ..plots import reliability
@@ -17,7 +19,8 @@ FORMATS = {"temperature": "{:.3f}", "nll": "{:.4f}", "ece": "{:.2%}", "mce": "{:
            "MCB": "{:.4g}", "DSC": "{:.4g}", "UNC": "{:.4g}"}
 
 
-def classifier_report_html(result: ClassifierCalibration, name: str = "classifier", written=None) -> str:
+def classifier_report_html(result: ClassifierCalibration, name: str = "classifier", written: datetime | None = None
+                           ) -> str:
     """The page for `result` of the classifier `name`, stamped with the time it was `written`.
 
     Parameters

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from ..data.trials import Trials
 from ..prior import OperatingPoint
@@ -101,7 +102,7 @@ def resample(systems: Mapping[str, Trials], op: OperatingPoint, by: Sequence[str
     total, done, extras = replicates * sum(runs.values()), 0, {}
     for name, trials in systems.items():
         step = None if progress is None else (lambda d, _, offset=done: progress(offset + d, total))
-        options = dict(n=replicates, level=level, group_by=groups[name], seed=seed, progress=step)
+        options: dict[str, Any] = dict(n=replicates, level=level, group_by=groups[name], seed=seed, progress=step)
         if name in conditions:  # the pooled row is bootstrap(trials) with the same draws
             per_condition = conditions[name].bootstrap(**options)
             interval = per_condition[conditions[name].pooled.label]

@@ -6,21 +6,21 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import cached_property
+from typing import cast
 
 import numpy as np
 import pandas as pd
 import plotly
 
+from .._deprecation import old_spellings
 from .._version import __version__
 from ..binary.metrics import effective_plo
 from ..binary.tables import metrics_table
 from ..calibration.analysis import METHODS
 from ..calibration.rules import BetaRule
-from ..data.trials import Trials, as_systems
-from .._deprecation import old_spellings
+from ..data.trials import Systems, Trials, as_systems
 from ..plots._operating_point import OPERATING_POINT
 from ..prior import OperatingPoint, as_operating_point, sigmoid
-from .words import describe_calibration, escape_markdown
 from .conditions import Breakdown, Resampling, resample
 from .figures import ReportFigure, report_figures
 from .html import render_html, writing_time
@@ -36,6 +36,7 @@ from .summary import (
     summarise,
     summarise_calibration,
 )
+from .words import describe_calibration, escape_markdown
 
 __all__ = ["Report", "build_report"]
 
@@ -160,8 +161,8 @@ class Report:
 
 
 @old_spellings(OPERATING_POINT)
-def build_report(systems, *, p_target: OperatingPoint | float = DEFAULT_P_TARGET, c_miss: float = 1.0,
-                 c_fa: float = 1.0, calibrate_on=None,
+def build_report(systems: Systems, *, p_target: OperatingPoint | float = DEFAULT_P_TARGET, c_miss: float = 1.0,
+                 c_fa: float = 1.0, calibrate_on: Trials | Mapping[str, Trials] | None = None,
                  calibrate: bool = True, method: str = "affine", rule: BetaRule | None = None,
                  calibration_prior: float | None = None, sources: Mapping[str, str] | None = None,
                  class_names: tuple[str, str] = ("target", "non-target"), title: str | None = None,
@@ -234,7 +235,7 @@ def build_report(systems, *, p_target: OperatingPoint | float = DEFAULT_P_TARGET
     cal_plo = op.plo_eff if calibration_prior is None else float(effective_plo(calibration_prior))
     rule = rule or BetaRule.logarithmic()
     sources = dict(sources or {})
-    class_names = tuple(str(c) for c in class_names)
+    class_names = cast(tuple[str, str], tuple(str(c) for c in class_names))  # (any two names, as text)
     by = () if by is None else (by,) if isinstance(by, str) else tuple(by)
     extras, breakdown, resampling = resample(systems, op, by, ci, bootstrap, group_by, seed, progress)
     summaries = [_summary(name, trials, op, sources.get(name, ""), class_names,

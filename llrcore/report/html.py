@@ -13,10 +13,10 @@ import plotly.graph_objects as go
 import plotly.io as pio
 from plotly.offline import get_plotlyjs
 
-from ..plots._style import system_colour
-from ..uncertainty.conditions import RULE_OF_30
 from .._format import format_errors
 from ..binary.verdict import VERDICTS
+from ..plots._style import system_colour
+from ..uncertainty.conditions import RULE_OF_30
 from .summary import TOPICS, SystemSummary, errors_interval, with_bounds
 
 __all__ = ["figure_html", "html_page", "made_on", "render_html", "table_html", "writing_time"]
@@ -158,9 +158,10 @@ def _percent_eer(table: pd.DataFrame) -> pd.DataFrame:
 def _condition_table(summary: SystemSummary) -> str:
     """One system's table per condition: the conditions, then pooled; with intervals when there are."""
     result = summary.extras.conditions
+    assert result is not None  # (a table for a breakdown)
     frame = result.to_frame(eer_percent=True, intervals=summary.extras.condition_intervals)
-    frame.index = pd.Index([row.label if row is result.pooled else ", ".join(map(str, row.values.values()))
-                            for row in result.rows], name=" × ".join(result.by))
+    labels = [row.label if row is result.pooled else ", ".join(map(str, row.values.values())) for row in result.rows]
+    frame.index = pd.Index(labels, name=" × ".join(result.by))
     kept = [c for c in frame.columns if c.removesuffix(" lower").removesuffix(" upper") in _CONDITION_COLUMNS]
     shown = _with_intervals(frame[kept])
     shown["too few errors"] = ["one class only" if row.metrics is None else "yes" if row.too_few_errors else ""

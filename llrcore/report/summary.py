@@ -20,19 +20,20 @@ import html
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from .._format import bits, errors_phrase, format_errors, percent
 from ..binary.metrics import BinaryMetrics, bayes_error_rates, evaluate
+from ..binary.verdict import VERDICTS
 from ..calibration.analysis import calibrate_and_evaluate
 from ..calibration.fit import fit_affine
 from ..data.trials import Trials
 from ..prior import OperatingPoint
 from ..uncertainty.conditions import RULE_OF_30, ConditionMetrics
 from ..uncertainty.resampling import BootstrapResult
-from .._format import bits, errors_phrase, format_errors, percent
-from ..binary.verdict import VERDICTS
 from .words import describe_calibration, escape_markdown
 
 __all__ = [
@@ -120,9 +121,10 @@ class CalibrationSummary:
         """One row, indexed by the calibrated system's name: :func:`~llrcore.metrics_table`'s columns, then
         ``errors per 100`` and ``errors per 100, perfect calibration`` (as in :meth:`Report.metrics_table`),
         ``trained on`` and ``cross-validated``."""
-        return self.metrics.to_frame().assign(**{
+        columns: dict[str, Any] = {
             ERRORS: self.errors_per_100, MIN_ERRORS: self.min_errors_per_100, "trained on": self.trained_on,
-            "cross-validated": self.cross_validated})
+            "cross-validated": self.cross_validated}
+        return self.metrics.to_frame().assign(**columns)
 
 
 @dataclass(frozen=True)
@@ -191,9 +193,10 @@ class SystemSummary:
         """One row, indexed by the system's name: :func:`~llrcore.metrics_table`'s columns, then the errors per 100
         trials at the effective prior (``errors per 100``, ``errors per 100, perfect calibration``, ``errors per 100,
         no system``) and ``verdict``."""
-        return self.metrics.to_frame().assign(**{
+        columns: dict[str, Any] = {
             ERRORS: self.errors_per_100, MIN_ERRORS: self.min_errors_per_100,
-            "errors per 100, no system": self.default_errors_per_100, "verdict": self.verdict})
+            "errors per 100, no system": self.default_errors_per_100, "verdict": self.verdict}
+        return self.metrics.to_frame().assign(**columns)
 
     def text(self, topic: str, kind: str = "text", *, verdict: bool = True) -> str:
         """One paragraph (``tested``, ``errors``, ``trust``, ``calibration``) as ``text``, ``markdown`` or
@@ -373,7 +376,7 @@ def with_bounds(value: float, lower: float, upper: float, significant: int = 2) 
     scale = next((abs(x) for x in (value, upper, lower) if np.isfinite(x) and x != 0), 1.0)
     decimals = max(0, significant - 1 - int(np.floor(np.log10(scale))))
     for decimals in range(decimals, decimals + 5):
-        texts = tuple(f"{x:.{decimals}f}" for x in (value, lower, upper))
+        texts = (f"{value:.{decimals}f}", f"{lower:.{decimals}f}", f"{upper:.{decimals}f}")
         if texts[1] != texts[2] or lower == upper:
             break
     return texts
@@ -390,11 +393,12 @@ def _sure_sentence(interval: BootstrapResult, group_by: str | None) -> tuple:
     """How sure the numbers are: the EER and Cllr with their intervals in words, how the trials were drawn, and the
     rule of 30 when the EER rests on few errors."""
     metrics, word = interval.estimate, likely(interval.level)
-    eer, eer_low, eer_high = with_bounds(100 * metrics.eer, *(100 * x for x in interval.interval("eer")), 3)
+    eer_lower, eer_upper = interval.interval("eer")
+    eer, eer_low, eer_high = with_bounds(100 * metrics.eer, 100 * eer_lower, 100 * eer_upper, 3)
     cllr, cllr_low, cllr_high = with_bounds(metrics.cllr, *interval.interval("cllr"), 3)
     drawn = (f"whole {interval.group_by} groups ({interval.n_groups:,} of them), so that trials that share one are "
              "not taken for independent ones" if interval.group_by else "one by one")
-    sentence = (
+    sentence: tuple = (
         "Its equal error rate is ", Bold(f"{eer} %"), f", {word} between {eer_low} % and {eer_high} %; its overall "
         "cost (Cllr) is ", Bold(cllr), f" bits, {word} between {cllr_low} and {cllr_high}. With many more trials like these the numbers would {word} fall "
         f"within these ranges ({interval.interval_words}s from {len(interval.replicates):,} "
@@ -417,16 +421,15 @@ def _conditions_sentence(extras: SystemExtras) -> tuple:
     if result is None:
         return (f"Not broken down by {by}: its trials have no such column.",)
     count = len(result.conditions)
-    sentence = (f"Broken down by {by} into {count:,} condition{'s' if count != 1 else ''}",)
-    scored = [row for row in result.conditions if row.metrics is not None]
-    if len(scored) == 1:
-        sentence += (f" ({scored[0].label}), its equal error rate is ", Bold(percent(scored[0].metrics.eer)), ".")
-    elif scored:
-        best = min(scored, key=lambda row: row.metrics.eer)
-        worst = max(scored, key=lambda row: row.metrics.eer)
-        sentence += (", its equal error rate goes from ", Bold(percent(best.metrics.eer)), f" ({best.label}) to ",
-                     Bold(percent(worst.metrics.eer)), f" ({worst.label}); all trials pooled, "
-                     f"{percent(result.pooled.metrics.eer)}.")
+    sentence: tuple = (f"Broken down by {by} into {count:,} condition{'s' if count != 1 else ''}",)
+    eers = [(row.label, row.metrics.eer) for row in result.conditions if row.metrics is not None]
+    pooled = result.pooled.metrics
+    if len(eers) == 1:
+        sentence += (f" ({eers[0][0]}), its equal error rate is ", Bold(percent(eers[0][1])), ".")
+    elif eers and pooled is not None:  # (the pooled trials have both classes when a condition has)
+        (best, lowest), (worst, highest) = min(eers, key=lambda pair: pair[1]), max(eers, key=lambda pair: pair[1])
+        sentence += (", its equal error rate goes from ", Bold(percent(lowest)), f" ({best}) to ",
+                     Bold(percent(highest)), f" ({worst}); all trials pooled, {percent(pooled.eer)}.")
     else:
         sentence += (".",)
     notes = result.notes()

@@ -21,7 +21,7 @@ def describe_calibration(method: str, rule: BetaRule | None = None, plo: float =
     if method == "cmlg":
         return "CMLG (Gaussian, closed form)"
     logarithmic = rule is None or (rule.alpha, rule.beta) == (1, 1)
-    fitted = "logistic regression" if logarithmic else f"{rule.name} rule"
+    fitted = "logistic regression" if logarithmic or rule is None else f"{rule.name} rule"
     return f"affine, {fitted} weighted for P_target = {float(sigmoid(plo)):.3g}"
 
 

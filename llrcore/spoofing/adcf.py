@@ -44,9 +44,11 @@ from types import MappingProxyType
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 
 from .._deprecation import old_spellings
 from ..data.checks import as_scores
+from ..data.trials import Trials
 from .tdcf import ReadOnlyCostModel, checked_values
 
 __all__ = ["ADCF", "A_DCF_PRESETS", "a_dcf", "a_dcf_cost_model"]
@@ -144,7 +146,8 @@ class ADCF(ReadOnlyCostModel):
                              "pfa_spoof": self.pfa_spoof, "a_dcf": self.curve})
 
 
-def _rates(tar: np.ndarray, non: np.ndarray, spoof: np.ndarray, thresholds):
+def _rates(tar: np.ndarray, non: np.ndarray, spoof: np.ndarray, thresholds
+           ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Targets rejected, non-targets and spoofs accepted at `thresholds` (accept ``score >= t``), from sorted scores."""
     below = [np.searchsorted(scores, thresholds, side="left") for scores in (tar, non, spoof)]
     return below[0] / tar.size, (non.size - below[1]) / non.size, (spoof.size - below[2]) / spoof.size
@@ -157,8 +160,8 @@ def _cost(model: Mapping, pmiss, pfa_non, pfa_spoof, default: float):
 
 
 @old_spellings({"target": "tar", "nontarget": "non"})
-def a_dcf(tar, non, spoof, *, cost_model: str | Mapping | None = "asvspoof5",
-          threshold: float | None = None) -> ADCF:
+def a_dcf(tar: ArrayLike | Trials, non: ArrayLike | None, spoof: ArrayLike | None, *,
+          cost_model: str | Mapping | None = "asvspoof5", threshold: float | None = None) -> ADCF:
     """Normalised a-DCF of an SASV system over all its thresholds, with its minimum (Shim et al., Odyssey 2024).
 
     The formula, the cost models and the threshold convention are in the module docstring

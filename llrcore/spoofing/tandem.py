@@ -44,13 +44,13 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from .._format import listed
 from ..binary.metrics import eer
 from ..binary.tables import METHOD_COLUMN
 from ..data.trials import Trials, condition_codes
 from ..uncertainty.conditions import RULE_OF_30
 from ..uncertainty.intervals import DEFAULT_METHOD, check_method, interval_words
 from ..uncertainty.resampling import BootstrapResult, Progress, bootstrap
-from .._format import listed
 from .tdcf import TandemDCF, asv_eer_threshold, spoof_false_alarm_rate, tdcf
 from .tdcf_bootstrap import TandemBootstrap, bootstrap_tdcf
 
@@ -164,7 +164,9 @@ class TandemEvaluation:
     @property
     def tdcf(self) -> TandemDCF:
         """The pooled :class:`~llrcore.TandemDCF` (curve, minimum, thresholds, ASV rates)."""
-        return self.pooled.tdcf
+        tdcf = self.pooled.tdcf
+        assert tdcf is not None  # (the ASV's spoof trials are all the pooled row's: evaluate_tandem checks them)
+        return tdcf
 
     @property
     def min_tdcf(self) -> float:
@@ -281,10 +283,11 @@ class TandemIntervals:
             raise KeyError(f"No interval for {metric!r}: the intervals are of {listed(list(INTERVAL_METRICS))}.")
         if attack not in self.tdcf:
             raise KeyError(f"No row {attack!r}: the rows are {listed(list(self.tdcf))}.")
-        result = self.tdcf[attack] if metric == "min t-DCF" else self.cm_eer.get(attack)
-        if result is None:
-            return np.nan, np.nan
-        return result.interval() if metric == "min t-DCF" else result.interval("eer")
+        if metric == "min t-DCF":
+            tdcf = self.tdcf[attack]
+            return (np.nan, np.nan) if tdcf is None else tdcf.interval()
+        cm_eer = self.cm_eer.get(attack)
+        return (np.nan, np.nan) if cm_eer is None else cm_eer.interval("eer")
 
     def to_frame(self, *, percent: bool = True) -> pd.DataFrame:
         """:meth:`TandemEvaluation.to_frame` with ``min t-DCF lower`` and ``min t-DCF upper`` after ``min t-DCF`` and,
@@ -294,7 +297,7 @@ class TandemIntervals:
         for metric in [m for m in INTERVAL_METRICS if m != "CM EER" or self.cm_eer]:
             column, scale = (f"{metric} %", 100.0) if INTERVAL_METRICS[metric] and percent else (metric, 1.0)
             bounds = scale * np.array([self.interval(attack, metric) for attack in frame["attack"]]).reshape(-1, 2)
-            position = frame.columns.get_loc(column) + 1
+            position = list(frame.columns).index(column) + 1
             frame.insert(position, f"{column} lower", bounds[:, 0])
             frame.insert(position + 1, f"{column} upper", bounds[:, 1])
         frame[METHOD_COLUMN] = self.interval_words.removesuffix(" bootstrap interval")
@@ -398,6 +401,7 @@ def evaluate_tandem(cm: Trials, asv: Trials, *, formulation: str = "revised", co
                          "SPF-EER and the spoof false-alarm rate need the ASV's scores of spoofing attacks.")
     threshold = asv_eer_threshold(asv.tar, asv.non) if asv_threshold is None else float(asv_threshold)
     pooled = _row(POOLED, cm, asv, threshold, formulation, cost_model)
+    assert pooled.tdcf is not None  # (the ASV has spoof trials)
     rows = [] if by is None else [_row(attack, cm_trials, asv_trials, threshold, formulation, cost_model)
                                   for attack, cm_trials, asv_trials in _attack_trials(cm, asv, by)]
     return TandemEvaluation(name=cm.name if name is None else name, formulation=pooled.tdcf.formulation,

@@ -69,6 +69,7 @@ from types import MappingProxyType
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 
 from ..data.checks import as_scores
 
@@ -185,7 +186,7 @@ def _rejected(sorted_scores: np.ndarray, threshold) -> np.ndarray:
     return np.searchsorted(sorted_scores, threshold, side="left")
 
 
-def asv_eer_threshold(asv_tar, asv_non) -> float:
+def asv_eer_threshold(asv_tar: ArrayLike, asv_non: ArrayLike) -> float:
     """The ASV threshold at its equal-error point, by the ASVspoof organisers' convention (their ``compute_eer``).
 
     All scores are put in one ascending order, the targets before the non-targets among equal scores. Point ``i``
@@ -226,7 +227,7 @@ def asv_eer_threshold(asv_tar, asv_non) -> float:
     return float(pooled[0] - 0.001) if point == 0 else float(pooled[point - 1])
 
 
-def spoof_false_alarm_rate(asv_spoof, threshold: float) -> float:
+def spoof_false_alarm_rate(asv_spoof: ArrayLike, threshold: float) -> float:
     """The ASV's spoof false-alarm rate: the share of spoofing attacks it accepts, ``#(spoof >= threshold) / #spoof``.
 
     ``Pfa_spoof_asv`` of the revised t-DCF, ``1 - Pmiss_spoof_asv`` of the legacy one.
@@ -258,6 +259,8 @@ def spoof_false_alarm_rate(asv_spoof, threshold: float) -> float:
 class ReadOnlyCostModel:
     """Pickling for a result whose ``cost_model`` is read-only (a :class:`types.MappingProxyType`, which pickle
     refuses): kept as a plain dict in the pickle, read-only again when loaded."""
+
+    cost_model: Mapping  # the result's field
 
     def __getstate__(self) -> dict:
         return {**self.__dict__, "cost_model": dict(self.cost_model)}
@@ -345,8 +348,9 @@ def tdcf_weights(formulation: str, model: Mapping, pmiss_asv: float, pfa_asv: fl
     return 0.0, c1, c2, min(c1, c2)
 
 
-def tdcf(cm_bonafide, cm_spoof, asv_tar, asv_non, asv_spoof, *, formulation: str = "revised",
-         cost_model: Mapping | None = None, asv_threshold: float | None = None) -> TandemDCF:
+def tdcf(cm_bonafide: ArrayLike, cm_spoof: ArrayLike, asv_tar: ArrayLike, asv_non: ArrayLike, asv_spoof: ArrayLike, *,
+         formulation: str = "revised", cost_model: Mapping | None = None, asv_threshold: float | None = None
+         ) -> TandemDCF:
     """Normalised t-DCF of a spoofing countermeasure over all its thresholds, with its minimum.
 
     The formulas of both formulations, the cost models and the ASV threshold convention are in the module docstring

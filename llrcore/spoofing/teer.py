@@ -60,6 +60,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 
 from .._deprecation import old_spellings
 from ..data.checks import as_scores
@@ -252,7 +253,8 @@ def _accelerated_window(cm, asv):
 
 
 @old_spellings({"asv_target": "asv_tar", "asv_nontarget": "asv_non"})
-def t_eer(cm_bonafide, cm_spoof, asv_tar, asv_non, asv_spoof, *, convention: str = "llrcore") -> TandemEER:
+def t_eer(cm_bonafide: ArrayLike, cm_spoof: ArrayLike, asv_tar: ArrayLike, asv_non: ArrayLike, asv_spoof: ArrayLike, *,
+          convention: str = "llrcore") -> TandemEER:
     """The concurrent t-EER of a countermeasure in tandem with a speaker verifier (Kinnunen et al., IEEE TPAMI 2023).
 
     The definition, the organisers' way of finding it and the conventions are in the module docstring
@@ -319,7 +321,8 @@ _TOOLS = {
 }
 
 
-def t_eer_conventions(cm_bonafide, cm_spoof, asv_tar, asv_non, asv_spoof) -> pd.DataFrame:
+def t_eer_conventions(cm_bonafide: ArrayLike, cm_spoof: ArrayLike, asv_tar: ArrayLike, asv_non: ArrayLike,
+                      asv_spoof: ArrayLike) -> pd.DataFrame:
     """The concurrent t-EER in each convention of :func:`t_eer`, side by side, with the sentence saying why they
     differ (only on tied scores: see the module docstring, :mod:`llrcore.spoofing.teer`).
 

@@ -25,12 +25,15 @@ Interspeech 2021 (eqs. 7, 17, 23-25, 28-30; section 5).
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from .._deprecation import COSTS, old_spellings
+from .._format import percent
 from ..binary.histograms import histogram_range
 from ..binary.metrics import bayes_error_rates, effective_plo, trials_table
 from ..binary.rates import SortedScores
@@ -39,7 +42,6 @@ from ..calibration.folds import cross_calibrate
 from ..data.records import one_row
 from ..data.trials import Trials
 from ..prior import OperatingPoint, as_operating_point
-from .._format import percent
 
 __all__ = [
     "DecisionHistograms",
@@ -249,8 +251,8 @@ def _min_threshold(table: SortedScores, plo_eff: float) -> float:
 
 
 @old_spellings(positional=COSTS)
-def bayes_decisions(trials, *, p_target: float | OperatingPoint, c_miss: float = 1.0, c_fa: float = 1.0,
-                    name: str | None = None) -> DecisionSummary:
+def bayes_decisions(trials: Trials | SortedScores, *, p_target: float | OperatingPoint, c_miss: float = 1.0,
+                    c_fa: float = 1.0, name: str | None = None) -> DecisionSummary:
     """Bayes decisions of LLRs at one operating point: rates, expected costs and the "out of 100" sentence.
 
     Parameters
@@ -384,8 +386,8 @@ def _aligned_edges(lo: float, hi: float, bins: int, threshold: float) -> np.ndar
 
 
 @old_spellings(positional=COSTS)
-def decision_histograms(trials, *, p_target: float | OperatingPoint, c_miss: float = 1.0, c_fa: float = 1.0,
-                        bins: int = 80, name: str | None = None) -> DecisionHistograms:
+def decision_histograms(trials: Trials | SortedScores, *, p_target: float | OperatingPoint, c_miss: float = 1.0,
+                        c_fa: float = 1.0, bins: int = 80, name: str | None = None) -> DecisionHistograms:
     """The Bayes decisions of :func:`bayes_decisions` over the two classes' LLR histograms.
 
     About `bins` equal bins cover the scores (:func:`~llrcore.binary.histograms.histogram_range`); a threshold within
@@ -427,7 +429,7 @@ def decision_histograms(trials, *, p_target: float | OperatingPoint, c_miss: flo
     return DecisionHistograms(summary, edges, counts, cut, in_view, (float(lo), float(hi)))
 
 
-def cross_calibrated(trials: Trials, *, fit=fit_affine, folds: int = 5, seed: int = 0) -> Trials:
+def cross_calibrated(trials: Trials, *, fit: Callable[..., Any] = fit_affine, folds: int = 5, seed: int = 0) -> Trials:
     """The same trials with calibrated LLRs from k-fold cross-validation, named ``"<name> (calibrated)"``.
 
     Every score is calibrated by a ``fit`` trained on the other folds

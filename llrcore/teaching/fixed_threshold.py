@@ -12,22 +12,26 @@ Interspeech 2021 (section 5).
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 
+from .._format import percent
 from ..binary.metrics import bayes_error_rates, trials_table
 from ..binary.rates import SortedScores
 from ..calibration.fit import fit_affine
+from ..data.trials import Trials
 from ..prior import sigmoid
-from .._format import percent
 from .decisions import per_100
 
 __all__ = ["FixedThresholdAnalysis", "fixed_false_alarm_threshold", "score_threshold_for_false_alarm_rate"]
 
 
-def score_threshold_for_false_alarm_rate(non, target_pfa: float) -> float:
+def score_threshold_for_false_alarm_rate(non: ArrayLike, target_pfa: float) -> float:
     """The score threshold that accepts as many non-targets as `target_pfa` allows, and no more.
 
     With ``N`` non-target scores, ``k = floor(target_pfa N)`` of them may be accepted: the threshold lies midway
@@ -179,8 +183,9 @@ class FixedThresholdAnalysis:
         return text
 
 
-def fixed_false_alarm_threshold(dev, evaluation, target_pfa: float, plo_grid=None, *, c_miss: float = 1.0,
-                                c_fa: float = 1.0, fit=fit_affine) -> FixedThresholdAnalysis:
+def fixed_false_alarm_threshold(dev: Trials, evaluation: Trials, target_pfa: float, plo_grid: ArrayLike | None = None,
+                                *, c_miss: float = 1.0, c_fa: float = 1.0, fit: Callable[..., Any] | None = fit_affine
+                                ) -> FixedThresholdAnalysis:
     """Direct score thresholding at a fixed false-alarm rate, against Bayes decisions, across priors.
 
     The threshold is set on `dev` (:func:`score_threshold_for_false_alarm_rate`) and applied unchanged to

@@ -34,6 +34,7 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 from numpy.polynomial.hermite_e import hermegauss
+from numpy.typing import ArrayLike
 from scipy import integrate
 
 from ..binary.costs import softplus
@@ -159,7 +160,7 @@ def _default_curve() -> tuple[np.ndarray, np.ndarray]:
     return eer, cllr
 
 
-def gaussian_cllr_curve(eer=None) -> tuple[np.ndarray, np.ndarray]:
+def gaussian_cllr_curve(eer: ArrayLike | None = None) -> tuple[np.ndarray, np.ndarray]:
     """``(eer, cllr)``: the exact Cllr (bits) of calibrated Gaussian LLRs against their EER.
 
     The default grid (0 to 50 % in steps of 0.25 %, plus 61 log-spaced EERs from 0.001 % to 1 %, so it draws well
@@ -339,8 +340,10 @@ class GaussianDensities:
         frames = [pd.DataFrame({"curve": "ideal", "class": label, "llr": self.llr, "bin_end": np.nan,
                                 "density": density})
                   for label, density in (("target", self.target), ("non-target", self.non_target))]
-        frames += [pd.DataFrame({"curve": "data", "class": label, "llr": self.edges[:-1], "bin_end": self.edges[1:],
-                                 "density": density}) for label, density in self.data_density.items()]
+        if self.edges is not None:  # the histograms of a comparison
+            frames += [pd.DataFrame({"curve": "data", "class": label, "llr": self.edges[:-1],
+                                     "bin_end": self.edges[1:], "density": density})
+                       for label, density in self.data_density.items()]
         if self.marked is not None:
             frames.append(pd.DataFrame({"curve": "marked", "class": ["target", "non-target"], "llr": self.marked,
                                         "bin_end": np.nan, "density": self.marked_densities}))

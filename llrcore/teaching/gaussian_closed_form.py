@@ -9,6 +9,7 @@ Interspeech 2013 (slides 9-15).
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy.special import ndtr, ndtri
 
 from ..prior import sigmoid
@@ -188,7 +189,7 @@ def gaussian_bayes_error(mu: float, plo):
     return scalar_or_array(sigmoid(plo) * ndtr((-plo - mu) / s) + sigmoid(-plo) * ndtr((plo - mu) / s))
 
 
-def gaussian_det(mu: float, pfa=None) -> tuple[np.ndarray, np.ndarray]:
+def gaussian_det(mu: float, pfa: ArrayLike | None = None) -> tuple[np.ndarray, np.ndarray]:
     """The DET of calibrated Gaussian LLRs: ``Pmiss = Phi(-Phi^-1(Pfa) - sqrt(2 mu))``, a line of slope -1 on
     probit axes crossing the diagonal at the EER.
 

@@ -8,6 +8,7 @@ its ``group_by`` groups), the re-weighting that never sorts again and the BCa in
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -17,7 +18,7 @@ from .. import parallel
 from ..binary.metrics import SRE12_P_TARGETS, BinaryMetrics, evaluate
 from ..data.pairing import pair_trials
 from ..data.trials import Trials
-from ..prior import as_operating_point, primary_p_targets
+from ..prior import OperatingPoint, as_operating_point, primary_p_targets
 from .draws import Draws
 from .intervals import DEFAULT_METHOD, ReplicateIntervals, check_method
 from .paired_words import paired_shares, paired_verdict
@@ -122,9 +123,9 @@ class SystemComparison(ReplicateIntervals):
 
 
 def compare_systems(a: Trials, b: Trials, n: int = 1000, level: float = 0.95, group_by: str | None = None,
-                    seed: int = 0, *, p_target=0.01, c_miss: float = 1.0, c_fa: float = 1.0,
-                    primary=SRE12_P_TARGETS, method: str = DEFAULT_METHOD, progress: Progress | None = None,
-                    threads: int | None = None) -> SystemComparison:
+                    seed: int = 0, *, p_target: float | OperatingPoint = 0.01, c_miss: float = 1.0, c_fa: float = 1.0,
+                    primary: Sequence[float] | str = SRE12_P_TARGETS, method: str = DEFAULT_METHOD,
+                    progress: Progress | None = None, threads: int | None = None) -> SystemComparison:
     """Is system B better than A on the same trials? A paired bootstrap: every replicate draws the same trials for
     both, so what the trials have in common cancels from the difference.
 
@@ -182,9 +183,10 @@ def compare_systems(a: Trials, b: Trials, n: int = 1000, level: float = 0.95, gr
         estimates = (evaluate(a, p_target=op, name=a.name, primary=primary),
                      evaluate(b, p_target=op, name=b.name, primary=primary))
 
-    def differences(weights):
-        metrics_a = _metrics_row(_reweighted(tables[0], *weights, order_a), op, primary)
-        metrics_b = _metrics_row(_reweighted(tables[1], *weights, order_b), op, primary)
+    def differences(weights: tuple[np.ndarray, ...]):
+        tar_weights, non_weights = weights
+        metrics_a = _metrics_row(_reweighted(tables[0], tar_weights, non_weights, order_a), op, primary)
+        metrics_b = _metrics_row(_reweighted(tables[1], tar_weights, non_weights, order_b), op, primary)
         return [vb - va for va, vb in zip(metrics_a, metrics_b)]
 
     rows = []

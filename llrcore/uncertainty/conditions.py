@@ -20,12 +20,12 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from .._format import listed
 from ..binary.metrics import SRE12_P_TARGETS, BinaryMetrics, answers_by_condition, evaluate
 from ..binary.tables import table_row
 from ..data.trials import Trials, condition_codes
 from ..parallel import thread_limit
-from ..prior import as_operating_point
-from .._format import listed
+from ..prior import OperatingPoint, as_operating_point
 from .intervals import DEFAULT_METHOD
 from .resampling import BootstrapResult, Progress, bootstrap
 
@@ -162,6 +162,7 @@ class ConditionMetrics:
         rows = [row for row in self.rows if row.trials is not None]
         total, results = n * len(rows), {}
         for position, row in enumerate(rows):
+            assert row.trials is not None and row.metrics is not None  # (a condition with both classes)
             step = None if progress is None else (lambda done, _, offset=position * n: progress(offset + done, total))
             results[row.label] = bootstrap(row.trials, n=n, level=level, group_by=group_by, seed=seed, method=method,
                                            p_target=row.metrics.operating_point, primary=row.metrics.primary,
@@ -170,8 +171,10 @@ class ConditionMetrics:
 
 
 @answers_by_condition
-def evaluate_by_condition(trials: Trials, by: str | Sequence[str], *, p_target=0.01, c_miss=1.0, c_fa=1.0,
-                          name: str = "", primary=SRE12_P_TARGETS, threads: int | None = None) -> ConditionMetrics:
+def evaluate_by_condition(trials: Trials, by: str | Sequence[str], *, p_target: float | OperatingPoint = 0.01,
+                          c_miss: float = 1.0, c_fa: float = 1.0, name: str = "",
+                          primary: Sequence[float] | str = SRE12_P_TARGETS, threads: int | None = None
+                          ) -> ConditionMetrics:
     """The metrics of :func:`~llrcore.evaluate` for every condition of `trials` and for all of them pooled.
 
     A condition's metrics are exactly those of its subset of the trials (:meth:`~llrcore.Trials.split`).

@@ -147,8 +147,9 @@ class Draws:
         self.rng, self.seed = np.random.default_rng(seed), seed
         self.sizes = tuple(int(size) for size in sizes)
         self._groups = groups
-        self.n_groups = None if groups is None else int(groups.max()) + 1
+        self.n_groups: int | None = None
         if groups is not None:  # the units of each group in turn, and where each group's run of them starts
+            self.n_groups = int(groups.max()) + 1
             self._by_group = np.argsort(groups, kind="stable")
             self._group_sizes = np.bincount(groups, minlength=self.n_groups)
             self._starts = np.cumsum(self._group_sizes) - self._group_sizes
@@ -190,7 +191,7 @@ class Draws:
     def jackknife(self) -> Iterator[tuple[int, tuple[np.ndarray, ...]]]:
         """The grouped jackknife's left-out blocks, one at a time, as ``(stratum, weights of every stratum)``: weight
         0 for the units of the block, 1 for the others; stratum after stratum, or blocks of groups (stratum 0)."""
-        if self._groups is not None:
+        if self.n_groups is not None:
             blocks = jackknife_blocks(self.n_groups, self.seed)
             for j in range(blocks.max() + 1):
                 yield 0, self._split((blocks != j).astype(np.int64)[self._groups])

@@ -181,7 +181,8 @@ def bca_interval(values, estimate: float, accel: float, level: float) -> tuple[f
     share = np.clip(share, 0.5 / values.size, 1 - 0.5 / values.size)
     z0, a = ndtri(share), (0.0 if np.isnan(accel) else accel)
     z = z0 + ndtri(np.array([(1 - level) / 2, (1 + level) / 2]))
-    return _percentiles(values, 100 * ndtr(z0 + z / (1 - a * z)))
+    lower, upper = _percentiles(values, 100 * ndtr(z0 + z / (1 - a * z)))
+    return lower, upper
 
 
 def acceleration(jackknife, strata) -> np.ndarray:

@@ -62,7 +62,7 @@ overview, methodology, systems, results, perspective", Speech Communication 31, 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -202,9 +202,10 @@ def _method_label(level: float, method: str) -> str:
 
 
 def bootstrap(trials: Trials, n: int = 1000, level: float = 0.95, group_by: str | None = None, seed: int = 0, *,
-              p_target=0.01, c_miss: float = 1.0, c_fa: float = 1.0, primary=SRE12_P_TARGETS,
-              method: str = DEFAULT_METHOD, smooth: bool | None = None, progress: Progress | None = None,
-              threads: int | None = None) -> BootstrapResult:
+              p_target: float | OperatingPoint = 0.01, c_miss: float = 1.0, c_fa: float = 1.0,
+              primary: Sequence[float] | str = SRE12_P_TARGETS, method: str = DEFAULT_METHOD,
+              smooth: bool | None = None, progress: Progress | None = None, threads: int | None = None
+              ) -> BootstrapResult:
     """Bootstrap confidence intervals for EER, minDCF, actDCF, Cllr, minCllr and Cprimary, and a DET band.
 
     Parameters
@@ -253,7 +254,7 @@ def bootstrap(trials: Trials, n: int = 1000, level: float = 0.95, group_by: str 
         order = None if group_by is None else table.trial_order(trials.tar, trials.non)
         estimate = evaluate(trials, p_target=op, name=trials.name, primary=primary)
 
-    def metrics(weights):
+    def metrics(weights: tuple[np.ndarray, np.ndarray]):
         return _metrics_row(_reweighted(table, *weights, order), op, primary)
 
     def replicate(drawn):
@@ -307,7 +308,8 @@ def _held_out_min_dcf(table: SortedScores, counts: ScoreCounts | None, tar_weigh
         return math.nan
     cut_tar, cut_non = counts.min_cut(op.plo_eff)
     highest = max(_last_drawn(table.tar, tar_weights, cut_tar), _last_drawn(table.non, non_weights, cut_non))
-    cut_tar, cut_non = np.searchsorted(table.tar, highest, "right"), np.searchsorted(table.non, highest, "right")
+    cut_tar = int(np.searchsorted(table.tar, highest, "right"))
+    cut_non = int(np.searchsorted(table.non, highest, "right"))
     w_miss, w_fa = op.p_target * op.c_miss, (1 - op.p_target) * op.c_fa
     misses, false_alarms = np.count_nonzero(out_tar[:cut_tar]), np.count_nonzero(out_non[cut_non:])
     return (w_miss * misses / n_tar + w_fa * false_alarms / n_non) / min(w_miss, w_fa)

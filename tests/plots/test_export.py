@@ -165,3 +165,18 @@ def test_pdf_page_is_the_png_with_nothing_cut_off(asv_figures, name, tmp_path):
     assert abs(page.shape[0] - png.shape[0]) <= 2  # the same proportions
     borders = _white_borders(page)
     assert max(borders) <= SMALL_BORDER and max(borders) - min(borders) <= 2, borders
+
+
+def test_crop_leaves_a_page_without_drawing_unchanged():
+    """A PDF page with no content stream draws no canvas, so cropping leaves the PDF as it is (as for a page whose
+    drawing never fills the canvas's rectangle); it was an AttributeError (mypy found it: pypdf's contents may be
+    None). Reference: pypdf's own blank page."""
+    from pypdf import PdfWriter
+
+    from llrcore.plots import _trim
+
+    writer, out = PdfWriter(), io.BytesIO()
+    writer.add_blank_page(width=200, height=100)
+    writer.write(out)
+    blank = out.getvalue()
+    assert _trim.crop_pdf(blank, (200.0, 100.0), (10.0, 10.0, 50.0, 50.0)) == blank

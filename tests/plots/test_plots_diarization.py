@@ -226,6 +226,14 @@ def test_similarity_view_table_is_the_drawn_matrix():
     assert "segment" in lc.diarization.similarity_view(scores).to_frame().columns
 
 
+def test_unclustered_view_is_one_block():
+    """Before any clustering a view has one cluster (``n_clusters`` 1), so its boundaries are the two outer edges
+    ``-0.5`` and ``N - 0.5`` (by hand: cell ``i`` spans ``i +- 0.5``); it was an error (mypy found it: no labels)."""
+    view = lc.diarization.similarity_view(np.eye(5))
+    assert view.labels is None and view.n_clusters == 1
+    np.testing.assert_allclose(view.boundaries, [-0.5, 4.5])
+
+
 def test_pooled_cells_against_a_loop_over_blocks():
     """Every pixel of a pooled image is the plain mean of its block of cells, the narrower last blocks too."""
     rng = np.random.default_rng(4)
