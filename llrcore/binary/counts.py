@@ -12,6 +12,10 @@ same numbers as :class:`~llrcore.binary.rates.SortedScores` built from the trial
   :func:`repeated_sum` sums the costs repeated by their counts in exactly that order, materialising one block of at
   most :data:`LEAF` trials at a time, so Cllr is the same float too, in bounded memory.
 
+Counts merge: the trials of two tables together are counted by adding each unique score's counts (``a + b``,
+``sum(parts)``, :meth:`CountedScores.merge`), so a table built from the concatenated trials has the same unique scores
+and counts, and every metric above is the same float as that of the concatenated trials.
+
 Reference: numpy's ``pairwise_sum`` (numpy/_core/src/umath/loops_utils.h.src), which ``np.add.reduce`` of a
 contiguous float64 array runs over the whole array; the tests hold the two sums equal.
 """
@@ -23,7 +27,7 @@ import pandas as pd
 from .costs import cost_bits, mean_cost_bits
 from .rates import ScoreCounts, SortedScores
 
-__all__ = ["CountedScores", "counted_reader", "repeated_sum"]
+__all__ = ["CountedScores", "counted_reader", "merge_tables", "repeated_sum"]
 
 #: Trials materialised at once when a sum over repeated values is taken (8 MB of float64).
 LEAF = 1 << 20
@@ -43,10 +47,28 @@ class CountedScores(ScoreCounts):
     threads : int, optional
         Threads for the passes over the unique scores (no number depends on it).
 
+    Notes
+    -----
+    Tables merge exactly: ``a + b`` holds each score of either with its target and non-target counts added, the
+    table of the trials of both (Brümmer & du Preez 2006: every metric is a function of these counts), so its EER,
+    minDCF, actDCF, Cllr, minCllr, Cprimary and DET are those of the concatenated trials, to the last bit.
+    ``sum(parts)`` works too (``0 + a`` is ``a``), adding one part at a time; for many parts :meth:`merge` sorts all
+    their scores once. The merged table keeps the parts' name when they all share one, else it has none.
+
+    References
+    ----------
+    N. Brümmer and J. du Preez, "Application-independent evaluation of speaker detection", Computer Speech and
+    Language 20, 2006.
+
     Examples
     --------
-    >>> CountedScores([0.0, 1.0, 2.0], [1, 0, 1], [0, 1, 0]).eer()
-    0.4
+    >>> CountedScores([0.0, 1.0, 2.0], [1, 0, 1], [0, 1, 0]).eer()  # the trials tar = [0, 2], non = [1]
+    0.3333333333333333
+    >>> (CountedScores([0.0, 1.0], [1, 0], [0, 1]) + CountedScores([1.0, 2.0], [0, 1], [1, 0])).to_frame()
+       score  targets  non-targets
+    0    0.0        1            0
+    1    1.0        0            2
+    2    2.0        1            0
     """
 
     def __init__(self, unique, tar_counts, non_counts, *, name: str = "", threads: int | None = None):
@@ -74,6 +96,40 @@ class CountedScores(ScoreCounts):
     def of(cls, table) -> CountedScores:
         """From any object with ``unique``, ``tar_counts``, ``non_counts`` (and ``name``): a reader's tally."""
         return cls(table.unique, table.tar_counts, table.non_counts, name=getattr(table, "name", ""))
+
+    @classmethod
+    def merge(cls, parts, *, name: str | None = None) -> CountedScores:
+        """The trials of all the parts in one table: each unique score's counts added over the parts.
+
+        Parameters
+        ----------
+        parts : iterable of CountedScores
+            The tables to merge (at least one), e.g. the counts of a score file's pieces.
+        name : str, optional
+            The merged table's name; by default the parts' name when they all share one, else ``""``.
+
+        Returns
+        -------
+        CountedScores
+            ``unique`` the union of the parts' unique scores; ``tar_counts``, ``non_counts`` the sums of their
+            counts (int64). Exact, associative and commutative: any grouping or order of the parts gives this table.
+        """
+        parts = list(parts)
+        if not parts or not all(isinstance(part, CountedScores) for part in parts):
+            raise ValueError("Give one or more CountedScores to merge.")
+        if name is None:
+            name = parts[0].name if all(part.name == parts[0].name for part in parts) else ""
+        return cls(*merge_tables([(part.unique, part.tar_counts, part.non_counts) for part in parts]), name=name)
+
+    def __add__(self, other) -> CountedScores:
+        if not isinstance(other, CountedScores):
+            return NotImplemented
+        return CountedScores.merge([self, other])
+
+    def __radd__(self, other) -> CountedScores:
+        if isinstance(other, int) and other == 0:  # sum(parts) starts from 0
+            return self
+        return NotImplemented
 
     def __repr__(self) -> str:
         return (f"CountedScores({self.name!r}: {self.n_tar:,} targets, {self.n_non:,} non-targets, "
@@ -130,6 +186,28 @@ def _pairwise(values: np.ndarray, ends: np.ndarray, start: int, n: int) -> float
     half = n // 2
     half -= half % 8
     return _pairwise(values, ends, start, half) + _pairwise(values, ends, start + half, n - half)
+
+
+def merge_tables(tables) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Tables ``(unique, tar_counts, non_counts)``, each sorted by score, merged into one: ``(unique, tar_counts,
+    non_counts)`` with each score once and its counts (int64) added; scores no trial has are left out.
+
+    One concatenation and one sort of all the tables' scores, not one merge per table (which makes ``k`` tables cost
+    ``k`` passes over the growing result): numpy's stable sort of float64 is timsort, which finds the ``k`` sorted
+    runs and merges them, ``O(n log k)`` for ``n`` scores in all. Tied scores are then adjacent and their counts are
+    summed in integers, so the result does not depend on the tables' order or grouping.
+    """
+    unique = np.concatenate([np.asarray(table[0], dtype=np.float64) for table in tables]) + 0.0  # -0.0 is 0.0
+    order = np.argsort(unique, kind="stable")
+    unique = unique[order]
+    counts = [np.concatenate([np.asarray(table[column], dtype=np.int64) for table in tables])[order]
+              for column in (1, 2)]
+    if unique.size == 0:
+        return unique, counts[0], counts[1]
+    starts = np.flatnonzero(np.concatenate([[True], unique[1:] != unique[:-1]]))
+    tar_counts, non_counts = (np.add.reduceat(column, starts) for column in counts)
+    seen = (tar_counts > 0) | (non_counts > 0)
+    return unique[starts][seen], tar_counts[seen], non_counts[seen]
 
 
 def counted_reader(reader, name: str = "read_counts"):
