@@ -50,6 +50,7 @@ from .prior import NIST_PRIMARY_P_TARGETS, OperatingPoint, as_operating_point, l
 from .binary.rates import SortedScores
 from .binary.counts import CountedScores, counted_reader
 from .io.out_of_core import ScoreTally, count_scores
+from .scale.accumulator import ScoreAccumulator
 from .calibration.rules import BetaRule, objective, threshold_weighting
 from .calibration.weighting import ThresholdWeightings, threshold_weightings
 from .binary.verdict import VERDICTS, VERDICT_RULE, LLRVerdict, llr_verdict
@@ -235,10 +236,10 @@ __all__ = [
     "write_trials",
     # binary evaluation
     "BayesErrorCurve", "BayesErrorRates", "BinaryMetrics", "Convention", "CountedScores", "CurveSet", "DETCurve",
-    "EERConventions", "LLRVerdict", "PAVTransform", "ScoreHistograms", "SortedScores", "VERDICTS", "VERDICT_RULE",
-    "act_dcf", "bayes_error_curves", "bayes_error_rates", "cllr", "cprimary", "det_curve", "det_curves", "eer",
-    "eer_conventions", "evaluate", "llr_verdict", "metrics_table", "min_cllr", "min_dcf", "pav_llrs", "pav_transforms",
-    "score_histograms",
+    "EERConventions", "LLRVerdict", "PAVTransform", "ScoreAccumulator", "ScoreHistograms", "SortedScores",
+    "VERDICTS", "VERDICT_RULE", "act_dcf", "bayes_error_curves", "bayes_error_rates", "cllr", "cprimary",
+    "det_curve", "det_curves", "eer", "eer_conventions", "evaluate", "llr_verdict", "metrics_table", "min_cllr",
+    "min_dcf", "pav_llrs", "pav_transforms", "score_histograms",
     # conditions and uncertainty
     "BootstrapResult", "Condition", "ConditionColumns", "ConditionMetrics", "DETBand", "SystemComparison",
     "bootstrap", "compare_systems", "condition_columns", "evaluate_by_condition",

@@ -100,6 +100,14 @@ def face() -> lc.Trials:
     return lc.Trials(tar, non, name="face-G", metadata=half)
 
 
+def accumulated(trials: lc.Trials) -> lc.ScoreAccumulator:
+    """`trials` fed to a ScoreAccumulator in batches of 500, as a training loop would."""
+    accumulator = lc.ScoreAccumulator()
+    for start in range(0, trials.scores.size, 500):
+        accumulator.update(trials.scores[start:start + 500], trials.labels[start:start + 500])
+    return accumulator
+
+
 @functools.cache
 def face_llrs() -> lc.Trials:
     """:func:`face` calibrated (affine, cross-validated): LLRs."""
@@ -200,6 +208,7 @@ RESULTS = {
     "CountedScores": lambda: lc.CountedScores.of(lc.count_scores(
         ASSETS / "asvspoof2019_la/ASVspoof2019.LA.asv.dev.gi.trl.scores.txt")),
     "CurveSet": lambda: lc.det_curves({"face": face()}),
+    "ScoreAccumulator": lambda: accumulated(face()),
     "DERResult": lambda: lc.diarization_error_rate(es2005a().reference_turns, ahc_turns()),
     "DETBand": lambda: lc.bootstrap(face_llrs(), n=20).det_band,
     "DETCurve": lambda: first(lc.det_curves({"face": face()})),

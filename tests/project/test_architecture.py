@@ -49,7 +49,7 @@ LAYERS = (
     ("llrcore.data", "llrcore.prior", "llrcore.parallel", "llrcore._format", "llrcore._version", "llrcore._moved",
      "llrcore._deprecation"),
     ("llrcore.io", "llrcore.binary", "llrcore.normalization"),
-    ("llrcore.uncertainty",),
+    ("llrcore.uncertainty", "llrcore.scale"),
     ("llrcore.calibration",),
     ("llrcore.spoofing", "llrcore.multiclass", "llrcore.forensic", "llrcore.teaching", "llrcore.diarization"),
     ("llrcore.plots",),
