@@ -4,7 +4,8 @@ The page keeps its own data, apart from the binary systems: the registry ``MATRI
 ``LoadedMatrix`` (the demo recordings on the first visit, then uploads); a set's ``id`` identifies its data for the
 clustering cache. Clustering runs when a button is pressed: Cluster runs the Bayesian block model alone, "Compare
 with the other methods" the three others (then the methods table and the advice of which to trust appear); results
-are kept per (data key, method, options) in a server-wide store, so going back to earlier settings or another session on the same data is instant.
+are kept per (data key, method, options) in a server-wide store, so going back to earlier settings or another session
+on the same data is instant.
 
 Three tabs: "Score an RTTM" (any system's RTTM against a reference, ``scoring_section`` in
 ``app_pages/_diarization.py``), "One recording" (this module; the upload, the store, the run and the methods table are
