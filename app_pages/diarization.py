@@ -2,8 +2,10 @@
 
 The page keeps its own data, apart from the binary systems: the registry ``MATRICES`` (app_pages/_loaded.py) of
 ``LoadedMatrix`` (the demo recordings on the first visit, then uploads); a set's ``id`` identifies its data for the
-clustering cache. Clustering runs when the button is pressed; its results are kept per (data key, method, options)
-in a server-wide store, so going back to earlier settings or another session on the same data is instant.
+clustering cache. Clustering runs when a button is pressed: Cluster runs the Bayesian block model alone, "Compare
+with the other methods" the three others (then the methods table and the advice of which to trust appear); results
+are kept per (data key, method, options) in a server-wide store, so going back to earlier settings or another session
+on the same data is instant.
 
 Three tabs: "Score an RTTM" (any system's RTTM against a reference, ``scoring_section`` in
 ``app_pages/_diarization.py``), "One recording" (this module; the upload, the store, the run and the methods table are
@@ -18,7 +20,9 @@ import streamlit as st
 import llrcore as lc
 from app_pages._diarization import (
     DEFAULT_COLLAR,
+    DEFAULT_METHOD,
     METHOD_NAMES,
+    OTHER_METHODS,
     PRIOR_NAMES,
     VBX_PUBLISHED_DER,
     Settings,
@@ -259,6 +263,27 @@ def preview(record: LoadedMatrix) -> None:
             "so the number of speakers is part of what is inferred.")
 
 
+def compare_on_demand(record: LoadedMatrix, chosen: Settings, results: dict) -> dict:
+    """Until the other methods have run on these settings: one line on what they would add and the button that runs
+    them. Returns the results, with theirs once run."""
+    missing = [m for m in OTHER_METHODS if m not in results]
+    if not missing:
+        return results
+    prompt = st.empty()
+    with prompt.container():
+        names = [METHOD_NAMES[m] for m in missing]
+        others = " and ".join([", ".join(names[:-1]), names[-1]] if len(names) > 1 else names)
+        beside = " and VBx's full system" if record.system is not None else ""
+        st.markdown(f"**Compare** with {others}: their speakers, DER and time beside the "
+                    f"{METHOD_NAMES[DEFAULT_METHOD]}{beside}, and which answer to trust here (a few seconds more).")
+        run = st.button("Compare with the other methods", icon=":material/compare_arrows:", key="diar_compare")
+    if not run:
+        return results
+    prompt.empty()
+    run_clustering(record, chosen, missing)
+    return cached_results(record, chosen)
+
+
 # ----- the page ------------------------------------------------------------------------------------------------------
 
 st.title("Diarization")
@@ -301,32 +326,39 @@ def one_recording() -> None:
                 facts.insert(1, f"reference: {matrix.n_reference_speakers} speakers")
             st.caption(" · ".join(facts))
             run = st.button("Cluster", type="primary", icon=":material/play_arrow:", key="diar_run",
-                            width="stretch", help="Run the four methods (results are kept for these settings).")
+                            width="stretch", help=f"Run the {METHOD_NAMES[DEFAULT_METHOD]} (results are kept for "
+                                                  "these settings); the other methods run when you ask for the "
+                                                  "comparison below.")
     with settings_column:
         chosen = settings(matrix)
     if run:
         run_clustering(record, chosen)
     results = cached_results(record, chosen)
-    if "bayes" not in results:
+    if DEFAULT_METHOD not in results:
         st.info("Press **Cluster** to find the speakers (a few seconds for a thousand segments).",
                 icon=":material/info:")
         preview(record)
         return
 
+    top = st.container()  # the headline and the advice, drawn once the comparison asked for below has run
+    st.subheader("Methods side by side")
+    results = compare_on_demand(record, chosen, results)
     compared = comparison(record, results, chosen)
     table = compared.to_frame()
     rows = {method: row for method, row in zip(results, table.to_dict("records"))}
-    headline(record, results["bayes"], rows["bayes"])
-    advice = lc.diarization.method_to_trust(matrix.scores, compared, names=METHOD_NAMES)
-    st.info(f"**Which answer to trust here: {advice.method}.** {advice.reason}", icon=":material/verified:")
-    st.subheader("Methods side by side")
-    show_comparison(table, matrix)
+    with top:
+        headline(record, results[DEFAULT_METHOD], rows[DEFAULT_METHOD])
+        if len(results) > 1:  # the advice weighs the methods against each other: only once there are others
+            advice = lc.diarization.method_to_trust(matrix.scores, compared, names=METHOD_NAMES)
+            st.info(f"**Which answer to trust here: {advice.method}.** {advice.reason}", icon=":material/verified:")
+    if len(results) > 1:
+        show_comparison(table, matrix)
 
     st.subheader("Figures")
     names = {METHOD_NAMES[m]: m for m in results}
-    shown = st.segmented_control("Method", list(names), default=METHOD_NAMES["bayes"], key="diar_show",
-                                 persist_state="session") or METHOD_NAMES["bayes"]
-    method = names.get(shown, "bayes")
+    shown = st.segmented_control("Method", list(names), default=METHOD_NAMES[DEFAULT_METHOD], key="diar_show",
+                                 persist_state="session") or METHOD_NAMES[DEFAULT_METHOD]
+    method = names.get(shown, DEFAULT_METHOD)
     figures(record, results[method], method)
 
 

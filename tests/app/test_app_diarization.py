@@ -1,5 +1,5 @@
-"""The Diarization page under AppTest: the demo on the first visit, clustering on demand, the comparison, the
-figure tabs, settings that change the result, uploads (good and bad), state kept apart from the binary systems.
+"""The Diarization page under AppTest: the demo on the first visit, clustering on demand (Cluster runs the Bayesian
+block model alone; the other methods, the table and the advice come when the comparison is asked for), the figure tabs, settings that change the result, uploads (good and bad), state kept apart from the binary systems.
 
 Figures are tested as plain functions in test_plots_diarization.py; here only that they appear without errors.
 """
@@ -30,13 +30,21 @@ def metric(at: AppTest, label: str) -> str:
 
 @pytest.fixture(scope="module")
 def clustered() -> AppTest:
-    """The page on the demo after one press of Cluster (shared: clustering the demo takes a second or two)."""
+    """The page on the demo after one press of Cluster (shared: clustering the demo takes a few seconds)."""
     at = AppTest.from_file(APP, default_timeout=120)
     at.run()
     at.switch_page(PAGE).run()
     at.button(key="diar_run").click().run()
     assert not problems(at)
     return at
+
+
+@pytest.fixture(scope="module")
+def compared(clustered) -> AppTest:
+    """The same page after the comparison with the other methods was asked for."""
+    clustered.button(key="diar_compare").click().run()
+    assert not problems(clustered)
+    return clustered
 
 
 def test_page_opens_on_the_demo_and_waits_for_the_button():
@@ -53,12 +61,23 @@ def test_page_opens_on_the_demo_and_waits_for_the_button():
     assert "diar_sets" in at.session_state and len(at.session_state["systems"]) == 3
 
 
-def test_cluster_finds_four_speakers_and_compares_the_methods(clustered):
+def test_cluster_finds_four_speakers_with_the_bayesian_model_alone(clustered):
     at = clustered
     assert metric(at, "Speakers found") == "4"
     assert "NME-SC" not in next(m for m in at.metric if m.label == "Speakers found").proto.help  # LLRs: no floor
     der = float(metric(at, "DER").rstrip(" %"))
     assert der < 7.06
+    # only the default ran: no table of methods, no advice, the prompt to compare and one method to show
+    assert not any("Which answer to trust here" in i.value for i in at.info)
+    assert any(m.value.startswith("**Compare** with AHC (average linkage), Spectral and NME-SC") for m in at.markdown)
+    assert at.button(key="diar_compare").label == "Compare with the other methods"
+    assert at.segmented_control(key="diar_show").options == ["Bayesian block model"]
+    assert all("method" not in frame.value.columns for frame in at.dataframe)
+
+
+def test_the_comparison_adds_the_other_methods_and_the_advice(compared):
+    at = compared
+    der = float(metric(at, "DER").rstrip(" %"))
     table = at.dataframe[0].value.set_index("method")
     assert list(table.index) == ["Bayesian block model", "AHC (average linkage)", "Spectral",
                                  "NME-SC (auto-tuned spectral)", "VBx (full system, its RTTM)"]
@@ -66,10 +85,12 @@ def test_cluster_finds_four_speakers_and_compares_the_methods(clustered):
     assert table.loc["VBx (full system, its RTTM)", "DER"] == pytest.approx(0.0706, abs=5e-5)
     assert table.loc["Bayesian block model", "DER"] == pytest.approx(der / 100, abs=5e-5)
     assert table["DER"].idxmin() == "Bayesian block model"
+    assert any(i.value.startswith("**Which answer to trust here: Bayesian block model.**") for i in at.info)
+    assert not any(m.value.startswith("**Compare**") for m in at.markdown)  # the prompt is gone
 
 
-def test_every_figure_tab_of_every_method_draws(clustered):
-    at = clustered
+def test_every_figure_tab_of_every_method_draws(compared):
+    at = compared
     for method in ("Bayesian block model", "AHC (average linkage)", "Spectral", "NME-SC (auto-tuned spectral)"):
         at.segmented_control(key="diar_show").set_value(method).run()
         for tab in ("Similarity matrix", "Scores and Gaussians", "Number of speakers", "Evidence bound", "Timeline"):
@@ -86,16 +107,18 @@ def test_every_figure_tab_of_every_method_draws(clustered):
     at.run()
 
 
-def test_results_are_kept_per_settings_and_an_exact_count_is_obeyed(clustered):
-    at = clustered
+def test_results_are_kept_per_settings_and_an_exact_count_is_obeyed(compared):
+    at = compared
     at.segmented_control(key="diar_count_mode").set_value("exactly").run()
     at.number_input(key="diar_exact").set_value(3).run()
     assert any("Press **Cluster**" in i.value for i in at.info)  # new settings: nothing computed yet
     at.button(key="diar_run").click().run()
     assert not problems(at)
     assert metric(at, "Speakers found") == "3"
+    assert at.segmented_control(key="diar_show").options == ["Bayesian block model"]  # the others: on demand
     at.segmented_control(key="diar_count_mode").set_value("estimate").run()
     assert metric(at, "Speakers found") == "4"  # back to the earlier settings: from the store, no button needed
+    assert len(at.dataframe[0].value) == 5  # the comparison too
 
 
 def test_changing_the_collar_rescores_without_reclustering(clustered):
@@ -130,7 +153,10 @@ def test_second_demo_is_a_two_speaker_recording_scored_with_cosines():
     floor = lc.cluster_similarity(cosines, "nme-sc").n_clusters  # the floor is NME-SC's count, here 2
     assert f"keeps at least NME-SC's count, here {floor}:" in found.proto.help  # cosines: the floor is said
     assert float(metric(at, "DER").rstrip(" %")) < 5.0
+    at.button(key="diar_compare").click().run()
+    assert not problems(at)
     methods = list(at.dataframe[0].value["method"])
+    assert len(methods) == 4
     assert not any(m.startswith("VBx") for m in methods)  # VBx's output belongs to the other recording
 
 

@@ -136,3 +136,28 @@ def test_without_a_reference_the_advice_follows_the_kind_of_score():
         advice = lc.diarization.method_to_trust(scores, comparison, names=names)
         assert advice.method == expected
         assert "No reference" in advice.reason
+
+
+def test_one_method_alone_is_compared_and_advised_without_error():
+    """The page's Cluster button runs one method (its row, with VBx's RTTM beside it, gives the headline): a row alone
+    has the same numbers as in a table with other methods; with a reference the advice is that method, its DER
+    quoted; without one, the corpus's advice by the kind of score (a hand-made LLR-like matrix: the Bayesian model)."""
+    folder = ASSETS / "ami_ES2005a"
+    matrix = lc.read_similarity(folder / "ES2005a_similarity.npz", reference=folder / "ES2005a.rttm")
+    vbx = lc.read_rttm(folder / "ES2005a.vbx_output_reproduced_here.rttm")
+    spectral = lc.cluster_similarity(matrix, "spectral")
+    alone = lc.compare_methods(matrix, {"spectral": spectral, "VBx": vbx}).to_frame().set_index("method")
+    ahc = lc.cluster_similarity(matrix, "ahc")
+    both = lc.compare_methods(matrix, {"ahc": ahc, "spectral": spectral, "VBx": vbx}).to_frame().set_index("method")
+    pd.testing.assert_frame_equal(alone, both.loc[["spectral", "VBx"]])
+    advice = lc.diarization.method_to_trust(matrix.scores, lc.compare_methods(matrix, {"spectral": spectral}))
+    assert advice.method == "spectral"
+    assert f"{100 * alone.loc['spectral', 'DER']:.1f} %" in advice.reason
+
+    labels = np.repeat([0, 1], 20)
+    scores = np.where(labels[:, None] == labels[None, :], 10.0, -20.0)  # LLR-like, no reference
+    unlabelled = lc.SimilarityMatrix(scores)
+    single = lc.compare_methods(unlabelled, {"bayes": lc.cluster_similarity(unlabelled, "bayes")})
+    assert single.to_frame()["speakers"].tolist() == [2.0]
+    advice = lc.diarization.method_to_trust(scores, single, names={"bayes": "Bayesian block model"})
+    assert advice.method == "Bayesian block model" and "No reference" in advice.reason

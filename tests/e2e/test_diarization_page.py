@@ -1,4 +1,6 @@
-"""The Diarization page in headless Chromium: the demo clusters on demand, the figures draw, an upload works.
+"""The Diarization page in headless Chromium: the demo clusters on demand (Cluster runs the Bayesian block model alone;
+the other methods, their table and the advice come when the comparison is asked for), the figures draw, an upload
+works.
 
 Screenshots go to ``tests/e2e/screenshots/diarization*.png``. Fixtures (``app_url``, ``screenshots``, the system
 Chromium) come from ``conftest.py``; the helpers from ``test_browser.py``.
@@ -23,6 +25,22 @@ def open_diarization(page: Page, app_url: str) -> None:
     expect(page.get_by_role("heading", name="Diarization")).to_be_visible()
 
 
+def expect_only_the_default_ran(page: Page) -> None:
+    """After Cluster: the Bayesian model's headline, no advice and no table of methods, the prompt to compare."""
+    expect(page.get_by_text("Compare with AHC (average linkage), Spectral and NME-SC", exact=False)).to_be_visible()
+    expect(page.get_by_role("button", name="Compare with the other methods")).to_be_visible()
+    expect(page.get_by_text("Which answer to trust here:", exact=False)).to_have_count(0)
+    expect(page.get_by_role("button", name="Spectral", exact=True)).to_have_count(0)  # one method to show the figures of
+
+
+def compare(page: Page) -> None:
+    """Ask for the other methods: the prompt gives way to the table of methods."""
+    page.get_by_role("button", name="Compare with the other methods").click()
+    wait_idle(page, timeout=120_000)
+    expect(page.get_by_text("Which answer to trust here:", exact=False)).to_be_visible(timeout=60_000)
+    expect(page.get_by_role("button", name="Compare with the other methods")).to_have_count(0)
+
+
 def test_demo_clusters_on_demand_and_shows_every_figure(page: Page, app_url, screenshots):
     open_diarization(page, app_url)
     wait_for_charts(page)  # the matrix in time order, before clustering
@@ -34,11 +52,17 @@ def test_demo_clusters_on_demand_and_shows_every_figure(page: Page, app_url, scr
     speakers = page.get_by_test_id("stMetric").filter(has_text="Speakers found")
     expect(speakers).to_contain_text("4", timeout=60_000)
     expect(page.get_by_test_id("stMetric").filter(has_text="DER")).to_contain_text(re.compile(r"\d\.\d\d %"))
+    expect_only_the_default_ran(page)
+    page.mouse.move(0, 0)  # no tooltip of the button over the page
+    wait_for_charts(page)
+    no_exception(page)
+    snap(page, screenshots / "diarization.png")
+    compare(page)
     # the lowest DER of the four methods (VBx's own RTTM is in the table, not in the advice)
     expect(page.get_by_text("Which answer to trust here: Bayesian block model.")).to_be_visible()
     wait_for_charts(page)
     no_exception(page)
-    snap(page, screenshots / "diarization.png")
+    snap(page, screenshots / "diarization_compared.png")
 
     for tab, name in [("Scores and Gaussians", "diarization_scores"), ("Number of speakers", "diarization_k"),
                       ("Evidence bound", "diarization_elbo"), ("Timeline", "diarization_timeline")]:
@@ -99,6 +123,10 @@ def test_upload_a_matrix_and_a_bad_file(page: Page, app_url, screenshots, tmp_pa
     page.get_by_role("button", name="Cluster").click()
     wait_idle(page)
     expect(page.get_by_test_id("stMetric").filter(has_text="Speakers found")).to_contain_text("3", timeout=60_000)
+    compare(page)
+    # LLR-like scores without a reference: the development corpus's advice for LLRs
+    expect(page.get_by_text("Which answer to trust here: Bayesian block model.")).to_be_visible()
+    expect(page.get_by_text("No reference to measure against.", exact=False)).to_be_visible()
     no_exception(page)
     snap(page, screenshots / "diarization_uploaded.png")
 
@@ -189,7 +217,8 @@ def test_a_recording_of_5000_windows_shows_its_progress_and_its_speakers(page: P
     snap(page, screenshots / "diarization_5000_progress.png")
     speakers_found = page.get_by_test_id("stMetric").filter(has_text="Speakers found")
     expect(speakers_found).to_contain_text(str(speakers), timeout=300_000)
-    expect(page.get_by_text("Which answer to trust here: Bayesian block model.")).to_be_visible()  # LLRs, no reference
+    # the other methods wait to be asked for (the advice on LLRs without a reference: the 90-segment upload above)
+    expect(page.get_by_role("button", name="Compare with the other methods")).to_be_visible()
     wait_idle(page, timeout=120_000)
     wait_for_charts(page)
     sizes = page.locator("[data-testid=stPlotlyChart]").first.locator("image").evaluate_all(

@@ -157,6 +157,9 @@ def test_diarization_methods_table_has_no_none(page: Page, app_url, screenshots)
     page.get_by_role("button", name="Cluster").click()
     wait_idle(page, timeout=300_000)
     expect(page.get_by_role("heading", name="Methods side by side")).to_be_visible(timeout=120_000)
+    page.get_by_role("button", name="Compare with the other methods").click()  # the table comes on demand
+    wait_idle(page, timeout=300_000)
+    expect(page.get_by_text("Which answer to trust here:", exact=False)).to_be_visible(timeout=120_000)
     no_exception(page)
     header, *rows = table_cells(page)
     assert header[0] == "method" and rows[-1][0] == "VBx (full system, its RTTM)"
