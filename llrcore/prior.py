@@ -25,6 +25,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -155,9 +156,8 @@ def effective_plo(p_target: ArrayLike | OperatingPoint, c_miss: float = 1.0, c_f
     ValueError
         If a prior is outside [0, 1] or a cost is not positive.
     """
-    if isinstance(p_target, OperatingPoint):
-        op = as_operating_point(p_target, c_miss, c_fa)
-        p_target, c_miss, c_fa = op.p_target, op.c_miss, op.c_fa
+    if isinstance(p_target, OperatingPoint):  # valid by construction, its value computed once (below, as floats)
+        return np.asarray(as_operating_point(p_target, c_miss, c_fa).plo_eff)[()]
     p_target = np.asarray(p_target, dtype=np.float64)
     if np.any((p_target < 0) | (p_target > 1)) or np.any(np.isnan(p_target)):
         raise ValueError("P_target must be between 0 and 1.")
@@ -207,7 +207,7 @@ class OperatingPoint:
         """Prior log-odds ``logit(P_target)``."""
         return float(logit(self.p_target))
 
-    @property
+    @cached_property  # asked for by every metric of every bootstrap replicate: computed once per point
     def plo_eff(self) -> float:
         """Effective prior log-odds ``logit(P_target) + log(C_miss / C_fa)``."""
         return float(effective_plo(self.p_target, self.c_miss, self.c_fa))
