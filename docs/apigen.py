@@ -55,10 +55,17 @@ def slug(title: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-")
 
 
+def _statements(body: list[ast.stmt]):
+    """A module's statements, those inside its ``if`` blocks too (llrcore's ``if TYPE_CHECKING:`` imports, which the
+    package loads on first use)."""
+    for node in body:
+        yield from _statements(node.body) if isinstance(node, ast.If) else (node,)
+
+
 def doc_comment(module: types.ModuleType, name: str) -> list[str]:
     """The ``#:`` comment above ``name``'s assignment, found through the ``from ... import`` chain that gives it."""
     source = inspect.getsource(module)
-    for node in ast.parse(source).body:
+    for node in _statements(ast.parse(source).body):
         if isinstance(node, ast.ImportFrom):
             for alias in node.names:
                 if (alias.asname or alias.name) == name:

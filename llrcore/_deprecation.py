@@ -18,8 +18,6 @@ import types
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 
-import numpy as np
-
 __all__ = ["COSTS", "LLRS", "OldSpellingWarning", "holds_both_classes", "moved_call", "old_spellings"]
 
 #: The old names of the two sets of LLRs (cllr, act_dcf, ece, ...).
@@ -156,6 +154,8 @@ def _holds_both_classes(value) -> bool:
 
 def _is_prior(value, kind: str) -> bool:
     """Whether `value`, given second after a Trials, is a prior of `kind` (see :func:`old_spellings`)."""
+    import numpy as np  # here: pytest's filterwarnings imports this module before tests/conftest.py sets BLAS's threads
+
     from .prior import OperatingPoint
     if isinstance(value, str):
         return kind == "p_target or name"

@@ -31,22 +31,10 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy import special
 
+from ._choices import NIST_PRIMARY_P_TARGETS
+
 __all__ = ["NIST_PRIMARY_P_TARGETS", "logit", "sigmoid", "effective_plo", "OperatingPoint", "as_operating_point",
            "primary_p_targets", "as_plo"]
-
-#: The target priors whose normalised actual DCFs (``C_miss = C_fa = 1``) a NIST SRE's primary cost averages, by
-#: evaluation (and track). SRE18's are those of NIST's SRE18 scoring software (``configuration = {'cmn2': [0.01,
-#: 0.005], 'vast': [0.05]}``); the others are those of the evaluation plans listed in the module docstring. From SRE16
-#: on, the costs are equalised over partitions of the trials (:func:`~llrcore.cprimary` with ``partition_by``).
-NIST_PRIMARY_P_TARGETS = {
-    "SRE12": (0.01, 0.001),
-    "SRE16": (0.01, 0.005),
-    "SRE18 CMN2": (0.01, 0.005),
-    "SRE18 VAST": (0.05,),
-    "SRE19 CTS": (0.01, 0.005),
-    "SRE19 AV": (0.05,),
-    "SRE21": (0.01, 0.05),
-}
 
 
 def primary_p_targets(p_target: str | float | Sequence[float]) -> tuple[float, ...]:

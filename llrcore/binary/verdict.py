@@ -29,19 +29,13 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from .._choices import GOOD_LOSS_PERCENT, USELESS_CLLR, VERDICT_RULE
+
 __all__ = ["GOOD_LOSS_PERCENT", "USELESS_CLLR", "VERDICTS", "VERDICT_RULE", "LLRVerdict", "calibration_loss_percent",
            "llr_verdict"]
 
 #: The three answers to "can these scores be used as likelihood ratios as they are?"
 VERDICTS = ("good", "needs recalibration", "not usable as likelihood ratios")
-#: Calibration may lose at most this share of Cllr (in %) for the scores to be "good" likelihood ratios.
-GOOD_LOSS_PERCENT = 10.0
-#: Cllr (bits) of the neutral LLR 0, i.e. of no system: scores that cost this much or more are not usable as LLRs.
-USELESS_CLLR = 1.0
-#: The rule in one sentence, for tables' help texts and the command line.
-VERDICT_RULE = (f"good when Cllr < {USELESS_CLLR:g} bit and calibration loss is at most {GOOD_LOSS_PERCENT:g} % of "
-                f"Cllr; not usable as likelihood ratios when Cllr ≥ {USELESS_CLLR:g} bit (worse than no system); "
-                "otherwise needs recalibration")
 
 
 @dataclass(frozen=True)

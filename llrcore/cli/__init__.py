@@ -65,7 +65,6 @@ import warnings
 from pathlib import Path
 
 from .._version import __version__
-from ..io import LoadError
 from . import (
     app,
     calibrate,
@@ -105,6 +104,8 @@ def main(argv=None) -> int:
     if forwarded and not getattr(args, "forwards_options", False):
         parser.error(f"unrecognized arguments: {' '.join(forwarded)}")  # as parse_args would
     args.argv, args.forwarded = argv, forwarded
+    from ..io import LoadError  # after the parser: `llrcore --help` imports no analysis
+
     with warnings.catch_warnings(record=True) as caught:
         try:
             result = args.run(args)
@@ -126,6 +127,8 @@ def main(argv=None) -> int:
 
 def _with_instruction(error: Exception, args) -> str:
     """The error's sentence, and for a score file that needs its key the option that gives it."""
+    from ..io import LoadError
+
     if isinstance(error, KeyError):  # its str() would quote the sentence
         return str(error.args[0])
     if not (isinstance(error, LoadError) and error.needs_key):

@@ -5,18 +5,22 @@ from __future__ import annotations
 import argparse
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from ..calibration.rules import BetaRule
-from ..io import read_trials
-from ..prior import OperatingPoint
+if TYPE_CHECKING:
+    from ..calibration.rules import BetaRule
+    from ..prior import OperatingPoint
 
-RULES = {"logarithmic": BetaRule.logarithmic(), "brier": BetaRule.brier(), "boosting": BetaRule.boosting(),
-         "asymmetric": BetaRule.asymmetric()}
+#: The named scoring rules of ``--rule``: each a class method of :class:`~llrcore.BetaRule` (imported when a command
+#: runs, not when the parser is built).
+RULES = ("logarithmic", "brier", "boosting", "asymmetric")
 
 
 def load_systems(paths, key, sources: dict | None = None, metadata=None):
     """Read every score file; a multi-system file contributes one entry per system. `sources`, when given, is
     filled with the file name of each system."""
+    from ..io import read_trials
+
     systems = {}
     for path in paths:
         loaded = read_trials(path, key=key, metadata=metadata)
@@ -32,6 +36,8 @@ def load_systems(paths, key, sources: dict | None = None, metadata=None):
 
 def one_system(path, key):
     """The trials of a file that must hold one system (a development set)."""
+    from ..io import read_trials
+
     loaded = read_trials(path, key=key)
     if isinstance(loaded, dict):
         names = ", ".join(loaded)
@@ -41,13 +47,15 @@ def one_system(path, key):
 
 
 def scoring_rule(args) -> BetaRule:
+    from ..calibration.rules import BetaRule
+
     if (args.alpha is None) != (args.beta is None):
         raise ValueError("Give both --alpha and --beta for a custom scoring rule.")
     if args.alpha is not None:
         if args.rule is not None:
             raise ValueError("Give either --rule or --alpha/--beta, not both.")
         return BetaRule(args.alpha, args.beta)
-    return RULES[args.rule or "logarithmic"]
+    return getattr(BetaRule, args.rule or "logarithmic")()
 
 
 def quote(argument: str) -> str:
@@ -90,6 +98,8 @@ def add_operating_point(parser) -> None:
 
 def operating_point(args) -> OperatingPoint:
     """The operating point of the options of :func:`add_operating_point`."""
+    from ..prior import OperatingPoint
+
     return OperatingPoint(args.p_target, args.c_miss, args.c_fa)
 
 
@@ -109,7 +119,7 @@ def add_conditions_options(parser, *, by_help: str) -> None:
 def add_calibration_options(parser) -> None:
     parser.add_argument("--method", choices=("affine", "pav", "cmlg"), default="affine",
                         help="affine (trained with a proper scoring rule), pav (monotone) or cmlg (Gaussian)")
-    parser.add_argument("--rule", choices=tuple(RULES), help="scoring rule of the affine calibration (logarithmic)")
+    parser.add_argument("--rule", choices=RULES, help="scoring rule of the affine calibration (logarithmic)")
     parser.add_argument("--alpha", type=positive, help="custom Beta-family rule: alpha (with --beta)")
     parser.add_argument("--beta", type=positive, help="custom Beta-family rule: beta (with --alpha)")
 

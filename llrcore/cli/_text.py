@@ -2,9 +2,10 @@
 is ``5.77e+305``, never a number of 306 digits."""
 from __future__ import annotations
 
-import pandas as pd
+from typing import TYPE_CHECKING
 
-from .._format import number
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def text_table(frame: pd.DataFrame, decimals: dict[str, int] | None = None, *, default: int = 4,
@@ -13,6 +14,10 @@ def text_table(frame: pd.DataFrame, decimals: dict[str, int] | None = None, *, d
 
     A missing value prints as `na_rep`; integer and text columns print as they are.
     """
+    import pandas as pd
+
+    from .._format import number
+
     decimals = decimals or {}
 
     def formatter(column: str):

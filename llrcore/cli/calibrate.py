@@ -6,13 +6,12 @@ import gzip
 import io
 import warnings
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pandas as pd
-
-from ..binary.metrics import effective_plo
-from ..io import rescore_file
-from ..io.text import detect_separator
 from ._options import add_calibration_options, digits_option, one_system, probability, scoring_rule
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def add_command(commands) -> None:
@@ -47,9 +46,11 @@ def _check_output_suffix(source: Path, output: Path) -> None:
 
 
 def run(args) -> str:
+    from .._format import number
+    from ..binary.metrics import effective_plo
     from ..calibration.analysis import calibrate_and_evaluate
     from ..calibration.problems import calibration_problems
-    from .._format import number
+    from ..io import rescore_file
     from ..report.words import describe_calibration
 
     rule, plo = scoring_rule(args), float(effective_plo(args.prior))
@@ -76,6 +77,10 @@ def run(args) -> str:
 def _line_order_table(path: Path) -> pd.DataFrame:
     """The columns of a score file with a header, one row per data line in the file's order (the order in which
     :func:`~llrcore.io.rescore_file` hands its scores over), for the quality measures of each line."""
+    import pandas as pd
+
+    from ..io.text import detect_separator
+
     if path.suffix.lower() == ".parquet":
         return pd.read_parquet(path)
     text = (gzip.decompress(path.read_bytes()) if path.suffix.lower() == ".gz" else path.read_bytes()).decode()
@@ -87,9 +92,10 @@ def _line_order_table(path: Path) -> pd.DataFrame:
 
 def _run_quality(args, dev, rule, plo) -> str:
     """``llrcore calibrate --quality``: an affine calibration with the quality measures of the trials' metadata."""
+    from .._format import number
     from ..calibration.affine_kinds import fit_quality_affine
     from ..calibration.fit import fit_affine
-    from .._format import number
+    from ..io import rescore_file
 
     if args.method != "affine":
         raise ValueError("--quality adds quality measures to the affine calibration: use --method affine.")

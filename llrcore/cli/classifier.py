@@ -6,9 +6,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ..io import read_multiclass
-from ..multiclass.classifier import classifier_calibration
-from ..report.classifier import classifier_report_html
 from ._options import add_output_formats
 
 #: What the columns say, in the header and in --help.
@@ -37,6 +34,10 @@ def add_command(commands) -> None:
 
 
 def run(args) -> str:
+    from ..io import read_multiclass
+    from ..multiclass.classifier import classifier_calibration
+    from ..report.classifier import classifier_report_html
+
     scores = read_multiclass(args.scores, labels=args.labels, score_type=args.score_type)
     result = classifier_calibration(scores.llrs, scores.labels, score=args.score, bins=args.bins,
                                     strategy=args.strategy)

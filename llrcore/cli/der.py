@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pandas as pd
-
-from ..diarization.bootstrap import bootstrap_diarization, compare_diarizers
-from ..diarization.system_scoring import AVERAGES, COLLAR_CONVENTIONS, CONVENTIONS, EXTENTS, score_system
-from ..io.diarization import read_rttm, read_uem
+from .._choices import COLLAR_CONVENTIONS
+from .._choices import DER_AVERAGES as AVERAGES
+from .._choices import DER_CONVENTIONS as CONVENTIONS
+from .._choices import DER_EXTENTS as EXTENTS
 from ._options import add_output_formats
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 UNITS = ("DER, its parts, JER, purity and coverage in %; seconds of scored reference speech; speakers in the "
          "reference and found by the system")
@@ -66,10 +69,18 @@ def rttm_files(sources) -> list[Path]:
 
 
 def read_turns(sources) -> pd.DataFrame:
+    import pandas as pd
+
+    from ..io.diarization import read_rttm
+
     return pd.concat([read_rttm(path) for path in rttm_files(sources)], ignore_index=True)
 
 
 def run(args) -> str:
+    from ..diarization.bootstrap import bootstrap_diarization, compare_diarizers
+    from ..diarization.system_scoring import score_system
+    from ..io.diarization import read_uem
+
     options = dict(uem=read_uem(args.uem) if args.uem else None, collar=args.collar,
                    collar_convention=args.collar_convention, skip_overlap=not args.score_overlap,
                    extent=args.extent, average=args.average, convention=args.convention)

@@ -7,12 +7,9 @@ import json
 import sys
 from pathlib import Path
 
-from ..diarization import METHODS
-from ..diarization.block_prior import PRESETS, BlockModelPrior
-from ..diarization.corpus import cluster_recordings, score_corpus
-from ..diarization.scoring import CONVENTIONS
-from ..io.diarization import read_uem, write_rttm
-from ..io.diarization_corpus import read_corpus
+from .._choices import CLUSTERING_METHODS as METHODS
+from .._choices import DER_CONVENTIONS as CONVENTIONS
+from .._choices import DIARIZATION_PRIORS
 from ._options import add_output_formats, positive
 
 UNITS = ("DER, its parts, JER, purity and coverage in %; seconds of scored reference speech; speakers in the "
@@ -31,7 +28,7 @@ def add_command(commands) -> None:
     parser.add_argument("--method", choices=METHODS, default="bayes", help="clustering method (bayes)")
     parser.add_argument("--n-clusters", type=int, metavar="K", help="exact number of speakers of every recording")
     prior = parser.add_mutually_exclusive_group()
-    prior.add_argument("--prior", choices=["recording", *PRESETS],
+    prior.add_argument("--prior", choices=["recording", *DIARIZATION_PRIORS],
                        help="bayes: within- and between-speaker score Gaussians learnt from the development corpus, for "
                             "scores of that kind, or 'recording': from each recording's own scores (default: by the "
                             "kind of scores, cosines or LLRs, held loosely)")
@@ -59,6 +56,11 @@ def _collar(text: str) -> float:
 
 
 def run(args) -> str:
+    from ..diarization.block_prior import BlockModelPrior
+    from ..diarization.corpus import cluster_recordings, score_corpus
+    from ..io.diarization import read_uem, write_rttm
+    from ..io.diarization_corpus import read_corpus
+
     if args.n_clusters is not None and args.n_clusters < 1:
         raise ValueError(f"--n-clusters must be at least 1, not {args.n_clusters}.")
     matrices = read_corpus(args.sources)

@@ -4,13 +4,7 @@ from __future__ import annotations
 import json
 import warnings
 
-import numpy as np
-import pandas as pd
-
-from ..binary.metrics import evaluate
-from ..binary.tables import METHOD_COLUMN, metrics_table
-from ..prior import NIST_PRIMARY_P_TARGETS, primary_p_targets
-from ..binary.verdict import VERDICT_RULE
+from .._choices import NIST_PRIMARY_P_TARGETS, VERDICT_RULE
 from ._options import add_conditions_options, add_operating_point, add_output_formats, load_systems, operating_point
 from ._text import text_table
 
@@ -43,6 +37,11 @@ def add_command(commands) -> None:
 
 
 def run(args) -> str:
+    import pandas as pd
+
+    from ..binary.metrics import evaluate
+    from ..binary.tables import METHOD_COLUMN, metrics_table
+    from ..prior import primary_p_targets
     from ..uncertainty.conditions import evaluate_by_condition
     from ..uncertainty.resampling import bootstrap
 
@@ -85,6 +84,8 @@ def run(args) -> str:
 
 def _conventions(systems, op, args) -> str:
     """``--conventions``: per system, one row per tool (lc.eer_conventions), the reasons listed under the table."""
+    import pandas as pd
+
     from ..binary.conventions import eer_conventions
 
     results = {name: eer_conventions(trials, p_target=op) for name, trials in systems.items()}
@@ -106,4 +107,6 @@ def _conventions(systems, op, args) -> str:
 
 
 def _json_value(value):
+    import numpy as np
+
     return bool(value) if isinstance(value, (bool, np.bool_)) else float(value)

@@ -6,8 +6,6 @@ import argparse
 import gzip
 from pathlib import Path
 
-from ..binary.metrics import effective_plo
-from ..io import LoadError
 from ._options import RULES, add_operating_point, load_systems, operating_point, positive, probability, scoring_rule
 from ._text import text_table
 
@@ -42,7 +40,7 @@ def add_command(commands) -> None:
     fuse_parser.add_argument("--dev-key", help="BOSARIS/Kaldi key file of the development scores")
     fuse_parser.add_argument("--prior", type=probability, default=0.5,
                              help="P_target the fusion's objective is weighted for (0.5)")
-    fuse_parser.add_argument("--rule", choices=tuple(RULES), help="proper scoring rule (logarithmic)")
+    fuse_parser.add_argument("--rule", choices=RULES, help="proper scoring rule (logarithmic)")
     fuse_parser.add_argument("--alpha", type=positive, help="custom Beta-family rule: alpha (with --beta)")
     fuse_parser.add_argument("--beta", type=positive, help="custom Beta-family rule: beta (with --alpha)")
     fuse_parser.add_argument("--regularisation", type=non_negative, default=0.0, metavar="LAMBDA",
@@ -53,6 +51,8 @@ def add_command(commands) -> None:
 
 
 def _development_systems(paths, key) -> dict:
+    from ..io import LoadError
+
     try:
         return load_systems(paths, key)
     except LoadError as error:
@@ -66,6 +66,7 @@ def _table(frame) -> str:
 
 
 def run(args) -> str:
+    from ..binary.metrics import effective_plo
     from ..calibration.fusion import fuse
     from ..report.words import describe_calibration
 

@@ -5,10 +5,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pandas as pd
-
-from ..io import read_multiclass
-from ..multiclass import cavg_table, fit_multiclass_affine, multiclass_cllr
 from ._options import add_output_formats, probability
 from ._text import text_table
 
@@ -40,6 +36,11 @@ def add_command(commands) -> None:
 
 
 def run(args) -> str:
+    import pandas as pd
+
+    from ..io import read_multiclass
+    from ..multiclass import cavg_table, fit_multiclass_affine, multiclass_cllr
+
     scores = read_multiclass(args.scores, labels=args.labels, score_type=args.score_type)
     development = (read_multiclass(args.calibrate_on, labels=args.dev_labels, score_type=args.score_type)
                    if args.calibrate_on else scores)

@@ -5,14 +5,8 @@ from __future__ import annotations
 import gzip
 from pathlib import Path
 
-import numpy as np
-
-from ..binary.metrics import evaluate
-from ..binary.tables import metrics_table
-from ..normalization import METHODS, normalize_pairs, normalize_scores
-from ..io import rescore_file
-from ..io.cohort import read_cohort_scores, read_score_pairs
-from ._options import add_operating_point, digits_option, operating_point, one_system
+from .._choices import NORMALIZATION_METHODS as METHODS
+from ._options import add_operating_point, digits_option, one_system, operating_point
 from ._text import text_table
 
 #: The columns printed before and after: normalised scores are not LLRs, so the discrimination metrics.
@@ -45,6 +39,14 @@ def add_command(commands) -> None:
 
 
 def run(args) -> str:
+    import numpy as np
+
+    from ..binary.metrics import evaluate
+    from ..binary.tables import metrics_table
+    from ..io import rescore_file
+    from ..io.cohort import read_cohort_scores, read_score_pairs
+    from ..normalization import normalize_pairs, normalize_scores
+
     enrol = read_cohort_scores(args.enrol_cohort) if args.enrol_cohort else None
     test = (enrol if args.test_cohort == args.enrol_cohort else read_cohort_scores(args.test_cohort)) \
         if args.test_cohort else None

@@ -5,7 +5,6 @@ import sys
 import warnings
 from pathlib import Path
 
-from ..io import read_trials
 from ._options import (
     add_calibration_options,
     add_conditions_options,
@@ -47,6 +46,7 @@ def add_command(commands) -> None:
 
 
 def run(args):
+    from ..io import read_trials
     from ..plots import export
     from ..report import build_report
 

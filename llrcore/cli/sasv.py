@@ -5,17 +5,15 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pandas as pd
-
-from ..data.trials import Trials
-from ..io import read_trials
-from ..spoofing.adcf import A_DCF_PRESETS, a_dcf_cost_model
-from ..spoofing.sasv import sasv_parts, sasv_table
-from ..spoofing.tandem import NO_ATTACKS, evaluate_tandem
-from ..spoofing.teer import TEER_CONVENTIONS
 from ._options import add_output_formats, add_tandem_files
 from .tdcf import PER_ATTACK_CSV, _asv, _json_value, _systems
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from ..data.trials import Trials
 
 UNITS = ("t-EER: concurrent tandem EER of the CM and the ASV (Kinnunen et al., IEEE TPAMI 2023) in %; min a-DCF "
          "(ASV): the ASV's own scores taken as SASV scores (no CM), normalised (1 = no better than accepting or "
@@ -23,6 +21,9 @@ UNITS = ("t-EER: concurrent tandem EER of the CM and the ASV (Kinnunen et al., I
 SASV_UNITS = (" min a-DCF: of the SASV scores (ASVspoof 5's primary metric). CM: the cm-score of the target and "
               "non-target trials (bona fide) and of the spoofs; ASV: the asv-score, as the organisers' "
               "calculate_aDCF_tdcf_tEER; their min t-DCF takes their own ASV's error rates instead of yours.")
+#: The a-DCF cost models (the keys of :data:`~llrcore.spoofing.adcf.A_DCF_PRESETS`) and the t-EER conventions
+#: (:data:`~llrcore.TEER_CONVENTIONS`), each with its words: the choices of --cost-model and --teer-convention, known
+#: without importing the analyses (tests/project/test_startup.py holds them equal to the library's).
 PRESETS = {"asvspoof5": "ASVspoof 5's", "a-dcf-paper": "the a-DCF paper's (a-DCF1)"}
 TEER_WORDS = {"llrcore": "llrcore's operating points (tied scores never split; --teer-convention asvspoof5 for "
                          "ASVspoof 5's compute_teer)",
@@ -38,9 +39,9 @@ def add_command(commands) -> None:
                     "spoofs.",
     )
     add_tandem_files(parser, sasv_file=True)
-    parser.add_argument("--cost-model", choices=tuple(A_DCF_PRESETS), default="asvspoof5",
+    parser.add_argument("--cost-model", choices=tuple(PRESETS), default="asvspoof5",
                         help="the a-DCF's priors and costs: asvspoof5 (default) or a-dcf-paper")
-    parser.add_argument("--teer-convention", choices=TEER_CONVENTIONS, default="llrcore",
+    parser.add_argument("--teer-convention", choices=tuple(TEER_WORDS), default="llrcore",
                         help="the t-EER's operating points: llrcore (default: those a threshold reaches, tied scores "
                         "never split), asvspoof5 (ASVspoof 5's compute_teer: one per trial, tie blocks split) or "
                         "asvspoof5-accelerated (its compute_teer_accelerated, the evaluation package's figure); they "
@@ -54,6 +55,8 @@ def add_command(commands) -> None:
 def _rows(evaluation, args, sasv=None) -> pd.DataFrame:
     """The tandem's rows (attacks, then pooled) with min t-DCF, t-EER %, min a-DCF (ASV) and, from an SASV file,
     min a-DCF."""
+    from ..spoofing.sasv import sasv_table
+
     tdcf = evaluation.to_frame()[["attack", "min t-DCF"]]
     table = sasv_table(evaluation, sasv=sasv, cost_model=args.cost_model, teer_convention=args.teer_convention)
     return tdcf.merge(table, on="attack", sort=False)
@@ -61,6 +64,9 @@ def _rows(evaluation, args, sasv=None) -> pd.DataFrame:
 
 def _tandems(args) -> tuple[dict[str, Trials], Trials, Trials | None]:
     """``({name: CM trials}, ASV trials, SASV trials or None)``: two files, or one ASVspoof 5 SASV file split."""
+    from ..io import read_trials
+    from ..spoofing.sasv import sasv_parts
+
     if args.asv is not None:
         return _systems(args.scores, args.key), _asv(args.asv, args.asv_key), None
     if args.asv_key is not None:
@@ -78,6 +84,11 @@ def _tandems(args) -> tuple[dict[str, Trials], Trials, Trials | None]:
 
 
 def run(args) -> str:
+    import pandas as pd
+
+    from ..spoofing.adcf import a_dcf_cost_model
+    from ..spoofing.tandem import NO_ATTACKS, evaluate_tandem
+
     systems, asv, sasv = _tandems(args)
     by = "attack" if args.by_attack else None
     try:

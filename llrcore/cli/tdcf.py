@@ -5,15 +5,12 @@ from __future__ import annotations
 import json
 import warnings
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pandas as pd
-
-from ..binary.tables import METHOD_COLUMN
-from ..io import read_trials
-from ..spoofing.tandem import NO_ATTACKS, evaluate_tandem, tandem_table
-from ..spoofing.tdcf import tdcf_cost_model
-from ..uncertainty.intervals import DEFAULT_METHOD, interval_words
 from ._options import add_output_formats, add_tandem_files, probability, replicates
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 UNITS = ("CM EER, ASV EER, SPF-EER (ASV targets vs spoofs) and ASV spoof FA (spoofs the ASV accepts at its threshold) "
          "in %, all EERs from the ROC convex hull; min t-DCF normalised (1 = no better than a CM that decides without "
@@ -51,6 +48,8 @@ def add_command(commands) -> None:
 
 
 def _systems(path: str, key=None) -> dict:
+    from ..io import read_trials
+
     loaded = read_trials(path, key=key)
     systems = loaded if isinstance(loaded, dict) else {loaded.name or Path(path).stem: loaded}
     for name, trials in systems.items():
@@ -61,6 +60,8 @@ def _systems(path: str, key=None) -> dict:
 
 
 def _asv(path: str, key=None):
+    from ..io import read_trials
+
     loaded = read_trials(path, key=key)
     if isinstance(loaded, dict):
         raise ValueError(f"{Path(path).name} holds {len(loaded)} systems ({', '.join(loaded)}); --asv takes the file "
@@ -72,6 +73,13 @@ def _asv(path: str, key=None):
 
 
 def run(args) -> str:
+    import pandas as pd
+
+    from ..binary.tables import METHOD_COLUMN
+    from ..spoofing.tandem import NO_ATTACKS, evaluate_tandem, tandem_table
+    from ..spoofing.tdcf import tdcf_cost_model
+    from ..uncertainty.intervals import DEFAULT_METHOD, interval_words
+
     systems, asv = _systems(args.scores, args.key), _asv(args.asv, args.asv_key)
     by = "attack" if args.by_attack else None
     if by:

@@ -1,9 +1,12 @@
 """``llrcore validate``: the forensic validation report of an LR method (the validation matrix, one HTML file)."""
 from __future__ import annotations
 
-from ..data.trials import Trials
-from ..io import read_trials
+from typing import TYPE_CHECKING
+
 from ._options import add_calibration_options, quote, scoring_rule
+
+if TYPE_CHECKING:
+    from ..data.trials import Trials
 
 
 def add_command(commands) -> None:
@@ -40,6 +43,7 @@ def add_command(commands) -> None:
 
 def run(args):
     from ..forensic.validation import ValidationCriteria, validate_lr_method
+    from ..io import read_trials
     from ..report.validation import build_validation_report, validation_paragraphs
 
     criteria = ValidationCriteria.parse(args.criterion)

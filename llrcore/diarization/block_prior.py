@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 from scipy.special import betaln, digamma, gammaln
 
+from .._choices import DIARIZATION_PRIORS
 from .gaussians import ScoreMixture
 
 __all__ = [
@@ -232,10 +233,10 @@ class BlockModelPrior:
 #: they do not carry over to real voices: on pyannote's real sample (Resemblyzer, 1.5 s windows every 0.25 s) it
 #: finds 1 speaker of 2. ``simulated-plda``: the LLRs of tools/simulate_plda_matrices.py; a real PLDA system's LLRs
 #: have their own scale. For real recordings, learn the prior from labelled recordings of the same system.
-PRESETS = {
-    "synthetic-cosine": BlockModelPrior(0.7472, 0.5847, 0.007641, LEARNT_STRENGTH, LEARNT_SHAPE, 1.0, 0.008751),
-    "simulated-plda": BlockModelPrior(5.751, -22.11, 94.82, LEARNT_STRENGTH, LEARNT_SHAPE, 1.0, 195.7),
-}
+PRESETS = dict(zip(DIARIZATION_PRIORS, (
+    BlockModelPrior(0.7472, 0.5847, 0.007641, LEARNT_STRENGTH, LEARNT_SHAPE, 1.0, 0.008751),  # synthetic-cosine
+    BlockModelPrior(5.751, -22.11, 94.82, LEARNT_STRENGTH, LEARNT_SHAPE, 1.0, 195.7),  # simulated-plda
+), strict=True))
 
 #: Scores within [-1 - this, 1 + this] are taken for cosines: unit vectors in float32 give self-similarities of
 #: 1.0000006 and the like.

@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
+from .._choices import CLUSTERING_METHODS as METHODS
 from ..data.similarity import SimilarityMatrix, as_similarity
 from .baselines import (
     ahc_labels,
@@ -42,9 +43,6 @@ __all__ = [
     "eigengap_floor_count",
 ]
 
-#: The ``method=`` of :func:`~llrcore.cluster_similarity`: the Bayesian block model, average-linkage AHC, spectral
-#: clustering (Ng, Jordan & Weiss) and NME-SC (Park et al., IEEE Signal Processing Letters 2020).
-METHODS = ("bayes", "ahc", "spectral", "nme-sc")
 #: ``prior=`` this: the block model's prior from a two-Gaussian fit of the recording's own scores (the default before
 #: the prior by the kind of scores; :func:`cluster_similarity`).
 OWN_FIT = "recording"

@@ -33,6 +33,7 @@ import pandas as pd
 from numpy.typing import ArrayLike
 from scipy.optimize import linear_sum_assignment
 
+from .._choices import DER_CONVENTIONS as CONVENTIONS
 from ..data.records import one_row
 from ..data.similarity import TURN_COLUMNS
 
@@ -40,8 +41,6 @@ __all__ = ["SegmentScores", "segment_scores", "optimal_mapping", "segments_to_tu
            "DERResult", "diarization_error_rate", "der_components", "recordings", "check_turns", "CONVENTIONS",
            "check_convention"]
 
-#: Whose DER: NIST md-eval / dscore (each speaker's own overlapping turns merged) or pyannote.metrics (counted each).
-CONVENTIONS = ("md-eval", "pyannote")
 
 
 # ----- segment level ---------------------------------------------------------------------------------------------

@@ -31,21 +31,15 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from .._choices import COLLAR_CONVENTIONS
+from .._choices import DER_AVERAGES as AVERAGES
+from .._choices import DER_EXTENTS as EXTENTS
 from .corpus import CorpusScores, _turn_table, score_corpus
 from .scoring import CONVENTIONS, check_turns
 
 __all__ = ["CONVENTIONS", "COLLAR_CONVENTIONS", "EXTENTS", "AVERAGES", "WHY_TOOLS_DIFFER", "ScoringConventions", "SystemScores",
            "score_system"]
 
-#: How ``collar`` seconds are read: NIST md-eval ``-c`` / dscore ``--collar`` forgive them on EACH side of a reference
-#: boundary, pyannote.metrics' ``collar`` is the TOTAL width (0.25 s md-eval = 0.5 s pyannote.metrics).
-COLLAR_CONVENTIONS = ("md-eval", "pyannote")
-#: The region scored without a UEM: from the first to the last turn of reference and system together (dscore's
-#: generated UEM), or of the reference alone (system speech outside it is then no false alarm).
-EXTENTS = ("both", "reference")
-#: DER over recordings: pooled, all errors over all scored speech (md-eval, dscore's OVERALL row, pyannote.metrics'
-#: ``abs(metric)``), or the mean of the per-recording rates, each recording weighing the same.
-AVERAGES = ("pooled", "mean")
 #: The sentence a result carries on why two scoring tools give different numbers for the same files.
 WHY_TOOLS_DIFFER = ("Two tools give different DERs for the same files when their conventions differ: md-eval and "
                     "dscore merge a speaker's own overlapping turns while pyannote.metrics counts each, md-eval and "

@@ -27,6 +27,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
+from .._choices import NORMALIZATION_METHODS as METHODS
 from ..data.cohort import CohortScores
 from ..data.trials import Trials
 from ..parallel import map_tasks, thread_count
@@ -34,10 +35,6 @@ from ..parallel import map_tasks, thread_count
 __all__ = ["METHODS", "DEFAULT_TOP_N", "CohortStatistics", "cohort_statistics", "normalize_scores",
            "normalize_arrays", "normalize_pairs", "normalization_problems", "as_cohort"]
 
-#: The ``method=`` of :func:`~llrcore.normalize_scores`: Z-norm (the enrolment side's cohort statistics), T-norm (the
-#: test side's), S-norm (the mean of both) and AS-norm (S-norm over each side's top-N cohort scores, Matejka et al.
-#: 2017); the formulas are WeSpeaker's and SpeechBrain's.
-METHODS = ("z-norm", "t-norm", "s-norm", "as-norm")
 _NAMES = {"z-norm": "Z-norm", "t-norm": "T-norm", "s-norm": "S-norm", "as-norm": "AS-norm"}
 #: The top N of adaptive S-norm when none is given: WeSpeaker's VoxCeleb recipe (examples/voxceleb/v2/run.sh).
 DEFAULT_TOP_N = 300

@@ -42,12 +42,13 @@ LIBRARY = ROOT / "llrcore"
 PAGES = ROOT / "app_pages"
 #: The packages the app may reach into (``lc.plots.det_figure``): documented namespaces, each with its ``__all__``.
 NAMESPACES = ("llrcore.plots", "llrcore.report", "llrcore.diarization")
-#: The modules the data objects stand on; the deprecation path of old spellings is one (the data objects use it).
-FOUNDATION = ("llrcore.data", "llrcore.prior", "llrcore._deprecation")
+#: The modules the data objects stand on; the deprecation path of old spellings is one (the data objects use it), the
+#: named choices another (the prior takes its NIST presets from there).
+FOUNDATION = ("llrcore.data", "llrcore.prior", "llrcore._deprecation", "llrcore._choices")
 #: The packages from the bottom up; each imports only from its own package and from the layers below.
 LAYERS = (
     ("llrcore.data", "llrcore.prior", "llrcore.parallel", "llrcore._format", "llrcore._version", "llrcore._moved",
-     "llrcore._deprecation"),
+     "llrcore._deprecation", "llrcore._choices"),
     ("llrcore.io", "llrcore.binary", "llrcore.normalization"),
     ("llrcore.uncertainty", "llrcore.scale"),
     ("llrcore.calibration",),
