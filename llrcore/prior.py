@@ -25,7 +25,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cached_property
+from functools import lru_cache
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -155,6 +155,11 @@ def effective_plo(p_target: ArrayLike | OperatingPoint, c_miss: float = 1.0, c_f
         return logit(p_target) + np.log(c_miss / c_fa)
 
 
+@lru_cache(maxsize=256)  # asked for by every metric of every bootstrap replicate: computed once per point
+def _plo_eff(p_target: float, c_miss: float, c_fa: float) -> float:
+    return float(effective_plo(p_target, c_miss, c_fa))
+
+
 @dataclass(frozen=True)
 class OperatingPoint:
     """A target prior and the costs of the two errors.
@@ -195,10 +200,10 @@ class OperatingPoint:
         """Prior log-odds ``logit(P_target)``."""
         return float(logit(self.p_target))
 
-    @cached_property  # asked for by every metric of every bootstrap replicate: computed once per point
+    @property
     def plo_eff(self) -> float:
         """Effective prior log-odds ``logit(P_target) + log(C_miss / C_fa)``."""
-        return float(effective_plo(self.p_target, self.c_miss, self.c_fa))
+        return _plo_eff(self.p_target, self.c_miss, self.c_fa)
 
     @property
     def p_eff(self) -> float:
