@@ -316,16 +316,23 @@ def expected_utility_ratio(trials, log10_threshold):
                            for part in np.array_split(thresholds, -(-thresholds.size // chunk))])
 
 
+def between(bound: float, neutral: float, fine: float) -> np.ndarray:
+    """log10 thresholds from `bound` towards `neutral` (LR = 1): steps of `fine` over the first 0.05, where the
+    utility ratio comes down to 1, then of 0.01 (lir's own grid) where it stays well above."""
+    step, span = np.sign(neutral - bound), abs(neutral - bound)
+    return bound + step * np.concatenate([np.arange(0, min(0.05, span), fine), np.arange(0.05, span, 0.01)])
+
+
 def test_grid_free_bounds_solve_the_definition(cartridge, fvcaus):
-    """Between the grid-free bound and LR = 1 the system is never worse than neutral (lir's utilities on a grid of
-    1e-4, 1e-3 for FVC-AUS); just beyond the bound it is; lir's 0.01 grid puts its bounds less than a step closer to
-    LR = 1."""
+    """Between the grid-free bound and LR = 1 the system is never worse than neutral (lir's utilities every 1e-4 in
+    the 0.05 next to each bound, 1e-3 for FVC-AUS, then every 0.01); just beyond the bound it is; lir's 0.01 grid puts
+    its bounds less than a step closer to LR = 1."""
     for trials in (cartridge, fvcaus, *alcohol_sets(), *gaussian_sets()):
         exact = lc.elub_bounds(trials, step=None)
         grid = lc.elub_bounds(trials)
         fine = 1e-4 if len(trials) < 10_000 else 1e-3
-        assert expected_utility_ratio(trials, np.arange(exact.lower_log10 + 1e-9, 0, fine)).min() >= 1
-        assert expected_utility_ratio(trials, np.arange(0, exact.upper_log10, fine)).min() >= 1
+        assert expected_utility_ratio(trials, between(exact.lower_log10 + 1e-9, 0, fine)).min() >= 1
+        assert expected_utility_ratio(trials, between(exact.upper_log10 - 1e-9, 0, fine)).min() >= 1
         assert expected_utility_ratio(trials, exact.lower_log10 - 1e-9)[0] < 1
         assert expected_utility_ratio(trials, exact.upper_log10 + 1e-9)[0] < 1
         assert 0 <= grid.lower_log10 - exact.lower_log10 < 0.01 + 1e-12, trials.name
