@@ -29,7 +29,7 @@ from .resampling import (
     _check_metric,
     _inverse,
     _method_label,
-    _metrics_row,
+    _ReplicateMetrics,
     _prepared,
     _reweighted,
     _window,
@@ -183,10 +183,12 @@ def compare_systems(a: Trials, b: Trials, n: int = 1000, level: float = 0.95, gr
         estimates = (evaluate(a, p_target=op, name=a.name, primary=primary),
                      evaluate(b, p_target=op, name=b.name, primary=primary))
 
+    metrics_row = _ReplicateMetrics(op, primary)
+
     def differences(weights: tuple[np.ndarray, ...]):
         tar_weights, non_weights = weights
-        metrics_a = _metrics_row(_reweighted(tables[0], tar_weights, non_weights, order_a), op, primary)
-        metrics_b = _metrics_row(_reweighted(tables[1], tar_weights, non_weights, order_b), op, primary)
+        metrics_a = metrics_row(_reweighted(tables[0], tar_weights, non_weights, order_a))
+        metrics_b = metrics_row(_reweighted(tables[1], tar_weights, non_weights, order_b))
         return [vb - va for va, vb in zip(metrics_a, metrics_b)]
 
     rows = []
