@@ -27,12 +27,13 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
-from .binned import binned_ece
+from .binned import BinnedECE, binned_ece
 
 __all__ = ["BINNINGS", "CalibrationErrors", "calibration_errors"]
 
 #: binning -> :func:`~llrcore.multiclass.binned.binned_ece`'s strategy
 BINNINGS = {"equal-width": "uniform", "equal-mass": "quantile"}
+_BINNING_OF = {strategy: binning for binning, strategy in BINNINGS.items()}
 #: measure -> its definition, as the table says it
 DEFINITIONS = {
     "ECE": "sum over bins of (count / N) |accuracy - confidence|",
@@ -68,6 +69,14 @@ class CalibrationErrors:
     bins: int
     target: str
     table: pd.DataFrame
+
+    @classmethod
+    def of(cls, binned: BinnedECE) -> CalibrationErrors:
+        """The four errors over the bins of a :func:`~llrcore.multiclass.binned.binned_ece` result."""
+        gap, count = binned.table["gap"].to_numpy(), binned.table["count"].to_numpy()
+        return cls(binned.ece, float(np.mean(np.abs(gap))), binned.mce,
+                   float(np.sqrt(np.sum(count / count.sum() * gap ** 2))), _BINNING_OF[binned.strategy], binned.bins,
+                   binned.target, binned.table)
 
     def to_frame(self, *, percent: bool = False) -> pd.DataFrame:
         """One row per measure: ``measure``, ``value`` (``value %`` with `percent`), ``binning`` and ``definition``."""
@@ -121,8 +130,4 @@ def calibration_errors(probabilities: ArrayLike, labels: ArrayLike, *, binning: 
     """
     if binning not in BINNINGS:
         raise ValueError(f"binning must be one of {', '.join(BINNINGS)}, not {binning!r}.")
-    binned = binned_ece(probabilities, labels, bins, BINNINGS[binning], target=target)
-    gap, share = binned.table["gap"].to_numpy(), binned.table["count"].to_numpy() / binned.table["count"].sum()
-    return CalibrationErrors(binned.ece, float(np.mean(np.abs(gap))), binned.mce,
-                             float(np.sqrt(np.sum(share * gap ** 2))), binning, binned.bins, binned.target,
-                             binned.table)
+    return CalibrationErrors.of(binned_ece(probabilities, labels, bins, BINNINGS[binning], target=target))

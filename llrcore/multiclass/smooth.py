@@ -33,11 +33,12 @@ J. Błasiok and P. Nakkiran, "Smooth ECE: Principled reliability diagrams via ke
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
-from scipy.signal import fftconvolve
+from scipy.fft import irfft, next_fast_len, rfft
 
 from ..uncertainty.draws import Draws
 from .corp import binary_forecasts
@@ -50,60 +51,83 @@ DENSITY_FLOOR = 1e-4  # relplot adds it to the smoothed density before dividing 
 HALVINGS = 10
 
 
-def _kernel_sums(f: np.ndarray, values: np.ndarray, sigma: float, mesh: np.ndarray, *, fft: bool = False
-                 ) -> np.ndarray:
-    """``sum_i K_sigma(t, f_i) v_i`` on `mesh` for each row ``v`` of `values`, with relplot's discretised,
-    reflected kernel (module docstring); convolved directly as relplot does, or by FFT (the bootstrap's replicates:
-    about 50 times faster, errors of 1e-13 of the largest sum, which the density floor can magnify to 1e-6 where
-    there are no forecasts)."""
-    g = max(2000, round(20 / sigma)) // 2 + 1
-    node = (f * (g - 1)).astype(int).clip(0, g - 2)
-    frac = f * (g - 1) - node
-    grid = np.array([np.bincount(node, (1 - frac) * v, minlength=g) + np.bincount(node + 1, frac * v, minlength=g)
-                     for v in values])
+@lru_cache(maxsize=256)
+def _kernel(g: int, sigma: float, nfft: int | None) -> np.ndarray:
+    """relplot's kernel on ``np.linspace(0, 1, g)`` (centred, unnormalised), or its real FFT of length `nfft`; the
+    widths tried by the halvings repeat from one replicate to the next, so they are computed once."""
     d = np.linspace(0, 1, g) - 0.5
     kernel = np.exp(-d * d / (2 * sigma ** 2)) / (np.sqrt(2 * np.pi) * sigma)
-    reflected = np.concatenate([grid[:, ::-1][:, :-1], grid, grid[:, ::-1][:, 1:]], axis=1)
-    if fft:
-        smoothed = fftconvolve(reflected, kernel[None, :], mode="valid", axes=1)
-    else:
-        smoothed = np.array([np.convolve(row, kernel, "valid") for row in reflected])
-    smoothed = smoothed[:, g // 2: g // 2 + g]
-    # read the grid at the mesh by linear interpolation, as relplot's ``interpolate``
-    at = (mesh * (g - 1)).astype(int).clip(0, g - 2)
-    residual = (mesh - at / (g - 1)) * (g - 1)
-    return smoothed[:, at] * (1 - residual) + smoothed[:, at + 1] * residual
+    return kernel if nfft is None else rfft(kernel, nfft)
 
 
-def _smoothed_residual(f: np.ndarray, r: np.ndarray, w: np.ndarray, sigma: float, mesh: np.ndarray, *,
-                       fft: bool = False) -> tuple[np.ndarray, np.ndarray]:
-    """``(rhat, dens)`` on `mesh`: the kernel-weighted mean of `r` (weights `w`) and the floored density."""
-    numerator, density = _kernel_sums(f, np.stack([w * r, w]), sigma, mesh, fft=fft)
-    density = density + DENSITY_FLOOR
-    return numerator / density, density
+class _Smoother:
+    """The weighted residuals ``w r`` and weights ``w`` of one data set (or one replicate), smoothed at any width by
+    relplot's discretised, reflected kernel (module docstring).
 
+    The grid depends on the width only through its size ``g = max(2000, round(20 / sigma)) // 2 + 1`` (1001 for
+    every width above 0.01), so each grid, and with `fft` its reflection's FFT, is built once for all the widths of
+    the search. Convolved directly as relplot does, or by FFT (the bootstrap's replicates: many times faster, errors
+    of about 1e-13 of the largest sum, which the density floor can magnify to 1e-6 where there are no forecasts).
+    """
 
-def _smece(f: np.ndarray, r: np.ndarray, w: np.ndarray, sigma: float, *, fft: bool = False) -> float:
-    mesh = np.linspace(0, 1, max(round(10 / sigma), MESH_POINTS))
-    rhat, density = _smoothed_residual(f, r, w, sigma, mesh, fft=fft)
-    return float(np.sum(np.abs(rhat) * density) / np.sum(density))
+    def __init__(self, f: np.ndarray, r: np.ndarray, w: np.ndarray, *, fft: bool = False):
+        self.f, self.rows, self.fft = f, np.stack([w * r, w]), fft
+        self._reflected: dict[int, np.ndarray] = {}
 
+    def reflected(self, g: int) -> np.ndarray:
+        """The rows shared linearly between the two nearest of `g` grid nodes, mirrored at both ends (or its FFT)."""
+        if g not in self._reflected:
+            node = (self.f * (g - 1)).astype(int).clip(0, g - 2)
+            frac = self.f * (g - 1) - node
+            grid = np.array([np.bincount(node, (1 - frac) * v, minlength=g)
+                             + np.bincount(node + 1, frac * v, minlength=g) for v in self.rows])
+            mirrored = np.concatenate([grid[:, ::-1][:, :-1], grid, grid[:, ::-1][:, 1:]], axis=1)
+            self._reflected[g] = rfft(mirrored, next_fast_len(4 * g - 3), axis=1) if self.fft else mirrored
+        return self._reflected[g]
 
-def _bandwidth(f: np.ndarray, r: np.ndarray, w: np.ndarray, *, fft: bool = False) -> float:
-    """relplot's ``search_param``: 1 if ``smECE_1 > 1``, else ten halvings keeping ``sigma >= smECE_sigma`` above."""
-    def too_wide(sigma: float) -> bool:
-        return sigma < SMALLEST_SIGMA or sigma < _smece(f, r, w, sigma, fft=fft)
-
-    if too_wide(1.0):
-        return 1.0
-    upper, lower = 1.0, 0.0
-    for _ in range(HALVINGS):
-        middle = (upper + lower) / 2
-        if too_wide(middle):
-            lower = middle
+    def sums(self, sigma: float, mesh: np.ndarray) -> np.ndarray:
+        """``sum_i K_sigma(t, f_i) v_i`` on `mesh` for both rows ``v``."""
+        g = max(2000, round(20 / sigma)) // 2 + 1
+        if self.fft:
+            nfft = next_fast_len(4 * g - 3)
+            full = irfft(self.reflected(g) * _kernel(g, sigma, nfft), nfft, axis=1)
+            smoothed = full[:, g - 1 + g // 2: g - 1 + g // 2 + g]  # 'valid' starts at g - 1
         else:
-            upper = middle
-    return upper
+            kernel = _kernel(g, sigma, None)
+            smoothed = np.array([np.convolve(row, kernel, "valid")[g // 2: g // 2 + g]
+                                 for row in self.reflected(g)])
+        # read the grid at the mesh by linear interpolation, as relplot's ``interpolate``
+        at = (mesh * (g - 1)).astype(int).clip(0, g - 2)
+        residual = (mesh - at / (g - 1)) * (g - 1)
+        return smoothed[:, at] * (1 - residual) + smoothed[:, at + 1] * residual
+
+    def residual(self, sigma: float, mesh: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(rhat, dens)`` on `mesh`: the kernel-weighted mean of ``r`` and the floored density."""
+        numerator, density = self.sums(sigma, mesh)
+        density = density + DENSITY_FLOOR
+        return numerator / density, density
+
+    def smece(self, sigma: float) -> float:
+        """``smECE_sigma`` on relplot's mesh of ``max(200, round(10 / sigma))`` points."""
+        rhat, density = self.residual(sigma, np.linspace(0, 1, max(round(10 / sigma), MESH_POINTS)))
+        return float(np.sum(np.abs(rhat) * density) / np.sum(density))
+
+    def bandwidth(self) -> float:
+        """relplot's ``search_param``: 1 if ``smECE_1 > 1``, else ten halvings keeping ``sigma >= smECE_sigma``
+        above."""
+        def too_wide(sigma: float) -> bool:
+            return sigma < SMALLEST_SIGMA or sigma < self.smece(sigma)
+
+        if too_wide(1.0):
+            return 1.0
+        upper, lower = 1.0, 0.0
+        for _ in range(HALVINGS):
+            middle = (upper + lower) / 2
+            if too_wide(middle):
+                lower = middle
+            else:
+                upper = middle
+        return upper
 
 
 @dataclass(frozen=True)
@@ -168,7 +192,7 @@ def smooth_ece_at(probabilities: ArrayLike, labels: ArrayLike, sigma: float, *, 
     if not np.isfinite(sigma) or sigma <= 0:
         raise ValueError(f"The kernel width sigma must be a positive number, not {sigma}.")
     f, y = binary_forecasts(probabilities, labels, target)
-    return _smece(f, f - y, np.ones_like(f), float(sigma))
+    return _Smoother(f, f - y, np.ones_like(f)).smece(float(sigma))
 
 
 def smooth_ece(probabilities: ArrayLike, labels: ArrayLike, *, target: str | int = "top-label", n: int = 200,
@@ -210,12 +234,13 @@ def smooth_ece(probabilities: ArrayLike, labels: ArrayLike, *, target: str | int
     if not 0 < level < 1:
         raise ValueError(f"The level must lie between 0 and 1, not {level}.")
     f, y = binary_forecasts(probabilities, labels, target)
-    r, ones = f - y, np.ones_like(f)
-    sigma = _bandwidth(f, r, ones)
+    r = f - y
+    data = _Smoother(f, r, np.ones_like(f))
+    sigma = data.bandwidth()
     mesh = np.linspace(0, 1, MESH_POINTS)
-    rhat, _ = _smoothed_residual(f, r, ones, sigma, mesh)
+    rhat, density = data.residual(sigma, mesh)
     curve = pd.DataFrame({"forecast": mesh, "recalibrated": mesh - rhat,
-                          "density": _kernel_sums(f, (ones / f.size)[None, :], sigma, mesh)[0]})
+                          "density": (density - DENSITY_FLOOR) / f.size})
     interval = None
     if n:
         values, curves = _replicates(f, r, sigma, mesh, int(n), seed)
@@ -223,7 +248,7 @@ def smooth_ece(probabilities: ArrayLike, labels: ArrayLike, *, target: str | int
         interval = (float(np.quantile(values, tail)), float(np.quantile(values, 1 - tail)))
         curve["lower"], curve["upper"] = np.quantile(curves, [tail, 1 - tail], axis=0)
     name = "binary" if np.ndim(probabilities) == 1 else str(target)
-    return SmoothECE(_smece(f, r, ones, sigma), sigma, curve, interval, level, int(n), name)
+    return SmoothECE(data.smece(sigma), sigma, curve, interval, level, int(n), name)
 
 
 def _replicates(f: np.ndarray, r: np.ndarray, sigma: float, mesh: np.ndarray, n: int, seed: int
@@ -233,7 +258,7 @@ def _replicates(f: np.ndarray, r: np.ndarray, sigma: float, mesh: np.ndarray, n:
     values, curves = np.empty(n), np.empty((n, mesh.size))
     for i, drawn in enumerate(draws.replicates(n)):
         (w,) = draws.weights(drawn)
-        w = w.astype(np.float64)
-        values[i] = _smece(f, r, w, _bandwidth(f, r, w, fft=True), fft=True)
-        curves[i] = mesh - _smoothed_residual(f, r, w, sigma, mesh, fft=True)[0]
+        replicate = _Smoother(f, r, w.astype(np.float64), fft=True)
+        values[i] = replicate.smece(replicate.bandwidth())
+        curves[i] = mesh - replicate.residual(sigma, mesh)[0]
     return values, curves
