@@ -87,9 +87,9 @@ class CalibrationErrors:
 
     @property
     def binning_name(self) -> str:
-        """The binning in words, e.g. "15 equal-width bins (14 non-empty)"."""
+        """The binning in words, e.g. "15 equal-width bins, 14 non-empty"."""
         used = len(self.table)
-        return f"{self.bins} {self.binning} bins" + ("" if used == self.bins else f" ({used} non-empty)")
+        return f"{self.bins} {self.binning} bins" + ("" if used == self.bins else f", {used} non-empty")
 
     def sentence(self) -> str:
         """The four errors in percent with the binning they were computed over."""

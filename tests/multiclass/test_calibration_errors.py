@@ -44,7 +44,7 @@ def test_empty_bins_are_left_out_and_named():
     errors = lc.calibration_errors([0.05, 0.95], [0, 1], bins=10)
     assert len(errors.table) == 2
     assert errors.ace == pytest.approx(0.05)
-    assert errors.binning_name == "10 equal-width bins (2 non-empty)"
+    assert errors.binning_name == "10 equal-width bins, 2 non-empty"
     assert "2 non-empty" in errors.sentence()
 
 
