@@ -10,7 +10,7 @@ single temperature could do); fit it on development data with :func:`~.temperatu
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -41,11 +41,11 @@ class ClassifierCalibration:
         ``"raw"`` (and ``"scaled"``) -> mean NLL in nats.
     accuracy : float
         Share of trials whose most probable class is the true one (temperature scaling never changes it).
-    temperature_problem : str or None
     errors, smooth, selective : dict
         ``"raw"`` (and ``"scaled"``) -> :class:`~.errors.CalibrationErrors` (the binned ECE's bins),
         :class:`~.smooth.SmoothECE` and :class:`~.selective.RiskCoverage` (the top label's confidence ranks the
         predictions, whatever the forecast; a temperature can change that ranking across trials).
+    temperature_problem : str or None
     """
 
     temperature: Temperature | None
@@ -53,10 +53,10 @@ class ClassifierCalibration:
     binned: dict
     nll: dict
     accuracy: float
+    errors: dict
+    smooth: dict
+    selective: dict
     temperature_problem: str | None = None
-    errors: dict = field(default_factory=dict)
-    smooth: dict = field(default_factory=dict)
-    selective: dict = field(default_factory=dict)
 
     def to_frame(self, *, percent: bool = False) -> pd.DataFrame:
         """One row per version (raw, scaled): NLL, ECE, MCE, smooth ECE, AURC, E-AURC, the CORP score and its three
@@ -68,10 +68,9 @@ class ClassifierCalibration:
         scale, suffix = (100.0, " %") if percent else (1.0, "")
         rows = []
         for version, result in self.corp.items():
-            fractions = {"ECE": self.binned[version].ece, "MCE": self.binned[version].mce}
-            if version in self.smooth:
-                fractions |= {"smECE": self.smooth[version].smece, "AURC": self.selective[version].aurc,
-                              "E-AURC": self.selective[version].e_aurc}
+            fractions = {"ECE": self.binned[version].ece, "MCE": self.binned[version].mce,
+                         "smECE": self.smooth[version].smece, "AURC": self.selective[version].aurc,
+                         "E-AURC": self.selective[version].e_aurc}
             rows.append({"version": version, "temperature": 1.0 if version == "raw" or self.temperature is None
                          else self.temperature.temperature, "nll": self.nll[version],
                          **{(name + suffix if percent else name.lower().replace("-", "_")): scale * value
@@ -138,4 +137,4 @@ def classifier_calibration(logits: ArrayLike, labels: ArrayLike, *, score: str =
         selective[version] = aurc(*binary_forecasts(probabilities, y))
         losses[version] = nll(z, y, t)
     accuracy = float(np.mean(np.argmax(z, axis=1) == y))
-    return ClassifierCalibration(temperature, corps, binned, losses, accuracy, problem, errors, smooth, selective)
+    return ClassifierCalibration(temperature, corps, binned, losses, accuracy, errors, smooth, selective, problem)

@@ -227,7 +227,7 @@ def smooth_ece(probabilities: ArrayLike, labels: ArrayLike, *, target: str | int
     >>> import llrcore as lc
     >>> result = lc.smooth_ece([0.9, 0.8, 0.7, 0.6, 0.2], [1, 1, 0, 1, 0], n=0)
     >>> round(result.smece, 4), round(result.sigma, 4)
-    (0.1925, 0.1934)
+    (0.1034, 0.1035)
     """
     if int(n) != n or n < 0:
         raise ValueError(f"The number of bootstrap replicates must be a whole number of at least 0, not {n}.")
