@@ -60,6 +60,12 @@ def _kernel(g: int, sigma: float, nfft: int | None) -> np.ndarray:
     return kernel if nfft is None else rfft(kernel, nfft)
 
 
+def _fft_length(g: int) -> int:
+    """A circular convolution as long as the mirrored grid (``3g - 2``) is enough: the linear one is ``4g - 3`` long,
+    and what wraps round lands on indices 0 to ``g - 2``, before the ``g`` values read from ``g - 1 + g // 2`` on."""
+    return next_fast_len(3 * g - 2, real=True)
+
+
 class _Smoother:
     """The weighted residuals ``w r`` and weights ``w`` of one data set (or one replicate), smoothed at any width by
     relplot's discretised, reflected kernel (module docstring).
@@ -82,14 +88,14 @@ class _Smoother:
             grid = np.array([np.bincount(node, (1 - frac) * v, minlength=g)
                              + np.bincount(node + 1, frac * v, minlength=g) for v in self.rows])
             mirrored = np.concatenate([grid[:, ::-1][:, :-1], grid, grid[:, ::-1][:, 1:]], axis=1)
-            self._reflected[g] = rfft(mirrored, next_fast_len(4 * g - 3), axis=1) if self.fft else mirrored
+            self._reflected[g] = rfft(mirrored, _fft_length(g), axis=1) if self.fft else mirrored
         return self._reflected[g]
 
     def sums(self, sigma: float, mesh: np.ndarray) -> np.ndarray:
         """``sum_i K_sigma(t, f_i) v_i`` on `mesh` for both rows ``v``."""
         g = max(2000, round(20 / sigma)) // 2 + 1
         if self.fft:
-            nfft = next_fast_len(4 * g - 3)
+            nfft = _fft_length(g)
             full = irfft(self.reflected(g) * _kernel(g, sigma, nfft), nfft, axis=1)
             smoothed = full[:, g - 1 + g // 2: g - 1 + g // 2 + g]  # 'valid' starts at g - 1
         else:
