@@ -176,7 +176,7 @@ def figures(result: lc.ClassifierCalibration) -> None:
     errors = result.errors["raw"]
     st.subheader(f"Calibration errors over {errors.binning_name}", divider="gray")
     st.dataframe(result.errors_frame(percent=True), hide_index=True, width="stretch", column_config=PERCENT_COLUMNS)
-    st.caption("The same bins for all four (the sliders above choose them); an empty bin counts in none. "
+    st.caption("The same bins for all four (the bin controls above choose them); an empty bin counts in none. "
                + result.selective["raw"].sentence())
     st.caption("The temperature is fitted on the trials it is judged on: the 'scaled' numbers are the best one "
                "temperature can do here. Fit it on development data (lc.fit_temperature) to judge it fairly.")
