@@ -118,6 +118,22 @@ MULTICLASS_DEMOS = [
         "ResNet-20 logits on the 10,000 CIFAR-10 test images (balanced training: logits are LLRs up to a constant).",
     ),
 ]
+#: Large language models used as zero-shot classifiers: the Classifier calibration page offers them beside the demos
+#: above (the Multiclass page, about recognisers' LLRs, does not load them).
+LLM_DEMOS = [
+    MulticlassDemo(
+        "LLM: GPT-2 on SST-2 sentiment (2 classes)", "sst2_gpt2", "logit", "flat", ("negative", "positive"),
+        "GPT-2 asked, with no training, whether each of 1,821 SST-2 test sentences is negative or positive: its "
+        "probabilities of the two label words (Ferrer & Ramos, TMLR 2025).",
+    ),
+    MulticlassDemo(
+        "LLM: GPT-2 on AG News topics (4 classes)", "agnews_gpt2", "logit", "flat",
+        ("World", "Sports", "Business", "Sci/Tech"),
+        "GPT-2 asked, with no training, the topic of each of 7,600 AG News test articles: its probabilities of the "
+        "four label words (Ferrer & Ramos, TMLR 2025).",
+    ),
+]
+CLASSIFIER_DEMOS = MULTICLASS_DEMOS + LLM_DEMOS
 
 
 @_state.cached()

@@ -1,8 +1,11 @@
 """Classifier calibration: can a classifier's probabilities be trusted? CORP reliability without bins (Dimitriadis,
-Gneiting & Jordan, PNAS 2021), the binned ECE the ML papers report, and temperature scaling (Guo et al., ICML 2017).
+Gneiting & Jordan, PNAS 2021), the smooth ECE (Błasiok & Nakkiran, ICLR 2024), the binned ECE, ACE, MCE and RMS-CE
+the ML papers report, selective prediction's AURC (Geifman et al., ICLR 2019), and temperature scaling (Guo et al.,
+ICML 2017).
 
-Everything shown comes from ``lc.classifier_calibration`` and the figures of ``llrcore.plots.reliability``; the page
-reads the demo outputs (assets/multiclass) as logits, and uploads as logits or probabilities.
+Everything shown comes from ``lc.classifier_calibration`` and the figures of ``llrcore.plots.reliability`` and
+``llrcore.plots.selective``; the page reads the demo outputs (assets/multiclass, two of them a large language model's)
+as logits, and uploads as logits or probabilities.
 """
 from __future__ import annotations
 
@@ -11,7 +14,7 @@ from pathlib import Path
 import streamlit as st
 
 import llrcore as lc
-from app_pages._demos import MULTICLASS_DEMOS, MULTICLASS_DIR
+from app_pages._demos import CLASSIFIER_DEMOS, MULTICLASS_DIR
 from app_pages import _state
 from app_pages._figures import show_figure
 from app_pages._uploads import read_user_file
@@ -23,8 +26,9 @@ UPLOAD_HELP = ("CSV/TSV or Parquet: one column per class (header = class names) 
                "or the last one). NumPy `.npz` with a matrix `scores` (or `logits`, `probabilities`) and `labels` "
                "(or `targets`).")
 BAND_REPLICATES = 200
-#: ECE and MCE in percent with the cards' two decimals: one unit for a quantity on the whole page.
-PERCENT_COLUMNS = {column: st.column_config.NumberColumn(format="%.2f") for column in ("ECE %", "MCE %")}
+#: Calibration errors and AURC in percent with the cards' two decimals: one unit for a quantity on the whole page.
+PERCENT_COLUMNS = {column: st.column_config.NumberColumn(format="%.2f")
+                   for column in ("ECE %", "MCE %", "smECE %", "AURC %", "E-AURC %", "raw %", "scaled %")}
 ECE_TITLE = "Why does my ECE differ from other tools?"
 
 
@@ -34,7 +38,7 @@ ECE_TITLE = "Why does my ECE differ from other tools?"
 @_state.cached()
 def load_demo(index: int) -> lc.MulticlassScores:
     """A demo classifier's raw outputs as logits (no training prior removed: the classifier's own probabilities)."""
-    demo = MULTICLASS_DEMOS[index]
+    demo = CLASSIFIER_DEMOS[index]
     folder = MULTICLASS_DIR / demo.folder
     return lc.read_multiclass(folder / "scores.npy", labels=folder / "targets.npy", score_type="logit",
                               classes=demo.classes, name=demo.name)
@@ -65,7 +69,7 @@ def chosen_data() -> tuple[str, lc.MulticlassScores] | None:
         upload = st.file_uploader("Output file", type=["csv", "tsv", "txt", "gz", "npz", "parquet"],
                                   key=_state.CC_UPLOAD.name, help=UPLOAD_HELP)
         kind = KINDS[st.radio("The columns are", list(KINDS), key="cc_kind", persist_state="session")]
-    names = [demo.name for demo in MULTICLASS_DEMOS]
+    names = [demo.name for demo in CLASSIFIER_DEMOS]
     index = names.index(choose_column.selectbox("Demo classifier", names, index=1, key="cc_demo",
                                                 persist_state="session"))
     if upload is not None:
@@ -77,8 +81,8 @@ def chosen_data() -> tuple[str, lc.MulticlassScores] | None:
                                   "(remove it to go back to the demo).")
             return f"upload:{upload.file_id}:{kind}", scores
     scores = load_demo(index)
-    choose_column.caption(f"{len(scores):,} trials of {scores.n_classes} classes. {MULTICLASS_DEMOS[index].about}")
-    return f"demo:{MULTICLASS_DEMOS[index].folder}", scores
+    choose_column.caption(f"{len(scores):,} trials of {scores.n_classes} classes. {CLASSIFIER_DEMOS[index].about}")
+    return f"demo:{CLASSIFIER_DEMOS[index].folder}", scores
 
 
 def options(scores: lc.MulticlassScores) -> tuple[str, object, int, str]:
@@ -119,23 +123,61 @@ def summary(result: lc.ClassifierCalibration) -> None:
                       border=True, help="Mean negative log-likelihood of the true class (cross-entropy).")
 
 
+def raw_to_scaled(values: dict) -> str:
+    """``raw → scaled %`` (or the raw value alone when no temperature was fitted), with two decimals."""
+    return " → ".join(f"{100 * value:.2f}" for value in values.values()) + " %"
+
+
+def more_cards(result: lc.ClassifierCalibration) -> None:
+    smooth_column, aurc_column, excess_column = st.columns(3)
+    smooth = result.smooth["raw"]
+    smooth_column.metric("Smooth ECE raw → scaled", raw_to_scaled({v: r.smece for v, r in result.smooth.items()}),
+                         border=True, help=f"Kernel-smoothed ECE (relplot's smECE): no bins; the kernel's width "
+                                           f"{smooth.sigma:.3f} is where the smooth ECE equals it.")
+    aurc_column.metric("AURC raw → scaled", raw_to_scaled({v: r.aurc for v, r in result.selective.items()}),
+                       border=True, help="Area under the risk-coverage curve: the share of wrong predictions among "
+                                         "those accepted, averaged over every coverage, most confident first.")
+    excess_column.metric("E-AURC raw → scaled", raw_to_scaled({v: r.e_aurc for v, r in result.selective.items()}),
+                         border=True, help="AURC minus that of the ideal ranking (every right prediction first): "
+                                           "what the confidences lose by ranking badly, whatever the accuracy.")
+
+
 def figures(result: lc.ClassifierCalibration) -> None:
-    corp_column, binned_column = st.columns(2, gap="medium")
+    corp_column, smooth_column, binned_column = st.columns(3, gap="medium")
     with corp_column:
         show_figure(lambda: lc.plots.corp_figure(result.corp), "corp_reliability",
                     f"CORP: the PAV-recalibrated probability against the forecast. Grey: where a calibrated "
                     f"forecaster's curve would fall ({BAND_REPLICATES} resamples of the raw forecasts, outcomes "
                     "drawn from them). Bars: how many forecasts there are.",
                     data=lambda: result.corp["raw"].curve)
+    with smooth_column:
+        smooth = result.smooth["raw"]
+        show_figure(lambda: lc.plots.smooth_figure(result.smooth), "smooth_reliability",
+                    f"Smooth reliability (Błasiok & Nakkiran): the outcomes averaged by a Gaussian kernel of width "
+                    f"{smooth.sigma:.3f} around each forecast, no bins. Grey: {smooth.n} bootstrap resamples of the "
+                    "raw forecasts. Bars: the forecasts' density.",
+                    data=lambda: result.smooth["raw"].curve)
     with binned_column:
         show_figure(lambda: lc.plots.binned_figure(result.binned), "binned_reliability",
-                    "The binned diagram of ML papers: each bin's mean outcome against its mean forecast.",
-                    data=lambda: result.binned["raw"].table)
-    show_figure(lambda: lc.plots.decomposition_figure(result.corp), "corp_decomposition",
-                "Mean score = MCB − DSC + UNC exactly: temperature scaling should shrink MCB and leave DSC and UNC "
-                "(almost) as they were.")
+                    "The binned diagram of ML papers: each bin's mean outcome against its mean forecast (empty bins "
+                    "are not drawn).", data=lambda: result.binned["raw"].table)
+    decomposition_column, risk_column = st.columns(2, gap="medium")
+    with decomposition_column:
+        show_figure(lambda: lc.plots.decomposition_figure(result.corp), "corp_decomposition",
+                    "Mean score = MCB − DSC + UNC exactly: temperature scaling should shrink MCB and leave DSC and "
+                    "UNC (almost) as they were.")
+    with risk_column:
+        show_figure(lambda: lc.plots.risk_coverage_figure(result.selective), "risk_coverage",
+                    "Selective prediction: accept the most confident predictions first (equal confidences together); "
+                    "the risk is the share of the accepted that are wrong. AURC is the area under the curve.",
+                    data=lambda: result.selective["raw"].curve)
     st.info(result.binned["raw"].why, icon=":material/info:")
     st.dataframe(result.to_frame(percent=True), hide_index=True, width="stretch", column_config=PERCENT_COLUMNS)
+    errors = result.errors["raw"]
+    st.subheader(f"Calibration errors over {errors.binning_name}", divider="gray")
+    st.dataframe(result.errors_frame(percent=True), hide_index=True, width="stretch", column_config=PERCENT_COLUMNS)
+    st.caption("The same bins for all four (the bin controls above choose them); an empty bin counts in none. "
+               + result.selective["raw"].sentence())
     st.caption("The temperature is fitted on the trials it is judged on: the 'scaled' numbers are the best one "
                "temperature can do here. Fit it on development data (lc.fit_temperature) to judge it fairly.")
 
@@ -166,8 +208,9 @@ def ece_conventions(key: str, scores: lc.MulticlassScores, bins: int) -> None:
 
 st.title("Classifier calibration")
 st.caption("Can a classifier's probabilities be trusted? CORP reliability diagrams without bins (Dimitriadis, "
-           "Gneiting & Jordan, PNAS 2021), the binned ECE of ML papers, and temperature scaling (Guo et al., "
-           "ICML 2017).")
+           "Gneiting & Jordan, PNAS 2021), the smooth ECE (Błasiok & Nakkiran, ICLR 2024), the binned ECE, ACE, MCE "
+           "and RMS-CE of ML papers, selective prediction's AURC, and temperature scaling (Guo et al., ICML 2017). "
+           "Two demos are a large language model's answers (GPT-2).")
 
 
 def main() -> None:
@@ -179,13 +222,16 @@ def main() -> None:
         st.error(error, icon=":material/error:")
         return
     summary(result)
+    more_cards(result)
     figures(result)
     ece_conventions(key, scores, bins)
     name = key.split(":")[1] if key.startswith("demo:") else _state.CC_UPLOAD.get().name
     st.download_button("Report as HTML", data=lambda: lc.classifier_report_html(result, name),
                        file_name=f"classifier_calibration_{Path(name).stem}.html", mime="text/html",
-                       icon=":material/download:", on_click="ignore", help="One self-contained page: the numbers in words, the table "
-                       "and the three figures, raw and temperature-scaled (also `llrcore classifier --html`).")
+                       icon=":material/download:", on_click="ignore",
+                       help="One self-contained page: the numbers in "
+                       "words, the tables and the five figures, raw and temperature-scaled (also `llrcore classifier "
+                       "--html`).")
 
 
 main()

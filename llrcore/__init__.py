@@ -87,6 +87,9 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     ".multiclass.classifier": ("ClassifierCalibration", "classifier_calibration"),
     ".multiclass.corp": ("CORP", "corp", "corp_per_class"),
     ".multiclass.ece_conventions": ("ece_conventions",),
+    ".multiclass.errors": ("CalibrationErrors", "calibration_errors"),
+    ".multiclass.selective": ("RiskCoverage", "aurc"),
+    ".multiclass.smooth": ("SmoothECE", "smooth_ece", "smooth_ece_at"),
     ".multiclass.temperature": ("Temperature", "fit_temperature"),
     ".normalization": ("normalization_problems", "normalize_scores"),
     ".parallel": ("thread_count", "thread_limit"),
@@ -247,6 +250,9 @@ if TYPE_CHECKING:
     from .multiclass.corp import CORP, corp, corp_per_class
     from .multiclass.binned import BinnedECE, binned_ece
     from .multiclass.ece_conventions import ece_conventions
+    from .multiclass.errors import CalibrationErrors, calibration_errors
+    from .multiclass.selective import RiskCoverage, aurc
+    from .multiclass.smooth import SmoothECE, smooth_ece, smooth_ece_at
     from .multiclass.temperature import Temperature, fit_temperature
     from .multiclass.classifier import ClassifierCalibration, classifier_calibration
     from .report.classifier import classifier_report_html
@@ -402,11 +408,12 @@ __all__ = [
     "evaluate_tandem", "sasv_parts", "sasv_table", "spoof_false_alarm_rate", "t_eer", "t_eer_conventions",
     "tandem_table", "tandem_teer_conventions", "tdcf", "tdcf_cost_model",
     # multiclass and classifiers
-    "BinnedECE", "CORP", "ClassifierCalibration", "IdentificationErrors", "MulticlassAffine", "MulticlassAnalysis",
-    "Temperature", "analyse_multiclass", "binned_ece", "cavg", "cavg_table", "classifier_calibration",
-    "confusion_matrix", "corp", "corp_per_class", "detection_analysis", "detection_decisions", "detection_llrs",
-    "detection_trials", "ece_conventions", "fit_multiclass_affine", "fit_temperature", "identification_errors",
-    "lre_cprimary", "map_decisions", "multiclass_cllr", "pairwise_analysis", "pairwise_decisions",
+    "BinnedECE", "CORP", "CalibrationErrors", "ClassifierCalibration", "IdentificationErrors", "MulticlassAffine",
+    "MulticlassAnalysis", "RiskCoverage", "SmoothECE", "Temperature", "analyse_multiclass", "aurc", "binned_ece",
+    "calibration_errors", "cavg", "cavg_table", "classifier_calibration", "confusion_matrix", "corp",
+    "corp_per_class", "detection_analysis", "detection_decisions", "detection_llrs", "detection_trials",
+    "ece_conventions", "fit_multiclass_affine", "fit_temperature", "identification_errors", "lre_cprimary",
+    "map_decisions", "multiclass_cllr", "pairwise_analysis", "pairwise_decisions", "smooth_ece", "smooth_ece_at",
     # forensic validation
     "ECECurve", "ElubBounded", "ElubBounds", "LRValidation", "Tippett", "ValidationCriteria", "cllr_cal", "devpav",
     "ece", "ece_curve", "elub_bounded", "elub_bounds", "from_log10", "tippett", "to_log10", "validate_lr_method",

@@ -9,8 +9,8 @@ from pathlib import Path
 from ._options import add_output_formats
 
 #: What the columns say, in the header and in --help.
-UNITS = ("nll in nats; ece and mce as shares (0.039 = 3.9 %); mean_score = MCB - DSC + UNC, the Brier score or the "
-         "log score in bits (CORP, Dimitriadis, Gneiting & Jordan 2021).")
+UNITS = ("nll in nats; ece, mce, smece (smooth ECE), aurc and e_aurc as shares (0.039 = 3.9 %); mean_score = "
+         "MCB - DSC + UNC, the Brier score or the log score in bits (CORP, Dimitriadis, Gneiting & Jordan 2021).")
 
 
 def add_command(commands) -> None:

@@ -16,9 +16,9 @@ Families with their own inputs live in submodules (also re-exported here): :mod:
 weighting, rule comparison, calibrated vs PAV LLRs), :mod:`.decisions` (Bayes decisions out of 100 trials),
 :mod:`.gaussian` (calibrated Gaussian LLRs), :mod:`.multiclass` (pair-wise bar matrix, detection APE and scatter,
 confusion matrix), :mod:`.diarization` (reordered similarity matrix, score model, number of speakers, evidence
-bound, timeline), :mod:`.forensic` (Tippett, ECE), :mod:`.reliability` (CORP and binned reliability, score
-decomposition), :mod:`.spoofing` (t-DCF curves, per-attack bars), :mod:`.uncertainty` (metrics per condition, DET
-bands). :func:`llr_factor` and :func:`llr_unit` say how an LLR axis is scaled and labelled in ``"ln"`` or ``"log10"``.
+bound, timeline), :mod:`.forensic` (Tippett, ECE), :mod:`.reliability` (CORP, binned and smooth reliability, score
+decomposition), :mod:`.selective` (risk-coverage), :mod:`.spoofing` (t-DCF curves, per-attack bars),
+:mod:`.uncertainty` (metrics per condition, DET bands). :func:`llr_factor` and :func:`llr_unit` say how an LLR axis is scaled and labelled in ``"ln"`` or ``"log10"``.
 """
 from __future__ import annotations
 
@@ -48,7 +48,8 @@ from .multiclass import (
     detection_scatter_figure,
     pairwise_bar_matrix_figure,
 )
-from .reliability import binned_figure, corp_figure, decomposition_figure
+from .reliability import binned_figure, corp_figure, decomposition_figure, smooth_figure
+from .selective import risk_coverage_figure
 from .scores import score_histogram_figure
 from .spoofing import TDCF_X_AXES, attack_bars_figure, tdcf_figure
 from .uncertainty import CONDITION_METRICS, condition_figure, with_det_bands
@@ -82,6 +83,8 @@ __all__ = [
     "ece_figure",
     "corp_figure",
     "binned_figure",
+    "smooth_figure",
+    "risk_coverage_figure",
     "decomposition_figure",
     "tdcf_figure",
     "attack_bars_figure",

@@ -11,7 +11,8 @@ it was drawn (``np.bincount(drawn, minlength=n_k)``). :func:`~llrcore.bootstrap`
 non-targets, indexing the sorted scores (``np.sort(trials.tar)``, ``np.sort(trials.non)``);
 :func:`~llrcore.compare_systems` indexes them in the order of ``Trials.tar`` and ``Trials.non`` of system A;
 :func:`~llrcore.bootstrap_tdcf` has five, the CM's bona fide and spoofed trials then the ASV's targets, non-targets and
-spoofs, each sorted ascending.
+spoofs, each sorted ascending. :func:`~llrcore.smooth_ece` has one, the forecasts in the order given (each replicate's
+weights re-weight relplot's kernel sums).
 
 **Whole groups, in two levels** (``group_by``; Davison & Hinkley 1997, sec. 3.8, strategy 2), so that units that share
 a speaker are not taken for independent ones: the groups are numbered in order of first appearance over the units of

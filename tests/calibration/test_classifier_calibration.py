@@ -255,3 +255,46 @@ def test_the_reliability_figures_draw_the_results():
     assert np.allclose(bars[0].y, [result.corp["raw"].mcb, result.corp["scaled"].mcb])
     binned = reliability.binned_figure(result.binned).data
     assert np.allclose(binned[1].x, result.binned["raw"].table["confidence"])
+
+
+def test_the_page_analysis_adds_the_smooth_ece_the_binned_errors_and_aurc():
+    """Each version's smooth ECE, binned errors and risk-coverage are the standalone functions' on its probabilities
+    (the top label's confidence ranks them), and the tables carry them in the cards' unit."""
+    logits, labels = _logits("agnews_gpt2")
+    result = lc.classifier_calibration(logits, labels, strategy="quantile", bins=10, n=20)
+    t = result.temperature.temperature
+    for version, probabilities in (("raw", softmax(logits, axis=1)), ("scaled", softmax(logits / t, axis=1))):
+        alone = lc.calibration_errors(probabilities, labels, binning="equal-mass", bins=10)
+        assert result.errors[version].ece == alone.ece and result.errors[version].rms_ce == alone.rms_ce
+        assert result.smooth[version].smece == lc.smooth_ece(probabilities, labels, n=0).smece
+        ranked = lc.aurc(probabilities.max(axis=1), probabilities.argmax(axis=1) == labels)
+        assert result.selective[version].aurc == ranked.aurc and result.selective[version].e_aurc == ranked.e_aurc
+    percent = result.to_frame(percent=True).set_index("version")
+    assert percent.loc["raw", "smECE %"] == 100 * result.smooth["raw"].smece
+    assert percent.loc["scaled", "E-AURC %"] == 100 * result.selective["scaled"].e_aurc
+    errors = result.errors_frame(percent=True)
+    assert list(errors.columns) == ["measure", "raw %", "scaled %", "binning", "definition"]
+    assert errors["raw %"].tolist() == [100 * getattr(result.errors["raw"], k) for k in ("ece", "ace", "mce", "rms_ce")]
+    assert set(errors["binning"]) == {"10 equal-mass bins"}
+
+
+def test_the_smooth_and_risk_coverage_figures_draw_the_results():
+    from llrcore.plots import reliability, selective
+
+    logits, labels = _logits("sst2_gpt2")
+    result = lc.classifier_calibration(logits, labels, n=20)
+    smooth = reliability.smooth_figure(result.smooth)
+    raw = next(t for t in smooth.data if (t.name or "").startswith("raw"))
+    curve = result.smooth["raw"].curve
+    dense = curve["density"] >= reliability.SPARSE * curve["density"].max()
+    np.testing.assert_allclose(np.asarray(raw.y, dtype=float)[dense], curve["recalibrated"][dense])
+    assert np.isnan(np.asarray(raw.y, dtype=float)[~dense]).all()
+    assert "smooth ECE 19.08 %" in raw.name and any("bootstrap band" in (t.name or "") for t in smooth.data)
+    assert smooth.layout.xaxis.title.text == "forecast probability" and smooth.layout.title.text
+    risk = selective.risk_coverage_figure(result.selective)
+    lines = {t.name.split(":")[0]: t for t in risk.data}
+    assert set(lines) == {"ideal ranking", "accepting everything", "raw", "scaled"}
+    np.testing.assert_allclose(lines["raw"].x[1:], 100 * result.selective["raw"].curve["coverage"])
+    np.testing.assert_allclose(lines["raw"].y[1:], 100 * result.selective["raw"].curve["risk"])
+    assert f"AURC {100 * result.selective['raw'].aurc:.2f} %" in lines["raw"].name
+    assert "%" in risk.layout.xaxis.title.text and "%" in risk.layout.yaxis.title.text

@@ -51,7 +51,8 @@ def test_the_html_page_is_self_contained_and_escapes_the_name(tmp_path, capsys):
     assert main(["classifier", str(scores), "--labels", str(CIFAR / "targets.npy"), "--html", str(page)]) == 0
     html = page.read_text(encoding="utf-8")
     assert "<title>Calibration of a&lt;b&gt;.npy</title>" in html and "a<b>.npy" not in html
-    assert html.count('class="figure"') == 3 and "3.90%" in html  # the three figures; the table's raw ECE
+    assert html.count('class="figure"') == 5 and "3.90%" in html  # the five figures; the table's raw ECE
+    assert "Smooth ECE 5.30 %" in html and "RMS-CE" in html and "E-AURC" in html  # the words and the errors table
     assert not re.search(r"""<(script|link|img)[^>]*(src|href)=["']https?://""", html)  # plotly.js is inlined
     assert 'http-equiv="Content-Security-Policy"' in html  # and the page may fetch nothing
 

@@ -57,7 +57,7 @@ def test_classifier_page_on_the_demo_outputs(page: Page, app_url, screenshots):
         page.get_by_role("button", name="Report as HTML").click()
     html = open(download.value.path(), encoding="utf-8").read()
     assert "<title>Calibration of iemocap_wav2vec_pt</title>" in html and "6.29%" in html
-    assert html.count('class="figure"') == 3 and "Mean log score" in html
+    assert html.count('class="figure"') == 5 and "Mean log score" in html
 
 
 def test_classifier_upload_good_and_bad(page: Page, app_url, screenshots, tmp_path):

@@ -47,8 +47,8 @@ PRIORS = ("p_target", "plo")
 
 #: Functions whose ``target`` names a class (of a multiclass problem, or the class a density is of), not a set of
 #: scores.
-TARGET_IS_A_CLASS = {"binned_ece", "classifier_calibration", "corp", "detection_decisions", "detection_llrs",
-                     "detection_trials", "gaussian_llr_density"}
+TARGET_IS_A_CLASS = {"binned_ece", "calibration_errors", "classifier_calibration", "corp", "detection_decisions",
+                     "detection_llrs", "detection_trials", "gaussian_llr_density", "smooth_ece", "smooth_ece_at"}
 #: Functions whose subject is the prior itself, which therefore comes first (after the rule, or mu), positionally.
 PRIOR_IS_THE_SUBJECT = {"as_operating_point", "effective_plo", "gaussian_bayes_error", "primary_p_targets",
                         "threshold_weighting", "threshold_weightings", "weighting_mode"}
@@ -193,6 +193,10 @@ RESULTS = {
     "BinnedECE": lambda: lc.binned_ece(softmax(cifar()[0], axis=1), cifar()[1]),
     "BootstrapResult": lambda: lc.bootstrap(face_llrs(), n=20),
     "CORP": lambda: lc.corp(softmax(cifar()[0], axis=1), cifar()[1], n=20),
+    "CalibrationErrors": lambda: lc.calibration_errors(softmax(cifar()[0], axis=1), cifar()[1], binning="equal-mass"),
+    "RiskCoverage": lambda: lc.aurc(softmax(cifar()[0], axis=1).max(axis=1),
+                                    cifar()[0].argmax(axis=1) == cifar()[1]),
+    "SmoothECE": lambda: lc.smooth_ece(softmax(cifar()[0], axis=1), cifar()[1], n=20),
     "CalibrationResult": lambda: lc.calibrate_and_evaluate(face(), face(), "affine"),
     "CalibrationSummary": lambda: lc.build_report(face(), calibrate_on=face()).summaries[0].calibration,
     "ClassifierCalibration": lambda: lc.classifier_calibration(*cifar(), n=20),
