@@ -87,6 +87,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     ".multiclass.classifier": ("ClassifierCalibration", "classifier_calibration"),
     ".multiclass.corp": ("CORP", "corp", "corp_per_class"),
     ".multiclass.ece_conventions": ("ece_conventions",),
+    ".multiclass.loader": ("load_calibrator",),
     ".multiclass.temperature": ("Temperature", "fit_temperature"),
     ".normalization": ("normalization_problems", "normalize_scores"),
     ".parallel": ("thread_count", "thread_limit"),
@@ -248,6 +249,7 @@ if TYPE_CHECKING:
     from .multiclass.binned import BinnedECE, binned_ece
     from .multiclass.ece_conventions import ece_conventions
     from .multiclass.temperature import Temperature, fit_temperature
+    from .multiclass.loader import load_calibrator  # every kind of saved calibrator, binary and multiclass
     from .multiclass.classifier import ClassifierCalibration, classifier_calibration
     from .report.classifier import classifier_report_html
     from .uncertainty.conditions import (
@@ -393,7 +395,8 @@ __all__ = [
     "ConditionalCalibration", "Folds", "Fusion", "FusionResult", "PAVCalibrator", "QualityCalibration",
     "QualityComparison", "RuleSweep", "ThresholdWeightings", "align_systems", "calibrate_and_evaluate",
     "calibrate_by_condition", "calibration_problems", "cross_calibrate", "fit_affine", "fit_affine_by_condition",
-    "fit_cmlg", "fit_fusion", "fit_pav", "fit_quality_affine", "fuse", "normalization_problems", "normalize_scores",
+    "fit_cmlg", "fit_fusion", "fit_pav", "fit_quality_affine", "fuse", "load_calibrator", "normalization_problems",
+    "normalize_scores",
     "numeric_columns", "objective", "pair_quality", "sweep_prior_weighting", "threshold_weighting",
     "threshold_weightings", "weighting_mode",
     # spoofing and the tandem
