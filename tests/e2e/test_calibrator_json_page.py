@@ -15,6 +15,7 @@ import re
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from playwright.sync_api import Page, expect
 from scipy.special import logit
@@ -54,7 +55,11 @@ def test_the_calibrate_page_downloads_the_calibrator_it_shows(page: Page, app_ur
     expect(page.get_by_text(re.compile(re.escape(shown)))).to_be_visible()
     scores = np.concatenate([evaluation.tar, evaluation.non, evaluation.spoof])
     assert np.array_equal(loaded(scores), expected.calibrator(scores))
-    assert np.array_equal(loaded(evaluation.tar), expected.calibrated.tar)
+    scores_file, _ = download(page, "Calibrated scores", tmp_path)  # the page's own LLRs, every digit
+    calibrated = lc.read_trials(scores_file)
+    assert np.array_equal(loaded(evaluation.tar), calibrated.tar)
+    assert np.array_equal(loaded(evaluation.non), calibrated.non)
+    assert np.array_equal(loaded(evaluation.spoof), calibrated.spoof)
     document = json.loads(path.read_text(encoding="utf-8"))
     assert document["rule"]["name"] == "logarithmic" and document["p_target"] == pytest.approx(0.01, rel=1e-12)
     page.get_by_role("button", name="Calibrator as JSON").scroll_into_view_if_needed()
@@ -77,6 +82,10 @@ def test_the_fusion_page_downloads_the_fusion_it_shows(page: Page, app_url, scre
     assert isinstance(loaded, lc.Fusion)
     assert np.array_equal(loaded(expected.evaluation.tar), expected.fused_eval.tar)
     assert np.array_equal(loaded(expected.evaluation.non), expected.fused_eval.non)
+    fused, _ = download(page, "Fused scores as CSV", tmp_path)  # the page's own LLRs, every digit
+    frame = pd.read_csv(fused)
+    shown = np.concatenate([expected.evaluation.tar, expected.evaluation.non])
+    assert np.array_equal(np.sort(loaded(shown)), np.sort(frame["score"].to_numpy()))
     document = json.loads(path.read_text(encoding="utf-8"))
     assert document["features"] == ["LFCC-GMM", "RawNet2-a", "RawNet2-b", "RawNet2-c"]
     assert document["training"]["regularisation"] == 1e-3
