@@ -96,7 +96,12 @@ def show_quality_calibration(train: str, evaluation: str | None, loaded: dict, c
     table = table.reset_index()
     download_column.download_button(
         "Quality comparison as CSV", table.to_csv(index=False).encode(), file_name="quality_calibration.csv",
-        mime="text/csv", icon=":material/download:", key="cal_quality_csv", on_click="ignore")
+        mime="text/csv", icon=":material/download:", key="cal_quality_csv", on_click="ignore", width="stretch")
+    download_column.download_button(
+        "Quality calibrator as JSON", calibration.to_json, file_name="quality_calibration.json",
+        mime="application/json", icon=":material/data_object:", key="cal_quality_json", on_click="ignore",
+        width="stretch", help="The calibration with its quality measures, to apply elsewhere to trials that carry "
+                              "the same columns: `lc.load_calibrator(path)` or `llrcore calibrate --load`.")
     show_table(table)
     where = (f"the evaluation trials of {md(evaluation)}" if evaluation is not None else
              f"the training trials of {md(train)} (no evaluation set: optimistic, the calibration has seen them)")

@@ -221,7 +221,7 @@ def _on_add(result: lc.CalibrationResult, raw_name: str, train: str) -> None:
 
 
 def actions(result: lc.CalibrationResult, raw_name: str, train: str) -> None:
-    add_column, download_column, link_column = st.columns([2, 2, 3], vertical_alignment="center")
+    add_column, download_column, json_column, link_column = st.columns([2, 2, 2, 3], vertical_alignment="center")
     loaded_as = SYSTEMS.label_of(result.calibrated)  # this very calibration is loaded already
     add_column.button(
         "Loaded" if loaded_as else "Add to loaded systems", key="cal_add", icon=":material/add_circle:",
@@ -234,6 +234,12 @@ def actions(result: lc.CalibrationResult, raw_name: str, train: str) -> None:
         "Calibrated scores", data=lambda: calibrated_file(result.calibrated), file_name=f"{file_stem}.txt",
         mime="text/plain", key="cal_download", icon=":material/download:", on_click="ignore", width="stretch",
         help="Two columns `score label`: the calibrated LLRs (natural log) of the evaluation trials.",
+    )
+    json_column.download_button(
+        "Calibrator as JSON", data=result.calibrator_json, file_name=f"{file_stem}.json", mime="application/json",
+        key="cal_json", icon=":material/data_object:", on_click="ignore", width="stretch",
+        help="The calibration trained on all the training trials, to apply elsewhere: `lc.load_calibrator(path)`, "
+             "`llrcore calibrate --load`, or the numpy-only loader of the documentation (same LLRs, bit for bit).",
     )
     if loaded_as:
         link_column.page_link("app_pages/evaluate.py", label=f"Compare on Evaluate: {md(raw_name)} vs {md(loaded_as)}",

@@ -209,8 +209,13 @@ def main() -> None:
     download_column.download_button(
         "Fused scores as CSV", lambda: result.scores_frame(part).to_csv(index=False).encode(),
         file_name=f"fused_{part}.csv", mime="text/csv", icon=":material/download:", key="fusion_csv",
-        on_click="ignore", help="The fused LLRs of the judged trials with their ids and labels (read back by "
-                                "lc.read_trials and by the Data page).")
+        on_click="ignore", width="stretch", help="The fused LLRs of the judged trials with their ids and labels (read "
+                                                 "back by lc.read_trials and by the Data page).")
+    download_column.download_button(
+        "Fusion as JSON", result.calibrator_json, file_name="fusion.json", mime="application/json",
+        icon=":material/data_object:", key="fusion_json", on_click="ignore", width="stretch",
+        help="The fusion's weights and offset, named by system, to apply elsewhere: `lc.load_calibrator(path)` or "
+             "the numpy-only loader of the documentation (same LLRs, bit for bit).")
     if plain:
         show_fusion_beside_plain(result, plain)
     show_comparison(result, op)

@@ -88,6 +88,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     ".multiclass.corp": ("CORP", "corp", "corp_per_class"),
     ".multiclass.ece_conventions": ("ece_conventions",),
     ".multiclass.errors": ("CalibrationErrors", "calibration_errors"),
+    ".multiclass.loader": ("load_calibrator",),
     ".multiclass.selective": ("RiskCoverage", "aurc"),
     ".multiclass.smooth": ("SmoothECE", "smooth_ece", "smooth_ece_at"),
     ".multiclass.temperature": ("Temperature", "fit_temperature"),
@@ -254,6 +255,7 @@ if TYPE_CHECKING:
     from .multiclass.selective import RiskCoverage, aurc
     from .multiclass.smooth import SmoothECE, smooth_ece, smooth_ece_at
     from .multiclass.temperature import Temperature, fit_temperature
+    from .multiclass.loader import load_calibrator  # every kind of saved calibrator, binary and multiclass
     from .multiclass.classifier import ClassifierCalibration, classifier_calibration
     from .report.classifier import classifier_report_html
     from .uncertainty.conditions import (
@@ -399,7 +401,8 @@ __all__ = [
     "ConditionalCalibration", "Folds", "Fusion", "FusionResult", "PAVCalibrator", "QualityCalibration",
     "QualityComparison", "RuleSweep", "ThresholdWeightings", "align_systems", "calibrate_and_evaluate",
     "calibrate_by_condition", "calibration_problems", "cross_calibrate", "fit_affine", "fit_affine_by_condition",
-    "fit_cmlg", "fit_fusion", "fit_pav", "fit_quality_affine", "fuse", "normalization_problems", "normalize_scores",
+    "fit_cmlg", "fit_fusion", "fit_pav", "fit_quality_affine", "fuse", "load_calibrator", "normalization_problems",
+    "normalize_scores",
     "numeric_columns", "objective", "pair_quality", "sweep_prior_weighting", "threshold_weighting",
     "threshold_weightings", "weighting_mode",
     # spoofing and the tandem

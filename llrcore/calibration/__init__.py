@@ -7,6 +7,7 @@
 - :mod:`.cmlg`, :mod:`.pav` — ``fit_cmlg`` (closed-form Gaussian) and ``fit_pav`` (monotone, non-parametric).
 - :mod:`.warm` — many affine fits on one set, each started from a nearby one (the sweeps).
 - :mod:`.calibrators` — what the fits return: affine, linear fusion and PAV calibrators.
+- :mod:`.saved` — every calibrator saved as JSON (``to_json()``, schema ``llrcore.calibrator/1``) and read back.
 - :mod:`.checks` — far scores set aside, fits that collapse said as failed.
 - :mod:`.fusion` — several systems on the same trials fused and compared with each alone.
 - :mod:`.quality` — quality measures (duration, SNR, ...) from the trials' metadata as features of the fit (QMF).

@@ -162,6 +162,13 @@ class CalibrationResult:
         """E.g. ``"calibrated (Brier, P=0.01)"``."""
         return calibration_label(self.method, rule=self.rule, plo=self.plo, folds=self.folds)
 
+    def calibrator_json(self) -> str:
+        """:attr:`calibrator` as JSON text with the rule and the prior weighting it was trained with
+        (``to_json()``; read back by :func:`~llrcore.load_calibrator`)."""
+        if isinstance(self.calibrator, Affine):
+            return self.calibrator.to_json(rule=self.rule, plo=self.plo)
+        return self.calibrator.to_json()
+
     def to_frame(self, *, eer_percent: bool = False) -> pd.DataFrame:
         """Two rows, the scores ``as given`` and calibrated (:attr:`label`): :func:`~llrcore.metrics_table`'s columns."""
         return metrics_table([dataclasses.replace(self.before, name="as given"),

@@ -2,6 +2,7 @@
 
 An affine calibration or a fusion whose fit collapsed (:mod:`llrcore.calibration.checks`) carries the reason in
 ``failure``: it is the optimum of its objective, kept so that a caller can show it, but not a calibration to use.
+Each is saved as JSON by ``to_json()`` and read back by :func:`llrcore.load_calibrator` (:mod:`.saved`).
 """
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..data.checks import as_scores
+from .saved import Saved, dumps
 
 __all__ = ["Affine", "Fusion", "PAVCalibrator"]
 
@@ -22,6 +24,12 @@ class _Fitted:
     @property
     def collapsed(self) -> bool:
         return bool(self.failure)
+
+    def _savable(self) -> None:
+        """A collapsed fit is not saved: it is no calibration to use (the reason is said)."""
+        if self.collapsed:
+            raise ValueError(f"This calibration collapsed ({self.failure}), so it is not saved: it is no calibration "
+                             "to use.")
 
 
 @dataclass(frozen=True)
@@ -41,6 +49,22 @@ class Affine(_Fitted):
     def __call__(self, scores) -> np.ndarray:
         return self.scale * np.asarray(scores, dtype=np.float64) + self.offset
 
+    KIND = "affine"
+
+    def to_json(self, *, rule=None, plo: float | None = None) -> str:
+        """The calibrator as JSON text (schema ``llrcore.calibrator/1``, docs/calibration.md): coefficients
+        ``scale`` and ``offset``; `rule` and `plo`, the recipe of the fit when known, are recorded with it."""
+        self._savable()
+        return dumps(self.KIND, "llr", {"scale": self.scale, "offset": self.offset}, features=["score"],
+                           rule=rule, plo=plo, training={"converged": self.converged})
+
+    @classmethod
+    def from_saved(cls, document: Saved) -> Affine:
+        """The calibrator of a saved document (:func:`llrcore.load_calibrator`)."""
+        coefficients = document.part("coefficients")
+        return cls(scale=coefficients.number("scale"), offset=coefficients.number("offset"),
+                   converged=document.training.flag("converged"))
+
 
 @dataclass(frozen=True)
 class Fusion(_Fitted):
@@ -57,6 +81,25 @@ class Fusion(_Fitted):
 
     def __call__(self, scores) -> np.ndarray:
         return as_matrix(scores, "scores") @ self.weights + self.offset
+
+    KIND = "fusion"
+
+    def to_json(self, *, names=None, rule=None, plo: float | None = None,
+                regularisation: float | None = None) -> str:
+        """The fusion as JSON text (schema ``llrcore.calibrator/1``, docs/calibration.md): coefficients ``weights``
+        (one per system, in the order of `names`) and ``offset``; the recipe of the fit when known."""
+        self._savable()
+        training = {"converged": self.converged, **({} if regularisation is None else
+                                                     {"regularisation": regularisation})}
+        return dumps(self.KIND, "llr", {"weights": self.weights, "offset": self.offset}, features=names,
+                           rule=rule, plo=plo, training=training)
+
+    @classmethod
+    def from_saved(cls, document: Saved) -> Fusion:
+        """The calibrator of a saved document (:func:`llrcore.load_calibrator`)."""
+        coefficients = document.part("coefficients")
+        return cls(weights=coefficients.vector("weights"), offset=coefficients.number("offset"),
+                   converged=document.training.flag("converged"))
 
 
 @dataclass(frozen=True)
@@ -76,6 +119,22 @@ class PAVCalibrator:
 
     def __call__(self, scores) -> np.ndarray:
         return np.interp(np.asarray(scores, dtype=np.float64), self.knots, self.llrs)
+
+    KIND = "pav"
+
+    def to_json(self) -> str:
+        """The calibrator as JSON text (schema ``llrcore.calibrator/1``, docs/calibration.md): coefficients
+        ``knots`` (scores, non-decreasing) and ``llrs``, ``llr = interp(score, knots, llrs)``."""
+        return dumps(self.KIND, "llr", {"knots": self.knots, "llrs": self.llrs}, features=["score"])
+
+    @classmethod
+    def from_saved(cls, document: Saved) -> PAVCalibrator:
+        """The calibrator of a saved document (:func:`llrcore.load_calibrator`)."""
+        coefficients = document.part("coefficients")
+        knots = coefficients.vector("knots")
+        if np.any(np.diff(knots) < 0):
+            raise ValueError(f"In {document.what}, 'coefficients.knots' must not decrease.")
+        return cls(knots=knots, llrs=coefficients.vector("llrs", size=knots.size))
 
 
 def as_matrix(scores, what: str) -> np.ndarray:

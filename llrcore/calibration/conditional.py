@@ -12,6 +12,7 @@ Interspeech 2013, sec. 5 (calibrations trained separately for male and female tr
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -20,8 +21,13 @@ import numpy as np
 import pandas as pd
 
 from ..data.trials import Trials, condition_codes
+from .calibrators import Affine, Fusion, PAVCalibrator
+from .saved import Saved, dumps
 
 __all__ = ["ConditionalCalibration"]
+
+#: The calibrators a condition may have in a saved calibration, by kind.
+_SAVED_KINDS = {cls.KIND: cls for cls in (Affine, Fusion, PAVCalibrator)}
 
 
 @dataclass(frozen=True)
@@ -151,6 +157,45 @@ class ConditionalCalibration:
 
     __call__ = apply
 
+    KIND = "conditional"
+
+    def to_json(self, *, rule=None, plo: float | None = None) -> str:
+        """The calibration as JSON text (schema ``llrcore.calibrator/1``, docs/calibration.md): coefficients ``by``,
+        ``pooled`` (a calibrator's ``kind`` and ``coefficients``) and ``conditions``, one per training condition
+        (``values`` in the order of ``by``, its ``calibrator`` or null, its counts and the ``note`` of why it has
+        none); the recipe of the fits when known."""
+        conditions = [{"values": list(key), "calibrator": _inner(self.calibrators.get(key), key),
+                       "targets": self.counts.get(key, (0, 0))[0], "non_targets": self.counts.get(key, (0, 0))[1],
+                       "note": self.untrained.get(key, "")}
+                      for key in dict.fromkeys([*self.counts, *self.calibrators, *self.untrained])]
+        coefficients = {"by": self.by, "pooled": _inner(self.pooled, ("pooled",)), "conditions": conditions}
+        return dumps(self.KIND, "llr", coefficients, features=["score", *self.by], rule=rule, plo=plo,
+                           training={"pooled_counts": self.pooled_counts})
+
+    @classmethod
+    def from_saved(cls, document: Saved) -> ConditionalCalibration:
+        """The calibration of a saved document (:func:`llrcore.load_calibrator`)."""
+        coefficients = document.part("coefficients")
+        by = coefficients.names("by")
+        conditions = coefficients.fields.get("conditions")
+        if not isinstance(conditions, list) or not all(isinstance(c, dict) for c in conditions):
+            raise ValueError(f"In {document.what}, 'coefficients.conditions' must be a list of JSON objects.")
+        calibrators, untrained, counts = {}, {}, {}
+        for i, fields in enumerate(conditions):
+            condition = Saved(fields, document.what, f"coefficients.conditions[{i}].", document.kind)
+            key = condition.names("values")
+            if len(key) != len(by):
+                raise ValueError(f"In {document.what}, condition {i + 1} has {len(key)} values for the {len(by)} "
+                                 f"columns of 'by'.")
+            counts[key] = (int(condition.number("targets", 0)), int(condition.number("non_targets", 0)))
+            if fields.get("calibrator") is None:
+                untrained[key] = str(fields.get("note", ""))
+            else:
+                calibrators[key] = _outer(condition.part("calibrator"))
+        pooled_counts = document.training.vector("pooled_counts", size=2, default=np.zeros(2))
+        return cls(by=by, calibrators=calibrators, pooled=_outer(coefficients.part("pooled")), untrained=untrained,
+                   counts=counts, pooled_counts=(int(pooled_counts[0]), int(pooled_counts[1])))
+
     def to_frame(self) -> pd.DataFrame:
         """One row per training condition, then ``pooled``: the condition columns, ``targets``, ``non-targets``,
         ``own calibration`` (False: the pooled one serves it), ``scale`` and ``offset`` (affine calibrations) and
@@ -167,6 +212,26 @@ class ConditionalCalibration:
                 record.update(scale=used.scale, offset=used.offset)
             records.append({**record, "note": note})
         return pd.DataFrame.from_records(records)
+
+
+def _inner(calibrator, key: tuple) -> dict | None:
+    """The ``kind`` and ``coefficients`` of one condition's calibrator in a saved calibration (None for none)."""
+    if calibrator is None:
+        return None
+    if type(calibrator) not in _SAVED_KINDS.values():
+        raise ValueError(f"This calibration cannot be saved: the calibrator of {', '.join(key)} is a "
+                         f"{type(calibrator).__name__}, not an affine, fusion or PAV calibrator.")
+    document = json.loads(calibrator.to_json())
+    return {"kind": document["kind"], "coefficients": document["coefficients"]}
+
+
+def _outer(part: Saved):
+    """One condition's calibrator of a saved calibration, from its ``kind`` and ``coefficients``."""
+    kind = part.fields.get("kind")
+    if kind not in _SAVED_KINDS:
+        raise ValueError(f"In {part.what}, '{part.prefix}kind' is {json.dumps(kind)}; a condition's calibrator is "
+                         f"one of {', '.join(_SAVED_KINDS)}.")
+    return _SAVED_KINDS[kind].from_saved(part)
 
 
 def _columns_of(by: str | Sequence[str]) -> tuple[str, ...]:

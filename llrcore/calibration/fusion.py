@@ -280,6 +280,13 @@ class FusionResult:
         b = self.fusion.offset
         return f"llr = {terms} {'+' if b >= 0 else '−'} {abs(b):.{digits}g}"
 
+    def calibrator_json(self) -> str:
+        """The fusion as JSON text (``to_json()``; read back by :func:`~llrcore.load_calibrator`): the weights in
+        the order of :attr:`names`, the rule, prior weighting and regularisation it was trained with."""
+        if isinstance(self.fusion, QualityCalibration):
+            return self.fusion.to_json()
+        return self.fusion.to_json(names=self.names, rule=self.rule, plo=self.plo, regularisation=self.regularisation)
+
     def scores_frame(self, part: str = "evaluation") -> pd.DataFrame:
         """The fused LLRs of one part (``"evaluation"`` or ``"development"``) as a table that
         :func:`~llrcore.read_trials` reads back: the trials' metadata columns (their ids first), ``score`` and

@@ -50,6 +50,7 @@ from .calibrators import _Fitted
 from .calibrators import as_matrix as _as_matrix
 from .checks import collapse_reason
 from .rules import BetaRule
+from .saved import Saved, dumps
 
 __all__ = ["QualityCalibration", "QualityComparison", "fit_quality", "numeric_columns", "pair_quality",
            "quality_matrix", "with_quality"]
@@ -247,6 +248,33 @@ class QualityCalibration(_Fitted):
                 for b, part in zip(blocks, np.split(q, cut))]
         default = getattr(trials, "name", "") or "quality calibration"
         return Trials(llrs[0], llrs[1], name=default if name is None else name, spoof=llrs[2], metadata=metadata)
+
+    KIND = "quality"
+
+    def to_json(self) -> str:
+        """The calibration as JSON text (schema ``llrcore.calibrator/1``, docs/calibration.md): coefficients
+        ``weights`` (in the order of :attr:`features`), ``offset``, and the columns ``systems``, ``quality`` and
+        ``bilinear`` that make the features; the rule, the prior weighting and the spreads of the fit."""
+        self._savable()
+        coefficients = {"weights": self.weights, "offset": self.offset, "systems": self.systems,
+                        "quality": self.quality, "bilinear": self.bilinear}
+        return dumps(self.KIND, "llr", coefficients, features=self.features, rule=self.rule, plo=self.plo,
+                           training={"converged": self.converged, "spreads": self.spreads})
+
+    @classmethod
+    def from_saved(cls, document: Saved) -> QualityCalibration:
+        """The calibration of a saved document (:func:`llrcore.load_calibrator`)."""
+        coefficients = document.part("coefficients")
+        systems, quality = coefficients.names("systems"), coefficients.names("quality")
+        bilinear = coefficients.pairs("bilinear")
+        size = len(systems) + len(quality) + len(bilinear)
+        training, rule = document.training, document.rule()
+        if rule is None:
+            raise ValueError(f"In {document.what}, a quality calibration needs the 'rule' it was trained with.")
+        return cls(systems=systems, quality=quality, bilinear=bilinear,
+                   weights=coefficients.vector("weights", size=size), offset=coefficients.number("offset"),
+                   spreads=training.vector("spreads", size=size, default=np.full(size, np.nan)), rule=rule,
+                   plo=training.number("plo"), converged=training.flag("converged"))
 
     def weights_frame(self) -> pd.DataFrame:
         """One row per feature: ``feature``, ``weight``, and ``weight × spread`` (the weight times the feature's

@@ -12,6 +12,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..calibration.newton import newton_polish, trust_region
+from ..calibration.saved import Saved, dumps
 from ..data.multiclass import (
     MulticlassScores,
     blocks,
@@ -49,6 +50,19 @@ class MulticlassAffine:
             raise ValueError(f"This calibration is for {self.offsets.size} classes; the LLRs have shape "
                              f"{matrix.shape}.")
         return self.scale * matrix + self.offsets
+
+    KIND = "multiclass-affine"
+
+    def to_json(self, *, classes=None) -> str:
+        """The calibrator as JSON text (schema ``llrcore.calibrator/1``, docs/calibration.md): coefficients
+        ``scale`` and ``offsets`` (one per class, in the order of `classes` when given)."""
+        return dumps(self.KIND, "llrs", {"scale": self.scale, "offsets": self.offsets}, features=classes)
+
+    @classmethod
+    def from_saved(cls, document: Saved) -> MulticlassAffine:
+        """The calibrator of a saved document (:func:`llrcore.load_calibrator`)."""
+        coefficients = document.part("coefficients")
+        return cls(scale=coefficients.number("scale"), offsets=coefficients.vector("offsets"))
 
 
 class _MulticlassObjective:

@@ -26,6 +26,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy.special import log_softmax
 
+from ..calibration.saved import Saved, dumps
+
 __all__ = ["Temperature", "fit_temperature", "nll"]
 
 _MAX_SCALE = 1e6  # a = 1/T beyond this (T below 1e-6): the logits all but separate the classes
@@ -82,6 +84,24 @@ class Temperature:
     def __call__(self, logits) -> np.ndarray:
         """Calibrated probabilities ``softmax(z / T)``, rows adding to 1 (what :func:`corp` and ``binned_ece`` take)."""
         return np.exp(self.log_probabilities(logits))
+
+    KIND = "temperature"
+
+    def to_json(self, *, classes=None) -> str:
+        """The temperature as JSON text (schema ``llrcore.calibrator/1``, docs/calibration.md): coefficient
+        ``temperature``; the NLL before and after it (``training``), the classes in order when given."""
+        return dumps(self.KIND, "probabilities", {"temperature": self.temperature}, features=classes,
+                           training={"nll_before": self.nll_before, "nll_after": self.nll_after})
+
+    @classmethod
+    def from_saved(cls, document: Saved) -> Temperature:
+        """The temperature of a saved document (:func:`llrcore.load_calibrator`)."""
+        temperature = document.part("coefficients").number("temperature")
+        if not temperature > 0:
+            raise ValueError(f"In {document.what}, 'coefficients.temperature' must be above 0, not {temperature}.")
+        training = document.training
+        return cls(temperature=temperature, nll_before=training.number("nll_before", np.nan),
+                   nll_after=training.number("nll_after", np.nan))
 
 
 def _derivatives(z: np.ndarray, y: np.ndarray, a: float) -> tuple[float, float]:

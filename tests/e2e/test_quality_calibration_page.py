@@ -5,6 +5,7 @@ Independent references: the files are written here from a population whose exact
 duration``; the numbers shown (the downloaded comparison table, the Cllr cards, the formula) are recomputed from
 the same files with the library's public API (``lc.read_trials``, ``lc.fit_affine(trials, quality=...)``, whose
 fit is itself tested against scikit-learn in tests/calibration/test_quality_calibration.py) and with Cllr written out in numpy.
+The calibrators downloaded as JSON, read back with ``lc.load_calibrator``, give the Cllr the page shows.
 """
 from __future__ import annotations
 
@@ -83,6 +84,11 @@ def test_quality_measures_on_the_calibrate_page(page: Page, app_url, screenshots
     assert table.loc["affine + duration", "Cllr"] == pytest.approx(ours, rel=1e-9)
     assert table.loc["affine", "Cllr"] == pytest.approx(affine, rel=1e-9)
     assert table.loc["raw scores", "Cllr"] == pytest.approx(cllr(test.tar, test.non), rel=1e-9)
+    with page.expect_download() as event:  # the calibrator itself, read back: the LLRs of the Cllr shown
+        page.get_by_role("button", name="Quality calibrator as JSON").click()
+    loaded = lc.load_calibrator(event.value.path())
+    assert loaded.features == ("score", "duration")
+    assert cllr(loaded(test).tar, loaded(test).non) == pytest.approx(ours, rel=1e-9)
     page.get_by_role("heading", name="With quality measures (QMF)").scroll_into_view_if_needed()
     snap(page, screenshots / "calibrate_quality.png")
 
@@ -106,4 +112,9 @@ def test_quality_measures_on_the_fusion_page(page: Page, app_url, screenshots, t
     systems = {"sysA": lc.read_trials(a), "sysB": lc.read_trials(b)}
     result = lc.fuse(systems, quality=["duration"], regularisation=1e-3, plo=0.0)
     expect(page.get_by_text(result.formula())).to_be_visible()
+    with page.expect_download() as event:  # the fusion with its quality measure, read back
+        page.get_by_role("button", name="Fusion as JSON").click()
+    loaded = lc.load_calibrator(event.value.path())
+    assert loaded.features == ("sysA", "sysB", "duration")
+    np.testing.assert_allclose(loaded(result.dev).tar, result.fused_dev.tar, rtol=1e-9, atol=1e-9)
     snap(page, screenshots / "fusion_quality.png")
