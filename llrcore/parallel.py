@@ -29,18 +29,22 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import functools
 import os
 import queue
 import threading
+import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 
 import numpy as np
 
-__all__ = ["ENVIRONMENT_VARIABLE", "MEMORY_VARIABLE", "available_cpus", "available_memory", "chunk_bounds",
-           "cumulative", "dot", "elementwise", "map_tasks", "ordered_map", "over_chunks", "run_dependent", "sort", "sort_classes", "thread_count", "thread_limit",
-           "workers_for"]
+__all__ = [
+    "ENVIRONMENT_VARIABLE", "MEMORY_VARIABLE", "available_cpus", "available_memory", "chunk_bounds", "chunks_pay",
+    "cumulative", "dot", "elementwise", "map_tasks", "ordered_map", "over_chunks", "run_dependent", "sort",
+    "sort_classes", "thread_count", "thread_limit", "workers_for",
+]
 
 ENVIRONMENT_VARIABLE = "LLRCORE_THREADS"
 #: The memory llrcore may count on (``"8GB"``, ``"500MB"``, bytes): a server's cap below what the machine has free.
@@ -276,13 +280,17 @@ def sort(values: np.ndarray, threads: int | None = None) -> np.ndarray:
     return sort_classes([values], threads)[0][0]
 
 
-def sort_classes(classes: Sequence[np.ndarray], threads: int | None = None, *, ranges: Callable | None = None):
+def sort_classes(classes: Sequence[np.ndarray], threads: int | None = None, *, ranges: Callable | None = None,
+                 chunked: bool | None = None):
     """Sort several 1-d float64 arrays together on `threads` threads, then hand each value range to `ranges`.
 
     Each array is cut into chunks sorted on the pool; the value axis is then cut into as many ranges as there are
     threads, at values taken from the sorted chunks, so that every range holds about as many scores and all the
     copies of a value lie in one range. Each range gathers its piece of every chunk into the sorted output and merges
-    them (``kind="stable"``: numpy's timsort finds the sorted runs and merges them in linear time).
+    them (``kind="stable"``: numpy's timsort finds the sorted runs and merges them in linear time). Where numpy's sort
+    is vectorised (AVX-512) one thread sorting a whole array beats chunks sorted on two threads and merged by timsort,
+    which is not: then each array is sorted whole, the arrays side by side on the pool, and only the ranges' work is
+    shared out. Which is faster here is measured once per process (:func:`chunks_pay`); the numbers are the same.
 
     Parameters
     ----------
@@ -293,6 +301,10 @@ def sort_classes(classes: Sequence[np.ndarray], threads: int | None = None, *, r
     ranges : callable, optional
         Called as ``ranges(pieces, starts)`` on each value range, on the thread that merged it: its sorted piece of
         each array and where that piece starts in the sorted array. Its results are returned in order of value.
+    chunked : bool, optional
+        Sort chunks of each array on the threads and merge them (True) or sort each array whole (False); by default
+        the faster here (:func:`chunks_pay`, measured on the first sort of at least :data:`SORT_PROBE` values;
+        chunks before it).
 
     Returns
     -------
@@ -307,8 +319,11 @@ def sort_classes(classes: Sequence[np.ndarray], threads: int | None = None, *, r
         for values, target in zip(classes, output):
             _sort_chunk((values, target))
         return output, ([] if ranges is None else [ranges(output, [0] * len(output))])
+    if chunked is None:  # below the probe's size either way takes little time: no need to measure
+        chunked = chunks_pay(parts) if total >= SORT_PROBE or chunks_pay.cache_info().currsize else True
     runs = [np.empty(values.size) for values in classes]
-    chunks = [_bounds(values.size, max(1, min(parts, values.size // MIN_PARALLEL))) for values in classes]
+    chunks = [_bounds(values.size, max(1, min(parts, values.size // MIN_PARALLEL)) if chunked else 1)
+              for values in classes]
     tasks = [(values[a:b], run[a:b]) for values, run, bounds in zip(classes, runs, chunks)
              for a, b in zip(bounds[:-1], bounds[1:])]
     tasks.sort(key=lambda task: -task[0].size)  # longest first: the pool ends together
@@ -332,6 +347,32 @@ def sort_classes(classes: Sequence[np.ndarray], threads: int | None = None, *, r
 
     results = map_tasks(merge_range, range(parts), parts)
     return output, ([] if ranges is None else results)
+
+
+#: Values of the probe :func:`chunks_pay` sorts (16 MB: long enough for the threads to pay off). It is measured at a
+#: process's first sort at least as long: its six sorts of the probe cost, once, about what a sort of 12M values does.
+SORT_PROBE = 1 << 21
+
+
+@functools.lru_cache(maxsize=None)
+def chunks_pay(parts: int) -> bool:
+    """Whether :func:`sort_classes` on `parts` threads sorts faster in chunks merged by range than whole arrays.
+
+    Measured once per process and number of threads, best of three each, on :data:`SORT_PROBE` normal values: the
+    answer depends on whether numpy's sort is vectorised on this CPU (the chunks' merge is not), which is known by
+    trying, never by the CPU's name. Either way the sorted arrays are the same, bit for bit.
+    """
+    probe = np.random.default_rng(0).standard_normal(SORT_PROBE)
+
+    def best(chunked: bool) -> float:
+        times = []
+        for _ in range(3):
+            start = time.perf_counter()
+            sort_classes([probe], parts, chunked=chunked)
+            times.append(time.perf_counter() - start)
+        return min(times)
+
+    return best(True) < best(False)
 
 
 def _range_cuts(runs, chunks, parts: int) -> list[np.ndarray]:

@@ -86,6 +86,38 @@ def test_parallel_sort_at_the_default_sizes():
         assert_same_bits(parallel.sort(values, threads), np.sort(values))
 
 
+@pytest.mark.parametrize("chunked", [True, False])
+@pytest.mark.parametrize("threads", THREADS)
+def test_whole_arrays_and_merged_chunks_sort_and_cut_alike(small_chunks, chunked, threads):
+    """Both ways of sorting the classes give np.sort's arrays, cut into value ranges that hold every copy of a value
+    (the ranges' pieces laid end to end are the sorted arrays, each starting where `starts` says)."""
+    rng = np.random.default_rng(threads)
+    classes = [np.round(rng.normal(1, 1, 611), 1), np.round(rng.normal(-1, 1, 4099), 1)]
+    output, pieces = parallel.sort_classes(classes, threads, ranges=lambda piece, starts: (piece, starts),
+                                           chunked=chunked)
+    for k, values in enumerate(classes):
+        assert_same_bits(output[k], np.sort(values + 0.0))
+        assert_same_bits(np.concatenate([piece[k] for piece, _ in pieces]), output[k])
+        assert [starts[k] for _, starts in pieces] == list(np.cumsum([0] + [p[k].size for p, _ in pieces])[:-1])
+    for (before, _), (after, _) in zip(pieces, pieces[1:]):  # a value never straddles two ranges
+        assert all(a[-1] < b[0] for a, b in zip(before, after) if a.size and b.size)
+
+
+def test_the_measured_choice_of_sort_gives_the_serial_numbers(small_chunks, monkeypatch):
+    """The choice between whole and chunked sorts is measured (once per process, at the first sort as long as the
+    probe): whatever it finds, evaluate gives one thread's numbers."""
+    monkeypatch.setattr(parallel, "SORT_PROBE", 2000)
+    parallel.chunks_pay.cache_clear()
+    try:
+        rng = np.random.default_rng(5)
+        tar, non = np.round(rng.normal(2, 1, 900), 2), np.round(rng.normal(0, 1, 3000), 2)
+        row = lc.evaluate(lc.Trials(tar, non), threads=2)  # a Trials keeps its sorted scores: one each
+        assert parallel.chunks_pay.cache_info().currsize == 1 and isinstance(parallel.chunks_pay(2), bool)
+        assert row == lc.evaluate(lc.Trials(tar, non), threads=1)
+    finally:
+        parallel.chunks_pay.cache_clear()
+
+
 # ----- the table of unique scores, and every metric ---------------------------------------------------------------
 def unique_table(tar, non):
     """Unique scores with their target and non-target counts, by ``np.unique``."""
