@@ -171,7 +171,7 @@ def test_second_demo_two_speakers_from_cosines(page: Page, app_url, screenshots)
     expected = lc.cluster_similarity(sample, "bayes", prior="synthetic-cosine").n_clusters
     page.get_by_role("tab", name="One recording").click()
     page.locator(".st-key-diar_prior").click()
-    page.get_by_role("option", name="Learnt: synthetic cosines").click()
+    page.get_by_role("option", name="Learnt: Resemblyzer, 1.5 s windows, synthetic voices").click()
     wait_idle(page)
     page.get_by_role("button", name="Cluster").click()
     wait_idle(page)
