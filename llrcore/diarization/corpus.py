@@ -266,7 +266,7 @@ def cluster_recordings(matrices: Iterable[SimilarityMatrix], method: str = "baye
         if matrix.start is None or matrix.end is None:  # (not has_times)
             raise ValueError(f"The recording {matrix.uri!r} has no segment times, so its speaker turns are unknown.")
         learnt: dict[str, Any] = \
-            {"prior": _learnt_from_others(moments, done - 1, matrix.uri)} if prior_from_others else {}
+            {"prior": learnt_from_others(moments, done - 1, matrix.uri)} if prior_from_others else {}
         result = cluster_similarity(matrix, method, **options, **learnt)
         tables.append(segments_to_turns(matrix.start, matrix.end, np.asarray(result.labels), uri=matrix.uri))
         if progress is not None:
@@ -289,9 +289,10 @@ def _check_leave_one_out(matrices: list, method: str, options: dict) -> None:
                          f"{', '.join(map(repr, unlabelled))} has none.")
 
 
-def _learnt_from_others(moments: list, index: int, uri: str) -> BlockModelPrior:
-    """The prior of the pair moments of every recording but the one at `index`."""
+def learnt_from_others(moments: list, index: int, uri: str, **strengths: float) -> BlockModelPrior:
+    """The prior of the pair moments of every recording but the one at `index` (`strengths`: the ``mean_strength``,
+    ``shape`` and ``concentration`` of :meth:`BlockModelPrior.from_pair_moments`)."""
     try:
-        return BlockModelPrior.from_pair_moments(moments[:index] + moments[index + 1:])
+        return BlockModelPrior.from_pair_moments(moments[:index] + moments[index + 1:], **strengths)
     except ValueError as err:
         raise ValueError(f"The score model for {uri!r}, learnt from the other recordings: {err}") from None

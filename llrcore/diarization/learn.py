@@ -10,7 +10,7 @@ import pandas as pd
 from .._version import __version__
 from ..data.similarity import SimilarityMatrix
 from .block_prior import LEARNT_SHAPE, LEARNT_STRENGTH, BlockModelPrior, labelled_pair_moments
-from .corpus import cluster_recordings, score_corpus
+from .corpus import cluster_recordings, learnt_from_others, score_corpus
 from .prior_file import LeaveOneOut, PriorSource
 
 __all__ = ["fit_diarization_prior"]
@@ -65,11 +65,16 @@ def fit_diarization_prior(recordings: Iterable[SimilarityMatrix], *, embedder: s
     if not matrices:
         raise ValueError("A prior is learnt from labelled recordings; none were given.")
     moments = [labelled_pair_moments(matrix) for matrix in matrices]
-    prior = BlockModelPrior.from_pair_moments(moments, mean_strength=mean_strength, shape=shape,
-                                              concentration=concentration)
+    strengths = dict(mean_strength=mean_strength, shape=shape, concentration=concentration)
+    prior = BlockModelPrior.from_pair_moments(moments, **strengths)
     report = None
     if leave_one_out and len(matrices) >= 2:
-        hypotheses = cluster_recordings(matrices, "bayes", prior_from_others=True, progress=progress)
+        hypotheses = []
+        for done, matrix in enumerate(matrices, start=1):  # each with the prior of the others, as strong as this one
+            others = learnt_from_others(moments, done - 1, matrix.uri, **strengths)
+            hypotheses.append(cluster_recordings([matrix], "bayes", prior=others))
+            if progress is not None:
+                progress(done, len(matrices), matrix.uri)
         frame = score_corpus(matrices, hypotheses).to_frame(total=False)
         report = LeaveOneOut(pd.DataFrame({"speakers": frame["speakers"], "found": frame["found"],
                                            "DER %": frame["DER %"]}))

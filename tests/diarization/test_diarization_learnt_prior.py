@@ -161,3 +161,17 @@ def test_issue_46_protocol_on_the_held_out_corpus():
         ders.append(lc.score_corpus([matrix], result.turns(matrix.start, matrix.end, matrix.uri)).der)
     assert right == 4
     assert 100 * np.mean(ders) == pytest.approx(14.9, abs=0.15)  # docs' one decimal, the machines' BLAS spread
+
+
+def test_the_leave_one_out_report_holds_the_others_prior_as_firmly_as_asked():
+    """With kappa0 = 15 and a0 = 25 (the default call's hold) the report's recording is clustered with the others'
+    prior held that loosely, not with the default strengths (synth07_k04 with synth03_k02's prior: DER 3.0 %, held
+    firmly 7.2 %)."""
+    matrices = [_matrix("synth03_k02"), _matrix("synth07_k04")]
+    learnt = lc.fit_diarization_prior(matrices, mean_strength=15.0, shape=25.0)
+    assert (learnt.mean_strength, learnt.shape) == (15.0, 25.0)
+    others = lc.diarization.BlockModelPrior.from_recordings(matrices[:1], mean_strength=15.0, shape=25.0)
+    result = lc.cluster_similarity(matrices[1], prior=others)
+    turns = result.turns(matrices[1].start, matrices[1].end, uri=matrices[1].uri)
+    assert learnt.report.to_frame().loc["synth07_k04", "DER %"] == pytest.approx(
+        100 * lc.score_corpus([matrices[1]], turns).der)
