@@ -232,13 +232,17 @@ def cluster_similarity(S: SimilarityMatrix | ArrayLike, method: str = "bayes", *
     prior : BlockModelPrior or str, optional
         Bayes: the prior of the within- and between-speaker Gaussians. Default: by the kind of scores
         (:func:`~llrcore.diarization.block_prior.prior_for_scores`): cosines (every score in [-1, 1]) get the
-        ``"synthetic-cosine"`` preset's means and variances, LLRs the ``"simulated-plda"`` one's, held as loosely
-        as the development corpus's recordings differ (kappa0 = 15, a0 = 25), so that another embedder's or PLDA's
-        scale still moves them; ``result.options["prior_source"]`` names it. ``"recording"``: from a two-Gaussian
-        fit of this recording's scores (with `concentration` and `prior_strength`). A name of
-        :data:`~llrcore.diarization.block_prior.PRESETS` (``"synthetic-cosine"``, ``"simulated-plda"``), held
-        firmly, or ``BlockModelPrior.from_recordings(labelled)``: learnt from labelled recordings of the same kind of
-        scores, it fixes what "same" and "different" speaker look like (docs/diarization.md).
+        ``"resemblyzer-1.5s-espeak"`` preset's means and variances, LLRs the ``"simulated-plda-1.5s"`` one's, held
+        as loosely as the development corpus's recordings differ (kappa0 = 15, a0 = 25), so that another embedder's
+        or PLDA's scale still moves them; ``result.options["prior_source"]`` names it, and ``count_probability``,
+        ``eigengap_ratio``, ``count_sure`` and ``floor_met_by`` say how sure the count is (:func:`count_confidence`,
+        :data:`FLOOR_MET_BY`; :meth:`ClusteringResult.sentence`). ``"recording"``: from a two-Gaussian fit of this
+        recording's scores (with `concentration` and `prior_strength`). A name of
+        :data:`~llrcore.diarization.block_prior.PRESETS` (``"resemblyzer-1.5s-espeak"``, ``"simulated-plda-1.5s"``;
+        the former names of :data:`~llrcore.diarization.block_prior.PRESET_ALIASES` too), held firmly, or a prior
+        learnt from labelled recordings of the same embedder (:func:`~llrcore.fit_diarization_prior`, or read with
+        ``BlockModelPrior.from_json``): it fixes what "same" and "different" speaker look like
+        (docs/diarization.md).
     threshold : float, optional
         AHC: stop merging below this average score (default: from the score mixture).
     min_cluster_size : int, optional
