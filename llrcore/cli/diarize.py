@@ -122,7 +122,13 @@ def run(args) -> str:
     options["prior_from_others"] = args.prior_from_others
     if args.no_floor:
         options["eigengap_floor"] = False
-    hypotheses = cluster_recordings(matrices, args.method, progress=progress, **options)
+    unsure: list[str] = []
+
+    def note(uri, result):  # the default call's count unsure: learning a prior may help
+        if result.options.get("count_sure") is False and "prior" not in options:
+            unsure.append(uri)
+
+    hypotheses = cluster_recordings(matrices, args.method, progress=progress, on_result=note, **options)
     table = score_corpus(matrices, hypotheses, uems=uems, collar=args.collar,
                          skip_overlap=not args.keep_overlap, convention=args.convention).to_frame()
     if args.rttm_out:
@@ -141,8 +147,10 @@ def run(args) -> str:
     elif "prior" in options:
         learnt = f" (prior: {args.prior or 'learnt from ' + ' '.join(args.prior_from)})"
     elif args.method == "bayes" and args.n_clusters is None:
-        learnt = (" (prior: by the kind of scores; where it finds the wrong number of speakers, learn a prior from a "
-                  "few labelled recordings of your embedder with --learn)")
+        learnt = " (prior: by the kind of scores)"
+    if unsure:
+        learnt += (f"; the number of speakers is unsure on {', '.join(unsure)}: learn a prior from a few labelled "
+                   "recordings of your embedder with --learn")
     whose = ("DER as md-eval, JER as dscore" if args.convention == "md-eval" else "DER and JER as pyannote.metrics")
     header = (f"Method: {args.method}{learnt}; {whose}; collar {args.collar:g} s on each side of a reference boundary, "
               f"{overlap}\n"

@@ -37,6 +37,7 @@ from ..data.similarity import TURN_COLUMNS, SimilarityMatrix
 from .block_prior import BlockModelPrior, labelled_pair_moments
 from .cluster import cluster_similarity
 from .jer import jer_components
+from .result import ClusteringResult
 from .scoring import check_convention, check_turns, der_components, recordings, segments_to_turns
 
 __all__ = ["CorpusScores", "score_corpus", "cluster_recordings", "CORPUS_COLUMNS", "TOTAL"]
@@ -230,7 +231,9 @@ def score_corpus(references: pd.DataFrame | Mapping[str, pd.DataFrame] | Iterabl
 
 def cluster_recordings(matrices: Iterable[SimilarityMatrix], method: str = "bayes", *,
                        prior_from_others: bool = False,
-                       progress: Callable[[int, int, str], None] | None = None, **options: Any) -> pd.DataFrame:
+                       progress: Callable[[int, int, str], None] | None = None,
+                       on_result: Callable[[str, ClusteringResult], None] | None = None,
+                       **options: Any) -> pd.DataFrame:
     """Cluster every similarity matrix of a corpus and return the hypotheses as speaker turns.
 
     Parameters
@@ -246,6 +249,9 @@ def cluster_recordings(matrices: Iterable[SimilarityMatrix], method: str = "baye
         labelled recordings does on a recording it has not seen. Every recording needs a reference.
     progress : callable, optional
         Called as ``progress(done, total, uri)`` after each recording.
+    on_result : callable, optional
+        Called as ``on_result(uri, result)`` with each recording's :class:`ClusteringResult` (e.g. to read how sure
+        its count is, ``result.options["count_sure"]``).
 
     Returns
     -------
@@ -269,6 +275,8 @@ def cluster_recordings(matrices: Iterable[SimilarityMatrix], method: str = "baye
             {"prior": learnt_from_others(moments, done - 1, matrix.uri)} if prior_from_others else {}
         result = cluster_similarity(matrix, method, **options, **learnt)
         tables.append(segments_to_turns(matrix.start, matrix.end, np.asarray(result.labels), uri=matrix.uri))
+        if on_result is not None:
+            on_result(matrix.uri, result)
         if progress is not None:
             progress(done, len(matrices), matrix.uri)
     if not tables:

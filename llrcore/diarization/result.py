@@ -108,6 +108,8 @@ class ClusteringResult:
                      "kept as the fewest speakers")
         if options.get("count_sure"):
             return text + "."
+        if "(by the kind of scores)" not in str(options.get("prior_source")):  # a prior was chosen: no advice
+            return text + ". The count is unsure."
         return (text + ". The count is unsure: learn a prior from a few labelled recordings of the same embedder "
                 "(lc.fit_diarization_prior, llrcore diarize --learn, or the Diarization page).")
 

@@ -1,7 +1,7 @@
 """``llrcore diarize --learn REC... -o prior.json`` and ``--prior prior.json`` (issue 46).
 
-Independent references: the library's :func:`lc.fit_diarization_prior`, :func:`lc.cluster_recordings` and
-:func:`lc.score_corpus` called directly on the same recordings of the development corpus (tests/data/diarization_corpus,
+Independent references: the library's :func:`lc.fit_diarization_prior`, :func:`lc.cluster_recordings`,
+:func:`lc.cluster_similarity` (``options["count_sure"]``) and :func:`lc.score_corpus` called directly on the same recordings of the development corpus (tests/data/diarization_corpus,
 its reference RTTMs).
 """
 from __future__ import annotations
@@ -53,3 +53,14 @@ def test_learn_needs_an_output_and_a_bad_prior_file_gets_a_sentence(tmp_path, ca
 def test_the_old_preset_name_still_works(capsys):
     assert main(["diarize", *NEW, "--prior", "synthetic-cosine"]) == 0
     assert "prior: synthetic-cosine" in capsys.readouterr().out
+
+
+def test_the_default_call_names_the_recordings_whose_count_is_unsure(capsys):
+    """synth08_k04's count is unsure (NME-SC's largest eigengap 1.27 times the next), synth03_k02's sure: the
+    library's ``result.options["count_sure"]`` on each."""
+    paths = [str(DEV / "synth03_k02.npz"), str(DEV / "synth08_k04.npz")]
+    assert [lc.cluster_similarity(m).options["count_sure"] for m in lc.read_corpus(paths)] == [True, False]
+    assert main(["diarize", *paths]) == 0
+    header = capsys.readouterr().out.splitlines()[0]
+    assert ("the number of speakers is unsure on synth08_k04: learn a prior from a few labelled recordings of your "
+            "embedder with --learn") in header

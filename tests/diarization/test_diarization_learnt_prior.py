@@ -63,8 +63,10 @@ def test_the_json_round_trip_is_bit_for_bit_and_clusters_alike(learnt):
     assert loaded.learnt_on == learnt.learnt_on
     assert loaded.report.to_frame().equals(learnt.report.to_frame())
     new = _matrix("synth07_k04")
-    np.testing.assert_array_equal(lc.cluster_similarity(new, prior=loaded).labels,
-                                  lc.cluster_similarity(new, prior=learnt).labels)
+    result = lc.cluster_similarity(new, prior=loaded)
+    np.testing.assert_array_equal(result.labels, lc.cluster_similarity(new, prior=learnt).labels)
+    assert "(prior: given, learnt on 3 recordings)" in result.sentence()
+    assert "learn a prior" not in result.sentence()  # a prior was given: no advice to learn one
 
 
 @pytest.mark.parametrize(("text", "words"), [
