@@ -413,7 +413,7 @@ def count_confidence(posterior, n_clusters: int, floor_met_by: str | None, floor
     """How sure the default call's count is (``result.options``):
 
     ``count_probability``, the posterior mass of the chosen number of speakers (the runs' best bound per K,
-    normalised; on the development corpus it is 1.00 on 21 of its 24 cosine recordings, right or wrong: the runs
+    normalised; on the development corpus it is 1.00 on 22 of its 24 cosine recordings, right or wrong: the runs
     agree, which says little); ``eigengap_ratio``, when the floor binds (the count is NME-SC's), how clearly NME-SC's
     eigengap picks it (:func:`eigengap_ratio`); ``count_sure``: a binding floor met by the block model's own
     speakers with a ratio of at least :data:`SURE_EIGENGAP_RATIO`, else a posterior mass of at least
