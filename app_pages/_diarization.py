@@ -30,7 +30,8 @@ METHOD_NAMES = {"bayes": "Bayesian block model", "ahc": "AHC (average linkage)",
 DEFAULT_METHOD = "bayes"
 OTHER_METHODS = tuple(m for m in lc.diarization.METHODS if m != DEFAULT_METHOD)
 DEFAULT_COLLAR = 0.25  # seconds per side: md-eval's and dscore's convention
-PRESET_LABELS = {"synthetic-cosine": "Learnt: synthetic cosines", "simulated-plda": "Learnt: simulated PLDA"}
+PRESET_LABELS = {"resemblyzer-1.5s-espeak": "Learnt: Resemblyzer, 1.5 s windows, synthetic voices",
+                 "simulated-plda-1.5s": "Learnt: simulated PLDA, 1.5 s windows"}
 #: The score models of the Bayesian method, both tabs: the library's default (by the kind of scores), the recording's
 #: own two-Gaussian fit, then every preset of the library.
 PRIOR_NAMES = {None: "By the kind of scores (default)", "recording": "From this recording",

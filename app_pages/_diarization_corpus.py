@@ -41,10 +41,11 @@ def parse_uploads(ids: tuple, _uploads: list):
 
 
 @_state.cached(entries=4)
-def _learnt(data_key, _matrices: tuple):
-    """(BlockModelPrior, None) learnt from the corpus's references, or (None, the sentence saying why not)."""
+def _learnt(data_key, _matrices: tuple, description: str = ""):
+    """(BlockModelPrior, None) learnt from the corpus's references (``lc.fit_diarization_prior`` without its
+    leave-one-out report), or (None, the sentence saying why not)."""
     try:
-        return lc.diarization.BlockModelPrior.from_recordings(_matrices), None
+        return lc.fit_diarization_prior(_matrices, data=description or None, leave_one_out=False), None
     except ValueError as err:
         return None, str(err)
 
@@ -56,8 +57,41 @@ def loaded_corpus_model():
     if loaded is None:
         return None, "no corpus is loaded in Several recordings"
     data_key, description, matrices = loaded
-    prior, error = _learnt(data_key, tuple(matrices))
+    prior, error = _learnt(data_key, tuple(matrices), description)
     return (None, error) if prior is None else (prior, description)
+
+
+def learn_section(data_key, description: str, matrices) -> None:
+    """Learn a prior from the loaded labelled recordings (``lc.fit_diarization_prior``, with its leave-one-out
+    report: each recording clustered with the prior learnt on the others), show the report, download it as JSON."""
+    learnt = _state.DIAR_LEARNT_PRIORS.get()
+    with st.container(border=True):
+        text_column, button_column = st.columns([4, 1], vertical_alignment="center")
+        text_column.markdown("**Learn a prior** from these labelled recordings (one embedder): what same-speaker and "
+                             "different-speaker scores look like, for the Bayesian method on new recordings. Each "
+                             "recording is also clustered with the prior learnt on the others (leave one out).")
+        if button_column.button("Learn a prior", icon=":material/school:", key="diar_learn", width="stretch"):
+            bar = st.progress(0.0, text="Learning…")
+            try:
+                learnt[data_key] = lc.fit_diarization_prior(
+                    matrices, data=description, progress=lambda done, total, uri: bar.progress(
+                        done / total, text=f"Leave one out: {done} of {total} recordings clustered ({uri})"))
+            except ValueError as err:
+                st.error(str(err), icon=":material/error:")
+            finally:
+                bar.empty()
+        prior = learnt.get(data_key)
+        if prior is None:
+            return
+        report = prior.report
+        if report is not None:
+            st.markdown(report.sentence())
+            st.dataframe(report.to_frame().reset_index(), hide_index=True, width="content", column_config={
+                "DER %": st.column_config.NumberColumn(format="%.2f")})
+        st.download_button("Prior as JSON", prior.to_json().encode(), file_name="prior.json",
+                           mime="application/json", icon=":material/download:", key="diar_prior_json",
+                           on_click="ignore", help="Upload it on One recording (Prior file) or give it to "
+                           "`llrcore diarize --prior prior.json` or `BlockModelPrior.from_json`.")
 
 
 def load_box() -> None:
@@ -150,6 +184,7 @@ def corpus_section(method_names: dict, prior_names: dict) -> None:
         st.info("Upload matrices with their RTTMs, or load **The demo corpus**.", icon=":material/info:")
         return
     data_key, description, matrices = loaded
+    learn_section(data_key, description, matrices)
     names = {name: method for method, name in method_names.items()}
     method_column, model_column, collar_column, convention_column, run_column = st.columns(
         [2, 2, 1, 1.4, 1], vertical_alignment="bottom")

@@ -239,3 +239,6 @@ DIAR_UPLOAD, DIAR_SET, DIAR_PRIOR = Key("diar_upload"), Choice("diar_set"), Choi
 DIAR_COLLAR, DIAR_SKIP_OVERLAP = Choice("diar_collar"), Choice("diar_skip_overlap")
 #: Diarization's "Several recordings": the corpus in use ``(data key, description, matrices)`` and its results.
 DIAR_CORPUS, DIAR_CORPUS_RESULTS = Key("diar_corpus"), Key("diar_corpus_results", dict)
+#: Diarization: the priors learnt on "Several recordings" by corpus data key, and the prior file uploaded on "One
+#: recording" ``(file id, BlockModelPrior)``.
+DIAR_LEARNT_PRIORS, DIAR_PRIOR_FILE = Key("diar_learnt_priors", dict), Key("diar_prior_file")

@@ -38,10 +38,40 @@ from app_pages import _state
 from app_pages._figures import show_figure
 from app_pages._loaded import MATRICES
 from app_pages._registry import LoadedMatrix
+from app_pages._uploads import read_user_file
 
 EVIDENCE_STEPS = [5, 10, 15, 20, 25, 30, 35, 37.5, 40, 45, 50, 60, 75, 100, 150, 200, 300]
 #: The score model choice learnt from the labelled corpus loaded in the Several recordings tab.
 CORPUS_PRIOR = "corpus"
+#: The score model choice read from an uploaded prior file.
+FILE_PRIOR = "file"
+
+
+@_state.cached(entries=4)
+def parse_prior(file_id: str, _upload):
+    """(BlockModelPrior, None) of an uploaded prior file, or (None, a sentence naming the file)."""
+    _upload.seek(0)
+    return read_user_file(_upload.name, lambda: lc.diarization.BlockModelPrior.from_json(
+        _upload.read().decode("utf-8")))
+
+
+def prior_file(column) -> tuple:
+    """The uploader of a prior file (``prior.json``, from Several recordings or ``llrcore diarize --learn``): (the
+    prior, its file name), or (None, None). A new file becomes the chosen score model."""
+    upload = column.file_uploader("Prior file (Bayes)", type=["json"], key="diar_prior_upload",
+                                  help="A prior learnt from labelled recordings of your embedder: Several recordings "
+                                       "→ Learn a prior → Prior as JSON, or `llrcore diarize --learn ... -o "
+                                       "prior.json`.")
+    if upload is None:
+        return None, None
+    prior, error = parse_prior(upload.file_id, upload)
+    if error:
+        column.error(error, icon=":material/error:")
+        return None, None
+    if _state.DIAR_PRIOR_FILE.peek() != upload.file_id:
+        _state.DIAR_PRIOR_FILE.set(upload.file_id)
+        _state.DIAR_PRIOR.set(FILE_PRIOR)
+    return prior, upload.name
 
 
 # ----- settings ------------------------------------------------------------------------------------------------------
@@ -78,7 +108,9 @@ def settings(matrix) -> Settings:
                  f"{lc.diarization.EFFECTIVE_SCORES:g}; raise it (×6) for a matrix of independent scores without "
                  "times.")
         learnt, corpus = loaded_corpus_model()
-        names = {**PRIOR_NAMES, **({CORPUS_PRIOR: "Learnt: the loaded corpus"} if learnt is not None else {})}
+        from_file, file_name = prior_file(evidence_column)
+        names = {**PRIOR_NAMES, **({CORPUS_PRIOR: "Learnt: the loaded corpus"} if learnt is not None else {}),
+                 **({FILE_PRIOR: f"From the file {file_name}"} if from_file is not None else {})}
         prior = evidence_column.selectbox(  # back to the default when the corpus it was learnt from is gone
             "Score model (Bayes)", list(names), format_func=names.get, **_state.DIAR_PRIOR.widget(None, options=names),
             help="What same-speaker and different-speaker scores look like. By default, by the kind of scores: "
@@ -87,12 +119,18 @@ def settings(matrix) -> Settings:
                  "scores alone (a two-Gaussian fit); or a learnt model held firmly. A learnt model fixes the scale, "
                  "and on scores made the same way it finds the number of speakers more often; on others it misleads: "
                  "the synthetic voices' model finds 1 speaker on pyannote's real sample of 2 (docs/diarization.md). "
-                 "Load your labelled recordings in Several recordings to learn one from them here (`llrcore "
-                 "diarize --prior-from` does it from the shell); that tab also shows what a model learnt from the "
-                 "others does on each of them.")
+                 "Load your labelled recordings in Several recordings to learn one from them here, or upload a "
+                 "prior file learnt there (Learn a prior → Prior as JSON) or by `llrcore diarize --learn`; that tab "
+                 "also shows what a model learnt from the others does on each of them.")
         if prior == CORPUS_PRIOR:
             evidence_column.caption(f"From the references of Several recordings: {corpus}.")
             prior = learnt
+        elif prior == FILE_PRIOR:
+            source = from_file.learnt_on
+            evidence_column.caption(f"Learnt on {source.recordings} recordings"
+                                    + (f" ({source.embedder})" if source.embedder else "") + "." if source else
+                                    "A prior file.")
+            prior = from_file
         st.markdown("**Scoring** (needs segment times and a reference RTTM)")
         collar_column, overlap_column = st.columns(2)
         collar = collar_column.select_slider("Collar per side (s)", [0.0, 0.1, 0.25, 0.5],
@@ -139,6 +177,8 @@ def headline(record: LoadedMatrix, result, row: dict) -> None:
                           delta_color="off", delta_arrow="off")
     else:
         columns[3].metric("Segments", f"{matrix.n_segments:,}", border=True)
+    if "count_sure" in result.options:  # the Bayesian model with the number of speakers inferred
+        (st.caption if result.options["count_sure"] else st.warning)(result.sentence())
 
 
 FIGURE_TABS = ["Similarity matrix", "Scores and Gaussians", "Number of speakers", "Evidence bound", "Timeline"]

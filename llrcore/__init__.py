@@ -54,7 +54,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "ClusteringResult", "CorpusScores", "DERResult", "MethodComparison", "SegmentScores", "cluster_recordings",
         "cluster_similarity", "compare_methods", "diarization_error_rate", "score_corpus", "segment_scores",
         "segments_to_turns", "DiarizationBootstrap", "DiarizerComparison", "ScoringConventions", "SystemScores",
-        "bootstrap_diarization", "compare_diarizers", "score_system",
+        "bootstrap_diarization", "compare_diarizers", "score_system", "fit_diarization_prior",
     ),
     ".forensic": (
         "ECECurve", "ElubBounded", "ElubBounds", "LRValidation", "Tippett", "ValidationCriteria", "cllr_cal",
@@ -279,6 +279,7 @@ if TYPE_CHECKING:
         cluster_similarity,
         compare_methods,
         diarization_error_rate,
+        fit_diarization_prior,
         score_corpus,
         segment_scores,
         segments_to_turns,
@@ -425,7 +426,7 @@ __all__ = [
     "ClusteringResult", "CorpusScores", "DERResult", "DiarizationBootstrap", "DiarizerComparison",
     "MethodComparison", "ScoringConventions", "SegmentScores", "SystemScores", "bootstrap_diarization",
     "cluster_recordings", "cluster_similarity", "compare_diarizers", "compare_methods", "diarization_error_rate",
-    "score_corpus", "score_system", "segment_scores", "segments_to_turns",
+    "fit_diarization_prior", "score_corpus", "score_system", "segment_scores", "segments_to_turns",
     # teaching
     "CllrEerCurve", "DecisionHistograms", "DecisionSummary", "FixedThresholdAnalysis", "GaussianComparison",
     "GaussianDensities", "bayes_decisions", "cllr_eer_approximation", "cllr_eer_curve", "cross_calibrated",

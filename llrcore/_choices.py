@@ -36,8 +36,11 @@ NORMALIZATION_METHODS = ("z-norm", "t-norm", "s-norm", "as-norm")
 #: The ``method=`` of :func:`~llrcore.cluster_similarity`: the Bayesian block model, average-linkage AHC, spectral
 #: clustering (Ng, Jordan & Weiss) and NME-SC (Park et al., IEEE Signal Processing Letters 2020).
 CLUSTERING_METHODS = ("bayes", "ahc", "spectral", "nme-sc")
-#: The block model's learnt priors by name (:data:`llrcore.diarization.block_prior.PRESETS`).
-DIARIZATION_PRIORS = ("synthetic-cosine", "simulated-plda")
+#: The block model's learnt priors by name (:data:`llrcore.diarization.block_prior.PRESETS`): the embedder and the
+#: windows of the scores they were learnt on.
+DIARIZATION_PRIORS = ("resemblyzer-1.5s-espeak", "simulated-plda-1.5s")
+#: Their names before issue 46, still accepted.
+DIARIZATION_PRIOR_ALIASES = {"synthetic-cosine": "resemblyzer-1.5s-espeak", "simulated-plda": "simulated-plda-1.5s"}
 #: Whose DER: NIST md-eval / dscore (each speaker's own overlapping turns merged) or pyannote.metrics (counted each).
 DER_CONVENTIONS = ("md-eval", "pyannote")
 #: How ``collar`` seconds are read: NIST md-eval ``-c`` / dscore ``--collar`` forgive them on EACH side of a reference

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from .._choices import CLUSTERING_METHODS as METHODS
 from .._choices import DER_CONVENTIONS as CONVENTIONS
-from .._choices import DIARIZATION_PRIORS
+from .._choices import DIARIZATION_PRIOR_ALIASES, DIARIZATION_PRIORS
 from ._options import add_output_formats, positive
 
 UNITS = ("DER, its parts, JER, purity and coverage in %; seconds of scored reference speech; speakers in the "
@@ -28,12 +28,19 @@ def add_command(commands) -> None:
     parser.add_argument("--method", choices=METHODS, default="bayes", help="clustering method (bayes)")
     parser.add_argument("--n-clusters", type=int, metavar="K", help="exact number of speakers of every recording")
     prior = parser.add_mutually_exclusive_group()
-    prior.add_argument("--prior", choices=["recording", *DIARIZATION_PRIORS],
-                       help="bayes: within- and between-speaker score Gaussians learnt from the development corpus, for "
-                            "scores of that kind, or 'recording': from each recording's own scores (default: by the "
-                            "kind of scores, cosines or LLRs, held loosely)")
+    prior.add_argument("--prior", metavar="NAME_OR_JSON",
+                       help="bayes: a prior file written by --learn (prior.json), or the within- and between-speaker "
+                            f"score Gaussians learnt from the development corpus ({', '.join(DIARIZATION_PRIORS)}), "
+                            "for scores of that kind, or 'recording': from each recording's own scores (default: by "
+                            "the kind of scores, cosines or LLRs, held loosely)")
     prior.add_argument("--prior-from", nargs="+", metavar="FOLDER_OR_FILES",
                        help="bayes: learn them from these labelled recordings (.npz + .rttm) of the same kind of scores")
+    prior.add_argument("--learn", action="store_true",
+                       help="learn a prior from the labelled recordings given (.npz + .rttm of one embedder), print "
+                            "its leave-one-out report and write it to -o prior.json (nothing is clustered otherwise)")
+    parser.add_argument("-o", "--output", metavar="PRIOR_JSON", help="--learn: the prior file to write")
+    parser.add_argument("--embedder", help="--learn: the embedder the scores were made with (kept in the file)")
+    parser.add_argument("--windows", help="--learn: the windows, e.g. '1.5 s every 0.75 s' (kept in the file)")
     prior.add_argument("--prior-from-others", action="store_true",
                        help="bayes: cluster each recording with them learnt from all the other recordings given "
                             "(leave one out: how a learnt model does on recordings it has not seen)")
@@ -55,12 +62,47 @@ def _collar(text: str) -> float:
     return 0.0 if float(text) == 0 else positive(text)
 
 
+def _prior(name: str):
+    """A preset's name (or its former name), 'recording', or the path of a prior file."""
+    from ..diarization.block_prior import BlockModelPrior
+
+    if name == "recording" or name in DIARIZATION_PRIORS or name in DIARIZATION_PRIOR_ALIASES:
+        return name
+    path = Path(name)
+    if not path.is_file():
+        raise ValueError(f"--prior {name}: not a prior file, nor one of recording, {', '.join(DIARIZATION_PRIORS)}.")
+    try:
+        return BlockModelPrior.from_json(path.read_text(encoding="utf-8"))
+    except ValueError as err:
+        raise ValueError(f"{path}: {err}") from None
+
+
+def learn(args, matrices) -> str:
+    """``--learn``: fit the prior, write it, and return its leave-one-out report."""
+    from ..diarization.learn import fit_diarization_prior
+
+    if not args.output:
+        raise ValueError("--learn writes the prior to a file: give -o prior.json.")
+    prior = fit_diarization_prior(matrices, embedder=args.embedder, windows=args.windows,
+                                  data=" ".join(args.sources))
+    Path(args.output).write_text(prior.to_json(), encoding="utf-8")
+    report = prior.report
+    lines = [f"Prior learnt on {len(matrices)} recordings, written to {args.output}."]
+    if report is not None:
+        lines += [report.sentence(), report.to_frame().to_string(formatters={"DER %": "{:.2f}".format})]
+    return "\n".join(lines)
+
+
 def run(args) -> str:
     from ..diarization.block_prior import BlockModelPrior
     from ..diarization.corpus import cluster_recordings, score_corpus
     from ..io.diarization import read_uem, write_rttm
     from ..io.diarization_corpus import read_corpus
 
+    if args.learn:
+        return learn(args, read_corpus(args.sources))
+    if args.output or args.embedder or args.windows:
+        raise ValueError("-o, --embedder and --windows go with --learn.")
     if args.n_clusters is not None and args.n_clusters < 1:
         raise ValueError(f"--n-clusters must be at least 1, not {args.n_clusters}.")
     matrices = read_corpus(args.sources)
@@ -75,11 +117,18 @@ def run(args) -> str:
                          f"not {args.method}.")
     options = {} if args.n_clusters is None else {"n_clusters": args.n_clusters}
     if args.prior or args.prior_from:
-        options["prior"] = args.prior or BlockModelPrior.from_recordings(read_corpus(args.prior_from))
+        options["prior"] = _prior(args.prior) if args.prior else \
+            BlockModelPrior.from_recordings(read_corpus(args.prior_from))
     options["prior_from_others"] = args.prior_from_others
     if args.no_floor:
         options["eigengap_floor"] = False
-    hypotheses = cluster_recordings(matrices, args.method, progress=progress, **options)
+    unsure: list[str] = []
+
+    def note(uri, result):  # the default call's count unsure: learning a prior may help
+        if result.options.get("count_sure") is False and "prior" not in options:
+            unsure.append(uri)
+
+    hypotheses = cluster_recordings(matrices, args.method, progress=progress, on_result=note, **options)
     table = score_corpus(matrices, hypotheses, uems=uems, collar=args.collar,
                          skip_overlap=not args.keep_overlap, convention=args.convention).to_frame()
     if args.rttm_out:
@@ -97,6 +146,11 @@ def run(args) -> str:
         learnt = " (prior: learnt from the other recordings, leave one out)"
     elif "prior" in options:
         learnt = f" (prior: {args.prior or 'learnt from ' + ' '.join(args.prior_from)})"
+    elif args.method == "bayes" and args.n_clusters is None:
+        learnt = " (prior: by the kind of scores)"
+    if unsure:
+        learnt += (f"; the number of speakers is unsure on {', '.join(unsure)}: learn a prior from a few labelled "
+                   "recordings of your embedder with --learn")
     whose = ("DER as md-eval, JER as dscore" if args.convention == "md-eval" else "DER and JER as pyannote.metrics")
     header = (f"Method: {args.method}{learnt}; {whose}; collar {args.collar:g} s on each side of a reference boundary, "
               f"{overlap}\n"

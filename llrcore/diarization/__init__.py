@@ -4,7 +4,9 @@
   of the thesis chapter ``papers/004``) and its fit from several starts; one run of its mean-field variational
   inference in :mod:`~llrcore.diarization.variational`, the moves on its responsibilities (merge, split, compact)
   in :mod:`~llrcore.diarization.responsibilities`, its prior and conjugate algebra in
-  :mod:`~llrcore.diarization.block_prior`, the sticky chain in :mod:`~llrcore.diarization.chain`.
+  :mod:`~llrcore.diarization.block_prior`, the sticky chain in :mod:`~llrcore.diarization.chain`; a prior learnt
+  from labelled recordings by :func:`fit_diarization_prior` (:mod:`~llrcore.diarization.learn`), its JSON file and
+  leave-one-out report in :mod:`~llrcore.diarization.prior_file`.
 - :mod:`~llrcore.diarization.baselines` — average-linkage AHC and spectral clustering.
 - :mod:`~llrcore.diarization.nme_sc` — NME-SC, spectral clustering auto-tuned by the normalised maximum eigengap.
 - :mod:`~llrcore.diarization.cluster` — :func:`cluster_similarity`, one call for all four methods; its
@@ -39,7 +41,9 @@ from .compare import COMPARISON_COLUMNS, Advice, MethodComparison, compare_metho
 from .corpus import CORPUS_COLUMNS, TOTAL, CorpusScores, cluster_recordings, score_corpus
 from .gaussians import GaussianFit, ScoreMixture, fit_score_mixture
 from .result import ClusteringResult
-from .block_prior import PRESETS, PRIOR_STRENGTH, BlockModelPrior, crp_log_prior
+from .block_prior import PRESET_ALIASES, PRESETS, PRIOR_STRENGTH, BlockModelPrior, crp_log_prior
+from .learn import fit_diarization_prior
+from .prior_file import LeaveOneOut, PriorSource
 from .chain import loop_probability, sticky_chain
 from .model import EFFECTIVE_SCORES, MEAN_TURN, MIN_SPEECH, Progress
 from .view import SimilarityView, similarity_view
@@ -58,7 +62,7 @@ from .scoring import (
 __all__ = [
     "SimilarityMatrix", "TURN_COLUMNS", "cluster_similarity", "ClusteringResult", "METHODS", "DEFAULT_MAX_CLUSTERS",
     "EFFECTIVE_SCORES", "MEAN_TURN", "MIN_SPEECH", "loop_probability", "sticky_chain", "PRESETS", "PRIOR_STRENGTH",
-    "BlockModelPrior", "Progress", "crp_log_prior", "block_gaussians",
+    "PRESET_ALIASES", "BlockModelPrior", "fit_diarization_prior", "LeaveOneOut", "PriorSource", "Progress", "crp_log_prior", "block_gaussians",
     "block_mean_matrix", "cluster_summary", "GaussianFit", "ScoreMixture",
     "fit_score_mixture", "SegmentScores", "segment_scores", "optimal_mapping", "segments_to_turns",
     "labels_from_turns", "DERResult", "diarization_error_rate", "compare_methods", "MethodComparison",

@@ -13,13 +13,14 @@
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 from scipy.special import betaln, digamma, gammaln
 
-from .._choices import DIARIZATION_PRIORS
+from .._choices import DIARIZATION_PRIOR_ALIASES, DIARIZATION_PRIORS
 from .gaussians import ScoreMixture
+from .prior_file import HYPERPARAMETERS, PriorSource, read_prior_json, write_prior_json
 
 __all__ = [
     "COSINE_SLACK",
@@ -29,6 +30,7 @@ __all__ = [
     "LEARNT_SHAPE",
     "LEARNT_STRENGTH",
     "PRESETS",
+    "PRESET_ALIASES",
     "PRIOR_STRENGTH",
     "BlockModelPrior",
     "PairMoments",
@@ -174,6 +176,8 @@ class BlockModelPrior:
         alpha of the Dirichlet process / Chinese restaurant process.
     between_variance : float, optional
         Prior guess of the between-speaker score variance (default: `variance`).
+    learnt_on : PriorSource, optional
+        What it was learnt on (recordings, embedder, windows, its leave-one-out report); not compared.
     """
 
     within_mean: float
@@ -183,6 +187,26 @@ class BlockModelPrior:
     shape: float = 1.0
     concentration: float = 1.0
     between_variance: float | None = None
+    learnt_on: PriorSource | None = field(default=None, compare=False)
+
+    def to_json(self) -> str:
+        """The prior as JSON text (the schema of :mod:`llrcore.diarization.prior_file`); :meth:`from_json` reads
+        it back equal bit for bit."""
+        values = {name: getattr(self, name) for name in HYPERPARAMETERS}
+        return write_prior_json({name: None if v is None else float(v) for name, v in values.items()},
+                                self.learnt_on)
+
+    @classmethod
+    def from_json(cls, text: str) -> BlockModelPrior:
+        """The prior of :meth:`to_json`'s text; ValueError with a sentence if it is not one."""
+        values, source = read_prior_json(text)
+        return cls(**values, learnt_on=source)
+
+    @property
+    def report(self):
+        """The leave-one-out report on the recordings it was learnt on
+        (:class:`~llrcore.diarization.prior_file.LeaveOneOut`), or None."""
+        return None if self.learnt_on is None else self.learnt_on.leave_one_out
 
     @classmethod
     def from_mixture(cls, mixture: ScoreMixture, *, concentration: float = 1.0, mean_strength: float = PRIOR_STRENGTH,
@@ -226,23 +250,32 @@ class BlockModelPrior:
         return within, between
 
 
+_DEV_CORPUS = ("tests/data/diarization_corpus (tools/make_diarization_corpus.py, seed 20261125; its SOURCE.txt): "
+               "synthetic espeak-ng conversations")
 #: Priors learnt from the development corpus (tests/data/diarization_corpus; :meth:`BlockModelPrior.from_recordings`
-#: on all its cosine recordings, and on all its PLDA matrices; rounded to 4 digits, a test recomputes them), for
-#: scores made as that corpus's only.
-#: ``synthetic-cosine``: cosines of Resemblyzer d-vectors of 1.5 s windows of synthetic espeak-ng voices in a room;
-#: they do not carry over to real voices: on pyannote's real sample (Resemblyzer, 1.5 s windows every 0.25 s) it
-#: finds 1 speaker of 2. ``simulated-plda``: the LLRs of tools/simulate_plda_matrices.py; a real PLDA system's LLRs
-#: have their own scale. For real recordings, learn the prior from labelled recordings of the same system.
+#: on all its cosine recordings, and on all its PLDA matrices; rounded to 4 digits, a test recomputes them), named by
+#: the embedder and windows of the scores they fit; for scores made as that corpus's only.
+#: ``resemblyzer-1.5s-espeak``: cosines of Resemblyzer d-vectors of 1.5 s windows every 0.75 s of synthetic espeak-ng
+#: voices in a room; they do not carry over to real voices: on pyannote's real sample (Resemblyzer, 1.5 s windows
+#: every 0.25 s) it finds 1 speaker of 2. ``simulated-plda-1.5s``: the LLRs of tools/simulate_plda_matrices.py
+#: (two-covariance PLDA of 1.5 s windows every 0.75 s); a real PLDA system's LLRs have their own scale. For real
+#: recordings, learn the prior from labelled recordings of the same system (:func:`~llrcore.fit_diarization_prior`).
+#: The names before issue 46 (``synthetic-cosine``, ``simulated-plda``) are :data:`PRESET_ALIASES`.
 PRESETS = dict(zip(DIARIZATION_PRIORS, (
-    BlockModelPrior(0.7472, 0.5847, 0.007641, LEARNT_STRENGTH, LEARNT_SHAPE, 1.0, 0.008751),  # synthetic-cosine
-    BlockModelPrior(5.751, -22.11, 94.82, LEARNT_STRENGTH, LEARNT_SHAPE, 1.0, 195.7),  # simulated-plda
+    BlockModelPrior(0.7472, 0.5847, 0.007641, LEARNT_STRENGTH, LEARNT_SHAPE, 1.0, 0.008751, PriorSource(
+        24, embedder="Resemblyzer 0.1.4 d-vectors (cosine)", windows="1.5 s every 0.75 s", data=_DEV_CORPUS)),
+    BlockModelPrior(5.751, -22.11, 94.82, LEARNT_STRENGTH, LEARNT_SHAPE, 1.0, 195.7, PriorSource(
+        20, embedder="simulated two-covariance PLDA (LLR)", windows="1.5 s every 0.75 s",
+        data="tests/data/diarization_corpus/plda (tools/simulate_plda_matrices.py, seed 20261125)")),
 ), strict=True))
+#: The presets' former names.
+PRESET_ALIASES = dict(DIARIZATION_PRIOR_ALIASES)
 
 #: Scores within [-1 - this, 1 + this] are taken for cosines: unit vectors in float32 give self-similarities of
 #: 1.0000006 and the like.
 COSINE_SLACK = 1e-3
 #: The preset of each kind of scores (:func:`score_kind`) that the default call's prior is centred on.
-KIND_PRESETS = {"cosine": "synthetic-cosine", "llr": "simulated-plda"}
+KIND_PRESETS = {"cosine": "resemblyzer-1.5s-espeak", "llr": "simulated-plda-1.5s"}
 #: kappa0 and a0 of the default call's prior (:func:`prior_for_scores`): its means and variances are those of the
 #: kind's preset, held as firmly as recordings of one kind differ from each other. On the development corpus the
 #: recordings' own same-speaker (different-speaker) mean scores spread around the pooled ones with sd tau, and
@@ -268,8 +301,8 @@ def score_kind(scores) -> str:
 def prior_for_scores(scores, *, concentration: float = 1.0) -> tuple[str, BlockModelPrior]:
     """The default call's prior for this kind of scores and the name of the preset it is centred on.
 
-    The preset of :data:`KIND_PRESETS` for :func:`score_kind` (cosines: ``"synthetic-cosine"``, LLRs:
-    ``"simulated-plda"``), its means and variances held with the weight of :data:`KIND_STRENGTH` and
+    The preset of :data:`KIND_PRESETS` for :func:`score_kind` (cosines: ``"resemblyzer-1.5s-espeak"``, LLRs:
+    ``"simulated-plda-1.5s"``), its means and variances held with the weight of :data:`KIND_STRENGTH` and
     :data:`KIND_SHAPE` tempered scores instead of :data:`LEARNT_STRENGTH` and :data:`LEARNT_SHAPE`: the scale of
     "same" and "different" speaker comes from the kind of scores, and a recording whose own scores sit elsewhere (a
     real embedder's, another PLDA) can still move it.

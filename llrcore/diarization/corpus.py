@@ -37,6 +37,7 @@ from ..data.similarity import TURN_COLUMNS, SimilarityMatrix
 from .block_prior import BlockModelPrior, labelled_pair_moments
 from .cluster import cluster_similarity
 from .jer import jer_components
+from .result import ClusteringResult
 from .scoring import check_convention, check_turns, der_components, recordings, segments_to_turns
 
 __all__ = ["CorpusScores", "score_corpus", "cluster_recordings", "CORPUS_COLUMNS", "TOTAL"]
@@ -230,7 +231,9 @@ def score_corpus(references: pd.DataFrame | Mapping[str, pd.DataFrame] | Iterabl
 
 def cluster_recordings(matrices: Iterable[SimilarityMatrix], method: str = "bayes", *,
                        prior_from_others: bool = False,
-                       progress: Callable[[int, int, str], None] | None = None, **options: Any) -> pd.DataFrame:
+                       progress: Callable[[int, int, str], None] | None = None,
+                       on_result: Callable[[str, ClusteringResult], None] | None = None,
+                       **options: Any) -> pd.DataFrame:
     """Cluster every similarity matrix of a corpus and return the hypotheses as speaker turns.
 
     Parameters
@@ -246,6 +249,9 @@ def cluster_recordings(matrices: Iterable[SimilarityMatrix], method: str = "baye
         labelled recordings does on a recording it has not seen. Every recording needs a reference.
     progress : callable, optional
         Called as ``progress(done, total, uri)`` after each recording.
+    on_result : callable, optional
+        Called as ``on_result(uri, result)`` with each recording's :class:`ClusteringResult` (e.g. to read how sure
+        its count is, ``result.options["count_sure"]``).
 
     Returns
     -------
@@ -266,9 +272,11 @@ def cluster_recordings(matrices: Iterable[SimilarityMatrix], method: str = "baye
         if matrix.start is None or matrix.end is None:  # (not has_times)
             raise ValueError(f"The recording {matrix.uri!r} has no segment times, so its speaker turns are unknown.")
         learnt: dict[str, Any] = \
-            {"prior": _learnt_from_others(moments, done - 1, matrix.uri)} if prior_from_others else {}
+            {"prior": learnt_from_others(moments, done - 1, matrix.uri)} if prior_from_others else {}
         result = cluster_similarity(matrix, method, **options, **learnt)
         tables.append(segments_to_turns(matrix.start, matrix.end, np.asarray(result.labels), uri=matrix.uri))
+        if on_result is not None:
+            on_result(matrix.uri, result)
         if progress is not None:
             progress(done, len(matrices), matrix.uri)
     if not tables:
@@ -289,9 +297,10 @@ def _check_leave_one_out(matrices: list, method: str, options: dict) -> None:
                          f"{', '.join(map(repr, unlabelled))} has none.")
 
 
-def _learnt_from_others(moments: list, index: int, uri: str) -> BlockModelPrior:
-    """The prior of the pair moments of every recording but the one at `index`."""
+def learnt_from_others(moments: list, index: int, uri: str, **strengths: float) -> BlockModelPrior:
+    """The prior of the pair moments of every recording but the one at `index` (`strengths`: the ``mean_strength``,
+    ``shape`` and ``concentration`` of :meth:`BlockModelPrior.from_pair_moments`)."""
     try:
-        return BlockModelPrior.from_pair_moments(moments[:index] + moments[index + 1:])
+        return BlockModelPrior.from_pair_moments(moments[:index] + moments[index + 1:], **strengths)
     except ValueError as err:
         raise ValueError(f"The score model for {uri!r}, learnt from the other recordings: {err}") from None

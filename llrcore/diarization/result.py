@@ -85,6 +85,34 @@ class ClusteringResult:
         mean = float(weights @ means)
         return GaussianFit(mean, float(weights @ (variances + (means - mean) ** 2)), float(counts.sum()))
 
+    def sentence(self) -> str:
+        """What was found in one sentence; for the block model also which prior it used, how sure its count is
+        (``options["count_probability"]``, ``options["count_sure"]``), how a binding floor was met, and, when unsure,
+        the advice to learn a prior from a few labelled recordings (:func:`~llrcore.fit_diarization_prior`)."""
+        plural = "" if self.n_clusters == 1 else "s"
+        text = f"{self.n_clusters} speaker{plural} found by {self.method}"
+        options = self.options
+        if self.method != "bayes" or "count_probability" not in options:
+            return text + "."
+        text += (f" (prior: {options.get('prior_source')}); posterior mass of this count "
+                 f"{options['count_probability']:.2f}")
+        if options.get("eigengap_ratio") is not None:
+            text += (f", the count is NME-SC's (the fewest kept), its largest eigengap {options['eigengap_ratio']:.1f} "
+                     "times the next")
+        met_by = options.get("floor_met_by")
+        if met_by == "NME-SC partition":
+            text += ("; the block model met NME-SC's count with a crumb (a cluster below min_speech), so the "
+                     "partition is NME-SC's")
+        elif met_by == "refused":
+            text += ("; NME-SC's count could only be met with crumbs (clusters below min_speech), so it was not "
+                     "kept as the fewest speakers")
+        if options.get("count_sure"):
+            return text + "."
+        if "(by the kind of scores)" not in str(options.get("prior_source")):  # a prior was chosen: no advice
+            return text + ". The count is unsure."
+        return (text + ". The count is unsure: learn a prior from a few labelled recordings of the same embedder "
+                "(lc.fit_diarization_prior, llrcore diarize --learn, or the Diarization page).")
+
     def to_frame(self, start=None, end=None) -> pd.DataFrame:
         """The labels as a table: one row per segment, ``segment`` (its row of the matrix), ``start`` and ``end`` in
         seconds when the times are given, and its ``cluster`` (0..K-1, numbered by first appearance)."""

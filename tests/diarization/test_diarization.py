@@ -208,7 +208,7 @@ def test_presets_are_learnt_from_the_development_corpus():
     """PRESETS (rounded to 4 significant digits in the code) are BlockModelPrior.from_recordings of all the cosine
     conversations and of all the PLDA matrices of tests/data/diarization_corpus; the mean and variance of their
     same-speaker and different-speaker pairs, gathered here with numpy from the references."""
-    for name, folder in (("synthetic-cosine", PLDA_CORPUS.parent), ("simulated-plda", PLDA_CORPUS)):
+    for name, folder in (("resemblyzer-1.5s-espeak", PLDA_CORPUS.parent), ("simulated-plda-1.5s", PLDA_CORPUS)):
         matrices = lc.read_corpus(folder)
         same, different = [], []
         for matrix in matrices:
@@ -222,6 +222,7 @@ def test_presets_are_learnt_from_the_development_corpus():
         expected = (same.mean(), different.mean(), same.var(), different.var())
         assert (preset.within_mean, preset.between_mean, preset.variance, preset.between_variance) == pytest.approx(
             expected, rel=5e-4)
+        assert preset.learnt_on.recordings == len(matrices)  # its provenance
         learnt = lc.diarization.BlockModelPrior.from_recordings(matrices)
         assert (learnt.within_mean, learnt.between_mean, learnt.variance, learnt.between_variance) == pytest.approx(
             expected, rel=1e-12)
@@ -654,13 +655,14 @@ def test_readme_s_development_corpus_numbers():
     fold) and NME-SC, and over all 44. The default's numbers changed with issue 32 (the prior by the kind of scores instead of
     the recording's own fit, which had 12/24 (19.6 %), 15/20 (6.9 %); 13.8 % and 27 over all 44; clusters that do
     not cohere merged, model.MIN_COHERENCE; and NME-SC's count as the fewest speakers on cosines,
-    cluster.EIGENGAP_FLOOR_KINDS, without which it had 13/24 (20.2 %); 12.8 % and 31 over all 44)."""
+    cluster.EIGENGAP_FLOOR_KINDS, without which it had 13/24 (20.2 %); 12.8 % and 31 over all 44), and with issue 46
+    (a floor met by a crumb takes NME-SC's partition: the cosines' mean DER was 13.0 %, 8.9 % over all 44)."""
     bayes, nme, learnt = _corpus_scores("bayes"), _corpus_scores("nme-sc"), _corpus_scores("bayes", learnt=True)
-    for frame, expected in ((bayes, {"cosine": (16, 13.0), "plda": (18, 4.0)}),
+    for frame, expected in ((bayes, {"cosine": (16, 12.1), "plda": (18, 4.0)}),
                             (nme, {"cosine": (15, 13.0), "plda": (16, 15.7)}),
                             (learnt, {"cosine": (17, 14.7), "plda": (20, 3.4)})):
         measured = {kind: (int(part["right"].sum()), round(100 * part["der"].mean(), 1))
                     for kind, part in frame.groupby("kind")}
         assert measured == expected
-    assert [round(100 * f["der"].mean(), 1) for f in (bayes, nme, learnt)] == [8.9, 14.2, 9.6]
+    assert [round(100 * f["der"].mean(), 1) for f in (bayes, nme, learnt)] == [8.4, 14.2, 9.6]
     assert [int(f["right"].sum()) for f in (bayes, nme, learnt)] == [34, 31, 37]

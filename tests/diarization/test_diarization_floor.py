@@ -53,7 +53,7 @@ def test_the_floor_is_only_for_cosines_with_the_default_prior_and_no_count_given
     assert float(np.max(es2005a.scores)) > 1.0  # PLDA LLRs, not cosines
     assert eigengap_floor_count(np.asarray(es2005a.scores), 1, 20) is None
     assert lc.cluster_similarity(es2005a).options["eigengap_floor"] is None
-    for options in ({"prior": "recording"}, {"n_clusters": 5}, {"prior": "synthetic-cosine"}):
+    for options in ({"prior": "recording"}, {"n_clusters": 5}, {"prior": "resemblyzer-1.5s-espeak"}):
         assert lc.cluster_similarity(synth13, **options).options["eigengap_floor"] is None
     for method in ("ahc", "spectral", "nme-sc"):
         assert lc.cluster_similarity(synth13, method).options["eigengap_floor"] is None

@@ -88,8 +88,8 @@ def _matrix(folder: Path, name: str):
 
 
 @pytest.mark.parametrize(("folder", "name", "kind", "preset"), [
-    (DEV, "synth02_k01", "cosine", "synthetic-cosine"),
-    (DEV / "plda", "plda_k03_balanced", "llr", "simulated-plda"),
+    (DEV, "synth02_k01", "cosine", "resemblyzer-1.5s-espeak"),
+    (DEV / "plda", "plda_k03_balanced", "llr", "simulated-plda-1.5s"),
 ])
 def test_the_default_prior_follows_the_kind_of_scores(folder, name, kind, preset):
     matrix = _matrix(folder, name)
@@ -117,7 +117,7 @@ def test_prior_recording_is_the_two_gaussian_fit_of_the_recording():
     own = lc.diarization.BlockModelPrior.from_mixture(mixture)
     result = lc.cluster_similarity(matrix, prior="recording")
     assert result.options["prior"] == own and result.options["prior_source"] == "recording"
-    with pytest.raises(ValueError, match="recording, synthetic-cosine, simulated-plda"):
+    with pytest.raises(ValueError, match="recording, resemblyzer-1.5s-espeak, simulated-plda-1.5s"):
         lc.cluster_similarity(matrix, prior="unknown")
 
 

@@ -168,10 +168,10 @@ def test_second_demo_two_speakers_from_cosines(page: Page, app_url, screenshots)
     import llrcore as lc
 
     sample = lc.read_similarity(ROOT / "assets" / "pyannote_sample" / "sample_similarity.npz")
-    expected = lc.cluster_similarity(sample, "bayes", prior="synthetic-cosine").n_clusters
+    expected = lc.cluster_similarity(sample, "bayes", prior="resemblyzer-1.5s-espeak").n_clusters
     page.get_by_role("tab", name="One recording").click()
     page.locator(".st-key-diar_prior").click()
-    page.get_by_role("option", name="Learnt: synthetic cosines").click()
+    page.get_by_role("option", name="Learnt: Resemblyzer, 1.5 s windows, synthetic voices").click()
     wait_idle(page)
     page.get_by_role("button", name="Cluster").click()
     wait_idle(page)
