@@ -26,7 +26,7 @@ __all__ = ["ScoreAccumulator"]
 #: Trials buffered before they are counted (16 MB of scores and labels): a bound on memory beside the counts.
 BUFFER_SIZE = 1 << 20
 
-_EMPTY = (np.empty(0), np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64))
+_EMPTY: tuple[np.ndarray, ...] = (np.empty(0), np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64))
 
 
 class ScoreAccumulator:
@@ -75,7 +75,7 @@ class ScoreAccumulator:
             raise ValueError(f"buffer_size must be a whole number of trials, 0 or more, not {buffer_size!r}.")
         self.buffer_size = int(buffer_size)
         self._table = _EMPTY
-        self._pending: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        self._pending: list[tuple[np.ndarray, ...]] = []
         self._buffer: list[tuple[np.ndarray, np.ndarray]] = []
         self._buffered = self.n_tar = self.n_non = 0
 
@@ -148,7 +148,7 @@ class ScoreAccumulator:
         return (f"ScoreAccumulator({self.n_tar:,} targets, {self.n_non:,} non-targets, "
                 f"{self._compacted()[0].size:,} unique scores)")
 
-    def _compacted(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def _compacted(self) -> tuple[np.ndarray, ...]:
         """Every trial seen in one table (buffered and pending ones counted and merged)."""
         self._compact()
         if self._pending:

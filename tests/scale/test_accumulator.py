@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 import llrcore as lc
+from llrcore.scale.accumulator import BUFFER_SIZE
 from paths import ASSETS
 from test_merge_counts import assert_metrics_of_trials, counted
 
@@ -63,7 +64,7 @@ def test_batches_by_hand():
     assert accumulator.to_frame().equals(frame)
 
 
-@pytest.mark.parametrize("buffer_size", [0, 997, lc.scale.accumulator.BUFFER_SIZE])
+@pytest.mark.parametrize("buffer_size", [0, 997, BUFFER_SIZE])
 def test_asvspoof_eval_in_batches_gives_the_whole_files_metrics(asv, buffer_size):
     accumulator, seen = lc.ScoreAccumulator(buffer_size=buffer_size), np.empty(0)
     for scores, labels in batches(asv, seed=1):
