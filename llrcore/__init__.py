@@ -97,6 +97,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     ".report": ("CalibrationSummary", "Report", "SystemSummary", "build_report"),
     ".report.classifier": ("classifier_report_html",),
     ".scale.accumulator": ("ScoreAccumulator",),
+    ".scale.embeddings": ("BinnedScores", "score_embeddings"),
     ".scale.files": ("counts_reader",),
     ".spoofing.adcf": ("ADCF", "a_dcf", "a_dcf_cost_model"),
     ".spoofing.sasv": ("sasv_parts", "sasv_table", "tandem_teer_conventions", "ASV_SCORE", "CM_SCORE"),
@@ -186,6 +187,7 @@ if TYPE_CHECKING:
     from .binary.counts import CountedScores
     from .io.out_of_core import ScoreTally, count_labels, count_scores, score_files, tally_labels
     from .scale.accumulator import ScoreAccumulator
+    from .scale.embeddings import BinnedScores, score_embeddings
     from .scale.files import counts_reader
     from .calibration.rules import BetaRule, objective, threshold_weighting
     from .calibration.weighting import ThresholdWeightings, threshold_weightings
@@ -384,10 +386,11 @@ __all__ = [
     "write_trials",
     # binary evaluation
     "BayesErrorCurve", "BayesErrorRates", "BinaryMetrics", "Convention", "CountedScores", "CurveSet", "DETCurve",
-    "EERConventions", "LLRVerdict", "PAVTransform", "ScoreAccumulator", "ScoreHistograms", "SortedScores",
+    "BinnedScores", "EERConventions", "LLRVerdict", "PAVTransform", "ScoreAccumulator", "ScoreHistograms",
+    "SortedScores",
     "VERDICTS", "VERDICT_RULE", "act_dcf", "bayes_error_curves", "bayes_error_rates", "cllr", "cprimary",
     "det_curve", "det_curves", "eer", "eer_conventions", "evaluate", "llr_verdict", "metrics_table", "min_cllr",
-    "min_dcf", "pav_llrs", "pav_transforms", "score_histograms",
+    "min_dcf", "pav_llrs", "pav_transforms", "score_embeddings", "score_histograms",
     # conditions and uncertainty
     "BootstrapResult", "Condition", "ConditionColumns", "ConditionMetrics", "DETBand", "SystemComparison",
     "bootstrap", "compare_systems", "condition_columns", "evaluate_by_condition",

@@ -102,6 +102,27 @@ class ScoreAccumulator:
         if self._buffered > self.buffer_size:
             self._compact()
 
+    def add_counts(self, unique, tar_counts, non_counts) -> None:
+        """Add a batch already counted per unique score (a block of pairs counted on a thread, say).
+
+        Parameters
+        ----------
+        unique : array_like of float
+            The batch's unique scores, increasing.
+        tar_counts, non_counts : array_like of int
+            Its target and non-target trials at each score.
+
+        Returns
+        -------
+        None
+        """
+        table = (np.asarray(unique, dtype=np.float64) + 0.0,  # -0.0 read as 0.0
+                 np.asarray(tar_counts, dtype=np.int64), np.asarray(non_counts, dtype=np.int64))
+        self._pending.append(table)
+        self.n_tar += int(table[1].sum())
+        self.n_non += int(table[2].sum())
+        self._compact()
+
     def merge(self, other: ScoreAccumulator) -> ScoreAccumulator:
         """The trials of both accumulators in a new one (this one and `other` are left as they are).
 

@@ -54,7 +54,8 @@ def cluster_client(client=None) -> Iterator:
         raise TypeError(f"client must be a distributed.Client or a scheduler's address, not a {type(client).__name__}.")
 
 
-def count_on_cluster(count: Callable, parts: Sequence, names: Sequence[str], *, client=None) -> tuple:
+def count_on_cluster(count: Callable, parts: Sequence, names: Sequence[str], *, client=None,
+                     shared: dict | None = None) -> tuple:
     """The merged table of the parts, each counted by ``count(part)`` on a worker.
 
     Parameters
@@ -68,6 +69,8 @@ def count_on_cluster(count: Callable, parts: Sequence, names: Sequence[str], *, 
         What names each part in a sentence (its file).
     client : distributed.Client or str, optional
         As :func:`cluster_client`.
+    shared : dict, optional
+        Data every part needs (the embeddings), sent to each worker once and given to `count` as keyword arguments.
 
     Returns
     -------
@@ -81,7 +84,8 @@ def count_on_cluster(count: Callable, parts: Sequence, names: Sequence[str], *, 
         file), or whose worker died, named.
     """
     with cluster_client(client) as running:
-        counted = running.map(count, list(parts), pure=False)
+        sent = {name: running.scatter(value, broadcast=True, hash=False) for name, value in (shared or {}).items()}
+        counted = running.map(count, list(parts), pure=False, **sent)
         level = counted
         while len(level) > 1:
             level = [running.submit(_merge, *level[start:start + SPLIT_EVERY], pure=False)

@@ -6,7 +6,7 @@ count); the counts of the two halves added by ``CountedScores.__add__`` (tests/s
 sum to ``lc.Trials``). Real data: the ASVspoof 2019 LA ASV evaluation scores of tests/data (SOURCE.txt there), cut
 into Parquet files in ``tmp_path``, one of them with target trials only; the Kaldi score file and key of
 tests/data/formats cut into three score files with their three keys. One LocalCluster of two workers (threads of
-this process) serves the module.
+this process, tests/scale/conftest.py) serves the module.
 """
 from __future__ import annotations
 
@@ -26,13 +26,6 @@ pytest.importorskip("duckdb")
 ASV_EVAL = DATA / "asvspoof2019_la" / "ASVspoof2019.LA.asv.eval.gi.trl.scores.txt"
 KALDI_SCORES, KALDI_KEY = DATA / "formats" / "kaldi_scores.txt", DATA / "formats" / "kaldi_key.txt"
 PARTS = 7
-
-
-@pytest.fixture(scope="module")
-def client():
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
-                                  dashboard_address=None) as cluster, distributed.Client(cluster) as running:
-        yield running
 
 
 @pytest.fixture(scope="module")
