@@ -30,6 +30,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
+from .._choices import EMBEDDING_METRICS
 from ..binary.counts import CountedScores, merge_tables
 from ..binary.metrics import eer, min_dcf
 from ..parallel import ordered_map, thread_count
@@ -38,7 +39,7 @@ from .accumulator import ScoreAccumulator
 __all__ = ["BinnedScores", "METRICS", "score_embeddings"]
 
 #: How two embeddings are compared.
-METRICS = ("cosine", "dot")
+METRICS = EMBEDDING_METRICS
 #: Where the blocks run.
 ENGINES = ("numpy", "dask")
 #: Scores computed at once in a block (32 MB of float64).
