@@ -260,11 +260,23 @@ def _block_table(block: tuple[int, int], *, vectors: np.ndarray, codes: np.ndarr
         scores = np.einsum("ij,ij->i", vectors[first], vectors[second])
         same = codes[first] == codes[second]
     if edges is not None:
-        # bin k (1..bins) holds edges[k-1] <= score < edges[k]; the outer bins hold what rounding puts past the ends
-        scores = np.clip(np.searchsorted(edges, scores, side="right"), 1, edges.size - 1).astype(np.float64)
+        return _binned_table(scores, same, edges)
     tar, tar_counts = np.unique(scores[same], return_counts=True)
     non, non_counts = np.unique(scores[~same], return_counts=True)
     return merge_tables([(tar, tar_counts, np.zeros_like(tar_counts)), (non, np.zeros_like(non_counts), non_counts)])
+
+
+def _binned_table(scores: np.ndarray, same: np.ndarray, edges: np.ndarray) -> tuple:
+    """A block's trials counted per bin (the bin's index, from 0, as its score): bin ``k`` holds the scores with
+    ``floor((score - edges[0]) / width) = k``, a monotone function of the score, so each bin is a run of the sorted
+    scores (what the bounds need); the outer bins also hold what rounding carries past the ends."""
+    bins = edges.size - 1
+    index = np.floor((scores - edges[0]) / (edges[1] - edges[0]))
+    index = np.clip(index, 0, bins - 1).astype(np.int64)
+    tar_counts = np.bincount(index[same], minlength=bins)
+    non_counts = np.bincount(index[~same], minlength=bins)
+    held = np.flatnonzero(tar_counts + non_counts)
+    return held.astype(np.float64), tar_counts[held], non_counts[held]
 
 
 def _result(table: tuple, edges: np.ndarray | None) -> CountedScores | BinnedScores:
@@ -274,7 +286,7 @@ def _result(table: tuple, edges: np.ndarray | None) -> CountedScores | BinnedSco
             raise ValueError(f"No pair is a {what} trial: metrics need pairs of the same label and of different ones.")
     if edges is None:
         return CountedScores(unique, tar_counts, non_counts)
-    index = unique.astype(np.int64) - 1  # searchsorted's 1..bins
+    index = unique.astype(np.int64)
     left, width = edges[index], edges[1] - edges[0]
     optimistic = merge_tables([(left + width / 4, np.zeros_like(non_counts), non_counts),
                                (left + 3 * width / 4, tar_counts, np.zeros_like(tar_counts))])
