@@ -25,6 +25,10 @@ __all__ = ["SPLIT_EVERY", "cluster_client", "count_on_cluster"]
 
 #: Tables merged by one task of the tree (Dask's ``split_every`` of its reductions is 8 too).
 SPLIT_EVERY = 8
+#: What to do when a worker died: most often of memory, for the tables it held or merged.
+MEMORY_ADVICE = ("a worker that dies, most often of memory, loses the counts it holds: a table of counts takes 24 "
+                 "bytes per unique score (about one per trial for continuous scores), so give the workers more memory, "
+                 "smaller parts, or fewer unique scores (bins=, scores rounded to the digits they have).")
 
 
 def distributed_module():
@@ -109,5 +113,7 @@ def _named(error: BaseException, counted: Sequence, names: Sequence[str]) -> Bas
             if isinstance(failure, ValueError):  # a sentence naming the file already (LoadError is one)
                 return failure
             return ValueError(f"{name}: the worker counting this part failed ({type(failure).__name__}: "
-                              f"{failure}); a worker that died of memory needs smaller parts or more memory.")
-    return ValueError(f"Merging the counts of the parts failed on the cluster ({type(error).__name__}: {error}).")
+                              f"{failure}); {MEMORY_ADVICE}")
+    lost = next((name for future, name in zip(counted, names) if future.status in ("cancelled", "lost")), None)
+    where = f"{lost}: the counts of this part were lost" if lost else "The counts of the parts were lost"
+    return ValueError(f"{where} on the cluster ({type(error).__name__}: {error}); {MEMORY_ADVICE}")
