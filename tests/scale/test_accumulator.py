@@ -91,6 +91,21 @@ def test_three_processes_merge_through_pickle(asv):
     assert a.to_frame().equals(processes[0].to_frame())  # merging leaves the parts as they were
 
 
+def test_batches_counted_elsewhere_add_as_the_trials_would(asv):
+    """``add_counts``: each batch counted by hand (``counted``, np.unique) and added gives what ``update`` gives."""
+    accumulator = lc.ScoreAccumulator()
+    for scores, labels in batches(asv, seed=3):
+        if labels.any() and not labels.all():
+            table = counted(scores[labels], scores[~labels])
+            accumulator.add_counts(table.unique, table.tar_counts, table.non_counts)
+        else:  # a batch of one class: CountedScores needs both, so the counts are written out here
+            unique, counts = np.unique(scores, return_counts=True)
+            zeros = np.zeros_like(counts)
+            accumulator.add_counts(unique, *((counts, zeros) if labels.any() else (zeros, counts)))
+    assert accumulator.to_frame().equals(fed(batches(asv, seed=3)).to_frame())
+    assert_metrics_of_trials(accumulator.counts, asv)
+
+
 def test_bad_batches_are_one_sentence():
     accumulator = lc.ScoreAccumulator()
     with pytest.raises(ValueError, match="3 scores but 2 labels"):
