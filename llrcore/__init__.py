@@ -20,7 +20,7 @@ from ._version import __version__
 #: module (relative to llrcore) -> the public names it gives, imported on first use
 _EXPORTS: dict[str, tuple[str, ...]] = {
     ".binary.conventions": ("Convention", "EERConventions", "eer_conventions"),
-    ".binary.counts": ("CountedScores", "counted_reader"),
+    ".binary.counts": ("CountedScores",),
     ".binary.curves": (
         "BayesErrorCurve", "CurveSet", "DETCurve", "PAVTransform", "bayes_error_curves", "det_curves", "pav_transforms",
     ),
@@ -75,7 +75,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "write_rttm",
     ),
     ".io.diarization_corpus": ("read_corpus",),
-    ".io.out_of_core": ("ScoreTally", "count_scores"),
+    ".io.out_of_core": ("ScoreTally", "count_labels", "count_scores", "score_files", "tally_labels"),
     ".multiclass": (
         "IdentificationErrors", "MulticlassAffine", "MulticlassAnalysis", "MulticlassScores", "analyse_multiclass",
         "cavg_table", "class_prior", "confusion_matrix", "detection_analysis", "detection_decisions", "detection_llrs",
@@ -101,6 +101,8 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     ".report": ("CalibrationSummary", "Report", "SystemSummary", "build_report"),
     ".report.classifier": ("classifier_report_html",),
     ".scale.accumulator": ("ScoreAccumulator",),
+    ".scale.embeddings": ("BinnedScores", "score_embeddings"),
+    ".scale.files": ("counts_reader",),
     ".spoofing.adcf": ("ADCF", "a_dcf", "a_dcf_cost_model"),
     ".spoofing.sasv": ("sasv_parts", "sasv_table", "tandem_teer_conventions", "ASV_SCORE", "CM_SCORE"),
     ".spoofing.tandem": (
@@ -186,9 +188,11 @@ if TYPE_CHECKING:
     from .parallel import thread_count, thread_limit
     from .prior import NIST_PRIMARY_P_TARGETS, OperatingPoint, as_operating_point, logit, sigmoid
     from .binary.rates import SortedScores
-    from .binary.counts import CountedScores, counted_reader
-    from .io.out_of_core import ScoreTally, count_scores
+    from .binary.counts import CountedScores
+    from .io.out_of_core import ScoreTally, count_labels, count_scores, score_files, tally_labels
     from .scale.accumulator import ScoreAccumulator
+    from .scale.embeddings import BinnedScores, score_embeddings
+    from .scale.files import counts_reader
     from .calibration.rules import BetaRule, objective, threshold_weighting
     from .calibration.weighting import ThresholdWeightings, threshold_weightings
     from .binary.verdict import VERDICTS, VERDICT_RULE, LLRVerdict, llr_verdict
@@ -346,8 +350,9 @@ if TYPE_CHECKING:
     from .uncertainty.intervals import DEFAULT_METHOD as DEFAULT_INTERVAL_METHOD
     from .uncertainty.intervals import INTERVAL_METHODS
 
-    #: Files larger than memory: counts per unique score from DuckDB, as a CountedScores every metric takes.
-    read_counts = counted_reader(count_scores)
+    #: Files larger than memory: counts per unique score from DuckDB (here or on a Dask cluster), as a CountedScores
+    #: every metric takes.
+    read_counts = counts_reader(score_files, count_labels, tally_labels)
 
 _moved.install()
 
@@ -360,8 +365,8 @@ def __getattr__(name: str) -> Any:
         value = getattr(importlib.import_module(module, __name__), attribute)
     elif name in _SUBMODULES:
         value = importlib.import_module(f".{name}", __name__)
-    elif name == "read_counts":  # the io layer's counting wrapped by the binary layer's CountedScores
-        value = __getattr__("counted_reader")(__getattr__("count_scores"))
+    elif name == "read_counts":  # the io layer's counting of each file, merged by the scale layer's engines
+        value = __getattr__("counts_reader")(*map(__getattr__, ("score_files", "count_labels", "tally_labels")))
     elif name in _moved.MOVED:
         return _moved.moved_module(name, stacklevel=4)
     else:
@@ -390,10 +395,11 @@ __all__ = [
     "write_trials",
     # binary evaluation
     "BayesErrorCurve", "BayesErrorRates", "BinaryMetrics", "Convention", "CountedScores", "CurveSet", "DETCurve",
-    "EERConventions", "LLRVerdict", "PAVTransform", "ScoreAccumulator", "ScoreHistograms", "SortedScores",
+    "BinnedScores", "EERConventions", "LLRVerdict", "PAVTransform", "ScoreAccumulator", "ScoreHistograms",
+    "SortedScores",
     "VERDICTS", "VERDICT_RULE", "act_dcf", "bayes_error_curves", "bayes_error_rates", "cllr", "cprimary",
     "det_curve", "det_curves", "eer", "eer_conventions", "evaluate", "llr_verdict", "metrics_table", "min_cllr",
-    "min_dcf", "pav_llrs", "pav_transforms", "score_histograms",
+    "min_dcf", "pav_llrs", "pav_transforms", "score_embeddings", "score_histograms",
     # conditions and uncertainty
     "BootstrapResult", "Condition", "ConditionColumns", "ConditionMetrics", "DETBand", "SystemComparison",
     "bootstrap", "compare_systems", "condition_columns", "evaluate_by_condition",

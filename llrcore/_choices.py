@@ -52,3 +52,6 @@ DER_EXTENTS = ("both", "reference")
 #: DER over recordings: pooled, all errors over all scored speech (md-eval, dscore's OVERALL row, pyannote.metrics'
 #: ``abs(metric)``), or the mean of the per-recording rates, each recording weighing the same.
 DER_AVERAGES = ("pooled", "mean")
+
+#: How ``score_embeddings`` compares two embeddings (the cosine of their angle, or their dot product).
+EMBEDDING_METRICS = ("cosine", "dot")

@@ -27,7 +27,7 @@ import pandas as pd
 from .costs import cost_bits, mean_cost_bits
 from .rates import ScoreCounts, SortedScores
 
-__all__ = ["CountedScores", "counted_reader", "merge_tables", "repeated_sum"]
+__all__ = ["CountedScores", "merge_tables", "repeated_sum"]
 
 #: Trials materialised at once when a sum over repeated values is taken (8 MB of float64).
 LEAF = 1 << 20
@@ -188,9 +188,10 @@ def _pairwise(values: np.ndarray, ends: np.ndarray, start: int, n: int) -> float
     return _pairwise(values, ends, start, half) + _pairwise(values, ends, start + half, n - half)
 
 
-def merge_tables(tables) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def merge_tables(tables) -> tuple[np.ndarray, ...]:
     """Tables ``(unique, tar_counts, non_counts)``, each sorted by score, merged into one: ``(unique, tar_counts,
-    non_counts)`` with each score once and its counts (int64) added; scores no trial has are left out.
+    non_counts)`` with each score once and its counts (int64) added; scores no trial has are left out. Tables of more
+    count columns (a reader's counts per label word) merge the same way, column by column.
 
     One concatenation and one sort of all the tables' scores, not one merge per table (which makes ``k`` tables cost
     ``k`` passes over the growing result): numpy's stable sort of float64 is timsort, which finds the ``k`` sorted
@@ -201,28 +202,10 @@ def merge_tables(tables) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     order = np.argsort(unique, kind="stable")
     unique = unique[order]
     counts = [np.concatenate([np.asarray(table[column], dtype=np.int64) for table in tables])[order]
-              for column in (1, 2)]
+              for column in range(1, len(tables[0]))]
     if unique.size == 0:
-        return unique, counts[0], counts[1]
+        return (unique, *counts)
     starts = np.flatnonzero(np.concatenate([[True], unique[1:] != unique[:-1]]))
-    tar_counts, non_counts = (np.add.reduceat(column, starts) for column in counts)
-    seen = (tar_counts > 0) | (non_counts > 0)
-    return unique[starts][seen], tar_counts[seen], non_counts[seen]
-
-
-def counted_reader(reader, name: str = "read_counts"):
-    """A reader of counts per unique score (returning an object :meth:`CountedScores.of` takes) made into one that
-    returns :class:`CountedScores`: the public ``read_counts`` is ``counted_reader`` of the io layer's counting
-    reader (the io layer does not import the engines)."""
-    import functools
-    import inspect
-
-    @functools.wraps(reader)
-    def read(*args, **kwargs) -> CountedScores:
-        return CountedScores.of(reader(*args, **kwargs))
-
-    read.__name__ = read.__qualname__ = name
-    # the reader's parameters, this one's return (the signature shown follows __wrapped__ otherwise)
-    setattr(read, "__signature__", inspect.signature(reader).replace(  # noqa: B010 - mypy: a function has none
-        return_annotation="CountedScores"))
-    return read
+    summed = [np.add.reduceat(column, starts) for column in counts]
+    seen = np.logical_or.reduce([column > 0 for column in summed])
+    return (unique[starts][seen], *(column[seen] for column in summed))

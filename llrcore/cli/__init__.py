@@ -2,6 +2,8 @@
 
     llrcore evaluate SCORES [SCORES ...] [--key KEY] [--metadata FILE] [--p-target P] [--c-miss C] [--c-fa C]
                      [--by COLUMN ...] [--ci LEVEL [--bootstrap N] [--group-by COLUMN] [--seed S]] [--json | --csv]
+    llrcore evaluate --scheduler ADDRESS|local FILES... [--key KEY_PATTERN] [--p-target P] [--json | --csv]
+    llrcore embeddings EMB.npy LABELS [--metric cosine|dot] [--bins B] [--scheduler ADDRESS|local] [--p-target P]
     llrcore calibrate DEV --apply-to SCORES -o OUT [--method affine|pav|cmlg] [--rule brier | --alpha A --beta B]
                       [--prior P] [--key DEV_KEY] [--digits input|all|N]
     llrcore fuse DEV [DEV ...] --apply-to EVAL [EVAL ...] -o OUT [--rule brier | --alpha A --beta B] [--prior P]
@@ -36,6 +38,10 @@ every system down by metadata column(s) of the score file (or of ``--metadata``)
 row, with ``too few errors`` by the rule of 30; ``--ci`` adds bootstrap confidence intervals (``<column> lower`` and
 ``<column> upper``), drawing whole ``--group-by`` groups (speakers, models) where trials share them. ``report``
 takes the same options: a table and a figure per condition, the intervals in words and in its tables, DET bands.
+With ``--scheduler`` the files are parts of one set of trials, counted on a Dask cluster and merged
+(``lc.read_counts(engine="dask")``): one row, exactly the numbers of the trials read whole. ``embeddings`` scores
+every pair of the rows of a ``.npy`` file (``lc.score_embeddings``) and prints the same table for those trials, or
+with ``--bins`` the bounds the bins put on EER and minDCF.
 
 ``calibrate`` writes the calibrated LLRs in the format of the file they replace (:func:`llrcore.io.rescore_file`):
 every line of a text file is kept (comments, header, trial ids, labels, order) with only its score replaced, with
@@ -72,6 +78,7 @@ from . import (
     demo,
     der,
     diarize,
+    embeddings,
     evaluate,
     fuse,
     multiclass,
@@ -84,8 +91,8 @@ from . import (
 
 EXIT_BAD_INPUT = 2
 #: The commands, in the order --help lists them; each module adds its parser and the function that runs it.
-COMMANDS = (evaluate, calibrate, fuse, report, multiclass, classifier, tdcf, sasv, normalize, validate, diarize, der,
-            app, demo)
+COMMANDS = (evaluate, embeddings, calibrate, fuse, report, multiclass, classifier, tdcf, sasv, normalize, validate,
+            diarize, der, app, demo)
 
 
 def build_parser() -> argparse.ArgumentParser:

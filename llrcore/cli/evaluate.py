@@ -31,6 +31,12 @@ def add_command(commands) -> None:
     evaluate_parser.add_argument("--conventions", action="store_true",
                                  help="instead, the EER and minDCF as ASVspoof, SpeechBrain, Kaldi, scikit-learn, "
                                  "voxceleb_trainer and NIST's scorer compute them, beside ours, with why they differ")
+    evaluate_parser.add_argument("--scheduler", metavar="ADDRESS",
+                                 help="count the score files as parts of one set of trials on the Dask cluster whose "
+                                 "scheduler is at ADDRESS (tcp://host:8786; 'local': a cluster of this machine's "
+                                 "cores) and evaluate the merged counts, exactly the numbers of the trials read "
+                                 "whole; --key then gives one key per file (a glob pattern); pip install "
+                                 "'llrcore[dask]'")
     add_output_formats(evaluate_parser)
     evaluate_parser.set_defaults(run=run)
 
@@ -40,13 +46,14 @@ def run(args) -> str:
     import pandas as pd
 
     from ..binary.metrics import evaluate
-    from ..binary.tables import METHOD_COLUMN, metrics_table
-    from ..prior import primary_p_targets
+    from ..binary.tables import metrics_table
     from ..uncertainty.conditions import evaluate_by_condition
     from ..uncertainty.resampling import bootstrap
 
-    systems = load_systems(args.scores, args.key, metadata=args.metadata)
     op = operating_point(args)
+    if args.scheduler:
+        return shown(_on_cluster(args, op), args, op)
+    systems = load_systems(args.scores, args.key, metadata=args.metadata)
     if args.conventions:
         return _conventions(systems, op, args)
     resampling = dict(n=args.bootstrap, level=args.ci, group_by=args.group_by, seed=args.seed)
@@ -65,6 +72,38 @@ def run(args) -> str:
         intervals = ({name: bootstrap(trials, p_target=op, primary=args.primary, **resampling)
                       for name, trials in systems.items()} if args.ci else None)
         table = metrics_table(results, eer_percent=True, verdict=True, intervals=intervals)
+    return shown(table, args, op)
+
+
+def counts_table(counts, op, args):
+    """The metrics table of one set of trials given as counts per unique score (a CountedScores)."""
+    from ..binary.metrics import evaluate
+    from ..binary.tables import metrics_table
+
+    return metrics_table([evaluate(counts, p_target=op, name=counts.name, primary=args.primary)], eer_percent=True,
+                         verdict=True)
+
+
+def _on_cluster(args, op):
+    """``--scheduler``: the files counted on the cluster, merged, evaluated as one set of trials."""
+    from ..io.out_of_core import count_labels, score_files, tally_labels
+    from ..scale.files import counts_reader
+
+    read_counts = counts_reader(score_files, count_labels, tally_labels)  # lc.read_counts, as llrcore composes it
+    refused = [option for option, given in (("--by", args.by), ("--ci", args.ci), ("--metadata", args.metadata),
+                                            ("--conventions", args.conventions)) if given]
+    if refused:
+        raise ValueError(f"--scheduler evaluates counts per unique score, which keep no metadata and no trial to "
+                         f"draw: leave out {', '.join(refused)}.")
+    client = None if args.scheduler == "local" else args.scheduler
+    return counts_table(read_counts(args.scores, args.key, engine="dask", client=client), op, args)
+
+
+def shown(table, args, op) -> str:
+    """The table as the options ask: JSON, CSV, or text under a header saying the operating point and the units."""
+    from ..binary.tables import METHOD_COLUMN
+    from ..prior import primary_p_targets
+
     if args.json:  # json.dumps writes floats exactly (pandas' to_json rounds to 10 digits)
         rows = {" / ".join(map(str, k)) if isinstance(k, tuple) else k: v for k, v in
                 table.to_dict(orient="index").items()}
@@ -74,7 +113,7 @@ def run(args) -> str:
     ci = (f"Intervals: bootstrap ({' / '.join(dict.fromkeys(table[METHOD_COLUMN].dropna()))}), "
           f"{args.bootstrap:,} replicates, "
           f"{'whole ' + args.group_by + ' groups' if args.group_by else 'trials one by one'}, seed {args.seed}\n"
-          if args.ci else "")
+          if getattr(args, "ci", None) else "")
     primary = ", ".join(f"{p:g}" for p in primary_p_targets(args.primary))
     header = f"Operating point: {op.describe()}; Cprimary at P_target {primary} ({args.primary})\n{ci}Units: {UNITS}\n"
     decimals = {column: TEXT_DECIMALS.get(column.removesuffix(" lower").removesuffix(" upper"), 4)

@@ -28,6 +28,7 @@ the in-memory reader :func:`~llrcore.read_trials`, whose semantics this follows.
 """
 from __future__ import annotations
 
+import glob
 import os
 import tempfile
 import warnings
@@ -42,10 +43,13 @@ from .duckdb_count import count_trials
 from .duckdb_input import ScoreInput, duckdb_module
 from .labels import BONAFIDE, LABELS, NONTARGET, SPOOF, TARGET
 
-__all__ = ["ScoreTally", "count_scores"]
+__all__ = ["ScoreTally", "count_labels", "count_scores", "score_files", "tally_labels"]
 
 #: The values ``format=`` takes (a subset of :func:`~llrcore.read_trials`'s).
 FORMATS = ("auto", "two-column", "kaldi", "asvspoof", "parquet")
+#: The columns of :func:`count_labels`'s table (DuckDB's names) and the label classes of its count columns.
+LABEL_COLUMNS = ("score", "n_target", "n_nontarget", "n_spoof", "n_bonafide")
+LABEL_CODES = (TARGET, NONTARGET, SPOOF, BONAFIDE)
 
 
 @dataclass(frozen=True)
@@ -114,13 +118,31 @@ def count_scores(source: str | os.PathLike, key: str | os.PathLike | None = None
     ImportError
         When DuckDB is not installed (``pip install "llrcore[big]"``).
     """
+    table = count_labels(source, key, format=format, memory_limit=memory_limit, threads=threads,
+                         temp_directory=temp_directory, on_warning=on_warning, progress=progress)
+    return tally_labels(table, [os.fspath(source)], name)
+
+
+def count_labels(source: str | os.PathLike, key: str | os.PathLike | None = None, *, format: str = "auto",
+                 memory_limit: str = "4GB", threads: int | None = None, temp_directory: str | None = None,
+                 on_warning: Callable[[LoadWarning], object] | None = None,
+                 progress: bool = False) -> tuple[np.ndarray, ...]:
+    """The trials of a file counted per unique score and label word's class, whatever classes it holds: one part of
+    trials spread over several files (:func:`tally_labels` says which classes the parts hold together).
+
+    Parameters and bad input as :func:`count_scores` (a file of one class only is no error here).
+
+    Returns
+    -------
+    tuple of ndarray
+        :data:`LABEL_COLUMNS`: the unique scores, increasing, then the target, non-target, spoof and bona fide trials
+        at each (int64): a table :func:`llrcore.binary.counts.merge_tables` merges with the tables of other parts.
+    """
     if format not in FORMATS:
         raise ValueError(f"Unknown format {format!r} for read_counts: use one of {', '.join(FORMATS)}.")
     duckdb = duckdb_module()
     path = _path(source, "score file")
     key_path = None if key is None else _path(key, "key")
-    base = Path(path).name
-    stem = Path(base[:-3] if base.lower().endswith(".gz") else base).stem if name is None else name
     spill = None
     if temp_directory is None:
         spill = tempfile.TemporaryDirectory(prefix="llrcore-duckdb-")
@@ -142,7 +164,66 @@ def count_scores(source: str | os.PathLike, key: str | os.PathLike | None = None
     finally:
         if spill is not None:
             spill.cleanup()
-    return _tally(rows, path, key_path, stem, on_warning)
+    return _label_table(rows, path, key_path, on_warning)
+
+
+def tally_labels(table: tuple[np.ndarray, ...], paths: list[str], name: str | None = None) -> ScoreTally:
+    """The counts of a table of :func:`count_labels` (of the files `paths`, merged) as target and non-target trials
+    named `name` (the first file's stem by default), or a sentence naming the files when the labels do not make two
+    classes.
+
+    A file labelled ``bonafide``/``spoof`` is a countermeasure's (bona fide trials are the targets); else spoof trials
+    of a speaker verification file are kept apart, as :func:`~llrcore.read_trials` keeps them.
+    """
+    path = paths[0] if len(paths) == 1 else f"{paths[0]} and the {len(paths) - 1} other files"
+    base = Path(paths[0]).name
+    stem = Path(base[:-3] if base.lower().endswith(".gz") else base).stem
+    unique, *columns = table
+    count = dict(zip(LABEL_CODES, columns))
+    total = {code: int(values.sum()) for code, values in count.items()}
+    if total[BONAFIDE]:
+        if total[TARGET] or total[NONTARGET]:
+            raise LoadError("the label 'bonafide' is mixed with target/non-target labels; in a speaker verification "
+                            "file say whether a bona fide trial is a target or a non-target trial.", path)
+        positive, negative, spoof = BONAFIDE, SPOOF, 0
+    else:
+        positive, negative, spoof = TARGET, NONTARGET, total[SPOOF]
+    if not total[positive] or not total[negative]:
+        missing = "target" if not total[positive] else "non-target"
+        raise LoadError(f"the {'file has' if len(paths) == 1 else 'files have'} no {missing} trials; both classes "
+                        "are needed.", path)
+    used = (count[positive] > 0) | (count[negative] > 0)  # a score of spoof trials only is no score of these
+    return ScoreTally(unique[used], count[positive][used], count[negative][used], spoof, stem if name is None else name)
+
+
+def score_files(source, key=None) -> list[tuple[str, str | None]]:
+    """The score files of `source` (a path, a glob pattern or a list of paths), each with its key: the parts
+    :func:`count_labels` counts one by one.
+
+    A key is a path (one score file), a pattern or a list with one key per score file, paired in the order given
+    (a pattern's matches sorted by name); any other pairing is refused in a sentence naming the files.
+    """
+    paths = _expand(source, "score file")
+    keys = [None] * len(paths) if key is None else _expand(key, "key")
+    if len(keys) != len(paths):
+        raise LoadError(f"{len(paths)} score files but {len(keys)} keys: give one key per score file, in the same "
+                        "order (or patterns whose matches sort the same way).", paths[0])
+    return list(zip(paths, keys))
+
+
+def _expand(source, what: str) -> list[str]:
+    """The paths of a path, a glob pattern (matches sorted by name) or a list of paths, each an existing file."""
+    if isinstance(source, (str, os.PathLike)):
+        text = os.fspath(source)
+        if not os.path.exists(text) and glob.has_magic(text):
+            paths = sorted(glob.glob(text))
+            if not paths:
+                raise LoadError(f"no {what} matches the pattern.", text)
+            return [_path(path, what) for path in paths]
+        return [_path(source, what)]
+    if isinstance(source, (list, tuple)) and source:
+        return [path for item in source for path in _expand(item, what)]
+    return [_path(source, what)]  # a sentence saying what to give instead
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -193,28 +274,15 @@ def _first_line(error) -> str:
 # from DuckDB's rows to counts
 
 
-def _tally(rows: dict, path: str, key_path: str | None, name: str, on_warning) -> ScoreTally:
-    """The counts per unique score (DuckDB's rows, in score order; the last, of NULL score, holds no trial)."""
+def _label_table(rows: dict, path: str, key_path: str | None, on_warning) -> tuple[np.ndarray, ...]:
+    """DuckDB's rows (in score order; the last, of NULL score, holds no trial) as a table of :data:`LABEL_COLUMNS`."""
     result = rows["result"]
     trial = ~np.ma.getmaskarray(result["score"])
     unique = np.ma.getdata(result["score"])[trial].astype(np.float64)
-    count = {code: np.ma.getdata(result[column])[trial].astype(np.int64) for code, column in
-             ((TARGET, "n_target"), (NONTARGET, "n_nontarget"), (SPOOF, "n_spoof"), (BONAFIDE, "n_bonafide"))}
-    total = {code: int(values.sum()) for code, values in count.items()}
+    columns = tuple(np.ma.getdata(result[column])[trial].astype(np.int64) for column in LABEL_COLUMNS[1:])
     if key_path is not None:
-        _warn_unmatched(result, path, key_path, sum(total.values()), on_warning)
-    if total[BONAFIDE]:
-        if total[TARGET] or total[NONTARGET]:
-            raise LoadError("the label 'bonafide' is mixed with target/non-target labels; in a speaker verification "
-                            "file say whether a bona fide trial is a target or a non-target trial.", path)
-        positive, negative, spoof = BONAFIDE, SPOOF, 0
-    else:
-        positive, negative, spoof = TARGET, NONTARGET, total[SPOOF]
-    if not total[positive] or not total[negative]:
-        missing = "target" if not total[positive] else "non-target"
-        raise LoadError(f"the file has no {missing} trials; both classes are needed.", path)
-    used = (count[positive] > 0) | (count[negative] > 0)  # a score of spoof trials only is no score of these
-    return ScoreTally(unique[used], count[positive][used], count[negative][used], spoof, name)
+        _warn_unmatched(result, path, key_path, sum(int(column.sum()) for column in columns), on_warning)
+    return (unique, *columns)
 
 
 def _warn_unmatched(result, path: str, key_path: str, matched: int, on_warning) -> None:

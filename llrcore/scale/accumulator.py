@@ -26,7 +26,7 @@ __all__ = ["ScoreAccumulator"]
 #: Trials buffered before they are counted (16 MB of scores and labels): a bound on memory beside the counts.
 BUFFER_SIZE = 1 << 20
 
-_EMPTY = (np.empty(0), np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64))
+_EMPTY: tuple[np.ndarray, ...] = (np.empty(0), np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64))
 
 
 class ScoreAccumulator:
@@ -75,7 +75,7 @@ class ScoreAccumulator:
             raise ValueError(f"buffer_size must be a whole number of trials, 0 or more, not {buffer_size!r}.")
         self.buffer_size = int(buffer_size)
         self._table = _EMPTY
-        self._pending: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        self._pending: list[tuple[np.ndarray, ...]] = []
         self._buffer: list[tuple[np.ndarray, np.ndarray]] = []
         self._buffered = self.n_tar = self.n_non = 0
 
@@ -101,6 +101,27 @@ class ScoreAccumulator:
         self.n_non += scores.size - int(labels.sum())
         if self._buffered > self.buffer_size:
             self._compact()
+
+    def add_counts(self, unique, tar_counts, non_counts) -> None:
+        """Add a batch already counted per unique score (a block of pairs counted on a thread, say).
+
+        Parameters
+        ----------
+        unique : array_like of float
+            The batch's unique scores, increasing.
+        tar_counts, non_counts : array_like of int
+            Its target and non-target trials at each score.
+
+        Returns
+        -------
+        None
+        """
+        table = (np.asarray(unique, dtype=np.float64) + 0.0,  # -0.0 read as 0.0
+                 np.asarray(tar_counts, dtype=np.int64), np.asarray(non_counts, dtype=np.int64))
+        self._pending.append(table)
+        self.n_tar += int(table[1].sum())
+        self.n_non += int(table[2].sum())
+        self._compact()
 
     def merge(self, other: ScoreAccumulator) -> ScoreAccumulator:
         """The trials of both accumulators in a new one (this one and `other` are left as they are).
@@ -148,7 +169,7 @@ class ScoreAccumulator:
         return (f"ScoreAccumulator({self.n_tar:,} targets, {self.n_non:,} non-targets, "
                 f"{self._compacted()[0].size:,} unique scores)")
 
-    def _compacted(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def _compacted(self) -> tuple[np.ndarray, ...]:
         """Every trial seen in one table (buffered and pending ones counted and merged)."""
         self._compact()
         if self._pending:

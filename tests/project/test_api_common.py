@@ -213,6 +213,8 @@ RESULTS = {
         ASSETS / "asvspoof2019_la/ASVspoof2019.LA.asv.dev.gi.trl.scores.txt")),
     "CurveSet": lambda: lc.det_curves({"face": face()}),
     "ScoreAccumulator": lambda: accumulated(face()),
+    "BinnedScores": lambda: lc.score_embeddings(np.random.default_rng(1).normal(size=(40, 3)), np.arange(40) % 5,
+                                                bins=50),
     "DERResult": lambda: lc.diarization_error_rate(es2005a().reference_turns, ahc_turns()),
     "DETBand": lambda: lc.bootstrap(face_llrs(), n=20).det_band,
     "DETCurve": lambda: first(lc.det_curves({"face": face()})),

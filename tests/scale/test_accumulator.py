@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 import llrcore as lc
+from llrcore.scale.accumulator import BUFFER_SIZE
 from paths import ASSETS
 from test_merge_counts import assert_metrics_of_trials, counted
 
@@ -63,7 +64,7 @@ def test_batches_by_hand():
     assert accumulator.to_frame().equals(frame)
 
 
-@pytest.mark.parametrize("buffer_size", [0, 997, lc.scale.accumulator.BUFFER_SIZE])
+@pytest.mark.parametrize("buffer_size", [0, 997, BUFFER_SIZE])
 def test_asvspoof_eval_in_batches_gives_the_whole_files_metrics(asv, buffer_size):
     accumulator, seen = lc.ScoreAccumulator(buffer_size=buffer_size), np.empty(0)
     for scores, labels in batches(asv, seed=1):
@@ -88,6 +89,21 @@ def test_three_processes_merge_through_pickle(asv):
         assert other.to_frame().equals(merged.to_frame())
     assert_metrics_of_trials(merged.counts, asv)
     assert a.to_frame().equals(processes[0].to_frame())  # merging leaves the parts as they were
+
+
+def test_batches_counted_elsewhere_add_as_the_trials_would(asv):
+    """``add_counts``: each batch counted by hand (``counted``, np.unique) and added gives what ``update`` gives."""
+    accumulator = lc.ScoreAccumulator()
+    for scores, labels in batches(asv, seed=3):
+        if labels.any() and not labels.all():
+            table = counted(scores[labels], scores[~labels])
+            accumulator.add_counts(table.unique, table.tar_counts, table.non_counts)
+        else:  # a batch of one class: CountedScores needs both, so the counts are written out here
+            unique, counts = np.unique(scores, return_counts=True)
+            zeros = np.zeros_like(counts)
+            accumulator.add_counts(unique, *((counts, zeros) if labels.any() else (zeros, counts)))
+    assert accumulator.to_frame().equals(fed(batches(asv, seed=3)).to_frame())
+    assert_metrics_of_trials(accumulator.counts, asv)
 
 
 def test_bad_batches_are_one_sentence():
