@@ -304,3 +304,35 @@ def scoring_section() -> None:
     st.markdown("\n".join(f"- {sentence}" for sentence in scores.sentences))
     st.dataframe(scores.to_frame().round(2), key="diar_score_table")
     by_speakers_table(scores)
+
+
+# ----- a prior file ------------------------------------------------------------------------------------------------
+#: The score model choice read from an uploaded prior file.
+FILE_PRIOR = "file"
+
+
+@_state.cached(entries=4)
+def parse_prior(file_id: str, _upload):
+    """(BlockModelPrior, None) of an uploaded prior file, or (None, a sentence naming the file)."""
+    _upload.seek(0)
+    return read_user_file(_upload.name, lambda: lc.diarization.BlockModelPrior.from_json(
+        _upload.read().decode("utf-8")))
+
+
+def prior_file(column) -> tuple:
+    """The uploader of a prior file (``prior.json``, from Several recordings or ``llrcore diarize --learn``): (the
+    prior, its file name), or (None, None). A new file becomes the chosen score model."""
+    upload = column.file_uploader("Prior file (Bayes)", type=["json"], key="diar_prior_upload",
+                                  help="A prior learnt from labelled recordings of your embedder: Several recordings "
+                                       "→ Learn a prior → Prior as JSON, or `llrcore diarize --learn ... -o "
+                                       "prior.json`.")
+    if upload is None:
+        return None, None
+    prior, error = parse_prior(upload.file_id, upload)
+    if error:
+        column.error(error, icon=":material/error:")
+        return None, None
+    if _state.DIAR_PRIOR_FILE.peek() != upload.file_id:
+        _state.DIAR_PRIOR_FILE.set(upload.file_id)
+        _state.DIAR_PRIOR.set(FILE_PRIOR)
+    return prior, upload.name

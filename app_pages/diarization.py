@@ -21,6 +21,7 @@ import llrcore as lc
 from app_pages._diarization import (
     DEFAULT_COLLAR,
     DEFAULT_METHOD,
+    FILE_PRIOR,
     METHOD_NAMES,
     OTHER_METHODS,
     PRIOR_NAMES,
@@ -28,6 +29,7 @@ from app_pages._diarization import (
     Settings,
     cached_results,
     comparison,
+    prior_file,
     run_clustering,
     scoring_section,
     show_comparison,
@@ -38,42 +40,10 @@ from app_pages import _state
 from app_pages._figures import show_figure
 from app_pages._loaded import MATRICES
 from app_pages._registry import LoadedMatrix
-from app_pages._uploads import read_user_file
 
 EVIDENCE_STEPS = [5, 10, 15, 20, 25, 30, 35, 37.5, 40, 45, 50, 60, 75, 100, 150, 200, 300]
 #: The score model choice learnt from the labelled corpus loaded in the Several recordings tab.
 CORPUS_PRIOR = "corpus"
-#: The score model choice read from an uploaded prior file.
-FILE_PRIOR = "file"
-
-
-@_state.cached(entries=4)
-def parse_prior(file_id: str, _upload):
-    """(BlockModelPrior, None) of an uploaded prior file, or (None, a sentence naming the file)."""
-    _upload.seek(0)
-    return read_user_file(_upload.name, lambda: lc.diarization.BlockModelPrior.from_json(
-        _upload.read().decode("utf-8")))
-
-
-def prior_file(column) -> tuple:
-    """The uploader of a prior file (``prior.json``, from Several recordings or ``llrcore diarize --learn``): (the
-    prior, its file name), or (None, None). A new file becomes the chosen score model."""
-    upload = column.file_uploader("Prior file (Bayes)", type=["json"], key="diar_prior_upload",
-                                  help="A prior learnt from labelled recordings of your embedder: Several recordings "
-                                       "→ Learn a prior → Prior as JSON, or `llrcore diarize --learn ... -o "
-                                       "prior.json`.")
-    if upload is None:
-        return None, None
-    prior, error = parse_prior(upload.file_id, upload)
-    if error:
-        column.error(error, icon=":material/error:")
-        return None, None
-    if _state.DIAR_PRIOR_FILE.peek() != upload.file_id:
-        _state.DIAR_PRIOR_FILE.set(upload.file_id)
-        _state.DIAR_PRIOR.set(FILE_PRIOR)
-    return prior, upload.name
-
-
 # ----- settings ------------------------------------------------------------------------------------------------------
 
 
