@@ -64,10 +64,13 @@ def condition_intervals(result: lc.ConditionCalibrationResult, stages: tuple[str
     """With confidence intervals on: each shown calibration's bootstrap per condition, kept for the session."""
     if not _state.CAL_CI.peek():
         return {}
+    replicates, level = _uncertainty.bootstrap_settings()  # those of the Replicates and Level controls
     metrics = {"before": result.before, "pooled": result.pooled, "per condition": result.per_condition}
     return {STAGE_NAMES[stage]: _uncertainty.run_once(
-        ("calibrate by condition", *key, result.by, stage), f"Bootstrap per condition, {STAGE_NAMES[stage]}",
-        lambda progress, stage=stage: metrics[stage].bootstrap(n=1000, progress=progress)) for stage in stages}
+        ("calibrate by condition", *key, result.by, stage, replicates, level),
+        f"Bootstrap per condition, {STAGE_NAMES[stage]}",
+        lambda progress, stage=stage: metrics[stage].bootstrap(n=replicates, level=level, progress=progress))
+        for stage in stages}
 
 
 def show_condition_calibration(result: lc.ConditionCalibrationResult, train: str, view: str, key: tuple) -> None:
@@ -86,10 +89,13 @@ def show_condition_calibration(result: lc.ConditionCalibrationResult, train: str
     metrics = {"before": result.before, "pooled": result.pooled, "per condition": result.per_condition}
     stages = {STAGE_NAMES[stage]: metrics[stage] for stage in CONDITION_VIEWS[view]}
     intervals = condition_intervals(result, CONDITION_VIEWS[view], key)
+    replicates, level = _uncertainty.bootstrap_settings()
+    bars = (f", with {100 * level:g} % {_uncertainty.METHOD} bootstrap intervals ({replicates:,} replicates)"
+            if intervals else "")
     show_figure(lambda: lc.plots.condition_figure(stages, metric, intervals=intervals or None), "cal_conditions",
                 "Each condition's value on the evaluation trials (circles) and all of them pooled (diamonds): before "
                 "calibration, after one pooled calibration and after one calibration per condition"
-                + (f", with 95 % {_uncertainty.METHOD} bootstrap intervals." if intervals else "."),
+                + f"{bars}.",
                 data=lambda: result.to_frame(eer_percent=True))
     with st.expander("The calibrations per condition"):
         st.dataframe(result.calibration.to_frame(), hide_index=True, width="stretch",

@@ -17,6 +17,7 @@ METHOD = lc.INTERVAL_METHODS[lc.DEFAULT_INTERVAL_METHOD]  # "BCa": how every int
 ONE_BY_ONE = "trials one by one"
 LEVELS = (0.9, 0.95, 0.99)
 BOOTSTRAP_RUNS = 64  # the bootstrap runs the server keeps (a run per system, condition and setting shown)
+MIN_REPLICATES = 20  # a first look takes seconds; the limits steady with more (1,000 by default)
 #: The controls' widget keys and first values; their values are kept for the session in _state.UNCERTAINTY_SETTINGS
 #: (their widgets' state is not).
 DEFAULTS = {"unc_by": [], "unc_on": False, "unc_reps": 1000, "unc_level": 0.95, "unc_group": ONE_BY_ONE}
@@ -53,12 +54,22 @@ def _keep(key: str) -> None:
     _state.UNCERTAINTY_SETTINGS.get()[key] = _state.Key(key).get()
 
 
+def _kept() -> dict:
+    return {**DEFAULTS, **_state.UNCERTAINTY_SETTINGS.get()}
+
+
+def bootstrap_settings() -> tuple[int, float]:
+    """The session's bootstrap replicates and level, as last set in any page's Replicates and Level controls."""
+    kept = _kept()
+    return int(kept["unc_reps"]), float(kept["unc_level"])
+
+
 def _restore(conditions: list[str], columns: list[str]) -> None:
     """Set the controls' widgets from the session's settings before they are drawn: a page switch deletes the state
     of widgets the new page does not draw, so widget keys alone forgot the choices. A column the chosen systems lack
     (or do not have as a condition) is left out of the view but kept in the settings (it returns with a system that
     has it)."""
-    kept = {**DEFAULTS, **_state.UNCERTAINTY_SETTINGS.get()}
+    kept = _kept()
     kept["unc_by"] = [c for c in kept["unc_by"] if c in conditions]
     if kept["unc_group"] not in columns:
         kept["unc_group"] = ONE_BY_ONE
@@ -79,10 +90,7 @@ def controls(chosen: dict[str, lc.Trials]) -> Settings:
         intervals = ci_column.toggle("Confidence intervals", key="unc_on", on_change=_keep, args=("unc_on",),
                                      help=f"Bootstrap: draw the trials again with replacement, many times "
                                           f"({METHOD} intervals: bias-corrected and accelerated).")
-        replicates = reps_column.number_input("Replicates", 100, 10_000, step=100, key="unc_reps", on_change=_keep,
-                                              args=("unc_reps",))
-        level = level_column.selectbox("Level", LEVELS, format_func=lambda x: f"{100 * x:.0f} %", key="unc_level",
-                                       on_change=_keep, args=("unc_level",))
+        replicates, level = _replicates_and_level(reps_column, level_column)
         group = group_column.selectbox(
             "Resample", [ONE_BY_ONE, *columns], key="unc_group", on_change=_keep, args=("unc_group",),
             format_func=lambda c: c if c == ONE_BY_ONE else f"whole {c} groups",
@@ -93,8 +101,27 @@ def controls(chosen: dict[str, lc.Trials]) -> Settings:
                        "by, and intervals draw trials one by one.")
         elif conditions.left_out:
             st.caption(lc.report.escape_markdown(conditions.note()))
-    return Settings(tuple(by), bool(intervals), int(replicates), float(level), None if group == ONE_BY_ONE else group,
+    return Settings(tuple(by), bool(intervals), replicates, level, None if group == ONE_BY_ONE else group,
                     _operating_point.primary())
+
+
+def _replicates_and_level(reps_column, level_column) -> tuple[int, float]:
+    replicates = reps_column.number_input("Replicates", MIN_REPLICATES, 10_000, step=100, key="unc_reps",
+                                          on_change=_keep, args=("unc_reps",),
+                                          help=f"Bootstrap replicates: {MIN_REPLICATES} for a first look in seconds, "
+                                               "1,000 or more for limits to report (steadier, and slower).")
+    level = level_column.selectbox("Level", LEVELS, format_func=lambda x: f"{100 * x:.0f} %", key="unc_level",
+                                   on_change=_keep, args=("unc_level",))
+    return int(replicates), float(level)
+
+
+def interval_controls(reps_column, level_column) -> tuple[int, float]:
+    """The session's Replicates and Level controls alone, in two columns, for a page with its own interval toggle:
+    their values are those of every page's conditions-and-confidence controls."""
+    kept = _kept()
+    for key in ("unc_reps", "unc_level"):
+        _state.Key(key).set(kept[key])
+    return _replicates_and_level(reps_column, level_column)
 
 
 def run_once(key: tuple, label: str, compute) -> object:

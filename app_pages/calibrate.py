@@ -186,21 +186,26 @@ def metrics_frame(result: lc.CalibrationResult, raw_name: str, boots=None):
     return table.reset_index()
 
 
-def intervals(result: lc.CalibrationResult, key: tuple) -> dict[str, lc.BootstrapResult]:
+def intervals(result: lc.CalibrationResult, key: tuple, replicates: int,
+              level: float) -> dict[str, lc.BootstrapResult]:
     """Bootstrap intervals of the metrics before and after calibration, kept for the session."""
     op = result.before.operating_point
     return {metrics.name: _uncertainty.run_once(
-        ("calibrate", *key, stage), f"Bootstrap of the {stage} scores",
-        lambda progress, trials=trials: lc.bootstrap(trials, n=1000, p_target=op, progress=progress))
+        ("calibrate", *key, stage, replicates, level), f"Bootstrap of the {stage} scores",
+        lambda progress, trials=trials: lc.bootstrap(trials, n=replicates, level=level, p_target=op,
+                                                     progress=progress))
         for stage, metrics, trials in (("calibrated", result.after, result.calibrated),
                                        ("uncalibrated", result.before, result.raw))}
 
 
 def show_metrics_table(result, raw_name: str, key: tuple) -> None:
-    on = st.toggle("Confidence intervals", key="cal_ci", help="Bootstrap: the evaluation trials drawn again "
-                   "with replacement, 1,000 times, and every metric recomputed.")
-    boots = intervals(result, key) if on else None
-    show_metrics(metrics_frame(result, raw_name, boots), "SRE12", level=0.95 if boots else None)
+    toggle_column, reps_column, level_column, _ = st.columns([3, 1, 1, 3], vertical_alignment="bottom")
+    on = toggle_column.toggle("Confidence intervals", key="cal_ci", help="Bootstrap: the evaluation trials drawn "
+                              "again with replacement, as many times as Replicates says, and every metric recomputed "
+                              "(here and per condition). Replicates and Level are the session's, as on Evaluate.")
+    replicates, level = _uncertainty.interval_controls(reps_column, level_column)
+    boots = intervals(result, key, replicates, level) if on else None
+    show_metrics(metrics_frame(result, raw_name, boots), "SRE12", level=level if boots else None)
 
 
 def calibrated_file(trials: lc.Trials) -> bytes:

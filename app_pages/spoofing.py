@@ -24,7 +24,7 @@ from app_pages._registry import LoadedSystem
 from app_pages._sasv import ADCF, ADCF_HELP, TEER, TEER_HELP, beside_tdcf, pooled, sasv_tables, show_teer_conventions
 from app_pages._sasv import summary_beside_tdcf
 from app_pages._tables import with_intervals
-from app_pages._uncertainty import METHOD, run_once
+from app_pages._uncertainty import METHOD, MIN_REPLICATES, run_once
 
 FORMULATIONS = {"revised": "revised (ASVspoof 2021 on)", "legacy": "legacy (ASVspoof 2019)"}
 COST_HELP = {"Ptar": "prior of a target trial", "Pnon": "prior of a zero-effort non-target",
@@ -209,11 +209,11 @@ def interval_controls() -> int | None:
                               args=("ci", "tandem_ci"), help="Each row's trials drawn again with replacement, many "
                               "times: the CM's bona fide and spoofed trials, the ASV's targets, non-targets and "
                               "spoofs, apart; the ASV threshold held.")
-    replicates = replicates_column.number_input("Replicates", 100, 10_000, memory["replicates"], step=100,
+    replicates = replicates_column.number_input("Replicates", MIN_REPLICATES, 10_000, memory["replicates"], step=100,
                                                 key="tandem_replicates", on_change=_on_interval_choice,
                                                 args=("replicates", "tandem_replicates"),
-                                                help="Bootstrap replicates of every row: more give steadier limits and "
-                                                "take longer.")
+                                                help=f"Bootstrap replicates of every row: {MIN_REPLICATES} for a first "
+                                                "look in seconds; more give steadier limits and take longer.")
     return int(replicates) if on else None
 
 

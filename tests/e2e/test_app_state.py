@@ -31,7 +31,7 @@ FVC = np.load(ASSETS / "fvcaus_plda" / "fvcaus_plda.npz")
 WALK = ("Home", "Data", "Calibrate", "Report", "Evaluate")
 # Replicates typed on Evaluate before the walk (the default 1,000 cost the server 5-10 s per system and attack): the
 # walk's claim is that the settings survive, the number of replicates among them, whatever it is.
-REPLICATES = 100
+REPLICATES = 20
 
 
 def bayes_error(tar: np.ndarray, non: np.ndarray, p: float) -> float:

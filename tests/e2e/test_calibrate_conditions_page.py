@@ -19,7 +19,7 @@ from playwright.sync_api import Page, expect
 
 import llrcore as lc
 from test_browser import no_exception, snap, open_page, wait_for_charts, wait_idle
-from test_conditions_page import add_demo, choose, download, go
+from test_conditions_page import add_demo, choose, download, go, type_number
 
 pytestmark = pytest.mark.e2e
 
@@ -102,11 +102,13 @@ def test_calibration_per_attack_after_adding_the_countermeasure_demo(page: Page,
     expect(page.get_by_role("columnheader", name="Cllr per condition")).to_have_count(0)
     snap(page, screenshots / "calibrate_per_attack_cv.png")
 
-    # with confidence intervals, the figure per condition gets its bars (each calibration's bootstrap per attack)
+    # with confidence intervals, the figure per condition gets its bars (each calibration's bootstrap per attack),
+    # as many replicates as typed beside the toggle (1,000 by default)
+    type_number(page, "Replicates", "20")
     page.get_by_text("Confidence intervals", exact=True).click()
     wait_idle(page, timeout=300_000)
-    expect(page.get_by_text(re.compile(r"after one calibration per condition, with 95 % BCa bootstrap intervals\."))) \
-        .to_be_visible(timeout=120_000)
+    expect(page.get_by_text(re.compile(r"after one calibration per condition, with 95 % BCa bootstrap intervals "
+                                       r"\(20 replicates\)\."))).to_be_visible(timeout=120_000)
     expect(page.locator(".st-key-cal_conditions .errorbar").first).to_be_attached()
     no_exception(page)
     snap(page, screenshots / "calibrate_per_attack_intervals.png")

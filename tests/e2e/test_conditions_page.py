@@ -71,14 +71,14 @@ def download(page: Page, button) -> pd.DataFrame:
 def test_intervals_on_the_demo_sets_with_defaults_untouched(page: Page, app_url, screenshots):
     open_page(page, f"{app_url}/evaluate")
     expect(page.get_by_text("Conditions and confidence")).to_be_visible()
-    type_number(page, "Replicates", "200")
+    type_number(page, "Replicates", "20")
     page.get_by_text("Confidence intervals", exact=True).click()
     wait_idle(page, timeout=180_000)
     expect(page.get_by_text(re.compile(r"Their 95 % BCa bootstrap confidence intervals"))).to_be_visible()
     no_exception(page)
     table = download(page, page.get_by_role("button", name="Metrics as CSV"))
     row = table.set_index("system").loc["ASVspoof19 LA ASV (eval)"]
-    expected = lc.bootstrap(lc.read_trials(ASV_EVAL), n=200, level=0.95, seed=0, p_target=0.01)
+    expected = lc.bootstrap(lc.read_trials(ASV_EVAL), n=20, level=0.95, seed=0, p_target=0.01)
     for column, metric, scale in (("EER %", "eer", 100), ("actDCF", "act_dcf", 1), ("Cllr", "cllr", 1)):
         lower, upper = expected.interval(metric)
         assert row[f"{column} lower"] == pytest.approx(scale * lower, rel=1e-9)
@@ -118,14 +118,14 @@ def test_per_attack_breakdown_and_comparison_after_adding_the_countermeasure_dem
         assert rows.loc[attack, "EER"] == pytest.approx(lc.eer(bona_fide, spoof), rel=1e-12)
     snap(page, screenshots / "evaluate_per_attack.png")
 
-    type_number(page, "Replicates", "100")
+    type_number(page, "Replicates", "20")
     page.get_by_text("Confidence intervals", exact=True).click()
     wait_idle(page, timeout=300_000)
     choose(page, "System A", "ASVspoof19 LA CM LFCC-GMM (eval)")
     choose(page, "System B", "ASVspoof19 LA CM RawNet2-a (eval)")
     wait_idle(page, timeout=300_000)
     expect(page.get_by_text(re.compile(r"LFCC-GMM \(eval\) has a lower EER than ASVspoof19 LA CM RawNet2-a \(eval\) "
-                                       r"in \d+ % of 100 resamplings"))).to_be_visible()
+                                       r"in \d+ % of 20 resamplings"))).to_be_visible()
     no_exception(page)
     # the comparison table gives the EER in % as the metrics table does (not a fraction beside it)
     header, *rows = grid_rows(page, page.get_by_test_id("stDataFrame").filter(has_text="B better in"))
@@ -151,6 +151,7 @@ def test_a_nist_preset_sets_the_cprimary_of_its_evaluation_across_pages(page: Pa
 
 def test_calibrate_shows_intervals_before_and_after(page: Page, app_url, screenshots):
     open_page(page, f"{app_url}/calibrate")
+    type_number(page, "Replicates", "20")  # the session's replicates (1,000 by default), typed beside the toggle
     page.get_by_text("Confidence intervals", exact=True).click()
     wait_idle(page, timeout=300_000)
     expect(page.get_by_text("Their 95 % BCa bootstrap confidence intervals [lower, upper] (minDCF: 95 % out-of-bag "

@@ -166,7 +166,7 @@ def test_metrics_tables_with_intervals_fit_the_page(page: Page, app_url, screens
     expect(page.get_by_text("2 evaluation and 1 development set chosen", exact=False)).to_be_visible(
         timeout=60_000)
     # few replicates: the table's widths do not depend on them (the default 1,000 cost the server 5-10 s a system)
-    type_number(page, "Replicates", "100")
+    type_number(page, "Replicates", "20")
     page.get_by_text("Confidence intervals", exact=True).click()
     wait_idle(page, timeout=300_000)
     expect(page.get_by_text(re.compile(r"bootstrap confidence intervals \[lower, upper\]"))).to_be_visible(

@@ -4,7 +4,7 @@ attack with confidence intervals, the HTML report downloaded and opened in the b
 
 Independent references: the per-attack numbers in the downloaded report are recomputed from the demo file read with
 pandas (bona fide trials against one attack's spoofs, as ASVspoof's per-attack tables are made); the interval in
-words is that of ``llrcore.bootstrap`` with the page's settings (100 replicates, seed 0: the draws are seeded).
+words is that of ``llrcore.bootstrap`` with the page's settings (20 replicates, seed 0: the draws are seeded).
 """
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ pytestmark = pytest.mark.e2e
 ASSETS = Path(__file__).resolve().parents[2] / "assets"
 CM_EVAL = ASSETS / "asvspoof2019_la_cm" / "ASVspoof2019.LA.cm.eval.scores.tsv.gz"
 CM_DEMO = "ASVspoof19 LA CM LFCC-GMM (eval)"
-REPLICATES = 100
+REPLICATES = 20
 
 
 def test_report_broken_down_by_attack_with_intervals(page: Page, browser: Browser, app_url, screenshots, tmp_path):

@@ -28,7 +28,7 @@ ASSETS = Path(__file__).resolve().parents[2] / "assets"
 CM_EVAL = ASSETS / "asvspoof2019_la_cm" / "ASVspoof2019.LA.cm.eval.scores.tsv.gz"
 ASV_EVAL = ASSETS / "asvspoof2019_la" / "ASVspoof2019.LA.asv.eval.gi.trl.scores.txt"
 LFCC = "ASVspoof19 LA CM LFCC-GMM (eval)"
-REPLICATES = 100  # typed into the page: few, to keep the run short
+REPLICATES = 20  # typed into the page: the fewest it takes, to keep the run short (the check is page == library)
 #: The error bars of the trace labelled `label` (meta.label) of a figure on the page, as plotly holds them.
 ERROR_BARS = """label => {
     for (const plot of document.querySelectorAll('.js-plotly-plot')) {
@@ -96,8 +96,8 @@ def test_tandem_page_loads_the_countermeasures_and_switches_formulation(page: Pa
     ci = lc.bootstrap_tdcf(cm, asv, n=REPLICATES, formulation="legacy")
     shown = page.locator(".st-key-tandem_ci_0")
     expect(shown).to_contain_text(f"min t-DCF, 95 % BCa interval: {ci.lower:.4f} – {ci.upper:.4f}")
-    expect(page.get_by_text("The 95 % BCa interval of each min t-DCF draws that row's trials again (100 times")) \
-        .to_be_visible()
+    expect(page.get_by_text(f"The 95 % BCa interval of each min t-DCF draws that row's trials again ({REPLICATES} "
+                            "times")).to_be_visible()
     per_attack = lc.bootstrap_tandem(cm, asv, n=REPLICATES, formulation="legacy").to_frame().set_index("attack")
     table = download(page, page.locator(".st-key-tandem_attacks_csv").get_by_role("button"))
     rows = table[table.system == LFCC].set_index("attack")
