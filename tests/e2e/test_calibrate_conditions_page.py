@@ -19,6 +19,7 @@ from playwright.sync_api import Page, expect
 
 import llrcore as lc
 from test_browser import no_exception, snap, open_page, wait_for_charts, wait_idle
+from test_calibrator_json_page import download as download_file
 from test_conditions_page import add_demo, choose, download, go
 
 pytestmark = pytest.mark.e2e
@@ -122,11 +123,8 @@ def test_the_calibrations_per_attack_download_as_json(page: Page, app_url, scree
     go(page, "Calibrate")
     choose(page, "Train on", DEV)
     break_down_by(page, "attack")
-    with page.expect_download() as event:
-        page.get_by_role("button", name="Calibrations per condition as JSON").click()
-    assert event.value.suggested_filename == "calibration_by_attack.json"
-    path = tmp_path / event.value.suggested_filename
-    event.value.save_as(path)
+    path, name = download_file(page, "Calibrations per condition as JSON", tmp_path)
+    assert name == "calibration_by_attack.json"
     loaded = lc.load_calibrator(path)
     dev, evaluation = (lc.read_trials(CM / f"ASVspoof2019.LA.cm.{part}.scores.tsv.gz")[SYSTEM]
                        for part in ("dev", "eval"))

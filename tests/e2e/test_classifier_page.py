@@ -19,6 +19,7 @@ import pytest
 from playwright.sync_api import Page, expect
 from scipy.special import softmax
 from test_browser import no_exception, open_page, snap, wait_for_charts, wait_idle
+from test_calibrator_json_page import download
 from test_figures_show_what_they_promise_page import grid_rows
 
 import llrcore as lc
@@ -146,11 +147,8 @@ def test_the_temperature_downloads_as_json_and_loads_back(page: Page, app_url, s
     fitted = lc.fit_temperature(scores.llrs, scores.labels)
     open_classifier(page, app_url)
     wait_for_charts(page, 3)
-    with page.expect_download() as event:
-        page.get_by_role("button", name="Temperature as JSON").click()
-    assert event.value.suggested_filename == "temperature_cifar10_resnet-20.json"
-    path = tmp_path / event.value.suggested_filename
-    event.value.save_as(path)
+    path, name = download(page, "Temperature as JSON", tmp_path)
+    assert name == "temperature_cifar10_resnet-20.json"
     loaded = lc.load_calibrator(path)
     assert isinstance(loaded, lc.Temperature) and loaded.temperature == fitted.temperature
     assert np.array_equal(loaded(scores.llrs), fitted(scores.llrs))
