@@ -99,7 +99,7 @@ class _Smoother:
 
     def __init__(self, f: np.ndarray, r: np.ndarray, w: np.ndarray, *, fft: bool = False):
         self.f, self.r, self.w, self.fft = f, r, w, fft
-        self._reflected: dict[int, dict[int, np.ndarray]] = {}  # grid size -> weighting -> its reflected rows
+        self._reflected: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # grid size -> (rows, which are built)
 
     @property
     def n(self) -> int:
@@ -110,9 +110,13 @@ class _Smoother:
         """Shape (len(which), 2, 3g - 2): the rows of the weightings `which` shared linearly between the two nearest
         of `g` grid nodes, mirrored at both ends (or its FFT). Built once per weighting and grid size, and only for
         the weightings that ask: below a width of 0.01 each width has a grid size of its own."""
-        built = self._reflected.setdefault(g, {})
-        missing = [i for i in which.tolist() if i not in built]
-        if missing:
+        if g not in self._reflected:  # rows filled on demand; np.empty leaves the others' memory untouched
+            length = _fft_length(g) // 2 + 1 if self.fft else 3 * g - 2
+            self._reflected[g] = (np.empty((self.n, 2, length), complex if self.fft else float),
+                                  np.zeros(self.n, bool))
+        built, done = self._reflected[g]
+        missing = which[~done[which]]
+        if missing.size:
             node = (self.f * (g - 1)).astype(int).clip(0, g - 2)
             frac = self.f * (g - 1) - node
             # a weighting at a time: a batch of them would be as many times larger and fall out of the CPU's caches
@@ -120,8 +124,9 @@ class _Smoother:
                               + np.bincount(node + 1, frac * v, minlength=g) for v in (w * self.r, w)]
                              for w in self.w[missing]])
             mirrored = np.concatenate([grid[..., ::-1][..., :-1], grid, grid[..., ::-1][..., 1:]], axis=-1)
-            built.update(zip(missing, rfft(mirrored, _fft_length(g), axis=-1) if self.fft else mirrored))
-        return np.stack([built[i] for i in which.tolist()])
+            built[missing] = rfft(mirrored, _fft_length(g), axis=-1) if self.fft else mirrored
+            done[missing] = True
+        return built if which.size == self.n else built[which]  # `which` is in order: all rows, or a few
 
     def sums(self, sigma: list[float], mesh: np.ndarray, which: np.ndarray) -> np.ndarray:
         """Shape (len(which), 2, mesh.size): ``sum_i K_sigma(t, f_i) v_i`` on `mesh` for both rows ``v`` of the
