@@ -100,3 +100,9 @@ def show_condition_calibration(result: lc.ConditionCalibrationResult, train: str
     with st.expander("The calibrations per condition"):
         st.dataframe(result.calibration.to_frame(), hide_index=True, width="stretch",
                      column_config=count_columns("targets", "non-targets"))
+    st.download_button(
+        "Calibrations per condition as JSON", data=result.calibrator_json,
+        file_name=f"calibration_by_{'_'.join(result.by)}.json", mime="application/json", key="cal_by_json",
+        icon=":material/data_object:", on_click="ignore",
+        help="One calibration per training condition and the pooled one, trained on all the training trials, to apply "
+             "elsewhere: `lc.load_calibrator(path)(trials)` calibrates each trial by its condition's calibration.")

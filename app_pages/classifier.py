@@ -204,6 +204,25 @@ def ece_conventions(key: str, scores: lc.MulticlassScores, bins: int) -> None:
                                for name, why in zip(table["convention"], table["why"])))
 
 
+def downloads(result: lc.ClassifierCalibration, scores: lc.MulticlassScores, name: str) -> None:
+    """The report, and the fitted temperature as JSON (none when it could not be fitted)."""
+    stem = Path(name).stem
+    report_column, json_column, _ = st.columns([1, 1, 2])
+    report_column.download_button("Report as HTML", data=lambda: lc.classifier_report_html(result, name),
+                                  file_name=f"classifier_calibration_{stem}.html", mime="text/html",
+                                  icon=":material/download:", on_click="ignore", width="stretch",
+                                  help="One self-contained page: the numbers in words, the tables and the five "
+                                       "figures, raw and temperature-scaled (also `llrcore classifier --html`).")
+    if result.temperature is not None:
+        temperature = result.temperature
+        json_column.download_button(
+            "Temperature as JSON", data=lambda: temperature.to_json(classes=scores.classes),
+            file_name=f"temperature_{stem}.json", mime="application/json", icon=":material/data_object:",
+            on_click="ignore", width="stretch",
+            help="The fitted temperature, to apply elsewhere: `lc.load_calibrator(path)(logits)` gives "
+                 "softmax(logits / T), the scaled probabilities of this page, bit for bit.")
+
+
 # ----- the page ------------------------------------------------------------------------------------------------------
 
 st.title("Classifier calibration")
@@ -226,12 +245,7 @@ def main() -> None:
     figures(result)
     ece_conventions(key, scores, bins)
     name = key.split(":")[1] if key.startswith("demo:") else _state.CC_UPLOAD.get().name
-    st.download_button("Report as HTML", data=lambda: lc.classifier_report_html(result, name),
-                       file_name=f"classifier_calibration_{Path(name).stem}.html", mime="text/html",
-                       icon=":material/download:", on_click="ignore",
-                       help="One self-contained page: the numbers in "
-                       "words, the tables and the five figures, raw and temperature-scaled (also `llrcore classifier "
-                       "--html`).")
+    downloads(result, scores, name)
 
 
 main()

@@ -75,6 +75,11 @@ class ConditionCalibrationResult:
         """The calibration method, e.g. ``"calibrated (logarithmic, P=0.01)"``."""
         return calibration_label(self.method, rule=self.rule, plo=self.plo, folds=self.folds)
 
+    def calibrator_json(self) -> str:
+        """:attr:`calibration` (trained on all the training trials) as JSON text with the rule and the prior
+        weighting it was trained with (``to_json()``; read back by :func:`~llrcore.load_calibrator`)."""
+        return self.calibration.to_json(rule=self.rule, plo=self.plo)
+
     def to_frame(self, *, eer_percent: bool = False) -> pd.DataFrame:
         """One row per evaluation condition, then ``pooled``: the condition columns, ``targets``, ``non-targets``,
         ``calibration`` (how the condition was calibrated per condition), each of Cllr and actDCF ``before``,

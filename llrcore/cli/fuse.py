@@ -1,5 +1,5 @@
 """``llrcore fuse``: train a linear fusion of several systems on development scores, write the fused LLRs of the
-evaluation scores, and compare the fusion with each system calibrated alone."""
+evaluation scores, and compare the fusion with each system calibrated alone; save the fusion as JSON (``--save``)."""
 from __future__ import annotations
 
 import argparse
@@ -46,6 +46,9 @@ def add_command(commands) -> None:
     fuse_parser.add_argument("--regularisation", type=non_negative, default=0.0, metavar="LAMBDA",
                              help="penalty on the weights of the standardised scores (0); needed when the systems "
                                   "together separate the development trials, 0.001 to 0.01 is mild")
+    fuse_parser.add_argument("--save", metavar="FUSION_JSON",
+                             help="also write the trained fusion as JSON (schema llrcore.calibrator/1), the weights "
+                                  "named by system, to apply it elsewhere with lc.load_calibrator")
     add_operating_point(fuse_parser)
     fuse_parser.set_defaults(run=run)
 
@@ -78,6 +81,10 @@ def run(args) -> str:
     output = Path(args.output)
     data = result.scores_frame().to_csv(sep="\t", index=False).encode()
     output.write_bytes(gzip.compress(data) if output.suffix.lower() == ".gz" else data)
+    saved = []
+    if args.save:
+        Path(args.save).write_text(result.calibrator_json(), encoding="utf-8")
+        saved = [f"Saved the fusion to {args.save} (load it with lc.load_calibrator)."]
     regularised = f", regularisation {args.regularisation:g}" if args.regularisation else ""
     assert result.evaluation is not None  # (fused with the --apply-to trials)
     return "\n".join([
@@ -92,4 +99,5 @@ def run(args) -> str:
         "",
         result.sentence(),
         f"Wrote {output}.",
+        *saved,
     ])

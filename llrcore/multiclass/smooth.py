@@ -18,7 +18,8 @@ shared linearly between the two nearest nodes of an even grid of ``g = max(2000,
 of [0, 1]; the grid is reflected at both ends and convolved with the kernel sampled on ``np.linspace(0, 1, g)``
 (centred, unnormalised ``exp(-d^2 / (2 sigma^2)) / (sqrt(2 pi) sigma)``: the floor 1e-4 is added to this scale); the
 mesh reads the result by linear interpolation. The bootstrap's replicates convolve by FFT, which is faster and differs
-from the direct convolution in the last digits only.
+from the direct convolution in the last digits only; they halve their widths in step, and those that try widths of one
+grid size are convolved by one FFT call on a 2-D array, each row with the arithmetic it would have alone.
 
 The band re-weights the forecasts as every llrcore bootstrap does (:class:`~llrcore.uncertainty.draws.Draws`, one
 stratum): in each replicate a forecast counts as often as it was drawn. The smECE's interval re-chooses the bandwidth
@@ -34,6 +35,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import islice
 
 import numpy as np
 import pandas as pd
@@ -49,6 +51,8 @@ MESH_POINTS = 200  # relplot's smECE_mesh_pts and plot_mesh_pts
 SMALLEST_SIGMA = 0.001  # relplot's eps: narrower kernels count as too narrow in the search
 DENSITY_FLOOR = 1e-4  # relplot adds it to the smoothed density before dividing by it
 HALVINGS = 10
+BATCH = 100  # bootstrap replicates smoothed together
+BATCH_VALUES = 2_000_000  # and at most this many weights in a batch
 
 
 @lru_cache(maxsize=256)
@@ -66,74 +70,128 @@ def _fft_length(g: int) -> int:
     return next_fast_len(3 * g - 2, real=True)
 
 
-class _Smoother:
-    """The weighted residuals ``w r`` and weights ``w`` of one data set (or one replicate), smoothed at any width by
-    relplot's discretised, reflected kernel (module docstring).
+def _grid_and_mesh(sigma: float) -> tuple[int, int]:
+    """relplot's grid size ``max(2000, round(20 / sigma)) // 2 + 1`` and smECE mesh ``max(200, round(10 / sigma))``
+    at width `sigma`."""
+    return max(2000, round(20 / sigma)) // 2 + 1, max(round(10 / sigma), MESH_POINTS)
 
-    The grid depends on the width only through its size ``g = max(2000, round(20 / sigma)) // 2 + 1`` (1001 for
-    every width above 0.01), so each grid, and with `fft` its reflection's FFT, is built once for all the widths of
-    the search. Convolved directly as relplot does, or by FFT (the bootstrap's replicates: many times faster, errors
-    of about 1e-13 of the largest sum, which the density floor can magnify to 1e-6 where there are no forecasts).
+
+class _Smoother:
+    """The weighted residuals ``w r`` and weights ``w`` of a data set under several weightings at once (the data: one
+    row of ones; the bootstrap: one row of counts per replicate), smoothed by relplot's discretised, reflected kernel
+    (module docstring), each weighting at a width of its own.
+
+    The grid depends on the width only through its size ``g`` (1001 for every width above 0.01), so each grid, and
+    with `fft` its reflection's FFT, is built once for all the widths of the search. The weightings whose widths share
+    ``g`` and the mesh are smoothed together: one FFT call on a 2-D array rather than one per weighting, the same
+    arithmetic on each row. Convolved directly as relplot does, or by FFT (the bootstrap's replicates: many times
+    faster, errors of about 1e-13 of the largest sum, which the density floor can magnify to 1e-6 where there are no
+    forecasts).
+
+    Parameters
+    ----------
+    f, r : ndarray, shape (N,)
+        Forecasts and residuals ``f - y``.
+    w : ndarray, shape (n, N)
+        One row of weights per weighting.
+    fft : bool
     """
 
     def __init__(self, f: np.ndarray, r: np.ndarray, w: np.ndarray, *, fft: bool = False):
-        self.f, self.rows, self.fft = f, np.stack([w * r, w]), fft
-        self._reflected: dict[int, np.ndarray] = {}
+        self.f, self.r, self.w, self.fft = f, r, w, fft
+        self._reflected: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # grid size -> (rows, which are built)
 
-    def reflected(self, g: int) -> np.ndarray:
-        """The rows shared linearly between the two nearest of `g` grid nodes, mirrored at both ends (or its FFT)."""
-        if g not in self._reflected:
+    @property
+    def n(self) -> int:
+        """The number of weightings."""
+        return self.w.shape[0]
+
+    def reflected(self, g: int, which: np.ndarray) -> np.ndarray:
+        """Shape (len(which), 2, 3g - 2): the rows of the weightings `which` shared linearly between the two nearest
+        of `g` grid nodes, mirrored at both ends (or its FFT). Built once per weighting and grid size, and only for
+        the weightings that ask: below a width of 0.01 each width has a grid size of its own."""
+        if g not in self._reflected:  # rows filled on demand; np.empty leaves the others' memory untouched
+            length = _fft_length(g) // 2 + 1 if self.fft else 3 * g - 2
+            self._reflected[g] = (np.empty((self.n, 2, length), complex if self.fft else float),
+                                  np.zeros(self.n, bool))
+        built, done = self._reflected[g]
+        missing = which[~done[which]]
+        if missing.size:
             node = (self.f * (g - 1)).astype(int).clip(0, g - 2)
             frac = self.f * (g - 1) - node
-            grid = np.array([np.bincount(node, (1 - frac) * v, minlength=g)
-                             + np.bincount(node + 1, frac * v, minlength=g) for v in self.rows])
-            mirrored = np.concatenate([grid[:, ::-1][:, :-1], grid, grid[:, ::-1][:, 1:]], axis=1)
-            self._reflected[g] = rfft(mirrored, _fft_length(g), axis=1) if self.fft else mirrored
-        return self._reflected[g]
+            # a weighting at a time: a batch of them would be as many times larger and fall out of the CPU's caches
+            grid = np.array([[np.bincount(node, (1 - frac) * v, minlength=g)
+                              + np.bincount(node + 1, frac * v, minlength=g) for v in (w * self.r, w)]
+                             for w in self.w[missing]])
+            mirrored = np.concatenate([grid[..., ::-1][..., :-1], grid, grid[..., ::-1][..., 1:]], axis=-1)
+            built[missing] = rfft(mirrored, _fft_length(g), axis=-1) if self.fft else mirrored
+            done[missing] = True
+        return built if which.size == self.n else built[which]  # `which` is in order: all rows, or a few
 
-    def sums(self, sigma: float, mesh: np.ndarray) -> np.ndarray:
-        """``sum_i K_sigma(t, f_i) v_i`` on `mesh` for both rows ``v``."""
-        g = max(2000, round(20 / sigma)) // 2 + 1
+    def sums(self, sigma: list[float], mesh: np.ndarray, which: np.ndarray) -> np.ndarray:
+        """Shape (len(which), 2, mesh.size): ``sum_i K_sigma(t, f_i) v_i`` on `mesh` for both rows ``v`` of the
+        weightings `which`, each at its own width (all of one grid size)."""
+        g = _grid_and_mesh(sigma[0])[0]
         if self.fft:
             nfft = _fft_length(g)
-            full = irfft(self.reflected(g) * _kernel(g, sigma, nfft), nfft, axis=1)
-            smoothed = full[:, g - 1 + g // 2: g - 1 + g // 2 + g]  # 'valid' starts at g - 1
+            kernels = np.array([_kernel(g, s, nfft) for s in sigma])
+            full = irfft(self.reflected(g, which) * kernels[:, None, :], nfft, axis=-1)
+            smoothed = full[..., g - 1 + g // 2: g - 1 + g // 2 + g]  # 'valid' starts at g - 1
         else:
-            kernel = _kernel(g, sigma, None)
-            smoothed = np.array([np.convolve(row, kernel, "valid")[g // 2: g // 2 + g]
-                                 for row in self.reflected(g)])
+            smoothed = np.array([[np.convolve(row, _kernel(g, s, None), "valid")[g // 2: g // 2 + g] for row in rows]
+                                 for rows, s in zip(self.reflected(g, which), sigma)])
         # read the grid at the mesh by linear interpolation, as relplot's ``interpolate``
         at = (mesh * (g - 1)).astype(int).clip(0, g - 2)
         residual = (mesh - at / (g - 1)) * (g - 1)
-        return smoothed[:, at] * (1 - residual) + smoothed[:, at + 1] * residual
+        # in C order, so that a row's sums (smece) are numpy's pairwise sums of one row: the indexing leaves F order
+        return np.ascontiguousarray(smoothed[..., at] * (1 - residual) + smoothed[..., at + 1] * residual)
 
-    def residual(self, sigma: float, mesh: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """``(rhat, dens)`` on `mesh`: the kernel-weighted mean of ``r`` and the floored density."""
-        numerator, density = self.sums(sigma, mesh)
-        density = density + DENSITY_FLOOR
-        return numerator / density, density
+    def residual(self, sigma: np.ndarray, mesh: np.ndarray, which: np.ndarray | None = None
+                 ) -> tuple[np.ndarray, np.ndarray]:
+        """``(rhat, dens)`` on `mesh`, shape (len(which), mesh.size) each: the kernel-weighted mean of ``r`` and the
+        floored density of the weightings `which` (all by default) at their widths `sigma`."""
+        which = np.arange(self.n) if which is None else which
+        sums = self.sums(np.asarray(sigma, dtype=np.float64).tolist(), mesh, which)
+        density = sums[:, 1] + DENSITY_FLOOR
+        return sums[:, 0] / density, density
 
-    def smece(self, sigma: float) -> float:
-        """``smECE_sigma`` on relplot's mesh of ``max(200, round(10 / sigma))`` points."""
-        rhat, density = self.residual(sigma, np.linspace(0, 1, max(round(10 / sigma), MESH_POINTS)))
-        return float(np.sum(np.abs(rhat) * density) / np.sum(density))
+    def smece(self, sigma: np.ndarray, which: np.ndarray | None = None) -> np.ndarray:
+        """``smECE_sigma`` of the weightings `which` (all by default) at their widths `sigma`, each on relplot's mesh
+        of ``max(200, round(10 / sigma))`` points."""
+        which = np.arange(self.n) if which is None else which
+        sigma = np.asarray(sigma, dtype=np.float64)
+        values = np.empty(sigma.size)
+        sizes = [_grid_and_mesh(s) for s in sigma.tolist()]
+        for g, m in set(sizes):
+            alike = np.array([size == (g, m) for size in sizes])
+            rhat, density = self.residual(sigma[alike], np.linspace(0, 1, m), which[alike])
+            values[alike] = np.sum(np.abs(rhat) * density, axis=-1) / np.sum(density, axis=-1)
+        return values
 
-    def bandwidth(self) -> float:
-        """relplot's ``search_param``: 1 if ``smECE_1 > 1``, else ten halvings keeping ``sigma >= smECE_sigma``
-        above."""
-        def too_wide(sigma: float) -> bool:
-            return sigma < SMALLEST_SIGMA or sigma < self.smece(sigma)
+    def bandwidth(self) -> tuple[np.ndarray, np.ndarray]:
+        """relplot's ``search_param`` for every weighting: 1 if ``smECE_1 > 1``, else ten halvings keeping
+        ``sigma >= smECE_sigma`` above; the weightings halve in step, each deciding on its own smECE.
 
-        if too_wide(1.0):
-            return 1.0
-        upper, lower = 1.0, 0.0
+        Returns sigma* per weighting and the smECE there, kept from the search rather than smoothed once more.
+        """
+        upper, lower = np.ones(self.n), np.zeros(self.n)
+        narrow_at_one, at_one = self._too_narrow(upper)
+        at_upper = at_one
         for _ in range(HALVINGS):
             middle = (upper + lower) / 2
-            if too_wide(middle):
-                lower = middle
-            else:
-                upper = middle
-        return upper
+            narrow, at_middle = self._too_narrow(middle)
+            lower, upper = np.where(narrow, middle, lower), np.where(narrow, upper, middle)
+            at_upper = np.where(narrow, at_upper, at_middle)
+        return np.where(narrow_at_one, 1.0, upper), np.where(narrow_at_one, at_one, at_upper)
+
+    def _too_narrow(self, sigma: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``sigma < smECE_sigma`` per weighting, and ``smECE_sigma``; widths below 0.001 count as too narrow
+        without smoothing (their smECE NaN)."""
+        narrow, values = sigma < SMALLEST_SIGMA, np.full(sigma.size, np.nan)
+        asked = np.flatnonzero(~narrow)
+        values[asked] = self.smece(sigma[asked], asked)
+        narrow[asked] = sigma[asked] < values[asked]
+        return narrow, values
 
 
 @dataclass(frozen=True)
@@ -198,7 +256,7 @@ def smooth_ece_at(probabilities: ArrayLike, labels: ArrayLike, sigma: float, *, 
     if not np.isfinite(sigma) or sigma <= 0:
         raise ValueError(f"The kernel width sigma must be a positive number, not {sigma}.")
     f, y = binary_forecasts(probabilities, labels, target)
-    return _Smoother(f, f - y, np.ones_like(f)).smece(float(sigma))
+    return float(_Smoother(f, f - y, np.ones((1, f.size))).smece(np.array([float(sigma)]))[0])
 
 
 def smooth_ece(probabilities: ArrayLike, labels: ArrayLike, *, target: str | int = "top-label", n: int = 200,
@@ -241,10 +299,11 @@ def smooth_ece(probabilities: ArrayLike, labels: ArrayLike, *, target: str | int
         raise ValueError(f"The level must lie between 0 and 1, not {level}.")
     f, y = binary_forecasts(probabilities, labels, target)
     r = f - y
-    data = _Smoother(f, r, np.ones_like(f))
-    sigma = data.bandwidth()
+    data = _Smoother(f, r, np.ones((1, f.size)))
+    sigmas, smeces = data.bandwidth()
+    sigma, smece = float(sigmas[0]), float(smeces[0])
     mesh = np.linspace(0, 1, MESH_POINTS)
-    rhat, density = data.residual(sigma, mesh)
+    rhat, density = (row[0] for row in data.residual(np.array([sigma]), mesh))
     curve = pd.DataFrame({"forecast": mesh, "recalibrated": mesh - rhat,
                           "density": (density - DENSITY_FLOOR) / f.size})
     interval = None
@@ -254,17 +313,21 @@ def smooth_ece(probabilities: ArrayLike, labels: ArrayLike, *, target: str | int
         interval = (float(np.quantile(values, tail)), float(np.quantile(values, 1 - tail)))
         curve["lower"], curve["upper"] = np.quantile(curves, [tail, 1 - tail], axis=0)
     name = "binary" if np.ndim(probabilities) == 1 else str(target)
-    return SmoothECE(data.smece(sigma), sigma, curve, interval, level, int(n), name)
+    return SmoothECE(smece, sigma, curve, interval, level, int(n), name)
 
 
 def _replicates(f: np.ndarray, r: np.ndarray, sigma: float, mesh: np.ndarray, n: int, seed: int
                 ) -> tuple[np.ndarray, np.ndarray]:
-    """Per replicate: the smECE with its own bandwidth, and the curve at the full data's `sigma`."""
+    """Per replicate: the smECE with its own bandwidth, and the curve at the full data's `sigma`; the replicates are
+    smoothed in batches of at most ``BATCH`` (fewer when the forecasts are many, to bound the memory)."""
     draws = Draws((f.size,), seed)
-    values, curves = np.empty(n), np.empty((n, mesh.size))
-    for i, drawn in enumerate(draws.replicates(n)):
-        (w,) = draws.weights(drawn)
-        replicate = _Smoother(f, r, w.astype(np.float64), fft=True)
-        values[i] = replicate.smece(replicate.bandwidth())
-        curves[i] = mesh - replicate.residual(sigma, mesh)[0]
-    return values, curves
+    replicates = draws.replicates(n)
+    size = max(1, min(BATCH, BATCH_VALUES // f.size))
+    values, curves = [], []
+    for start in range(0, n, size):
+        counts = np.array([draws.weights(drawn)[0] for drawn in islice(replicates, min(size, n - start))],
+                          dtype=np.float64)
+        batch = _Smoother(f, r, counts, fft=True)
+        values.append(batch.bandwidth()[1])
+        curves.append(mesh - batch.residual(np.full(batch.n, sigma), mesh)[0])
+    return np.concatenate(values), np.concatenate(curves)

@@ -155,6 +155,17 @@ def test_a_calibration_per_attack_gives_the_same_llrs(cm, method, tmp_path):
     assert {tuple(c["values"]) for c in document["coefficients"]["conditions"]} == set(calibration.counts)
 
 
+def test_the_calibration_by_condition_result_saves_its_calibrations_with_their_recipe(cm):
+    dev = cm[0]["RawNet2-a"]
+    result = lc.calibrate_by_condition(dev, None, "attack", "affine", lc.BetaRule.brier(), plo=-2.0)
+    document = json.loads(result.calibrator_json())
+    assert document["rule"]["name"] == "Brier" and document["training"]["plo"] == -2.0
+    assert document["p_target"] == pytest.approx(expit(-2.0), rel=1e-15)
+    loaded = lc.load_calibrator(result.calibrator_json())
+    assert np.array_equal(loaded(dev).tar, result.calibration(dev).tar)
+    assert np.array_equal(loaded(dev).non, result.calibration(dev).non)
+
+
 def test_a_multiclass_affine_calibration_of_cifar10_logits_gives_the_same_llrs(cifar, tmp_path, load_numpy):
     logits, labels = cifar
     calibrator = lc.fit_multiclass_affine(logits, labels)

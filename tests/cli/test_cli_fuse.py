@@ -1,5 +1,6 @@
-"""``llrcore fuse``: the fused LLRs it writes are ``lc.fuse``'s, read back by ``lc.read_trials``; bad input is one
-sentence on stderr and exit status 2.
+"""``llrcore fuse``: the fused LLRs it writes are ``lc.fuse``'s, read back by ``lc.read_trials``, and the fusion it
+saves (``--save``) gives them again through ``lc.load_calibrator``; bad input is one sentence on stderr and exit status
+2.
 
 Independent references: ``lc.fuse`` on the same systems read by the library (tested against scipy and scikit-learn
 in test_fusion.py); the score files given to the command are written here with pandas from the ASVspoof 2019 LA
@@ -8,6 +9,7 @@ countermeasure demo (assets/asvspoof2019_la_cm/SOURCE.txt), in formats and trial
 from __future__ import annotations
 
 import gzip
+import json
 from pathlib import Path
 
 import numpy as np
@@ -40,6 +42,22 @@ def test_one_multi_system_file_each_fused_as_the_library_does(tmp_path, capsys):
     assert expected.sentence() in printed and expected.formula(6) in printed
     assert f"{expected.fusion.weights[0]:.4f}" in printed  # the weights table
     assert f"{expected.metrics['fusion'].cllr:.4f}" in printed  # the comparison table
+
+
+def test_the_saved_fusion_gives_the_fused_llrs_written(tmp_path, capsys):
+    out, saved = tmp_path / "fused.scores", tmp_path / "fusion.json"
+    assert main(["fuse", str(DEV), "--apply-to", str(EVAL), "-o", str(out), "--regularisation", "0.001",
+                 "--prior", "0.1", "--save", str(saved)]) == 0
+    assert f"Saved the fusion to {saved}" in capsys.readouterr().out
+    loaded, written = lc.load_calibrator(saved), lc.read_trials(out)
+    assert isinstance(loaded, lc.Fusion)
+    systems, names = lc.read_trials(EVAL), ["LFCC-GMM", "RawNet2-a", "RawNet2-b", "RawNet2-c"]
+    for part in ("tar", "non"):  # one column per system, in the order of the fusion's features
+        scores = np.column_stack([getattr(systems[name], part) for name in names])
+        np.testing.assert_array_equal(loaded(scores), getattr(written, part))
+    document = json.loads(saved.read_text(encoding="utf-8"))
+    assert document["features"] == names and document["training"]["regularisation"] == 1e-3
+    assert document["p_target"] == pytest.approx(0.1, rel=1e-12) and document["rule"]["name"] == "logarithmic"
 
 
 def kaldi_files(table: pd.DataFrame, system: str, folder: Path, seed: int) -> tuple[Path, Path]:

@@ -19,6 +19,7 @@ from playwright.sync_api import Page, expect
 
 import llrcore as lc
 from test_browser import no_exception, snap, open_page, wait_for_charts, wait_idle
+from test_calibrator_json_page import download as download_file
 from test_conditions_page import add_demo, choose, download, go, type_number
 
 pytestmark = pytest.mark.e2e
@@ -112,3 +113,29 @@ def test_calibration_per_attack_after_adding_the_countermeasure_demo(page: Page,
     expect(page.locator(".st-key-cal_conditions .errorbar").first).to_be_attached()
     no_exception(page)
     snap(page, screenshots / "calibrate_per_attack_intervals.png")
+
+
+def test_the_calibrations_per_attack_download_as_json(page: Page, app_url, screenshots, tmp_path):
+    """The page's per-attack calibration, downloaded and read back by lc.load_calibrator, calibrates the evaluation
+    trials exactly as lc.calibrate_by_condition's calibration with the page's defaults (bit for bit)."""
+    open_page(page, f"{app_url}/")
+    go(page, "Data")
+    add_demo(page, DEV)
+    add_demo(page, EVAL)
+    go(page, "Calibrate")
+    choose(page, "Train on", DEV)
+    break_down_by(page, "attack")
+    path, name = download_file(page, "Calibrations per condition as JSON", tmp_path)
+    assert name == "calibration_by_attack.json"
+    loaded = lc.load_calibrator(path)
+    dev, evaluation = (lc.read_trials(CM / f"ASVspoof2019.LA.cm.{part}.scores.tsv.gz")[SYSTEM]
+                       for part in ("dev", "eval"))
+    expected = lc.calibrate_by_condition(dev, evaluation, "attack", plo=PLO, p_target=0.01).calibration
+    assert isinstance(loaded, lc.ConditionalCalibration) and loaded.by == ("attack",)
+    assert sorted(loaded.calibrators) == [(f"A0{i}",) for i in range(1, 7)]  # the development set's attacks
+    for trials in (dev, evaluation):
+        mine, theirs = loaded(trials), expected(trials)
+        assert np.array_equal(mine.tar, theirs.tar) and np.array_equal(mine.non, theirs.non)
+    no_exception(page)
+    page.get_by_role("button", name="Calibrations per condition as JSON").scroll_into_view_if_needed()
+    snap(page, screenshots / "calibrate_per_attack_json.png")

@@ -10,6 +10,7 @@ tests/multiclass/test_ece_conventions.py holds against scikit-learn, netcal and 
 """
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -18,6 +19,7 @@ import pytest
 from playwright.sync_api import Page, expect
 from scipy.special import softmax
 from test_browser import no_exception, open_page, snap, wait_for_charts, wait_idle
+from test_calibrator_json_page import download
 from test_figures_show_what_they_promise_page import grid_rows
 
 import llrcore as lc
@@ -136,3 +138,23 @@ def test_ece_in_one_unit_and_the_conventions_panel(page: Page, app_url, screensh
             wait_idle(page, timeout=120_000)
             expect(slider).to_have_value("10")
     no_exception(page)
+
+
+def test_the_temperature_downloads_as_json_and_loads_back(page: Page, app_url, screenshots, tmp_path):
+    """Defaults untouched (CIFAR-10): "Temperature as JSON" read back by lc.load_calibrator gives the temperature of
+    lc.fit_temperature on the demo's logits, its probabilities bit for bit, and the card's T."""
+    scores = lc.read_multiclass(CIFAR10 / "scores.npy", labels=CIFAR10 / "targets.npy", score_type="logit")
+    fitted = lc.fit_temperature(scores.llrs, scores.labels)
+    open_classifier(page, app_url)
+    wait_for_charts(page, 3)
+    path, name = download(page, "Temperature as JSON", tmp_path)
+    assert name == "temperature_cifar10_resnet-20.json"
+    loaded = lc.load_calibrator(path)
+    assert isinstance(loaded, lc.Temperature) and loaded.temperature == fitted.temperature
+    assert np.array_equal(loaded(scores.llrs), fitted(scores.llrs))
+    np.testing.assert_allclose(loaded(scores.llrs), softmax(scores.llrs / fitted.temperature, axis=1), atol=1e-15)
+    expect(page.get_by_test_id("stMetric").nth(1)).to_contain_text(f"{loaded.temperature:.3f}")
+    assert json.loads(path.read_text(encoding="utf-8"))["features"][:3] == ["airplane", "automobile", "bird"]
+    no_exception(page)
+    page.get_by_role("button", name="Temperature as JSON").scroll_into_view_if_needed()
+    snap(page, screenshots / "classifier_temperature_json.png")

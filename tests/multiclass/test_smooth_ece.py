@@ -4,7 +4,8 @@ Independent reference: relplot's own ``smECE``, ``smECE_sigma``, its kernel smoo
 github.com/apple/ml-calibration, version 1.0.3), vendored test-only in ``tests/reference/relplot_smece.py`` (Apple's
 licence and provenance there). Random sets of several sizes and seeds, and the real GPT-2 outputs on SST-2 and
 AG News of tests/data/multiclass (SOURCE.txt there). The bootstrap band is checked against replicates rebuilt here
-from llrcore's documented draws (``default_rng(seed).integers(0, N, N)`` per replicate) fed to relplot's code.
+from llrcore's documented draws (``default_rng(seed).integers(0, N, N)`` per replicate) fed to relplot's code, and to
+1e-12 against the interval and band printed by llrcore 5eece28, which smoothed the replicates one at a time.
 """
 from __future__ import annotations
 
@@ -89,6 +90,28 @@ def test_bootstrap_band_repeats_relplot_on_the_documented_draws():
     assert result.interval[0] <= result.smece <= result.interval[1]
     assert result.to_frame() is result.curve
     assert "Smooth ECE" in result.sentence() and "90 % bootstrap interval" in result.sentence()
+
+
+@pytest.mark.parametrize("forecasts, n, seed, interval, lower, upper", [
+    ("sst2_gpt2", 50, 1, (0.17240511534316633, 0.20662616457083002), (60, 0.0320946343112199),
+     (150, 0.5737319844648768)),
+    # 50,000 forecasts: the replicates come in batches of 40, and widths below 0.01 each have a grid size of their own
+    ("calibrated", 60, 4, (0.00851665900946145, 0.012230420149856383), (100, 0.4827006630857243),
+     (100, 0.5283345858274954)),
+])
+def test_batched_replicates_keep_the_numbers_of_one_at_a_time(forecasts, n, seed, interval, lower, upper):
+    """The interval and band of llrcore 5eece28, which smoothed the replicates one at a time (values printed there
+    with ``repr``): smoothing them together in 2-D arrays repeats each one's arithmetic."""
+    if forecasts == "calibrated":
+        rng = np.random.default_rng(11)
+        p = rng.random(50_000)
+        labels = (rng.random(p.size) < p).astype(int)
+    else:
+        p, labels, _ = top_label(forecasts)
+    result = lc.smooth_ece(p, labels, n=n, seed=seed)
+    np.testing.assert_allclose(result.interval, interval, rtol=0, atol=1e-12)
+    assert result.curve["lower"][lower[0]] == pytest.approx(lower[1], abs=1e-12)
+    assert result.curve["upper"][upper[0]] == pytest.approx(upper[1], abs=1e-12)
 
 
 @pytest.mark.parametrize("call, message", [
