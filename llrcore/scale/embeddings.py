@@ -113,7 +113,8 @@ def score_embeddings(embeddings: ArrayLike, labels: ArrayLike, *, metric: str = 
     Parameters
     ----------
     embeddings : array_like of float, shape (n, d)
-        One embedding per row (e.g. ``numpy.load("emb.npy")``; a memory-mapped array is read block by block).
+        One embedding per row (e.g. ``numpy.load("emb.npy")``). They are held in memory as float64 (unit vectors for
+        the cosine), ``n d`` numbers: small beside the ``n (n - 1) / 2`` scores, which never are.
     labels : array_like, shape (n,)
         The speaker (class) of each embedding: a pair of the same label is a target trial, else a non-target.
     metric : {"cosine", "dot"}
@@ -217,8 +218,8 @@ def _codes(labels, rows: int) -> np.ndarray:
 
 def _trials(trials, rows: int) -> np.ndarray:
     pairs = np.asarray(trials)
-    if pairs.ndim != 2 or pairs.shape[1] != 2 or pairs.dtype.kind not in "iu":
-        raise ValueError("trials must be pairs of row indices: an integer array of shape (m, 2).")
+    if pairs.ndim != 2 or pairs.shape[1] != 2 or pairs.dtype.kind not in "iu" or pairs.shape[0] == 0:
+        raise ValueError("trials must be pairs of row indices: an integer array of shape (m, 2), m at least 1.")
     outside = (pairs < 0) | (pairs >= rows)
     if outside.any():
         at = int(np.argmax(outside.any(axis=1)))

@@ -111,6 +111,7 @@ def test_bins_narrow_the_bounds(thousands):
     (lambda: lc.score_embeddings(np.eye(3), [0, 1, 2]), "No pair is a target trial"),
     (lambda: lc.score_embeddings(np.eye(3), [0, 0, 1], metric="euclid"), "Unknown metric 'euclid'"),
     (lambda: lc.score_embeddings(np.ones(3), [0, 0, 1]), "a 2-D array"),
+    (lambda: lc.score_embeddings(np.eye(3), [0, 0, 1], trials=np.empty((0, 2), int)), r"shape \(m, 2\), m at least 1"),
 ])
 def test_bad_input_is_a_sentence(call, message):
     with pytest.raises(ValueError, match=message):
