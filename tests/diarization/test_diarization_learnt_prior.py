@@ -69,12 +69,20 @@ def test_the_json_round_trip_is_bit_for_bit_and_clusters_alike(learnt):
     assert "learn a prior" not in result.sentence()  # a prior was given: no advice to learn one
 
 
+#: A preset's file, whose numbers the cases below spoil one at a time.
+PRESET_FILE = lc.diarization.block_prior.PRESETS["resemblyzer-1.5s-espeak"].to_json()
+
+
 @pytest.mark.parametrize(("text", "words"), [
     ("{", "not JSON"),
     ('{"kind": "something else"}', "'kind'"),
     ('{"kind": "llrcore.diarization.BlockModelPrior", "version": 99}', "version 99"),
     ('{"kind": "llrcore.diarization.BlockModelPrior", "version": 1, "hyperparameters": {}}', "lacks"),
-])
+    (PRESET_FILE.replace('"variance": 0.007641', '"variance": -0.007641'), r"variance must be above 0 .*not -0\.007641"),
+    (PRESET_FILE.replace('"shape": 300.0', '"shape": 0'), "shape must be above 0"),
+    (PRESET_FILE.replace('"within_mean": 0.7472', '"within_mean": NaN'), "within_mean is not a number: nan"),
+    (PRESET_FILE.replace('"mean_strength": 1000.0', '"mean_strength": true'), "mean_strength is not a number: True"),
+], ids=["json", "kind", "version", "lacks", "negative variance", "zero shape", "NaN mean", "true strength"])
 def test_a_file_that_is_not_a_prior_gets_a_sentence(text, words):
     with pytest.raises(ValueError, match=words):
         lc.diarization.BlockModelPrior.from_json(text)
