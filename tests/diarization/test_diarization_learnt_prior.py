@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 import llrcore as lc
+from llrcore._deprecation import OldSpellingWarning
 from llrcore.diarization.model import MIN_SPEECH, window_seconds
 from paths import ROOT
 
@@ -107,7 +108,8 @@ def test_the_leave_one_out_report_clusters_each_recording_with_the_others_prior(
 
 def test_the_old_preset_names_are_aliases():
     matrix = _matrix("synth03_k02")
-    old = lc.cluster_similarity(matrix, prior="synthetic-cosine")
+    with pytest.warns(OldSpellingWarning, match="'synthetic-cosine' is now called 'resemblyzer-1.5s-espeak'"):
+        old = lc.cluster_similarity(matrix, prior="synthetic-cosine")
     assert old.options["prior"] == lc.diarization.PRESETS["resemblyzer-1.5s-espeak"]
     assert old.options["prior_source"] == "resemblyzer-1.5s-espeak"
     assert lc.diarization.PRESETS["resemblyzer-1.5s-espeak"].learnt_on.windows == "1.5 s every 0.75 s"
