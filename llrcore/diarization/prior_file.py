@@ -117,10 +117,20 @@ class PriorSource:
     def from_dict(cls, data: dict) -> PriorSource:
         report = data.get("leave_one_out")
         if report is not None:
+            if not isinstance(report, list) or not all(_report_row(row) for row in report):
+                raise ValueError("its leave_one_out must be null or a list of rows, each with a uri and the numbers "
+                                 "speakers, found and DER %")
             frame = pd.DataFrame(report, columns=["uri", *_REPORT_COLUMNS]).set_index("uri")
             report = LeaveOneOut(frame.astype({"speakers": np.int64, "found": np.int64, "DER %": np.float64}))
         return cls(int(data["recordings"]), tuple(data.get("uris", ())), data.get("embedder"), data.get("windows"),
                    data.get("data"), str(data.get("llrcore_version", "")), report)
+
+
+def _report_row(row) -> bool:
+    """Whether `row` is one recording of a leave-one-out report as :meth:`PriorSource.to_dict` writes it."""
+    return (isinstance(row, dict) and "uri" in row
+            and all(isinstance(row.get(column), (int, float)) and not isinstance(row.get(column), bool)
+                    for column in _REPORT_COLUMNS))
 
 
 def write_prior_json(hyperparameters: dict, source: PriorSource | None) -> str:

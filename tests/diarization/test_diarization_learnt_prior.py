@@ -83,7 +83,10 @@ PRESET_FILE = lc.diarization.block_prior.PRESETS["resemblyzer-1.5s-espeak"].to_j
     (PRESET_FILE.replace('"shape": 300.0', '"shape": 0'), "shape must be above 0"),
     (PRESET_FILE.replace('"within_mean": 0.7472', '"within_mean": NaN'), "within_mean is not a number: nan"),
     (PRESET_FILE.replace('"mean_strength": 1000.0', '"mean_strength": true'), "mean_strength is not a number: True"),
-], ids=["json", "kind", "version", "lacks", "negative variance", "zero shape", "NaN mean", "true strength"])
+    (PRESET_FILE.replace('"leave_one_out": null', '"leave_one_out": [{"uri": "a", "speakers": 2}]'),
+     r"^The prior file's 'learnt_on' is not readable: its leave_one_out must be null or a list of rows, each with a "
+     r"uri and the numbers speakers, found and DER %\.$"),
+], ids=["json", "kind", "version", "lacks", "negative variance", "zero shape", "NaN mean", "true strength", "report"])
 def test_a_file_that_is_not_a_prior_gets_a_sentence(text, words):
     with pytest.raises(ValueError, match=words):
         lc.diarization.BlockModelPrior.from_json(text)
