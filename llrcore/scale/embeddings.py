@@ -229,10 +229,11 @@ def _trials(trials, rows: int) -> np.ndarray:
 
 
 def _edges(bins: int, vectors: np.ndarray, metric: str) -> np.ndarray:
-    if not (isinstance(bins, (int, np.integer)) and bins >= 1):
+    if not (isinstance(bins, (int, np.integer)) and not isinstance(bins, bool) and bins >= 1):
         raise ValueError(f"bins must be a whole number, 1 or more, not {bins!r}.")
     reach = 1.0 if metric == "cosine" else float(np.max(np.einsum("ij,ij->i", vectors, vectors)))
-    return np.linspace(-reach, reach, int(bins) + 1)
+    # embeddings all zero: every dot product is 0, which [-1, 1] holds (a range of width 0 would divide by zero)
+    return np.linspace(-(reach or 1.0), reach or 1.0, int(bins) + 1)
 
 
 def _blocks(rows: int, pairs: np.ndarray | None) -> list[tuple[int, int]]:
