@@ -110,7 +110,7 @@ def _not_finite(constant: str):
 def _read(source) -> tuple[str, str]:
     """The text of `source` (JSON text, or the path of a file holding it) and how to name it in a sentence."""
     if isinstance(source, bytes):
-        return source.decode("utf-8"), "the calibrator"
+        return _decoded(source, "the calibrator"), "the calibrator"
     if isinstance(source, str) and source.lstrip().startswith(("{", "[")):
         return source, "the calibrator"
     if not isinstance(source, (str, os.PathLike)):
@@ -122,7 +122,17 @@ def _read(source) -> tuple[str, str]:
         exists = False
     if not exists:
         raise ValueError(f"There is no calibrator file {path} (nor is that JSON text).")
-    return path.read_text(encoding="utf-8"), f"the calibrator file {path.name}"
+    what = f"the calibrator file {path.name}"
+    return _decoded(path.read_bytes(), what), what
+
+
+def _decoded(data: bytes, what: str) -> str:
+    """`data` as UTF-8 text (JSON's encoding), or a sentence naming `what` is not text."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise ValueError(f"{what[0].upper()}{what[1:]} is not JSON text: byte {error.start + 1} is not UTF-8 "
+                         "(a binary file?).") from None
 
 
 def parse(source) -> Saved:

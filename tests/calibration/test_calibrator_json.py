@@ -266,3 +266,8 @@ def test_a_bad_file_is_named(tmp_path):
         lc.load_calibrator(path)
     with pytest.raises(ValueError, match=r"^There is no calibrator file .*missing\.json \(nor is that JSON text\)\.$"):
         lc.load_calibrator(tmp_path / "missing.json")
+    binary = tmp_path / "scores.npy"
+    np.save(binary, np.arange(3.0))
+    with pytest.raises(ValueError, match=r"^The calibrator file scores\.npy is not JSON text: byte 1 is not UTF-8 "
+                                         r"\(a binary file\?\)\.$"):
+        lc.load_calibrator(binary)
