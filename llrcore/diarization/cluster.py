@@ -443,7 +443,8 @@ def _block_prior(prior, scores, mixture, concentration: float, prior_strength: f
         name, chosen = prior_for_scores(scores, concentration=concentration)
         return chosen, f"{name} (by the kind of scores)"
     if isinstance(prior, BlockModelPrior):
-        return prior, "given" if prior.learnt_on is None else f"given, learnt on {prior.learnt_on.recordings} recordings"
+        source = prior.learnt_on
+        return prior, "given" if source is None else f"given, learnt on {source.recordings} recordings"
     if prior == OWN_FIT:
         return BlockModelPrior.from_mixture(mixture, concentration=concentration,
                                             mean_strength=prior_strength), OWN_FIT

@@ -1,8 +1,8 @@
 """``llrcore diarize --learn REC... -o prior.json`` and ``--prior prior.json`` (issue 46).
 
 Independent references: the library's :func:`lc.fit_diarization_prior`, :func:`lc.cluster_recordings`,
-:func:`lc.cluster_similarity` (``options["count_sure"]``) and :func:`lc.score_corpus` called directly on the same recordings of the development corpus (tests/data/diarization_corpus,
-its reference RTTMs).
+:func:`lc.cluster_similarity` (``options["count_sure"]``) and :func:`lc.score_corpus` called directly on the same
+recordings of the development corpus (tests/data/diarization_corpus, its reference RTTMs).
 """
 from __future__ import annotations
 
