@@ -4,8 +4,9 @@ reading, and every pair of embeddings on the numpy engine against Dask workers. 
     python bench/bench_scale.py [--trials 100000000] [--files 64] [--embeddings 20000] [--exact-embeddings 6000]
 
 Each measurement runs in its own subprocess (``--measure NAME``), so its peak memory (``VmHWM``) is its own; the
-Dask workers are processes of a LocalCluster (1 GB each), and their peaks are read on each worker (``client.run``). The score files are Parquet files of ``score`` (Gaussian, targets N(2, 1), non-targets
-N(-2, 1), 10 % targets, rounded to --decimals decimals as score files written as text are) and ``label``.
+Dask workers are processes of a LocalCluster (1 GB each), and their peaks are read on each worker (``client.run``).
+The score files are Parquet files of ``score`` (Gaussian, targets N(2, 1), non-targets N(-2, 1), 10 % targets,
+rounded to --decimals decimals as score files written as text are) and ``label``.
 Prints a Markdown section for bench/RESULTS.md.
 """
 from __future__ import annotations

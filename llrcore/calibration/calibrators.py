@@ -56,7 +56,7 @@ class Affine(_Fitted):
         ``scale`` and ``offset``; `rule` and `plo`, the recipe of the fit when known, are recorded with it."""
         self._savable()
         return dumps(self.KIND, "llr", {"scale": self.scale, "offset": self.offset}, features=["score"],
-                           rule=rule, plo=plo, training={"converged": self.converged})
+                     rule=rule, plo=plo, training={"converged": self.converged})
 
     @classmethod
     def from_saved(cls, document: Saved) -> Affine:
@@ -92,7 +92,7 @@ class Fusion(_Fitted):
         training = {"converged": self.converged, **({} if regularisation is None else
                                                      {"regularisation": regularisation})}
         return dumps(self.KIND, "llr", {"weights": self.weights, "offset": self.offset}, features=names,
-                           rule=rule, plo=plo, training=training)
+                     rule=rule, plo=plo, training=training)
 
     @classmethod
     def from_saved(cls, document: Saved) -> Fusion:

@@ -170,7 +170,7 @@ class ConditionalCalibration:
                       for key in dict.fromkeys([*self.counts, *self.calibrators, *self.untrained])]
         coefficients = {"by": self.by, "pooled": _inner(self.pooled, ("pooled",)), "conditions": conditions}
         return dumps(self.KIND, "llr", coefficients, features=["score", *self.by], rule=rule, plo=plo,
-                           training={"pooled_counts": self.pooled_counts})
+                     training={"pooled_counts": self.pooled_counts})
 
     @classmethod
     def from_saved(cls, document: Saved) -> ConditionalCalibration:

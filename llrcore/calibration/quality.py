@@ -259,7 +259,7 @@ class QualityCalibration(_Fitted):
         coefficients = {"weights": self.weights, "offset": self.offset, "systems": self.systems,
                         "quality": self.quality, "bilinear": self.bilinear}
         return dumps(self.KIND, "llr", coefficients, features=self.features, rule=self.rule, plo=self.plo,
-                           training={"converged": self.converged, "spreads": self.spreads})
+                     training={"converged": self.converged, "spreads": self.spreads})
 
     @classmethod
     def from_saved(cls, document: Saved) -> QualityCalibration:

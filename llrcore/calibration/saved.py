@@ -82,7 +82,7 @@ def dumps(kind: str, output: str, coefficients: dict, *, features: Sequence[str]
         The prior weighting ``tau`` of the fit; written as ``p_target = sigmoid(tau)`` and, exactly, as
         ``training.plo``.
     training : dict, optional
-        Other facts of the fit.
+        Other facts of the fit; a NaN one (unknown) is left out.
     """
     document = {
         "schema": f"{SCHEMA}/{VERSION}", "kind": kind, "output": output,
@@ -90,10 +90,17 @@ def dumps(kind: str, output: str, coefficients: dict, *, features: Sequence[str]
         "coefficients": _plain(coefficients, "coefficients"),
         "rule": None if rule is None else {"name": rule.name, "alpha": rule.alpha, "beta": rule.beta},
         "p_target": None if plo is None else _plain(sigmoid(plo), "p_target"),
-        "training": _plain({**({} if plo is None else {"plo": plo}), **(training or {})}, "training"),
+        "training": _plain({**({} if plo is None else {"plo": plo}), **_known(training or {})}, "training"),
         "llrcore_version": __version__,
     }
     return json.dumps(document, indent=2, allow_nan=False, ensure_ascii=False)
+
+
+def _known(training: dict) -> dict:
+    """The facts of the fit that are known: one that is NaN (or all NaN) is left out, as a document without it is read
+    (a calibrator loaded from a file without its ``nll_before`` or ``spreads`` holds NaN and is saved again)."""
+    return {name: value for name, value in training.items()
+            if not (isinstance(value, (float, np.floating, np.ndarray)) and np.all(np.isnan(value)))}
 
 
 def _not_finite(constant: str):
@@ -103,8 +110,8 @@ def _not_finite(constant: str):
 def _read(source) -> tuple[str, str]:
     """The text of `source` (JSON text, or the path of a file holding it) and how to name it in a sentence."""
     if isinstance(source, bytes):
-        return source.decode("utf-8"), "the calibrator"
-    if isinstance(source, str) and source.lstrip().startswith("{"):
+        return _decoded(source, "the calibrator"), "the calibrator"
+    if isinstance(source, str) and source.lstrip().startswith(("{", "[")):
         return source, "the calibrator"
     if not isinstance(source, (str, os.PathLike)):
         raise TypeError(f"Give a calibrator's JSON text or the path of its file, not a {type(source).__name__}.")
@@ -115,7 +122,17 @@ def _read(source) -> tuple[str, str]:
         exists = False
     if not exists:
         raise ValueError(f"There is no calibrator file {path} (nor is that JSON text).")
-    return path.read_text(encoding="utf-8"), f"the calibrator file {path.name}"
+    what = f"the calibrator file {path.name}"
+    return _decoded(path.read_bytes(), what), what
+
+
+def _decoded(data: bytes, what: str) -> str:
+    """`data` as UTF-8 text (JSON's encoding), or a sentence naming `what` is not text."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise ValueError(f"{what[0].upper()}{what[1:]} is not JSON text: byte {error.start + 1} is not UTF-8 "
+                         "(a binary file?).") from None
 
 
 def parse(source) -> Saved:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import sys
+import warnings
 from pathlib import Path
 
 from .._choices import CLUSTERING_METHODS as METHODS
@@ -66,7 +67,11 @@ def _prior(name: str):
     """A preset's name (or its former name), 'recording', or the path of a prior file."""
     from ..diarization.block_prior import BlockModelPrior
 
-    if name == "recording" or name in DIARIZATION_PRIORS or name in DIARIZATION_PRIOR_ALIASES:
+    if name in DIARIZATION_PRIOR_ALIASES:
+        warnings.warn(f"--prior {name} is now --prior {DIARIZATION_PRIOR_ALIASES[name]}; the old name works in this "
+                      "release only.", FutureWarning, stacklevel=2)
+        return DIARIZATION_PRIOR_ALIASES[name]
+    if name == "recording" or name in DIARIZATION_PRIORS:
         return name
     path = Path(name)
     if not path.is_file():

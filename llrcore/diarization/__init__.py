@@ -62,7 +62,8 @@ from .scoring import (
 __all__ = [
     "SimilarityMatrix", "TURN_COLUMNS", "cluster_similarity", "ClusteringResult", "METHODS", "DEFAULT_MAX_CLUSTERS",
     "EFFECTIVE_SCORES", "MEAN_TURN", "MIN_SPEECH", "loop_probability", "sticky_chain", "PRESETS", "PRIOR_STRENGTH",
-    "PRESET_ALIASES", "BlockModelPrior", "fit_diarization_prior", "LeaveOneOut", "PriorSource", "Progress", "crp_log_prior", "block_gaussians",
+    "PRESET_ALIASES", "BlockModelPrior", "fit_diarization_prior", "LeaveOneOut", "PriorSource", "Progress",
+    "crp_log_prior", "block_gaussians",
     "block_mean_matrix", "cluster_summary", "GaussianFit", "ScoreMixture",
     "fit_score_mixture", "SegmentScores", "segment_scores", "optimal_mapping", "segments_to_turns",
     "labels_from_turns", "DERResult", "diarization_error_rate", "compare_methods", "MethodComparison",

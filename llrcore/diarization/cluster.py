@@ -12,6 +12,7 @@ import pandas as pd
 from numpy.typing import ArrayLike
 
 from .._choices import CLUSTERING_METHODS as METHODS
+from .._deprecation import OldSpellingWarning
 from ..data.similarity import SimilarityMatrix, as_similarity
 from .baselines import (
     ahc_labels,
@@ -239,10 +240,10 @@ def cluster_similarity(S: SimilarityMatrix | ArrayLike, method: str = "bayes", *
         :data:`FLOOR_MET_BY`; :meth:`ClusteringResult.sentence`). ``"recording"``: from a two-Gaussian fit of this
         recording's scores (with `concentration` and `prior_strength`). A name of
         :data:`~llrcore.diarization.block_prior.PRESETS` (``"resemblyzer-1.5s-espeak"``, ``"simulated-plda-1.5s"``;
-        the former names of :data:`~llrcore.diarization.block_prior.PRESET_ALIASES` too), held firmly, or a prior
-        learnt from labelled recordings of the same embedder (:func:`~llrcore.fit_diarization_prior`, or read with
-        ``BlockModelPrior.from_json``): it fixes what "same" and "different" speaker look like
-        (docs/diarization.md).
+        the former names of :data:`~llrcore.diarization.block_prior.PRESET_ALIASES` too, for this release, with a
+        FutureWarning), held firmly, or a prior learnt from labelled recordings of the same embedder
+        (:func:`~llrcore.fit_diarization_prior`, or read with ``BlockModelPrior.from_json``): it fixes what "same"
+        and "different" speaker look like (docs/diarization.md).
     threshold : float, optional
         AHC: stop merging below this average score (default: from the score mixture).
     min_cluster_size : int, optional
@@ -442,11 +443,15 @@ def _block_prior(prior, scores, mixture, concentration: float, prior_strength: f
         name, chosen = prior_for_scores(scores, concentration=concentration)
         return chosen, f"{name} (by the kind of scores)"
     if isinstance(prior, BlockModelPrior):
-        return prior, "given" if prior.learnt_on is None else f"given, learnt on {prior.learnt_on.recordings} recordings"
+        source = prior.learnt_on
+        return prior, "given" if source is None else f"given, learnt on {source.recordings} recordings"
     if prior == OWN_FIT:
         return BlockModelPrior.from_mixture(mixture, concentration=concentration,
                                             mean_strength=prior_strength), OWN_FIT
     name = PRESET_ALIASES.get(prior, prior)
+    if name != prior:
+        warnings.warn(f"The prior {prior!r} is now called {name!r}; the old name works in this release only.",
+                      OldSpellingWarning, stacklevel=3)
     if name not in PRESETS:
         raise ValueError(f"Unknown prior {prior!r}; choose one of {', '.join([OWN_FIT, *PRESETS])}, or learn one "
                          "with lc.fit_diarization_prior.")

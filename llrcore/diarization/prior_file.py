@@ -8,8 +8,9 @@ The file (:meth:`~llrcore.diarization.block_prior.BlockModelPrior.to_json`) is o
     :data:`FILE_VERSION` (1); a reader refuses a later one.
 ``hyperparameters``
     ``within_mean``, ``between_mean``, ``variance``, ``between_variance`` (or null), ``mean_strength`` (kappa0),
-    ``shape`` (a0) and ``concentration`` (alpha), in the units of the scores; floats written with Python's
-    shortest round-trip repr, so that a loaded prior is the same bit for bit and gives the same labels.
+    ``shape`` (a0) and ``concentration`` (alpha), in the units of the scores (finite; all but the means above 0,
+    :data:`POSITIVE`); floats written with Python's shortest round-trip repr, so that a loaded prior is the same bit
+    for bit and gives the same labels.
 ``learnt_on``
     null, or ``recordings`` (how many), ``uris``, ``embedder`` and ``windows`` (as the user named them, or null),
     ``data`` (where the recordings come from, or null), ``llrcore_version``, and ``leave_one_out``: null or one
@@ -18,6 +19,7 @@ The file (:meth:`~llrcore.diarization.block_prior.BlockModelPrior.to_json`) is o
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -31,6 +33,8 @@ FILE_VERSION = 1
 #: The fields of the prior the file holds, in this order.
 HYPERPARAMETERS = ("within_mean", "between_mean", "variance", "between_variance", "mean_strength", "shape",
                    "concentration")
+#: The hyper-parameters that are variances, strengths (kappa0, a0) or the Dirichlet process's alpha: above 0.
+POSITIVE = ("variance", "between_variance", "mean_strength", "shape", "concentration")
 _REPORT_COLUMNS = ("speakers", "found", "DER %")
 
 
@@ -113,10 +117,20 @@ class PriorSource:
     def from_dict(cls, data: dict) -> PriorSource:
         report = data.get("leave_one_out")
         if report is not None:
+            if not isinstance(report, list) or not all(_report_row(row) for row in report):
+                raise ValueError("its leave_one_out must be null or a list of rows, each with a uri and the numbers "
+                                 "speakers, found and DER %")
             frame = pd.DataFrame(report, columns=["uri", *_REPORT_COLUMNS]).set_index("uri")
             report = LeaveOneOut(frame.astype({"speakers": np.int64, "found": np.int64, "DER %": np.float64}))
         return cls(int(data["recordings"]), tuple(data.get("uris", ())), data.get("embedder"), data.get("windows"),
                    data.get("data"), str(data.get("llrcore_version", "")), report)
+
+
+def _report_row(row) -> bool:
+    """Whether `row` is one recording of a leave-one-out report as :meth:`PriorSource.to_dict` writes it."""
+    return (isinstance(row, dict) and "uri" in row
+            and all(isinstance(row.get(column), (int, float)) and not isinstance(row.get(column), bool)
+                    for column in _REPORT_COLUMNS))
 
 
 def write_prior_json(hyperparameters: dict, source: PriorSource | None) -> str:
@@ -144,8 +158,13 @@ def read_prior_json(text: str) -> tuple[dict, PriorSource | None]:
         raise ValueError(f"The prior file lacks the hyper-parameter(s) {', '.join(missing)}.")
     for name in HYPERPARAMETERS:
         value = values[name]
-        if not (value is None and name == "between_variance") and not isinstance(value, (int, float)):
+        if value is None and name == "between_variance":
+            continue
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
             raise ValueError(f"The prior file's {name} is not a number: {value!r}.")
+        if name in POSITIVE and value <= 0:
+            raise ValueError(f"The prior file's {name} must be above 0 (a variance, a strength or a concentration), "
+                             f"not {value!r}.")
     learnt_on = data.get("learnt_on")
     try:
         source = None if learnt_on is None else PriorSource.from_dict(learnt_on)

@@ -91,7 +91,7 @@ class Temperature:
         """The temperature as JSON text (schema ``llrcore.calibrator/1``, docs/calibration.md): coefficient
         ``temperature``; the NLL before and after it (``training``), the classes in order when given."""
         return dumps(self.KIND, "probabilities", {"temperature": self.temperature}, features=classes,
-                           training={"nll_before": self.nll_before, "nll_after": self.nll_after})
+                     training={"nll_before": self.nll_before, "nll_after": self.nll_after})
 
     @classmethod
     def from_saved(cls, document: Saved) -> Temperature:

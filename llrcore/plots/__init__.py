@@ -18,7 +18,8 @@ weighting, rule comparison, calibrated vs PAV LLRs), :mod:`.decisions` (Bayes de
 confusion matrix), :mod:`.diarization` (reordered similarity matrix, score model, number of speakers, evidence
 bound, timeline), :mod:`.forensic` (Tippett, ECE), :mod:`.reliability` (CORP, binned and smooth reliability, score
 decomposition), :mod:`.selective` (risk-coverage), :mod:`.spoofing` (t-DCF curves, per-attack bars),
-:mod:`.uncertainty` (metrics per condition, DET bands). :func:`llr_factor` and :func:`llr_unit` say how an LLR axis is scaled and labelled in ``"ln"`` or ``"log10"``.
+:mod:`.uncertainty` (metrics per condition, DET bands). :func:`llr_factor` and :func:`llr_unit` say how an LLR axis
+is scaled and labelled in ``"ln"`` or ``"log10"``.
 """
 from __future__ import annotations
 

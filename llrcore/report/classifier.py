@@ -1,7 +1,7 @@
 """One self-contained HTML page of a classifier's calibration (:func:`~llrcore.classifier_calibration`): the numbers
 in words, the tables, the CORP reliability diagram with its band, the ``MCB - DSC + UNC`` bars, the binned and the
-smooth reliability diagrams and the risk-coverage curve, raw and after temperature scaling. The command line writes it (``llrcore classifier --html``), the app's page offers
-it as a download."""
+smooth reliability diagrams and the risk-coverage curve, raw and after temperature scaling. The command line writes
+it (``llrcore classifier --html``), the app's page offers it as a download."""
 from __future__ import annotations
 
 from datetime import datetime

@@ -108,7 +108,7 @@ class ScoreAccumulator:
         Parameters
         ----------
         unique : array_like of float
-            The batch's unique scores, increasing.
+            The batch's scores, each once (their order does not matter).
         tar_counts, non_counts : array_like of int
             Its target and non-target trials at each score.
 
@@ -116,8 +116,7 @@ class ScoreAccumulator:
         -------
         None
         """
-        table = (np.asarray(unique, dtype=np.float64) + 0.0,  # -0.0 read as 0.0
-                 np.asarray(tar_counts, dtype=np.int64), np.asarray(non_counts, dtype=np.int64))
+        table = _counted_batch(unique, tar_counts, non_counts)
         self._pending.append(table)
         self.n_tar += int(table[1].sum())
         self.n_non += int(table[2].sum())
@@ -216,3 +215,16 @@ def _batch(scores, labels) -> tuple[np.ndarray, np.ndarray]:
         raise ValueError(f"Label {labels[at].item()!r} (trial {at} of the batch, from 0) is neither class: give True "
                          "or 1 for a target, False or 0 for a non-target.")
     return scores, labels == 1
+
+
+def _counted_batch(unique, tar_counts, non_counts) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A counted batch as float64 scores (``-0.0`` read as ``0.0``) and int64 counts, or a sentence: the merge pairs
+    the columns row by row, so columns of other lengths would shift every count after the shorter one's end."""
+    scores, _ = _batch(unique, np.zeros(np.size(unique), dtype=bool))
+    counts = [np.asarray(column).ravel() for column in (tar_counts, non_counts)]
+    if any(column.size != scores.size for column in counts):
+        raise ValueError(f"The batch has {scores.size} scores but {counts[0].size} target and {counts[1].size} "
+                         "non-target counts: give one of each per score.")
+    if any(column.dtype.kind not in "iu" or (column < 0).any() for column in counts):
+        raise ValueError("The counts must be whole numbers of trials, 0 or more.")
+    return scores, counts[0].astype(np.int64), counts[1].astype(np.int64)

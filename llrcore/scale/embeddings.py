@@ -113,7 +113,8 @@ def score_embeddings(embeddings: ArrayLike, labels: ArrayLike, *, metric: str = 
     Parameters
     ----------
     embeddings : array_like of float, shape (n, d)
-        One embedding per row (e.g. ``numpy.load("emb.npy")``; a memory-mapped array is read block by block).
+        One embedding per row (e.g. ``numpy.load("emb.npy")``). They are held in memory as float64 (unit vectors for
+        the cosine), ``n d`` numbers: small beside the ``n (n - 1) / 2`` scores, which never are.
     labels : array_like, shape (n,)
         The speaker (class) of each embedding: a pair of the same label is a target trial, else a non-target.
     metric : {"cosine", "dot"}
@@ -217,8 +218,8 @@ def _codes(labels, rows: int) -> np.ndarray:
 
 def _trials(trials, rows: int) -> np.ndarray:
     pairs = np.asarray(trials)
-    if pairs.ndim != 2 or pairs.shape[1] != 2 or pairs.dtype.kind not in "iu":
-        raise ValueError("trials must be pairs of row indices: an integer array of shape (m, 2).")
+    if pairs.ndim != 2 or pairs.shape[1] != 2 or pairs.dtype.kind not in "iu" or pairs.shape[0] == 0:
+        raise ValueError("trials must be pairs of row indices: an integer array of shape (m, 2), m at least 1.")
     outside = (pairs < 0) | (pairs >= rows)
     if outside.any():
         at = int(np.argmax(outside.any(axis=1)))
@@ -228,10 +229,11 @@ def _trials(trials, rows: int) -> np.ndarray:
 
 
 def _edges(bins: int, vectors: np.ndarray, metric: str) -> np.ndarray:
-    if not (isinstance(bins, (int, np.integer)) and bins >= 1):
+    if not (isinstance(bins, (int, np.integer)) and not isinstance(bins, bool) and bins >= 1):
         raise ValueError(f"bins must be a whole number, 1 or more, not {bins!r}.")
     reach = 1.0 if metric == "cosine" else float(np.max(np.einsum("ij,ij->i", vectors, vectors)))
-    return np.linspace(-reach, reach, int(bins) + 1)
+    # embeddings all zero: every dot product is 0, which [-1, 1] holds (a range of width 0 would divide by zero)
+    return np.linspace(-(reach or 1.0), reach or 1.0, int(bins) + 1)
 
 
 def _blocks(rows: int, pairs: np.ndarray | None) -> list[tuple[int, int]]:

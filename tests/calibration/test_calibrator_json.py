@@ -207,6 +207,22 @@ def test_a_collapsed_calibration_is_not_saved():
         lc.Affine(scale=1e-9, offset=0.0, failure="far scores").to_json()
 
 
+def test_a_calibrator_read_without_its_training_facts_is_saved_again(bssr1):
+    """``training`` is optional (a reader takes NaN for a fact it lacks): what was read must be saved again, with the
+    unknown facts left out, and read back the same (it was refused: "its training.nll_before is nan")."""
+    temperature = lc.load_calibrator(saved_affine(kind="temperature", coefficients={"temperature": 2.0},
+                                                  training=None))
+    assert np.isnan(temperature.nll_before)
+    again = json.loads(temperature.to_json())
+    assert again["training"] == {} and lc.load_calibrator(json.dumps(again)).temperature == 2.0
+    quality = lc.fit_quality_affine(bssr1, ["face-G"])
+    document = json.loads(quality.to_json())
+    del document["training"]["spreads"]
+    loaded = lc.load_calibrator(json.dumps(document))
+    assert "spreads" not in json.loads(loaded.to_json())["training"]
+    assert np.array_equal(loaded(bssr1).tar, quality(bssr1).tar)
+
+
 # ----- bad files: one sentence naming the file and what is wrong ------------------------------------------------------
 
 
@@ -217,8 +233,8 @@ def saved_affine(**changes) -> str:
 
 @pytest.mark.parametrize("text, sentence", [
     (saved_affine(schema="llrcore.calibrator/2"),
-     ("The calibrator was written by a newer llrcore (schema version 2; this llrcore 1.0.0 reads version 1 and "
-      "older): upgrade llrcore to load it.")),
+     (f"The calibrator was written by a newer llrcore (schema version 2; this llrcore {lc.__version__} reads "
+      "version 1 and older): upgrade llrcore to load it.")),
     (saved_affine(kind="spline"),
      ('The calibrator is of kind "spline", which this llrcore does not know (it knows affine, fusion, pav, quality, '
       'conditional, multiclass-affine, temperature).')),
@@ -242,10 +258,12 @@ def saved_affine(**changes) -> str:
      "The calibrator is not JSON: Expecting ',' delimiter at line 3, column 2."),
     ('{"kind": "affine", "coefficients": {"scale": 1, "offset": 0}}',
      'The calibrator is not an llrcore calibrator (it has no "schema": "llrcore.calibrator/1").'),
+    ('[{"schema": "llrcore.calibrator/1", "kind": "affine"}]',
+     'The calibrator is not an llrcore calibrator (it has no "schema": "llrcore.calibrator/1").'),
     (saved_affine(schema="llrcore.calibrator/one"),
      "The calibrator names the schema version 'one', which is no version number."),
 ], ids=["newer", "kind", "missing", "text", "empty", "knots", "sizes", "temperature", "quality", "nan", "syntax",
-        "schema", "version"])
+        "schema", "list", "version"])
 def test_a_bad_calibrator_is_one_sentence(text, sentence):
     with pytest.raises(ValueError) as error:
         lc.load_calibrator(text)
@@ -259,3 +277,8 @@ def test_a_bad_file_is_named(tmp_path):
         lc.load_calibrator(path)
     with pytest.raises(ValueError, match=r"^There is no calibrator file .*missing\.json \(nor is that JSON text\)\.$"):
         lc.load_calibrator(tmp_path / "missing.json")
+    binary = tmp_path / "scores.npy"
+    np.save(binary, np.arange(3.0))
+    with pytest.raises(ValueError, match=r"^The calibrator file scores\.npy is not JSON text: byte 1 is not UTF-8 "
+                                         r"\(a binary file\?\)\.$"):
+        lc.load_calibrator(binary)

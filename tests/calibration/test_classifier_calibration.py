@@ -294,7 +294,43 @@ def test_the_smooth_and_risk_coverage_figures_draw_the_results():
     risk = selective.risk_coverage_figure(result.selective)
     lines = {t.name.split(":")[0]: t for t in risk.data}
     assert set(lines) == {"ideal ranking", "accepting everything", "raw", "scaled"}
-    np.testing.assert_allclose(lines["raw"].x[1:], 100 * result.selective["raw"].curve["coverage"])
-    np.testing.assert_allclose(lines["raw"].y[1:], 100 * result.selective["raw"].curve["risk"])
+    curve = result.selective["raw"].curve
+    assert_on_the_steps(lines["raw"], curve["coverage"].to_numpy(), curve["risk"].to_numpy())
+    assert (lines["raw"].x[0], lines["raw"].y[0]) == (0, 100 * curve["risk"].iloc[0])
+    assert (lines["raw"].x[-1], lines["raw"].y[-1]) == (100, 100 * curve["risk"].iloc[-1])
     assert f"AURC {100 * result.selective['raw'].aurc:.2f} %" in lines["raw"].name
     assert "%" in risk.layout.xaxis.title.text and "%" in risk.layout.yaxis.title.text
+
+
+def assert_on_the_steps(trace, coverage: np.ndarray, risk: np.ndarray) -> None:
+    """Every point drawn (in percent) is a corner of the step curve: at the coverage ``C_b`` a block ends at (or 0),
+    the risk of the block ending there or of the next, which spans ``(C_b, C_{b+1}]``."""
+    bounds = np.r_[0.0, coverage]
+    x, y = np.asarray(trace.x, dtype=float) / 100, np.asarray(trace.y, dtype=float) / 100
+    b = np.clip(np.searchsorted(bounds, x - 1e-12), 0, coverage.size)
+    np.testing.assert_allclose(bounds[b], x, rtol=0, atol=1e-12)
+    ending, starting = risk[np.maximum(b - 1, 0)], risk[np.minimum(b, risk.size - 1)]
+    assert np.all(np.isclose(y, ending, rtol=0, atol=1e-12) | np.isclose(y, starting, rtol=0, atol=1e-12))
+
+
+def test_the_risk_coverage_figure_of_many_predictions_is_decimated_on_its_steps():
+    """100,000 predictions of distinct confidences make 100,000 steps: each drawn curve keeps at most 2,000 points
+    (DESIGN.md: plot data decimated in plot space), every one a corner of the true curve: ``(i/N, risk(i))`` or
+    ``((i-1)/N, risk(i))`` with ``risk(i)`` the error rate of the ``i`` most confident, computed here by a cumulative
+    sum; the ideal curve's points are on ``max(0, i - N_c) / i``."""
+    from llrcore.plots import selective
+
+    rng = np.random.default_rng(47)
+    confidence = rng.random(100_000)
+    correct = rng.random(100_000) < confidence
+    errors = np.cumsum(~correct[np.argsort(-confidence)])
+    i = np.arange(1, 100_001)
+    risk = errors / i
+    traces = {t.name.split(":")[0]: t for t in selective.risk_coverage_figure(
+        {"raw": lc.aurc(confidence, correct)}).data}
+    drawn, ideal = traces["raw"], traces["ideal ranking"]
+    assert len(drawn.x) <= 2_000 and len(ideal.x) <= 2_000
+    assert_on_the_steps(drawn, i / 100_000, risk)
+    n_right = int(correct.sum())
+    k = np.rint(np.asarray(ideal.x) / 100 * 100_000)[1:]
+    np.testing.assert_allclose(np.asarray(ideal.y)[1:] / 100, np.maximum(0, k - n_right) / k, atol=1e-12)

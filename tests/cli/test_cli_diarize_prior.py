@@ -1,8 +1,8 @@
 """``llrcore diarize --learn REC... -o prior.json`` and ``--prior prior.json`` (issue 46).
 
 Independent references: the library's :func:`lc.fit_diarization_prior`, :func:`lc.cluster_recordings`,
-:func:`lc.cluster_similarity` (``options["count_sure"]``) and :func:`lc.score_corpus` called directly on the same recordings of the development corpus (tests/data/diarization_corpus,
-its reference RTTMs).
+:func:`lc.cluster_similarity` (``options["count_sure"]``) and :func:`lc.score_corpus` called directly on the same
+recordings of the development corpus (tests/data/diarization_corpus, its reference RTTMs).
 """
 from __future__ import annotations
 
@@ -52,7 +52,10 @@ def test_learn_needs_an_output_and_a_bad_prior_file_gets_a_sentence(tmp_path, ca
 
 def test_the_old_preset_name_still_works(capsys):
     assert main(["diarize", *NEW, "--prior", "synthetic-cosine"]) == 0
-    assert "prior: synthetic-cosine" in capsys.readouterr().out
+    printed = capsys.readouterr()
+    assert "prior: synthetic-cosine" in printed.out
+    assert ("warning: --prior synthetic-cosine is now --prior resemblyzer-1.5s-espeak; the old name works in this "
+            "release only.") in printed.err
 
 
 def test_the_default_call_names_the_recordings_whose_count_is_unsure(capsys):

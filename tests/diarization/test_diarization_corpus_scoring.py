@@ -165,9 +165,9 @@ def test_the_command_line_learns_the_prior_from_labelled_recordings(capsys):
     expected = lc.score_corpus(matrices, lc.cluster_recordings(matrices, "bayes", prior=prior)).to_frame()
     np.testing.assert_allclose(printed["DER %"], expected["DER %"])
     assert list(printed["found"]) == list(expected["found"])
-    assert main(["diarize", *test, "--prior", "synthetic-cosine"]) == 0
-    assert "prior: synthetic-cosine" in capsys.readouterr().out
-    assert main(["diarize", *test, "--prior", "synthetic-cosine", "--method", "ahc"]) == 2
+    assert main(["diarize", *test, "--prior", "resemblyzer-1.5s-espeak"]) == 0
+    assert "prior: resemblyzer-1.5s-espeak" in capsys.readouterr().out
+    assert main(["diarize", *test, "--prior", "resemblyzer-1.5s-espeak", "--method", "ahc"]) == 2
     assert "--method bayes" in capsys.readouterr().err
 
 
@@ -216,7 +216,7 @@ def test_a_model_from_the_other_recordings_is_refused_in_a_sentence(capsys):
     with pytest.raises(ValueError, match="for the Bayesian method, not ahc"):
         lc.cluster_recordings(matrices, "ahc", prior_from_others=True)
     with pytest.raises(ValueError, match="either a prior or prior_from_others"):
-        lc.cluster_recordings(matrices, "bayes", prior="synthetic-cosine", prior_from_others=True)
+        lc.cluster_recordings(matrices, "bayes", prior="resemblyzer-1.5s-espeak", prior_from_others=True)
     with pytest.raises(ValueError, match="at least two recordings"):
         lc.cluster_recordings(matrices[:1], "bayes", prior_from_others=True)
     alone = lc.read_corpus([CORPUS / "synth02_k01.npz"])[0]  # one speaker: no different-speaker pairs

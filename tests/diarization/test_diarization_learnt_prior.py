@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 import llrcore as lc
+from llrcore._deprecation import OldSpellingWarning
 from llrcore.diarization.model import MIN_SPEECH, window_seconds
 from paths import ROOT
 
@@ -69,12 +70,24 @@ def test_the_json_round_trip_is_bit_for_bit_and_clusters_alike(learnt):
     assert "learn a prior" not in result.sentence()  # a prior was given: no advice to learn one
 
 
+#: A preset's file, whose numbers the cases below spoil one at a time.
+PRESET_FILE = lc.diarization.block_prior.PRESETS["resemblyzer-1.5s-espeak"].to_json()
+
+
 @pytest.mark.parametrize(("text", "words"), [
     ("{", "not JSON"),
     ('{"kind": "something else"}', "'kind'"),
     ('{"kind": "llrcore.diarization.BlockModelPrior", "version": 99}', "version 99"),
     ('{"kind": "llrcore.diarization.BlockModelPrior", "version": 1, "hyperparameters": {}}', "lacks"),
-])
+    (PRESET_FILE.replace('"variance": 0.007641', '"variance": -0.007641'),
+     r"variance must be above 0 .*not -0\.007641"),
+    (PRESET_FILE.replace('"shape": 300.0', '"shape": 0'), "shape must be above 0"),
+    (PRESET_FILE.replace('"within_mean": 0.7472', '"within_mean": NaN'), "within_mean is not a number: nan"),
+    (PRESET_FILE.replace('"mean_strength": 1000.0', '"mean_strength": true'), "mean_strength is not a number: True"),
+    (PRESET_FILE.replace('"leave_one_out": null', '"leave_one_out": [{"uri": "a", "speakers": 2}]'),
+     r"^The prior file's 'learnt_on' is not readable: its leave_one_out must be null or a list of rows, each with a "
+     r"uri and the numbers speakers, found and DER %\.$"),
+], ids=["json", "kind", "version", "lacks", "negative variance", "zero shape", "NaN mean", "true strength", "report"])
 def test_a_file_that_is_not_a_prior_gets_a_sentence(text, words):
     with pytest.raises(ValueError, match=words):
         lc.diarization.BlockModelPrior.from_json(text)
@@ -99,7 +112,8 @@ def test_the_leave_one_out_report_clusters_each_recording_with_the_others_prior(
 
 def test_the_old_preset_names_are_aliases():
     matrix = _matrix("synth03_k02")
-    old = lc.cluster_similarity(matrix, prior="synthetic-cosine")
+    with pytest.warns(OldSpellingWarning, match="'synthetic-cosine' is now called 'resemblyzer-1.5s-espeak'"):
+        old = lc.cluster_similarity(matrix, prior="synthetic-cosine")
     assert old.options["prior"] == lc.diarization.PRESETS["resemblyzer-1.5s-espeak"]
     assert old.options["prior_source"] == "resemblyzer-1.5s-espeak"
     assert lc.diarization.PRESETS["resemblyzer-1.5s-espeak"].learnt_on.windows == "1.5 s every 0.75 s"

@@ -118,6 +118,12 @@ def test_bad_batches_are_one_sentence():
         accumulator.update([1.0, 2.0], ["target", "nontarget"])
     with pytest.raises(ValueError, match="must be numbers"):
         accumulator.update(["high", "low"], [1, 0])
+    with pytest.raises(ValueError, match="2 scores but 1 target and 2 non-target counts"):
+        accumulator.add_counts([1.0, 2.0], [3], [0, 1])
+    with pytest.raises(ValueError, match="whole numbers of trials, 0 or more"):
+        accumulator.add_counts([1.0, 2.0], [3, -1], [0, 1])
+    with pytest.raises(ValueError, match="Score 0 of the batch .* is NaN"):
+        accumulator.add_counts([np.nan], [1], [0])
     accumulator.update([1.0, 2.0], [1, 1])
     with pytest.raises(ValueError, match="No non-target trial has been seen yet"):
         accumulator.counts  # noqa: B018

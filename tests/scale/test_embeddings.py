@@ -98,6 +98,15 @@ def test_binned_counts_bound_the_eer_and_min_dcf(thousands, bins):
     assert "bins of width" in binned.sentence()
 
 
+def test_binned_dot_products_of_zero_embeddings_are_one_score():
+    """Every dot product of zero vectors is 0: one bin holds them all (the range of the dot products, from the
+    largest squared norm, was [0, 0] and divided by zero); 2 target pairs and 4 non-target pairs of 4 embeddings."""
+    binned = lc.score_embeddings(np.zeros((4, 2)), [0, 0, 1, 1], metric="dot", bins=10)
+    assert binned.to_frame()[["targets", "non-targets"]].values.tolist() == [[2, 4]]
+    low, high = binned.eer_bounds()  # the one bin's non-targets put below its targets: the lower bound is 0
+    assert low == 0.0 and high == lc.eer(np.zeros(2), np.zeros(4)) == 0.5
+
+
 def test_bins_narrow_the_bounds(thousands):
     vectors, labels = thousands
     coarse, fine = (lc.score_embeddings(vectors, labels, bins=bins).eer_bounds() for bins in (100, 100_000))
@@ -111,6 +120,8 @@ def test_bins_narrow_the_bounds(thousands):
     (lambda: lc.score_embeddings(np.eye(3), [0, 1, 2]), "No pair is a target trial"),
     (lambda: lc.score_embeddings(np.eye(3), [0, 0, 1], metric="euclid"), "Unknown metric 'euclid'"),
     (lambda: lc.score_embeddings(np.ones(3), [0, 0, 1]), "a 2-D array"),
+    (lambda: lc.score_embeddings(np.eye(3), [0, 0, 1], bins=True), "bins must be a whole number, 1 or more, not True"),
+    (lambda: lc.score_embeddings(np.eye(3), [0, 0, 1], trials=np.empty((0, 2), int)), r"shape \(m, 2\), m at least 1"),
 ])
 def test_bad_input_is_a_sentence(call, message):
     with pytest.raises(ValueError, match=message):
