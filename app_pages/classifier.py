@@ -80,9 +80,9 @@ def chosen_data() -> tuple[str, lc.MulticlassScores] | None:
             choose_column.caption(f"Upload {upload.name}: {len(scores):,} trials of {scores.n_classes} classes "
                                   "(remove it to go back to the demo).")
             return f"upload:{upload.file_id}:{kind}", scores
-    scores = load_demo(index)
-    choose_column.caption(f"{len(scores):,} trials of {scores.n_classes} classes. {CLASSIFIER_DEMOS[index].about}")
-    return f"demo:{CLASSIFIER_DEMOS[index].folder}", scores
+    scores, demo = load_demo(index), CLASSIFIER_DEMOS[index]
+    choose_column.caption(f"{len(scores):,} trials of {scores.n_classes} classes. {demo.about}")
+    return f"demo:{demo.folder}", scores
 
 
 def options(scores: lc.MulticlassScores) -> tuple[str, object, int, str]:

@@ -148,7 +148,8 @@ def labelled_pair_moments(matrix) -> tuple[PairMoments, PairMoments]:
     """The :class:`PairMoments` of a labelled recording's same-speaker and of its different-speaker pairs ``i < j``
     (segments labelled by the matrix's reference)."""
     if matrix.reference is None:
-        raise ValueError(f"{matrix.name}: a prior is learnt from labelled recordings; this one has no reference.")
+        raise ValueError(f"{matrix.name or 'A recording'}: a prior is learnt from labelled recordings; this one has "
+                         "no reference.")
     labels = np.unique(np.asarray(matrix.reference), return_inverse=True)[1]
     rows, columns = np.triu_indices(labels.size, 1)
     same = labels[rows] == labels[columns]

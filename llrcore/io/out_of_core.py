@@ -206,8 +206,8 @@ def score_files(source, key=None) -> list[tuple[str, str | None]]:
     paths = _expand(source, "score file")
     keys = [None] * len(paths) if key is None else _expand(key, "key")
     if len(keys) != len(paths):
-        raise LoadError(f"{len(paths)} score files but {len(keys)} keys: give one key per score file, in the same "
-                        "order (or patterns whose matches sort the same way).", paths[0])
+        raise LoadError(f"{len(paths)} score files but {len(keys)} key{'' if len(keys) == 1 else 's'}: give one key "
+                        "per score file, in the same order (or patterns whose matches sort the same way).", paths[0])
     return list(zip(paths, keys))
 
 

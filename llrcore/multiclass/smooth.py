@@ -61,7 +61,9 @@ def _kernel(g: int, sigma: float, nfft: int | None) -> np.ndarray:
     widths tried by the halvings repeat from one replicate to the next, so they are computed once."""
     d = np.linspace(0, 1, g) - 0.5
     kernel = np.exp(-d * d / (2 * sigma ** 2)) / (np.sqrt(2 * np.pi) * sigma)
-    return kernel if nfft is None else rfft(kernel, nfft)
+    kernel = kernel if nfft is None else rfft(kernel, nfft)
+    kernel.flags.writeable = False  # every caller shares the cached array: a change in place would spoil the cache
+    return kernel
 
 
 def _fft_length(g: int) -> int:

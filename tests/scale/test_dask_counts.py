@@ -117,7 +117,7 @@ def _dies_on_b(part: str):
 
 
 def test_unpaired_keys_and_unknown_engines_are_sentences(parquet_parts):
-    with pytest.raises(lc.LoadError, match="7 score files but 1 keys"):
+    with pytest.raises(lc.LoadError, match="7 score files but 1 key:"):
         lc.read_counts(parquet_parts, KALDI_KEY)
     with pytest.raises(ValueError, match="Unknown engine 'spark'"):
         lc.read_counts(parquet_parts, engine="spark")
