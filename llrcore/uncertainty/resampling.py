@@ -246,10 +246,10 @@ def bootstrap(trials: Trials, n: int = 1000, level: float = 0.95, group_by: str 
     op, primary = as_operating_point(p_target, c_miss, c_fa), primary_p_targets(primary)
     n, level = check_replicates(n, level)
     method = check_method(method)
-    min_dcf_method = _min_dcf_method(method, smooth, trials, op)
     draw = Draws.of(trials, group_by, seed)
     with parallel.thread_limit(threads):
         table = _prepared(trials.sorted)
+        min_dcf_method = _min_dcf_method(method, smooth, table, op)
         # Trials drawn one by one are drawn from the sorted scores; whole groups need each trial's place in them.
         order = None if group_by is None else table.trial_order(trials.tar, trials.non)
         estimate = evaluate(trials, p_target=op, name=trials.name, primary=primary)
@@ -280,13 +280,15 @@ def bootstrap(trials: Trials, n: int = 1000, level: float = 0.95, group_by: str 
                            else None, held_out=np.array(held_out, dtype=np.float64), min_dcf_method=min_dcf_method)
 
 
-def _min_dcf_method(method: str, smooth: bool | None, trials: Trials, op: OperatingPoint) -> str | None:
-    """minDCF's default interval (:attr:`BootstrapResult.min_dcf_method`) for a run of `method` and `smooth`."""
+def _min_dcf_method(method: str, smooth: bool | None, table: SortedScores, op: OperatingPoint) -> str | None:
+    """minDCF's default interval (:attr:`BootstrapResult.min_dcf_method`) for a run of `method` and `smooth`, on the
+    sorted trials `table`."""
     if method != "bca" or smooth is False:
         return None
     if smooth:
         return "smoothed"
-    return "bracket" if rests_on_few_errors(trials.tar, trials.non, op) else None
+    counts = table.tar_counts, table.non_counts
+    return "bracket" if rests_on_few_errors(table.tar, table.non, op, counts=counts) else None
 
 
 def _in_sorted_order(weights: tuple, order) -> tuple[np.ndarray, np.ndarray]:
