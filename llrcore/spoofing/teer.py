@@ -63,7 +63,7 @@ import pandas as pd
 from numpy.typing import ArrayLike
 
 from .._deprecation import old_spellings
-from ..data.checks import as_scores
+from ..data.checks import sorted_scores
 from ..data.records import one_row
 
 __all__ = ["TEER_CONVENTIONS", "TandemEER", "t_eer", "t_eer_conventions"]
@@ -114,10 +114,6 @@ class TandemEER:
 
     def __float__(self) -> float:
         return self.value
-
-
-def _sorted(scores, what: str) -> np.ndarray:
-    return np.sort(as_scores(scores, what))
 
 
 def _with_reject_all(thresholds: np.ndarray, *rates: np.ndarray):
@@ -286,10 +282,10 @@ def t_eer(cm_bonafide: ArrayLike, cm_spoof: ArrayLike, asv_tar: ArrayLike, asv_n
         raise ValueError(f"Unknown t-EER convention {convention!r}: use 'llrcore' (the points a threshold reaches), "
                          "'asvspoof5' (ASVspoof 5's compute_teer) or 'asvspoof5-accelerated' (its "
                          "compute_teer_accelerated).")
-    bonafide = _sorted(cm_bonafide, "CM scores of bona fide trials")
-    cm_spoof = _sorted(cm_spoof, "CM scores of spoofed trials")
-    asv = [_sorted(asv_tar, "ASV target scores"), _sorted(asv_non, "ASV non-target scores"),
-           _sorted(asv_spoof, "ASV spoof scores")]
+    bonafide = sorted_scores(cm_bonafide, "CM scores of bona fide trials")
+    cm_spoof = sorted_scores(cm_spoof, "CM scores of spoofed trials")
+    asv = [sorted_scores(asv_tar, "ASV target scores"), sorted_scores(asv_non, "ASV non-target scores"),
+           sorted_scores(asv_spoof, "ASV spoof scores")]
     if convention == "llrcore":
         cm, asv = _cm_points(bonafide, cm_spoof), _asv_points(*asv)
     else:
