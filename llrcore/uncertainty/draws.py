@@ -55,6 +55,7 @@ ch. 14). A. C. Davison and D. V. Hinkley, *Bootstrap Methods and their Applicati
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from functools import cached_property
 
 import numpy as np
 import pandas as pd
@@ -214,14 +215,22 @@ class Draws:
             for j in range(blocks.max() + 1):
                 yield 0, self._split((blocks != j).astype(np.int64)[self._groups])
             return
-        every = [np.ones(size, np.int64) for size in self.sizes]  # one read-only array per stratum, shared by blocks
-        for weights in every:
-            weights.flags.writeable = False
+        whole = self.whole
         for stratum, size in enumerate(self.sizes):
             for members in _block_members(size, self.seed, stratum):
                 kept = np.ones(size, np.int64)
                 kept[members] = 0
-                yield stratum, (*every[:stratum], kept, *every[stratum + 1:])
+                yield stratum, (*whole[:stratum], kept, *whole[stratum + 1:])
+
+    @cached_property
+    def whole(self) -> tuple[np.ndarray, ...]:
+        """Each stratum's weights when no unit of it is left out (all 1, read-only): the very arrays
+        :meth:`jackknife` gives for the strata a block leaves whole, so that a caller can work out what they weigh
+        once for all the blocks (:func:`~llrcore.bootstrap`)."""
+        whole = tuple(np.ones(size, np.int64) for size in self.sizes)
+        for weights in whole:
+            weights.flags.writeable = False
+        return whole
 
     def _split(self, weights: np.ndarray) -> tuple[np.ndarray, ...]:
         """Per-unit weights of all the strata, one after the other, cut into each stratum's."""

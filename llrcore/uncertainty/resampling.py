@@ -71,7 +71,7 @@ from scipy.special import ndtr, ndtri
 
 from .. import parallel
 from ..binary.metrics import SRE12_P_TARGETS, BinaryMetrics, evaluate, normalised_bayes_error
-from ..binary.rates import ReweightedScores, ScoreCounts, SortedScores
+from ..binary.rates import ClassWeights, ReweightedScores, ScoreCounts, SortedScores
 from ..data.trials import Trials
 from ..prior import OperatingPoint, as_operating_point, effective_plo, primary_p_targets
 from .draws import Draws
@@ -255,9 +255,14 @@ def bootstrap(trials: Trials, n: int = 1000, level: float = 0.95, group_by: str 
         estimate = evaluate(trials, p_target=op, name=trials.name, primary=primary)
 
     metrics_row = _ReplicateMetrics(op, primary)
+    # A jackknife block of trials one by one leaves the other class whole: its running sum and Cllr cost, once.
+    whole = None if order is not None or method != "bca" else \
+        [ClassWeights(weights, table, k) for k, weights in enumerate(draw.whole)]
 
     def metrics(weights: tuple[np.ndarray, np.ndarray]):
-        return metrics_row(_reweighted(table, *weights, order))
+        tar_weights, non_weights = weights if whole is None else \
+            (kept if w is draw.whole[k] else w for k, (w, kept) in enumerate(zip(weights, whole)))
+        return metrics_row(_reweighted(table, tar_weights, non_weights, order))
 
     def replicate(drawn):
         weights = _in_sorted_order(draw.weights(drawn), order)
