@@ -47,7 +47,7 @@ import pandas as pd
 from numpy.typing import ArrayLike
 
 from .._deprecation import old_spellings
-from ..data.checks import sorted_scores
+from ..data.checks import sorted_scores, unique_of_sorted
 from ..data.trials import Trials
 from .tdcf import ReadOnlyCostModel, checked_values
 
@@ -195,7 +195,7 @@ def a_dcf(tar: ArrayLike | Trials, non: ArrayLike | None, spoof: ArrayLike | Non
     if not default > 0:
         raise ValueError("The a-DCF cannot be normalised with this cost model: a system that rejects everything, or "
                          "one that accepts everything, costs nothing.")
-    scores = np.unique(np.concatenate([tar, non, spf]))
+    scores = unique_of_sorted(tar, non, spf)
     thresholds = np.append(scores, np.inf)
     # reject all: no threshold rejects a +inf score, so this point's rates are written out rather than counted
     pmiss, pfa_non, pfa_spoof = (np.append(rate, everything_rejected) for rate, everything_rejected

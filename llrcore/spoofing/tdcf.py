@@ -71,7 +71,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
-from ..data.checks import sorted_scores
+from ..data.checks import sorted_scores, unique_of_sorted
 
 __all__ = [
     "TandemDCF",
@@ -215,7 +215,7 @@ def asv_eer_threshold(asv_tar: ArrayLike, asv_non: ArrayLike) -> float:
     """
     tar = sorted_scores(asv_tar, "ASV target scores")
     non = sorted_scores(asv_non, "ASV non-target scores")
-    pooled = np.sort(np.concatenate([tar, non]))
+    pooled = np.sort(np.concatenate([tar, non]), kind="stable")  # timsort merges the two sorted classes
     taken = np.arange(1, pooled.size + 1)  # the first i scores rejected at point i
     below = _rejected(pooled, pooled)  # scores strictly below the i-th one
     tar_below = _rejected(tar, pooled)
@@ -417,7 +417,7 @@ def tdcf(cm_bonafide: ArrayLike, cm_spoof: ArrayLike, asv_tar: ArrayLike, asv_no
             "only add cost."
         )
 
-    scores = np.unique(np.concatenate([bonafide, spoof]))
+    scores = unique_of_sorted(bonafide, spoof)
     thresholds = np.append(scores, np.inf)
     # reject all: no threshold rejects a +inf score, so this point's rates are written out rather than counted
     pmiss_cm = np.append(_rejected(bonafide, scores) / bonafide.size, 1.0)

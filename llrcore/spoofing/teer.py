@@ -63,7 +63,7 @@ import pandas as pd
 from numpy.typing import ArrayLike
 
 from .._deprecation import old_spellings
-from ..data.checks import sorted_scores
+from ..data.checks import sorted_scores, unique_of_sorted
 from ..data.records import one_row
 
 __all__ = ["TEER_CONVENTIONS", "TandemEER", "t_eer", "t_eer_conventions"]
@@ -125,7 +125,7 @@ def _with_reject_all(thresholds: np.ndarray, *rates: np.ndarray):
 
 def _cm_points(bonafide: np.ndarray, spoof: np.ndarray):
     """Thresholds, miss and false-alarm rates of the CM, one point per unique score and one that rejects all."""
-    thresholds = np.unique(np.concatenate([bonafide, spoof]))
+    thresholds = unique_of_sorted(bonafide, spoof)
     pmiss = np.searchsorted(bonafide, thresholds, side="left") / bonafide.size
     pfa = (spoof.size - np.searchsorted(spoof, thresholds, side="left")) / spoof.size
     return _with_reject_all(thresholds, pmiss, pfa)
@@ -134,7 +134,7 @@ def _cm_points(bonafide: np.ndarray, spoof: np.ndarray):
 def _asv_points(tar: np.ndarray, non: np.ndarray, spoof: np.ndarray):
     """Thresholds, miss, non-target and spoof false-alarm rates of the ASV (``1 - rejected / N``, as the organisers
     write them, so that every rate is theirs bit for bit), one point per unique score and one that rejects all."""
-    thresholds = np.unique(np.concatenate([tar, non, spoof]))
+    thresholds = unique_of_sorted(tar, non, spoof)
     pmiss = np.searchsorted(tar, thresholds, side="left") / tar.size
     pfa_non = 1 - np.searchsorted(non, thresholds, side="left") / non.size
     pfa_spoof = 1 - np.searchsorted(spoof, thresholds, side="left") / spoof.size

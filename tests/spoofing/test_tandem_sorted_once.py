@@ -4,7 +4,8 @@ its trials in the order of the files.
 Independent references: the ASVspoof 2019 LA evaluation scores (the organisers' ASV file and a CM's scores,
 assets/), each attack's trials picked by hand with numpy from the files' ``attack`` column in file order, then
 ``lc.tdcf``, ``lc.eer``, ``lc.t_eer``, ``lc.a_dcf`` and ``lc.spoof_false_alarm_rate`` on them (the path the rows took
-before, each function sorting its own copy): equal to the last bit; ``np.sort`` for the order of scores.
+before, each function sorting its own copy): equal to the last bit; ``np.sort`` for the order of scores and
+``np.unique`` for the distinct scores of sorted classes.
 """
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import pytest
 from paths import ROOT
 
 import llrcore as lc
-from llrcore.data.checks import sorted_scores
+from llrcore.data.checks import sorted_scores, unique_of_sorted
 
 ASV = ROOT / "assets/asvspoof2019_la/ASVspoof2019.LA.asv.eval.gi.trl.scores.txt"
 CM = ROOT / "assets/asvspoof2019_la_cm/ASVspoof2019.LA.cm.eval.scores.tsv.gz"
@@ -59,3 +60,12 @@ def test_sorted_scores_sorts_only_what_is_out_of_order():
     np.testing.assert_array_equal(sorted_scores([3, 1, 2], "scores"), [1.0, 2.0, 3.0])
     with pytest.raises(ValueError, match="The scores contain 1 missing values"):
         sorted_scores([1.0, np.nan], "scores")
+
+
+@pytest.mark.parametrize("decimals", [None, 1])
+def test_unique_of_sorted_classes_is_numpy_unique_of_them(decimals):
+    rng = np.random.default_rng(3)
+    classes = [np.sort(np.append(rng.normal(size=n), [np.inf, -np.inf][: n % 3])) for n in (50, 700, 31)]
+    if decimals is not None:
+        classes = [np.round(scores, decimals) for scores in classes]
+    np.testing.assert_array_equal(unique_of_sorted(*classes), np.unique(np.concatenate(classes)))
