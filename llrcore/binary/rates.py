@@ -32,7 +32,7 @@ from .costs import cllr_bits, cost_bits, mean_cost_bits, softplus_bits
 from .merge import ScoreMerge
 from .pav import PAVBlocks, fraction_runs, pav_blocks, pav_of_runs
 
-__all__ = ["ReweightedScores", "ScoreCounts", "SortedScores"]
+__all__ = ["ClassWeights", "ReweightedScores", "ScoreCounts", "SortedScores"]
 
 #: Cllr's cost kernels (:mod:`.costs`) and PAV (:mod:`.pav`) lived here until issue 42: a name of theirs not imported
 #: above still answers here for one release, with a DeprecationWarning.
@@ -235,19 +235,23 @@ class SortedScores(ScoreCounts):
         trial in the original order are put in sorted order with it (one argsort per class)."""
         return np.argsort(tar), np.argsort(non)  # tied scores share a run and a cost: their order does not matter
 
-    def reweighted(self, tar_weights: np.ndarray, non_weights: np.ndarray, *, order=None) -> "ReweightedScores":
+    def reweighted(self, tar_weights: np.ndarray | ClassWeights, non_weights: np.ndarray | ClassWeights, *,
+                   order=None) -> "ReweightedScores":
         """The same scores with each trial counted `weight` times: one bootstrap replicate, without sorting.
 
         Parameters
         ----------
-        tar_weights, non_weights : ndarray
+        tar_weights, non_weights : ndarray or ClassWeights
             How many times each target / non-target trial counts (0 leaves it out), in sorted order (that of
-            :attr:`tar` and :attr:`non`), or in the order that `order` picks them from.
+            :attr:`tar` and :attr:`non`), or in the order that `order` picks them from; or a class's weights made
+            once (:class:`ClassWeights`) for many re-weightings that weigh it alike.
         order : (ndarray, ndarray), optional
             For each sorted target and non-target, the index of its weight (e.g. :meth:`trial_order`, for weights
             in the original order of the scores).
         """
         if order is not None:
+            if isinstance(tar_weights, ClassWeights) or isinstance(non_weights, ClassWeights):
+                raise TypeError("ClassWeights are in the sorted order already: give them without order.")
             tar_weights, non_weights = tar_weights[order[0]], non_weights[order[1]]
         return ReweightedScores(self, tar_weights, non_weights)
 
@@ -260,9 +264,13 @@ class ReweightedScores(ScoreCounts):
     is made, so a bootstrap replicate costs about two passes over the trials.
     """
 
-    def __init__(self, table: SortedScores, tar_weights: np.ndarray, non_weights: np.ndarray):
-        self._table, self._tar_weights, self._non_weights = table, tar_weights, non_weights
-        self._tar_cumulative, self._non_cumulative = _cumulative(tar_weights), _cumulative(non_weights)
+    def __init__(self, table: SortedScores, tar_weights: np.ndarray | ClassWeights,
+                 non_weights: np.ndarray | ClassWeights):
+        self._table = table
+        self._tar = tar_weights if isinstance(tar_weights, ClassWeights) else ClassWeights(tar_weights, table, 0)
+        self._non = non_weights if isinstance(non_weights, ClassWeights) else ClassWeights(non_weights, table, 1)
+        self._tar_weights, self._non_weights = self._tar.weights, self._non.weights
+        self._tar_cumulative, self._non_cumulative = self._tar.cumulative, self._non.cumulative
         self.n_tar, self.n_non = self._tar_cumulative[-1], self._non_cumulative[-1]
         if not (self.n_tar > 0 and self.n_non > 0):
             raise ValueError("Both classes need trials: the weights leave no target or no non-target trial.")
@@ -275,8 +283,7 @@ class ReweightedScores(ScoreCounts):
 
     def cllr(self) -> float:
         """Cllr in bits, each class's mean cost weighted by the trials' weights."""
-        tar_cost, non_cost = self._table.costs
-        miss, fa = _weighted_sum(self._tar_weights, tar_cost), _weighted_sum(self._non_weights, non_cost)
+        miss, fa = self._tar.cost, self._non.cost
         with np.errstate(over="ignore"):
             value = (miss / self.n_tar + fa / self.n_non) / 2
         if np.isinf(value):  # a drawn cost is infinite, or a weighted sum overflowed (as cllr_bits)
@@ -296,6 +303,32 @@ class ReweightedScores(ScoreCounts):
         run_tar = np.diff(self._tar_cumulative[tar_start])
         run_non = np.diff(self._non_cumulative[non_start])
         return pav_blocks(run_tar, run_non, self.n_tar, self.n_non)
+
+
+class ClassWeights:
+    """One class's trial weights, in the order of its sorted scores, with what a re-weighting by them reads: their
+    running sum and (on first use) their weighted sum of Cllr's costs. Made once, it can be shared by many
+    :class:`ReweightedScores` that weigh this class alike (the jackknife blocks that leave out trials of the other
+    class only).
+
+    Parameters
+    ----------
+    weights : ndarray
+        How many times each trial counts.
+    table : SortedScores
+        The sorted scores.
+    k : int
+        The class: 0 for the targets, 1 for the non-targets.
+    """
+
+    def __init__(self, weights: np.ndarray, table: SortedScores, k: int):
+        self.weights, self._table, self._k = weights, table, k
+        self.cumulative = _cumulative(weights)
+
+    @cached_property
+    def cost(self) -> float:
+        """``sum(weights * cost)`` of Cllr's costs (:attr:`SortedScores.costs`; :func:`_weighted_sum`)."""
+        return _weighted_sum(self.weights, self._table.costs[self._k])
 
 
 def _above(below, total):
@@ -323,7 +356,10 @@ def _cumulative(weights: np.ndarray) -> np.ndarray:
     """``[0, w0, w0 + w1, ...]`` in float64: the weight below each sorted position, and the total last."""
     below = np.empty(weights.size + 1)
     below[0] = 0.0
-    np.cumsum(weights, out=below[1:])
+    if weights.dtype.kind in "iub":  # whole counts: summed in integers (4x faster than casting each element on the
+        below[1:] = np.cumsum(weights)  # way) and exact, so equal to the float sum while it stays below 2**53
+    else:
+        np.cumsum(weights, out=below[1:])
     return below
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["as_scores"]
+__all__ = ["as_scores", "sorted_scores", "unique_of_sorted"]
 
 
 def as_scores(values, what: str) -> np.ndarray:
@@ -34,3 +34,21 @@ def as_scores(values, what: str) -> np.ndarray:
     if np.isnan(scores).any():
         raise ValueError(f"The {what} contain {int(np.isnan(scores).sum())} missing values (NaN).")
     return scores
+
+
+def sorted_scores(values, what: str) -> np.ndarray:
+    """:func:`as_scores`, ascending: ``np.sort`` of them, or the checked scores themselves when they are in ascending
+    order already (one pass instead of a sort: a tandem's per-attack rows hand on classes sorted once)."""
+    scores = as_scores(values, what)
+    return scores if bool(np.all(scores[1:] >= scores[:-1])) else np.sort(scores)
+
+
+def unique_of_sorted(*classes: np.ndarray) -> np.ndarray:
+    """``np.unique(np.concatenate(classes))`` of classes each sorted ascending (:func:`sorted_scores`): their
+    concatenation is a few ascending runs, which numpy's stable sort (timsort) merges in about one pass where
+    ``np.unique`` sorts from scratch; then the first score of each run of equal ones, as ``np.unique`` keeps."""
+    merged = np.sort(np.concatenate(classes), kind="stable")
+    first = np.empty(merged.size, dtype=bool)
+    first[:1] = True
+    np.not_equal(merged[1:], merged[:-1], out=first[1:])
+    return merged[first]

@@ -47,7 +47,7 @@ import pandas as pd
 from numpy.typing import ArrayLike
 
 from .._deprecation import old_spellings
-from ..data.checks import as_scores
+from ..data.checks import sorted_scores, unique_of_sorted
 from ..data.trials import Trials
 from .tdcf import ReadOnlyCostModel, checked_values
 
@@ -188,14 +188,14 @@ def a_dcf(tar: ArrayLike | Trials, non: ArrayLike | None, spoof: ArrayLike | Non
         With a sentence for empty scores or missing ones (NaN), an unknown preset or a bad cost model.
     """
     model = _cost_model(cost_model)
-    tar = np.sort(as_scores(tar, "SASV scores of target trials"))
-    non = np.sort(as_scores(non, "SASV scores of non-target trials"))
-    spf = np.sort(as_scores(spoof, "SASV scores of spoofed trials"))
+    tar = sorted_scores(tar, "SASV scores of target trials")
+    non = sorted_scores(non, "SASV scores of non-target trials")
+    spf = sorted_scores(spoof, "SASV scores of spoofed trials")
     default = min(model["Cfa_asv"] * model["Pnon"] + model["Cfa_cm"] * model["Pspoof"], model["Cmiss"] * model["Ptar"])
     if not default > 0:
         raise ValueError("The a-DCF cannot be normalised with this cost model: a system that rejects everything, or "
                          "one that accepts everything, costs nothing.")
-    scores = np.unique(np.concatenate([tar, non, spf]))
+    scores = unique_of_sorted(tar, non, spf)
     thresholds = np.append(scores, np.inf)
     # reject all: no threshold rejects a +inf score, so this point's rates are written out rather than counted
     pmiss, pfa_non, pfa_spoof = (np.append(rate, everything_rejected) for rate, everything_rejected

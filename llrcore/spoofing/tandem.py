@@ -309,8 +309,9 @@ def _shifted(progress: Progress | None, offset: int, total: int) -> Progress | N
     return None if progress is None else (lambda done, _: progress(offset + done, total))
 
 
-def _attacks(trials: Trials, rows: slice, by: str, what: str) -> np.ndarray:
-    """The attack of each trial of `rows` (of the metadata), as text; a sentence when the column or a value lacks."""
+def _attacks(trials: Trials, rows: slice, by: str, what: str) -> tuple[np.ndarray, list[str]]:
+    """The attack of each trial of `rows` (of the metadata) as a code, and the attacks' names (as text) the codes
+    index; a sentence when the column or a value lacks."""
     if by not in trials.metadata.columns:
         raise ValueError(f"The {what} scores have no column {by!r} saying which attack each spoof is (their columns: "
                          f"{', '.join(trials.conditions) or 'none'}); read a score file that has one "
@@ -319,7 +320,7 @@ def _attacks(trials: Trials, rows: slice, by: str, what: str) -> np.ndarray:
     if (codes < 0).any():
         raise ValueError(f"{int((codes < 0).sum()):,} spoofed trials of the {what} scores have no {by!r}: every "
                          f"spoof needs its attack for the per-attack table ({NO_ATTACKS}).")
-    return np.asarray(values, dtype=str)[codes]
+    return codes, [str(value) for value in values]
 
 
 def _natural(value: str) -> tuple:
@@ -346,20 +347,32 @@ def _row(attack: str, cm: Trials, asv: Trials, threshold: float, formulation: st
 
 def _attack_trials(cm: Trials, asv: Trials, by: str) -> list[tuple[str, Trials, Trials]]:
     """``(attack, CM trials, ASV trials)`` per attack in natural order: all bona fide trials with the CM's spoofs of
-    the attack; all the ASV's targets and non-targets with its spoofs of the attack. Scores only (no metadata): the
-    bona fide, target and non-target arrays are shared with `cm` and `asv`, not copied."""
-    cm_attacks = _attacks(cm, slice(cm.tar.size, cm.tar.size + cm.non.size), by, "CM")
-    asv_attacks = _attacks(asv, slice(asv.tar.size + asv.non.size, None), by, "ASV")
-    only_cm, only_asv = sorted(set(cm_attacks) - set(asv_attacks)), sorted(set(asv_attacks) - set(cm_attacks))
+    the attack; all the ASV's targets and non-targets with its spoofs of the attack. Scores only (no metadata), each
+    class in ascending order: sorted here once for all the attacks (a spoof class with its attacks), so that the
+    t-DCF, t-EER and a-DCF of each row need not sort them again; the bona fide, target and non-target arrays are
+    shared by every row."""
+    cm_codes, cm_names = _attacks(cm, slice(cm.tar.size, cm.tar.size + cm.non.size), by, "CM")
+    asv_codes, asv_names = _attacks(asv, slice(asv.tar.size + asv.non.size, None), by, "ASV")
+    only_cm, only_asv = sorted(set(cm_names) - set(asv_names)), sorted(set(asv_names) - set(cm_names))
     if only_cm or only_asv:
         said = [f"the CM has {listed(only_cm)} and the ASV does not" if only_cm else "",
                 f"the ASV has {listed(only_asv)} and the CM does not" if only_asv else ""]
         raise ValueError(f"The CM and the ASV scores are not of the same attacks ({'; '.join(filter(None, said))}):"
                          " give both systems' scores of the same part of the evaluation "
                          f"({NO_ATTACKS}).")
-    return [(attack, Trials(cm.tar, cm.non[cm_attacks == attack], name=f"{cm.name} ({by}={attack})"),
-             Trials(asv.tar, asv.non, name=f"{asv.name} ({by}={attack})", spoof=asv.spoof[asv_attacks == attack]))
-            for attack in sorted(set(cm_attacks), key=_natural)]
+    bonafide, tar, non = np.sort(cm.tar), np.sort(asv.tar), np.sort(asv.non)
+    cm_spoof, cm_codes = _sorted_with(cm.non, cm_codes)
+    asv_spoof, asv_codes = _sorted_with(asv.spoof, asv_codes)
+    return [(attack, Trials(bonafide, cm_spoof[cm_codes == cm_names.index(attack)], name=f"{cm.name} ({by}={attack})"),
+             Trials(tar, non, name=f"{asv.name} ({by}={attack})",
+                    spoof=asv_spoof[asv_codes == asv_names.index(attack)]))
+            for attack in sorted(cm_names, key=_natural)]
+
+
+def _sorted_with(scores: np.ndarray, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """`scores` in ascending order, and the codes that go with them."""
+    order = np.argsort(scores, kind="stable")
+    return scores[order], codes[order]
 
 
 def evaluate_tandem(cm: Trials, asv: Trials, *, formulation: str = "revised", cost_model: Mapping | None = None,

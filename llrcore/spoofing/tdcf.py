@@ -71,7 +71,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
-from ..data.checks import as_scores
+from ..data.checks import sorted_scores, unique_of_sorted
 
 __all__ = [
     "TandemDCF",
@@ -213,9 +213,9 @@ def asv_eer_threshold(asv_tar: ArrayLike, asv_non: ArrayLike) -> float:
     ValueError
         When a set of scores is missing, empty or holds NaN.
     """
-    tar = np.sort(as_scores(asv_tar, "ASV target scores"))
-    non = np.sort(as_scores(asv_non, "ASV non-target scores"))
-    pooled = np.sort(np.concatenate([tar, non]))
+    tar = sorted_scores(asv_tar, "ASV target scores")
+    non = sorted_scores(asv_non, "ASV non-target scores")
+    pooled = np.sort(np.concatenate([tar, non]), kind="stable")  # timsort merges the two sorted classes
     taken = np.arange(1, pooled.size + 1)  # the first i scores rejected at point i
     below = _rejected(pooled, pooled)  # scores strictly below the i-th one
     tar_below = _rejected(tar, pooled)
@@ -249,7 +249,7 @@ def spoof_false_alarm_rate(asv_spoof: ArrayLike, threshold: float) -> float:
     ValueError
         For spoof scores that are missing, empty or hold NaN, or a NaN threshold.
     """
-    spoof = np.sort(as_scores(asv_spoof, "ASV spoof scores"))
+    spoof = sorted_scores(asv_spoof, "ASV spoof scores")
     threshold = float(threshold)
     if np.isnan(threshold):
         raise ValueError("The ASV threshold is missing (NaN).")
@@ -385,11 +385,11 @@ def tdcf(cm_bonafide: ArrayLike, cm_spoof: ArrayLike, asv_tar: ArrayLike, asv_no
     """
     formulation = _formulation(formulation)
     model = _cost_model(cost_model, formulation)
-    bonafide = np.sort(as_scores(cm_bonafide, "CM scores of bona fide trials"))
-    spoof = np.sort(as_scores(cm_spoof, "CM scores of spoofed trials"))
-    tar = np.sort(as_scores(asv_tar, "ASV target scores"))
-    non = np.sort(as_scores(asv_non, "ASV non-target scores"))
-    asv_spoof = np.sort(as_scores(asv_spoof, "ASV spoof scores"))
+    bonafide = sorted_scores(cm_bonafide, "CM scores of bona fide trials")
+    spoof = sorted_scores(cm_spoof, "CM scores of spoofed trials")
+    tar = sorted_scores(asv_tar, "ASV target scores")
+    non = sorted_scores(asv_non, "ASV non-target scores")
+    asv_spoof = sorted_scores(asv_spoof, "ASV spoof scores")
     if asv_threshold is None:
         asv_threshold = asv_eer_threshold(tar, non)
     asv_threshold = float(asv_threshold)
@@ -417,7 +417,7 @@ def tdcf(cm_bonafide: ArrayLike, cm_spoof: ArrayLike, asv_tar: ArrayLike, asv_no
             "only add cost."
         )
 
-    scores = np.unique(np.concatenate([bonafide, spoof]))
+    scores = unique_of_sorted(bonafide, spoof)
     thresholds = np.append(scores, np.inf)
     # reject all: no threshold rejects a +inf score, so this point's rates are written out rather than counted
     pmiss_cm = np.append(_rejected(bonafide, scores) / bonafide.size, 1.0)

@@ -63,7 +63,7 @@ import pandas as pd
 from numpy.typing import ArrayLike
 
 from .._deprecation import old_spellings
-from ..data.checks import as_scores
+from ..data.checks import sorted_scores, unique_of_sorted
 from ..data.records import one_row
 
 __all__ = ["TEER_CONVENTIONS", "TandemEER", "t_eer", "t_eer_conventions"]
@@ -116,10 +116,6 @@ class TandemEER:
         return self.value
 
 
-def _sorted(scores, what: str) -> np.ndarray:
-    return np.sort(as_scores(scores, what))
-
-
 def _with_reject_all(thresholds: np.ndarray, *rates: np.ndarray):
     """The points at `thresholds` (the unique scores) and a last one that rejects every trial, ``+inf`` ones too: its
     threshold written ``+inf`` (above every score), its rates written out (miss 1, false alarms 0), since no
@@ -129,7 +125,7 @@ def _with_reject_all(thresholds: np.ndarray, *rates: np.ndarray):
 
 def _cm_points(bonafide: np.ndarray, spoof: np.ndarray):
     """Thresholds, miss and false-alarm rates of the CM, one point per unique score and one that rejects all."""
-    thresholds = np.unique(np.concatenate([bonafide, spoof]))
+    thresholds = unique_of_sorted(bonafide, spoof)
     pmiss = np.searchsorted(bonafide, thresholds, side="left") / bonafide.size
     pfa = (spoof.size - np.searchsorted(spoof, thresholds, side="left")) / spoof.size
     return _with_reject_all(thresholds, pmiss, pfa)
@@ -138,7 +134,7 @@ def _cm_points(bonafide: np.ndarray, spoof: np.ndarray):
 def _asv_points(tar: np.ndarray, non: np.ndarray, spoof: np.ndarray):
     """Thresholds, miss, non-target and spoof false-alarm rates of the ASV (``1 - rejected / N``, as the organisers
     write them, so that every rate is theirs bit for bit), one point per unique score and one that rejects all."""
-    thresholds = np.unique(np.concatenate([tar, non, spoof]))
+    thresholds = unique_of_sorted(tar, non, spoof)
     pmiss = np.searchsorted(tar, thresholds, side="left") / tar.size
     pfa_non = 1 - np.searchsorted(non, thresholds, side="left") / non.size
     pfa_spoof = 1 - np.searchsorted(spoof, thresholds, side="left") / spoof.size
@@ -286,10 +282,10 @@ def t_eer(cm_bonafide: ArrayLike, cm_spoof: ArrayLike, asv_tar: ArrayLike, asv_n
         raise ValueError(f"Unknown t-EER convention {convention!r}: use 'llrcore' (the points a threshold reaches), "
                          "'asvspoof5' (ASVspoof 5's compute_teer) or 'asvspoof5-accelerated' (its "
                          "compute_teer_accelerated).")
-    bonafide = _sorted(cm_bonafide, "CM scores of bona fide trials")
-    cm_spoof = _sorted(cm_spoof, "CM scores of spoofed trials")
-    asv = [_sorted(asv_tar, "ASV target scores"), _sorted(asv_non, "ASV non-target scores"),
-           _sorted(asv_spoof, "ASV spoof scores")]
+    bonafide = sorted_scores(cm_bonafide, "CM scores of bona fide trials")
+    cm_spoof = sorted_scores(cm_spoof, "CM scores of spoofed trials")
+    asv = [sorted_scores(asv_tar, "ASV target scores"), sorted_scores(asv_non, "ASV non-target scores"),
+           sorted_scores(asv_spoof, "ASV spoof scores")]
     if convention == "llrcore":
         cm, asv = _cm_points(bonafide, cm_spoof), _asv_points(*asv)
     else:

@@ -55,6 +55,7 @@ ch. 14). A. C. Davison and D. V. Hinkley, *Bootstrap Methods and their Applicati
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from functools import cached_property
 
 import numpy as np
 import pandas as pd
@@ -87,8 +88,25 @@ def jackknife_blocks(n: int, seed, stratum: int = 0, blocks: int = JACKKNIFE_BLO
         ``default_rng([seed, 1, stratum]).permutation(n) % m`` with ``m = max(1, min(n, blocks))``: blocks 0 to
         ``m - 1``, whose sizes differ by at most one.
     """
-    m = max(1, min(n, blocks))
-    return np.random.default_rng([seed, 1, stratum]).permutation(n) % m
+    return _permutation(n, seed, stratum) % _block_count(n, blocks)
+
+
+def _permutation(n: int, seed, stratum: int) -> np.ndarray:
+    return np.random.default_rng([seed, 1, stratum]).permutation(n)
+
+
+def _block_count(n: int, blocks: int = JACKKNIFE_BLOCKS) -> int:
+    return max(1, min(n, blocks))
+
+
+def _block_members(n: int, seed, stratum: int) -> list[np.ndarray]:
+    """The units of each block of :func:`jackknife_blocks`, ascending: block ``j`` holds the units whose place in
+    the permutation is ``j, j + m, j + 2m, ...``, read off the inverse permutation (no pass over all the units per
+    block)."""
+    place = np.empty(n, dtype=np.int64)
+    place[_permutation(n, seed, stratum)] = np.arange(n)
+    m = _block_count(n)
+    return [np.sort(place[j::m]) for j in range(m)]
 
 
 def multinomial_counts(n_units: int, n: int, seed) -> np.ndarray:
@@ -197,12 +215,22 @@ class Draws:
             for j in range(blocks.max() + 1):
                 yield 0, self._split((blocks != j).astype(np.int64)[self._groups])
             return
+        whole = self.whole
         for stratum, size in enumerate(self.sizes):
-            blocks = jackknife_blocks(size, self.seed, stratum)
-            for j in range(blocks.max() + 1):
-                weights = [np.ones(other, np.int64) for other in self.sizes]
-                weights[stratum] = (blocks != j).astype(np.int64)
-                yield stratum, tuple(weights)
+            for members in _block_members(size, self.seed, stratum):
+                kept = np.ones(size, np.int64)
+                kept[members] = 0
+                yield stratum, (*whole[:stratum], kept, *whole[stratum + 1:])
+
+    @cached_property
+    def whole(self) -> tuple[np.ndarray, ...]:
+        """Each stratum's weights when no unit of it is left out (all 1, read-only): the very arrays
+        :meth:`jackknife` gives for the strata a block leaves whole, so that a caller can work out what they weigh
+        once for all the blocks (:func:`~llrcore.bootstrap`)."""
+        whole = tuple(np.ones(size, np.int64) for size in self.sizes)
+        for weights in whole:
+            weights.flags.writeable = False
+        return whole
 
     def _split(self, weights: np.ndarray) -> tuple[np.ndarray, ...]:
         """Per-unit weights of all the strata, one after the other, cut into each stratum's."""

@@ -126,10 +126,13 @@ RULE_OF_30 = 30
 """Fewer misses or false alarms than this at the minDCF threshold: the smoothed bootstrap (Doddington et al. 2000)."""
 
 
-def rests_on_few_errors(tar, non, op) -> bool:
+def rests_on_few_errors(tar, non, op, *, counts=None) -> bool:
     """Whether the minDCF of these scores at the operating point `op` rests on fewer than :data:`RULE_OF_30` misses
-    or false alarms, where the plain bootstrap of the minimum fails and the out-of-bag bracket is the default."""
-    return min(min_dcf_errors(tar, non, op.p_target * op.c_miss, (1 - op.p_target) * op.c_fa)) < RULE_OF_30
+    or false alarms, where the plain bootstrap of the minimum fails and the out-of-bag bracket is the default.
+    `counts`: the targets and non-targets at each unique score of these scores, sorted already
+    (:class:`~llrcore.binary.rates.SortedScores`' ``tar_counts`` and ``non_counts``), which spares sorting again."""
+    w_miss, w_fa = op.p_target * op.c_miss, (1 - op.p_target) * op.c_fa
+    return min(min_dcf_errors(tar, non, w_miss, w_fa, counts=counts)) < RULE_OF_30
 #: The bootstrap interval of :func:`~llrcore.bootstrap` when none is asked for: BCa (bias-corrected and accelerated,
 #: Efron 1987), the method that covers best (``bench/bench_bootstrap_coverage.py``, in bench/RESULTS.md).
 DEFAULT_METHOD = "bca"
@@ -305,10 +308,11 @@ def empirical_min_dcf(tar: np.ndarray, non: np.ndarray, w_miss: float, w_fa: flo
     return float(np.min(w_miss * misses / tar.size + w_fa * false_alarms / non.size) / min(w_miss, w_fa))
 
 
-def min_dcf_errors(tar, non, w_miss: float, w_fa: float) -> tuple[int, int]:
-    """The misses and false alarms at the threshold of :func:`empirical_min_dcf` (the lowest such threshold)."""
+def min_dcf_errors(tar, non, w_miss: float, w_fa: float, *, counts=None) -> tuple[int, int]:
+    """The misses and false alarms at the threshold of :func:`empirical_min_dcf` (the lowest such threshold);
+    `counts` as in :func:`rests_on_few_errors`."""
     tar, non = np.asarray(tar, dtype=np.float64), np.asarray(non, dtype=np.float64)
-    misses, false_alarms = _errors_per_threshold(tar, non)
+    misses, false_alarms = _errors_per_threshold(tar, non) if counts is None else _errors_of_counts(*counts)
     best = int(np.argmin(w_miss * misses / tar.size + w_fa * false_alarms / non.size))
     return int(misses[best]), int(false_alarms[best])
 
@@ -320,6 +324,12 @@ def _errors_per_threshold(tar: np.ndarray, non: np.ndarray) -> tuple[np.ndarray,
     is_tar, ordered = order < tar.size, scores[order]
     cut = np.append(ordered[1:] != ordered[:-1], True)  # the last of each run of equal scores
     return np.append(0, np.cumsum(is_tar)[cut]), np.append(non.size, non.size - np.cumsum(~is_tar)[cut])
+
+
+def _errors_of_counts(tar_counts: np.ndarray, non_counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_errors_per_threshold` from the classes' counts at each unique score, in ascending order."""
+    return (np.append(0, np.cumsum(tar_counts)),
+            np.append(non_counts.sum(), non_counts.sum() - np.cumsum(non_counts)))
 
 
 def bracket_interval(values, held_out, level: float, bounds=(0.0, 1.0)) -> tuple[float, float]:

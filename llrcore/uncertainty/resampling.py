@@ -71,7 +71,7 @@ from scipy.special import ndtr, ndtri
 
 from .. import parallel
 from ..binary.metrics import SRE12_P_TARGETS, BinaryMetrics, evaluate, normalised_bayes_error
-from ..binary.rates import ReweightedScores, ScoreCounts, SortedScores
+from ..binary.rates import ClassWeights, ReweightedScores, ScoreCounts, SortedScores
 from ..data.trials import Trials
 from ..prior import OperatingPoint, as_operating_point, effective_plo, primary_p_targets
 from .draws import Draws
@@ -246,18 +246,23 @@ def bootstrap(trials: Trials, n: int = 1000, level: float = 0.95, group_by: str 
     op, primary = as_operating_point(p_target, c_miss, c_fa), primary_p_targets(primary)
     n, level = check_replicates(n, level)
     method = check_method(method)
-    min_dcf_method = _min_dcf_method(method, smooth, trials, op)
     draw = Draws.of(trials, group_by, seed)
     with parallel.thread_limit(threads):
         table = _prepared(trials.sorted)
+        min_dcf_method = _min_dcf_method(method, smooth, table, op)
         # Trials drawn one by one are drawn from the sorted scores; whole groups need each trial's place in them.
         order = None if group_by is None else table.trial_order(trials.tar, trials.non)
         estimate = evaluate(trials, p_target=op, name=trials.name, primary=primary)
 
     metrics_row = _ReplicateMetrics(op, primary)
+    # A jackknife block of trials one by one leaves the other class whole: its running sum and Cllr cost, once.
+    whole = None if order is not None or method != "bca" else \
+        [ClassWeights(weights, table, k) for k, weights in enumerate(draw.whole)]
 
     def metrics(weights: tuple[np.ndarray, np.ndarray]):
-        return metrics_row(_reweighted(table, *weights, order))
+        tar_weights, non_weights = weights if whole is None else \
+            (kept if w is draw.whole[k] else w for k, (w, kept) in enumerate(zip(weights, whole)))
+        return metrics_row(_reweighted(table, tar_weights, non_weights, order))
 
     def replicate(drawn):
         weights = _in_sorted_order(draw.weights(drawn), order)
@@ -280,13 +285,15 @@ def bootstrap(trials: Trials, n: int = 1000, level: float = 0.95, group_by: str 
                            else None, held_out=np.array(held_out, dtype=np.float64), min_dcf_method=min_dcf_method)
 
 
-def _min_dcf_method(method: str, smooth: bool | None, trials: Trials, op: OperatingPoint) -> str | None:
-    """minDCF's default interval (:attr:`BootstrapResult.min_dcf_method`) for a run of `method` and `smooth`."""
+def _min_dcf_method(method: str, smooth: bool | None, table: SortedScores, op: OperatingPoint) -> str | None:
+    """minDCF's default interval (:attr:`BootstrapResult.min_dcf_method`) for a run of `method` and `smooth`, on the
+    sorted trials `table`."""
     if method != "bca" or smooth is False:
         return None
     if smooth:
         return "smoothed"
-    return "bracket" if rests_on_few_errors(trials.tar, trials.non, op) else None
+    counts = table.tar_counts, table.non_counts
+    return "bracket" if rests_on_few_errors(table.tar, table.non, op, counts=counts) else None
 
 
 def _in_sorted_order(weights: tuple, order) -> tuple[np.ndarray, np.ndarray]:
