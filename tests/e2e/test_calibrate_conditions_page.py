@@ -48,7 +48,9 @@ def table_csv(page: Page) -> pd.DataFrame:
     return download(page, page.locator(".st-key-cal_conditions_csv").get_by_role("button")).set_index("attack")
 
 
-def test_calibration_per_attack_after_adding_the_countermeasure_demo(page: Page, app_url, screenshots):
+def calibrate_dev_by_attack(page: Page, app_url: str) -> None:
+    """Through the sidebar: the two countermeasure demos added on Data, then Calibrate trained on the development
+    set (the evaluation set comes as the set to judge on) and broken down by attack."""
     open_page(page, f"{app_url}/")
     go(page, "Data")
     add_demo(page, DEV)
@@ -57,6 +59,10 @@ def test_calibration_per_attack_after_adding_the_countermeasure_demo(page: Page,
     choose(page, "Train on", DEV)
     expect(page.get_by_role("combobox", name="Evaluate on")).to_have_value(EVAL)
     break_down_by(page, "attack")
+
+
+def test_calibration_per_attack_after_adding_the_countermeasure_demo(page: Page, app_url, screenshots):
+    calibrate_dev_by_attack(page, app_url)
     expect(page.get_by_text(re.compile(r"of 13 attack values none has its own: all get the pooled one"))).to_be_visible()
     expect(page.get_by_text(re.compile(r"The pooled calibration serves attack=A07, .* not in training"))).to_be_visible()
     wait_for_charts(page, 2)
@@ -118,13 +124,7 @@ def test_calibration_per_attack_after_adding_the_countermeasure_demo(page: Page,
 def test_the_calibrations_per_attack_download_as_json(page: Page, app_url, screenshots, tmp_path):
     """The page's per-attack calibration, downloaded and read back by lc.load_calibrator, calibrates the evaluation
     trials exactly as lc.calibrate_by_condition's calibration with the page's defaults (bit for bit)."""
-    open_page(page, f"{app_url}/")
-    go(page, "Data")
-    add_demo(page, DEV)
-    add_demo(page, EVAL)
-    go(page, "Calibrate")
-    choose(page, "Train on", DEV)
-    break_down_by(page, "attack")
+    calibrate_dev_by_attack(page, app_url)
     path, name = download_file(page, "Calibrations per condition as JSON", tmp_path)
     assert name == "calibration_by_attack.json"
     loaded = lc.load_calibrator(path)
