@@ -186,8 +186,10 @@ def extras_worker(n_tar: int, n_non: int, replicates: int, out_path: str) -> Non
             start = time.perf_counter()
             result = run(threads)
             row[threads] = time.perf_counter() - start
+            # the sweep's frame as floats (its `collapsed` flags 0 or 1): an object array's bytes are pointers
             row[f"digest {threads}"] = digest(result.to_numpy(dtype=np.float64, na_value=np.nan)
-                                              if "sweep" not in name else result.drop(columns="rule").to_numpy())
+                                              if "sweep" not in name else
+                                              result.drop(columns="rule").to_numpy(dtype=np.float64))
         rows.append(row)
     Path(out_path).write_text(json.dumps(rows))
 
