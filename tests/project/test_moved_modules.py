@@ -11,8 +11,6 @@ import json
 import subprocess
 import sys
 
-import pytest
-
 from llrcore._moved import BECAME_PACKAGES, LEFT, MOVED, SHARED_OUT
 from paths import ROOT
 
@@ -67,28 +65,34 @@ print(json.dumps(out))
                             "next release."], old
 
 
-@pytest.mark.parametrize("package, name, place", [("calibration", "fit_affine", "calibration.fit"),
-                                                  ("calibration", "fit_cmlg", "calibration.cmlg"),
-                                                  ("calibration", "PAVCalibrator", "calibration.calibrators"),
-                                                  ("spoofing", "evaluate_tandem", "spoofing.tandem"),
-                                                  ("uncertainty", "bootstrap", "uncertainty.resampling"),
-                                                  ("uncertainty", "compare_systems", "uncertainty.comparison")])
-def test_a_name_of_a_module_that_became_a_package_still_answers(package, name, place):
+#: Names of modules that became packages, each with the module that now holds it.
+FROM_PACKAGES = [("calibration", "fit_affine", "calibration.fit"), ("calibration", "fit_cmlg", "calibration.cmlg"),
+                 ("calibration", "PAVCalibrator", "calibration.calibrators"),
+                 ("spoofing", "evaluate_tandem", "spoofing.tandem"),
+                 ("uncertainty", "bootstrap", "uncertainty.resampling"),
+                 ("uncertainty", "compare_systems", "uncertainty.comparison")]
+
+
+def test_a_name_of_a_module_that_became_a_package_still_answers():
+    """Each name imported from its old module (now a package) in one fresh interpreter, one after the other: a
+    package's first import and its later ones."""
     found = _run(f"""
-import json, warnings
-with warnings.catch_warnings(record=True) as caught:
-    warnings.simplefilter("always")
-    from llrcore.{package} import {name} as old
-import importlib
-new = getattr(importlib.import_module("llrcore.{place}"), "{name}")
-print(json.dumps([old is new, [str(w.message) for w in caught if w.category is DeprecationWarning],
-                  [w.filename for w in caught]]))
+import importlib, json, warnings
+out = []
+for package, name, place in {FROM_PACKAGES!r}:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        exec(f"from llrcore.{{package}} import {{name}} as old")
+    new = getattr(importlib.import_module("llrcore." + place), name)
+    out.append([old is new, [str(w.message) for w in caught if w.category is DeprecationWarning],
+                [w.filename for w in caught]])
+print(json.dumps(out))
 """)
-    same, messages, files = found
-    assert same
-    assert messages == [f"llrcore.{package}.{name} has moved to llrcore.{place}.{name}; the old path will "
-                        "be removed in the next release."]
-    assert files == ["<string>"], "the warning points at the user's line"
+    for (package, name, place), (same, messages, files) in zip(FROM_PACKAGES, found, strict=True):
+        assert same, name
+        assert messages == [f"llrcore.{package}.{name} has moved to llrcore.{place}.{name}; the old path will "
+                            "be removed in the next release."], name
+        assert files == ["<string>"], f"{name}: the warning points at the user's line"
 
 
 def test_every_name_of_a_shared_out_module_answers_from_its_new_home():
@@ -132,29 +136,32 @@ print(json.dumps([normalization is attribute is lc.normalization.norms, export i
     assert files == ["<string>", "<string>"], "one warning per old path, pointing at the user's line"
 
 
-@pytest.mark.parametrize("module", sorted(LEFT))
-def test_a_name_that_left_a_split_module_still_answers_there(module):
+def test_a_name_that_left_a_split_module_still_answers_there():
     """A module split at a seam (issue 42) keeps its path; every public name of the modules that took part of it
     answers there too: as before when the module still imports it, else after a warning that names its new home."""
     found = _run(f"""
 import importlib, json, warnings
-old = importlib.import_module("llrcore.{module}")
 out = {{}}
-for place in {LEFT[module]!r}:
-    new = importlib.import_module("llrcore." + place)
-    for name in new.__all__:
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            value = getattr(old, name)
-        out[name] = [place, value is getattr(new, name), name in vars(old),
-                     [str(w.message) for w in caught if w.category is DeprecationWarning]]
+for module, places in {dict(sorted(LEFT.items()))!r}.items():
+    old = importlib.import_module("llrcore." + module)
+    for place in places:
+        new = importlib.import_module("llrcore." + place)
+        for name in new.__all__:
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                value = getattr(old, name)
+            out.setdefault(module, {{}})[name] = [place, value is getattr(new, name), name in vars(old),
+                                                 [str(w.message) for w in caught if w.category is DeprecationWarning]]
 print(json.dumps(out))
 """)
-    assert found
-    for name, (place, same, imported, messages) in found.items():
-        assert same, name
-        assert messages == ([] if imported else [f"llrcore.{module}.{name} has moved to llrcore.{place}.{name}; the "
-                                                 "old path will be removed in the next release."]), name
+    assert found.keys() == LEFT.keys()
+    for module, names in found.items():
+        assert names, module
+        for name, (place, same, imported, messages) in names.items():
+            assert same, (module, name)
+            moved = f"llrcore.{module}.{name} has moved to llrcore.{place}.{name}; the old path will be removed in " \
+                    "the next release."
+            assert messages == ([] if imported else [moved]), (module, name)
 
 
 def test_an_old_module_as_an_attribute_of_the_package():
