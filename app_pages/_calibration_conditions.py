@@ -25,7 +25,7 @@ STAGE_NAMES = {"before": "before", "pooled": "pooled calibration", "per conditio
 def condition_controls(train: str, evaluation: str | None) -> tuple[tuple[str, ...], str]:
     """"Break down by" (the columns both sets have) and which calibrations to show."""
     loaded = SYSTEMS.sets()
-    conditions = lc.condition_columns(loaded[train].trials)
+    conditions = _uncertainty.condition_columns(loaded[train].trials)
     columns = [c for c in conditions.offered if evaluation is None or c in loaded[evaluation].trials.conditions]
     by_column, view_column = st.columns([3, 4], vertical_alignment="bottom")
     by = _uncertainty.break_down_by(columns, key="cal_by", container=by_column, persist_state="session")

@@ -40,6 +40,19 @@ def metadata_columns(chosen: dict[str, lc.Trials]) -> list[str]:
     return list(dict.fromkeys(c for trials in chosen.values() for c in trials.conditions))
 
 
+def condition_columns(*systems: lc.Trials) -> lc.ConditionColumns:
+    """``lc.condition_columns`` of these systems, cached: every rerun of a page with conditions asks, and a column of
+    ids (one value per trial) costs a pass over the text of every trial."""
+    return _condition_columns(tuple(map(id, systems)), systems)[1]
+
+
+@_state.cached(entries=32)
+def _condition_columns(key: tuple[int, ...], _systems: tuple[lc.Trials, ...]):
+    """Keyed by the ``id()`` of each Trials (never hashed); the entry holds the Trials, so that their ids cannot be
+    reused while it exists."""
+    return _systems, lc.condition_columns(_systems)
+
+
 def break_down_by(columns: list[str], *, key: str, container=None, **options) -> tuple[str, ...]:
     """The "Break down by" choice of metadata columns (none chosen: no breakdown), in `container` (default: the
     page); `options` go to the multiselect (e.g. ``persist_state="session"``)."""
@@ -80,7 +93,7 @@ def _restore(conditions: list[str], columns: list[str]) -> None:
 def controls(chosen: dict[str, lc.Trials]) -> Settings:
     """The controls, in one bordered row; their choices stay for the session (shared by the pages that draw them)."""
     columns = metadata_columns(chosen)
-    conditions = lc.condition_columns(chosen.values())
+    conditions = condition_columns(*chosen.values())
     _restore(conditions.offered, columns)
     with st.container(border=True):
         st.markdown("**Conditions and confidence**")
