@@ -20,9 +20,16 @@ ADCF_HELP = ("Minimum a-DCF (Shim et al., Odyssey 2024) of the ASV's own scores 
              "non-target and for a spoof), normalised (1 = no better than accepting or rejecting everything).")
 
 
+@_state.cached()
+def _asv_side(asv_id: str, by: str | None, _result: lc.TandemEvaluation) -> lc.TandemASV:
+    """The ASV's t-EER points and min a-DCF per attack, made once for every CM in front of it."""
+    return lc.tandem_asv(_result)
+
+
 @_state.cached(entries=64)
 def _table(cm_id: str, asv_id: str, by: str | None, _result: lc.TandemEvaluation) -> pd.DataFrame:
-    return lc.sasv_table(_result)
+    """One CM's table, computed once per pair of systems (the t-DCF's formulation and costs play no part)."""
+    return lc.sasv_table(_result, asv=_asv_side(asv_id, by, _result))
 
 
 def sasv_tables(asv_name: str, results: dict[str, lc.TandemEvaluation]) -> dict[str, pd.DataFrame]:

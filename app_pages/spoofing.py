@@ -158,10 +158,19 @@ def _on_default_costs(formulation: str) -> None:
 # ----- results -----------------------------------------------------------------------------------------------------
 
 
+@_state.cached()
+def measured(cm_id: str, asv_id: str, by: str | None, name: str, _cm, _asv, _formulation: str, _costs: tuple):
+    """One CM's tandem evaluation, computed once per pair of systems: its EERs, rates and per-attack trials do not
+    depend on the t-DCF (judged first by the one the page shows then)."""
+    return lc.evaluate_tandem(_cm, _asv, formulation=_formulation, cost_model=dict(_costs), by=by, name=name)
+
+
 @_state.cached(entries=64)
 def tandem(cm_id: str, asv_id: str, formulation: str, costs: tuple, by: str | None, name: str, _cm, _asv):
-    """One CM's tandem evaluation, computed once per (systems, formulation, costs)."""
-    return lc.evaluate_tandem(_cm, _asv, formulation=formulation, cost_model=dict(costs), by=by, name=name)
+    """One CM's tandem evaluation judged by the t-DCF of (formulation, costs): a new formulation or cost computes
+    only each row's t-DCF again."""
+    return measured(cm_id, asv_id, by, name, _cm, _asv, formulation, costs).judged(formulation=formulation,
+                                                                                     cost_model=dict(costs))
 
 
 def evaluations(asv_name: str, cm_names: list[str], formulation: str, costs: dict) -> dict[str, lc.TandemEvaluation]:

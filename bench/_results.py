@@ -1,6 +1,12 @@
 """What every benchmark shares: timing a callable and writing its own section of bench/RESULTS.md."""
 from __future__ import annotations
 
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -39,3 +45,38 @@ def publish(heading: str, text: str, args) -> None:
     if not args.no_write and (args.size == "full" or args.write):
         write_section(heading, text)
         print(f"written to {RESULTS.relative_to(RESULTS.parents[1])}")
+
+
+def before_after_arguments(doc: str, reps: int) -> argparse.Namespace:
+    """The command line of a before/after benchmark: the revision before the change, ``--reps``, ``--no-write``."""
+    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    parser.add_argument("rev", help="the git revision before the change")
+    parser.add_argument("--reps", type=int, default=reps)
+    parser.add_argument("--no-write", action="store_true")
+    return parser.parse_args()
+
+
+def run_in_tree(tree: Path, code: str, **env: str) -> dict:
+    """The JSON that `code` prints last, run in a fresh process with `tree` first on the path (and `env`)."""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tree, check=True,
+                          env={**os.environ, "PYTHONPATH": str(tree), **env})
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def before_and_after(rev: str, measure) -> tuple[dict, dict, str]:
+    """``measure(tree)`` of the git revision `rev` (exported with ``git archive`` into a temporary folder) and of
+    this working tree, and the short name of HEAD."""
+    root = RESULTS.parents[1]
+    head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=root,
+                          check=True).stdout.strip()
+    with tempfile.TemporaryDirectory() as folder:
+        archive = subprocess.run(["git", "archive", rev], capture_output=True, cwd=root, check=True).stdout
+        subprocess.run(["tar", "-x", "-C", folder], input=archive, check=True)
+        before = measure(Path(folder))
+    return before, measure(root), head
+
+
+def ratio_rows(before: dict, after: dict) -> str:
+    """One table row per workload: ``| `name` | before | after | after / before |``."""
+    return "\n".join(f"| `{name}` | {before[name]:.3f} | {after[name]:.3f} | {after[name] / before[name]:.2f} |"
+                     for name in before)

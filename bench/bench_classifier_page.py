@@ -16,18 +16,11 @@ Writes the section "## Classifier calibration page (CPU)" of bench/RESULTS.md. A
 """
 from __future__ import annotations
 
-import argparse
-import json
 import os
-import subprocess
-import sys
-import tempfile
 import time
-from pathlib import Path
 
-from _results import write_section
+from _results import before_after_arguments, before_and_after, ratio_rows, run_in_tree, write_section
 
-ROOT = Path(__file__).resolve().parents[1]
 SECTION = "## Classifier calibration page (CPU)"
 DEMO = "assets/multiclass/cifar10_resnet-20"
 
@@ -69,29 +62,13 @@ print(json.dumps({"smooth_ece": best(lambda: lc.smooth_ece(p, y, n=200, level=0.
 '''
 
 
-def measure(tree: Path, reps: int) -> dict:
-    code = WORKLOAD.replace("TREE", repr(str(tree))).replace("REPS", str(reps)).replace("DEMO", repr(DEMO))
-    env = {**os.environ, "PYTHONPATH": str(tree)}
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=tree, check=True)
-    return json.loads(done.stdout.strip().splitlines()[-1])
-
-
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("rev", help="the git revision before the change")
-    parser.add_argument("--reps", type=int, default=5)
-    parser.add_argument("--no-write", action="store_true")
-    args = parser.parse_args()
-    after_rev = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT,
-                               check=True).stdout.strip()
-    with tempfile.TemporaryDirectory() as folder:
-        archive = subprocess.run(["git", "archive", args.rev], capture_output=True, cwd=ROOT, check=True).stdout
-        subprocess.run(["tar", "-x", "-C", folder], input=archive, check=True)
-        before = measure(Path(folder), args.reps)
-    after = measure(ROOT, args.reps)
+    args = before_after_arguments(__doc__, reps=5)
+    code = WORKLOAD.replace("REPS", str(args.reps)).replace("DEMO", repr(DEMO))
+    before, after, after_rev = before_and_after(
+        args.rev, lambda tree: run_in_tree(tree, code.replace("TREE", repr(str(tree)))))
     load = os.getloadavg()[0]
-    rows = "\n".join(f"| `{name}` | {before[name]:.3f} | {after[name]:.3f} | {after[name] / before[name]:.2f} |"
-                     for name in before)
+    rows = ratio_rows(before, after)
     text = f"""{SECTION}
 
 `python bench/bench_classifier_page.py {args.rev} --reps {args.reps}`: before = {args.rev}, after = {after_rev} (and the

@@ -104,13 +104,15 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     ".scale.embeddings": ("BinnedScores", "score_embeddings"),
     ".scale.files": ("counts_reader",),
     ".spoofing.adcf": ("ADCF", "a_dcf", "a_dcf_cost_model"),
-    ".spoofing.sasv": ("sasv_parts", "sasv_table", "tandem_teer_conventions", "ASV_SCORE", "CM_SCORE"),
+    ".spoofing.sasv": (
+        "TandemASV", "sasv_parts", "sasv_table", "tandem_asv", "tandem_teer_conventions", "ASV_SCORE", "CM_SCORE",
+    ),
     ".spoofing.tandem": (
         "AttackRow", "TandemEvaluation", "TandemIntervals", "bootstrap_tandem", "evaluate_tandem", "tandem_table",
     ),
     ".spoofing.tdcf": ("TandemDCF", "asv_eer_threshold", "spoof_false_alarm_rate", "tdcf", "tdcf_cost_model"),
     ".spoofing.tdcf_bootstrap": ("TandemBootstrap", "bootstrap_tdcf"),
-    ".spoofing.teer": ("TEER_CONVENTIONS", "TandemEER", "t_eer", "t_eer_conventions"),
+    ".spoofing.teer": ("ASVPoints", "TEER_CONVENTIONS", "TandemEER", "asv_points", "t_eer", "t_eer_conventions"),
     ".teaching.decisions": (
         "DecisionHistograms", "DecisionSummary", "bayes_decisions", "cross_calibrated", "decision_histograms",
     ),
@@ -315,8 +317,8 @@ if TYPE_CHECKING:
     from .spoofing.tandem import AttackRow, TandemEvaluation, TandemIntervals, bootstrap_tandem, evaluate_tandem, tandem_table
     from .spoofing.tdcf_bootstrap import TandemBootstrap, bootstrap_tdcf
     from .spoofing.adcf import ADCF, a_dcf, a_dcf_cost_model
-    from .spoofing.teer import TEER_CONVENTIONS, TandemEER, t_eer, t_eer_conventions
-    from .spoofing.sasv import sasv_parts, sasv_table, tandem_teer_conventions
+    from .spoofing.teer import ASVPoints, TEER_CONVENTIONS, TandemEER, asv_points, t_eer, t_eer_conventions
+    from .spoofing.sasv import TandemASV, sasv_parts, sasv_table, tandem_asv, tandem_teer_conventions
     from .forensic.devpav import devpav  # functions named as their modules, as cavg above
     from .forensic.ece import ece
     from .forensic.tippett import tippett
@@ -413,10 +415,10 @@ __all__ = [
     "numeric_columns", "objective", "pair_quality", "sweep_prior_weighting", "threshold_weighting",
     "threshold_weightings", "weighting_mode",
     # spoofing and the tandem
-    "ADCF", "AttackRow", "TEER_CONVENTIONS", "TandemBootstrap", "TandemDCF", "TandemEER", "TandemEvaluation",
-    "TandemIntervals", "a_dcf", "a_dcf_cost_model", "asv_eer_threshold", "bootstrap_tandem", "bootstrap_tdcf",
-    "evaluate_tandem", "sasv_parts", "sasv_table", "spoof_false_alarm_rate", "t_eer", "t_eer_conventions",
-    "tandem_table", "tandem_teer_conventions", "tdcf", "tdcf_cost_model",
+    "ADCF", "ASVPoints", "AttackRow", "TEER_CONVENTIONS", "TandemASV", "TandemBootstrap", "TandemDCF", "TandemEER",
+    "TandemEvaluation", "TandemIntervals", "a_dcf", "a_dcf_cost_model", "asv_eer_threshold", "asv_points",
+    "bootstrap_tandem", "bootstrap_tdcf", "evaluate_tandem", "sasv_parts", "sasv_table", "spoof_false_alarm_rate",
+    "t_eer", "t_eer_conventions", "tandem_asv", "tandem_table", "tandem_teer_conventions", "tdcf", "tdcf_cost_model",
     # multiclass and classifiers
     "BinnedECE", "CORP", "CalibrationErrors", "ClassifierCalibration", "IdentificationErrors", "MulticlassAffine",
     "MulticlassAnalysis", "RiskCoverage", "SmoothECE", "Temperature", "analyse_multiclass", "aurc", "binned_ece",

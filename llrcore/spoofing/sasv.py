@@ -24,16 +24,17 @@ target and non-target trial with that attack's spoofs.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
 from ..data.trials import Trials
-from .adcf import a_dcf
+from .adcf import _cost_model, a_dcf
 from .tandem import POOLED, TandemEvaluation
-from .teer import t_eer, t_eer_conventions
+from .teer import ASVPoints, asv_points, conventions_table, every_convention, t_eer
 
-__all__ = ["ASV_SCORE", "CM_SCORE", "sasv_parts", "sasv_table", "tandem_teer_conventions"]
+__all__ = ["ASV_SCORE", "CM_SCORE", "TandemASV", "sasv_parts", "sasv_table", "tandem_asv", "tandem_teer_conventions"]
 
 #: The metadata columns of an ASVspoof 5 SASV score file holding each trial's CM and ASV scores, and the CM key.
 CM_SCORE, ASV_SCORE, CM_LABEL = "cm-score", "asv-score", "cm-label"
@@ -94,9 +95,98 @@ def _scores(meta: pd.DataFrame, column: str, name: str) -> np.ndarray:
     return values
 
 
+@dataclass(frozen=True, eq=False)
+class TandemASV:
+    """The speaker verifier's side of :func:`sasv_table`, row by row (see :func:`tandem_asv`): made once and shared by
+    every CM in tandem with that ASV.
+
+    Attributes
+    ----------
+    points : dict of str to ASVPoints
+        The ASV's t-EER operating points (:func:`~llrcore.asv_points`) on each row's trials, by attack and
+        ``"pooled"``.
+    min_a_dcf : dict of str to float
+        The min a-DCF of the ASV's scores taken as SASV scores, the column ``min a-DCF (ASV)``, keyed the same.
+    teer_convention : str
+        The t-EER convention of the points (:data:`~llrcore.TEER_CONVENTIONS`).
+    cost_model : dict
+        The a-DCF's priors and costs.
+    asv_trials : dict of str to Trials
+        The ASV's trials of each row, whose points these are.
+    """
+
+    points: dict[str, ASVPoints] = field(repr=False)
+    min_a_dcf: dict[str, float]
+    teer_convention: str
+    cost_model: dict = field(repr=False)
+    asv_trials: dict[str, Trials] = field(repr=False)
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per attack, then ``pooled``: ``attack``, ``min a-DCF (ASV)`` and ``ASV points`` (how many)."""
+        return pd.DataFrame({"attack": list(self.points), "min a-DCF (ASV)": list(self.min_a_dcf.values()),
+                             "ASV points": [points.thresholds.size for points in self.points.values()]})
+
+    def check(self, evaluation: TandemEvaluation, *, cost_model: str | Mapping | None, teer_convention: str) -> None:
+        """A ValueError with a sentence unless these are of `evaluation`'s ASV (the same scores in every row) and of
+        the t-EER convention and a-DCF cost model asked for."""
+        if teer_convention != self.teer_convention:
+            raise ValueError(f"The ASV's side (asv=) was made for the {self.teer_convention!r} t-EER, not the "
+                             f"{teer_convention!r} one: make it with lc.tandem_asv(evaluation, "
+                             f"teer_convention={teer_convention!r}).")
+        if _cost_model(cost_model) != dict(self.cost_model):
+            raise ValueError("The ASV's side (asv=) was made with another a-DCF cost model: make it with "
+                             "lc.tandem_asv(evaluation, cost_model=...) and the same cost model as the table.")
+        rows = {row.attack: row.asv_trials for row in evaluation.rows}
+        if rows.keys() != self.asv_trials.keys() or not all(
+                _same_scores(trials, self.asv_trials[attack]) for attack, trials in rows.items()):
+            raise ValueError(f"The ASV's side (asv=) is not of the ASV of {evaluation.name or 'this evaluation'} "
+                             "(its attacks or scores differ): make it with lc.tandem_asv(evaluation).")
+
+
+def _same_scores(a: Trials, b: Trials) -> bool:
+    """Whether two sets of ASV trials hold the same targets, non-targets and spoofs, in the same order."""
+    return all(x is y or np.array_equal(x, y) for x, y in zip((a.tar, a.non, a.spoof), (b.tar, b.non, b.spoof)))
+
+
+def tandem_asv(evaluation: TandemEvaluation, *, cost_model: str | Mapping | None = "asvspoof5",
+               teer_convention: str = "llrcore") -> TandemASV:
+    """The ASV's side of :func:`sasv_table`, made once for every CM in tandem with that ASV.
+
+    What :func:`sasv_table` needs of the ASV does not depend on the CM: on each row's trials (the ASV's targets and
+    non-targets with one attack's spoofs, then all spoofs), its t-EER operating points (:func:`~llrcore.asv_points`)
+    and its own min a-DCF (:func:`~llrcore.a_dcf`). Made once, ``sasv_table(evaluation, asv=side)`` for each CM's
+    evaluation gives the same tables bit for bit as ``sasv_table(evaluation)``, without computing them again.
+
+    Parameters
+    ----------
+    evaluation : TandemEvaluation
+        Any CM in tandem with the ASV (:func:`~llrcore.evaluate_tandem`, the same ASV and attack column for all).
+    cost_model : str or dict
+        The a-DCF's, as in :func:`sasv_table`.
+    teer_convention : {"llrcore", "asvspoof5", "asvspoof5-accelerated"}
+        The t-EER's operating points, as in :func:`sasv_table`.
+
+    Returns
+    -------
+    TandemASV
+
+    Raises
+    ------
+    ValueError
+        For an unknown cost model or t-EER convention.
+    """
+    trials = {row.attack: row.asv_trials for row in evaluation.rows}
+    adcfs = {attack: a_dcf(asv.tar, asv.non, asv.spoof, cost_model=cost_model) for attack, asv in trials.items()}
+    return TandemASV(
+        points={attack: asv_points(asv.tar, asv.non, asv.spoof, convention=teer_convention)
+                for attack, asv in trials.items()},
+        min_a_dcf={attack: result.minimum for attack, result in adcfs.items()}, teer_convention=teer_convention,
+        cost_model=dict(adcfs[POOLED].cost_model), asv_trials=trials)
+
+
 def sasv_table(evaluation: TandemEvaluation, *, sasv: Trials | None = None,
                cost_model: str | Mapping | None = "asvspoof5", percent: bool = True,
-               teer_convention: str = "llrcore") -> pd.DataFrame:
+               teer_convention: str = "llrcore", asv: TandemASV | None = None) -> pd.DataFrame:
     """One row per attack, then ``pooled`` (the rows of :meth:`TandemEvaluation.to_frame`): ``attack``, ``t-EER``
     and ``min a-DCF (ASV)`` (see the module docstring, :mod:`llrcore.spoofing.sasv`), and ``min a-DCF`` of the SASV
     scores when `sasv` is given.
@@ -116,6 +206,9 @@ def sasv_table(evaluation: TandemEvaluation, *, sasv: Trials | None = None,
     teer_convention : {"llrcore", "asvspoof5", "asvspoof5-accelerated"}
         The t-EER's operating points (:func:`~llrcore.t_eer`'s `convention`): ours (default), or the ASVspoof 5
         evaluation package's ``compute_teer`` or ``compute_teer_accelerated``; they differ only on tied scores.
+    asv : TandemASV, optional
+        The ASV's side of the table made once for every CM (:func:`tandem_asv`, with the same cost model and
+        convention); by default made here. The same table bit for bit.
 
     Returns
     -------
@@ -126,19 +219,24 @@ def sasv_table(evaluation: TandemEvaluation, *, sasv: Trials | None = None,
     Raises
     ------
     ValueError
-        For an unknown cost model or t-EER convention, or a row whose t-EER does not exist (:func:`~llrcore.t_eer`).
+        For an unknown cost model or t-EER convention, a row whose t-EER does not exist (:func:`~llrcore.t_eer`), or
+        an `asv` of another ASV, cost model or convention.
     """
+    if asv is None:
+        asv = tandem_asv(evaluation, cost_model=cost_model, teer_convention=teer_convention)
+    else:
+        asv.check(evaluation, cost_model=cost_model, teer_convention=teer_convention)
     scale, unit = (100.0, " %") if percent else (1.0, "")
     spoof_attacks = None
     if sasv is not None and evaluation.by is not None:
         spoof_attacks = sasv.metadata[evaluation.by].astype(str).to_numpy()[sasv.tar.size + sasv.non.size:]
     records = []
     for row in evaluation.rows:
-        cm, asv = row.cm_trials, row.asv_trials
+        cm = row.cm_trials
         record = {"attack": row.attack,
-                  f"t-EER{unit}": scale * t_eer(cm.tar, cm.non, asv.tar, asv.non, asv.spoof,
-                                                convention=teer_convention).value,
-                  "min a-DCF (ASV)": a_dcf(asv.tar, asv.non, asv.spoof, cost_model=cost_model).minimum}
+                  f"t-EER{unit}": scale * t_eer(cm.tar, cm.non, convention=teer_convention,
+                                                asv=asv.points[row.attack]).value,
+                  "min a-DCF (ASV)": asv.min_a_dcf[row.attack]}
         if sasv is not None:
             spoof = sasv.spoof if row.attack == POOLED else sasv.spoof[spoof_attacks == row.attack]
             record["min a-DCF"] = a_dcf(sasv.tar, sasv.non, spoof, cost_model=cost_model).minimum
@@ -162,10 +260,11 @@ def tandem_teer_conventions(evaluations: Mapping[str, TandemEvaluation]) -> pd.D
         One row per CM: ``system``, then one column per convention named by its tool (``llrcore (default)``,
         ``ASVspoof 5 compute_teer``, ``ASVspoof 5 compute_teer_accelerated``), the t-EER in percent.
     """
-    records = []
+    records, shared = [], None
     for name, evaluation in evaluations.items():
-        row = next(row for row in evaluation.rows if row.attack == POOLED)
-        cm, asv = row.cm_trials, row.asv_trials
-        table = t_eer_conventions(cm.tar, cm.non, asv.tar, asv.non, asv.spoof)
+        cm, asv = evaluation.pooled.cm_trials, evaluation.pooled.asv_trials
+        if shared is None or not _same_scores(asv, shared[0]):  # the ASV's points once for every CM with it
+            shared = asv, every_convention(asv.tar, asv.non, asv.spoof)
+        table = conventions_table(cm.tar, cm.non, shared[1])
         records.append({"system": name, **dict(zip(table["tool"], table["t-EER %"]))})
     return pd.DataFrame.from_records(records)

@@ -39,7 +39,7 @@ row's min t-DCF interval is that of ``bootstrap_tdcf(cm, asv, seed=seed)``.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
@@ -215,6 +215,29 @@ class TandemEvaluation:
                          "at its EER.")
         return notes
 
+    def judged(self, *, formulation: str = "revised", cost_model: Mapping | None = None) -> TandemEvaluation:
+        """The same tandem judged by another t-DCF: only each row's t-DCF is computed again, on the row's trials and
+        at the same ASV threshold; the EERs, the ASV's rates and the trials are this evaluation's. Equal bit for bit
+        to :func:`evaluate_tandem` with that `formulation` and `cost_model` (and this ASV threshold).
+
+        Parameters
+        ----------
+        formulation, cost_model
+            As in :func:`~llrcore.spoofing.tdcf`.
+
+        Returns
+        -------
+        TandemEvaluation
+
+        Raises
+        ------
+        ValueError
+            For what :func:`~llrcore.spoofing.tdcf` refuses on the pooled trials.
+        """
+        rows = [replace(row, **_judged(row.attack, row.cm_trials, row.asv_trials, self.asv_threshold, formulation,
+                                       cost_model)) for row in self.rows]
+        return replace(self, formulation=formulation, pooled=rows[-1], attacks=tuple(rows[:-1]))
+
     def bootstrap(self, n: int = 1000, level: float = 0.95, seed: int = 0, *, cm_eer: bool = False,
                   method: str = DEFAULT_METHOD, progress: Progress | None = None,
                   threads: int | None = None) -> TandemIntervals:
@@ -328,21 +351,26 @@ def _natural(value: str) -> tuple:
     return (value.rstrip("0123456789"), int(digits) if digits else -1, value)
 
 
-def _row(attack: str, cm: Trials, asv: Trials, threshold: float, formulation: str,
-         cost_model: Mapping | None) -> AttackRow:
-    """The tandem on `cm`'s bona fide and spoofed trials and `asv`'s targets, non-targets and spoofs."""
-    problem, result = "", None
+def _judged(attack: str, cm: Trials, asv: Trials, threshold: float, formulation: str,
+            cost_model: Mapping | None) -> dict:
+    """The row's ``tdcf`` and ``problem`` (why there is none): a refusal of the pooled row is raised."""
     try:
-        result = tdcf(cm.tar, cm.non, asv.tar, asv.non, asv.spoof, formulation=formulation, cost_model=cost_model,
-                      asv_threshold=threshold)
+        return {"tdcf": tdcf(cm.tar, cm.non, asv.tar, asv.non, asv.spoof, formulation=formulation,
+                             cost_model=cost_model, asv_threshold=threshold), "problem": ""}
     except ValueError as error:
         if attack == POOLED:
             raise
-        problem = f"no t-DCF ({error})"
-    return AttackRow(attack=attack, tdcf=result, cm_eer=eer(cm.tar, cm.non),
+        return {"tdcf": None, "problem": f"no t-DCF ({error})"}
+
+
+def _row(attack: str, cm: Trials, asv: Trials, threshold: float, formulation: str,
+         cost_model: Mapping | None) -> AttackRow:
+    """The tandem on `cm`'s bona fide and spoofed trials and `asv`'s targets, non-targets and spoofs."""
+    return AttackRow(attack=attack, **_judged(attack, cm, asv, threshold, formulation, cost_model),
+                     cm_eer=eer(cm.tar, cm.non),
                      spoof_false_alarm=spoof_false_alarm_rate(asv.spoof, threshold), spf_eer=eer(asv.tar, asv.spoof),
                      n_bonafide=cm.tar.size, n_spoof_cm=cm.non.size, n_spoof_asv=asv.spoof.size, cm_trials=cm,
-                     asv_trials=asv, problem=problem)
+                     asv_trials=asv)
 
 
 def _attack_trials(cm: Trials, asv: Trials, by: str) -> list[tuple[str, Trials, Trials]]:

@@ -23,10 +23,12 @@ github.com/TakHemlata/T-EER): for every ASV operating point ``t`` inside the reg
 ``Pmiss_asv(t) < (Pfa_non_asv(t) + Pfa_spoof_asv(t)) / 2``, the CM operating point of the ``rho = 1/2`` path is the
 one with the smallest ``|Pmiss_tdm - Pfa_tdm|``; of these pairs the crossing is the one closest to
 ``Pfa_non_asv / Pfa_spoof_asv = Pfa_cm / (1 - Pmiss_cm)`` (where ``Pfa_non_tdm = Pfa_spoof_tdm``), and the t-EER is
-``Pfa_cm Pfa_spoof_asv`` there. Their double loop is ``O(M N)`` for ``M`` ASV and ``N`` CM operating points; here the
-``rho = 1/2`` path comes from a binary search of each ASV point's ``Pmiss_tdm - Pfa_tdm``, which rises with the CM
-threshold (``O(M log N)``: a second on the ASVspoof 2019 LA eval scores, where the double loop takes hours and the
-ASVspoof 5 package switches to a coarse-then-fine search, ``compute_teer_accelerated``).
+``Pfa_cm Pfa_spoof_asv`` there. Their double loop is ``O(M N)`` for ``M`` ASV and ``N`` CM operating points (hours on
+the ASVspoof 2019 LA eval scores, where the ASVspoof 5 package switches to a coarse-then-fine search,
+``compute_teer_accelerated``). Here ``Pmiss_tdm - Pfa_tdm`` rises with the CM threshold and with the ASV threshold, so
+where it reaches 0 is a staircase: every 8th CM point finds the ASV point where it gets there, and each ASV point then
+searches only the 8 CM points of its block (``O((N / 8) log M + M log 8)``: 20 ms on those scores); the same argmin,
+bit for bit. The ASV's points do not depend on the CM: :func:`asv_points` makes them once for several CMs.
 
 Operating points (`convention`):
 
@@ -56,7 +58,8 @@ target and the non-target trials together, as the organisers' code takes them.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
@@ -66,7 +69,7 @@ from .._deprecation import old_spellings
 from ..data.checks import sorted_scores, unique_of_sorted
 from ..data.records import one_row
 
-__all__ = ["TEER_CONVENTIONS", "TandemEER", "t_eer", "t_eer_conventions"]
+__all__ = ["TEER_CONVENTIONS", "ASVPoints", "TandemEER", "asv_points", "t_eer", "t_eer_conventions"]
 
 #: The spoof prevalence of the path the organisers follow; any value gives the same concurrent point.
 _RHO = 0.5
@@ -74,6 +77,8 @@ _RHO = 0.5
 TEER_CONVENTIONS = ("llrcore", "asvspoof5", "asvspoof5-accelerated")
 #: ``compute_teer_accelerated``'s defaults: the coarse search's number of points, the fine search's half window.
 _DECIMATED_SIZE, _WINDOW = 3000, 1600
+#: The CM points of a block in the search of the crossings (:func:`_first_crossing`).
+_STRIDE = 8
 
 
 @dataclass(frozen=True, eq=False)
@@ -114,6 +119,42 @@ class TandemEER:
 
     def __float__(self) -> float:
         return self.value
+
+
+@dataclass(frozen=True, eq=False)
+class ASVPoints:
+    """The ASV's operating points for the t-EER (see :func:`asv_points`): computed once, shared by every CM in tandem
+    with that ASV (``t_eer(cm_bonafide, cm_spoof, asv=points)``). The arrays are read-only.
+
+    Attributes
+    ----------
+    thresholds : ndarray
+        The ASV thresholds, ascending: the lowest accepted scores then ``+inf`` (``"llrcore"``), or the organisers'
+        highest rejected scores (``"asvspoof5"``, ``"asvspoof5-accelerated"``).
+    pmiss, pfa_nontarget, pfa_spoof : ndarray
+        The ASV's miss, non-target false-alarm and spoof false-alarm rates at each threshold.
+    convention : str
+        The t-EER convention they were made for (:data:`TEER_CONVENTIONS`).
+    """
+
+    thresholds: np.ndarray = field(repr=False)
+    pmiss: np.ndarray = field(repr=False)
+    pfa_nontarget: np.ndarray = field(repr=False)
+    pfa_spoof: np.ndarray = field(repr=False)
+    convention: str = "llrcore"
+
+    def __post_init__(self):
+        for values in self.curves:
+            values.flags.writeable = False  # shared by every CM (and kept in the app's cache)
+
+    @property
+    def curves(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """``(thresholds, pmiss, pfa_nontarget, pfa_spoof)``."""
+        return self.thresholds, self.pmiss, self.pfa_nontarget, self.pfa_spoof
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per operating point: ``threshold``, ``pmiss``, ``pfa_nontarget``, ``pfa_spoof``."""
+        return pd.DataFrame(dict(zip(("threshold", "pmiss", "pfa_nontarget", "pfa_spoof"), self.curves)))
 
 
 def _with_reject_all(thresholds: np.ndarray, *rates: np.ndarray):
@@ -177,6 +218,68 @@ def _asv_trial_points(tar: np.ndarray, non: np.ndarray, spoof: np.ndarray):
     return thresholds, pmiss, pfa_non, pfa_spoof
 
 
+def _convention(convention: str) -> str:
+    if convention not in TEER_CONVENTIONS:
+        raise ValueError(f"Unknown t-EER convention {convention!r}: use 'llrcore' (the points a threshold reaches), "
+                         "'asvspoof5' (ASVspoof 5's compute_teer) or 'asvspoof5-accelerated' (its "
+                         "compute_teer_accelerated).")
+    return convention
+
+
+def asv_points(asv_tar: ArrayLike, asv_non: ArrayLike, asv_spoof: ArrayLike, *,
+               convention: str = "llrcore") -> ASVPoints:
+    """The ASV's operating points of :func:`t_eer`, to compute once and hand to it for every CM.
+
+    The t-EER of several CMs in tandem with one ASV needs the ASV's points once: ``points = asv_points(asv_tar,
+    asv_non, asv_spoof)``, then ``t_eer(cm_bonafide, cm_spoof, asv=points)`` for each CM, the same numbers bit for bit
+    as ``t_eer(cm_bonafide, cm_spoof, asv_tar, asv_non, asv_spoof)``. The points of each convention are in the module
+    docstring (:mod:`llrcore.spoofing.teer`): ``"llrcore"``, one per unique score and one that rejects everything,
+    with ``Pmiss_asv(t) = #(tar < t) / #tar``, ``Pfa_non_asv(t) = 1 - #(non < t) / #non`` and ``Pfa_spoof_asv(t) =
+    1 - #(spoof < t) / #spoof``; ``"asvspoof5"`` and ``"asvspoof5-accelerated"``, one per trial plus one, as the
+    ASVspoof 5 evaluation package's ``compute_Pmiss_Pfa_Pspoof_curves`` draws them.
+
+    Parameters
+    ----------
+    asv_tar, asv_non, asv_spoof : array_like
+        ASV scores of target, zero-effort non-target and spoofed trials.
+    convention : {"llrcore", "asvspoof5", "asvspoof5-accelerated"}
+        The convention of the t-EER they serve (:func:`t_eer`'s `convention`).
+
+    Returns
+    -------
+    ASVPoints
+
+    Raises
+    ------
+    ValueError
+        With a sentence for empty or missing (NaN) scores, or an unknown convention.
+    """
+    classes = (sorted_scores(asv_tar, "ASV target scores"), sorted_scores(asv_non, "ASV non-target scores"),
+               sorted_scores(asv_spoof, "ASV spoof scores"))
+    points = _asv_points if _convention(convention) == "llrcore" else _asv_trial_points
+    thresholds, pmiss, pfa_nontarget, pfa_spoof = points(*classes)
+    return ASVPoints(thresholds, pmiss, pfa_nontarget, pfa_spoof, convention=convention)
+
+
+def _asv_given(asv_tar, asv_non, asv_spoof, asv: ASVPoints | None, convention: str) -> ASVPoints:
+    """The ASV's points: `asv`, or those of its three score sets; a sentence when both or neither are given, or when
+    the points are of another convention."""
+    given = [scores is not None for scores in (asv_tar, asv_non, asv_spoof)]
+    if asv is None:
+        if not all(given):
+            raise ValueError("Give the ASV's target, non-target and spoof scores (asv_tar, asv_non, asv_spoof), or "
+                             "its points computed once (asv=lc.asv_points(asv_tar, asv_non, asv_spoof)).")
+        return asv_points(asv_tar, asv_non, asv_spoof, convention=convention)
+    if any(given):
+        raise ValueError("Give the ASV's scores (asv_tar, asv_non, asv_spoof) or its points (asv=), not both.")
+    if not isinstance(asv, ASVPoints):
+        raise TypeError(f"asv= takes the ASV's points made by lc.asv_points, not a {type(asv).__name__}.")
+    if asv.convention != convention:
+        raise ValueError(f"These ASV points are for the {asv.convention!r} t-EER; make them with "
+                         f"lc.asv_points(..., convention={convention!r}) for the {convention!r} one.")
+    return asv
+
+
 def _gap(cm_pmiss, cm_pfa, a, b, c):
     """``Pmiss_tdm - Pfa_tdm`` on the ``rho = 1/2`` path, written as the organisers write it."""
     pmiss_tdm = cm_pmiss + (1 - cm_pmiss) * a
@@ -184,32 +287,56 @@ def _gap(cm_pmiss, cm_pfa, a, b, c):
     return pmiss_tdm - pfa_tdm, pmiss_tdm, pfa_tdm
 
 
-def _first_at_least(cm_pmiss, cm_pfa, a, b, c, level) -> np.ndarray:
-    """For each ASV point, the first CM point whose gap is at least `level` (``len(cm)`` if none): a binary search,
-    the gap rising with the CM threshold."""
-    low, high = np.zeros(a.size, dtype=np.int64), np.full(a.size, cm_pmiss.size, dtype=np.int64)
-    while (low < high).any():
+def _first_reached(low: np.ndarray, high: np.ndarray, size: int, reached) -> np.ndarray:
+    """For each search, the first index in ``[low, high)`` where ``reached(index)`` holds (`high` if none), `reached`
+    being False then True over an index below `size`: one binary search of all of them at once."""
+    while (open_ := low < high).any():
         middle = (low + high) // 2
-        probe = np.minimum(middle, cm_pmiss.size - 1)
-        below = (low < high) & (_gap(cm_pmiss[probe], cm_pfa[probe], a, b, c)[0] < level)
-        low = np.where(below, middle + 1, low)
-        high = np.where(below | (low >= high), high, middle)
+        hit = reached(np.minimum(middle, size - 1))
+        low, high = np.where(open_ & ~hit, middle + 1, low), np.where(open_ & hit, middle, high)
     return low
+
+
+def _first_crossing(cm_pmiss, cm_pfa, a, b, c) -> np.ndarray:
+    """For each ASV point, the first CM point whose gap is at least 0 (``len(cm)`` if none).
+
+    The gap rises with the CM threshold and with the ASV threshold (``a`` rises, ``b`` and ``c`` fall; each product
+    and sum of :func:`_gap` is rounded monotonically, so it does in floating point too): where it is at least 0 is a
+    staircase. Every ``_STRIDE``-th CM point finds the first ASV point where its gap reaches 0 (binary searches over
+    the ASV points), a ``searchsorted`` of those gives each ASV point the block of ``_STRIDE`` CM points that holds
+    its crossing, and a binary search inside the block ends it: ``(N / _STRIDE) log M + M log _STRIDE`` gaps for
+    ``M`` ASV and ``N`` CM points, where a binary search of every ASV point over all the CM points takes
+    ``M log N``.
+    """
+    size = cm_pmiss.size
+    sampled = np.arange(0, size + _STRIDE - 1, _STRIDE)
+    sampled[-1] = size - 1  # the last CM point closes the last block
+    pmiss, pfa = cm_pmiss[sampled], cm_pfa[sampled]
+    first_asv = _first_reached(np.zeros(sampled.size, dtype=np.int64), np.full(sampled.size, a.size), a.size,
+                               lambda i: _gap(pmiss, pfa, a[i], b[i], c[i])[0] >= 0)
+    # the first sampled CM point whose gap at this ASV point is at least 0: first_asv falls along the CM points, so
+    # the sampled points reached at ASV point i are the last ones, as many as first_asv values up to i
+    block = sampled.size - np.cumsum(np.bincount(first_asv, minlength=a.size + 1))[:a.size]
+    return _first_reached(np.append(0, sampled + 1)[block], np.append(sampled, size)[block], size,
+                          lambda j: _gap(cm_pmiss[j], cm_pfa[j], a, b, c)[0] >= 0)
 
 
 def _path_index(cm_pmiss, cm_pfa, a, b, c) -> np.ndarray:
     """For each ASV point, the first CM point of smallest ``|gap|`` (``np.argmin`` of the organisers' loop)."""
     last = cm_pmiss.size - 1
-    after = _first_at_least(cm_pmiss, cm_pfa, a, b, c, 0.0)  # first gap >= 0
+    after = _first_crossing(cm_pmiss, cm_pfa, a, b, c)  # first gap >= 0
     before = np.maximum(after - 1, 0)
     after = np.minimum(after, last)
-    gap_before = np.abs(_gap(cm_pmiss[before], cm_pfa[before], a, b, c)[0])
-    gap_after = np.abs(_gap(cm_pmiss[after], cm_pfa[after], a, b, c)[0])
-    take_before = gap_before <= gap_after  # on a tie the earlier point, as argmin does
-    # the first point of the (negative) run of equal gaps that ends at `before`
-    level = _gap(cm_pmiss[before], cm_pfa[before], a, b, c)[0]
-    start = np.minimum(_first_at_least(cm_pmiss, cm_pfa, a, b, c, level), before)
-    return np.where(take_before, start, after)
+    gap_before = _gap(cm_pmiss[before], cm_pfa[before], a, b, c)[0]
+    take_before = np.abs(gap_before) <= np.abs(_gap(cm_pmiss[after], cm_pfa[after], a, b, c)[0])  # argmin's tie
+    index = np.where(take_before, before, after)
+    # where the gap before `before` is the same, argmin takes the first point of that run of equal gaps
+    run = np.flatnonzero(take_before & (before > 0))
+    run = run[_gap(cm_pmiss[before[run] - 1], cm_pfa[before[run] - 1], a[run], b[run], c[run])[0] == gap_before[run]]
+    level, a, b, c = gap_before[run], a[run], b[run], c[run]
+    index[run] = _first_reached(np.zeros(run.size, dtype=np.int64), before[run] - 1, cm_pmiss.size,
+                                lambda j: _gap(cm_pmiss[j], cm_pfa[j], a, b, c)[0] >= level)
+    return index
 
 
 def _crossing(cm, asv):
@@ -249,8 +376,9 @@ def _accelerated_window(cm, asv):
 
 
 @old_spellings({"asv_target": "asv_tar", "asv_nontarget": "asv_non"})
-def t_eer(cm_bonafide: ArrayLike, cm_spoof: ArrayLike, asv_tar: ArrayLike, asv_non: ArrayLike, asv_spoof: ArrayLike, *,
-          convention: str = "llrcore") -> TandemEER:
+def t_eer(cm_bonafide: ArrayLike, cm_spoof: ArrayLike, asv_tar: ArrayLike | None = None,
+          asv_non: ArrayLike | None = None, asv_spoof: ArrayLike | None = None, *, convention: str = "llrcore",
+          asv: ASVPoints | None = None) -> TandemEER:
     """The concurrent t-EER of a countermeasure in tandem with a speaker verifier (Kinnunen et al., IEEE TPAMI 2023).
 
     The definition, the organisers' way of finding it and the conventions are in the module docstring
@@ -261,13 +389,16 @@ def t_eer(cm_bonafide: ArrayLike, cm_spoof: ArrayLike, asv_tar: ArrayLike, asv_n
     cm_bonafide, cm_spoof : array_like
         CM scores of bona fide and of spoofed trials (higher = more bona fide). For an SASV list (ASVspoof 5), the
         bona fide ones are the CM scores of its target and its non-target trials together.
-    asv_tar, asv_non, asv_spoof : array_like
-        ASV scores of target, zero-effort non-target and spoofed trials.
+    asv_tar, asv_non, asv_spoof : array_like, optional
+        ASV scores of target, zero-effort non-target and spoofed trials; or, instead, `asv`.
     convention : {"llrcore", "asvspoof5", "asvspoof5-accelerated"}
         The operating points: ``"llrcore"`` (default) those a threshold reaches, tie blocks never split;
         ``"asvspoof5"`` one per trial, tie blocks split as the ASVspoof 5 evaluation package's ``compute_teer``
         splits them (its value bit for bit, as a fraction where theirs is in percent); ``"asvspoof5-accelerated"``
         its ``compute_teer_accelerated``, the coarse-then-fine search its ``calculate_aDCF_tdcf_tEER`` runs.
+    asv : ASVPoints, optional
+        The ASV's points made once by :func:`asv_points` (with the same `convention`), instead of its three score
+        sets: the t-EER of many CMs with one ASV computes them once. The same numbers bit for bit.
 
     Returns
     -------
@@ -276,29 +407,24 @@ def t_eer(cm_bonafide: ArrayLike, cm_spoof: ArrayLike, asv_tar: ArrayLike, asv_n
     Raises
     ------
     ValueError
-        With a sentence for empty or missing (NaN) scores, or an unknown convention. Infinite scores are allowed.
+        With a sentence for empty or missing (NaN) scores, an unknown convention, or the ASV given both as scores
+        and as points (or neither), or as points of another convention. Infinite scores are allowed.
+    TypeError
+        For an `asv` that is not an :class:`ASVPoints`.
     """
-    if convention not in TEER_CONVENTIONS:
-        raise ValueError(f"Unknown t-EER convention {convention!r}: use 'llrcore' (the points a threshold reaches), "
-                         "'asvspoof5' (ASVspoof 5's compute_teer) or 'asvspoof5-accelerated' (its "
-                         "compute_teer_accelerated).")
+    curves = _asv_given(asv_tar, asv_non, asv_spoof, asv, _convention(convention)).curves
     bonafide = sorted_scores(cm_bonafide, "CM scores of bona fide trials")
     cm_spoof = sorted_scores(cm_spoof, "CM scores of spoofed trials")
-    asv = [sorted_scores(asv_tar, "ASV target scores"), sorted_scores(asv_non, "ASV non-target scores"),
-           sorted_scores(asv_spoof, "ASV spoof scores")]
-    if convention == "llrcore":
-        cm, asv = _cm_points(bonafide, cm_spoof), _asv_points(*asv)
-    else:
-        cm, asv = _cm_trial_points(bonafide, cm_spoof), _asv_trial_points(*asv)
+    cm = (_cm_points if convention == "llrcore" else _cm_trial_points)(bonafide, cm_spoof)
     if convention == "asvspoof5-accelerated":
-        cm, asv = _accelerated_window(cm, asv)
-    asv_index, cm_index, (path_asv, path_cm) = _crossing(cm, asv)
-    _, pmiss_tdm, pfa_tdm = _gap(cm[1][path_cm], cm[2][path_cm], *(rate[path_asv] for rate in asv[1:]))
-    (cm_threshold, cm_pmiss, cm_pfa), (asv_threshold, a, b, c) = _points(cm, cm_index), _points(asv, asv_index)
+        cm, curves = _accelerated_window(cm, curves)
+    asv_index, cm_index, (path_asv, path_cm) = _crossing(cm, curves)
+    _, pmiss_tdm, pfa_tdm = _gap(cm[1][path_cm], cm[2][path_cm], *(rate[path_asv] for rate in curves[1:]))
+    (cm_threshold, cm_pmiss, cm_pfa), (asv_threshold, a, b, c) = _points(cm, cm_index), _points(curves, asv_index)
     return TandemEER(
         value=float(c * cm_pfa), cm_threshold=float(cm_threshold), asv_threshold=float(asv_threshold),
         pmiss=float(cm_pmiss + (1 - cm_pmiss) * a), pfa_nontarget=float((1 - cm_pmiss) * b),
-        pfa_spoof=float(cm_pfa * c), path_asv=asv[0][path_asv], path_cm=cm[0][path_cm],
+        pfa_spoof=float(cm_pfa * c), path_asv=curves[0][path_asv], path_cm=cm[0][path_cm],
         path_teer=(pmiss_tdm + pfa_tdm) / 2, convention=convention,
     )
 
@@ -342,9 +468,22 @@ def t_eer_conventions(cm_bonafide: ArrayLike, cm_spoof: ArrayLike, asv_tar: Arra
     >>> table["t-EER %"].round(2).tolist()
     [66.67, 33.33, 33.33]
     """
+    return conventions_table(cm_bonafide, cm_spoof, every_convention(asv_tar, asv_non, asv_spoof))
+
+
+def every_convention(asv_tar: ArrayLike, asv_non: ArrayLike, asv_spoof: ArrayLike) -> dict[str, ASVPoints]:
+    """The ASV's points (:func:`asv_points`) of every convention, by name: the organisers' two conventions share one
+    walk of the trials."""
+    theirs = asv_points(asv_tar, asv_non, asv_spoof, convention="asvspoof5")
+    return {"llrcore": asv_points(asv_tar, asv_non, asv_spoof), "asvspoof5": theirs,
+            "asvspoof5-accelerated": replace(theirs, convention="asvspoof5-accelerated")}
+
+
+def conventions_table(cm_bonafide: ArrayLike, cm_spoof: ArrayLike, asv: Mapping[str, ASVPoints]) -> pd.DataFrame:
+    """:func:`t_eer_conventions` with the ASV's points of every convention made once (:func:`every_convention`)."""
     rows = []
     for convention, (tool, why) in _TOOLS.items():
-        result = t_eer(cm_bonafide, cm_spoof, asv_tar, asv_non, asv_spoof, convention=convention)
+        result = t_eer(cm_bonafide, cm_spoof, convention=convention, asv=asv[convention])
         rows.append({"convention": convention, "tool": tool, "t-EER %": 100 * result.value,
                      "CM threshold": result.cm_threshold, "ASV threshold": result.asv_threshold, "why": why})
     return pd.DataFrame.from_records(rows)

@@ -2,11 +2,12 @@
 sidebar, the four ASVspoof 2019 LA countermeasures loaded with the page's button, the formulation switched.
 
 Independent references: the known min t-DCF of the LFCC-GMM countermeasure behind the organisers' ASV on the LA
-evaluation part (revised 0.1503, legacy 0.0934); the per-attack CSV against ``lc.tdcf`` on subsets of the raw files
-read with pandas (all bona fide trials, one attack's spoofs, the ASV's spoofs of that attack); the interval shown
-against ``lc.bootstrap_tdcf`` (itself tested against ``lc.tdcf`` on the drawn trials); the per-attack intervals in
-the CSV and the error bars drawn in the browser against ``lc.bootstrap_tandem`` (itself tested against
-``lc.bootstrap_tdcf`` on each attack's trials made with pandas) with the page's replicates.
+evaluation part (revised 0.1503, legacy 0.0934); the per-attack CSV against ``lc.tdcf`` and ``lc.t_eer`` on subsets of
+the raw files read with pandas (all bona fide trials, one attack's spoofs, the ASV's spoofs of that attack); the
+interval shown against ``lc.bootstrap_tdcf`` (itself tested against ``lc.tdcf`` on the drawn trials); the per-attack
+legacy min t-DCF (the page judges the evaluation it keeps again), its intervals in the CSV and the error bars drawn in
+the browser against ``lc.bootstrap_tandem`` with the legacy formulation (itself tested against ``lc.bootstrap_tdcf``
+on each attack's trials made with pandas) with the page's replicates.
 """
 from __future__ import annotations
 
@@ -78,6 +79,9 @@ def test_tandem_page_loads_the_countermeasures_and_switches_formulation(page: Pa
         asv_spoof = raw_asv.loc[(raw_asv.kind == "spoof") & (raw_asv.attack == attack), "score"].to_numpy()
         assert rows.loc[attack, "min t-DCF"] == pytest.approx(lc.tdcf(bonafide, spoof, tar, non, asv_spoof).minimum,
                                                               rel=1e-12)
+        # the t-EER of the ASV's points made once for the four CMs: the t-EER of the attack's trials alone
+        assert rows.loc[attack, "t-EER %"] == pytest.approx(100 * lc.t_eer(bonafide, spoof, tar, non, asv_spoof).value,
+                                                            rel=1e-12)
 
     page.get_by_text("legacy (ASVspoof 2019)", exact=True).click()
     wait_idle(page, timeout=180_000)

@@ -185,6 +185,7 @@ def first(curves: lc.CurveSet):
 #: class name -> a small real call that returns one
 RESULTS = {
     "ADCF": lambda: lc.a_dcf(*tandem_parts()[2:]),
+    "ASVPoints": lambda: lc.asv_points(*tandem_parts()[2:]),
     "AlignedSystems": lambda: lc.align_systems([face(), face_llrs()]),
     "AttackRow": lambda: tandem().rows[0],
     "BayesErrorCurve": lambda: first(lc.bayes_error_curves({"face": face_llrs()})),
@@ -246,6 +247,7 @@ RESULTS = {
     "SystemComparison": lambda: lc.compare_systems(face_llrs(), face(), n=20),
     "SystemScores": lambda: diarizers()[0],
     "SystemSummary": lambda: lc.build_report(face()).summaries[0],
+    "TandemASV": lambda: lc.tandem_asv(tandem()),
     "TandemBootstrap": lambda: lc.bootstrap_tdcf(*spoofing(), n=20),
     "TandemDCF": lambda: lc.tdcf(*tandem_parts()),
     "TandemEER": lambda: lc.t_eer(*tandem_parts()),
