@@ -333,14 +333,9 @@ def render(kernels: list[dict], extras: list | None, info: dict, size: tuple[int
             out.append(f"| {kernel['name']} | " + " | ".join(f"{one[n]:.3f} / {every[n]:.3f} ({one[n] / every[n]:.2f}x)"
                                                              for n in names) + " |")
         out.append("")
-    out.append("Without a SIMD sort the analysis is sort-bound, and sorting in chunks on both cores halves its largest "
-               "part. With one, the sort is a fifth of the analysis, and merging the sorted chunks (numpy's stable "
-               "sort over the chunks' runs) costs about as much as the SIMD sort itself, so on two threads the sort "
-               "and merge gain little; what is left are passes over all the scores that each write an array as long "
-               "as the scores (the merged table, Cllr's costs, the step DET's two arrays), which gain less than 2x "
-               "from a second core. The goal is the issue's, for a CPU without SIMD sorting; the SIMD row is "
-               "reported as measured.")
-    out.append("")
+    if steps:
+        out.append(_steps_prose(steps))
+        out.append("")
     if extras:
         out.append("The pool's other uses (SIMD sort; one run each, 1 thread then all threads, in one subprocess):")
         out.append("")
@@ -358,6 +353,24 @@ def render(kernels: list[dict], extras: list | None, info: dict, size: tuple[int
                             if k in os.environ) or "not set") + " (the analysis calls no BLAS routine).")
     out.append("")
     return "\n".join(out) + "\n"
+
+
+def _steps_prose(steps: list[dict]) -> str:
+    """What the heavy steps' table says, from its numbers: the share of the sort (and merge) in the analysis on one
+    thread and what the other threads gain on it, per kernel."""
+    said = []
+    for kernel in steps:
+        paired = kernel["paired"]
+        one, every = (paired["steps"][str(t)] for t in (1, paired["threads"]))
+        sort_step = next(iter(one))
+        share = one[sort_step] / paired["best"]["llrcore 1 thread"]
+        said.append(f"{kernel['name']}: the {sort_step.split(' (')[0]} is {share:.0%} of the analysis on 1 thread and "
+                    f"{one[sort_step] / every[sort_step]:.2f}x faster on {paired['threads']} threads")
+    text = "; ".join(said)
+    return (text[0].upper() + text[1:] + ". The rest of the analysis is passes over all the scores that each write "
+            "an array as long as the scores (the merged table, Cllr's costs, the step DET's two arrays), which gain "
+            "less than 2x from a second core. The goal is the issue's, for a CPU without SIMD sorting; the SIMD row "
+            "is reported as measured.")
 
 
 def main(argv=None) -> None:
