@@ -60,14 +60,21 @@ def test_all_tied_scores_carry_no_information():
 
 
 def test_extreme_class_imbalance():
-    """1e8 non-targets per target (kept small by tying them into few values): rates stay exact fractions."""
-    non = np.repeat(np.linspace(-3, 1, 5), 20_000_000)  # 1e8 non-targets, five distinct scores
-    trials = lc.Trials(np.array([0.5]), non)  # sorted once for every metric below (two arrays would sort thrice)
-    # The target is above 4 of the 5 non-target values: the hull runs from (Pfa 0.2, Pmiss 0) to (0, 1), i.e.
-    # Pfa = 0.2 - 0.2 s and Pmiss = s, equal at s = 1/6.
-    assert lc.eer(trials) == pytest.approx(1 / 6, abs=1e-12)
-    assert np.isfinite(lc.min_cllr(trials)) and np.isfinite(lc.cllr(trials))
-    assert lc.act_dcf(trials, p_target=1e-6) >= 0
+    """1e7 non-targets per target as scores, 1e10 as counts per score (past 2^31 of one class): rates stay exact
+    fractions, and the two give the same numbers (the same proportions at every threshold)."""
+    values = np.linspace(-3, 1, 5)  # five distinct non-target scores, as many trials each
+    as_scores = lc.Trials(np.array([0.5]), np.repeat(values, 2_000_000))  # sorted once for every metric below
+    unique = np.sort(np.append(values, 0.5))
+    as_counts = lc.CountedScores(unique, (unique == 0.5).astype(np.int64), np.where(unique == 0.5, 0, 2_000_000_000))
+    metrics = {}
+    for name, trials in (("scores", as_scores), ("counts", as_counts)):
+        # The target is above 4 of the 5 non-target values: the hull runs from (Pfa 0.2, Pmiss 0) to (0, 1), i.e.
+        # Pfa = 0.2 - 0.2 s and Pmiss = s, equal at s = 1/6.
+        assert lc.eer(trials) == pytest.approx(1 / 6, abs=1e-12), name
+        assert lc.act_dcf(trials, p_target=1e-6) >= 0
+        metrics[name] = np.array([lc.min_cllr(trials), lc.cllr(trials)])
+        assert np.isfinite(metrics[name]).all(), name
+    np.testing.assert_allclose(metrics["counts"], metrics["scores"], rtol=1e-12)
 
 
 @pytest.mark.parametrize("case", [c for c in CASES if "LLRs" in c or "largest" in c or "tied" in c])
