@@ -101,7 +101,7 @@ def main() -> None:
     args = parser.parse_args()
     args.size, args.write = "full", True  # the corpus has one size: publish writes unless --no-write
 
-    rows, methods = [], None
+    rows, methods, loads = [], None, [os.getloadavg()[0]]
     priors = learnt_priors(args.corpus) if LEARNT in args.methods and hasattr(lc.diarization, "PRESETS") else {}
     for kind, fold, folder, row in numbered(CORPORA[args.corpus]):
         name, k, duration = row["recording"], int(row["K"]), float(row["duration"])
@@ -122,7 +122,8 @@ def main() -> None:
             line.append(f"{method} {result.n_clusters:2d} {100 * der:5.1f}%")
         print("  ".join(line), flush=True)
     frame = pd.DataFrame(rows)
-    publish(SECTIONS[args.corpus], section(frame, methods, args.corpus), args)
+    loads.append(os.getloadavg()[0])
+    publish(SECTIONS[args.corpus], section(frame, methods, args.corpus, loads), args)
 
 
 def _commit() -> str:
@@ -133,7 +134,7 @@ def _commit() -> str:
         return "unknown"
 
 
-def section(frame: pd.DataFrame, methods: list[str], corpus: str) -> str:
+def section(frame: pd.DataFrame, methods: list[str], corpus: str, loads: list[float]) -> str:
     what = ("tests/data/diarization_corpus — synthetic espeak-ng conversations as Resemblyzer cosines and PLDA LLR "
             "matrices from a two-covariance model, K = 1..10 (see their SOURCE.txt); the defaults were chosen on it"
             if corpus == "dev" else
@@ -152,7 +153,8 @@ def section(frame: pd.DataFrame, methods: list[str], corpus: str) -> str:
            "whole recording); time of one call.",
            "", f"Machine: {os.cpu_count()} CPUs, {platform.platform()}; python {platform.python_version()}, numpy "
            f"{np.__version__}; llrcore at commit {_commit()}. Methods not in this llrcore are skipped (asked for: "
-           f"{', '.join(METHODS)}; run: {', '.join(methods)}).",
+           f"{', '.join(METHODS)}; run: {', '.join(methods)}). 1-minute load average {loads[0]:.1f} at the start and "
+           f"{loads[1]:.1f} at the end (other work on the machine lengthens the times, not the counts or the DERs).",
            "", "| corpus | method | recordings | K right | mean abs K error | mean DER | median DER | total time [s] |",
            "|---|---|---:|---:|---:|---:|---:|---:|"]
     for (kind, method), g in frame.groupby(["corpus", "method"], sort=False):
