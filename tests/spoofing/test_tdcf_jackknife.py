@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from paths import ROOT
 
 import llrcore as lc
 from llrcore.uncertainty.draws import Draws
 from llrcore.uncertainty.intervals import acceleration, bca_interval
-from paths import ROOT
 
 
 @pytest.fixture(scope="module")
