@@ -14,9 +14,12 @@ them too), the files already read:
 - ``tandem_teer_conventions``: the pooled t-EER of the four CMs in every convention;
 - ``legacy``: the four evaluations judged by the legacy t-DCF, as the page does on a switch of formulation
   (``TandemEvaluation.judged`` where the tree has it, else ``lc.evaluate_tandem`` again);
-- ``page: load the 4 CMs`` and ``page: switch to legacy``: the page's run under Streamlit's AppTest when its button
-  "Load the 4 ASVspoof 2019 LA CMs (eval)" is clicked (caches cleared: reading the file, computing, figures and
-  tables), then when the formulation is switched to legacy (the caches as the click left them).
+- ``bootstrap (20 replicates)``: ``TandemEvaluation.bootstrap(20)`` of the four evaluations, BCa intervals of every
+  row's min t-DCF (the replicates and the grouped jackknife of ``lc.bootstrap_tdcf``);
+- ``page: load the 4 CMs``, ``page: switch to legacy`` and ``page: intervals on (20 replicates)``: the page's run under
+  Streamlit's AppTest when its button "Load the 4 ASVspoof 2019 LA CMs (eval)" is clicked (caches cleared: reading
+  the file, computing, figures and tables), then when the formulation is switched to legacy, then when the interval
+  toggle is switched on with 20 replicates (the caches as the previous action left them).
 
 Also the CPU's ``np.sort`` of 11M float64 (seed 0, best of 3), so that the figures of machines that sort at other
 speeds are read right. Writes the section "## Tandem page (CPU)" of bench/RESULTS.md. A benchmark, not a test.
@@ -80,7 +83,12 @@ def page_actions():
     radio.set_value("legacy").run()
     switch = time.process_time() - start
     assert not at.exception, at.exception
-    return load, switch
+    at.number_input(key="tandem_replicates").set_value(20)
+    start = time.process_time()
+    at.toggle(key="tandem_ci").set_value(True).run()
+    toggle = time.process_time() - start
+    assert not at.exception, at.exception
+    return load, switch, toggle
 
 actions = [page_actions() for _ in range(REPS)]
 print(json.dumps({
@@ -88,8 +96,10 @@ print(json.dumps({
     "sasv_table": best(tables),
     "tandem_teer_conventions": best(lambda: lc.tandem_teer_conventions(evaluations)),
     "legacy": best(legacy),
-    "page: load the 4 CMs": min(load for load, _ in actions),
-    "page: switch to legacy": min(switch for _, switch in actions),
+    "bootstrap (20 replicates)": best(lambda: [e.bootstrap(20) for e in evaluations.values()]),
+    "page: load the 4 CMs": min(load for load, _, _ in actions),
+    "page: switch to legacy": min(switch for _, switch, _ in actions),
+    "page: intervals on (20 replicates)": min(toggle for _, _, toggle in actions),
     "np.sort of 11M": sort}))
 '''
 
@@ -115,7 +125,7 @@ in the two processes.
 | workload | before (s CPU) | after (s CPU) | after / before |
 |---|---:|---:|---:|
 {rows}
-| the four library rows | {total[0]:.3f} | {total[1]:.3f} | {total[1] / total[0]:.2f} |
+| the library rows | {total[0]:.3f} | {total[1]:.3f} | {total[1] / total[0]:.2f} |
 """
     print(text)
     if not args.no_write:

@@ -52,14 +52,18 @@ def add_command(commands) -> None:
     parser.set_defaults(run=run)
 
 
-def _rows(evaluation, args, sasv=None) -> pd.DataFrame:
-    """The tandem's rows (attacks, then pooled) with min t-DCF, t-EER %, min a-DCF (ASV) and, from an SASV file,
-    min a-DCF."""
-    from ..spoofing.sasv import sasv_table
+def _frames(results: dict, args, sasv=None) -> dict[str, pd.DataFrame]:
+    """Each CM's rows (attacks, then pooled) with min t-DCF, t-EER %, min a-DCF (ASV) and, from an SASV file, min
+    a-DCF; the ASV's side of the tables (its t-EER points and min a-DCF per attack) made once for all the CMs."""
+    from ..spoofing.sasv import sasv_table, tandem_asv
 
-    tdcf = evaluation.to_frame()[["attack", "min t-DCF"]]
-    table = sasv_table(evaluation, sasv=sasv, cost_model=args.cost_model, teer_convention=args.teer_convention)
-    return tdcf.merge(table, on="attack", sort=False)
+    side = tandem_asv(next(iter(results.values())), cost_model=args.cost_model, teer_convention=args.teer_convention)
+    frames = {}
+    for name, evaluation in results.items():
+        table = sasv_table(evaluation, sasv=sasv, cost_model=args.cost_model, teer_convention=args.teer_convention,
+                           asv=side)
+        frames[name] = evaluation.to_frame()[["attack", "min t-DCF"]].merge(table, on="attack", sort=False)
+    return frames
 
 
 def _tandems(args) -> tuple[dict[str, Trials], Trials, Trials | None]:
@@ -95,7 +99,7 @@ def run(args) -> str:
         results = {name: evaluate_tandem(trials, asv, by=by, name=name) for name, trials in systems.items()}
     except ValueError as error:  # said with this command's option
         raise ValueError(str(error).replace(NO_ATTACKS, "without --by-attack: the pooled numbers only")) from None
-    frames = {name: _rows(result, args, sasv) for name, result in results.items()}
+    frames = _frames(results, args, sasv)
     summary = pd.DataFrame.from_records([{"system": name, **frame.iloc[-1].drop("attack").to_dict()}
                                          for name, frame in frames.items()]).set_index("system")
     attacks = (pd.concat([frame.assign(system=n) for n, frame in frames.items()]).set_index(["system", "attack"])

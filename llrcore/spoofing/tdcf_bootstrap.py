@@ -11,9 +11,12 @@ interval of the replicates (``method="percentile"``; Efron & Tibshirani, "An int
 ch. 13-14), as :func:`~llrcore.bootstrap` gives for the other metrics (:mod:`llrcore.uncertainty.intervals`). BCa's acceleration
 comes from a grouped jackknife: each of the five classes is a stratum, dealt into blocks
 (:func:`~llrcore.uncertainty.draws.jackknife_blocks`, strata 0 to 4 in the order of the draws under `seed`), and one
-block at a time gets the weight 0, so the jackknife does not sort again either. The draws and the blocks are those of
-:class:`~llrcore.uncertainty.draws.Draws` over the five classes (its module lists them in the order of the random
-numbers).
+block at a time is left out. The draws and the blocks are those of :class:`~llrcore.uncertainty.draws.Draws` over the
+five classes (its module lists them in the order of the random numbers). A block leaves out trials of one class only:
+the other four keep the counts of all the trials, made once, and the block's own class loses, at each threshold, the
+block's trials below it (a step function with one step per trial of the block; for an ASV class, one number). So a
+block costs a few passes over the thresholds, and its value is the minimum t-DCF of the trials it keeps to the last
+bit, as :func:`~llrcore.spoofing.tdcf` gives it (tested).
 
 No replicate sorts again (the rule of :mod:`llrcore.uncertainty.resampling`): the scores are sorted once, and each CM score's
 place among the thresholds of the full curve is found once. A replicate counts how often each place was drawn
@@ -31,7 +34,7 @@ A replicate whose ASV errs so much that the t-DCF has a negative weight or no no
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -39,7 +42,7 @@ import pandas as pd
 
 from .. import parallel
 from ..data.trials import Trials
-from ..uncertainty.draws import Draws
+from ..uncertainty.draws import Draws, jackknife_blocks
 from ..uncertainty.intervals import (
     DEFAULT_METHOD,
     acceleration,
@@ -48,7 +51,7 @@ from ..uncertainty.intervals import (
     percentile_interval,
 )
 from ..uncertainty.resampling import _window, check_replicates
-from .tdcf import tdcf, tdcf_weights
+from .tdcf import TandemDCF, tdcf, tdcf_weights
 
 __all__ = ["TandemBootstrap", "bootstrap_tdcf"]
 
@@ -148,37 +151,94 @@ def bootstrap_tdcf(cm: Trials, asv: Trials, n: int = 1000, level: float = 0.95, 
     method = check_method(method)
     full = tdcf(cm.tar, cm.non, asv.tar, asv.non, asv.spoof, formulation=formulation, cost_model=cost_model,
                 asv_threshold=asv_threshold)
-    cm_places = [np.searchsorted(full.thresholds, np.sort(scores)) for scores in (cm.tar, cm.non)]
-    asv_rejects = [np.sort(scores) < full.asv_threshold for scores in (asv.tar, asv.non, asv.spoof)]
-    classes = [*cm_places, *asv_rejects]
-    draw = Draws([values.size for values in classes], seed)
-
-    def weighted_minimum(weights) -> float:
-        """The minimum t-DCF with each trial of each class counted `weights` times (sorted order)."""
-        bonafide, spoof = (np.bincount(places, weights=w, minlength=full.thresholds.size)
-                           for places, w in zip(cm_places, weights[:2]))
-        (tar, n_tar), (non, n_non), (asv_spoof, n_spoof) = ((np.dot(rejects, w), w.sum())
-                                                             for rejects, w in zip(asv_rejects, weights[2:]))
-        return _minimum(full, bonafide, spoof, tar / n_tar, (n_non - non) / n_non, (n_spoof - asv_spoof) / n_spoof)
-
-    def replicate(drawn) -> float:
-        return weighted_minimum(draw.weights(drawn))
-
+    counted = _Counted(full, cm, asv)
+    draw = Draws(counted.sizes, seed)
     replicates = np.empty(n)
-    in_flight = _window(sum(values.size for values in classes), threads)  # each holds its draws of every trial
-    for i, value in enumerate(parallel.ordered_map(replicate, draw.replicates(n), threads, window=in_flight)):
+    in_flight = _window(sum(counted.sizes), threads)  # each holds its draws of every trial
+    for i, value in enumerate(parallel.ordered_map(counted.replicate, draw.replicates(n), threads, window=in_flight)):
         replicates[i] = value
         if progress is not None:
             progress(i + 1, n)
     accel = None
     if method == "bca":
-        # Each block's weights are made as the pool takes it.
-        strata, jackknife = zip(*parallel.ordered_map(lambda block: (block[0], weighted_minimum(block[1])),
-                                                      draw.jackknife(), threads, window=in_flight))
+        strata, jackknife = zip(*parallel.ordered_map(lambda block: (block[0], counted.left_out(*block)),
+                                                      counted.blocks(seed), threads))
         accel = float(acceleration(np.array(jackknife), np.array(strata)))
     lower, upper = _interval(replicates, full.minimum, accel, level, method)
     return TandemBootstrap(full.formulation, full.minimum, lower, upper, level, replicates, seed, full.asv_threshold,
                            method, accel)
+
+
+class _Counted:
+    """The counts of all the trials that every replicate and every jackknife block starts from.
+
+    Each sorted CM score's place among the thresholds of the full curve (`places`, bona fide then spoofed), and the
+    ASV's ``(rejected, trials)`` of its targets, non-targets and spoofs (`asv`): the sorted ASV scores below the
+    threshold are the first ones of each class, so a draw of index ``i`` is rejected when ``i < rejected``. With all
+    the trials counted, the CM's miss and false-alarm rates at every threshold (`pmiss_cm`, `pfa_cm`) are those of
+    the full curve; a jackknife block leaves out the trials of one class only, so it takes the other four classes'
+    counts from here and counts only what its own block removes.
+    """
+
+    def __init__(self, full: TandemDCF, cm: Trials, asv: Trials):
+        self.full = full
+        self.places = tuple(np.searchsorted(full.thresholds, np.sort(scores)) for scores in (cm.tar, cm.non))
+        self.asv = tuple((int(np.count_nonzero(scores < full.asv_threshold)), scores.size)
+                         for scores in (asv.tar, asv.non, asv.spoof))
+        self.sizes = (cm.tar.size, cm.non.size, *(size for _, size in self.asv))
+        self._at = np.arange(full.thresholds.size)
+        # the bona fide trials below each threshold, and the spoofed ones
+        self._below = tuple(np.searchsorted(places, self._at) for places in self.places)
+        self.pmiss_cm = self._below[0] / cm.tar.size
+        self.pfa_cm = (cm.non.size - self._below[1]) / cm.non.size
+
+    def replicate(self, drawn: tuple[np.ndarray, ...]) -> float:
+        """The minimum t-DCF of the trials drawn at these indices of the five sorted classes."""
+        bonafide, spoof = (np.bincount(places[index], minlength=self._at.size)
+                           for places, index in zip(self.places, drawn[:2]))
+        rejected, spoofed_below = (np.cumsum(counts) - counts for counts in (bonafide, spoof))  # before each place
+        asv = [(np.count_nonzero(index < rejects), size) for index, (rejects, size) in zip(drawn[2:], self.asv)]
+        return self._minimum(asv, rejected / self.sizes[0],
+                             (self.sizes[1] - spoofed_below) / self.sizes[1])
+
+    def blocks(self, seed) -> Iterator[tuple[int, np.ndarray]]:
+        """The jackknife's left-out blocks in the order of :meth:`~llrcore.uncertainty.draws.Draws.jackknife`:
+        ``(stratum, its units in the block, ascending)``, block 0 to the last of stratum 0, then of stratum 1, ..."""
+        for stratum, size in enumerate(self.sizes):
+            dealt = jackknife_blocks(size, seed, stratum)
+            by_block = np.argsort(dealt.astype(np.min_scalar_type(dealt.max())), kind="stable")  # a radix sort
+            yield from ((stratum, members) for members in np.split(by_block, np.cumsum(np.bincount(dealt))[:-1]))
+
+    def left_out(self, stratum: int, members: np.ndarray) -> float:
+        """The minimum t-DCF of all the trials but the `members` (sorted order) of class `stratum`."""
+        kept = self.sizes[stratum] - members.size
+        if stratum >= 2:  # an ASV class: the CM's rates stay those of all the trials
+            asv = list(self.asv)
+            rejects, _ = asv[stratum - 2]
+            asv[stratum - 2] = (rejects - int(np.searchsorted(members, rejects)), kept)
+            return self._minimum(asv, self.pmiss_cm, self.pfa_cm)
+        if kept == 0:
+            return np.nan
+        # the block's trials below each threshold: a step up after each of their places
+        gone = np.repeat(np.arange(members.size + 1), np.diff(self.places[stratum][members], prepend=-1,
+                                                               append=self._at.size - 1))
+        if stratum == 0:
+            return self._minimum(self.asv, (self._below[0] - gone) / kept, self.pfa_cm)
+        above = (self.sizes[1] - self._below[1]) - (members.size - gone)
+        return self._minimum(self.asv, self.pmiss_cm, above / kept)
+
+    def _minimum(self, asv, pmiss_cm: np.ndarray, pfa_cm: np.ndarray) -> float:
+        """The normalised minimum t-DCF at these CM rates, the ASV's ``(rejected, trials)`` per class; NaN where
+        the t-DCF has no meaning (a negative weight, no normaliser, an ASV class left without trials)."""
+        (tar, n_tar), (non, n_non), (spoof, n_spoof) = asv
+        if not (n_tar and n_non and n_spoof):
+            return np.nan
+        c0, c1, c2, default = tdcf_weights(self.full.formulation, self.full.cost_model, tar / n_tar,
+                                           (n_non - non) / n_non, (n_spoof - spoof) / n_spoof)
+        if c1 < 0 or c2 < 0 or not default > 0:
+            return np.nan
+        # the minimum divided rather than the curve: division by a positive number keeps the order, the same bits
+        return float(np.min(c0 + c1 * pmiss_cm + c2 * pfa_cm) / default)
 
 
 def _interval(replicates: np.ndarray, minimum: float, accel: float | None, level: float,
@@ -189,14 +249,3 @@ def _interval(replicates: np.ndarray, minimum: float, accel: float | None, level
         raise ValueError("A BCa interval needs the jackknife of a bootstrap run with method='bca'; this one was run "
                          "with method='percentile'.")
     return bca_interval(replicates, minimum, accel, level)
-
-
-def _minimum(full, bonafide: np.ndarray, spoof: np.ndarray, pmiss_asv: float, pfa_asv: float,
-             pfa_spoof_asv: float) -> float:
-    """The normalised minimum t-DCF of one replicate from how often each place among the thresholds was drawn."""
-    c0, c1, c2, default = tdcf_weights(full.formulation, full.cost_model, pmiss_asv, pfa_asv, pfa_spoof_asv)
-    if c1 < 0 or c2 < 0 or not default > 0:
-        return np.nan
-    rejected = np.cumsum(bonafide) - bonafide  # bona fide scores below each threshold (those before its place)
-    accepted = spoof.sum() - (np.cumsum(spoof) - spoof)  # spoofs at or above it
-    return float(np.min((c0 + c1 * (rejected / bonafide.sum()) + c2 * (accepted / spoof.sum())) / default))
