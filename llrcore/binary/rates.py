@@ -216,12 +216,18 @@ class SortedScores(ScoreCounts):
         """The runs of consecutive unique scores that hold one class only (a unique score holding both is a run of
         its own), as ``(tar_start, non_start)``: where each run begins, and the last run ends, in :attr:`tar` and
         in :attr:`non`. PAV pools each such run first, whatever the weights of its trials."""
-        mixed = (self.tar_counts > 0) & (self.non_counts > 0)
-        starts = np.concatenate([[True], (self.tar_counts[1:] > 0) != (self.tar_counts[:-1] > 0)])
-        starts[1:] |= mixed[1:] | mixed[:-1]
-        first = np.flatnonzero(starts)
-        return (np.append(np.cumsum(np.concatenate([[0], self.tar_counts]))[first], self.n_tar),
-                np.append(np.cumsum(np.concatenate([[0], self.non_counts]))[first], self.n_non))
+        has_tar = self.tar_counts > 0
+        mixed = has_tar & (self.non_counts > 0)
+        starts = np.empty(has_tar.size, dtype=bool)
+        starts[0] = True
+        np.not_equal(has_tar[1:], has_tar[:-1], out=starts[1:])
+        starts[1:] |= mixed[1:]
+        starts[1:] |= mixed[:-1]
+        # The trials below each run's first score, by binary search of the few run starts (not running sums of all
+        # the unique scores' counts: two passes and two copies as long as all the scores).
+        first_score = self.unique[np.flatnonzero(starts)]
+        return (np.append(np.searchsorted(self.tar, first_score, "left"), self.n_tar),
+                np.append(np.searchsorted(self.non, first_score, "left"), self.n_non))
 
     @cached_property
     def costs(self) -> tuple[np.ndarray, np.ndarray]:
