@@ -184,7 +184,8 @@ class SortedScores(ScoreCounts):
 
     def cllr(self) -> float:
         """Cllr in bits of the scores taken as LLRs: ``(mean_tar softplus(-l) + mean_non softplus(l)) / (2 ln 2)``."""
-        return cllr_bits(self.tar, self.non, threads=self.threads)
+        # The costs of a table that keeps them (a bootstrap's, :attr:`costs`) are not worked out again.
+        return cllr_bits(self.tar, self.non, threads=self.threads, costs=self.__dict__.get("costs"))
 
     @cached_property
     def pav(self) -> PAVBlocks:
@@ -359,13 +360,14 @@ def _fraction_below(total):
 
 
 def _cumulative(weights: np.ndarray) -> np.ndarray:
-    """``[0, w0, w0 + w1, ...]`` in float64: the weight below each sorted position, and the total last."""
-    below = np.empty(weights.size + 1)
-    below[0] = 0.0
-    if weights.dtype.kind in "iub":  # whole counts: summed in integers (4x faster than casting each element on the
-        below[1:] = np.cumsum(weights)  # way) and exact, so equal to the float sum while it stays below 2**53
-    else:
-        np.cumsum(weights, out=below[1:])
+    """``[0, w0, w0 + w1, ...]``: the weight below each sorted position, and the total last; in int64 for whole
+    counts (exact: every rate, PAV block and cost divided by them is that of their float64 values, which these
+    integers are below 2**53; summed straight into the result, half the time of summing then casting to float64),
+    else in float64."""
+    whole = weights.dtype.kind in "iub"
+    below = np.empty(weights.size + 1, dtype=np.int64 if whole else np.float64)
+    below[0] = 0
+    np.cumsum(weights, out=below[1:], dtype=below.dtype)
     return below
 
 

@@ -22,12 +22,13 @@ over the left-out blocks j of every stratum k (targets and non-targets are drawn
 of its own, as in Efron's several-sample acceleration; whole groups with ``group_by`` are one stratum), with
 ``theta_(j)`` the metric without block j and ``m_k`` the stratum's number of blocks. The jackknife here is
 **grouped (delete-d)**: each stratum's trials (or groups) are dealt at random into ``m_k = min(count, 40)`` blocks
-and one block at a time is left out, by giving its trials the weight 0 (the trials are re-weighted, never sorted
-again). A delete-one jackknife would cost one evaluation per trial; blocks give the same acceleration for smooth
-metrics at a cost of 40 evaluations per stratum (80 for targets and non-targets), and delete-d jackknives are the
-ones that stay consistent for non-smooth statistics such as quantiles (Shao & Wu 1989). The blocks of stratum k are
-dealt by ``numpy.random.default_rng([seed, 1, k])``, streams apart from the replicates' draws
-(:func:`llrcore.uncertainty.draws.jackknife_blocks`, beside every draw of the bootstrap).
+and one block at a time is left out, by giving its trials the weight 0 (never sorted again: Cllr, actDCF and
+Cprimary of each block in closed form from the block's sums, EER, minDCF and minCllr by one PAV each,
+:mod:`llrcore.uncertainty.jackknife`). A delete-one jackknife would cost one evaluation per trial; blocks give the
+same acceleration for smooth metrics at a cost of 40 PAVs per stratum (80 for targets and non-targets), and delete-d
+jackknives are the ones that stay consistent for non-smooth statistics such as quantiles (Shao & Wu 1989). The
+blocks of stratum k are dealt by ``numpy.random.default_rng([seed, 1, k])``, streams apart from the replicates'
+draws (:func:`llrcore.uncertainty.draws.jackknife_blocks`, beside every draw of the bootstrap).
 
 **Why minDCF needs its own interval.** minDCF is a minimum over thresholds of a cost that, at P_target 0.01 and
 3,000 non-targets, counts about four false alarms (each worth 99 / 3,000). The sample's cost curve sits, at its

@@ -62,8 +62,8 @@ class BlockJackknife:
             labels = [class_labels[class_order] for class_labels, class_order in zip(labels, order)]
         self.members = [block_members(class_labels, n_blocks) for class_labels in labels]
         self.costs = table.costs
-        self.block_costs = [np.array([cost[members].sum() for members in class_members])
-                            for cost, class_members in zip(self.costs, self.members)]
+        self.kept_costs = [_sums_of_the_others(np.array([cost[members].sum() for members in class_members]))
+                           for cost, class_members in zip(self.costs, self.members)]
         run_counts = [np.diff(starts) for starts in table.runs]
         self.run_counts = [counts.astype(np.float64) for counts in run_counts]
         # The run of each sorted trial of each class, so that a block's trials are counted per run in one bincount.
@@ -102,8 +102,8 @@ class LeftOutScores(ScoreCounts):
 
     def cllr(self) -> float:
         """Cllr in bits: each class's sum of costs over the other blocks, over its trials left."""
+        miss, fa = (kept_costs[self._j] for kept_costs in self._jackknife.kept_costs)
         with np.errstate(over="ignore"):
-            miss, fa = (np.delete(block_costs, self._j).sum() for block_costs in self._jackknife.block_costs)
             value = (miss / self.n_tar + fa / self.n_non) / 2
         if np.isinf(value):  # a kept cost is infinite, or a sum overflowed: summed without overflow (as cllr_bits)
             table = self._jackknife.table
@@ -126,3 +126,12 @@ class LeftOutScores(ScoreCounts):
             counts - np.bincount(run_of[out], minlength=counts.size) if out.size else counts
             for counts, run_of, out in zip(jackknife.run_counts, jackknife.run_of, (self._tar_out, self._non_out)))
         return pav_blocks(run_tar, run_non, self.n_tar, self.n_non)
+
+
+def _sums_of_the_others(sums: np.ndarray) -> np.ndarray:
+    """``sum_{i != j} sums_i`` for each j, as the sum of the blocks before j plus that of the blocks after it (costs
+    are never negative: no cancellation, and an infinite cost counts only where its block is kept)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        before = np.concatenate([[0.0], np.cumsum(sums)[:-1]])
+        after = np.concatenate([np.cumsum(sums[::-1])[::-1][1:], [0.0]])
+        return before + after

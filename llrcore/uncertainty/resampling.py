@@ -33,8 +33,9 @@ of threads.
 
 Intervals are BCa intervals by default (bias-corrected and accelerated, Efron 1987; ``method="percentile"`` for
 percentile intervals): the acceleration comes from a grouped (delete-d) jackknife that leaves out one block of trials
-(or of groups) at a time by giving it the weight 0, so the jackknife does not sort again either
-(:mod:`llrcore.uncertainty.intervals`). A minDCF that rests on fewer than 30 misses or false alarms gets the
+(or of groups) at a time by giving it the weight 0, so the jackknife does not sort again either; its means of
+per-trial costs (Cllr, actDCF, Cprimary) come in closed form from per-block sums, its rank metrics from one PAV per
+block (:mod:`llrcore.uncertainty.intervals`, :mod:`llrcore.uncertainty.jackknife`). A minDCF that rests on fewer than 30 misses or false alarms gets the
 out-of-bag bracket: from the percentile interval's lower end to the mean cost, at each replicate's minDCF threshold, of
 the trials that replicate did not draw, plus the replicates' upper spread (one more pass over each replicate's
 weights; ``smooth=True`` gives the smoothed bootstrap's basic interval instead, whose replicates sort again). The
@@ -230,7 +231,7 @@ def bootstrap(trials: Trials, n: int = 1000, level: float = 0.95, group_by: str 
         The P_target values of Cprimary, or a NIST evaluation's name (``"SRE16"``); default SRE'12's.
     method : {"bca", "percentile"}
         BCa intervals (the default: they cover best, see :mod:`llrcore.uncertainty.intervals`), with their grouped jackknife
-        (80 more evaluations, re-weighted), or percentile intervals.
+        (80 more PAVs, no re-weighting: :mod:`llrcore.uncertainty.jackknife`), or percentile intervals.
     smooth : bool, optional
         With ``method="bca"``: True for minDCF's interval from the smoothed bootstrap (its replicates sort again),
         False for BCa. By default (None) the out-of-bag bracket when the minDCF rests on fewer than 30 misses or

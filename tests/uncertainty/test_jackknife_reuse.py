@@ -131,6 +131,14 @@ def test_each_block_left_out_is_the_trials_kept_evaluated_again(decimals, infini
         assert sum(np.isfinite(row[CLLR]) for row in rows) == 1
 
 
+def test_the_estimate_reads_the_costs_the_replicates_keep_and_is_the_plain_analysis():
+    rng = np.random.default_rng(13)
+    tar, non = rng.normal(2, 1.4, 400), rng.normal(-1, 1.2, 3_000)
+    result = lc.bootstrap(lc.Trials(tar, non), n=5, seed=1)
+    plain = lc.evaluate(lc.Trials(tar, non))
+    assert [getattr(result.estimate, m) for m in METRICS] == [getattr(plain, m) for m in METRICS]
+
+
 def test_the_acceleration_of_whole_groups_is_their_jackknife_rebuilt_block_by_block():
     rng = np.random.default_rng(4)
     labels = rng.random(3_000) < 0.15
