@@ -32,7 +32,7 @@ from .costs import cllr_bits, cost_bits, mean_cost_bits, softplus_bits
 from .merge import ScoreMerge
 from .pav import PAVBlocks, fraction_runs, pav_blocks, pav_of_runs
 
-__all__ = ["ClassWeights", "ReweightedScores", "ScoreCounts", "SortedScores"]
+__all__ = ["ReweightedScores", "ScoreCounts", "SortedScores"]
 
 #: Cllr's cost kernels (:mod:`.costs`) and PAV (:mod:`.pav`) lived here until issue 42: a name of theirs not imported
 #: above still answers here for one release, with a DeprecationWarning.
@@ -242,23 +242,19 @@ class SortedScores(ScoreCounts):
         trial in the original order are put in sorted order with it (one argsort per class)."""
         return np.argsort(tar), np.argsort(non)  # tied scores share a run and a cost: their order does not matter
 
-    def reweighted(self, tar_weights: np.ndarray | ClassWeights, non_weights: np.ndarray | ClassWeights, *,
-                   order=None) -> "ReweightedScores":
+    def reweighted(self, tar_weights: np.ndarray, non_weights: np.ndarray, *, order=None) -> "ReweightedScores":
         """The same scores with each trial counted `weight` times: one bootstrap replicate, without sorting.
 
         Parameters
         ----------
-        tar_weights, non_weights : ndarray or ClassWeights
+        tar_weights, non_weights : ndarray
             How many times each target / non-target trial counts (0 leaves it out), in sorted order (that of
-            :attr:`tar` and :attr:`non`), or in the order that `order` picks them from; or a class's weights made
-            once (:class:`ClassWeights`) for many re-weightings that weigh it alike.
+            :attr:`tar` and :attr:`non`), or in the order that `order` picks them from.
         order : (ndarray, ndarray), optional
             For each sorted target and non-target, the index of its weight (e.g. :meth:`trial_order`, for weights
             in the original order of the scores).
         """
         if order is not None:
-            if isinstance(tar_weights, ClassWeights) or isinstance(non_weights, ClassWeights):
-                raise TypeError("ClassWeights are in the sorted order already: give them without order.")
             tar_weights, non_weights = tar_weights[order[0]], non_weights[order[1]]
         return ReweightedScores(self, tar_weights, non_weights)
 
@@ -271,11 +267,9 @@ class ReweightedScores(ScoreCounts):
     is made, so a bootstrap replicate costs about two passes over the trials.
     """
 
-    def __init__(self, table: SortedScores, tar_weights: np.ndarray | ClassWeights,
-                 non_weights: np.ndarray | ClassWeights):
+    def __init__(self, table: SortedScores, tar_weights: np.ndarray, non_weights: np.ndarray):
         self._table = table
-        self._tar = tar_weights if isinstance(tar_weights, ClassWeights) else ClassWeights(tar_weights, table, 0)
-        self._non = non_weights if isinstance(non_weights, ClassWeights) else ClassWeights(non_weights, table, 1)
+        self._tar, self._non = _ClassWeights(tar_weights, table, 0), _ClassWeights(non_weights, table, 1)
         self._tar_weights, self._non_weights = self._tar.weights, self._non.weights
         self._tar_cumulative, self._non_cumulative = self._tar.cumulative, self._non.cumulative
         self.n_tar, self.n_non = self._tar_cumulative[-1], self._non_cumulative[-1]
@@ -312,11 +306,9 @@ class ReweightedScores(ScoreCounts):
         return pav_blocks(run_tar, run_non, self.n_tar, self.n_non)
 
 
-class ClassWeights:
+class _ClassWeights:
     """One class's trial weights, in the order of its sorted scores, with what a re-weighting by them reads: their
-    running sum and (on first use) their weighted sum of Cllr's costs. Made once, it can be shared by many
-    :class:`ReweightedScores` that weigh this class alike (the jackknife blocks that leave out trials of the other
-    class only).
+    running sum and (on first use) their weighted sum of Cllr's costs.
 
     Parameters
     ----------

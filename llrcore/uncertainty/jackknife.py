@@ -19,7 +19,7 @@ nothing is sorted again and no pass over all the trials is made per block.
 The numbers are those of re-weighting the table by the block's weights
 (:meth:`~llrcore.binary.rates.SortedScores.reweighted`, :class:`~llrcore.binary.rates.ReweightedScores`): the same
 whole counts, so the same PAV and the same rates to the last bit; Cllr to rounding (a sum of block sums in place of a
-weighted sum of all the costs; within about 1e-15 relative).
+weighted sum of all the costs).
 
 Reference
 ---------
@@ -61,14 +61,12 @@ class BlockJackknife:
         if order is not None:
             labels = [class_labels[class_order] for class_labels, class_order in zip(labels, order)]
         self.members = [block_members(class_labels, n_blocks) for class_labels in labels]
-        self.costs = table.costs
         self.kept_costs = [_sums_of_the_others(np.array([cost[members].sum() for members in class_members]))
-                           for cost, class_members in zip(self.costs, self.members)]
-        run_counts = [np.diff(starts) for starts in table.runs]
-        self.run_counts = [counts.astype(np.float64) for counts in run_counts]
+                           for cost, class_members in zip(table.costs, self.members)]
+        self.run_counts = [np.diff(starts) for starts in table.runs]
         # The run of each sorted trial of each class, so that a block's trials are counted per run in one bincount.
         self.run_of = [np.repeat(np.arange(counts.size, dtype=np.min_scalar_type(counts.size)), counts)
-                       for counts in run_counts]
+                       for counts in self.run_counts]
 
     def __len__(self) -> int:
         return self.n_blocks
@@ -89,8 +87,8 @@ class LeftOutScores(ScoreCounts):
     def __init__(self, jackknife: BlockJackknife, j: int):
         self._jackknife, self._j = jackknife, j
         self._tar_out, self._non_out = (class_members[j] for class_members in jackknife.members)
-        self.n_tar = float(jackknife.table.n_tar - self._tar_out.size)
-        self.n_non = float(jackknife.table.n_non - self._non_out.size)
+        self.n_tar = jackknife.table.n_tar - self._tar_out.size
+        self.n_non = jackknife.table.n_non - self._non_out.size
 
     def _tar_below(self, thresholds):
         below = np.searchsorted(self._jackknife.table.tar, thresholds, side="left")
@@ -113,8 +111,8 @@ class LeftOutScores(ScoreCounts):
 
     def _kept(self, k: int) -> np.ndarray:
         """The weight of each sorted trial of class `k`: 0 in the block, 1 elsewhere."""
-        out = (self._tar_out, self._non_out)[k]
-        kept = np.ones(self._jackknife.costs[k].size)
+        scores, out = ((self._jackknife.table.tar, self._tar_out), (self._jackknife.table.non, self._non_out))[k]
+        kept = np.ones(scores.size)
         kept[out] = 0
         return kept
 

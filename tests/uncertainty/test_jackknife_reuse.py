@@ -11,7 +11,6 @@ Independent references:
   theta_j)`` per stratum, in numpy (0 where every block gives the same value); the BCa interval from that acceleration;
 - each left-out block's Cllr and actual DCF in plain numpy on the trials kept (``np.logaddexp`` costs, their means,
   the misses and false alarms counted at the Bayes threshold): the re-evaluation the closed form replaces;
-- a class weighed once (``ClassWeights``) against the same weights given as an array, re-weighting the same table;
 - the rule of 30 by brute force: the misses and false alarms at every threshold counted with numpy comparisons, and
   the argsort of all the scores that the counts from the sorted table (per unique score, or per one-class run)
   replace.
@@ -23,7 +22,6 @@ import pandas as pd
 import pytest
 
 import llrcore as lc
-from llrcore.binary.rates import ClassWeights
 from llrcore.uncertainty.draws import Draws
 from llrcore.uncertainty.intervals import bca_interval, min_dcf_errors, run_counts
 from llrcore.uncertainty.jackknife import BlockJackknife
@@ -191,16 +189,3 @@ def test_the_rule_of_30_counts_from_the_sorted_table_are_those_of_every_threshol
     by_counts = min_dcf_errors(tar, non, w_miss, w_fa, counts=(table.tar_counts, table.non_counts))
     by_runs = min_dcf_errors(tar, non, w_miss, w_fa, counts=run_counts(table))
     assert by_counts == by_runs == min_dcf_errors(tar, non, w_miss, w_fa) == (misses[best], false_alarms[best])
-
-
-def test_a_class_weighed_once_reweighs_as_the_array_it_holds():
-    rng = np.random.default_rng(2)
-    table = lc.Trials(rng.normal(1, 1, 200), rng.normal(-1, 1, 900)).sorted
-    ones = np.ones(900, np.int64)
-    shared = ClassWeights(ones, table, 1)
-    for _ in range(3):
-        tar_weights = rng.integers(0, 3, 200)
-        once, again = table.reweighted(tar_weights, shared), table.reweighted(tar_weights, ones.copy())
-        assert [once.eer(), once.cllr(), once.min_cllr()] == [again.eer(), again.cllr(), again.min_cllr()]
-    with pytest.raises(TypeError, match="give them without order"):
-        table.reweighted(np.ones(200, np.int64), shared, order=(np.arange(200), np.arange(900)))
