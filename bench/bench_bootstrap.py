@@ -18,10 +18,18 @@ own subprocess (so its peak memory is its own):
 Data: the calibrated Gaussian LLRs of ``bench_binary.py`` (seed 20240601). Peak memory:
 ``ru_maxrss`` of the worker subprocess above the baseline after imports (the input arrays included).
 
+``--fixed-cost`` measures instead what a short run costs, fixed costs included, in CPU seconds
+(``time.process_time()``, one subprocess with ``LLRCORE_THREADS=1``, so that other work on the machine counts
+little): one ``np.sort`` of all the scores (the machine's sort speed, which the ratios depend on), the full analysis,
+``lc.bootstrap(..., n=10)`` with BCa (its grouped jackknife and the rule of 30 included) and with
+``method="percentile"``, each the best of ``--reps``; a replicate is the mean CPU time between ``progress`` calls of
+the BCa run with the least time.
+
 This is a benchmark, not a test: it prints and records numbers, it asserts nothing. Run::
 
     python bench/bench_bootstrap.py               # full size, 1,000 replicates (~10 min), writes bench/RESULTS.md
     python bench/bench_bootstrap.py --size small  # 100k + 1M, quick check, prints only
+    python bench/bench_bootstrap.py --fixed-cost  # 10 replicates in full analyses, CPU time, prints only
 """
 from __future__ import annotations
 
@@ -44,6 +52,7 @@ RESULTS = Path(__file__).resolve().parent / "RESULTS.md"
 HEADING = "## Bootstrap (1M target + 10M non-target, 1,000 replicates)"
 BOOTSTRAP_SEED = 0
 TOOLS = ("llrcore", "naive", "full")
+FIXED_REPLICATES = 10  # --fixed-cost: the short run whose fixed costs count
 GOAL_RATIO = 0.5  # one replicate / one full analysis from unsorted arrays
 GOAL_BYTES = 1.5e9  # peak memory incl. inputs
 
@@ -121,6 +130,49 @@ def run_full(tar, non, reps: int) -> dict:
     return {"times": times, "best": min(times), "total": min(times)}
 
 
+def run_fixed(tar, non, reps: int) -> dict:
+    """CPU seconds, best of `reps`: np.sort of all the scores, the full analysis, and lc.bootstrap of
+    FIXED_REPLICATES replicates with BCa (with each replicate's CPU time from its progress calls) and percentile."""
+    import llrcore as lc
+
+    def cpu(run) -> float:
+        gc.collect()
+        start = time.process_time()
+        run()
+        return time.process_time() - start
+
+    def sort_all():
+        np.sort(np.concatenate([tar, non]))
+
+    def bca_run() -> tuple[float, float]:
+        stamps: list[float] = []
+        seconds = cpu(lambda: lc.bootstrap(lc.Trials(tar, non), n=FIXED_REPLICATES, seed=BOOTSTRAP_SEED,
+                                           progress=lambda done, n: stamps.append(time.process_time())))
+        return seconds, float(np.mean(np.diff(stamps)))
+
+    record = {"sort": min(cpu(sort_all) for _ in range(reps)),
+              "full": min(cpu(lambda: lc.evaluate(lc.Trials(tar, non))) for _ in range(reps))}
+    record["bca"], record["replicate"] = min(bca_run() for _ in range(reps))
+    record["percentile"] = min(cpu(lambda: lc.bootstrap(lc.Trials(tar, non), n=FIXED_REPLICATES, seed=BOOTSTRAP_SEED,
+                                                         method="percentile")) for _ in range(reps))
+    record["total"] = record["bca"]
+    return record
+
+
+def render_fixed(rec: dict, size: tuple[int, int]) -> str:
+    full = rec["full"]
+    return "\n".join([
+        f"{size[0]:,} + {size[1]:,} trials, CPU seconds, best of the runs, LLRCORE_THREADS=1:",
+        f"- np.sort of all {sum(size):,} scores (float64): {rec['sort']:.3f} s",
+        f"- full analysis (`lc.evaluate(lc.Trials(tar, non))`): {full:.3f} s",
+        f"- lc.bootstrap n={FIXED_REPLICATES}, BCa: {rec['bca']:.2f} s = {rec['bca'] / full:.2f} full analyses",
+        (f"- lc.bootstrap n={FIXED_REPLICATES}, percentile: {rec['percentile']:.2f} s = "
+         f"{rec['percentile'] / full:.2f} full analyses (the jackknife and the rule of 30: about "
+         f"{(rec['bca'] - rec['percentile']) / full:.2f})"),
+        f"- a replicate: {rec['replicate']:.3f} s = {rec['replicate'] / full:.3f} of a full analysis",
+    ]) + "\n"
+
+
 def worker(tool: str, n_tar: int, n_non: int, replicates: int, reps: int, out_path: str) -> None:
     import llrcore  # noqa: F401  (imports before the baseline)
     import llrcore.uncertainty.resampling  # noqa: F401
@@ -136,6 +188,8 @@ def worker(tool: str, n_tar: int, n_non: int, replicates: int, reps: int, out_pa
         record = run_naive(tar, non, replicates)
     elif tool == "full":
         record = run_full(tar, non, reps)
+    elif tool == "fixed":
+        record = run_fixed(tar, non, reps)
     else:
         raise SystemExit(f"unknown tool {tool!r}")
     rss_peak = _maxrss_mib()
@@ -295,6 +349,8 @@ def main(argv=None) -> None:
     parser.add_argument("--reps", type=int, default=3,
                         help="repetitions of the full analysis, best reported (the bootstrap call runs once)")
     parser.add_argument("--tools", default=",".join(TOOLS), help="comma-separated subset of " + ", ".join(TOOLS))
+    parser.add_argument("--fixed-cost", action="store_true",
+                        help=f"{FIXED_REPLICATES} replicates in full analyses, CPU time (module docstring); prints only")
     add_run_options(parser, idle_wait=60.0)
     args = parser.parse_args(argv)
 
@@ -303,6 +359,11 @@ def main(argv=None) -> None:
         return
 
     size = SIZES[args.size]
+    if args.fixed_cost:
+        os.environ["LLRCORE_THREADS"] = "1"  # CPU time of one thread: other work on the machine counts little
+        record = run_tool("fixed", size, FIXED_REPLICATES, args.reps, args.idle_wait)
+        print(render_fixed(record, size) if "failed" not in record else f"failed: {record['failed']}")
+        return
     naive_n = args.naive_replicates or (5 if args.size == "full" else 20)
     tools = [t.strip() for t in args.tools.split(",") if t.strip()]
     command = "python bench/bench_bootstrap.py" + ("" if args.size == "full" else f" --size {args.size}")

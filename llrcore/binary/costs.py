@@ -32,16 +32,17 @@ def softplus_bits(x):
         return np.logaddexp2(0.0, np.asarray(x, dtype=np.float64) / np.log(2))
 
 
-def cllr_bits(tar_llr: np.ndarray, non_llr: np.ndarray, *, threads: int | None = None) -> float:
+def cllr_bits(tar_llr: np.ndarray, non_llr: np.ndarray, *, threads: int | None = None,
+              costs: tuple[np.ndarray, np.ndarray] | None = None) -> float:
     """``(mean_tar log2(1 + e^-l) + mean_non log2(1 + e^l)) / 2``: Cllr in bits of validated LLR arrays.
 
     Finite costs give a finite Cllr whenever it is below the largest float, even when one cost in bits (an LLR beyond
     about 1.2e308) or a sum of costs is not, and whatever infinite LLRs that cost nothing (a target's ``+inf``, a
     non-target's ``-inf``) lie beside them: the costs are then summed without overflow (:func:`mean_cost_bits`). The
     costs are computed on `threads` threads (:mod:`llrcore.parallel`), each mean over the whole array at once, so the
-    value does not depend on their number.
+    value does not depend on their number. `costs`: :func:`cost_bits` of these LLRs, when worked out already.
     """
-    tar_cost, non_cost = cost_bits(tar_llr, non_llr, threads=threads)
+    tar_cost, non_cost = cost_bits(tar_llr, non_llr, threads=threads) if costs is None else costs
     with np.errstate(over="ignore"):
         value = (tar_cost.mean() + non_cost.mean()) / 2
     if np.isinf(value):  # a cost is infinite, or a sum of costs overflowed

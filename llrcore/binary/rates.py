@@ -32,7 +32,7 @@ from .costs import cllr_bits, cost_bits, mean_cost_bits, softplus_bits
 from .merge import ScoreMerge
 from .pav import PAVBlocks, fraction_runs, pav_blocks, pav_of_runs
 
-__all__ = ["ClassWeights", "ReweightedScores", "ScoreCounts", "SortedScores"]
+__all__ = ["ReweightedScores", "ScoreCounts", "SortedScores"]
 
 #: Cllr's cost kernels (:mod:`.costs`) and PAV (:mod:`.pav`) lived here until issue 42: a name of theirs not imported
 #: above still answers here for one release, with a DeprecationWarning.
@@ -184,7 +184,8 @@ class SortedScores(ScoreCounts):
 
     def cllr(self) -> float:
         """Cllr in bits of the scores taken as LLRs: ``(mean_tar softplus(-l) + mean_non softplus(l)) / (2 ln 2)``."""
-        return cllr_bits(self.tar, self.non, threads=self.threads)
+        # The costs of a table that keeps them (a bootstrap's, :attr:`costs`) are not worked out again.
+        return cllr_bits(self.tar, self.non, threads=self.threads, costs=self.__dict__.get("costs"))
 
     @cached_property
     def pav(self) -> PAVBlocks:
@@ -216,12 +217,18 @@ class SortedScores(ScoreCounts):
         """The runs of consecutive unique scores that hold one class only (a unique score holding both is a run of
         its own), as ``(tar_start, non_start)``: where each run begins, and the last run ends, in :attr:`tar` and
         in :attr:`non`. PAV pools each such run first, whatever the weights of its trials."""
-        mixed = (self.tar_counts > 0) & (self.non_counts > 0)
-        starts = np.concatenate([[True], (self.tar_counts[1:] > 0) != (self.tar_counts[:-1] > 0)])
-        starts[1:] |= mixed[1:] | mixed[:-1]
-        first = np.flatnonzero(starts)
-        return (np.append(np.cumsum(np.concatenate([[0], self.tar_counts]))[first], self.n_tar),
-                np.append(np.cumsum(np.concatenate([[0], self.non_counts]))[first], self.n_non))
+        has_tar = self.tar_counts > 0
+        mixed = has_tar & (self.non_counts > 0)
+        starts = np.empty(has_tar.size, dtype=bool)
+        starts[0] = True
+        np.not_equal(has_tar[1:], has_tar[:-1], out=starts[1:])
+        starts[1:] |= mixed[1:]
+        starts[1:] |= mixed[:-1]
+        # The trials below each run's first score, by binary search of the few run starts (not running sums of all
+        # the unique scores' counts: two passes and two copies as long as all the scores).
+        first_score = self.unique[np.flatnonzero(starts)]
+        return (np.append(np.searchsorted(self.tar, first_score, "left"), self.n_tar),
+                np.append(np.searchsorted(self.non, first_score, "left"), self.n_non))
 
     @cached_property
     def costs(self) -> tuple[np.ndarray, np.ndarray]:
@@ -235,23 +242,19 @@ class SortedScores(ScoreCounts):
         trial in the original order are put in sorted order with it (one argsort per class)."""
         return np.argsort(tar), np.argsort(non)  # tied scores share a run and a cost: their order does not matter
 
-    def reweighted(self, tar_weights: np.ndarray | ClassWeights, non_weights: np.ndarray | ClassWeights, *,
-                   order=None) -> "ReweightedScores":
+    def reweighted(self, tar_weights: np.ndarray, non_weights: np.ndarray, *, order=None) -> "ReweightedScores":
         """The same scores with each trial counted `weight` times: one bootstrap replicate, without sorting.
 
         Parameters
         ----------
-        tar_weights, non_weights : ndarray or ClassWeights
+        tar_weights, non_weights : ndarray
             How many times each target / non-target trial counts (0 leaves it out), in sorted order (that of
-            :attr:`tar` and :attr:`non`), or in the order that `order` picks them from; or a class's weights made
-            once (:class:`ClassWeights`) for many re-weightings that weigh it alike.
+            :attr:`tar` and :attr:`non`), or in the order that `order` picks them from.
         order : (ndarray, ndarray), optional
             For each sorted target and non-target, the index of its weight (e.g. :meth:`trial_order`, for weights
             in the original order of the scores).
         """
         if order is not None:
-            if isinstance(tar_weights, ClassWeights) or isinstance(non_weights, ClassWeights):
-                raise TypeError("ClassWeights are in the sorted order already: give them without order.")
             tar_weights, non_weights = tar_weights[order[0]], non_weights[order[1]]
         return ReweightedScores(self, tar_weights, non_weights)
 
@@ -264,11 +267,9 @@ class ReweightedScores(ScoreCounts):
     is made, so a bootstrap replicate costs about two passes over the trials.
     """
 
-    def __init__(self, table: SortedScores, tar_weights: np.ndarray | ClassWeights,
-                 non_weights: np.ndarray | ClassWeights):
+    def __init__(self, table: SortedScores, tar_weights: np.ndarray, non_weights: np.ndarray):
         self._table = table
-        self._tar = tar_weights if isinstance(tar_weights, ClassWeights) else ClassWeights(tar_weights, table, 0)
-        self._non = non_weights if isinstance(non_weights, ClassWeights) else ClassWeights(non_weights, table, 1)
+        self._tar, self._non = _ClassWeights(tar_weights, table, 0), _ClassWeights(non_weights, table, 1)
         self._tar_weights, self._non_weights = self._tar.weights, self._non.weights
         self._tar_cumulative, self._non_cumulative = self._tar.cumulative, self._non.cumulative
         self.n_tar, self.n_non = self._tar_cumulative[-1], self._non_cumulative[-1]
@@ -305,11 +306,9 @@ class ReweightedScores(ScoreCounts):
         return pav_blocks(run_tar, run_non, self.n_tar, self.n_non)
 
 
-class ClassWeights:
+class _ClassWeights:
     """One class's trial weights, in the order of its sorted scores, with what a re-weighting by them reads: their
-    running sum and (on first use) their weighted sum of Cllr's costs. Made once, it can be shared by many
-    :class:`ReweightedScores` that weigh this class alike (the jackknife blocks that leave out trials of the other
-    class only).
+    running sum and (on first use) their weighted sum of Cllr's costs.
 
     Parameters
     ----------
@@ -353,13 +352,14 @@ def _fraction_below(total):
 
 
 def _cumulative(weights: np.ndarray) -> np.ndarray:
-    """``[0, w0, w0 + w1, ...]`` in float64: the weight below each sorted position, and the total last."""
-    below = np.empty(weights.size + 1)
-    below[0] = 0.0
-    if weights.dtype.kind in "iub":  # whole counts: summed in integers (4x faster than casting each element on the
-        below[1:] = np.cumsum(weights)  # way) and exact, so equal to the float sum while it stays below 2**53
-    else:
-        np.cumsum(weights, out=below[1:])
+    """``[0, w0, w0 + w1, ...]``: the weight below each sorted position, and the total last; in int64 for whole
+    counts (exact: every rate, PAV block and cost divided by them is that of their float64 values, which these
+    integers are below 2**53; summed straight into the result, half the time of summing then casting to float64),
+    else in float64."""
+    whole = weights.dtype.kind in "iub"
+    below = np.empty(weights.size + 1, dtype=np.int64 if whole else np.float64)
+    below[0] = 0
+    np.cumsum(weights, out=below[1:], dtype=below.dtype)
     return below
 
 

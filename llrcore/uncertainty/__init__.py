@@ -3,6 +3,7 @@
 - :mod:`.resampling` — ``bootstrap``: intervals of every metric and a DET band, re-weighted, never sorting again.
 - :mod:`.comparison` — ``compare_systems``: a paired bootstrap of two systems on the same trials.
 - :mod:`.paired_words` — such a comparison in words: who did better how often, and what the interval says.
+- :mod:`.jackknife` — the grouped jackknife of BCa's acceleration: each left-out block from its sums and one PAV.
 - :mod:`.intervals` — intervals from replicates: BCa (the default), the smoothed bootstrap of minDCF, percentile.
 - :mod:`.conditions` — one row per condition value and a pooled row, with intervals and the rule of 30.
 

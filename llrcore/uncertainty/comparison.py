@@ -185,14 +185,14 @@ def compare_systems(a: Trials, b: Trials, n: int = 1000, level: float = 0.95, gr
 
     metrics_row = _ReplicateMetrics(op, primary)
 
-    def differences(weights: tuple[np.ndarray, ...]):
-        tar_weights, non_weights = weights
-        metrics_a = metrics_row(_reweighted(tables[0], tar_weights, non_weights, order_a))
-        metrics_b = metrics_row(_reweighted(tables[1], tar_weights, non_weights, order_b))
-        return [vb - va for va, vb in zip(metrics_a, metrics_b)]
+    def differences(counts_a, counts_b):
+        return [vb - va for va, vb in zip(metrics_row(counts_a), metrics_row(counts_b))]
+
+    def replicate(weights: tuple[np.ndarray, ...]):
+        return differences(*(_reweighted(table, *weights, order) for table, order in zip(tables, (order_a, order_b))))
 
     rows = []
-    replicates = parallel.ordered_map(lambda drawn: differences(draw.weights(drawn)), draw.replicates(n), threads,
+    replicates = parallel.ordered_map(lambda drawn: replicate(draw.weights(drawn)), draw.replicates(n), threads,
                                       window=_window(2 * len(a), threads))
     for done, row in enumerate(replicates, start=1):
         rows.append(row)
@@ -201,7 +201,8 @@ def compare_systems(a: Trials, b: Trials, n: int = 1000, level: float = 0.95, gr
     return SystemComparison(a=estimates[0], b=estimates[1],
                             differences=pd.DataFrame(rows, columns=list(BOOTSTRAP_METRICS)), level=level,
                             group_by=group_by, method=method,
-                            acceleration=_acceleration(draw, differences, method, 2 * len(a), threads),
+                            acceleration=_acceleration(draw, list(tables), [order_a, order_b], differences,
+                                                        method, threads),
                             paired_by=pairing.describe())
 
 

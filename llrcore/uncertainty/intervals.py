@@ -22,12 +22,13 @@ over the left-out blocks j of every stratum k (targets and non-targets are drawn
 of its own, as in Efron's several-sample acceleration; whole groups with ``group_by`` are one stratum), with
 ``theta_(j)`` the metric without block j and ``m_k`` the stratum's number of blocks. The jackknife here is
 **grouped (delete-d)**: each stratum's trials (or groups) are dealt at random into ``m_k = min(count, 40)`` blocks
-and one block at a time is left out, by giving its trials the weight 0 (the trials are re-weighted, never sorted
-again). A delete-one jackknife would cost one evaluation per trial; blocks give the same acceleration for smooth
-metrics at a cost of 40 evaluations per stratum (80 for targets and non-targets), and delete-d jackknives are the
-ones that stay consistent for non-smooth statistics such as quantiles (Shao & Wu 1989). The blocks of stratum k are
-dealt by ``numpy.random.default_rng([seed, 1, k])``, streams apart from the replicates' draws
-(:func:`llrcore.uncertainty.draws.jackknife_blocks`, beside every draw of the bootstrap).
+and one block at a time is left out, by giving its trials the weight 0 (never sorted again: Cllr, actDCF and
+Cprimary of each block in closed form from the block's sums, EER, minDCF and minCllr by one PAV each,
+:mod:`llrcore.uncertainty.jackknife`). A delete-one jackknife would cost one evaluation per trial; blocks give the
+same acceleration for smooth metrics at a cost of 40 PAVs per stratum (80 for targets and non-targets), and delete-d
+jackknives are the ones that stay consistent for non-smooth statistics such as quantiles (Shao & Wu 1989). The
+blocks of stratum k are dealt by ``numpy.random.default_rng([seed, 1, k])``, streams apart from the replicates'
+draws (:func:`llrcore.uncertainty.draws.jackknife_blocks`, beside every draw of the bootstrap).
 
 **Why minDCF needs its own interval.** minDCF is a minimum over thresholds of a cost that, at P_target 0.01 and
 3,000 non-targets, counts about four false alarms (each worth 99 / 3,000). The sample's cost curve sits, at its
@@ -118,7 +119,7 @@ __all__ = ["DEFAULT_METHOD", "INTERVAL_METHODS", "RULE_OF_30", "SMOOTHED_METRICS
            "SmoothedKernel", "SmoothedReplicates", "acceleration", "basic_interval", "bca_interval", "check_method",
            "bracket_interval", "empirical_min_dcf", "interval_words", "min_dcf_errors",
            "rests_on_few_errors",
-           "percentile_interval", "smoothed_bootstrap", "smoothed_min_dcf"]
+           "percentile_interval", "run_counts", "smoothed_bootstrap", "smoothed_min_dcf"]
 
 SMOOTHED_METRICS = ("min_dcf",)
 """The metrics whose default interval may be their own (the out-of-bag bracket, or the smoothed bootstrap's)."""
@@ -129,8 +130,9 @@ RULE_OF_30 = 30
 def rests_on_few_errors(tar, non, op, *, counts=None) -> bool:
     """Whether the minDCF of these scores at the operating point `op` rests on fewer than :data:`RULE_OF_30` misses
     or false alarms, where the plain bootstrap of the minimum fails and the out-of-bag bracket is the default.
-    `counts`: the targets and non-targets at each unique score of these scores, sorted already
-    (:class:`~llrcore.binary.rates.SortedScores`' ``tar_counts`` and ``non_counts``), which spares sorting again."""
+    `counts`: the targets and non-targets at each unique score of these scores in ascending order
+    (:class:`~llrcore.binary.rates.SortedScores`' ``tar_counts`` and ``non_counts``), or in each run of unique
+    scores that holds one class (:func:`run_counts`), which spares sorting again."""
     w_miss, w_fa = op.p_target * op.c_miss, (1 - op.p_target) * op.c_fa
     return min(min_dcf_errors(tar, non, w_miss, w_fa, counts=counts)) < RULE_OF_30
 #: The bootstrap interval of :func:`~llrcore.bootstrap` when none is asked for: BCa (bias-corrected and accelerated,
@@ -326,8 +328,20 @@ def _errors_per_threshold(tar: np.ndarray, non: np.ndarray) -> tuple[np.ndarray,
     return np.append(0, np.cumsum(is_tar)[cut]), np.append(non.size, non.size - np.cumsum(~is_tar)[cut])
 
 
+def run_counts(table) -> tuple[np.ndarray, np.ndarray]:
+    """The targets and non-targets in each run of consecutive unique scores that holds one class (a unique score
+    holding both is a run of its own) of the sorted scores `table` (:attr:`~llrcore.binary.rates.SortedScores.runs`).
+
+    Counted per run, :func:`min_dcf_errors` finds the same errors as per unique score, from far fewer thresholds:
+    with ``w_miss, w_fa > 0``, a threshold inside a run of targets costs more than the run's start (more misses, the
+    same false alarms) and one inside a run of non-targets more than the run's end (more false alarms), so the lowest
+    threshold of least cost lies between two runs, or below or above them all."""
+    return np.diff(table.runs[0]), np.diff(table.runs[1])
+
+
 def _errors_of_counts(tar_counts: np.ndarray, non_counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`_errors_per_threshold` from the classes' counts at each unique score, in ascending order."""
+    """:func:`_errors_per_threshold` from the classes' counts at each unique score (or run of them), in ascending
+    order."""
     return (np.append(0, np.cumsum(tar_counts)),
             np.append(non_counts.sum(), non_counts.sum() - np.cumsum(non_counts)))
 

@@ -33,8 +33,9 @@ of threads.
 
 Intervals are BCa intervals by default (bias-corrected and accelerated, Efron 1987; ``method="percentile"`` for
 percentile intervals): the acceleration comes from a grouped (delete-d) jackknife that leaves out one block of trials
-(or of groups) at a time by giving it the weight 0, so the jackknife does not sort again either
-(:mod:`llrcore.uncertainty.intervals`). A minDCF that rests on fewer than 30 misses or false alarms gets the
+(or of groups) at a time by giving it the weight 0, so the jackknife does not sort again either; its means of
+per-trial costs (Cllr, actDCF, Cprimary) come in closed form from per-block sums, its rank metrics from one PAV per
+block (:mod:`llrcore.uncertainty.intervals`, :mod:`llrcore.uncertainty.jackknife`). A minDCF that rests on fewer than 30 misses or false alarms gets the
 out-of-bag bracket: from the percentile interval's lower end to the mean cost, at each replicate's minDCF threshold, of
 the trials that replicate did not draw, plus the replicates' upper spread (one more pass over each replicate's
 weights; ``smooth=True`` gives the smoothed bootstrap's basic interval instead, whose replicates sort again). The
@@ -71,7 +72,7 @@ from scipy.special import ndtr, ndtri
 
 from .. import parallel
 from ..binary.metrics import SRE12_P_TARGETS, BinaryMetrics, evaluate, normalised_bayes_error
-from ..binary.rates import ClassWeights, ReweightedScores, ScoreCounts, SortedScores
+from ..binary.rates import ReweightedScores, ScoreCounts, SortedScores
 from ..data.trials import Trials
 from ..prior import OperatingPoint, as_operating_point, effective_plo, primary_p_targets
 from .draws import Draws
@@ -84,8 +85,10 @@ from .intervals import (
     interval_words,
     percentile_interval,
     rests_on_few_errors,
+    run_counts,
     smoothed_bootstrap,
 )
+from .jackknife import BlockJackknife
 
 __all__ = ["BOOTSTRAP_METRICS", "BootstrapResult", "DETBand", "bootstrap"]
 
@@ -228,7 +231,7 @@ def bootstrap(trials: Trials, n: int = 1000, level: float = 0.95, group_by: str 
         The P_target values of Cprimary, or a NIST evaluation's name (``"SRE16"``); default SRE'12's.
     method : {"bca", "percentile"}
         BCa intervals (the default: they cover best, see :mod:`llrcore.uncertainty.intervals`), with their grouped jackknife
-        (80 more evaluations, re-weighted), or percentile intervals.
+        (80 more PAVs, no re-weighting: :mod:`llrcore.uncertainty.jackknife`), or percentile intervals.
     smooth : bool, optional
         With ``method="bca"``: True for minDCF's interval from the smoothed bootstrap (its replicates sort again),
         False for BCa. By default (None) the out-of-bag bracket when the minDCF rests on fewer than 30 misses or
@@ -255,14 +258,6 @@ def bootstrap(trials: Trials, n: int = 1000, level: float = 0.95, group_by: str 
         estimate = evaluate(trials, p_target=op, name=trials.name, primary=primary)
 
     metrics_row = _ReplicateMetrics(op, primary)
-    # A jackknife block of trials one by one leaves the other class whole: its running sum and Cllr cost, once.
-    whole = None if order is not None or method != "bca" else \
-        [ClassWeights(weights, table, k) for k, weights in enumerate(draw.whole)]
-
-    def metrics(weights: tuple[np.ndarray, np.ndarray]):
-        tar_weights, non_weights = weights if whole is None else \
-            (kept if w is draw.whole[k] else w for k, (w, kept) in enumerate(zip(weights, whole)))
-        return metrics_row(_reweighted(table, tar_weights, non_weights, order))
 
     def replicate(drawn):
         weights = _in_sorted_order(draw.weights(drawn), order)
@@ -280,7 +275,7 @@ def bootstrap(trials: Trials, n: int = 1000, level: float = 0.95, group_by: str 
     return BootstrapResult(estimate=estimate, replicates=pd.DataFrame(rows, columns=list(BOOTSTRAP_METRICS)),
                            level=level, group_by=group_by, n_groups=draw.n_groups,
                            det_band=_det_band(np.array(band), _rocch_pmiss(table), level), method=method,
-                           acceleration=_acceleration(draw, metrics, method, len(trials), threads),
+                           acceleration=_acceleration(draw, [table], [order], metrics_row, method, threads),
                            smoothed=_smoothed(trials, group_by, seed, n, op, threads) if min_dcf_method == "smoothed"
                            else None, held_out=np.array(held_out, dtype=np.float64), min_dcf_method=min_dcf_method)
 
@@ -292,8 +287,7 @@ def _min_dcf_method(method: str, smooth: bool | None, table: SortedScores, op: O
         return None
     if smooth:
         return "smoothed"
-    counts = table.tar_counts, table.non_counts
-    return "bracket" if rests_on_few_errors(table.tar, table.non, op, counts=counts) else None
+    return "bracket" if rests_on_few_errors(table.tar, table.non, op, counts=run_counts(table)) else None
 
 
 def _in_sorted_order(weights: tuple, order) -> tuple[np.ndarray, np.ndarray]:
@@ -311,8 +305,7 @@ def _held_out_min_dcf(table: SortedScores, counts: ScoreCounts | None, tar_weigh
     score, which any threshold in that gap treats alike in the replicate, count as accepted."""
     if counts is None:
         return math.nan
-    out_tar, out_non = tar_weights == 0, non_weights == 0
-    n_tar, n_non = int(np.count_nonzero(out_tar)), int(np.count_nonzero(out_non))
+    n_tar, n_non = (weights.size - int(np.count_nonzero(weights)) for weights in (tar_weights, non_weights))
     if not (n_tar and n_non):
         return math.nan
     cut_tar, cut_non = counts.min_cut(op.plo_eff)
@@ -320,26 +313,39 @@ def _held_out_min_dcf(table: SortedScores, counts: ScoreCounts | None, tar_weigh
     cut_tar = int(np.searchsorted(table.tar, highest, "right"))
     cut_non = int(np.searchsorted(table.non, highest, "right"))
     w_miss, w_fa = op.p_target * op.c_miss, (1 - op.p_target) * op.c_fa
-    misses, false_alarms = np.count_nonzero(out_tar[:cut_tar]), np.count_nonzero(out_non[cut_non:])
+    misses = cut_tar - np.count_nonzero(tar_weights[:cut_tar])
+    false_alarms = non_weights.size - cut_non - np.count_nonzero(non_weights[cut_non:])
     return (w_miss * misses / n_tar + w_fa * false_alarms / n_non) / min(w_miss, w_fa)
 
 
 def _last_drawn(scores: np.ndarray, weights: np.ndarray, stop: int) -> float:
-    """The highest of the sorted `scores` before position `stop` with a weight above 0 (-inf if none)."""
-    drawn = np.flatnonzero(weights[:stop])
-    return float(scores[drawn[-1]]) if drawn.size else -math.inf
+    """The highest of the sorted `scores` before position `stop` with a weight above 0 (-inf if none), looked for
+    backwards in windows that double (a replicate draws about 63 % of the trials: the first window nearly always
+    holds one; not an index of every drawn trial below `stop`)."""
+    window = 64
+    while stop > 0:
+        start = max(stop - window, 0)
+        drawn = np.flatnonzero(weights[start:stop])
+        if drawn.size:
+            return float(scores[start + drawn[-1]])
+        stop, window = start, 2 * window
+    return -math.inf
 
 
-def _acceleration(draw: Draws, metrics, method: str, n_trials: int, threads: int | None) -> dict | None:
-    """BCa's acceleration of each metric from the grouped jackknife of `draw` (:mod:`llrcore.uncertainty.intervals`);
-    `metrics(weights)` gives a row of metrics for per-trial weights. None for percentile intervals."""
+def _acceleration(draw: Draws, tables: list[SortedScores], orders: list, row, method: str,
+                  threads: int | None) -> dict | None:
+    """BCa's acceleration of each metric from the grouped jackknife of `draw` (:mod:`llrcore.uncertainty.intervals`)
+    on the sorted `tables`, whose trials take their blocks through `orders` (:class:`~llrcore.uncertainty.jackknife.
+    BlockJackknife`); ``row(*counts)`` gives a row of metrics for the tables, each without one block (None when that
+    leaves it a class without trials). None for percentile intervals."""
     if method != "bca":
         return None
-    # The blocks' weights are made one at a time, as the pool takes them (all 80 at once could fill the memory).
-    rows = list(parallel.ordered_map(lambda block: (block[0], metrics(block[1])), draw.jackknife(), threads,
-                                     window=_window(n_trials, threads)))
-    strata, values = zip(*rows)
-    return dict(zip(BOOTSTRAP_METRICS, acceleration(np.array(values, dtype=np.float64), np.array(strata))))
+    strata, labels = draw.block_strata(), draw.block_labels()
+    jackknives = [BlockJackknife(table, labels, strata.size, order) for table, order in zip(tables, orders)]
+    rows = parallel.ordered_map(lambda j: row(*(jackknife.left_out(j) for jackknife in jackknives)),
+                                range(strata.size), threads)
+    values = np.array(list(rows), dtype=np.float64)
+    return dict(zip(BOOTSTRAP_METRICS, acceleration(values, strata)))
 
 
 def _smoothed(trials: Trials, group_by, seed: int, n: int, op: OperatingPoint, threads) -> SmoothedReplicates:

@@ -1,5 +1,6 @@
-"""The grouped jackknife of BCa and the rule of 30, made without per-block copies and without sorting again: the same
-numbers to the last bit as the recipe they replace.
+"""The grouped jackknife of BCa and the rule of 30, made without re-weighting every trial per block and without
+sorting again: the numbers of the recipe they replace, to the last bit for every count (EER, minDCF, actDCF,
+minCllr, Cprimary), to 1e-12 relative for Cllr (a difference of sums of costs instead of a weighted sum).
 
 Independent references:
 - the grouped jackknife by hand, as the module docstring of ``llrcore.uncertainty.draws`` deals it: the blocks
@@ -8,10 +9,11 @@ Independent references:
   other), each row of metrics from the sorted trials re-weighted by them, and the acceleration by Efron &
   Tibshirani's (1993, eq. 14.15) grouped formula ``a = sum v^3 / (6 (sum v^2)^1.5)``, ``v_j = (m - 1) / m (mean -
   theta_j)`` per stratum, in numpy (0 where every block gives the same value); the BCa interval from that acceleration;
-- a class weighed once (``ClassWeights``) against the same weights given as an array, re-weighting the same table;
+- each left-out block's Cllr and actual DCF in plain numpy on the trials kept (``np.logaddexp`` costs, their means,
+  the misses and false alarms counted at the Bayes threshold): the re-evaluation the closed form replaces;
 - the rule of 30 by brute force: the misses and false alarms at every threshold counted with numpy comparisons, and
-  the argsort of all the scores that the counts from the sorted table replace.
-These guard a refactoring: they passed before it, and must go on passing bit for bit.
+  the argsort of all the scores that the counts from the sorted table (per unique score, or per one-class run)
+  replace.
 """
 from __future__ import annotations
 
@@ -20,11 +22,21 @@ import pandas as pd
 import pytest
 
 import llrcore as lc
-from llrcore.binary.rates import ClassWeights
-from llrcore.uncertainty.intervals import bca_interval, min_dcf_errors
+from llrcore.uncertainty.draws import Draws
+from llrcore.uncertainty.intervals import bca_interval, min_dcf_errors, run_counts
+from llrcore.uncertainty.jackknife import BlockJackknife
 from llrcore.uncertainty.resampling import _ReplicateMetrics
 
 METRICS = ["eer", "min_dcf", "act_dcf", "cllr", "min_cllr", "cprimary"]
+CLLR = METRICS.index("cllr")
+EXACT = [k for k in range(len(METRICS)) if k != CLLR]  # counts: the same to the last bit
+
+
+def assert_same_rows(rows, expected):
+    """Every count-based metric equal, Cllr within 1e-12 relative (NaN rows alike)."""
+    rows, expected = np.asarray(rows, dtype=np.float64), np.asarray(expected, dtype=np.float64)
+    np.testing.assert_array_equal(rows[:, EXACT], expected[:, EXACT])
+    np.testing.assert_allclose(rows[:, CLLR], expected[:, CLLR], rtol=1e-12, atol=0)
 
 
 def blocks_by_hand(n: int, seed: int, stratum: int) -> np.ndarray:
@@ -76,9 +88,53 @@ def test_the_acceleration_and_intervals_are_the_jackknife_rebuilt_block_by_block
     result = lc.bootstrap(trials, n=40, seed=seed, p_target=op)
     accel = acceleration_by_hand(*jackknife_by_hand(trials, seed, op))
     for k, metric in enumerate(METRICS):
-        assert result.acceleration[metric] == accel[k]
+        assert result.acceleration[metric] == (accel[k] if k in EXACT else pytest.approx(accel[k], rel=1e-12))
         expected = bca_interval(result.replicates[metric], getattr(result.estimate, metric), accel[k], 0.95)
-        assert result.interval(metric, "bca") == expected
+        assert result.interval(metric, "bca") == pytest.approx(expected, rel=1e-12)
+
+
+@pytest.mark.parametrize("decimals, infinite", [(None, False), (1, False), (None, True)])
+def test_each_block_left_out_is_the_trials_kept_evaluated_again(decimals, infinite):
+    rng = np.random.default_rng(11)
+    tar, non = rng.normal(2, 1.4, 150), rng.normal(-1, 1.2, 1_300)
+    if decimals is not None:
+        tar, non = np.round(tar, decimals), np.round(non, decimals)
+    if infinite:  # a target at -inf costs inf: Cllr is inf except without its block
+        tar[7] = -np.inf
+    op = lc.OperatingPoint(0.05)
+    trials = lc.Trials(tar, non)
+    draw = Draws.of(trials, None, 4)
+    jackknife = BlockJackknife(trials.sorted, draw.block_labels(), draw.block_strata().size)
+    metrics = _ReplicateMetrics(op, lc.SRE12_P_TARGETS)
+    rows = [metrics(jackknife.left_out(j)) for j in range(len(jackknife))]
+    by_hand, strata = jackknife_by_hand(trials, 4, op)
+    assert_same_rows(rows, by_hand)
+    assert list(draw.block_strata()) == list(strata)
+    # Cllr and actDCF of the trials kept, evaluated again in plain numpy: the mean cost per class, and the misses and
+    # false alarms at the Bayes threshold -logit(0.05), normalised by min(0.05, 0.95).
+    sorted_tar, sorted_non = np.sort(tar), np.sort(non)
+    j = 0
+    for stratum, size in enumerate((tar.size, non.size)):
+        blocks = blocks_by_hand(size, 4, stratum)
+        for block in range(blocks.max() + 1):
+            kept_tar = sorted_tar[blocks != block] if stratum == 0 else sorted_tar
+            kept_non = sorted_non[blocks != block] if stratum == 1 else sorted_non
+            cllr = (np.mean(np.logaddexp(0, -kept_tar)) + np.mean(np.logaddexp(0, kept_non))) / (2 * np.log(2))
+            threshold = -np.log(0.05 / 0.95)
+            act_dcf = (0.05 * np.mean(kept_tar < threshold) + 0.95 * np.mean(kept_non >= threshold)) / 0.05
+            assert rows[j][CLLR] == pytest.approx(cllr, rel=1e-12)
+            assert rows[j][METRICS.index("act_dcf")] == pytest.approx(act_dcf, rel=1e-12)
+            j += 1
+    if infinite:
+        assert sum(np.isfinite(row[CLLR]) for row in rows) == 1
+
+
+def test_the_estimate_reads_the_costs_the_replicates_keep_and_is_the_plain_analysis():
+    rng = np.random.default_rng(13)
+    tar, non = rng.normal(2, 1.4, 400), rng.normal(-1, 1.2, 3_000)
+    result = lc.bootstrap(lc.Trials(tar, non), n=5, seed=1)
+    plain = lc.evaluate(lc.Trials(tar, non))
+    assert [getattr(result.estimate, m) for m in METRICS] == [getattr(plain, m) for m in METRICS]
 
 
 def test_the_acceleration_of_whole_groups_is_their_jackknife_rebuilt_block_by_block():
@@ -90,8 +146,32 @@ def test_the_acceleration_of_whole_groups_is_their_jackknife_rebuilt_block_by_bl
     op = lc.OperatingPoint(0.1)
     result = lc.bootstrap(trials, n=20, group_by="speaker", seed=6, p_target=op)
     group = trials.metadata["speaker"].to_numpy()[:len(trials)]  # targets first, as the draws number the groups
-    accel = acceleration_by_hand(*jackknife_by_hand(trials, 6, op, group))
-    assert [result.acceleration[m] for m in METRICS] == list(accel)
+    rows, strata = jackknife_by_hand(trials, 6, op, group)
+    accel = acceleration_by_hand(rows, strata)
+    assert [result.acceleration[m] for m in METRICS] == pytest.approx(list(accel), rel=1e-12)
+    assert [result.acceleration[METRICS[k]] for k in EXACT] == list(accel[EXACT])
+
+
+def test_a_paired_comparison_s_acceleration_is_its_jackknife_of_differences_rebuilt_block_by_block():
+    rng = np.random.default_rng(12)
+    tar, non = rng.normal(2, 1.4, 220), rng.normal(-1, 1.2, 1_700)
+    a, b = lc.Trials(tar, non), lc.Trials(tar + rng.normal(0, 0.5, tar.size), non + rng.normal(0, 0.5, non.size))
+    op = lc.OperatingPoint(0.05)
+    comparison = lc.compare_systems(a, b, n=20, seed=3, p_target=op)
+    metrics = _ReplicateMetrics(op, lc.SRE12_P_TARGETS)
+    orders = [(np.argsort(t.tar), np.argsort(t.non)) for t in (a, b)]  # weights per trial in the order given
+    rows, strata = [], []
+    for stratum, size in enumerate((tar.size, non.size)):
+        blocks = blocks_by_hand(size, 3, stratum)
+        for j in range(blocks.max() + 1):
+            weights = [np.ones(tar.size, np.int64), np.ones(non.size, np.int64)]
+            weights[stratum] = (blocks != j).astype(np.int64)
+            values = [metrics(t.sorted.reweighted(*weights, order=order)) for t, order in zip((a, b), orders)]
+            rows.append(np.subtract(values[1], values[0]))
+            strata.append(stratum)
+    accel = acceleration_by_hand(np.array(rows), np.array(strata))
+    assert [comparison.acceleration[m] for m in METRICS] == pytest.approx(list(accel), rel=1e-12)
+    assert [comparison.acceleration[METRICS[k]] for k in EXACT] == list(accel[EXACT])
 
 
 @pytest.mark.parametrize("decimals", [None, 0])
@@ -107,17 +187,5 @@ def test_the_rule_of_30_counts_from_the_sorted_table_are_those_of_every_threshol
     false_alarms = (non[:, None] >= thresholds).sum(axis=0)
     best = np.argmin(w_miss * misses / tar.size + w_fa * false_alarms / non.size)
     by_counts = min_dcf_errors(tar, non, w_miss, w_fa, counts=(table.tar_counts, table.non_counts))
-    assert by_counts == min_dcf_errors(tar, non, w_miss, w_fa) == (misses[best], false_alarms[best])
-
-
-def test_a_class_weighed_once_reweighs_as_the_array_it_holds():
-    rng = np.random.default_rng(2)
-    table = lc.Trials(rng.normal(1, 1, 200), rng.normal(-1, 1, 900)).sorted
-    ones = np.ones(900, np.int64)
-    shared = ClassWeights(ones, table, 1)
-    for _ in range(3):
-        tar_weights = rng.integers(0, 3, 200)
-        once, again = table.reweighted(tar_weights, shared), table.reweighted(tar_weights, ones.copy())
-        assert [once.eer(), once.cllr(), once.min_cllr()] == [again.eer(), again.cllr(), again.min_cllr()]
-    with pytest.raises(TypeError, match="give them without order"):
-        table.reweighted(np.ones(200, np.int64), shared, order=(np.arange(200), np.arange(900)))
+    by_runs = min_dcf_errors(tar, non, w_miss, w_fa, counts=run_counts(table))
+    assert by_counts == by_runs == min_dcf_errors(tar, non, w_miss, w_fa) == (misses[best], false_alarms[best])
