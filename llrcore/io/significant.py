@@ -18,6 +18,8 @@ __all__ = ["format_column", "format_llr"]
 
 _POW10 = 10.0 ** np.arange(23)  # every power of ten up to 10^22 is a float64 exactly
 _POW10_INT = 10 ** np.arange(16, dtype=np.int64)
+#: Mantissas of up to this many digits are rounded with numpy (below 2^53, and exact for numpy's integers).
+_MOST_DIGITS = 15
 #: Positional numbers with more zeros than this after the point (``0.000...0123``) are written by Python.
 _MOST_ZEROS = 20
 
@@ -46,7 +48,7 @@ def format_column(values: np.ndarray, digits: np.ndarray, exponent: np.ndarray) 
         The length of each row's text.
     """
     values, digits = np.asarray(values, np.float64), np.asarray(digits, np.int64)
-    rounded = np.flatnonzero((digits > 0) & np.isfinite(values))
+    rounded = np.flatnonzero((digits > 0) & (digits <= _MOST_DIGITS) & np.isfinite(values))
     d = digits[rounded]
     with np.errstate(all="ignore"):  # where numpy cannot be sure, or overflows, format_llr writes the number
         mantissa, power, ok = _rounded(np.abs(values[rounded]), d)
