@@ -22,21 +22,20 @@ __all__ = ["rewrite_text"]
 #: A decimal of up to this many significant digits reads back as a float that writes back the same (C's DBL_DIG),
 #: so different ones stay different; a score that needs more is written with all its digits (``repr``).
 _EXACT_DIGITS = 15
-_BLOCK = 1 << 20  # rows gathered at a time (bounded temporary memory)
+_ROWS = 1 << 16  # lines spliced at a time (their temporaries stay in the processor's cache)
 _SPACE, _TAB, _QUOTE = ord(" "), ord("\t"), ord('"')
 
 
 def rewrite_text(src: _Source, transform, digits) -> bytes:
     """The bytes of text score file `src` with each score ``s`` replaced by ``transform(s)``; see
     :func:`~llrcore.io.rescore_file` for `digits`."""
-    data = bytes(_text_bytes(src))
-    fields = _Fields(src, np.frombuffer(data, np.uint8))
+    fields = _Fields(src, np.frombuffer(_text_bytes(src), np.uint8))
     column, header = fields.score_column()
     start, end = fields.bounds(column, header)
-    tokens = fields.values(column, header).copy()
+    tokens, lengths = fields.values(column, header)
     if fields.decimal == ",":
         tokens[tokens == ord(",")] = ord(".")
-    scores = _strings(tokens).astype(np.float64)
+    scores = _parsed(tokens, lengths)
     if np.isnan(scores).any():
         raise src.error("the score is NaN; every trial needs a number.",
                         int(fields.lines[int(header) + int(np.argmax(np.isnan(scores)))]) + 1)
@@ -52,7 +51,7 @@ class _Fields:
 
     def __init__(self, src: _Source, arr: np.ndarray):
         self.src, self.arr = src, arr
-        self._values: dict[tuple[int, bool], np.ndarray] = {}
+        self._values: dict[tuple[int, bool], tuple[np.ndarray, np.ndarray]] = {}
         starts, ends, data = data_lines(arr)
         self.lines = np.flatnonzero(data)  # line index (from 0) of each data line
         if not self.lines.size:
@@ -61,9 +60,12 @@ class _Fields:
         self.sep, self.decimal = detect_separator([self.text(i) for i in range(min(50, self.lines.size))])
         self.whitespace = self.sep not in ("\t", ";", ",", "|")
         if self.whitespace:  # a field is a run of characters other than spaces and tabs
-            gap = (arr == _SPACE) | (arr == _TAB) | (arr == ord("\n"))
-            self._field_starts = np.flatnonzero(~gap & np.r_[True, gap[:-1]])
-            self._field_ends = np.flatnonzero(~gap & np.r_[gap[1:], True]) + 1
+            gap = np.ones(arr.size + 2, bool)  # gap[k]: byte k - 1 is a space, tab or line end (or lies outside)
+            np.equal(arr, _SPACE, out=gap[1:-1])
+            gap[1:-1] |= (arr == _TAB) | (arr == ord("\n"))
+            self._field_starts = np.flatnonzero(gap[:-1] & ~gap[1:])
+            self._field_ends = np.flatnonzero(~gap[:-1] & gap[1:])
+            del gap
             self._first = np.searchsorted(self._field_starts, self.starts)
             self.counts = np.searchsorted(self._field_starts, self.ends) - self._first
         else:
@@ -128,21 +130,22 @@ class _Fields:
                                  "header line naming the score column 'score'.", where)
         return scores[0], header
 
-    def values(self, j: int, header: bool) -> np.ndarray:
-        """Field `j` below the header without spaces, tabs and quotes around it, as a matrix of bytes (kept: the
-        score column is read to be chosen, then parsed)."""
+    def values(self, j: int, header: bool) -> tuple[np.ndarray, np.ndarray]:
+        """Field `j` below the header without spaces, tabs and quotes around it, as a matrix of bytes, and the length
+        of each (kept: the score column is read to be chosen, then parsed)."""
         if (j, header) not in self._values:
-            self._values[j, header] = _gather(self.arr, *_strip(self.arr, *self.bounds(j, header), (_QUOTE,)))
+            start, end = _strip(self.arr, *self.bounds(j, header), (_QUOTE,))
+            self._values[j, header] = _gather(self.arr, start, end), end - start
         return self._values[j, header]
 
     def _all_numbers(self, j: int, header: bool) -> bool:
         """Whether field `j` holds a number on every line below the header (:func:`~llrcore.io.text.is_number`)."""
-        tokens = self.values(j, header)
+        tokens, _ = self.values(j, header)
         odd = np.flatnonzero(~_plain_numbers(tokens, ord(self.decimal)))  # inf, nan, or not numbers
         return all(is_number(bytes(tokens[i]).rstrip(b"\0").decode("utf-8"), self.decimal) for i in odd)
 
     def _all_labels(self, j: int, header: bool) -> bool:
-        return bool(np.isin(_strings(self.values(j, header)), [b"0", b"1"]).all())
+        return bool(np.isin(_strings(self.values(j, header)[0]), [b"0", b"1"]).all())
 
 
 def _strip(arr: np.ndarray, start: np.ndarray, end: np.ndarray, chars) -> tuple[np.ndarray, np.ndarray]:
@@ -163,8 +166,8 @@ def _gather(arr: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarray:
     width = max(1, int(lengths.max(initial=0)))
     out = np.zeros((start.size, width), np.uint8)
     places = np.arange(width)
-    for at in range(0, start.size, _BLOCK):
-        rows = slice(at, at + _BLOCK)
+    for at in range(0, start.size, _ROWS):
+        rows = slice(at, at + _ROWS)
         inside = places < lengths[rows, None]
         out[rows][inside] = arr[(start[rows, None] + places)[inside]]
     return out
@@ -173,6 +176,19 @@ def _gather(arr: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarray:
 def _strings(matrix: np.ndarray) -> np.ndarray:
     """The rows of a byte matrix as a numpy bytes array (no copy; trailing zero bytes are not part of a string)."""
     return np.ascontiguousarray(matrix).view(f"S{matrix.shape[1]}").ravel()
+
+
+def _parsed(tokens: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """The numbers written in the rows of a byte matrix (of `lengths` bytes each), parsed by Arrow: correctly
+    rounded (fast_float), as Python's ``float`` parses them, and as fast as the file's bytes are read."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    offsets = np.r_[0, np.cumsum(lengths)]
+    text = tokens[np.arange(tokens.shape[1]) < lengths[:, None]]
+    strings = pa.Array.from_buffers(pa.large_string(), lengths.size, [None, pa.py_buffer(offsets),
+                                                                        pa.py_buffer(text)])
+    return pc.cast(strings, pa.float64()).to_numpy(zero_copy_only=False)
 
 
 #: States of a reading of ``[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?`` (the numbers of is_number but inf and nan),
@@ -212,16 +228,24 @@ def _has_exponent(tokens: np.ndarray) -> np.ndarray:
 def _significant_digits(tokens: np.ndarray) -> np.ndarray:
     """Significant digits of numbers as written (rows of bytes, decimal point ``.``): those of the mantissa,
     trailing zeros included (``-3.07561``: 6, ``2.50``: 3, ``0.0750``: 3, ``1e-3``: 1), the decimals of a zero
-    (``0.000``: 3); 0 for ``inf`` and ``nan``. As ``decimal.Decimal`` counts them: a zero with an exponent is left
-    to it."""
-    exponent = np.logical_or.accumulate((tokens == ord("e")) | (tokens == ord("E")), axis=1)
-    digit = (tokens >= ord("0")) & (tokens <= ord("9")) & ~exponent
-    leading = digit & ~np.logical_or.accumulate(digit & (tokens != ord("0")), axis=1)
-    significant = digit.sum(axis=1) - leading.sum(axis=1)
-    decimals = (digit & np.logical_or.accumulate(tokens == ord("."), axis=1)).sum(axis=1)
+    (``0.000``: 3); 0 for ``inf`` and ``nan``. As ``decimal.Decimal`` counts them (a zero with an exponent is left
+    to it: ``0e-3`` has 3), a block of rows at a time."""
+    blocks = [_significant_block(tokens[at:at + _ROWS]) for at in range(0, tokens.shape[0], _ROWS)]
+    return np.concatenate(blocks or [np.zeros(0, np.int64)])
+
+
+def _significant_block(tokens: np.ndarray) -> np.ndarray:
+    places = np.arange(tokens.shape[1])
+
+    def first(mask):  # the place of the first true in each row (the width where none)
+        return np.where(mask.any(axis=1), mask.argmax(axis=1), tokens.shape[1])[:, None]
+
+    exponent = first((tokens == ord("e")) | (tokens == ord("E")))
+    digit = (tokens >= ord("0")) & (tokens <= ord("9")) & (places < exponent)
+    significant = (digit & (places >= first(digit & (tokens != ord("0"))))).sum(axis=1)
     zero = np.flatnonzero((significant == 0) & digit.any(axis=1))
-    significant[zero] = np.maximum(1, decimals[zero])
-    for i in zero[exponent[zero, -1]]:  # 0e-3 has 3 (Decimal's exponent)
+    significant[zero] = np.maximum(1, (digit & (places > first(tokens == ord(".")))).sum(axis=1)[zero])
+    for i in zero[exponent[zero, 0] < tokens.shape[1]]:
         significant[i] = max(1, -int(Decimal(bytes(tokens[i]).rstrip(b"\0").decode()).as_tuple().exponent))
     return significant
 
@@ -247,32 +271,44 @@ def _written_digits(llrs: np.ndarray, tokens: np.ndarray, digits) -> np.ndarray:
     if digits is None:
         return np.zeros(llrs.size, int)
     wanted = _significant_digits(tokens) if digits == "input" else np.full(llrs.size, digits)
-    finite = np.isfinite(llrs)
-    values, value_of_line = np.unique(llrs[finite], return_inverse=True)
-    most = np.zeros(values.size, int)  # equal new scores are written alike, with the most digits any of them asks
-    np.maximum.at(most, value_of_line, wanted[finite])
-    per_value = np.maximum(most, _digits_to_tell_apart(values))
     out = np.zeros(llrs.size, int)  # inf and nan: repr writes them as the reader reads them
-    out[finite] = np.where(per_value > _EXACT_DIGITS, 0, per_value)[value_of_line]
+    finite = np.flatnonzero(np.isfinite(llrs))
+    if not finite.size:
+        return out
+    order = finite[np.argsort(llrs[finite])]
+    ranked = llrs[order]
+    firsts = np.flatnonzero(np.r_[True, ranked[1:] != ranked[:-1]])  # where each different new score starts
+    most = np.maximum.reduceat(wanted[order], firsts)  # equal new scores are written alike, with the most digits asked
+    per_value = np.maximum(most, _digits_to_tell_apart(ranked[firsts]))
+    out[order] = np.repeat(np.where(per_value > _EXACT_DIGITS, 0, per_value), np.diff(np.r_[firsts, order.size]))
     return out
 
 
 def _splice(arr: np.ndarray, start: np.ndarray, end: np.ndarray, text: np.ndarray, lengths: np.ndarray) -> bytes:
-    """`arr` with each ``arr[start[i]:end[i]]`` replaced by the first ``lengths[i]`` bytes of ``text[i]``."""
-    grown = np.cumsum(lengths - (end - start))
-    out = np.empty(arr.size + (int(grown[-1]) if grown.size else 0), np.uint8)
-    placed = start + np.r_[0, grown[:-1]]  # where each new score starts in the output
+    """`arr` with each ``arr[start[i]:end[i]]`` replaced by the first ``lengths[i]`` bytes of ``text[i]``, a block of
+    rows at a time (the bytes from one block's first score to the next's)."""
+    added = np.r_[0, np.cumsum(lengths - (end - start))]  # bytes added before each score, and in all
+    out = np.empty(arr.size + int(added[-1]), np.uint8)
+    first = np.arange(0, start.size, _ROWS)
+    cuts = np.r_[0, start[first[1:]], arr.size]
+    for row, low, high in zip(first, cuts[:-1], cuts[1:]):
+        rows = slice(row, row + _ROWS)
+        below = added[min(row + _ROWS, start.size)]
+        _splice_block(out[low + added[row]:high + below], arr[low:high], start[rows] - low, end[rows] - low,
+                      text[rows], lengths[rows])
+    return out.tobytes()
+
+
+def _splice_block(out: np.ndarray, arr: np.ndarray, start, end, text, lengths) -> None:
+    placed = start + np.r_[0, np.cumsum(lengths - (end - start))[:-1]]  # where each new score starts in `out`
     new = _spans(out.size, placed, lengths)
     out[~new] = arr[~_spans(arr.size, start, end - start)]
     out[new] = text[np.arange(text.shape[1]) < lengths[:, None]]
-    return out.tobytes()
 
 
 def _spans(size: int, start: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     """A mask of `size` bytes, true at ``start[i] + k`` for ``k < lengths[i]``."""
     mask = np.zeros(size, bool)
-    for at in range(0, start.size, _BLOCK):
-        first, count = start[at:at + _BLOCK], lengths[at:at + _BLOCK]
-        before = np.cumsum(count) - count  # cells of the rows before each row in this block
-        mask[np.repeat(first - before, count) + np.arange(before[-1] + count[-1])] = True
+    before = np.cumsum(lengths) - lengths  # cells of the rows before each row
+    mask[np.repeat(start - before, lengths) + np.arange(int(lengths.sum()))] = True
     return mask

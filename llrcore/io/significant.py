@@ -18,6 +18,7 @@ __all__ = ["format_column", "format_llr"]
 
 _POW10 = 10.0 ** np.arange(23)  # every power of ten up to 10^22 is a float64 exactly
 _POW10_INT = 10 ** np.arange(16, dtype=np.int64)
+_ROWS = 1 << 16  # numbers formatted at a time (their temporaries stay in the processor's cache)
 #: Mantissas of up to this many digits are rounded with numpy (below 2^53, and exact for numpy's integers).
 _MOST_DIGITS = 15
 #: Positional numbers with more zeros than this after the point (``0.000...0123``) are written by Python.
@@ -47,7 +48,17 @@ def format_column(values: np.ndarray, digits: np.ndarray, exponent: np.ndarray) 
     lengths : numpy.ndarray of int64
         The length of each row's text.
     """
-    values, digits = np.asarray(values, np.float64), np.asarray(digits, np.int64)
+    values, digits, exponent = np.asarray(values, np.float64), np.asarray(digits, np.int64), np.asarray(exponent, bool)
+    starts = range(0, values.size, _ROWS)
+    blocks = [_format_block(values[at:at + _ROWS], digits[at:at + _ROWS], exponent[at:at + _ROWS]) for at in starts]
+    text = np.zeros((values.size, max((block.shape[1] for block, _ in blocks), default=1)), np.uint8)
+    for at, (block, _) in zip(starts, blocks):
+        text[at:at + block.shape[0], :block.shape[1]] = block
+    return text, np.concatenate([lengths for _, lengths in blocks] or [np.zeros(0, np.int64)])
+
+
+def _format_block(values: np.ndarray, digits: np.ndarray, exponent: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`format_column` of a block of rows (small enough for its temporaries to stay in the cache)."""
     rounded = np.flatnonzero((digits > 0) & (digits <= _MOST_DIGITS) & np.isfinite(values))
     d = digits[rounded]
     with np.errstate(all="ignore"):  # where numpy cannot be sure, or overflows, format_llr writes the number
@@ -112,25 +123,25 @@ def _compose(negative, mantissa, power, d, positional) -> tuple[np.ndarray, np.n
     places = zeros + d
     point = np.where(positional & (power >= 0), power + 1, 1)  # digits before the decimal point
     has_point = point < places
-    sign = negative.astype(np.int64)
-    lengths = sign + places + has_point + np.where(positional, 0, 4)
-    text = np.zeros((mantissa.size, int(lengths.max(initial=1))), np.uint8)
-    text[np.flatnonzero(negative), 0] = ord("-")
-    dotted = np.flatnonzero(has_point)
-    text[dotted, sign[dotted] + point[dotted]] = ord(".")
+    lengths = negative + places + has_point + np.where(positional, 0, 4)
+    width = int(lengths.max(initial=1))
+    text = np.zeros(mantissa.size * width, np.uint8)
+    at = np.arange(mantissa.size) * width + negative  # where each number's text starts, after its sign
+    text[at[negative] - 1] = ord("-")
+    text[(at + point)[has_point]] = ord(".")
     for i in range(int(zeros.max(initial=0))):
-        rows = np.flatnonzero(zeros > i)
-        text[rows, sign[rows] + i + (i >= point[rows])] = ord("0")
+        rows = zeros > i
+        text[(at + i + (i >= point))[rows]] = ord("0")
     rest = mantissa.copy()
     for k in range(int(d.max(initial=0))):  # the digit of 10^k in the mantissa, from the last
-        rows = np.flatnonzero(d > k)
-        i = zeros[rows] + d[rows] - 1 - k  # its place among the digits written
-        text[rows, sign[rows] + i + (has_point[rows] & (i >= point[rows]))] = ord("0") + rest[rows] % 10
+        i = places - 1 - k  # its place among the digits written
+        rows = d > k
+        text[(at + i + (has_point & (i >= point)))[rows]] = (ord("0") + rest % 10)[rows]
         rest //= 10
-    exp = np.flatnonzero(~positional)
-    at, e = sign[exp] + places[exp] + has_point[exp], power[exp]
-    text[exp, at] = ord("e")
-    text[exp, at + 1] = np.where(e < 0, ord("-"), ord("+"))
-    text[exp, at + 2] = ord("0") + np.abs(e) // 10
-    text[exp, at + 3] = ord("0") + np.abs(e) % 10
-    return text, lengths
+    exp = ~positional
+    e, at = power[exp], (at + places + has_point)[exp]
+    text[at] = ord("e")
+    text[at + 1] = np.where(e < 0, ord("-"), ord("+"))
+    text[at + 2] = ord("0") + np.abs(e) // 10
+    text[at + 3] = ord("0") + np.abs(e) % 10
+    return text.reshape(mantissa.size, width), lengths
