@@ -62,6 +62,12 @@ def test_real_score_files_are_written_as_before(path, digits):
     assert_same_bytes(path.read_bytes(), digits=digits, name=path.name)
 
 
+def test_a_file_of_more_lines_than_a_block_is_written_as_before():
+    """ASVspoof 2019 LA's ASV eval scores: 102,579 lines, more than the 65,536 rows formatted and spliced at once."""
+    path = ASSETS / "asvspoof2019_la" / "ASVspoof2019.LA.asv.eval.gi.trl.scores.txt"
+    assert_same_bytes(path.read_bytes(), name=path.name)
+
+
 def test_a_real_cm_system_gz_and_crlf_are_written_as_before():
     """One CM system of ASVspoof 2019 LA (its key column, one score column) gzip-compressed, and with CRLF line
     ends (both rewrites write LF)."""
