@@ -116,9 +116,9 @@ class _Fields:
                 return named[0], header
         # a column of 0/1 labels is numeric too: it is not the score when another numeric column exists
         scores = [j for j in numeric if not self._all_labels(j, header)] or numeric
-        where = int(self.lines[int(header)]) + 1
         if not scores:
-            raise self.src.error("no column holds only numbers, so there is no score to calibrate.", where)
+            raise self.src.error("no column holds only numbers, so there is no score to calibrate.",
+                                 int(self.lines[int(header)]) + 1)
         where = int(self.lines[0]) + 1
         if len(scores) > 1 and header:
             listed = ", ".join(repr(first[j]) for j in scores)
