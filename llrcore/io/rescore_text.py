@@ -51,7 +51,7 @@ class _Fields:
 
     def __init__(self, src: _Source, arr: np.ndarray):
         self.src, self.arr = src, arr
-        self._values: dict[tuple[int, bool], tuple[np.ndarray, np.ndarray]] = {}
+        self._columns: dict[tuple[int, bool], tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = {}
         starts, ends, data = data_lines(arr)
         self.lines = np.flatnonzero(data)  # line index (from 0) of each data line
         if not self.lines.size:
@@ -59,37 +59,48 @@ class _Fields:
         self.starts, self.ends = starts[self.lines], ends[self.lines]
         self.sep, self.decimal = detect_separator([self.text(i) for i in range(min(50, self.lines.size))])
         self.whitespace = self.sep not in ("\t", ";", ",", "|")
-        if self.whitespace:  # a field is a run of characters other than spaces and tabs
-            gap = np.ones(arr.size + 2, bool)  # gap[k]: byte k - 1 is a space, tab or line end (or lies outside)
-            np.equal(arr, _SPACE, out=gap[1:-1])
-            gap[1:-1] |= (arr == _TAB) | (arr == ord("\n"))
-            self._field_starts = np.flatnonzero(gap[:-1] & ~gap[1:])
-            self._field_ends = np.flatnonzero(~gap[:-1] & gap[1:])
-            del gap
-            self._first = np.searchsorted(self._field_starts, self.starts)
-            self.counts = np.searchsorted(self._field_starts, self.ends) - self._first
-        else:
-            self._separators = np.flatnonzero(arr == ord(self.sep))
-            self._first = np.searchsorted(self._separators, self.starts)
-            self.counts = np.searchsorted(self._separators, self.ends) - self._first + 1
+        blocks = range(0, self.lines.size, _ROWS)
+        self.counts = np.concatenate([self._fields(slice(at, at + _ROWS))[2] for at in blocks])
 
     def text(self, row: int) -> str:
         return bytes(self.arr[self.starts[row]:self.ends[row]]).decode("utf-8")
 
-    def field(self, j: int, rows: slice = slice(None)) -> tuple[np.ndarray, np.ndarray]:
-        """Start and end offsets of field `j` of the data lines `rows` (each of which has more than `j` fields)."""
-        first = self._first[rows]
+    def _fields(self, rows: slice) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """For the data lines `rows` (consecutive): the offsets where fields or separators lie in their bytes, the
+        index of each line's first among them and its number of fields. Whitespace-separated: the start and end of
+        every field (a run of characters other than spaces and tabs), ``(2, k)``; else every separator, ``(1, k)``."""
+        low = self.starts[rows.start]
+        part = self.arr[low:self.ends[min(rows.stop, self.lines.size) - 1]]
         if self.whitespace:
-            return self._field_starts[first + j], self._field_ends[first + j]
-        last = self.counts[rows] - 1
-        start = self.starts[rows] if j == 0 else self._separators[first + j - 1] + 1
-        end = np.where(last == j, self.ends[rows], self._separators[np.minimum(first + j, self._separators.size - 1)])
+            gap = np.ones(part.size + 2, bool)  # gap[k]: byte k - 1 is a space, tab or line end (or lies outside)
+            np.equal(part, _SPACE, out=gap[1:-1])
+            gap[1:-1] |= (part == _TAB) | (part == ord("\n"))
+            marks = np.stack([np.flatnonzero(gap[:-1] & ~gap[1:]), np.flatnonzero(~gap[:-1] & gap[1:])]) + low
+        else:
+            marks = np.flatnonzero(part == ord(self.sep))[None] + low
+        first = np.searchsorted(marks[0], self.starts[rows])
+        return marks, first, np.searchsorted(marks[0], self.ends[rows]) - first + (not self.whitespace)
+
+    def field(self, j: int, rows: slice) -> tuple[np.ndarray, np.ndarray]:
+        """Start and end offsets of field `j` of the data lines `rows` (each of which has more than `j` fields), a
+        block of lines at a time."""
+        bounds = [self._field(j, slice(at, min(at + _ROWS, rows.stop or self.lines.size)))
+                  for at in range(rows.start, rows.stop or self.lines.size, _ROWS)]
+        return np.concatenate([start for start, _ in bounds]), np.concatenate([end for _, end in bounds])
+
+    def _field(self, j: int, rows: slice) -> tuple[np.ndarray, np.ndarray]:
+        marks, first, counts = self._fields(rows)
+        if self.whitespace:
+            return marks[0, first + j], marks[1, first + j]
+        separators = marks[0]
+        start = self.starts[rows] if j == 0 else separators[first + j - 1] + 1
+        end = np.where(counts - 1 == j, self.ends[rows], separators[np.minimum(first + j, separators.size - 1)])
         return start, end
 
     def bounds(self, j: int, header: bool) -> tuple[np.ndarray, np.ndarray]:
         """Offsets of the number in field `j` of every line below the header: the field without the spaces and tabs
         around it (the part a new score replaces)."""
-        return _strip(self.arr, *self.field(j, slice(int(header), None)), (_SPACE, _TAB))
+        return self._column(j, header)[:2]
 
     def _row(self, row: int) -> list[str]:
         """The fields of data line `row`, without the spaces, tabs and quotes around them."""
@@ -132,11 +143,18 @@ class _Fields:
 
     def values(self, j: int, header: bool) -> tuple[np.ndarray, np.ndarray]:
         """Field `j` below the header without spaces, tabs and quotes around it, as a matrix of bytes, and the length
-        of each (kept: the score column is read to be chosen, then parsed)."""
-        if (j, header) not in self._values:
-            start, end = _strip(self.arr, *self.bounds(j, header), (_QUOTE,))
-            self._values[j, header] = _gather(self.arr, start, end), end - start
-        return self._values[j, header]
+        of each."""
+        return self._column(j, header)[2:]
+
+    def _column(self, j: int, header: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """:meth:`bounds` and :meth:`values` of field `j`, found once (the score column is read to be chosen, then
+        parsed and replaced)."""
+        if (j, header) not in self._columns:
+            start, end = _strip(self.arr, *self.field(j, slice(int(header), None)), (_SPACE, _TAB))
+            number_start, number_end = _strip(self.arr, start, end, (_QUOTE,))
+            self._columns[j, header] = (start, end, _gather(self.arr, number_start, number_end),
+                                        number_end - number_start)
+        return self._columns[j, header]
 
     def _all_numbers(self, j: int, header: bool) -> bool:
         """Whether field `j` holds a number on every line below the header (:func:`~llrcore.io.text.is_number`)."""
