@@ -14,7 +14,9 @@ file left out (trials of a score file that are not in its key) is a :class:`Load
   read, written, and joined into binary trials by :func:`read_trials` (format ``"bosaris-h5"``).
 - :mod:`~llrcore.io.multiclass` — multiclass score matrices with labels: tables, npz/npy, Parquet.
 - :mod:`~llrcore.io.diarization` — similarity matrices, Kaldi segments, per-segment labels, RTTM and UEM.
-- :mod:`~llrcore.io.rescore` — a score file rewritten with new scores (e.g. calibrated), in its own format.
+- :mod:`~llrcore.io.rescore` — a score file rewritten with new scores (e.g. calibrated), in its own format
+  (:mod:`~llrcore.io.rescore_text` rewrites a text file's bytes with numpy, :mod:`~llrcore.io.significant` writes
+  the new scores with the digits asked, a column at a time).
 """
 from ._source import LoadError, LoadWarning
 from .bosaris_h5 import read_bosaris_key, read_bosaris_ndx, read_bosaris_scores

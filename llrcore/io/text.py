@@ -27,6 +27,7 @@ __all__ = [
     "TextFile",
     "clean_name",
     "columns_phrase",
+    "data_lines",
     "detect_separator",
     "drop_blank_and_comments",
     "is_number",
@@ -264,9 +265,9 @@ def detect_separator(lines: list[str]) -> tuple[str, str]:
     return WHITESPACE, "."
 
 
-def drop_blank_and_comments(body: bytes, lineno0: int) -> tuple[bytes, np.ndarray]:
-    """Remove blank and comment lines (vectorised); return the remaining bytes and their line numbers."""
-    arr = np.frombuffer(body, np.uint8)
+def data_lines(arr: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Start and end offsets of the lines of text `arr` (bytes as ``uint8``, lines ended by ``\\n``, the end excluded)
+    and which are data lines: neither blank nor comments (first character that is not a space or a tab ``#``)."""
     newlines = np.flatnonzero(arr == 10)
     starts = np.concatenate([[0], newlines + 1])
     ends = np.concatenate([newlines, [arr.size]])
@@ -280,6 +281,13 @@ def drop_blank_and_comments(body: bytes, lineno0: int) -> tuple[bytes, np.ndarra
     blank = first >= ends
     keep = ~blank
     keep[~blank] = arr[first[~blank]] != ord("#")
+    return starts, ends, keep
+
+
+def drop_blank_and_comments(body: bytes, lineno0: int) -> tuple[bytes, np.ndarray]:
+    """Remove blank and comment lines (vectorised); return the remaining bytes and their line numbers."""
+    arr = np.frombuffer(body, np.uint8)
+    starts, ends, keep = data_lines(arr)
     lines = lineno0 + np.flatnonzero(keep)
     dropped = np.flatnonzero(~keep)
     if dropped.size == 0:

@@ -3,6 +3,7 @@
 Independent references: the library's functions on the same files (``lc.eer``, ``lc.fit_affine``, ...), and for
 the digits of calibrated scores the decimal module's rounding of the exact calibrated value.
 """
+import gzip
 import json
 import subprocess
 import sys
@@ -201,6 +202,13 @@ def test_calibrate_keeps_every_line_and_only_replaces_the_score(tmp_path, capsys
         source, label, score = old.split()
         assert new.split()[:2] == [source, label]  # ASVspoof columns kept, spoof trials too
         _assert_rounded(new.split()[2], affine(float(score)), score)
+
+
+def test_calibrate_to_a_gz_file_writes_the_same_lines_compressed(tmp_path):
+    plain, packed = tmp_path / "calibrated.txt", tmp_path / "calibrated.txt.gz"
+    for out in (plain, packed):
+        assert main(["calibrate", str(ASV_DEV), "--apply-to", str(ASV_EVAL), "-o", str(out)]) == 0
+    assert gzip.decompress(packed.read_bytes()) == plain.read_bytes()
 
 
 def test_calibrate_writes_each_score_with_the_digits_of_the_score_it_replaces(tmp_path):
