@@ -3,6 +3,7 @@ several commands take (the operating point, conditions and bootstrap, calibratio
 from __future__ import annotations
 
 import argparse
+import gzip
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -32,6 +33,14 @@ def load_systems(paths, key, sources: dict | None = None, metadata=None):
             if sources is not None:
                 sources[name] = Path(path).name
     return systems
+
+
+def write_scores(path: str | Path, data: bytes) -> Path:
+    """Write the bytes of a score file a command made, gzip-compressed when the name ends in ``.gz`` (at gzip's own
+    default level: level 9 took 2.3x as long for a file 0.6 % smaller, bench/bench_calibrate_cli.py)."""
+    output = Path(path)
+    output.write_bytes(gzip.compress(data, compresslevel=6) if output.suffix.lower() == ".gz" else data)
+    return output
 
 
 def one_system(path, key):

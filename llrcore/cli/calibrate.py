@@ -9,7 +9,7 @@ import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ._options import add_calibration_options, digits_option, one_system, probability, scoring_rule
+from ._options import add_calibration_options, digits_option, one_system, probability, scoring_rule, write_scores
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -68,13 +68,6 @@ def _check_files(args) -> None:
         _check_output_suffix(Path(args.apply_to), Path(args.output))
 
 
-def _write(path: str, data: bytes) -> Path:
-    output = Path(path)
-    # gzip's own default level: level 9 took 2.3x as long for a file 0.6 % smaller (bench/bench_calibrate_cli.py)
-    output.write_bytes(gzip.compress(data, compresslevel=6) if output.suffix.lower() == ".gz" else data)
-    return output
-
-
 #: The kinds of saved calibration that calibrate one score column, and those of them that read the trials' metadata.
 ONE_COLUMN, WITH_METADATA = ("affine", "pav", "quality", "conditional"), ("quality", "conditional")
 
@@ -89,7 +82,7 @@ def _apply(args, calibration) -> Path:
         transform = lambda scores: calibration.llrs(scores, table)  # noqa: E731 (one line, as rescore_file calls it)
     else:
         transform = calibration
-    return _write(args.output, rescore_file(args.apply_to, transform, digits=args.digits))
+    return write_scores(args.output, rescore_file(args.apply_to, transform, digits=args.digits))
 
 
 def _outcome(args, to_json) -> str:

@@ -3,10 +3,18 @@ evaluation scores, and compare the fusion with each system calibrated alone; sav
 from __future__ import annotations
 
 import argparse
-import gzip
 from pathlib import Path
 
-from ._options import RULES, add_operating_point, load_systems, operating_point, positive, probability, scoring_rule
+from ._options import (
+    RULES,
+    add_operating_point,
+    load_systems,
+    operating_point,
+    positive,
+    probability,
+    scoring_rule,
+    write_scores,
+)
 from ._text import text_table
 
 #: How the text tables print a column; other numbers with 4 decimals, counts whole.
@@ -78,9 +86,7 @@ def run(args) -> str:
     evaluation = load_systems(args.apply_to, args.key)
     op = operating_point(args)
     result = fuse(dev, evaluation, rule=rule, plo=plo, regularisation=args.regularisation, p_target=op)
-    output = Path(args.output)
-    data = result.scores_frame().to_csv(sep="\t", index=False).encode()
-    output.write_bytes(gzip.compress(data) if output.suffix.lower() == ".gz" else data)
+    output = write_scores(args.output, result.scores_frame().to_csv(sep="\t", index=False).encode())
     saved = []
     if args.save:
         Path(args.save).write_text(result.calibrator_json(), encoding="utf-8")

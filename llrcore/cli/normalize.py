@@ -2,11 +2,10 @@
 written in the file's own format, with the metrics before and after."""
 from __future__ import annotations
 
-import gzip
 from pathlib import Path
 
 from .._choices import NORMALIZATION_METHODS as METHODS
-from ._options import add_operating_point, digits_option, one_system, operating_point
+from ._options import add_operating_point, digits_option, one_system, operating_point, write_scores
 from ._text import text_table
 
 #: The columns printed before and after: normalised scores are not LLRs, so the discrimination metrics.
@@ -60,9 +59,7 @@ def run(args) -> str:
             raise ValueError(f"{Path(args.scores).name} must be a 'model test score' file with one trial a line.")
         return normalize_pairs(pairs["model"], pairs["test"], scores, enrol, test, **options)
 
-    data = rescore_file(args.scores, transform, digits=args.digits)
-    output = Path(args.output)
-    output.write_bytes(gzip.compress(data) if output.suffix.lower() == ".gz" else data)
+    output = write_scores(args.output, rescore_file(args.scores, transform, digits=args.digits))
     op = operating_point(args)
     results = [evaluate(t.sorted, p_target=op, name=label) for label, t in (("before", before), ("after", after))]
     table = metrics_table(results, eer_percent=True)[SHOWN]
