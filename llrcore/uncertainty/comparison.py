@@ -189,7 +189,9 @@ def compare_systems(a: Trials, b: Trials, n: int = 1000, level: float = 0.95, gr
         return [vb - va for va, vb in zip(metrics_row(counts_a), metrics_row(counts_b))]
 
     def replicate(weights: tuple[np.ndarray, ...]):
-        return differences(*(_reweighted(table, *weights, order) for table, order in zip(tables, (order_a, order_b))))
+        tar_weights, non_weights = weights
+        return differences(*(_reweighted(table, tar_weights, non_weights, order)
+                             for table, order in zip(tables, (order_a, order_b))))
 
     rows = []
     replicates = parallel.ordered_map(lambda drawn: replicate(draw.weights(drawn)), draw.replicates(n), threads,
