@@ -212,7 +212,7 @@ class _Run:
 
     def _reseed(self, R: np.ndarray) -> np.ndarray:
         while R.shape[1] < self.min_clusters:
-            R = split_least_coherent(self.vb.D, R)
+            R = split_least_coherent(self.vb.D, R, self.vb.bisections)
             self.reseeds += 1
         return R
 

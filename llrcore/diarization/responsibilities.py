@@ -14,7 +14,7 @@ import numpy as np
 import scipy.linalg
 
 __all__ = ["one_hot", "occupied", "has_empty_cluster", "compact", "merge_columns", "split_least_coherent",
-           "hard_partition"]
+           "bisect", "hard_partition"]
 
 
 def one_hot(labels: np.ndarray, smoothing: float = 0.05) -> np.ndarray:
@@ -57,36 +57,27 @@ def merge_columns(A: np.ndarray, l: int, m: int) -> np.ndarray:
     return merged
 
 
-def split_least_coherent(D: np.ndarray, R: np.ndarray) -> np.ndarray:
+def split_least_coherent(D: np.ndarray, R: np.ndarray, bisections: dict | None = None) -> np.ndarray:
     """One cluster more: the hard cluster whose bisection gains most is split in two (a new column of R).
 
-    Each cluster (of the most probable assignments) with two segments or more is bisected by the sign of the
-    leading eigenvector of its centred block of scores (spectral bisection: the two halves score high within and
-    low across), at the median of that vector when the sign does not split it. The gain of a bisection is
-    ``n_a n_b / n * (mean score within the halves - mean score across)``, Ward-like: a large cluster merging two
-    voices gains most. The responsibilities of the chosen cluster's column are shared out between the halves, so
-    rows still sum to one; columns are reordered by expected size (the stick-breaking order).
+    Each cluster (of the most probable assignments) with two segments or more is bisected by :func:`bisect`. The
+    responsibilities of the chosen cluster's column are shared out between the halves, so rows still sum to one;
+    columns are reordered by expected size (the stick-breaking order). `bisections`: a memo of :func:`bisect` by
+    member set, kept by the caller for one `D` (a fit splits the same clusters again on every re-seed and run).
     """
     hard = np.argmax(R, axis=1)
     best: tuple[float, int | None, np.ndarray | None] = (-np.inf, None, None)  # gain, cluster, second half
     for c in range(R.shape[1]):
         members = np.flatnonzero(hard == c)
-        m = members.size
-        if m < 2:
+        if members.size < 2:
             continue
-        block = D[np.ix_(members, members)].astype(np.float64)  # zero diagonal
-        centred = block - block.sum() / (m * (m - 1))
-        np.fill_diagonal(centred, 0.0)
-        vector = scipy.linalg.eigh(centred, subset_by_index=[m - 1, m - 1])[1][:, 0]
-        side = vector > 0
-        if side.all() or not side.any():
-            side = vector > np.median(vector)
-        if side.all() or not side.any():  # nothing tells them apart: halves in order
-            side = np.arange(m) < m // 2
-        a, b = members[side], members[~side]
-        within = (block[np.ix_(side, side)].sum() + block[np.ix_(~side, ~side)].sum()) / max(
-            a.size * (a.size - 1) + b.size * (b.size - 1), 1)
-        gain = a.size * b.size / m * (within - block[np.ix_(side, ~side)].mean())
+        key = members.tobytes()
+        found = bisections.get(key) if bisections is not None else None
+        if found is None:
+            found = bisect(D, members)
+            if bisections is not None:
+                bisections[key] = found
+        gain, b = found
         if gain > best[0] or best[1] is None:
             best = (gain, c, b)
     _, split, b = best
@@ -96,6 +87,30 @@ def split_least_coherent(D: np.ndarray, R: np.ndarray) -> np.ndarray:
     R = np.column_stack([R, np.where(moved, R[:, split], 0.0)])
     R[moved, split] = 0.0
     return R[:, np.argsort(-R.sum(axis=0), kind="stable")]
+
+
+def bisect(D: np.ndarray, members: np.ndarray) -> tuple[float, np.ndarray]:
+    """The spectral bisection of one cluster and its gain: (gain, the members of the second half).
+
+    The cluster is cut by the sign of the leading eigenvector of its centred block of scores (the two halves score
+    high within and low across), at the median of that vector when the sign does not split it. The gain is
+    ``n_a n_b / n * (mean score within the halves - mean score across)``, Ward-like: a large cluster merging two
+    voices gains most.
+    """
+    m = members.size
+    block = D[np.ix_(members, members)].astype(np.float64)  # zero diagonal
+    centred = block - block.sum() / (m * (m - 1))
+    np.fill_diagonal(centred, 0.0)
+    vector = scipy.linalg.eigh(centred, subset_by_index=[m - 1, m - 1])[1][:, 0]
+    side = vector > 0
+    if side.all() or not side.any():
+        side = vector > np.median(vector)
+    if side.all() or not side.any():  # nothing tells them apart: halves in order
+        side = np.arange(m) < m // 2
+    a, b = members[side], members[~side]
+    within = (block[np.ix_(side, side)].sum() + block[np.ix_(~side, ~side)].sum()) / max(
+        a.size * (a.size - 1) + b.size * (b.size - 1), 1)
+    return float(a.size * b.size / m * (within - block[np.ix_(side, ~side)].mean())), b
 
 
 def hard_partition(R: np.ndarray) -> tuple:

@@ -74,6 +74,8 @@ class VariationalBlockModel:
         self.D = z.astype(dtype)  # the precision of the products (model.PRODUCT_DTYPE says why float32)
         np.fill_diagonal(self.D, 0.0)
         self.D2 = self.D * self.D
+        #: responsibilities.bisect by member set: a fit bisects the same clusters again on every re-seed and run
+        self.bisections: dict = {}
         self.N = z.shape[0]
         self.beta = float(beta)
         self.within_prior = within_prior

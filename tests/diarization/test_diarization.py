@@ -628,6 +628,30 @@ def test_segment_times_turn_on_the_chain_and_share_out_overlapping_windows(es200
         lc.cluster_similarity(es2005a, "bayes", min_speech=-1.0)
 
 
+def test_a_split_bisects_the_cluster_of_two_voices_and_a_memo_changes_nothing(es2005a):
+    """split_least_coherent on ES2005a's PLDA LLRs with two reference speakers pooled in one cluster: the spectral
+    bisection gains most there and cuts it along the speakers; the memo of bisections that a fit keeps gives the same
+    responsibilities (one entry per cluster of two segments or more), and a second call reads it."""
+    from llrcore.diarization.responsibilities import one_hot, split_least_coherent
+
+    speakers = np.unique(es2005a.reference, return_inverse=True)[1]
+    pooled = np.where(speakers == 1, 0, speakers)  # the first two speakers as one cluster
+    D = np.asarray(es2005a.scores, dtype=np.float64).copy()
+    np.fill_diagonal(D, 0.0)
+    R = one_hot(pooled, smoothing=0.0)
+    plain = split_least_coherent(D, R)
+    memo: dict = {}
+    assert np.array_equal(split_least_coherent(D, R, memo), plain)
+    assert len(memo) == np.unique(pooled).size
+    assert np.array_equal(split_least_coherent(D, R, memo), plain)
+    reversed_gains = {key: (-gain, half) for key, (gain, half) in memo.items()}  # read, not recomputed:
+    assert not np.array_equal(split_least_coherent(D, R, reversed_gains), plain)  # another cluster is split
+    halves = [set(np.flatnonzero(np.argmax(plain, axis=1) == c)) for c in range(plain.shape[1])]
+    first, second = set(np.flatnonzero(speakers == 0)), set(np.flatnonzero(speakers == 1))
+    for speaker in (first, second):  # each half is mostly one speaker
+        assert max(len(speaker & half) for half in halves) >= 0.9 * len(speaker)
+
+
 def _corpus_scores(method: str, *, learnt: bool = False) -> pd.DataFrame:
     """Every recording of the development corpus clustered with nothing given, scored as bench_diarization_corpus.py
     scores it (pyannote.metrics, collar 0.25 s per side, overlap ignored, UEM the whole recording). `learnt`: with
