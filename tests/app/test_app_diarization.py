@@ -9,6 +9,7 @@ import io
 
 import numpy as np
 import pytest
+import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 import llrcore as lc
@@ -28,9 +29,8 @@ def metric(at: AppTest, label: str) -> str:
     return next(m.value for m in at.metric if m.label == label)
 
 
-@pytest.fixture(scope="module")
-def clustered() -> AppTest:
-    """The page on the demo after one press of Cluster (shared: clustering the demo takes a few seconds)."""
+def _clustered() -> AppTest:
+    """The page on the demo after one press of Cluster."""
     at = AppTest.from_file(APP, default_timeout=120)
     at.run()
     at.switch_page(PAGE).run()
@@ -40,11 +40,22 @@ def clustered() -> AppTest:
 
 
 @pytest.fixture(scope="module")
-def compared(clustered) -> AppTest:
-    """The same page after the comparison with the other methods was asked for."""
-    clustered.button(key="diar_compare").click().run()
-    assert not problems(clustered)
-    return clustered
+def clustered() -> AppTest:
+    """The page after Cluster, shared by the tests that only read it (clustering the demo takes a few seconds).
+    The server's store of clusterings is emptied first: a session that compared the methods on the demo before
+    this one (`compared`, when pytest-xdist's worksteal runs its tests first) would have them shown at once."""
+    st.cache_resource.clear()
+    return _clustered()
+
+
+@pytest.fixture(scope="module")
+def compared() -> AppTest:
+    """The page after Cluster and the comparison with the other methods: a session of its own, so that the tests of
+    `clustered` see the page before the comparison whichever runs first (pytest-xdist's worksteal reorders them)."""
+    at = _clustered()
+    at.button(key="diar_compare").click().run()
+    assert not problems(at)
+    return at
 
 
 def test_page_opens_on_the_demo_and_waits_for_the_button():
