@@ -142,6 +142,11 @@ def _result_key(loaded: LoadedMatrix, method: str, settings_: Settings) -> tuple
     return loaded.id, method, tuple(sorted(settings_.options(method).items()))
 
 
+def comparison_key(record: LoadedMatrix, settings_: Settings) -> tuple:
+    """The other methods' results for these settings as the store keys them: what a session asks to compare."""
+    return tuple(_result_key(record, m, settings_) for m in OTHER_METHODS)
+
+
 def cached_results(record: LoadedMatrix, settings_: Settings) -> dict:
     """method -> ClusteringResult of the methods already clustered with these settings."""
     store = _store()

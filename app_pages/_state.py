@@ -237,6 +237,9 @@ TANDEM_COST = Choices("tandem_cost_{}")
 MC_UPLOAD, MC_SET, CC_UPLOAD = Key("mc_upload"), Choice("mc_set"), Key("cc_upload")
 DIAR_UPLOAD, DIAR_SET, DIAR_PRIOR = Key("diar_upload"), Choice("diar_set"), Choice("diar_prior")
 DIAR_COLLAR, DIAR_SKIP_OVERLAP = Choice("diar_collar"), Choice("diar_skip_overlap")
+#: Diarization: the comparisons with the other methods this session asked for (``_diarization.comparison_key``); the
+#: results are shared by the server's sessions, but a session shows them once it has asked.
+DIAR_COMPARED = Key("diar_compared", set)
 #: Diarization's "Several recordings": the corpus in use ``(data key, description, matrices)`` and its results.
 DIAR_CORPUS, DIAR_CORPUS_RESULTS = Key("diar_corpus"), Key("diar_corpus_results", dict)
 #: Diarization: the priors learnt on "Several recordings" by corpus data key, and the prior file uploaded on "One

@@ -29,6 +29,7 @@ from app_pages._diarization import (
     Settings,
     cached_results,
     comparison,
+    comparison_key,
     prior_file,
     run_clustering,
     scoring_section,
@@ -274,22 +275,25 @@ def preview(record: LoadedMatrix) -> None:
 
 
 def compare_on_demand(record: LoadedMatrix, chosen: Settings, results: dict) -> dict:
-    """Until the other methods have run on these settings: one line on what they would add and the button that runs
-    them. Returns the results, with theirs once run."""
+    """Until this session has asked for the other methods on these settings: one line on what they would add and the
+    button that runs them (at once when another session has). Returns the results to show: the Bayesian model's
+    alone until asked."""
+    asked, key = _state.DIAR_COMPARED.get(), comparison_key(record, chosen)
     missing = [m for m in OTHER_METHODS if m not in results]
-    if not missing:
+    if key in asked and not missing:
         return results
     prompt = st.empty()
     with prompt.container():
-        names = [METHOD_NAMES[m] for m in missing]
-        others = " and ".join([", ".join(names[:-1]), names[-1]] if len(names) > 1 else names)
+        names = [METHOD_NAMES[m] for m in OTHER_METHODS]
+        others = " and ".join([", ".join(names[:-1]), names[-1]])
         beside = " and VBx's full system" if record.system is not None else ""
         st.markdown(f"**Compare** with {others}: their speakers, DER and time beside the "
                     f"{METHOD_NAMES[DEFAULT_METHOD]}{beside}, and which answer to trust here (a few seconds more).")
         run = st.button("Compare with the other methods", icon=":material/compare_arrows:", key="diar_compare")
     if not run:
-        return results
+        return {DEFAULT_METHOD: results[DEFAULT_METHOD]}
     prompt.empty()
+    asked.add(key)
     run_clustering(record, chosen, missing)
     return cached_results(record, chosen)
 

@@ -9,7 +9,6 @@ import io
 
 import numpy as np
 import pytest
-import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 import llrcore as lc
@@ -41,10 +40,7 @@ def _clustered() -> AppTest:
 
 @pytest.fixture(scope="module")
 def clustered() -> AppTest:
-    """The page after Cluster, shared by the tests that only read it (clustering the demo takes a few seconds).
-    The server's store of clusterings is emptied first: a session that compared the methods on the demo before
-    this one (`compared`, when pytest-xdist's worksteal runs its tests first) would have them shown at once."""
-    st.cache_resource.clear()
+    """The page after Cluster, shared by the tests that only read it (clustering the demo takes a few seconds)."""
     return _clustered()
 
 
@@ -98,6 +94,19 @@ def test_the_comparison_adds_the_other_methods_and_the_advice(compared):
     assert table["DER"].idxmin() == "Bayesian block model"
     assert any(i.value.startswith("**Which answer to trust here: Bayesian block model.**") for i in at.info)
     assert not any(m.value.startswith("**Compare**") for m in at.markdown)  # the prompt is gone
+
+
+def test_another_sessions_comparison_is_shown_once_this_session_asks(compared):
+    """The results are shared by the server's sessions (the store), what a page shows is what its session asked for:
+    after another session compared the methods, a new one sees the Bayesian model alone after Cluster, and the
+    comparison at once when it asks (the other methods are not run again: the same table, their times included)."""
+    at = _clustered()
+    assert not any("Which answer to trust here" in i.value for i in at.info)
+    assert at.segmented_control(key="diar_show").options == ["Bayesian block model"]
+    at.button(key="diar_compare").click().run()
+    assert not problems(at)
+    assert any(i.value.startswith("**Which answer to trust here: Bayesian block model.**") for i in at.info)
+    assert at.dataframe[0].value.equals(compared.dataframe[0].value)
 
 
 def test_every_figure_tab_of_every_method_draws(compared):
