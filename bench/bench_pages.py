@@ -23,16 +23,14 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
-
-from _results import write_section
+from _results import sort_seconds, write_section
 
 ROOT = Path(__file__).resolve().parents[1]
 SECTION = "## Every page on the demo data (CPU)"
 GOAL = 2.0  # seconds, issue 45: any page action on demo data
 CLUSTER_GOAL = 3.0  # seconds, issue 45: the Diarization page's default Cluster on the demo
 sys.path.insert(0, str(ROOT))
-from app_pages._pages import PAGES  # noqa: E402  (the app's own list of pages, from the repository root)
+from app_pages._pages import PAGES
 
 WORKLOAD = r'''
 import json, logging, sys, time
@@ -90,7 +88,7 @@ def main() -> None:
         rows.append(f"| {spec.title} | {times['first run']:.2f} | {times['rerun']:.2f} | {cluster} |")
         print(rows[-1], flush=True)
     load.append(os.getloadavg()[0])
-    sort_seconds = _sort_speed()
+    sort_time = sort_seconds()
     text = f"""{SECTION}
 
 `python bench/bench_pages.py --reps {args.reps}`: each page of the app under Streamlit's AppTest on the demo data, in
@@ -98,7 +96,7 @@ a fresh process after the Home page: its first run (its own analysis computed), 
 the button "Cluster" (the Bayesian model on the demo recording; the other methods wait for their own button). CPU
 seconds (`time.process_time`, every thread), best of {args.reps} processes; {time.strftime("%Y-%m-%d %H:%M UTC",
 time.gmtime())}, 1-minute load average {load[0]:.1f} at the start and {load[1]:.1f} at the end on 2 cores; this
-machine's `np.sort` of 11M float64: {sort_seconds:.2f} s.
+machine's `np.sort` of 11M float64: {sort_time:.2f} s.
 
 | page | first run [s CPU] | rerun [s CPU] | Cluster [s CPU] |
 |---|---:|---:|---:|
@@ -112,17 +110,6 @@ objects here; the browser's drawing of them is not counted.
     print(text)
     if not args.no_write:
         write_section(SECTION, text)
-
-
-def _sort_speed() -> float:
-    """Seconds of one ``np.sort`` of 11M float64 here (best of 3): the figures of different CPUs read side by side."""
-    scores = np.random.default_rng(0).normal(size=11_000_000)
-    times = []
-    for _ in range(3):
-        start = time.process_time()
-        np.sort(scores)
-        times.append(time.process_time() - start)
-    return min(times)
 
 
 if __name__ == "__main__":
