@@ -41,12 +41,12 @@ def run(n_tar: int, n_non: int, repeats: int) -> dict:
     upload_seconds = time.perf_counter() - start
     assert not at.exception, [e.value for e in at.exception]
     at.switch_page("app_pages/evaluate.py")
-    at.session_state["eval_systems"] = ["big"]
     start = time.perf_counter()
     at.run()
     first_seconds = time.perf_counter() - start
     assert not at.exception, [e.value for e in at.exception]
-    assert at.session_state["eval_systems"] == ["big"], "the uploaded system is not the one shown"
+    assert "big" in at.multiselect(key="eval_systems").value, "the uploaded system is not among those shown"
+    at.multiselect(key="eval_systems").set_value(["big"]).run()  # the operating point's reruns: this system alone
     times = []
     for p_target in np.geomspace(0.5, 0.001, repeats):
         at.number_input(key="op_p_target").set_value(float(p_target))
@@ -74,7 +74,7 @@ The Evaluate page of the real app under Streamlit's AppTest (no browser), with o
 | step | wall time [s] |
 |---|---:|
 | upload and parse (Data page) | {result['upload']:.2f} |
-| first Evaluate render (sort and PAV once, all figures of the open tab) | {result['first']:.2f} |
+| first Evaluate render (the upload beside the demo systems: sort and PAV once, all figures of the open tab) | {result['first']:.2f} |
 | rerun after changing P_target (median of {len(result['reruns'])}: {reruns}) | {float(np.median(result['reruns'])):.2f} |
 
 Goal: a rerun after an operating-point change well under a second — nothing is re-sorted and no PAV is re-run
