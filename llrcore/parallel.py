@@ -266,16 +266,25 @@ def _bounds(size: int, parts: int) -> np.ndarray:
 
 
 def _sort_chunk(task) -> None:
-    """Copy one chunk with ``-0.0`` read as ``0.0`` (``x + 0.0``) and sort it in place."""
+    """Copy one chunk (floats with ``-0.0`` read as ``0.0``: ``x + 0.0``) and sort it in place."""
     source, target = task
-    np.add(source, 0.0, out=target)
+    if target.dtype.kind == "f":
+        np.add(source, 0.0, out=target)
+    else:
+        target[...] = source
     target.sort()
 
 
-def sort(values: np.ndarray, threads: int | None = None) -> np.ndarray:
-    """``np.sort`` of a 1-d float64 array on several threads; ``-0.0`` is read as ``0.0``.
+def _sorted_dtype(values: np.ndarray) -> np.dtype:
+    """The dtype :func:`sort_classes` sorts `values` in: integers as they are, anything else as float64."""
+    return values.dtype if values.dtype.kind in "iu" else np.dtype(np.float64)
 
-    The result equals ``np.sort(values + 0.0)`` bit for bit whatever the number of threads.
+
+def sort(values: np.ndarray, threads: int | None = None) -> np.ndarray:
+    """``np.sort`` of a 1-d float64 (or integer) array on several threads; ``-0.0`` is read as ``0.0``.
+
+    The result equals ``np.sort(values + 0.0)`` (integers: ``np.sort(values)``) bit for bit whatever the number of
+    threads.
     """
     return sort_classes([values], threads)[0][0]
 
@@ -295,7 +304,8 @@ def sort_classes(classes: Sequence[np.ndarray], threads: int | None = None, *, r
     Parameters
     ----------
     classes : sequence of ndarray
-        1-d float64 arrays (e.g. target and non-target scores).
+        1-d float64 arrays (e.g. target and non-target scores), or 1-d integer arrays (sorted as they are; whether
+        chunks pay is the floats' answer: numpy vectorises the sorts of both, or of neither).
     threads : int, optional
         See :func:`thread_count`.
     ranges : callable, optional
@@ -314,14 +324,14 @@ def sort_classes(classes: Sequence[np.ndarray], threads: int | None = None, *, r
     """
     total = sum(int(values.size) for values in classes)
     parts = workers_for(total, threads)
-    output = [np.empty(values.size) for values in classes]
+    output = [np.empty(values.size, _sorted_dtype(values)) for values in classes]
     if parts == 1:
         for values, target in zip(classes, output):
             _sort_chunk((values, target))
         return output, ([] if ranges is None else [ranges(output, [0] * len(output))])
     if chunked is None:  # below the probe's size either way takes little time: no need to measure
         chunked = chunks_pay(parts) if total >= SORT_PROBE or chunks_pay.cache_info().currsize else True
-    runs = [np.empty(values.size) for values in classes]
+    runs = [np.empty(values.size, _sorted_dtype(values)) for values in classes]
     chunks = [_bounds(values.size, max(1, min(parts, values.size // MIN_PARALLEL)) if chunked else 1)
               for values in classes]
     tasks = [(values[a:b], run[a:b]) for values, run, bounds in zip(classes, runs, chunks)
@@ -349,16 +359,17 @@ def sort_classes(classes: Sequence[np.ndarray], threads: int | None = None, *, r
     return output, ([] if ranges is None else results)
 
 
-#: Values of the probe :func:`chunks_pay` sorts (16 MB: long enough for the threads to pay off). It is measured at a
-#: process's first sort at least as long: its six sorts of the probe cost, once, about what a sort of 12M values does.
-SORT_PROBE = 1 << 21
+#: Values of the probe :func:`chunks_pay` sorts (4 MB: long enough for the threads to pay off). It is measured at a
+#: process's first sort at least as long: its four sorts of the probe cost, once, about what a sort of 1.5M values
+#: does, which a process's first analysis or file pays.
+SORT_PROBE = 1 << 19
 
 
 @functools.lru_cache(maxsize=None)
 def chunks_pay(parts: int) -> bool:
     """Whether :func:`sort_classes` on `parts` threads sorts faster in chunks merged by range than whole arrays.
 
-    Measured once per process and number of threads, best of three each, on :data:`SORT_PROBE` normal values: the
+    Measured once per process and number of threads, best of two each, on :data:`SORT_PROBE` normal values: the
     answer depends on whether numpy's sort is vectorised on this CPU (the chunks' merge is not), which is known by
     trying, never by the CPU's name. Either way the sorted arrays are the same, bit for bit.
     """
@@ -366,7 +377,7 @@ def chunks_pay(parts: int) -> bool:
 
     def best(chunked: bool) -> float:
         times = []
-        for _ in range(3):
+        for _ in range(2):
             start = time.perf_counter()
             sort_classes([probe], parts, chunked=chunked)
             times.append(time.perf_counter() - start)

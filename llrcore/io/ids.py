@@ -27,7 +27,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..parallel import map_tasks, workers_for
+from ..parallel import map_tasks, sort, workers_for
 from .fast import categorical, categorical_of, compact_categories, memory_pool
 from .metadata import take_rows
 
@@ -349,16 +349,15 @@ _BLOCK = 1 << 18
 
 def sorted_with_rows(numbers: np.ndarray, bits: int) -> np.ndarray:
     """The high bits of `numbers` (all but the low `bits`), each with its row number shifted left by one (the free
-    lowest bit marks a file in a join) in the low bits, sorted: an argsort's answer from numpy's plain, vectorised
-    sort of integers. In place: `numbers` becomes the answer (no memory allocated afresh, which the kernel would
-    zero). ``bits >= len(numbers).bit_length() + 1``."""
+    lowest bit marks a file in a join) in the low bits, sorted: an argsort's answer from numpy's plain sort of
+    integers, on every core (:func:`~llrcore.parallel.sort`; `numbers` is overwritten on the way).
+    ``bits >= len(numbers).bit_length() + 1``."""
     packed = numbers
     packed &= ~np.uint64((1 << bits) - 1)
     for start in range(0, len(packed), _BLOCK):
         block = packed[start:start + _BLOCK]
         block |= np.arange(2 * start, 2 * (start + len(block)), 2, dtype=np.uint64)
-    packed.sort()
-    return packed
+    return sort(packed)
 
 
 def equal_neighbours(packed: np.ndarray, bits: int) -> np.ndarray:

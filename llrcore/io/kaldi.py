@@ -87,7 +87,7 @@ class TrialList:
     @cached_property
     def sorted_numbers(self) -> np.ndarray:
         """The pairs' numbers' high bits, sorted, each with its row in its low :attr:`row_bits` bits
-        (:func:`~llrcore.io.ids.sorted_with_rows`, in the numbers' own memory): the repeats of one file and its join
+        (:func:`~llrcore.io.ids.sorted_with_rows`, on every core): the repeats of one file and its join
         with another use this one sort."""
         return sorted_with_rows(self.numbers(), self.row_bits)
 

@@ -63,6 +63,18 @@ def test_parallel_sort_is_np_sort_bit_for_bit(small_chunks, size, threads):
         assert_same_bits(parallel.sort(values, threads), np.sort(values + 0.0))  # round() makes -0.0: read as 0.0
 
 
+@pytest.mark.parametrize("chunked", [True, False])
+@pytest.mark.parametrize("threads", THREADS)
+def test_parallel_sort_of_integers_is_np_sort(small_chunks, chunked, threads):
+    """64-bit integers (the readers' pair numbers, row numbers in their low bits) keep their dtype and sort as numpy
+    sorts them, large ones and repeats included."""
+    rng = np.random.default_rng(threads)
+    for values in (rng.integers(0, 2**64 - 1, 4099, dtype=np.uint64, endpoint=True),
+                   rng.integers(0, 7, 1001, dtype=np.uint64) << np.uint64(60), rng.integers(-5, 5, 2048)):
+        result = parallel.sort_classes([values], threads, chunked=chunked)[0][0]
+        assert result.dtype == values.dtype and np.array_equal(result, np.sort(values))
+
+
 @pytest.mark.parametrize("threads", THREADS)
 def test_parallel_sort_of_infinities_and_signed_zeros(small_chunks, threads):
     rng = np.random.default_rng(3)
