@@ -4,11 +4,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Self
 
 RESULTS = Path(__file__).resolve().parent / "RESULTS.md"
 
@@ -43,6 +45,37 @@ def machine_line() -> str:
                 if line.startswith("model name")), "an unnamed CPU") if Path("/proc/cpuinfo").exists() else "a CPU"
     return (f"This machine: {cpu}, {os.cpu_count()} CPUs; its `np.sort` of 11M float64 on one thread: "
             f"{sort_seconds():.2f} s (the yardstick for figures measured on other CPUs).")
+
+
+class OtherJobs:
+    """The share of the machine's CPUs that other processes used while the ``with`` block ran (:attr:`share`, 0-1):
+    all CPU time the system counted (``/proc/stat``) less this process's and its waited-for children's. A benchmark's
+    own load raises the load average it reads at its end; this tells whether anything else ran."""
+
+    share: float = 0.0
+
+    @staticmethod
+    def _now() -> tuple[float, float, float]:
+        fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+        busy = (sum(fields) - fields[3] - fields[4]) / os.sysconf("SC_CLK_TCK")  # all but idle and iowait
+        own = sum(getattr(resource.getrusage(who), field) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)
+                  for field in ("ru_utime", "ru_stime"))
+        return busy, own, time.perf_counter()
+
+    def __enter__(self) -> Self:
+        self.start = self._now()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        (busy0, own0, wall0), (busy1, own1, wall1) = self.start, self._now()
+        self.share = max(0.0, (busy1 - busy0) - (own1 - own0)) / max((wall1 - wall0) * (os.cpu_count() or 1), 1e-9)
+
+    def words(self) -> str:
+        """What the share says of the times."""
+        if self.share < 0.1:
+            return f"other processes used {100 * self.share:.0f} % of the CPUs meanwhile (a quiet machine)"
+        return (f"other processes used {100 * self.share:.0f} % of the CPUs meanwhile (the times are noisy, their "
+                "ratio less so)")
 
 
 def write_section(heading: str, text: str) -> None:

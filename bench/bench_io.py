@@ -31,7 +31,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from _results import RESULTS, write_section
+from _results import RESULTS, OtherJobs, write_section
 
 SECTION = "## Reading score files"
 LARGE_SECTION = "## Reading a 50M-line score file"
@@ -121,11 +121,11 @@ print(json.dumps(dict(times=times, cpu=cpu, peak_mib=peak_kib / 1024, result=tex
 """
 
 
-def quiet_or_not(load: float) -> str:
-    """What the load says of the times: a quiet machine, or other jobs sharing the CPUs."""
-    if load < 0.5 * (os.cpu_count() or 1):
-        return " (a quiet machine)"
-    return " (other jobs were running: the times are noisy, their ratio less so)"
+def _commit(tree: Path) -> str:
+    """The commit a tree given as ``--before`` holds (a git worktree), or its path."""
+    done = subprocess.run(["git", "-C", str(tree), "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                          check=False)
+    return done.stdout.strip() or str(tree)
 
 
 def make_files(rows: int, folder: Path, four_only: bool = False) -> dict[str, Path]:
@@ -225,8 +225,9 @@ def compare(args, files: dict[str, Path]) -> None:
     sides = {"pyarrow": ("pyarrow", None), "pyarrow-system": ("pyarrow-system", None), "llrcore": ("llrcore", None)}
     if args.before is not None:
         sides["before"] = ("llrcore", args.before)
-    results = interleaved(sides, files, args.repeats)
-    steps = measure("steps", files, 1)["result"]
+    with OtherJobs() as others:
+        results = interleaved(sides, files, args.repeats)
+        steps = measure("steps", files, 1)["result"]
     end_load = os.getloadavg()[0]
     # pyarrow at its best here: its own allocator (mimalloc) or the system's, whichever parsed faster in this run (on
     # this virtual machine mimalloc's fresh 2 MiB pages cost up to a second of system time at some hours, not others)
@@ -247,9 +248,10 @@ def compare(args, files: dict[str, Path]) -> None:
     cpu_ratio = min(results["llrcore"]["cpu"]) / min(results[floor_side]["cpu"])
     verdict = "; ".join([f"time {'met' if ratio <= 4 else 'not met'} ({ratio:.1f}x; in CPU time {cpu_ratio:.1f}x)",
                          f"memory {'met' if peak <= 1536 else 'not met'} ({peak:,.0f} MiB)"])
-    if max(load, end_load) >= 0.5 * (os.cpu_count() or 1):
+    if others.share >= 0.1:
         verdict += (" — on a busy machine, where pyarrow cannot have a second core to itself as on an idle one: the "
                     "wall ratio of a run on a quiet machine is the one that counts")
+    before_words = "" if args.before is None else (f" (\"before\": `--before` a tree of {_commit(args.before)})")
     step_rows = "\n".join(f"| {what} | {t:.2f} | {t / floor:.2f}x |" for what, t in zip(STEPS, steps))
     reading, metrics = sum(steps[:4]), sum(steps[4:])
     text = f"""{SECTION}
@@ -259,8 +261,8 @@ Three files of {args.rows:,} lines ({size:,.0f} MiB in all), seeded: a Kaldi/BOS
 shuffled order, and a four-column file `model test score label` (shuffled); 10 % targets. Each side in its own
 subprocess, once per round, the sides in turn (so that a changing load meets them alike), best of {args.repeats} rounds,
 the highest peak resident memory (VmHWM) of a run. Machine: {os.cpu_count()} CPUs, load average {load:.1f} at the start
-and {end_load:.1f} at the end{quiet_or_not(max(load, end_load))}.
-Measured {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}. Reproduce: `python bench/bench_io.py`.
+and {end_load:.1f} at the end (this benchmark's own load included); {others.words()}.
+Measured {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}. Reproduce: `python bench/bench_io.py`{before_words}.
 
 | what | best [s] | all [s] | / pyarrow | CPU [s] | peak [MiB] |
 |---|---:|---:|---:|---:|---:|
@@ -286,9 +288,9 @@ pyarrow's best above):
 Of these steps' {reading + metrics:.2f} s, {metrics:.2f} s ({metrics / floor:.1f}x pyarrow's parse on their own) are the three
 metrics: the first sort of 2 x 5M scores, in the binary engine, which this benchmark does not change; the reading
 takes {reading:.2f} s ({reading / floor:.1f}x). pyarrow parses on every core; of the reading's steps the parse, the
-pair numbers and the join's check of the ids use both, and the rest (the bytes checked, the numbers' sorts and
-merge, the labels, the Trials) run on one: so on an idle machine the ratio of wall times is above the ratio of CPU
-times, and on a busy one below.
+pair numbers, their sorts and the join's check of the ids use both, and the rest (the bytes checked, the merge, the
+labels, the Trials) run on one: so on an idle machine the ratio of wall times is above the ratio of CPU times, and on
+a busy one below.
 
 How: read_trials maps each file into memory (its pages as the system caches them: reading them into bytes allocated
 as much fresh memory, which the kernel zeroes, a tenth of the reading's time), parses it with pyarrow's CSV reader
@@ -296,7 +298,10 @@ as much fresh memory, which the kernel zeroes, a tenth of the reading's time), p
 never dictionary-encodes them, which alone cost more than parsing (one hash table of 2.5M distinct test ids per
 file): each (model, test) pair gets one 64-bit number hashed from its bytes with numpy, piece by piece (no hash
 table; ids of one length read as a strided view of the bytes, no gather). Each file's numbers are sorted once, row
-numbers in their low bits (numpy's vectorised integer sort doing an argsort's work): that finds its repeated pairs
+numbers in their low bits (an integer sort doing an argsort's work, on every core as `llrcore.parallel.sort` sorts
+scores: chunks sorted side by side and merged, or whole where numpy's sort is vectorised, whichever the process
+measured faster; the probe of that measurement, four sorts of 0.5M values, is part of the first read's time): that
+finds its repeated pairs
 (the ids compared as text wherever two numbers may agree, the few rows taken chunk by chunk) and serves the join,
 which merges the two files' sorted numbers (timsort, one pass) and takes neighbours from the two files as candidate
 matches, every one checked on the ids themselves (ids of one length 8 bytes at a time where they lie, others with
