@@ -309,7 +309,7 @@ pyarrow's take and equal piece by piece; on two threads): the join is exact what
 numbers are tried pair by pair; many of them send it to an exact dictionary numbering). A file's bytes are let go
 of as soon as its values are checked, before the numbers and sorts. The reading's arrays take the system's ordinary
 4 KiB pages (Arrow's tables through the system allocator, numpy's without its 2 MiB-page advice,
-`llrcore.parallel.small_pages`): on this virtual machine the first touch of fresh 2 MiB pages cost about a second
+`llrcore.memory.small_pages`): on this virtual machine the first touch of fresh 2 MiB pages cost about a second
 of system time in a run. The categoricals of `Trials.metadata` (model, test) are built the first time someone looks
 at them. A file with a problem is read again by the careful (pandas) path, which names the line.
 """

@@ -18,7 +18,7 @@ from typing import IO
 
 import numpy as np
 
-from ..parallel import available_memory
+from ..memory import available_memory
 
 __all__ = ["LoadError", "LoadWarning", "has_skippable_lines"]
 
@@ -196,7 +196,7 @@ def _size(n: float) -> str:
 
 def check_fits_in_memory(src: _Source) -> None:
     """A LoadError with a sentence, before parsing, when reading the text of `src` would need more memory than
-    :func:`llrcore.parallel.available_memory` (the machine's free memory, or a server's ``LLRCORE_MEMORY_LIMIT``):
+    :func:`llrcore.memory.available_memory` (the machine's free memory, or a server's ``LLRCORE_MEMORY_LIMIT``):
     better said than a process killed for want of memory, with everything else it held."""
     needed, free = READ_MEMORY_PER_BYTE * len(src.data), available_memory()
     if needed > free:

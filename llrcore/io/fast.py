@@ -38,7 +38,7 @@ def _arrow():
 def memory_pool():
     """The Arrow memory the readers' tables and id comparisons take: the system's allocator (``malloc``), whose large
     blocks are the system's ordinary pages. pyarrow's default (mimalloc) backs them with 2 MiB pages, which cost more
-    page faults than they save in memory made once and let go of soon (see :func:`llrcore.parallel.small_pages`)."""
+    page faults than they save in memory made once and let go of soon (see :func:`llrcore.memory.small_pages`)."""
     import pyarrow as pa
 
     return pa.system_memory_pool()

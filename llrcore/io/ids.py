@@ -316,7 +316,7 @@ def _words_of(chunks: list[tuple[int, np.ndarray, int]], n: int, width: int, wor
 def _one_array(strings: pa.ChunkedArray) -> pa.Array:
     """An Arrow string column (chunked) as one array: its chunks joined, once.
 
-    Joined by numpy into numpy's memory (the system's ordinary pages within :func:`~llrcore.parallel.small_pages`):
+    Joined by numpy into numpy's memory (the system's ordinary pages within :func:`~llrcore.memory.small_pages`):
     Arrow asks for 2 MiB pages for a buffer this large, whose first touch cost up to 0.3 s of system time on a busy
     2-CPU virtual machine for the 125 MB of a 5M-line key's ids. Arrow's own join past 2 GiB of text (its offsets'
     limit) or for a column with missing values."""

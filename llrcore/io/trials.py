@@ -102,7 +102,7 @@ import numpy as np
 import pandas as pd
 
 from ..data.trials import Trials
-from ..parallel import small_pages
+from ..memory import small_pages
 from ._source import LoadError, LoadWarning, Source, _scan_lines, _Source, _text_bytes, check_fits_in_memory
 from .bosaris_h5 import is_hdf5, read_h5_trial_list, refuse_scores_without_key
 from .challenge import SPLIT, split_ids

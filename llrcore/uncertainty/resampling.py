@@ -74,6 +74,7 @@ from .. import parallel
 from ..binary.metrics import SRE12_P_TARGETS, BinaryMetrics, evaluate, normalised_bayes_error
 from ..binary.rates import ReweightedScores, ScoreCounts, SortedScores
 from ..data.trials import Trials
+from ..memory import available_memory
 from ..prior import OperatingPoint, as_operating_point, effective_plo, primary_p_targets
 from .draws import Draws
 from .intervals import (
@@ -372,7 +373,7 @@ _BYTES_PER_TRIAL, _MEMORY_SHARE = 48, 0.25
 def _window(n_trials: int, threads: int | None) -> int:
     """How many replicates may be in flight at once: one per thread, fewer when they would fill more than a quarter
     of the free memory (a workstation's 64 threads on 10M trials would otherwise need tens of GB)."""
-    free = parallel.available_memory()
+    free = available_memory()
     return max(1, min(parallel.thread_count(threads), int(_MEMORY_SHARE * free // (_BYTES_PER_TRIAL * n_trials))))
 
 

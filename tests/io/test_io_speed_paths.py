@@ -266,7 +266,7 @@ def _numpy_uses_2mib_pages() -> bool:
 def test_small_pages_turns_numpys_2mib_pages_off_until_the_last_overlapping_block_ends():
     from contextlib import ExitStack
 
-    from llrcore.parallel import small_pages
+    from llrcore.memory import small_pages
 
     switch = np._core.multiarray._set_madvise_hugepage
     before = switch(True)

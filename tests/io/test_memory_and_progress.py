@@ -9,10 +9,10 @@ from __future__ import annotations
 import os
 
 import pytest
+from paths import ROOT
 
 import llrcore as lc
-from llrcore import parallel
-from paths import ROOT
+from llrcore import memory
 
 ASV_DEV = ROOT / "assets/asvspoof2019_la/ASVspoof2019.LA.asv.dev.gi.trl.scores.txt"
 
@@ -20,28 +20,28 @@ ASV_DEV = ROOT / "assets/asvspoof2019_la/ASVspoof2019.LA.asv.dev.gi.trl.scores.t
 @pytest.mark.parametrize("limit, bytes_", [("500KB", 500 * 2**10), ("1.5 MB", int(1.5 * 2**20)), ("2GiB", 2 * 2**30),
                                            ("123456", 123456)])
 def test_the_memory_limit_caps_the_free_memory(monkeypatch, limit, bytes_):
-    monkeypatch.setenv(parallel.MEMORY_VARIABLE, limit)
-    assert parallel.available_memory() == min(bytes_, parallel._system_free_memory())
+    monkeypatch.setenv(memory.MEMORY_VARIABLE, limit)
+    assert memory.available_memory() == min(bytes_, memory._system_free_memory())
 
 
 def test_a_memory_limit_that_is_not_a_size_is_said(monkeypatch):
-    monkeypatch.setenv(parallel.MEMORY_VARIABLE, "lots")
+    monkeypatch.setenv(memory.MEMORY_VARIABLE, "lots")
     with pytest.raises(ValueError, match="LLRCORE_MEMORY_LIMIT is a size such as 8GB"):
-        parallel.available_memory()
+        memory.available_memory()
 
 
 def test_a_file_too_large_for_the_memory_is_refused_in_a_sentence_before_parsing(monkeypatch):
     size = os.path.getsize(ASV_DEV)
-    monkeypatch.setenv(parallel.MEMORY_VARIABLE, str(2 * size))  # 2.5 times the text would be needed
+    monkeypatch.setenv(memory.MEMORY_VARIABLE, str(2 * size))  # 2.5 times the text would be needed
     with pytest.raises(lc.LoadError) as refused:
         lc.read_trials(ASV_DEV)
     message = str(refused.value)
     assert message.startswith(ASV_DEV.name + ": the file is 633 kB of text")
     assert "more memory" in message and "the README's section 'Large files'" in message
     assert "read_counts" not in message  # a reason names no front end's way (LoadError): the README says them all
-    monkeypatch.delenv(parallel.MEMORY_VARIABLE)
+    monkeypatch.delenv(memory.MEMORY_VARIABLE)
     unlimited = lc.read_trials(ASV_DEV)
-    monkeypatch.setenv(parallel.MEMORY_VARIABLE, str(3 * size))  # room for it: read as without a limit
+    monkeypatch.setenv(memory.MEMORY_VARIABLE, str(3 * size))  # room for it: read as without a limit
     limited = lc.read_trials(ASV_DEV)
     assert (limited.tar == unlimited.tar).all() and (limited.non == unlimited.non).all()
 
@@ -50,7 +50,7 @@ def test_the_key_file_is_checked_too(monkeypatch, tmp_path):
     scores, key = tmp_path / "s.txt", tmp_path / "k.txt"
     scores.write_text("m1 t1 0.5\nm1 t2 -0.5\n")
     key.write_text("m1 t1 target\nm1 t2 nontarget\n" + "m9 t9 nontarget\n" * 20_000)
-    monkeypatch.setenv(parallel.MEMORY_VARIABLE, str(2 * key.stat().st_size))
+    monkeypatch.setenv(memory.MEMORY_VARIABLE, str(2 * key.stat().st_size))
     with pytest.raises(lc.LoadError, match=r"^k\.txt: the file is"):
         lc.read_trials(scores, key=key)
 

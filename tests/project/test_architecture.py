@@ -48,8 +48,8 @@ NAMESPACES = ("llrcore.plots", "llrcore.report", "llrcore.diarization")
 FOUNDATION = ("llrcore.data", "llrcore.prior", "llrcore._deprecation", "llrcore._choices")
 #: The packages from the bottom up; each imports only from its own package and from the layers below.
 LAYERS = (
-    ("llrcore.data", "llrcore.prior", "llrcore.parallel", "llrcore._format", "llrcore._version", "llrcore._moved",
-     "llrcore._deprecation", "llrcore._choices"),
+    ("llrcore.data", "llrcore.prior", "llrcore.parallel", "llrcore.memory", "llrcore._format", "llrcore._version",
+     "llrcore._moved", "llrcore._deprecation", "llrcore._choices"),
     ("llrcore.io", "llrcore.binary", "llrcore.normalization"),
     ("llrcore.uncertainty", "llrcore.scale"),
     ("llrcore.calibration",),
@@ -157,9 +157,9 @@ def circles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 
 def readers_importing_analyses(graph: dict[str, set[str]]) -> dict[str, set[str]]:
-    # parallel.py is a foundation too (threads and memory), though not a data one: a reader may ask it how much
-    # memory it may take
-    allowed = ("llrcore.io", "llrcore.parallel", *FOUNDATION)
+    # parallel.py and memory.py are foundations too, though not data ones: a reader may sort on every core and ask how
+    # much memory it may take
+    allowed = ("llrcore.io", "llrcore.parallel", "llrcore.memory", *FOUNDATION)
     bad = {module: {name for name in imported if not any(_within(name, base) for base in allowed)}
            for module, imported in graph.items() if _within(module, "llrcore.io")}
     return {module: names for module, names in bad.items() if names}
