@@ -323,7 +323,8 @@ at them. A file with a problem is read again by the careful (pandas) path, which
 def large(args, files: dict[str, Path]) -> None:
     """The four-column file alone (the 50M-line scale test): pyarrow's parse and read_trials + the three metrics."""
     load = os.getloadavg()[0]
-    results = {name: measure(name, files, args.repeats) for name in ("pyarrow-four", "llrcore-four")}
+    with OtherJobs() as others:
+        results = {name: measure(name, files, args.repeats) for name in ("pyarrow-four", "llrcore-four")}
     floor = min(results["pyarrow-four"]["times"])
     size = files["four"].stat().st_size / 2**20
     rows = "\n".join(f"| {what} | {min(r['times']):.1f} | {min(r['times']) / floor:.2f}x | {min(r['cpu']):.1f} | "
@@ -335,7 +336,7 @@ def large(args, files: dict[str, Path]) -> None:
 One four-column file `model test score label` of {args.rows:,} lines ({size:,.0f} MiB; made as in "Reading score
 files"), each side in its own subprocess, best of {args.repeats}, peak resident memory (VmHWM) of that process.
 Machine: {os.cpu_count()} CPUs, {os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES') / 2**30:.0f} GiB, load \
-average {load:.1f} at the start (other jobs were running). Measured {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}.
+average {load:.1f} at the start; {others.words()}. Measured {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}.
 Reproduce: `python bench/bench_io.py --rows {args.rows} --four-column-only --repeats {args.repeats} --delete`.
 pyarrow infers the column types (the ids as strings); read_trials also checks every pair, label and score and computes
 the three metrics.

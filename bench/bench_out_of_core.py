@@ -27,7 +27,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
-from _results import write_section
+from _results import OtherJobs, write_section
 from bench_io import RUNNER, make_files
 
 SECTION = "## Out-of-core reading (DuckDB)"
@@ -102,7 +102,8 @@ def main() -> None:
                             "memory_limit=\"4GB\")"), {}),
             ("read_counts", "the same with memory_limit=\"1GB\" (beyond it DuckDB spills to disk)",
              {"memory_limit": "1GB"})]
-    results = [(what, measure(name, files, args.repeats, options)) for name, what, options in runs]
+    with OtherJobs() as others:
+        results = [(what, measure(name, files, args.repeats, options)) for name, what, options in runs]
     size = sum(path.stat().st_size for path in files.values()) / 2**20
     lines = [f"| {what} | {min(r['times']):.2f} | {', '.join(f'{t:.2f}' for t in r['times'])} | "
              f"{r['peak_mib']:,.0f} |" for what, r in results]
@@ -117,7 +118,7 @@ def main() -> None:
         SECTION, "",
         (f"`python bench/bench_out_of_core.py --rows {args.rows}`: the three files of `bench/bench_io.py` ({args.rows:,} "
         f"lines each, {size:.0f} MB in all), each side in its own process; load average {load:.1f} on "
-        f"{os.cpu_count()} CPUs at the start (the machine was shared with other jobs: times are upper bounds)."), "",
+        f"{os.cpu_count()} CPUs at the start; {others.words()}."), "",
         "| what | best (s) | runs (s) | peak memory (MiB) |", "|---|---:|---:|---:|", *lines, "",
         (f"EER, minDCF and Cllr of both files are {'identical' if same else 'NOT identical'} on the three rows "
         f"({results[0][1]['result']})."),
