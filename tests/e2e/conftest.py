@@ -49,7 +49,11 @@ PLAYWRIGHT_DISABLED_FEATURES = [
 
 @pytest.fixture(scope="session")
 def browser_context_args(browser_context_args):
-    return {**browser_context_args, "viewport": {"width": 1600, "height": 1000}, "accept_downloads": True}
+    """A 1600 x 1000 window that asks for reduced motion, as a person may (``prefers-reduced-motion``): Streamlit and
+    plotly then skip their animations, which made Chromium's compositor draw frames that no test looks at (about 30 %
+    of its GPU process's CPU; tests/e2e/test_widths.py checks the layout at other widths)."""
+    return {**browser_context_args, "viewport": {"width": 1600, "height": 1000}, "accept_downloads": True,
+            "reduced_motion": "reduce"}
 
 
 @pytest.fixture(scope="session")

@@ -57,11 +57,36 @@ def collapsing_folds(trials: lc.Trials, folds: int = 5) -> str:
     return f"folds {listed([str(k) for k in trained_on_far])} of {folds}"
 
 
-def test_collapsed_cross_validation_is_shown_as_failed(page: Page, app_url, screenshots, far_file):
+def test_far_scores_on_every_page_that_takes_them(page: Page, app_url, screenshots, far_file):
+    """One upload, then the pages in the order of the module's docstring, through the sidebar."""
     trials = scores()
     upload(page, app_url, far_file)
     assert collapsing_folds(trials) == "folds 1, 2, 3, 4 and 5 of 5"  # the two far scores are tested in two folds
 
+    # Evaluate: the huge Cllr as text (2.39e+305-like, not 306 digits), right-aligned like the numbers
+    go(page, "Evaluate")
+    table = page.get_by_test_id("stDataFrame").first
+    expect(table).to_contain_text(number(lc.cllr(trials), 4), timeout=120_000)
+    no_exception(page)
+    table.scroll_into_view_if_needed()
+    wait_for_stable_sizes(page)  # the grid drawn at its place (was a fixed 700 ms)
+    table.screenshot(path=screenshots / "leftovers_evaluate_table.png")  # looked at: the text column is right-aligned
+    snap(page, screenshots / "leftovers_evaluate.png")
+
+    # Forensic validation: the Tippett and ECE axes keep to the ordinary LRs and say what lies beyond
+    go(page, "Forensic validation")
+    choose(page, "LR method (a loaded system)", NAME)
+    charts = page.get_by_test_id("stPlotlyChart")
+    expect(charts.first).to_be_visible(timeout=120_000)
+    tippett, ece = charts.nth(0), charts.nth(1)
+    expect(tippett).to_contain_text("← 1 LR beyond the axis", timeout=60_000)
+    expect(tippett).to_contain_text("1 LR beyond the axis →")
+    expect(ece).to_contain_text("↑ above the axis:")
+    no_exception(page)
+    tippett.scroll_into_view_if_needed()
+    snap(page, screenshots / "leftovers_forensic_figures.png")
+
+    # Calibrate, Bayes decisions and Compare rules: the collapsed calibration is said, never shown as one
     go(page, "Calibrate")
     choose(page, "Train on", NAME)
     choose(page, "Evaluate on", "Cross-validation within the training set")
@@ -96,31 +121,3 @@ def test_collapsed_cross_validation_is_shown_as_failed(page: Page, app_url, scre
     expect(best).not_to_contain_text("logarithmic")
     no_exception(page)
     snap(page, screenshots / "leftovers_compare_rules_collapsed.png")
-
-
-def test_evaluate_text_numbers_are_right_aligned(page: Page, app_url, screenshots, far_file):
-    trials = scores()
-    upload(page, app_url, far_file)
-    go(page, "Evaluate")
-    table = page.get_by_test_id("stDataFrame").first
-    expect(table).to_contain_text(number(lc.cllr(trials), 4), timeout=120_000)  # 2.39e+305-like text, not 306 digits
-    no_exception(page)
-    table.scroll_into_view_if_needed()
-    wait_for_stable_sizes(page)  # the grid drawn at its place (was a fixed 700 ms)
-    table.screenshot(path=screenshots / "leftovers_evaluate_table.png")  # looked at: the text column is right-aligned
-    snap(page, screenshots / "leftovers_evaluate.png")
-
-
-def test_forensic_figures_keep_the_far_scores_off_their_axes(page: Page, app_url, screenshots, far_file):
-    upload(page, app_url, far_file)
-    go(page, "Forensic validation")
-    choose(page, "LR method (a loaded system)", NAME)
-    charts = page.get_by_test_id("stPlotlyChart")
-    expect(charts.first).to_be_visible(timeout=120_000)
-    tippett, ece = charts.nth(0), charts.nth(1)
-    expect(tippett).to_contain_text("← 1 LR beyond the axis", timeout=60_000)
-    expect(tippett).to_contain_text("1 LR beyond the axis →")
-    expect(ece).to_contain_text("↑ above the axis:")
-    no_exception(page)
-    tippett.scroll_into_view_if_needed()
-    snap(page, screenshots / "leftovers_forensic_figures.png")

@@ -93,65 +93,6 @@ def test_det_of_four_systems_notes_and_stars_overlap_nothing(page: Page, app_url
         assert not any(overlap(point, other, slack=4) for other in near_edge[i + 1:]), point
 
 
-def test_gaussian_explorer_star_shows_with_the_diamond(page: Page, app_url, screenshots):
-    open_page(page, f"{app_url}/gaussian_explorer")
-    chart = chart_with(page, "Cllr after CMLG")
-    no_exception(page)
-    snap(page, screenshots / "trust_gaussian_explorer.png")
-    chart.screenshot(path=screenshots / "trust_cllr_eer.png")
-    expect(chart.get_by_text("inside the", exact=False)).to_be_visible()  # the legend says where the star is
-    traces = chart.locator(".scatterlayer .trace")
-    diamond, star = (boxes(traces.nth(traces.count() - k), "path.point") for k in (2, 1))
-    (diamond,), (star,) = diamond, star
-    # the star is drawn over the open diamond, smaller: both show
-    assert star["right"] - star["left"] > 8 and diamond["right"] - diamond["left"] > star["right"] - star["left"]
-    style = traces.nth(traces.count() - 2).locator("path.point").evaluate(
-        "e => [getComputedStyle(e).fill, getComputedStyle(e).fillOpacity]")
-    assert style[0] == "none" or float(style[1]) == 0.0  # the diamond is open: it hides nothing
-
-
-def test_forensic_ece_curves_after_pav_are_off_the_axis_line(page: Page, app_url, screenshots):
-    open_page(page, f"{app_url}/forensic")
-    chart = chart_with(page, "Empirical cross-entropy")
-    no_exception(page)
-    snap(page, screenshots / "trust_forensic.png")
-    chart.screenshot(path=screenshots / "trust_ece.png")
-    expect(chart.get_by_text("dashed: after PAV", exact=False)).to_be_visible()
-    area = plot_area(chart)
-    dashed = chart.evaluate("""c => Array.from(c.querySelectorAll('.scatterlayer .trace path.js-line'))
-        .filter(e => (e.style.strokeDasharray || '') !== '' && !e.closest('.legend'))
-        .map(e => { const r = e.getBoundingClientRect(); return {top: r.top, bottom: r.bottom}; })""")
-    assert len(dashed) >= 3  # the neutral reference (dotted) and the two curves after PAV
-    for line in dashed:
-        assert line["bottom"] <= area["bottom"] - 3, line  # a few pixels above the axis line, not on it
-
-
-def test_bayes_decisions_table_adds_up_and_the_dashed_line_misses_the_labels(page: Page, app_url, screenshots):
-    open_page(page, f"{app_url}/bayes_decisions?prior=0.01")
-    chart = chart_with(page, "Where the Bayes threshold falls")
-    no_exception(page)
-    snap(page, screenshots / "trust_bayes_decisions.png")
-    chart.screenshot(path=screenshots / "trust_bayes_threshold.png")
-
-    header, *rows = table_cells(page)
-    assert header[1:] == ["accepted", "rejected", "total"]
-    totals = {}
-    for label, accepted, rejected, total in rows:
-        assert Decimal(accepted) + Decimal(rejected) == Decimal(total), (label, accepted, rejected, total)
-        totals[label] = Decimal(total)
-    assert totals == {"target": Decimal(1), "non-target": Decimal(99)}  # 100 x 0.01 and 100 x 0.99
-
-    labels = [b for b in boxes(chart, ".infolayer .annotation") if "accept" in b["text"] or "reject" in b["text"]]
-    assert len(labels) == 2
-    dashed = chart.evaluate("""c => Array.from(c.querySelectorAll('.shapelayer path'))
-        .filter(e => (e.style.strokeDasharray || '') !== '')
-        .map(e => { const r = e.getBoundingClientRect();
-                    return {left: r.left - 1, right: r.right + 1, top: r.top, bottom: r.bottom}; })""")
-    assert dashed
-    for line in dashed:
-        assert not any(overlap(line, label, slack=0) for label in labels), (line, labels)
-
-
 def test_diarization_methods_table_has_no_none(page: Page, app_url, screenshots):
     open_page(page, f"{app_url}/diarization")
     page.get_by_role("button", name="Cluster").click()
@@ -193,10 +134,66 @@ def ink_words(png: bytes, row_height: int = 35, gap: int = 6) -> list[tuple[int,
     return [(int(a), int(b - a + 1), int(h[-1] - h[0] + 1)) for (a, b), h in zip(words, heights)]
 
 
-def test_home_card_of_diarization_says_what_the_model_is(page: Page, app_url, screenshots):
+def test_home_gaussian_explorer_forensic_and_bayes_decisions_through_the_sidebar(page: Page, app_url, screenshots):
+    """Defaults untouched, one session walked through the sidebar (what these pages show depends on nothing the walk
+    changes): the Home card of Diarization, the Gaussian explorer's star and diamond, Forensic's ECE curves after PAV,
+    the Bayes decisions table at the default P(target) = 0.01 and its dashed line."""
     open_page(page, app_url)
     card = page.get_by_test_id("stMain").get_by_text("sticky Markov chain", exact=False)
     expect(card).to_be_visible()
     expect(page.get_by_text("CRP", exact=False)).to_have_count(0)
     no_exception(page)
     snap(page, screenshots / "trust_home.png")
+
+    go(page, "Gaussian explorer")
+    chart = chart_with(page, "Cllr after CMLG")
+    no_exception(page)
+    snap(page, screenshots / "trust_gaussian_explorer.png")
+    chart.screenshot(path=screenshots / "trust_cllr_eer.png")
+    expect(chart.get_by_text("inside the", exact=False)).to_be_visible()  # the legend says where the star is
+    traces = chart.locator(".scatterlayer .trace")
+    diamond, star = (boxes(traces.nth(traces.count() - k), "path.point") for k in (2, 1))
+    (diamond,), (star,) = diamond, star
+    # the star is drawn over the open diamond, smaller: both show
+    assert star["right"] - star["left"] > 8 and diamond["right"] - diamond["left"] > star["right"] - star["left"]
+    style = traces.nth(traces.count() - 2).locator("path.point").evaluate(
+        "e => [getComputedStyle(e).fill, getComputedStyle(e).fillOpacity]")
+    assert style[0] == "none" or float(style[1]) == 0.0  # the diamond is open: it hides nothing
+
+    go(page, "Forensic validation")
+    chart = chart_with(page, "Empirical cross-entropy")
+    no_exception(page)
+    snap(page, screenshots / "trust_forensic.png")
+    chart.screenshot(path=screenshots / "trust_ece.png")
+    expect(chart.get_by_text("dashed: after PAV", exact=False)).to_be_visible()
+    area = plot_area(chart)
+    dashed = chart.evaluate("""c => Array.from(c.querySelectorAll('.scatterlayer .trace path.js-line'))
+        .filter(e => (e.style.strokeDasharray || '') !== '' && !e.closest('.legend'))
+        .map(e => { const r = e.getBoundingClientRect(); return {top: r.top, bottom: r.bottom}; })""")
+    assert len(dashed) >= 3  # the neutral reference (dotted) and the two curves after PAV
+    for line in dashed:
+        assert line["bottom"] <= area["bottom"] - 3, line  # a few pixels above the axis line, not on it
+
+    go(page, "Bayes decisions")
+    chart = chart_with(page, "Where the Bayes threshold falls")
+    no_exception(page)
+    snap(page, screenshots / "trust_bayes_decisions.png")
+    chart.screenshot(path=screenshots / "trust_bayes_threshold.png")
+
+    header, *rows = table_cells(page)
+    assert header[1:] == ["accepted", "rejected", "total"]
+    totals = {}
+    for label, accepted, rejected, total in rows:
+        assert Decimal(accepted) + Decimal(rejected) == Decimal(total), (label, accepted, rejected, total)
+        totals[label] = Decimal(total)
+    assert totals == {"target": Decimal(1), "non-target": Decimal(99)}  # 100 x 0.01 and 100 x 0.99
+
+    labels = [b for b in boxes(chart, ".infolayer .annotation") if "accept" in b["text"] or "reject" in b["text"]]
+    assert len(labels) == 2
+    dashed = chart.evaluate("""c => Array.from(c.querySelectorAll('.shapelayer path'))
+        .filter(e => (e.style.strokeDasharray || '') !== '')
+        .map(e => { const r = e.getBoundingClientRect();
+                    return {left: r.left - 1, right: r.right + 1, top: r.top, bottom: r.bottom}; })""")
+    assert dashed
+    for line in dashed:
+        assert not any(overlap(line, label, slack=0) for label in labels), (line, labels)

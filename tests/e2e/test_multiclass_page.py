@@ -1,4 +1,5 @@
-"""The Multiclass page in headless Chromium: demo data, every tab, the second demo, a good and a bad upload.
+"""The Multiclass page in headless Chromium: demo data with its LRE costs, every tab, a good and a bad upload, then
+the second demo (one page load per walk: a load costs Chromium about 2 CPU-s).
 
 Screenshots go to ``tests/e2e/screenshots/multiclass_*.png`` for a human to look at.
 """
@@ -16,6 +17,8 @@ import llrcore as lc
 
 pytestmark = pytest.mark.e2e
 
+IEMOCAP = Path(__file__).resolve().parents[2] / "assets" / "multiclass" / "iemocap_wav2vec_pt"
+
 
 def open_multiclass(page: Page, app_url: str) -> None:
     open_page(page, f"{app_url}/multiclass")
@@ -28,6 +31,11 @@ def open_tab(page: Page, name: str) -> None:
 
 
 def test_multiclass_page_on_the_demo_data(page: Page, app_url, screenshots):
+    """Defaults untouched (IEMOCAP): the Cllr card, the NIST LRE costs of the library before and after calibration,
+    then every tab and the prior of the class frequencies."""
+    scores = lc.read_multiclass(IEMOCAP / "scores.npy", labels=IEMOCAP / "targets.npy", score_type="log-posterior",
+                                training_prior="empirical")
+    table = lc.cavg_table(scores, lc.fit_multiclass_affine(scores))
     open_multiclass(page, app_url)
     wait_for_charts(page)
     metrics = page.get_by_test_id("stMetric")
@@ -35,6 +43,15 @@ def test_multiclass_page_on_the_demo_data(page: Page, app_url, screenshots):
     expect(page.get_by_text("5,473 trials of 4 classes", exact=False)).to_be_visible()
     no_exception(page)
     snap(page, screenshots / "multiclass_pairwise.png")
+
+    costs = page.get_by_test_id("stTable")
+    expect(page.get_by_text("Detection costs (NIST LRE)")).to_be_visible(timeout=30_000)
+    for row, shown in (("raw", "raw LLRs"), ("calibrated", "after calibration")):
+        line = costs.get_by_role("row").filter(has_text=shown)
+        for column in ("cavg", "min_cavg", "cprimary", "min_cprimary"):
+            expect(line).to_contain_text(f"{table.loc[row, column]:.4f}")
+    costs.scroll_into_view_if_needed()
+    snap(page, screenshots / "multiclass_costs.png")
 
     open_tab(page, "Detection")
     wait_for_charts(page, 2)
@@ -52,19 +69,7 @@ def test_multiclass_page_on_the_demo_data(page: Page, app_url, screenshots):
     snap(page, screenshots / "multiclass_decisions.png")
 
 
-def test_multiclass_page_second_demo(page: Page, app_url, screenshots):
-    open_multiclass(page, app_url)
-    page.get_by_role("combobox", name="Data set").click()
-    page.get_by_role("option", name=re.compile("CIFAR-10")).click()
-    wait_idle(page)
-    expect(page.get_by_text("10,000 trials of 10 classes", exact=False)).to_be_visible(timeout=30_000)
-    wait_for_charts(page)
-    expect(page.get_by_test_id("stMetric").first).to_contain_text("0.406 bits")
-    no_exception(page)
-    snap(page, screenshots / "multiclass_cifar10.png")
-
-
-def test_multiclass_upload_good_and_bad(page: Page, app_url, screenshots, tmp_path):
+def test_multiclass_upload_good_and_bad_then_the_second_demo(page: Page, app_url, screenshots, tmp_path):
     rng = np.random.default_rng(11)
     labels = rng.integers(0, 3, 600)
     llrs = 2.0 * np.eye(3)[labels] + rng.normal(0, 1, (600, 3))
@@ -92,19 +97,12 @@ def test_multiclass_upload_good_and_bad(page: Page, app_url, screenshots, tmp_pa
     no_exception(page)
     snap(page, screenshots / "multiclass_bad_upload.png")
 
-
-def test_multiclass_page_shows_the_lre_costs_of_the_library(page: Page, app_url, screenshots):
-    folder = Path(__file__).resolve().parents[2] / "assets" / "multiclass" / "iemocap_wav2vec_pt"
-    scores = lc.read_multiclass(folder / "scores.npy", labels=folder / "targets.npy", score_type="log-posterior",
-                                training_prior="empirical")
-    table = lc.cavg_table(scores, lc.fit_multiclass_affine(scores))
-    open_multiclass(page, app_url)
-    costs = page.get_by_test_id("stTable")
-    expect(page.get_by_text("Detection costs (NIST LRE)")).to_be_visible(timeout=30_000)
-    for row, shown in (("raw", "raw LLRs"), ("calibrated", "after calibration")):
-        line = costs.get_by_role("row").filter(has_text=shown)
-        for column in ("cavg", "min_cavg", "cprimary", "min_cprimary"):
-            expect(line).to_contain_text(f"{table.loc[row, column]:.4f}")
-    costs.scroll_into_view_if_needed()
+    # then the second demo, chosen among the data sets after the upload
+    page.get_by_role("combobox", name="Data set").click()
+    page.get_by_role("option", name=re.compile("CIFAR-10")).click()
+    wait_idle(page)
+    expect(page.get_by_text("10,000 trials of 10 classes", exact=False)).to_be_visible(timeout=30_000)
+    wait_for_charts(page)
+    expect(page.get_by_test_id("stMetric").first).to_contain_text("0.406 bits")
     no_exception(page)
-    snap(page, screenshots / "multiclass_costs.png")
+    snap(page, screenshots / "multiclass_cifar10.png")
