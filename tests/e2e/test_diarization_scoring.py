@@ -23,7 +23,7 @@ def der_metric(page: Page):
     return page.get_by_test_id("stMetric").filter(has_text="DER")
 
 
-def test_score_an_rttm(page: Page, app_url, screenshots, tmp_path):
+def test_score_an_rttm_then_a_bad_one(page: Page, app_url, screenshots, tmp_path):
     open_page(page, app_url)
     go(page, "Diarization")
     page.get_by_role("tab", name="Score an RTTM", exact=True).click()
@@ -56,12 +56,7 @@ def test_score_an_rttm(page: Page, app_url, screenshots, tmp_path):
     page.set_viewport_size({"width": 1600, "height": 1000})
     snap(page, screenshots / "diarization_scoring.png")
 
-
-def test_a_bad_rttm_is_one_sentence(page: Page, app_url, tmp_path):
-    open_page(page, app_url)
-    go(page, "Diarization")
-    page.get_by_role("tab", name="Score an RTTM", exact=True).click()
-    wait_idle(page)
+    # then a system file that is not an RTTM: one sentence naming it
     (tmp_path / "bad.rttm").write_text("hello world\n")
     page.locator(".st-key-diar_score_system input[type=file]").set_input_files(tmp_path / "bad.rttm")
     wait_idle(page)
