@@ -144,7 +144,7 @@ def asvspoof2021_layout(tmp_path_factory) -> dict[str, Path]:
 # module of 10 s or more in a whole run's --durations=0 (2026-11-29, 5,420 s of tests on a machine shared by six
 # sessions), scaled by 0.3 to the quiet machine's ~1,650 s (766-892 s of wall time on 2 workers in the last CI runs).
 SLOW_MODULES = {
-    "e2e/test_diarization_page.py": 89, "diarization/test_diarization_heldout.py": 72, "e2e/test_widths.py": 71,
+    "e2e/test_diarization_page.py": 89, "diarization/test_diarization_heldout.py": 72, "e2e/test_widths.py": 44,
     "e2e/test_calibrate_conditions_page.py": 57, "e2e/test_conditions_page.py": 57,
     "uncertainty/test_bootstrap_coverage.py": 57, "e2e/test_extreme_llrs_page.py": 56,
     "e2e/test_operating_point_and_verdict_consistency.py": 52, "uncertainty/test_uncertainty.py": 51,
