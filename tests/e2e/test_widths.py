@@ -129,17 +129,22 @@ def session(browser, browser_context_args, app_url):
     context.close()
 
 
-def go(page: Page, path: str) -> None:
-    """Click the page's link in the sidebar, unfolding the sidebar first where a narrow window folded it away (at
-    800 px, on the session's first page); it then stays open, as after a person's click, and leaves the page ~470 px
-    of an 800 px window."""
+def open_sidebar(page: Page) -> None:
+    """Unfold the sidebar where a narrow window folded it away (at 800 px), as a person does: it then stays open and
+    leaves the page ~470 px of an 800 px window."""
     unfold = page.get_by_test_id("stExpandSidebarButton")
     if unfold.is_visible():
         unfold.click()
+    expect(unfold).to_be_hidden()
+
+
+def go(page: Page, path: str) -> None:
+    """Click the page's link in the sidebar (opened first if folded); it stays open on the new page."""
+    open_sidebar(page)
     page.get_by_test_id("stSidebarNav").get_by_role("link", name=TITLES[path], exact=True).click()
     wait_idle(page)
     expect(page).to_have_url(re.compile(rf"/{path}(\?.*)?$"))  # the page the sidebar link leads to
-    expect(unfold).to_be_hidden()
+    expect(page.get_by_test_id("stExpandSidebarButton")).to_be_hidden()
 
 
 @pytest.mark.parametrize("path", PAGES)
@@ -156,10 +161,7 @@ def test_every_page_fits_every_width(session, screenshots, path):
     found = {}
     for width in sorted(WIDTHS, reverse=True):
         page.set_viewport_size({"width": width, "height": WIDTHS[width]})
-        unfold = page.get_by_test_id("stExpandSidebarButton")
-        if unfold.is_visible():  # a narrow window folds the sidebar away: the person opens it again
-            unfold.click()
-            expect(unfold).to_be_hidden()
+        open_sidebar(page)
         wait_for_stable_sizes(page, quiet=500)  # the cards, charts and grids have their final widths
         no_exception(page)
         problems = {"scrolls sideways": page.evaluate(SIDEWAYS, width >= TABLES_FIT_FROM),
