@@ -142,20 +142,6 @@ def score_file(tmp_path):
     return path
 
 
-def test_home_page(page: Page, app_url, screenshots):
-    open_page(page, app_url)
-    expect(page.get_by_role("heading", name="llrcore workbench")).to_be_visible()
-    main = page.get_by_test_id("stMain")
-    expect(main.get_by_role("link", name="Data")).to_be_visible()
-    expect(main.get_by_role("link", name="Evaluate")).to_be_visible()
-    expect(page.get_by_text("3 systems loaded")).to_be_visible()
-    no_exception(page)
-    snap(page, screenshots / "home.png")
-    main.get_by_role("link", name="Evaluate").click()
-    wait_idle(page)
-    expect(page.get_by_role("heading", name="Evaluate")).to_be_visible()
-
-
 def test_data_page_upload_good_and_bad_files(page: Page, app_url, screenshots, score_file, tmp_path):
     open_page(page, f"{app_url}/data")
     expect(page.get_by_role("heading", name="Loaded systems")).to_be_visible()
@@ -182,8 +168,20 @@ def test_data_page_upload_good_and_bad_files(page: Page, app_url, screenshots, s
     snap(page, screenshots / "data_bad_upload.png")
 
 
-def test_evaluate_page_operating_point_and_figures(page: Page, app_url, screenshots):
-    open_page(page, f"{app_url}/evaluate")
+def test_home_then_evaluate_operating_point_figures_and_page_switches(page: Page, app_url, screenshots):
+    """Home's links lead to Evaluate; the operating point typed or chosen there changes the numbers and figures, and
+    the same operating point is on every page that asks for it after sidebar clicks."""
+    open_page(page, app_url)
+    expect(page.get_by_role("heading", name="llrcore workbench")).to_be_visible()
+    main = page.get_by_test_id("stMain")
+    expect(main.get_by_role("link", name="Data")).to_be_visible()
+    expect(main.get_by_role("link", name="Evaluate")).to_be_visible()
+    expect(page.get_by_text("3 systems loaded")).to_be_visible()
+    no_exception(page)
+    snap(page, screenshots / "home.png")
+    main.get_by_role("link", name="Evaluate").click()
+    wait_idle(page)
+    expect(page.get_by_role("heading", name="Evaluate")).to_be_visible()
     wait_for_charts(page)
     expect(page.get_by_test_id("stMetric").first).to_be_visible()
     expect(page.get_by_text(re.compile(r"Effective prior log-odds \-4\.595"))).to_be_visible()
@@ -220,10 +218,8 @@ def test_evaluate_page_operating_point_and_figures(page: Page, app_url, screensh
         no_exception(page)
         snap(page, screenshots / f"{name}.png")
 
-
-def test_operating_point_survives_page_switch(page: Page, app_url):
-    open_page(page, f"{app_url}/evaluate")
     page.get_by_role("combobox", name="Preset").click()
+    page.keyboard.type("SRE'08")  # the list opens at "Custom", far from it: typed, as a person does in a long list
     page.get_by_role("option", name=re.compile("SRE'08")).click()
     expect(page.get_by_text(re.compile(r"Effective prior log-odds \-2\.293"))).to_be_visible(timeout=30_000)
     wait_idle(page)

@@ -19,7 +19,7 @@ from playwright.sync_api import Page, expect
 
 import llrcore as lc
 from test_browser import no_exception, snap, open_page, wait_for_charts, wait_idle
-from test_calibrator_json_page import download as download_file
+from test_calibration_pages import download_file
 from test_conditions_page import add_demo, choose, download, go, type_number
 
 pytestmark = pytest.mark.e2e

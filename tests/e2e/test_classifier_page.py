@@ -19,7 +19,7 @@ import pytest
 from playwright.sync_api import Page, expect
 from scipy.special import softmax
 from test_browser import no_exception, open_page, snap, wait_for_charts, wait_idle
-from test_calibrator_json_page import download
+from test_calibration_pages import download_file as download
 from test_figures_show_what_they_promise_page import grid_rows
 
 import llrcore as lc

@@ -68,7 +68,7 @@ def download(page: Page, button) -> pd.DataFrame:
     return pd.read_csv(event.value.path())
 
 
-def test_intervals_on_the_demo_sets_with_defaults_untouched(page: Page, app_url, screenshots):
+def test_intervals_on_the_demo_sets_with_defaults_untouched_then_a_nist_preset(page: Page, app_url, screenshots):
     open_page(page, f"{app_url}/evaluate")
     expect(page.get_by_text("Conditions and confidence")).to_be_visible()
     type_number(page, "Replicates", "20")
@@ -87,6 +87,17 @@ def test_intervals_on_the_demo_sets_with_defaults_untouched(page: Page, app_url,
     wait_for_charts(page)
     expect(page.get_by_text(re.compile(r"Shaded: the ROCCH's 95 % bootstrap band"))).to_be_visible()
     snap(page, screenshots / "evaluate_intervals.png")
+
+    # a NIST preset sets the Cprimary of its evaluation, and keeps it across pages
+    choose(page, "Preset", "NIST SRE21 (P = 0.01; Cprimary adds 0.05)")
+    go(page, "Bayes decisions")
+    go(page, "Evaluate")
+    expect(page.get_by_role("combobox", name="Preset")).to_have_value("NIST SRE21 (P = 0.01; Cprimary adds 0.05)")
+    table = download(page, page.get_by_role("button", name="Metrics as CSV")).set_index("system")
+    asv = lc.read_trials(ASV_EVAL)
+    assert table.loc["ASVspoof19 LA ASV (eval)", "Cprimary"] == pytest.approx(
+        lc.cprimary(asv, p_target=(0.01, 0.05)), rel=1e-12)
+    assert table.loc["ASVspoof19 LA ASV (eval)", "actDCF"] == pytest.approx(lc.act_dcf(asv, p_target=0.01), rel=1e-12)
 
 
 def test_per_attack_breakdown_and_comparison_after_adding_the_countermeasure_demo(page: Page, app_url, screenshots):
@@ -134,27 +145,3 @@ def test_per_attack_breakdown_and_comparison_after_adding_the_countermeasure_dem
     for column, system in (("a", "LFCC-GMM"), ("b", "RawNet2-a")):
         assert float(eer_row[column]) == pytest.approx(100 * lc.eer(systems[system]), rel=1e-12)
     snap(page, screenshots / "evaluate_compare.png")
-
-
-def test_a_nist_preset_sets_the_cprimary_of_its_evaluation_across_pages(page: Page, app_url):
-    open_page(page, f"{app_url}/evaluate")
-    choose(page, "Preset", "NIST SRE21 (P = 0.01; Cprimary adds 0.05)")
-    go(page, "Bayes decisions")
-    go(page, "Evaluate")
-    expect(page.get_by_role("combobox", name="Preset")).to_have_value("NIST SRE21 (P = 0.01; Cprimary adds 0.05)")
-    table = download(page, page.get_by_role("button", name="Metrics as CSV")).set_index("system")
-    asv = lc.read_trials(ASV_EVAL)
-    assert table.loc["ASVspoof19 LA ASV (eval)", "Cprimary"] == pytest.approx(
-        lc.cprimary(asv, p_target=(0.01, 0.05)), rel=1e-12)
-    assert table.loc["ASVspoof19 LA ASV (eval)", "actDCF"] == pytest.approx(lc.act_dcf(asv, p_target=0.01), rel=1e-12)
-
-
-def test_calibrate_shows_intervals_before_and_after(page: Page, app_url, screenshots):
-    open_page(page, f"{app_url}/calibrate")
-    type_number(page, "Replicates", "20")  # the session's replicates (1,000 by default), typed beside the toggle
-    page.get_by_text("Confidence intervals", exact=True).click()
-    wait_idle(page, timeout=300_000)
-    expect(page.get_by_text("Their 95 % BCa bootstrap confidence intervals [lower, upper] (minDCF: 95 % out-of-bag "
-                            "bracket):")).to_be_visible()  # the minDCF rests on few errors: the out-of-bag bracket
-    no_exception(page)
-    snap(page, screenshots / "calibrate_intervals.png")

@@ -1,12 +1,15 @@
 """The Fusion page in headless Chromium at 1600 px, as a person uses it: opened from the sidebar, the demo button
-clicked, the numbers read off the page and the fused scores downloaded; two systems of different trials refused.
+clicked, the numbers read off the page, the fused scores and the fusion as JSON downloaded; two systems of different
+trials refused.
 
 Independent reference: ``lc.fuse`` on the demo files (tested against scipy's minimiser and scikit-learn in
 test_fusion.py), with the page's defaults (logarithmic rule, P = 0.5, regularisation 0.001) and the app's default
-operating point; the downloaded CSV is read with pandas.
+operating point; the downloaded CSV is read with pandas; the downloaded JSON, read back with ``lc.load_calibrator``,
+must give those fused LLRs bit for bit.
 """
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -30,7 +33,7 @@ def expected() -> lc.FusionResult:
     return lc.fuse(dev, evaluation, regularisation=1e-3, p_target=0.01)
 
 
-def test_the_demo_fusion_shows_the_librarys_numbers(page: Page, app_url, screenshots, expected):
+def test_the_demo_fusion_shows_the_librarys_numbers(page: Page, app_url, screenshots, expected, tmp_path):
     open_page(page, f"{app_url}/")
     go(page, "Fusion")
     expect(page.get_by_role("heading", name="Fusion", exact=True)).to_be_visible()
@@ -56,6 +59,22 @@ def test_the_demo_fusion_shows_the_librarys_numbers(page: Page, app_url, screens
     assert list(fused.columns) == ["utt", "attack", "score", "label"]
     assert list(fused["utt"]) == list(reference["utt"])
     np.testing.assert_array_equal(fused["score"].to_numpy(), reference["score"].to_numpy())
+
+    # the fusion it shows downloads as JSON and gives the page's LLRs, every digit
+    with page.expect_download() as event:
+        page.get_by_role("button", name="Fusion as JSON").click()
+    assert event.value.suggested_filename == "fusion.json"
+    path = tmp_path / "fusion.json"
+    event.value.save_as(path)
+    loaded = lc.load_calibrator(path)
+    assert isinstance(loaded, lc.Fusion)
+    assert np.array_equal(loaded(expected.evaluation.tar), expected.fused_eval.tar)
+    assert np.array_equal(loaded(expected.evaluation.non), expected.fused_eval.non)
+    shown = np.concatenate([expected.evaluation.tar, expected.evaluation.non])
+    assert np.array_equal(np.sort(loaded(shown)), np.sort(fused["score"].to_numpy()))
+    document = json.loads(path.read_text(encoding="utf-8"))
+    assert document["features"] == ["LFCC-GMM", "RawNet2-a", "RawNet2-b", "RawNet2-c"]
+    assert document["training"]["regularisation"] == 1e-3
 
     wait_for_charts(page)
     snap(page, screenshots / "fusion_demo.png")
