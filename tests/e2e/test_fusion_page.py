@@ -1,15 +1,17 @@
 """The Fusion page in headless Chromium at 1600 px, as a person uses it: opened from the sidebar, the demo button
-clicked, the numbers read off the page, the fused scores and the fusion as JSON downloaded; two systems of different
-trials refused.
+clicked, the numbers read off the page, the fused scores and the fusion as JSON downloaded, the verdict judged at the
+operating point set on Evaluate (issue 28); two systems of different trials refused.
 
 Independent reference: ``lc.fuse`` on the demo files (tested against scipy's minimiser and scikit-learn in
 test_fusion.py), with the page's defaults (logarithmic rule, P = 0.5, regularisation 0.001) and the app's default
 operating point; the downloaded CSV is read with pandas; the downloaded JSON, read back with ``lc.load_calibrator``,
-must give those fused LLRs bit for bit.
+must give those fused LLRs bit for bit; normalised actual DCF counted by hand with numpy on the fused and singly
+calibrated LLRs of ``lc.fuse`` (accept when ``llr >= -logit(P)``) for the verdict.
 """
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -19,12 +21,18 @@ from playwright.sync_api import Page, expect
 
 import llrcore as lc
 from test_browser import no_exception, open_page, snap, wait_for_charts, wait_idle
-from test_conditions_page import choose, go
+from test_conditions_page import choose, go, type_number
 
 pytestmark = pytest.mark.e2e
 
 CM = Path(__file__).resolve().parents[2] / "assets" / "asvspoof2019_la_cm"
 DEMO_BUTTON = "Fuse the four ASVspoof 2019 LA countermeasures (dev → eval)"
+
+
+def act_dcf(tar: np.ndarray, non: np.ndarray, p: float) -> float:
+    """Normalised actual DCF at P_target `p`, unit costs, counted by hand."""
+    threshold = -np.log(p / (1 - p))
+    return (p * np.mean(tar < threshold) + (1 - p) * np.mean(non >= threshold)) / min(p, 1 - p)
 
 
 @pytest.fixture(scope="module")
@@ -78,12 +86,36 @@ def test_the_demo_fusion_shows_the_librarys_numbers(page: Page, app_url, screens
 
     wait_for_charts(page)
     snap(page, screenshots / "fusion_demo.png")
+
+    # the verdict is judged at the operating point: at P_target 0.01 the fusion is worse than no system
+    ours = act_dcf(expected.fused_eval.tar, expected.fused_eval.non, 0.01)
+    lfcc = expected.calibrated_eval["LFCC-GMM"]
+    alone = act_dcf(lfcc.tar, lfcc.non, 0.01)
+    assert ours > 1 > alone
+    verdict = page.get_by_test_id("stAlertContentWarning").filter(has_text="On Cllr")
+    expect(verdict).to_contain_text("the fusion beats the best single system, RawNet2-a, calibrated alone")
+    expect(verdict).to_contain_text(f"At the operating point (P_target = 0.01) it does not beat the best there, "
+                                    f"LFCC-GMM alone: actDCF {ours:.3f} vs {alone:.3f} (1 = deciding without any "
+                                    "system); worse than no system there.")
+    expect(page.get_by_test_id("stAlertContentSuccess")).to_have_count(0)  # no green verdict beside actDCF 3.03
     for tab, name in (("APE", "fusion_ape"), ("Normalised Bayes error", "fusion_nbe")):
         page.get_by_role("tab", name=tab, exact=True).click()
         wait_idle(page)
         expect(page.get_by_role("tabpanel", name=tab).locator(".main-svg").first).to_be_visible(timeout=30_000)
         no_exception(page)
         snap(page, screenshots / f"{name}.png")
+
+    go(page, "Evaluate")  # the operating point set elsewhere is the one the verdict is judged at
+    type_number(page, "P_target", "0.5")
+    go(page, "Fusion")
+    wait_idle(page, timeout=180_000)
+    at_half = {name: act_dcf(t.tar, t.non, 0.5) for name, t in expected.calibrated_eval.items()}
+    best = min(at_half, key=at_half.get)
+    fused = expected.fused_eval
+    expect(page.get_by_test_id("stMain").get_by_text(re.compile(
+        re.escape(f"At the operating point (P_target = 0.5) it does not beat the best there, {best} alone: actDCF "
+                  f"{act_dcf(fused.tar, fused.non, 0.5):.3f} vs {at_half[best]:.3f}")))).to_be_visible(timeout=180_000)
+    no_exception(page)
 
 
 def test_systems_scored_on_different_trials_are_refused_with_the_librarys_sentence(page: Page, app_url):

@@ -41,7 +41,7 @@ def axis_titles(page: Page) -> list[str]:
         "titles => titles.map(title => title.textContent)")
 
 
-def test_log10_in_the_sidebar_follows_the_person_through_the_pages(page: Page, app_url, screenshots):
+def test_log10_in_the_sidebar_follows_the_person_then_two_files_of_log10_lrs_are_uploaded(page: Page, app_url, screenshots):
     threshold = lc.OperatingPoint.sre12().threshold  # the default preset: P_target 0.01
     open_page(page, app_url)
     expect(chosen_units(page)).to_have_text("natural log (ln)")  # the default
@@ -81,13 +81,11 @@ def test_log10_in_the_sidebar_follows_the_person_through_the_pages(page: Page, a
     expect(page.get_by_text(f"LLRs at or above {threshold:+.3f} (ln LR)")).to_be_visible()
     assert "LLR of the system (ln LR)" in axis_titles(page)
 
-
-def test_two_files_of_log10_lrs_uploaded_on_the_data_page(page: Page, app_url, screenshots):
+    # then two files of log10 LRs uploaded on the Data page
     cases = lc.read_class_files(KM, KNM, scale="log10")
     expected = lc.cllr(cases)
     assert expected == lc.cllr(lc.Trials(lc.from_log10(np.loadtxt(KM)), lc.from_log10(np.loadtxt(KNM))))
-
-    open_page(page, f"{app_url}/data")
+    go(page, "Data")
     page.get_by_text("Same-source and different-source LRs in two files").click()
     page.get_by_text("The values are log10 LRs").click()
     box = page.get_by_role("checkbox", name="The values are log10 LRs")
