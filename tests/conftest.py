@@ -147,7 +147,7 @@ SLOW_MODULES = {
     "e2e/test_diarization_page.py": 89, "diarization/test_diarization_heldout.py": 72, "e2e/test_widths.py": 44,
     "e2e/test_calibrate_conditions_page.py": 57, "e2e/test_conditions_page.py": 57,
     "uncertainty/test_bootstrap_coverage.py": 57, "e2e/test_extreme_llrs_page.py": 56,
-    "e2e/test_operating_point_and_verdict_consistency.py": 52, "uncertainty/test_uncertainty.py": 51,
+    "uncertainty/test_uncertainty.py": 51,
     "e2e/test_app_state.py": 48, "forensic/test_forensic.py": 48, "diarization/test_diarization_k.py": 38,
     "e2e/test_sidebar_walk.py": 38, "e2e/test_teaching_pages.py": 37, "e2e/test_far_scores_page.py": 35,
     "e2e/test_browser.py": 32, "e2e/test_spoofing_page.py": 31, "e2e/test_figures_show_what_they_promise_page.py": 29,

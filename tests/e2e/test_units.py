@@ -1,10 +1,12 @@
 """The app-wide "LR values in" choice and log10 inputs, in headless Chromium at 1600 px, walked as a person does.
 
-A person switches "LR values in" to log10 in the sidebar, goes to Calibrate and to Forensic validation through the
-sidebar, reads LLR axes titled in log10 and the operating point's threshold equal to the library's natural-log
-threshold divided by ``np.log(10)``, switches pages and finds the choice kept. Then the Data page reads lir's two
-cartridge-case files (same source, different source, one log10 LR per line) as log10 LRs, and Evaluate's Cllr of
-that system equals ``lc.cllr`` of ``lc.read_class_files(..., scale="log10")`` — and of the files read with numpy.
+A person switches "LR values in" to log10 in the sidebar, goes to Evaluate, Calibrate and Forensic validation through
+the sidebar, reads LLR axes titled in log10 and the operating point's threshold equal to the library's natural-log
+threshold divided by ``np.log(10)`` (Evaluate's and Bayes decisions' sentences in one unit, with log10 prior odds
+``log10(P / (1 - P))`` written out here: issue 28), switches pages and finds the choice kept. Then the Data page
+reads lir's two cartridge-case files (same source, different source, one log10 LR per line) as log10 LRs, and
+Evaluate's Cllr of that system equals ``lc.cllr`` of ``lc.read_class_files(..., scale="log10")`` — and of the files
+read with numpy.
 """
 from __future__ import annotations
 
@@ -41,12 +43,22 @@ def axis_titles(page: Page) -> list[str]:
         "titles => titles.map(title => title.textContent)")
 
 
-def test_log10_in_the_sidebar_follows_the_person_then_two_files_of_log10_lrs_are_uploaded(page: Page, app_url, screenshots):
+def test_log10_in_the_sidebar_follows_the_person_then_two_files_of_log10_lrs_are_uploaded(page: Page, app_url,
+                                                                                           screenshots):
     threshold = lc.OperatingPoint.sre12().threshold  # the default preset: P_target 0.01
+    odds = np.log10(0.01 / 0.99)
+    main = page.get_by_test_id("stMain")
     open_page(page, app_url)
     expect(chosen_units(page)).to_have_text("natural log (ln)")  # the default
     choose_units(page, "log10")
     expect(chosen_units(page)).to_have_text("log10")
+
+    go(page, "Evaluate")  # the operating point's sentence in one unit (issue 28)
+    expect(main.get_by_text(f"Effective prior log10-odds {odds:+.3f} (effective P_target 0.01): LLRs at or above "
+                            f"{-odds:+.3f} (log10 LR) are accepted as targets.")).to_be_visible()
+    expect(main.get_by_text("log-odds -4.595")).to_have_count(0)
+    no_exception(page)
+    snap(page, screenshots / "trust_evaluate_log10.png")
 
     go(page, "Calibrate")
     wait_for_charts(page)
@@ -67,8 +79,11 @@ def test_log10_in_the_sidebar_follows_the_person_then_two_files_of_log10_lrs_are
     go(page, "Data")
     expect(page.get_by_role("heading", name="Loaded systems")).to_be_visible()
     go(page, "Bayes decisions")
-    wait_for_charts(page)
+    wait_for_charts(page, 2)
     expect(chosen_units(page)).to_have_text("log10")
+    expect(main.get_by_text(f"Prior log10-odds log10(0.01 / 0.99) = {odds:+.2f}. Bayes decision: accept a trial "
+                            f"when its log10 LR is at least {-odds:+.2f}.")).to_be_visible()
+    expect(main.get_by_text(f"It accepts a trial when its log10 LR is at least {-odds:+.2f}.")).to_be_visible()
     assert any(t.startswith("log10 LR") for t in axis_titles(page)), axis_titles(page)
     snap(page, screenshots / "units_bayes_log10.png")
     go(page, "Calibrate")
@@ -105,6 +120,8 @@ def test_log10_in_the_sidebar_follows_the_person_then_two_files_of_log10_lrs_are
 
     go(page, "Evaluate")
     wait_for_charts(page)
+    expect(main.get_by_text(f"Effective prior log-odds {np.log(0.01 / 0.99):+.3f} (effective P_target 0.01): LLRs "
+                            f"at or above {-np.log(0.01 / 0.99):+.3f} (ln LR)")).to_be_visible()
     expect(page.get_by_text("LLR_KM", exact=True).first).to_be_visible()
     expect(page.get_by_test_id("stMetric").filter(has_text=f"{expected:.3f} bits").first).to_be_visible()
     snap(page, screenshots / "units_evaluate_class_files.png")
