@@ -35,31 +35,14 @@ def open_classifier(page: Page, app_url: str) -> None:
     expect(page.get_by_role("heading", name="Classifier calibration")).to_be_visible()
 
 
-def test_classifier_page_on_the_demo_outputs(page: Page, app_url, screenshots):
-    open_classifier(page, app_url)
-    wait_for_charts(page, 3)
-    metrics = page.get_by_test_id("stMetric")
-    expect(metrics.nth(2)).to_contain_text("3.90 → 0.84 %")  # CIFAR-10: published raw ECE 3.9 %
-    expect(metrics.nth(1)).to_contain_text("1.670")
-    expect(page.get_by_text("CORP's miscalibration (MCB) takes its bins from PAV", exact=False)).to_be_visible()
-    no_exception(page)
-    snap(page, screenshots / "classifier_cifar10.png")
-
-    page.get_by_role("combobox", name="Demo classifier").click()
-    page.get_by_role("option", name=re.compile("IEMOCAP")).click()
-    wait_idle(page)
-    expect(page.get_by_test_id("stMetric").nth(2)).to_contain_text("6.29 →", timeout=30_000)  # published 6.3 %
-    page.locator(".st-key-cc_score").get_by_text("log (bits)", exact=True).click()
-    wait_idle(page)
-    wait_for_charts(page, 3)
-    expect(page.get_by_text("Mean log score = MCB − DSC + UNC", exact=False).first).to_be_visible()
-    no_exception(page)
-    snap(page, screenshots / "classifier_iemocap_log.png")
-    with page.expect_download() as report:  # the page's report: the same numbers in one self-contained file
-        page.get_by_role("button", name="Report as HTML").click()
-    html = open(report.value.path(), encoding="utf-8").read()
-    assert "<title>Calibration of iemocap_wav2vec_pt</title>" in html and "6.29%" in html
-    assert html.count('class="figure"') == 5 and "Mean log score" in html
+def move_bins(page: Page, key: str, value: str) -> None:
+    """Five presses of `key` on the ECE's bins slider, by keyboard as a person may; it then shows `value`."""
+    slider = page.get_by_role("slider", name="Bins of the ECE")
+    slider.focus()
+    for _ in range(5):
+        slider.press(key)
+    wait_idle(page, timeout=120_000)
+    expect(slider).to_have_value(value)
 
 
 def test_classifier_upload_good_and_bad(page: Page, app_url, screenshots, tmp_path):
@@ -96,11 +79,16 @@ def test_ece_in_one_unit_the_conventions_panel_and_the_temperature(page: Page, a
     percent; the panel, opened, shows each tool's ECE of the raw probabilities as lc.ece_conventions gives it; then
     the bins slider moved to 10 by keyboard changes the panel with it. Last, "Temperature as JSON" read back by
     lc.load_calibrator gives the temperature of lc.fit_temperature on the demo's logits, its probabilities bit for
-    bit, and the card's T (the bins do not change it)."""
+    bit, and the card's T (the bins do not change it). Then, at 15 bins again, the IEMOCAP demo with the log score
+    and the page's HTML report."""
     open_classifier(page, app_url)
     wait_for_charts(page, 3)
     card = page.get_by_test_id("stMetric").nth(2)
-    expect(card).to_contain_text("3.90 → 0.84 %")
+    expect(card).to_contain_text("3.90 → 0.84 %")  # CIFAR-10: published raw ECE 3.9 %
+    expect(page.get_by_test_id("stMetric").nth(1)).to_contain_text("1.670")
+    expect(page.get_by_text("CORP's miscalibration (MCB) takes its bins from PAV", exact=False)).to_be_visible()
+    no_exception(page)
+    snap(page, screenshots / "classifier_cifar10.png")
     header, *rows = grid_rows(page, page.get_by_test_id("stDataFrame").first)
     ece, mce = header.index("ECE %"), header.index("MCE %")
     # the grid's accessible table holds the numbers; the grid draws them with two decimals, as the card
@@ -133,12 +121,7 @@ def test_ece_in_one_unit_the_conventions_panel_and_the_temperature(page: Page, a
             no_exception(page)
             panel.scroll_into_view_if_needed()
             snap(page, screenshots / "classifier_ece_conventions.png")
-            slider = page.get_by_role("slider", name="Bins of the ECE")
-            slider.focus()
-            for _ in range(5):
-                slider.press("ArrowLeft")
-            wait_idle(page, timeout=120_000)
-            expect(slider).to_have_value("10")
+            move_bins(page, "ArrowLeft", "10")
     no_exception(page)
 
     fitted = lc.fit_temperature(scores.llrs, scores.labels)
@@ -152,3 +135,21 @@ def test_ece_in_one_unit_the_conventions_panel_and_the_temperature(page: Page, a
     assert json.loads(path.read_text(encoding="utf-8"))["features"][:3] == ["airplane", "automobile", "bird"]
     page.get_by_role("button", name="Temperature as JSON").scroll_into_view_if_needed()
     snap(page, screenshots / "classifier_temperature_json.png")
+
+    # back to 15 bins, the second demo classifier, the log score, and the page's report
+    move_bins(page, "ArrowRight", "15")
+    page.get_by_role("combobox", name="Demo classifier").click()
+    page.get_by_role("option", name=re.compile("IEMOCAP")).click()
+    wait_idle(page)
+    expect(page.get_by_test_id("stMetric").nth(2)).to_contain_text("6.29 →", timeout=30_000)  # published 6.3 %
+    page.locator(".st-key-cc_score").get_by_text("log (bits)", exact=True).click()
+    wait_idle(page)
+    wait_for_charts(page, 3)
+    expect(page.get_by_text("Mean log score = MCB − DSC + UNC", exact=False).first).to_be_visible()
+    no_exception(page)
+    snap(page, screenshots / "classifier_iemocap_log.png")
+    with page.expect_download() as report:  # the page's report: the same numbers in one self-contained file
+        page.get_by_role("button", name="Report as HTML").click()
+    html = open(report.value.path(), encoding="utf-8").read()
+    assert "<title>Calibration of iemocap_wav2vec_pt</title>" in html and "6.29%" in html
+    assert html.count('class="figure"') == 5 and "Mean log score" in html

@@ -1,7 +1,8 @@
 """The HTML report in headless Chromium with the network cut, and the Report page of the running app.
 
 The report of the ASVspoof demo must draw every figure offline (plotly.js is inlined), show a hostile system name as
-text without running it, and the page must hand out the same report and the figures. Screenshots go to
+text without running it, and the page must hand out the same report (saying when it was downloaded, against the clock
+of this test) and the figures. Screenshots go to
 ``tests/e2e/screenshots/``.
 """
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 import io
 import re
 import zipfile
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -86,11 +88,20 @@ def test_report_page_in_the_app(page: Page, browser: Browser, app_url, screensho
     expect(page.get_by_test_id("stAlertContentError")).to_have_count(0)
     snap(page, screenshots / "report_page.png")
 
+    shown = datetime.now().astimezone().replace(microsecond=0)
+    while datetime.now().astimezone().replace(microsecond=0) <= shown:  # the report says the time to the second:
+        page.wait_for_timeout(50)  # let the clock's second move on before the download
     with page.expect_download(timeout=60_000) as download:
         page.get_by_role("button", name="Download the HTML report").click()
+    downloaded = datetime.now().astimezone().replace(microsecond=0)
     assert download.value.suggested_filename == "llrcore_report.html"
     saved = tmp_path / "downloaded report.html"
     download.value.save_as(saved)
+    # it says when it was downloaded (issue 28), not when the page was drawn
+    made = re.search(r"made with llrcore \S+ on (\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)",
+                     saved.read_text(encoding="utf-8")).group(1)
+    made = datetime.strptime(made, "%Y-%m-%d %H:%M:%S").replace(tzinfo=downloaded.tzinfo)
+    assert shown < made <= downloaded < made + timedelta(minutes=2), (shown, made, downloaded)
     offline, blocked = open_offline(browser, saved)
     expect_every_figure_drawn(offline)
     assert blocked == []
