@@ -38,7 +38,7 @@ from .block_prior import BlockModelPrior, labelled_pair_moments
 from .cluster import cluster_similarity
 from .jer import jer_components
 from .result import ClusteringResult
-from .scoring import check_convention, check_turns, der_components, recordings, segments_to_turns
+from .scoring import as_pyannote, check_convention, check_turns, der_components, recording_tables, segments_to_turns
 
 __all__ = ["CorpusScores", "score_corpus", "cluster_recordings", "CORPUS_COLUMNS", "TOTAL"]
 
@@ -217,8 +217,9 @@ def score_corpus(references: pd.DataFrame | Mapping[str, pd.DataFrame] | Iterabl
         return parts["speaker error"], parts["speaker count"]
 
     rows = {}
-    for uri, r, h, u in recordings(reference, hypothesis, uems):
-        d = der_components(r, h, u, collar=collar, skip_overlap=skip_overlap, convention=convention)
+    for uri, *tables in recording_tables(reference, hypothesis, uems):
+        d = der_components(*tables, collar=collar, skip_overlap=skip_overlap, convention=convention, uri=uri)
+        r, h, u = as_pyannote(uri, *tables)
         p = purity(r, h, uem=u, detailed=True)
         c = coverage(r, h, uem=u, detailed=True)
         rows[uri] = dict(zip(_COMPONENTS, (

@@ -7,8 +7,9 @@ reference speaker's largest cluster) after Cover & Thomas / pyannote.metrics, an
 
 Time level: the x-vector windows overlap (1.44 s every 0.24 s), so they are turned into speaker turns by splitting
 every overlap of consecutive windows at its midpoint and joining consecutive pieces with the same label (as VBx
-writes its RTTMs). The diarization error rate is computed with pyannote.metrics' building blocks and an explicit
-UEM (the scored region) for every recording, in one of two conventions (:data:`CONVENTIONS`):
+writes its RTTMs). The diarization error rate is computed with an explicit UEM (the scored region) for every
+recording, in one of two conventions (:data:`CONVENTIONS`): md-eval's by a sweep over the turns' boundaries
+(:mod:`llrcore.diarization.md_eval`), pyannote.metrics' by pyannote.metrics itself.
 
 - ``"md-eval"`` (default; NIST md-eval-22, which dscore runs): the scored region is the UEM less a collar around
   every reference turn boundary as written and, with `skip_overlap`, less every stretch where two reference turns
@@ -36,9 +37,11 @@ from scipy.optimize import linear_sum_assignment
 from .._choices import DER_CONVENTIONS as CONVENTIONS
 from ..data.records import one_row
 from ..data.similarity import TURN_COLUMNS
+from .md_eval import md_eval_components
 
 __all__ = ["SegmentScores", "segment_scores", "optimal_mapping", "segments_to_turns",
-           "DERResult", "diarization_error_rate", "der_components", "recordings", "check_turns", "CONVENTIONS",
+           "DERResult", "diarization_error_rate", "der_components", "recordings", "recording_tables", "as_pyannote",
+           "check_turns", "CONVENTIONS",
            "check_convention"]
 
 
@@ -285,10 +288,10 @@ def check_turns(turns: pd.DataFrame, what: str) -> None:
                          f"{row['speaker']!r} in recording {row['uri']!r}, {row['start']} to {row['end']} s).")
 
 
-def recordings(reference: pd.DataFrame, hypothesis: pd.DataFrame, uem: pd.DataFrame | None = None):
-    """Per recording of the reference (``uri``, in order): ``(uri, reference, hypothesis, scored regions)`` as
-    pyannote Annotations and a Timeline. Without a UEM a recording is scored from its first turn (reference or
-    hypothesis) to its last; with one, a recording the UEM does not cover is a ValueError."""
+def recording_tables(reference: pd.DataFrame, hypothesis: pd.DataFrame, uem: pd.DataFrame | None = None):
+    """Per recording of the reference (``uri``, in order): ``(uri, reference, hypothesis, scored regions)``, each a
+    table of its rows. Without a UEM a recording is scored from its first turn (reference or hypothesis) to its last;
+    with one, a recording the UEM does not cover is a ValueError."""
     for uri in pd.unique(reference["uri"].astype(str)):
         ref = reference[reference["uri"].astype(str) == uri]
         hyp = hypothesis[hypothesis["uri"].astype(str) == uri]
@@ -299,7 +302,20 @@ def recordings(reference: pd.DataFrame, hypothesis: pd.DataFrame, uem: pd.DataFr
         else:
             both = pd.concat([ref[["start", "end"]], hyp[["start", "end"]]])
             regions = pd.DataFrame({"start": [both["start"].min()], "end": [both["end"].max()]})
-        yield uri, _annotation(ref, uri), _annotation(hyp, uri), _timeline(regions, uri)
+        yield uri, ref, hyp, regions
+
+
+def as_pyannote(uri: str, reference: pd.DataFrame, hypothesis: pd.DataFrame, regions: pd.DataFrame):
+    """One recording's tables (:func:`recording_tables`) as pyannote Annotations (one track per turn as written) and
+    a Timeline."""
+    return _annotation(reference, uri), _annotation(hypothesis, uri), _timeline(regions, uri)
+
+
+def recordings(reference: pd.DataFrame, hypothesis: pd.DataFrame, uem: pd.DataFrame | None = None):
+    """Per recording of the reference: ``(uri, reference, hypothesis, scored regions)`` as pyannote Annotations and
+    a Timeline (:func:`recording_tables`, :func:`as_pyannote`)."""
+    for uri, ref, hyp, regions in recording_tables(reference, hypothesis, uem):
+        yield uri, *as_pyannote(uri, ref, hyp, regions)
 
 
 def check_convention(convention: str) -> None:
@@ -308,16 +324,16 @@ def check_convention(convention: str) -> None:
         raise ValueError(f"Unknown DER convention {convention!r}; choose one of {', '.join(CONVENTIONS)}.")
 
 
-def der_components(reference, hypothesis, scored, *, collar: float, skip_overlap: bool,
-                   convention: str = "md-eval") -> dict:
+def der_components(reference: pd.DataFrame, hypothesis: pd.DataFrame, scored: pd.DataFrame, *, collar: float,
+                   skip_overlap: bool, convention: str = "md-eval", uri: str = "") -> dict:
     """Seconds of scored reference speech and of each error of one recording, in `convention`.
 
     Parameters
     ----------
-    reference, hypothesis : pyannote.core.Annotation
-        One track per turn as written (:func:`recordings`).
-    scored : pyannote.core.Timeline
-        The UEM of the recording.
+    reference, hypothesis : pandas.DataFrame
+        The recording's turns as written (:func:`recording_tables`).
+    scored : pandas.DataFrame
+        The UEM of the recording (columns ``start, end``).
     collar : float
         Seconds on each side of every reference boundary (md-eval ``-c``).
     skip_overlap : bool
@@ -326,30 +342,24 @@ def der_components(reference, hypothesis, scored, *, collar: float, skip_overlap
         See the module docstring. md-eval: ``E = sum over the scored region of max(n_ref, n_sys) - n_correct``
         (missed ``max(0, n_ref - n_sys)``, false alarm ``max(0, n_sys - n_ref)``, confusion
         ``min(n_ref, n_sys) - n_correct``) with ``n`` the number of distinct speakers talking, after merging each
-        speaker's turns; pyannote: the same with ``n`` the number of turns.
+        speaker's turns (:func:`~llrcore.diarization.md_eval.md_eval_components`); pyannote: the same with ``n``
+        the number of turns, by ``pyannote.metrics.DiarizationErrorRate`` itself.
+    uri : str
+        The recording's name (pyannote's objects carry it).
 
     Returns
     -------
     dict
         ``total, missed, false_alarm, confusion`` in seconds.
     """
-    from pyannote.metrics.diarization import DiarizationErrorRate
-    from pyannote.metrics.identification import IdentificationErrorRate
-
     check_convention(convention)
-    if convention == "pyannote":
-        parts = DiarizationErrorRate(collar=2.0 * collar, skip_overlap=skip_overlap)(
-            reference, hypothesis, uem=scored, detailed=True)
-    else:
-        mapper = DiarizationErrorRate()
-        # the collars and the overlap come from the turns as written (md-eval builds its no-score zones from them),
-        # the speech from each speaker's merged turns
-        region = mapper.extrude(scored, reference, collar=2.0 * collar, skip_overlap=skip_overlap)
-        reference = reference.support().rename_labels(generator="string")
-        hypothesis = hypothesis.support().rename_labels(generator="int")  # no name shared with the reference
-        mapping = mapper.optimal_mapping(reference.crop(scored), hypothesis.crop(scored))
-        parts = IdentificationErrorRate()(reference, hypothesis.rename_labels(mapping=mapping), uem=region,
-                                          detailed=True)
+    if convention == "md-eval":
+        return md_eval_components(reference, hypothesis, scored[["start", "end"]].to_numpy(dtype=np.float64),
+                                  collar=collar, skip_overlap=skip_overlap)
+    from pyannote.metrics.diarization import DiarizationErrorRate
+
+    ref, hyp, uem = as_pyannote(uri, reference, hypothesis, scored)
+    parts = DiarizationErrorRate(collar=2.0 * collar, skip_overlap=skip_overlap)(ref, hyp, uem=uem, detailed=True)
     return {"total": parts["total"], "missed": parts["missed detection"], "false_alarm": parts["false alarm"],
             "confusion": parts["confusion"]}
 
@@ -398,8 +408,9 @@ def diarization_error_rate(reference: pd.DataFrame, hypothesis: pd.DataFrame, *,
     if collar < 0:
         raise ValueError(f"The collar must be zero or positive, not {collar}.")
     rows = []
-    for uri, ref, hyp, scored in recordings(reference, hypothesis, uem):
-        parts = der_components(ref, hyp, scored, collar=collar, skip_overlap=skip_overlap, convention=convention)
+    for uri, ref, hyp, scored in recording_tables(reference, hypothesis, uem):
+        parts = der_components(ref, hyp, scored, collar=collar, skip_overlap=skip_overlap, convention=convention,
+                               uri=uri)
         errors = parts["missed"] + parts["false_alarm"] + parts["confusion"]
         rows.append({"uri": uri, "der": errors / parts["total"] if parts["total"] > 0 else float("nan"), **parts})
     per_file = pd.DataFrame(rows).set_index("uri")[["der", "missed", "false_alarm", "confusion", "total"]]

@@ -8,7 +8,9 @@ Independent references:
   per-file SCORED/MISSED/FALARM/SPEAKER ERROR times are parsed with dscore's regular expressions. Skipped only when
   perl is absent.
 - pyannote.metrics 4.x ``DiarizationErrorRate`` (collar ``2 * collar``), called here directly: the "pyannote"
-  convention must equal it.
+  convention must equal it; its building blocks (``extrude``, ``HungarianMapper``, ``IdentificationErrorRate`` on
+  the merged turns) segment by segment: the "md-eval" convention, a sweep over the turns' boundaries, must equal
+  them, ties between equally good mappings included.
 - dscore's JER (vendored test-only, BSD-2, ``tests/reference/dscore_jer.py``) on the real recordings of
   tests/data/ami (VBx's AMI outputs against the AMI-diarization-setup references and UEMs) and of
   tests/data/diarization_corpus (clustered here), and on hand-made cases.
@@ -152,6 +154,45 @@ def test_pyannote_convention_equals_pyannote_metrics(collar, skip_overlap):
     assert ours.der == pytest.approx(abs(metric), abs=1e-12)
     md = lc.diarization_error_rate(reference, system, uem=uem, collar=collar, skip_overlap=skip_overlap)
     assert md.der < ours.der  # the own overlapping turns are false alarms for pyannote.metrics only
+
+
+def md_eval_by_pyannote(ref, hyp, scored, collar: float, skip_overlap: bool) -> tuple:
+    """md-eval's seconds from pyannote.metrics' building blocks, segment by segment: the no-score zones extruded from
+    the turns as written, each speaker's turns merged, the speakers mapped on the UEM by its HungarianMapper, then
+    IdentificationErrorRate on the scored region (how llrcore computed it before its sweep over the boundaries)."""
+    from pyannote.metrics.identification import IdentificationErrorRate
+
+    mapper = DiarizationErrorRate()
+    region = mapper.extrude(scored, ref, collar=2.0 * collar, skip_overlap=skip_overlap)
+    ref = ref.support().rename_labels(generator="string")
+    hyp = hyp.support().rename_labels(generator="int")
+    mapping = mapper.optimal_mapping(ref.crop(scored), hyp.crop(scored))
+    parts = IdentificationErrorRate()(ref, hyp.rename_labels(mapping=mapping), uem=region, detailed=True)
+    return parts["total"], parts["missed detection"], parts["false alarm"], parts["confusion"]
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("collar, skip_overlap", [(0.0, False), (0.25, True), (0.5, False)])
+def test_md_eval_convention_equals_pyannote_building_blocks(seed, collar, skip_overlap):
+    reference, system, uem = own_overlaps(seed)
+    ours = lc.diarization_error_rate(reference, system, uem=uem, collar=collar, skip_overlap=skip_overlap)
+    for uri, ref, hyp, scored in recordings(reference, system, uem):
+        expected = md_eval_by_pyannote(ref, hyp, scored, collar, skip_overlap)
+        assert tuple(ours.per_file.loc[uri, list(PARTS)]) == pytest.approx(expected, rel=1e-12, abs=1e-9)
+
+
+def test_equally_good_mappings_are_told_apart_as_pyannote_metrics_tells_them():
+    # Reference A on 0-10 s (and again on 2-3 s, an overlap of A's own turns), B on 10-20 s; the system says x on
+    # 0-20 s. x talks 10 s with A and 10 s with B: either mapping is optimal on the UEM. With -1 the scored region
+    # leaves out A's 2-3 s, so the choice decides the confusion: x -> A gives 10 s (B), x -> B gives 9 s (A).
+    reference = turns([(0, 10, "A"), (2, 3, "A"), (10, 20, "B")])
+    system = turns([(0, 20, "x")])
+    uem = uem_of([("a", 0.0, 20.0)])
+    ours = lc.diarization_error_rate(reference, system, uem=uem, collar=0.0, skip_overlap=True)
+    (_, ref, hyp, scored), = recordings(reference, system, uem)
+    assert (ours.total, ours.missed, ours.false_alarm, ours.confusion) == pytest.approx(
+        md_eval_by_pyannote(ref, hyp, scored, 0.0, True), abs=1e-12)
+    assert ours.confusion == pytest.approx(10.0) and ours.total == pytest.approx(19.0)
 
 
 def test_md_eval_convention_equals_md_eval_on_ami(tmp_path):
