@@ -145,7 +145,7 @@ def asvspoof2021_layout(tmp_path_factory) -> dict[str, Path]:
 # sessions), scaled by 0.3 to the quiet machine's ~1,650 s (766-892 s of wall time on 2 workers in the last CI runs).
 SLOW_MODULES = {
     "e2e/test_diarization_page.py": 89, "diarization/test_diarization_heldout.py": 72, "e2e/test_widths.py": 44,
-    "e2e/test_calibrate_conditions_page.py": 57, "e2e/test_conditions_page.py": 57,
+    "e2e/test_calibrate_conditions_page.py": 45, "e2e/test_conditions_page.py": 57,
     "uncertainty/test_bootstrap_coverage.py": 57, "e2e/test_extreme_llrs_page.py": 56,
     "uncertainty/test_uncertainty.py": 51,
     "e2e/test_app_state.py": 48, "forensic/test_forensic.py": 48, "diarization/test_diarization_k.py": 38,

@@ -1,11 +1,13 @@
 """Calibration per condition on the Calibrate page, walked in headless Chromium at 1600 px as a person does: the
 countermeasure demo's development and evaluation sets added on the Data page, the Calibrate page opened through the
-sidebar, the trials broken down by attack, then cross-validation of the development set.
+sidebar, the trials broken down by attack, the calibrations downloaded as JSON, then cross-validation of the
+development set.
 
 Independent references: the downloaded table's numbers are recomputed from the demo files read with pandas (the
 pooled calibration is ``fit_affine`` of all bona fide against all spoof development scores; a per-attack
 calibration that of the bona fide trials against that attack's spoofs), and equal those of
-``llrcore.calibrate_by_condition`` with the page's defaults.
+``llrcore.calibrate_by_condition`` with the page's defaults; the downloaded JSON, read back by
+``lc.load_calibrator``, calibrates the trials as that calibration does, bit for bit.
 """
 from __future__ import annotations
 
@@ -61,7 +63,7 @@ def calibrate_dev_by_attack(page: Page, app_url: str) -> None:
     break_down_by(page, "attack")
 
 
-def test_calibration_per_attack_after_adding_the_countermeasure_demo(page: Page, app_url, screenshots):
+def test_calibration_per_attack_after_adding_the_countermeasure_demo(page: Page, app_url, screenshots, tmp_path):
     calibrate_dev_by_attack(page, app_url)
     expect(page.get_by_text(re.compile(r"of 13 attack values none has its own: all get the pooled one"))).to_be_visible()
     expect(page.get_by_text(re.compile(r"The pooled calibration serves attack=A07, .* not in training"))).to_be_visible()
@@ -87,6 +89,20 @@ def test_calibration_per_attack_after_adding_the_countermeasure_demo(page: Page,
                                          "attack", plo=PLO, p_target=0.01).to_frame(eer_percent=True)
     np.testing.assert_allclose(table.filter(like="actDCF").to_numpy(),
                                expected.filter(like="actDCF").to_numpy(), rtol=1e-9)
+
+    # the page's per-attack calibration, downloaded and read back by lc.load_calibrator, calibrates the evaluation
+    # trials exactly as lc.calibrate_by_condition's calibration with the page's defaults (bit for bit)
+    path, name = download_file(page, "Calibrations per condition as JSON", tmp_path)
+    assert name == "calibration_by_attack.json"
+    loaded = lc.load_calibrator(path)
+    dev_trials, eval_trials = (lc.read_trials(CM / f"ASVspoof2019.LA.cm.{part}.scores.tsv.gz")[SYSTEM]
+                               for part in ("dev", "eval"))
+    calibration = lc.calibrate_by_condition(dev_trials, eval_trials, "attack", plo=PLO, p_target=0.01).calibration
+    assert isinstance(loaded, lc.ConditionalCalibration) and loaded.by == ("attack",)
+    assert sorted(loaded.calibrators) == [(f"A0{i}",) for i in range(1, 7)]  # the development set's attacks
+    for trials in (dev_trials, eval_trials):
+        mine, theirs = loaded(trials), calibration(trials)
+        assert np.array_equal(mine.tar, theirs.tar) and np.array_equal(mine.non, theirs.non)
 
     # cross-validation of the development set: every attack has its own calibrations,
     # which beat the pooled one on most attacks and on all the trials
@@ -119,23 +135,3 @@ def test_calibration_per_attack_after_adding_the_countermeasure_demo(page: Page,
     expect(page.locator(".st-key-cal_conditions .errorbar").first).to_be_attached()
     no_exception(page)
     snap(page, screenshots / "calibrate_per_attack_intervals.png")
-
-
-def test_the_calibrations_per_attack_download_as_json(page: Page, app_url, screenshots, tmp_path):
-    """The page's per-attack calibration, downloaded and read back by lc.load_calibrator, calibrates the evaluation
-    trials exactly as lc.calibrate_by_condition's calibration with the page's defaults (bit for bit)."""
-    calibrate_dev_by_attack(page, app_url)
-    path, name = download_file(page, "Calibrations per condition as JSON", tmp_path)
-    assert name == "calibration_by_attack.json"
-    loaded = lc.load_calibrator(path)
-    dev, evaluation = (lc.read_trials(CM / f"ASVspoof2019.LA.cm.{part}.scores.tsv.gz")[SYSTEM]
-                       for part in ("dev", "eval"))
-    expected = lc.calibrate_by_condition(dev, evaluation, "attack", plo=PLO, p_target=0.01).calibration
-    assert isinstance(loaded, lc.ConditionalCalibration) and loaded.by == ("attack",)
-    assert sorted(loaded.calibrators) == [(f"A0{i}",) for i in range(1, 7)]  # the development set's attacks
-    for trials in (dev, evaluation):
-        mine, theirs = loaded(trials), expected(trials)
-        assert np.array_equal(mine.tar, theirs.tar) and np.array_equal(mine.non, theirs.non)
-    no_exception(page)
-    page.get_by_role("button", name="Calibrations per condition as JSON").scroll_into_view_if_needed()
-    snap(page, screenshots / "calibrate_per_attack_json.png")
