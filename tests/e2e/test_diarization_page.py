@@ -1,20 +1,23 @@
 """The Diarization page in headless Chromium: the demo clusters on demand (Cluster runs the Bayesian block model alone;
-the other methods, their table and the advice come when the comparison is asked for), the figures draw, an upload
-works.
+the other methods, their table and the advice come when the comparison is asked for; the table writes a value it
+lacks as a dash, measured by the height of its ink on the grid's canvas), the figures draw, an upload works.
 
 Screenshots go to ``tests/e2e/screenshots/diarization*.png``. Fixtures (``app_url``, ``screenshots``, the system
 Chromium) come from ``conftest.py``; the helpers from ``test_browser.py``.
 """
 from __future__ import annotations
 
+import io
 import re
 from pathlib import Path
 
 import numpy as np
 import pytest
+from PIL import Image
 from playwright.sync_api import Page, expect
 
-from test_browser import no_exception, open_page, snap, wait_for_charts, wait_idle
+from test_browser import no_exception, open_page, snap, wait_for_charts, wait_for_stable_sizes, wait_idle
+from test_figures_show_what_they_promise_page import table_cells
 
 pytestmark = pytest.mark.e2e
 ROOT = Path(__file__).resolve().parents[2]
@@ -54,6 +57,39 @@ def nothing_blank_under_the_similarity_matrix(page: Page) -> None:
     assert 0 < gap <= MAX_GAP_UNDER_MATRIX, f"{gap:.0f} px between the matrix and the text under it"
 
 
+def methods_table_has_no_none(page: Page, screenshots) -> None:
+    """The methods table (issue 28): VBx's RTTM has no segment labels and was not timed, so its last four values are
+    missing: the accessible table leaves them empty, and the grid draws its placeholder on a canvas, a dash (1 px of
+    ink high) and not the word "None" (9 px), measured on a screenshot of the grid."""
+    header, *rows = table_cells(page)
+    assert header[0] == "method" and rows[-1][0] == "VBx (full system, its RTTM)"
+    assert header[-4:] == ["segment error", "purity", "coverage", "time (s)"] and rows[-1][-4:] == [""] * 4
+    expect(page.get_by_text("—: not measured for this output", exact=False)).to_be_visible()
+    grid = page.get_by_test_id("stDataFrame").first
+    grid.scroll_into_view_if_needed()
+    wait_for_stable_sizes(page)  # the grid drawn at its place (was a fixed 700 ms)
+    grid.screenshot(path=screenshots / "trust_diarization_methods.png")
+    words = ink_words(grid.screenshot())
+    assert len(words) >= 10  # the method's name, then its nine values
+    for left, width, height in words[-4:]:  # a dash (one or two pixels high), not the word "None" (about 9)
+        assert height <= 3 and width <= 16, (left, width, height)
+
+
+def ink_words(png: bytes, row_height: int = 35, gap: int = 6) -> list[tuple[int, int, int]]:
+    """``(left, width, height)`` in pixels of each group of dark pixels ("words" at most `gap` apart) in the last
+    row of a screenshot of a data grid (rows of `row_height` px, Streamlit's default)."""
+    grey = np.asarray(Image.open(io.BytesIO(png)).convert("L"), dtype=np.int16)
+    ink = grey[-row_height + 2: -2, :] < 215  # text; the grid lines are lighter
+    words: list[list[int]] = []
+    for column in np.flatnonzero(ink.any(axis=0)):
+        if words and column - words[-1][1] <= gap:
+            words[-1][1] = column
+        else:
+            words.append([column, column])
+    heights = [np.flatnonzero(ink[:, a:b + 1].any(axis=1)) for a, b in words]
+    return [(int(a), int(b - a + 1), int(h[-1] - h[0] + 1)) for (a, b), h in zip(words, heights)]
+
+
 def test_demo_clusters_on_demand_and_shows_every_figure(page: Page, app_url, screenshots):
     open_diarization(page, app_url)
     wait_for_charts(page)  # the matrix in time order, before clustering
@@ -77,6 +113,7 @@ def test_demo_clusters_on_demand_and_shows_every_figure(page: Page, app_url, scr
     wait_for_charts(page)
     no_exception(page)
     snap(page, screenshots / "diarization_compared.png")
+    methods_table_has_no_none(page, screenshots)
 
     for tab, name in [("Scores and Gaussians", "diarization_scores"), ("Number of speakers", "diarization_k"),
                       ("Evidence bound", "diarization_elbo"), ("Timeline", "diarization_timeline")]:

@@ -1,26 +1,22 @@
 """Figures and tables of issue 28 as a person sees them at 1600 px in headless Chromium: the DET of four systems
 (two demo sets added on the Data page, both with an actDCF at Pfa = 0), the Gaussian explorer's star and diamond,
-Forensic's ECE curves after PAV, the Bayes decisions table and its dashed line, the Diarization methods table, the
-Home card of Diarization.
+Forensic's ECE curves after PAV, the Bayes decisions table and its dashed line, the Home card of Diarization (the
+Diarization methods table: test_diarization_page.py).
 
 What only the browser shows is measured on the drawn page: the boxes of the texts plotly drew (notes, labels, tick
 labels) and of the markers must not overlap; a curve must lie above the axis line; the table's cells are read from
-the page (the grid's placeholders, drawn on a canvas, by the height of their ink: a dash is 1 px high, the word
-"None" 9 px). Independent references: the table's parts must add up to its totals (decimal arithmetic) and to
+the page. Independent references: the table's parts must add up to its totals (decimal arithmetic) and to
 100 x P(target) and 100 x (1 - P(target)); the words of the Home card are those of llrcore.diarization.model's
 docstring. Screenshots go to ``tests/e2e/screenshots/trust_*.png``.
 """
 from __future__ import annotations
 
-import io
 from decimal import Decimal
 
-import numpy as np
 import pytest
-from PIL import Image
 from playwright.sync_api import Page, expect
 
-from test_browser import grid_rows, no_exception, open_page, snap, wait_for_charts, wait_for_stable_sizes, wait_idle
+from test_browser import grid_rows, no_exception, open_page, snap, wait_for_charts, wait_for_stable_sizes
 from test_conditions_page import add_demo, go
 
 pytestmark = pytest.mark.e2e
@@ -91,47 +87,6 @@ def test_det_of_four_systems_notes_and_stars_overlap_nothing(page: Page, app_url
     assert len(near_edge) >= 3  # the stars at Pfa = 0 (two at the top left corner) and FVC's at Pmiss = 0
     for i, point in enumerate(near_edge):
         assert not any(overlap(point, other, slack=4) for other in near_edge[i + 1:]), point
-
-
-def test_diarization_methods_table_has_no_none(page: Page, app_url, screenshots):
-    open_page(page, f"{app_url}/diarization")
-    page.get_by_role("button", name="Cluster").click()
-    wait_idle(page, timeout=300_000)
-    expect(page.get_by_role("heading", name="Methods side by side")).to_be_visible(timeout=120_000)
-    page.get_by_role("button", name="Compare with the other methods").click()  # the table comes on demand
-    wait_idle(page, timeout=300_000)
-    expect(page.get_by_text("Which answer to trust here:", exact=False)).to_be_visible(timeout=120_000)
-    no_exception(page)
-    header, *rows = table_cells(page)
-    assert header[0] == "method" and rows[-1][0] == "VBx (full system, its RTTM)"
-    # VBx's RTTM has no segment labels and was not timed: its last four values are missing (the accessible table
-    # leaves them empty; the grid draws its placeholder on a canvas, measured below)
-    assert header[-4:] == ["segment error", "purity", "coverage", "time (s)"] and rows[-1][-4:] == [""] * 4
-    expect(page.get_by_text("—: not measured for this output", exact=False)).to_be_visible()
-    grid = page.get_by_test_id("stDataFrame").first
-    grid.scroll_into_view_if_needed()
-    wait_for_stable_sizes(page)  # the grid drawn at its place (was a fixed 700 ms)
-    grid.screenshot(path=screenshots / "trust_diarization_methods.png")
-    words = ink_words(grid.screenshot())
-    assert len(words) >= 10  # the method's name, then its nine values
-    for left, width, height in words[-4:]:  # a dash (one or two pixels high), not the word "None" (about 9)
-        assert height <= 3 and width <= 16, (left, width, height)
-    snap(page, screenshots / "trust_diarization.png")
-
-
-def ink_words(png: bytes, row_height: int = 35, gap: int = 6) -> list[tuple[int, int, int]]:
-    """``(left, width, height)`` in pixels of each group of dark pixels ("words" at most `gap` apart) in the last
-    row of a screenshot of a data grid (rows of `row_height` px, Streamlit's default)."""
-    grey = np.asarray(Image.open(io.BytesIO(png)).convert("L"), dtype=np.int16)
-    ink = grey[-row_height + 2: -2, :] < 215  # text; the grid lines are lighter
-    words: list[list[int]] = []
-    for column in np.flatnonzero(ink.any(axis=0)):
-        if words and column - words[-1][1] <= gap:
-            words[-1][1] = column
-        else:
-            words.append([column, column])
-    heights = [np.flatnonzero(ink[:, a:b + 1].any(axis=1)) for a, b in words]
-    return [(int(a), int(b - a + 1), int(h[-1] - h[0] + 1)) for (a, b), h in zip(words, heights)]
 
 
 def test_home_gaussian_explorer_forensic_and_bayes_decisions_through_the_sidebar(page: Page, app_url, screenshots):
