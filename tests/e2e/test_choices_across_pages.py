@@ -168,8 +168,16 @@ def best_sentence(sweep: lc.RuleSweep) -> str:
            f"P = {best['p_weight']:.3g}"
 
 
-def test_compare_rules_keeps_its_choices_through_the_sidebar(page: Page, app_url, screenshots):
+def test_compare_rules_the_tdcf_and_diarization_keep_their_choices_through_the_sidebar(page: Page, app_url,
+                                                                                          screenshots):
+    """Three pages that share nothing, one session: each page's choices, defaults first, then changed."""
     open_page(page, app_url)
+    compare_rules_keeps_its_choices(page, screenshots)
+    tandem_keeps_its_formulation_and_costs(page, screenshots)
+    diarization_keeps_the_matrix_and_the_scoring(page, screenshots)
+
+
+def compare_rules_keeps_its_choices(page: Page, screenshots) -> None:
     go(page, "Compare rules")
     expect(chips(page, "cmp_rules")).to_have_text(["logarithmic (1, 1)", "Brier (2, 2)", "boosting (0.5, 0.5)",
                                                    "asymmetric (2, 1)"])
@@ -210,8 +218,7 @@ def check_costs(page: Page, formulation: str, **typed: float) -> None:
         expect(page.get_by_role("spinbutton", name=name, exact=True)).to_have_value(f"{value:.4f}")
 
 
-def test_the_tdcf_formulation_and_costs_survive_the_sidebar(page: Page, app_url, screenshots):
-    open_page(page, app_url)
+def tandem_keeps_its_formulation_and_costs(page: Page, screenshots) -> None:
     go(page, "ASV + countermeasure")
     expect(chosen(page, "revised (ASVspoof 2021 on)")).to_be_checked()
     check_costs(page, "revised")
@@ -236,8 +243,7 @@ def segments(folder: str, file: str) -> str:
         return f"{len(data[data.files[0]]):,} segments"
 
 
-def test_diarization_keeps_the_matrix_and_the_scoring_through_the_sidebar(page: Page, app_url, screenshots):
-    open_page(page, app_url)
+def diarization_keeps_the_matrix_and_the_scoring(page: Page, screenshots) -> None:
     go(page, "Diarization")
     matrix = page.get_by_role("combobox", name="Matrix")
     expect(matrix).to_have_value("AMI ES2005a (PLDA LLRs of 1,025 x-vector windows)")

@@ -74,7 +74,7 @@ def walk(page: Page, route, values, numbers) -> None:
             check_page(page, name, values, numbers)
 
 
-def test_defaults_untouched_survive_every_page_switch(page: Page, app_url):
+def test_defaults_untouched_then_typed_values_survive_every_page_switch(page: Page, app_url):
     open_page(page, app_url)  # Home
     numbers = expected_numbers(0.01, 1.0, 1.0)
     defaults = ("0.01", "1", "1")
@@ -83,9 +83,8 @@ def test_defaults_untouched_survive_every_page_switch(page: Page, app_url):
                 "Data", "Compare rules", "Evaluate"], defaults, numbers)
     expect(page.get_by_role("combobox", name="Preset")).to_have_value(re.compile("NIST SRE'12"))
 
-
-def test_typed_values_survive_every_page_switch(page: Page, app_url):
-    open_page(page, f"{app_url}/calibrate")
+    # then values typed on Calibrate
+    go(page, "Calibrate")
     main = page.get_by_test_id("stMain")
     expect(main.get_by_role("spinbutton", name="P_target")).to_have_value("0.01", timeout=60_000)
     for label, value in (("P_target", "0.05"), ("C_miss", "3")):

@@ -28,10 +28,22 @@ def move(page: Page, name: str, key: str, presses: int = 1) -> None:
     wait_idle(page)
 
 
-def test_bayes_decisions_sliders_answer_and_share(page: Page, app_url, screenshots):
-    open_page(page, f"{app_url}/bayes_decisions")
-    wait_for_charts(page, 2)
+def slider_values(page: Page) -> list[str]:
+    return [page.get_by_role("slider", name=name).get_attribute("aria-valuetext") for name in SLIDER_NAMES]
+
+
+def test_bayes_decisions_sliders_answer_and_share_and_links_restore_the_setting(page: Page, app_url, server_log,
+                                                                                  screenshots):
+    """Reached through the sidebar, the sliders moved (the answer and the address bar follow), then opened by two
+    links; each slider has one source (the session's operating point or the address bar), so Streamlit never warns
+    that a widget had a default value and a Session State value too."""
+    logged = server_log.stat().st_size
+    open_page(page, app_url)
+    page.get_by_test_id("stSidebarNav").get_by_role("link", name="Bayes decisions", exact=True).click()
+    wait_idle(page)
     expect(sentence(page)).to_contain_text("P(target) = 1 %, this system makes about 0.37 errors")
+    assert slider_values(page) == ["0.01", "1", "1"]
+    wait_for_charts(page, 2)
     no_exception(page)
     snap(page, screenshots / "bayes_decisions.png")
 
@@ -56,20 +68,7 @@ def test_bayes_decisions_sliders_answer_and_share(page: Page, app_url, screensho
     expect(page.locator("p").filter(has_text=re.compile(r"^Fixing the false-alarm rate at 1 %"))).to_be_visible()
     expect(page).to_have_url(re.compile(r"bayes_view=Fixed"))
 
-
-def slider_values(page: Page) -> list[str]:
-    return [page.get_by_role("slider", name=name).get_attribute("aria-valuetext") for name in SLIDER_NAMES]
-
-
-def test_bayes_decisions_link_restores_the_setting(page: Page, app_url, server_log, screenshots):
-    """Reached through the sidebar and by two links; each slider has one source (the session's operating point or the
-    address bar), so Streamlit never warns that a widget had a default value and a Session State value too."""
-    logged = server_log.stat().st_size
-    open_page(page, app_url)
-    page.get_by_test_id("stSidebarNav").get_by_role("link", name="Bayes decisions", exact=True).click()
-    wait_idle(page)
-    expect(sentence(page)).to_contain_text("P(target) = 1 %, this system makes about 0.37 errors")
-    assert slider_values(page) == ["0.01", "1", "1"]
+    # links open the page as they say (each a new session)
     open_page(page, f"{app_url}/bayes_decisions?prior=0.01&c_miss=10")
     expect(sentence(page)).to_contain_text("P(target) = 1 %, with a miss costing 10 and a false alarm 1")
     assert slider_values(page) == ["0.01", "10", "1"]
