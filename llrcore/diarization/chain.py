@@ -119,30 +119,29 @@ def _chunked(diagonal: np.ndarray, column: np.ndarray, row: np.ndarray, start: n
     diagonal, column, row = blocks(diagonal, 1.0), blocks(column, 0.0), blocks(row, 0.0)
     # 1. each chunk's map, applied to the unit vectors (its columns), kept at unit size
     maps = np.broadcast_to(np.eye(k), (chunks, k, k)).copy()
-    log_size = np.zeros(chunks)
+    sizes = np.empty((length, chunks))
     for i in range(length):
-        maps = diagonal[:, i, :, None] * maps + column[:, i, :, None] * np.einsum("ck,ckj->cj", row[:, i], maps)[
-            :, None, :]
-        size = maps.max(axis=(1, 2))
-        maps /= size[:, None, None]
-        log_size += np.log(size)
+        maps = diagonal[:, i, :, None] * maps + column[:, i, :, None] * (row[:, i, None, :] @ maps)
+        sizes[i] = maps.max(axis=(1, 2))
+        maps /= sizes[i, :, None, None]
+    log_size = np.log(sizes).sum(axis=0)
     # 2. the vector before the first step of every chunk
     entry = np.empty((chunks, k))
     v = np.asarray(start, dtype=np.float64)
-    for c in range(chunks):
-        entry[c] = v
-        v = maps[c] @ v
-        if normalise:
-            v = v / v.sum()
-        else:  # the true size, which the scaled backward pass keeps moderate
-            with np.errstate(divide="ignore"):
+    with np.errstate(divide="ignore"):  # log(0) = -inf is meant: exp(-inf) = 0
+        for c in range(chunks):
+            entry[c] = v
+            v = maps[c] @ v
+            if normalise:
+                v = v / v.sum()
+            else:  # the true size, which the scaled backward pass keeps moderate
                 v = np.exp(np.log(v) + log_size[c])
     # 3. every step, all chunks side by side
     out = np.empty((chunks, length, k))
     sums = np.empty((chunks, length))
     v = entry
     for i in range(length):
-        v = diagonal[:, i] * v + column[:, i] * np.einsum("ck,ck->c", row[:, i], v)[:, None]
+        v = diagonal[:, i] * v + column[:, i] * (row[:, i, None, :] @ v[:, :, None])[:, 0]
         if normalise:
             sums[:, i] = v.sum(axis=1)
             v = v / sums[:, i, None]
