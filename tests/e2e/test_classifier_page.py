@@ -45,42 +45,13 @@ def move_bins(page: Page, key: str, value: str) -> None:
     expect(slider).to_have_value(value)
 
 
-def test_classifier_upload_good_and_bad(page: Page, app_url, screenshots, tmp_path):
-    rng = np.random.default_rng(5)
-    labels = rng.integers(0, 3, 500)
-    logits = 3.0 * np.eye(3)[labels] + rng.normal(0, 1.5, (500, 3))
-    probabilities = np.exp(logits) / np.exp(logits).sum(axis=1, keepdims=True)
-    good = tmp_path / "three classes.csv"
-    good.write_text("a,b,c,label\n" + "".join(f"{x:.6f},{y:.6f},{z:.6f},{k}\n"
-                                              for (x, y, z), k in zip(probabilities, labels)))
-    bad = tmp_path / "not probabilities.csv"
-    bad.write_text("a,b,c,label\n0.2,0.3,0.5,0\n0.4,1.7,0.1,1\n")
-    open_classifier(page, app_url)
-    page.get_by_text("Upload classifier outputs").click()
-    wait_idle(page)
-    page.get_by_text("probabilities (softmax outputs)").click()
-    wait_idle(page)
-    expect(page.get_by_role("radio", name="probabilities (softmax outputs)")).to_be_checked()
-    page.locator(".st-key-cc_upload input[type=file]").set_input_files(good)
-    expect(page.get_by_text("Upload three classes.csv: 500 trials of 3 classes", exact=False)).to_be_visible(
-        timeout=30_000)
-    wait_for_charts(page, 3)
-    no_exception(page)
-    snap(page, screenshots / "classifier_upload.png")
-
-    page.locator(".st-key-cc_upload input[type=file]").set_input_files(bad)
-    expect(page.get_by_text("these are not probabilities", exact=False)).to_be_visible(timeout=30_000)
-    wait_for_charts(page, 3)  # the demo is shown instead
-    no_exception(page)
-
-
 def test_ece_in_one_unit_the_conventions_panel_and_the_temperature(page: Page, app_url, screenshots, tmp_path):
     """Defaults untouched (CIFAR-10, 15 equal-width bins, top label): the table's ECE % and MCE % are the card's
     percent; the panel, opened, shows each tool's ECE of the raw probabilities as lc.ece_conventions gives it; then
     the bins slider moved to 10 by keyboard changes the panel with it. Last, "Temperature as JSON" read back by
     lc.load_calibrator gives the temperature of lc.fit_temperature on the demo's logits, its probabilities bit for
     bit, and the card's T (the bins do not change it). Then, at 15 bins again, the IEMOCAP demo with the log score
-    and the page's HTML report."""
+    and the page's HTML report; then a good upload of probabilities, and a bad one (the demo is shown instead)."""
     open_classifier(page, app_url)
     wait_for_charts(page, 3)
     card = page.get_by_test_id("stMetric").nth(2)
@@ -153,3 +124,30 @@ def test_ece_in_one_unit_the_conventions_panel_and_the_temperature(page: Page, a
     html = open(report.value.path(), encoding="utf-8").read()
     assert "<title>Calibration of iemocap_wav2vec_pt</title>" in html and "6.29%" in html
     assert html.count('class="figure"') == 5 and "Mean log score" in html
+
+    # last, a good and a bad upload of probabilities
+    rng = np.random.default_rng(5)
+    labels = rng.integers(0, 3, 500)
+    logits = 3.0 * np.eye(3)[labels] + rng.normal(0, 1.5, (500, 3))
+    probabilities = np.exp(logits) / np.exp(logits).sum(axis=1, keepdims=True)
+    good = tmp_path / "three classes.csv"
+    good.write_text("a,b,c,label\n" + "".join(f"{x:.6f},{y:.6f},{z:.6f},{k}\n"
+                                              for (x, y, z), k in zip(probabilities, labels)))
+    bad = tmp_path / "not probabilities.csv"
+    bad.write_text("a,b,c,label\n0.2,0.3,0.5,0\n0.4,1.7,0.1,1\n")
+    page.get_by_text("Upload classifier outputs").click()
+    wait_idle(page)
+    page.get_by_text("probabilities (softmax outputs)").click()
+    wait_idle(page)
+    expect(page.get_by_role("radio", name="probabilities (softmax outputs)")).to_be_checked()
+    page.locator(".st-key-cc_upload input[type=file]").set_input_files(good)
+    expect(page.get_by_text("Upload three classes.csv: 500 trials of 3 classes", exact=False)).to_be_visible(
+        timeout=30_000)
+    wait_for_charts(page, 3)
+    no_exception(page)
+    snap(page, screenshots / "classifier_upload.png")
+
+    page.locator(".st-key-cc_upload input[type=file]").set_input_files(bad)
+    expect(page.get_by_text("these are not probabilities", exact=False)).to_be_visible(timeout=30_000)
+    wait_for_charts(page, 3)  # the demo is shown instead
+    no_exception(page)

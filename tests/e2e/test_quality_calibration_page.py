@@ -59,7 +59,8 @@ def pick_quality(page: Page, column: str) -> None:
     wait_idle(page, timeout=180_000)
 
 
-def test_quality_measures_on_the_calibrate_page(page: Page, app_url, screenshots, tmp_path):
+def test_quality_measures_on_the_calibrate_page_then_on_the_fusion_page(page: Page, app_url, screenshots,
+                                                                         tmp_path):
     dev = write_population(tmp_path / "qmf_dev.txt", 1500, seed=1)
     evaluation = write_population(tmp_path / "qmf_eval.txt", 1500, seed=2)
     open_page(page, f"{app_url}/")
@@ -92,11 +93,9 @@ def test_quality_measures_on_the_calibrate_page(page: Page, app_url, screenshots
     page.get_by_role("heading", name="With quality measures (QMF)").scroll_into_view_if_needed()
     snap(page, screenshots / "calibrate_quality.png")
 
-
-def test_quality_measures_on_the_fusion_page(page: Page, app_url, screenshots, tmp_path):
+    # then two systems of the same trials, fused with the same measure on the Fusion page
     a = write_population(tmp_path / "sysA.txt", 1200, seed=3)
     b = write_population(tmp_path / "sysB.txt", 1200, seed=3, offset=1.0, noise_seed=1)  # the same trials
-    open_page(page, f"{app_url}/")
     upload(page, [a, b])
     go(page, "Fusion")
     box = page.get_by_role("combobox", name="Development systems (train the fusion)")
