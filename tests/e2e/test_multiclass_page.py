@@ -30,9 +30,9 @@ def open_tab(page: Page, name: str) -> None:
     wait_idle(page)
 
 
-def test_multiclass_page_on_the_demo_data(page: Page, app_url, screenshots):
+def test_multiclass_page_on_the_demo_data_then_uploads_and_the_second_demo(page: Page, app_url, screenshots, tmp_path):
     """Defaults untouched (IEMOCAP): the Cllr card, the NIST LRE costs of the library before and after calibration,
-    then every tab and the prior of the class frequencies."""
+    then every tab and the prior of the class frequencies; then a good and a bad upload, and CIFAR-10."""
     scores = lc.read_multiclass(IEMOCAP / "scores.npy", labels=IEMOCAP / "targets.npy", score_type="log-posterior",
                                 training_prior="empirical")
     table = lc.cavg_table(scores, lc.fit_multiclass_affine(scores))
@@ -68,8 +68,7 @@ def test_multiclass_page_on_the_demo_data(page: Page, app_url, screenshots):
     no_exception(page)
     snap(page, screenshots / "multiclass_decisions.png")
 
-
-def test_multiclass_upload_good_and_bad_then_the_second_demo(page: Page, app_url, screenshots, tmp_path):
+    # then a good upload, a bad one (what was loaded stays), and the second demo
     rng = np.random.default_rng(11)
     labels = rng.integers(0, 3, 600)
     llrs = 2.0 * np.eye(3)[labels] + rng.normal(0, 1, (600, 3))
@@ -77,7 +76,6 @@ def test_multiclass_upload_good_and_bad_then_the_second_demo(page: Page, app_url
     names = np.array(["eng", "hin", "man"])
     good.write_text("eng,hin,man,label\n" + "".join(f"{a:.4f},{b:.4f},{c:.4f},{names[k]}\n"
                                                      for (a, b, c), k in zip(llrs, labels)))
-    open_multiclass(page, app_url)
     page.get_by_text("Upload a multiclass score file").click()
     page.locator(".st-key-mc_upload input[type=file]").set_input_files(good)
     expect(page.get_by_text("Loaded three languages.csv: 600 trials of 3 classes")).to_be_visible(timeout=30_000)
