@@ -54,14 +54,14 @@ def md_eval_components(reference: pd.DataFrame, hypothesis: pd.DataFrame, scored
     """
     ref_start, ref_end, ref_speaker, ref_labels = _turns(reference)
     sys_start, sys_end, sys_speaker, sys_labels = _turns(hypothesis)
-    uem = _union(np.asarray(scored, dtype=np.float64).reshape(-1, 2))
+    uem = np.asarray(scored, dtype=np.float64).reshape(-1, 2)
     zones = []
     if collar > 0:
         bounds = np.concatenate([ref_start, ref_end])
         zones.append(np.column_stack([bounds - collar, bounds + collar]))
     if skip_overlap:
         zones.append(_where_covered(ref_start, ref_end, at_least=2))
-    region = _difference(uem, _union(np.concatenate(zones))) if zones else uem
+    region = _difference(uem, np.concatenate(zones)) if zones else uem
     points = np.unique(np.concatenate([ref_start, ref_end, sys_start, sys_end, uem.ravel(), region.ravel()]))
     length = np.diff(points)
     ref = _talking(points, ref_start, ref_end, ref_speaker, ref_labels.size)
@@ -110,18 +110,13 @@ def _intervals(points: np.ndarray, inside: np.ndarray) -> np.ndarray:
     return np.column_stack([points[np.flatnonzero(edges == 1)], points[np.flatnonzero(edges == -1)]])
 
 
-def _union(intervals: np.ndarray) -> np.ndarray:
-    points = np.unique(intervals)
-    return _intervals(points, _coverage(points, intervals[:, 0], intervals[:, 1]) > 0)
-
-
 def _where_covered(start: np.ndarray, end: np.ndarray, *, at_least: int) -> np.ndarray:
     points = np.unique(np.concatenate([start, end]))
     return _intervals(points, _coverage(points, start, end) >= at_least)
 
 
 def _difference(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """The union of the disjoint intervals `a` less that of `b`."""
+    """The union of the intervals `a` less that of the intervals `b` (either may overlap among themselves)."""
     points = np.unique(np.concatenate([a.ravel(), b.ravel()]))
     return _intervals(points, (_coverage(points, a[:, 0], a[:, 1]) > 0) & (_coverage(points, b[:, 0], b[:, 1]) == 0))
 
