@@ -42,8 +42,8 @@ def bayes_error(tar: np.ndarray, non: np.ndarray, p: float) -> float:
 def break_down_by(page: Page, column: str) -> None:
     page.get_by_role("combobox", name="Break down by").click()
     page.get_by_role("option", name=column, exact=True).click()
+    wait_idle(page, timeout=180_000)  # the option chosen runs the page; closing the list does not
     page.keyboard.press("Escape")
-    wait_idle(page, timeout=180_000)
 
 
 def chosen_in(page: Page, key: str):

@@ -24,27 +24,50 @@ RUNNING = "[data-testid=stApp][data-test-script-state=running]"
 
 
 # Added to every page by the ``page`` fixture of conftest.py: counts the script runs the app starts
-# (data-test-script-state turning "running") and notes the count at each click, key press or file chosen.
+# (data-test-script-state turning "running") and the messages the server sends, and notes both counts at each click,
+# key press or file chosen. A quick run (a page switch to Home) can start and end within one of React's batched
+# renders: the attribute never changes, and only the server's messages tell that it happened.
 RUN_COUNTER = """(() => {
     window.__llrcoreRuns = 0;
     window.__llrcoreRunsAtInput = 0;
-    const input = () => { window.__llrcoreRunsAtInput = window.__llrcoreRuns; };
+    window.__llrcoreMessages = 0;
+    window.__llrcoreMessagesAtInput = 0;
+    window.__llrcoreLastMessage = 0;
+    const input = () => {
+        window.__llrcoreRunsAtInput = window.__llrcoreRuns;
+        window.__llrcoreMessagesAtInput = window.__llrcoreMessages;
+    };
     for (const type of ['pointerdown', 'keydown', 'input', 'change']) window.addEventListener(type, input, true);
     new MutationObserver(records => {
         for (const record of records)
             if (record.target.getAttribute('data-test-script-state') === 'running') window.__llrcoreRuns += 1;
     }).observe(document, {subtree: true, attributes: true, attributeFilter: ['data-test-script-state']});
+    window.WebSocket = class extends window.WebSocket {
+        constructor(...args) {
+            super(...args);
+            this.addEventListener('message', () => {
+                window.__llrcoreMessages += 1;
+                window.__llrcoreLastMessage = performance.now();
+            });
+        }
+    };
 })()"""
+# A run has started since the last input: the app says it runs or ran, or the server answered the input and has
+# been silent for QUIET_MESSAGES ms since (its last message ends the run, and React has drawn it by then).
+QUIET_MESSAGES = 150
 STARTED = ("() => window.__llrcoreRuns > window.__llrcoreRunsAtInput"
-           " || document.querySelector('%s') !== null" % RUNNING)
+           " || document.querySelector('%s') !== null"
+           " || window.__llrcoreMessages > window.__llrcoreMessagesAtInput"
+           " && performance.now() - window.__llrcoreLastMessage > %d" % (RUNNING, QUIET_MESSAGES))
 
 
 def wait_idle(page: Page, timeout: float = 60_000) -> None:
     """Wait until the script run triggered by the last interaction has finished.
 
     A rerun may take a moment to start: don't mistake the idle state before it for its end. It has started when the
-    app is running or has started a run since the last click or key (RUN_COUNTER); without a run within 1 s there is
-    none to wait for. (Waiting for the running state alone cost a whole second whenever the run was already over.)"""
+    app is running or has started a run since the last click or key, or the server has answered it (RUN_COUNTER);
+    without a run within 1 s there is none to wait for. (Waiting for the running state alone cost a whole second
+    whenever the run was already over.)"""
     try:
         page.wait_for_function(STARTED, timeout=1_000, polling=50)
     except Exception:

@@ -42,8 +42,8 @@ def break_down_by(page: Page, column: str) -> None:
     box.click()
     page.keyboard.type(column)
     page.get_by_role("option", name=column, exact=True).click()
+    wait_idle(page, timeout=180_000)  # the option chosen runs the page; closing the list does not
     page.keyboard.press("Escape")
-    wait_idle(page, timeout=180_000)
 
 
 def table_csv(page: Page) -> pd.DataFrame:

@@ -141,8 +141,7 @@ def test_compare_rules_page(page: Page, app_url, screenshots):
     no_error(page)
     snap(page, screenshots / "compare_rules_dcf.png")
 
-    page.get_by_role("tab", name="Threshold weighting").click()
-    wait_idle(page)
+    page.get_by_role("tab", name="Threshold weighting").click()  # drawn in the browser, no run
     expect(page.get_by_role("tabpanel").locator("[data-testid=stPlotlyChart] .main-svg").first).to_be_visible()
     no_error(page)
     snap(page, screenshots / "compare_rules_weighting.png")

@@ -37,8 +37,8 @@ def test_report_broken_down_by_attack_with_intervals(page: Page, browser: Browse
     expect(page.get_by_text("Conditions and confidence")).to_be_visible()
     page.get_by_role("combobox", name="Break down by").click()
     page.get_by_role("option", name="attack", exact=True).click()
+    wait_idle(page, timeout=300_000)  # the option chosen runs the page; closing the list does not
     page.keyboard.press("Escape")
-    wait_idle(page, timeout=300_000)
     type_number(page, "Replicates", str(REPLICATES))
     page.get_by_text("Confidence intervals", exact=True).click()
     wait_idle(page, timeout=300_000)
