@@ -247,6 +247,7 @@ def test_a_recording_of_5000_windows_shows_its_progress_and_its_speakers(page: P
     expect(progress.filter(has_text=re.compile(r"Bayesian block model — start \d+ of \d+ \(.+\): iteration \d+")
                            )).to_be_visible(timeout=240_000)
     snap(page, screenshots / "diarization_5000_progress.png")
+    wait_idle(page, timeout=300_000)  # the rest of the run, waited for at once (an expect would look twice a second)
     speakers_found = page.get_by_test_id("stMetric").filter(has_text="Speakers found")
     expect(speakers_found).to_contain_text(str(speakers), timeout=300_000)
     # the other methods wait to be asked for (the advice on LLRs without a reference: the 90-segment upload above)

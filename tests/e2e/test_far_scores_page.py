@@ -113,6 +113,7 @@ def test_far_scores_on_every_page_that_takes_them(page: Page, app_url, screensho
     run = main.get_by_role("button", name=re.compile("^Run the sweep"))
     if run.count():
         run.click()
+        wait_idle(page, timeout=600_000)  # the sweep's run, waited for at once (an expect would look twice a second)
     # The logarithmic rule's fits collapse (a far score on its wrong side costs without bound); rules whose cost is
     # bounded there (Brier's, alpha > 1) fit the ordinary trials: the collapsed fits are said and never the best.
     expect(main.get_by_text(re.compile(r"^\d+ of \d+ calibrations failed:"))).to_be_visible(timeout=600_000)

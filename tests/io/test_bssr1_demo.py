@@ -163,15 +163,17 @@ def test_per_finger_eer_equals_the_eer_of_the_subset(finger):
 
 
 def test_grouped_bootstrap_is_wider_than_trial_level_on_the_fingerprints(finger):
+    """300 replicates: the EER interval's width is about 0.022 drawing trials and 0.034 drawing subjects (seeds 0 to
+    2 alike, at 1,000 replicates too): wider by a fifth at least, far beyond the replicates' own noise."""
     table, trials = finger
     genuine = table[table["label"] == "genuine"].pivot(index="model", columns="finger", values="score")
     assert genuine["left"].corr(genuine["right"], method="spearman") > 0.3  # a subject's two fingers agree
     widths = {}
     for group_by in (None, "model"):
-        low, high = lc.bootstrap(trials, n=1000, seed=0, group_by=group_by).interval("eer")
+        low, high = lc.bootstrap(trials, n=300, seed=0, group_by=group_by).interval("eer")
         assert low < lc.eer(trials.tar, trials.non) < high
         widths[group_by] = high - low
-    assert widths["model"] > widths[None], widths
+    assert widths["model"] > 1.2 * widths[None], widths
 
 
 # ----- EERs against independent computations -----------------------------------------------------------------------
