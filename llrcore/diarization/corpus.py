@@ -38,7 +38,8 @@ from .block_prior import BlockModelPrior, labelled_pair_moments
 from .cluster import cluster_similarity
 from .jer import jer_components
 from .result import ClusteringResult
-from .scoring import as_pyannote, check_convention, check_turns, der_components, recording_tables, segments_to_turns
+from .scoring import (as_pyannote, check_convention, check_turns, der_components, pyannote_components, recording_tables,
+                      segments_to_turns)
 
 __all__ = ["CorpusScores", "score_corpus", "cluster_recordings", "CORPUS_COLUMNS", "TOTAL"]
 
@@ -218,8 +219,9 @@ def score_corpus(references: pd.DataFrame | Mapping[str, pd.DataFrame] | Iterabl
 
     rows = {}
     for uri, *tables in recording_tables(reference, hypothesis, uems):
-        d = der_components(*tables, collar=collar, skip_overlap=skip_overlap, convention=convention, uri=uri)
-        r, h, u = as_pyannote(uri, *tables)
+        r, h, u = as_pyannote(uri, *tables)  # built once, for pyannote's DER too
+        d = (pyannote_components(r, h, u, collar=collar, skip_overlap=skip_overlap) if convention == "pyannote" else
+             der_components(*tables, collar=collar, skip_overlap=skip_overlap, convention=convention, uri=uri))
         p = purity(r, h, uem=u, detailed=True)
         c = coverage(r, h, uem=u, detailed=True)
         rows[uri] = dict(zip(_COMPONENTS, (

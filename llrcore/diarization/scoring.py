@@ -40,8 +40,8 @@ from ..data.similarity import TURN_COLUMNS
 from .md_eval import md_eval_components
 
 __all__ = ["SegmentScores", "segment_scores", "optimal_mapping", "segments_to_turns",
-           "DERResult", "diarization_error_rate", "der_components", "recordings", "recording_tables", "as_pyannote",
-           "check_turns", "CONVENTIONS",
+           "DERResult", "diarization_error_rate", "der_components", "pyannote_components", "recordings",
+           "recording_tables", "as_pyannote", "check_turns", "CONVENTIONS",
            "check_convention"]
 
 
@@ -356,10 +356,17 @@ def der_components(reference: pd.DataFrame, hypothesis: pd.DataFrame, scored: pd
     if convention == "md-eval":
         return md_eval_components(reference, hypothesis, scored[["start", "end"]].to_numpy(dtype=np.float64),
                                   collar=collar, skip_overlap=skip_overlap)
+    return pyannote_components(*as_pyannote(uri, reference, hypothesis, scored), collar=collar,
+                               skip_overlap=skip_overlap)
+
+
+def pyannote_components(reference, hypothesis, uem, *, collar: float, skip_overlap: bool) -> dict:
+    """:func:`der_components` in the "pyannote" convention, on one recording's pyannote objects
+    (:func:`as_pyannote`): ``pyannote.metrics.DiarizationErrorRate`` (its collar is the total width, ``2 collar``)."""
     from pyannote.metrics.diarization import DiarizationErrorRate
 
-    ref, hyp, uem = as_pyannote(uri, reference, hypothesis, scored)
-    parts = DiarizationErrorRate(collar=2.0 * collar, skip_overlap=skip_overlap)(ref, hyp, uem=uem, detailed=True)
+    parts = DiarizationErrorRate(collar=2.0 * collar, skip_overlap=skip_overlap)(reference, hypothesis, uem=uem,
+                                                                                detailed=True)
     return {"total": parts["total"], "missed": parts["missed detection"], "false_alarm": parts["false alarm"],
             "confusion": parts["confusion"]}
 
