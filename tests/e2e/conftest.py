@@ -32,7 +32,7 @@ def browser_type_launch_args(browser_type_launch_args):
         "executable_path": shutil.which("chromium"),
         "args": ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run", "--process-per-site",
-                 f"--disable-features={','.join(PLAYWRIGHT_DISABLED_FEATURES + NO_OMNIBOX_POPUPS)}", JS_FLAGS],
+                 f"--disable-features={','.join(DISABLED_FEATURES)}", JS_FLAGS],
     }
 
 
@@ -45,12 +45,16 @@ JS_FLAGS = "--js-flags=--no-opt --no-maglev"
 # Chromium 156 preloads its address bar's popups as web pages in every window, one more renderer per browser context
 # (about 0.5 CPU-s a test, a tenth of Chromium's work in the suite): a headless test never types in an address bar.
 NO_OMNIBOX_POPUPS = ["WebUIOmniboxPopup", "WebUIOmniboxAimPopup"]
+# In the renderer every tab shares (worker_context), V8 finds each of the app's scripts already compiled; streaming
+# them to a background thread would parse all 124 of them again first (Chromium 1.46 -> 1.26 CPU-s a page load).
+NO_SCRIPT_STREAMING = ["ScriptStreaming"]
 # A second --disable-features replaces Playwright's own (playwright-core, chromiumSwitches.ts), so it is repeated here.
 PLAYWRIGHT_DISABLED_FEATURES = [
     "AimEnabled", "AvoidCorsURLLoaderRestartOnRedirect", "AvoidUnnecessaryBeforeUnloadCheckSync",
     "DestroyProfileOnBrowserClose", "HttpsFirstBalancedModeAutoEnable", "HttpsUpgrades", "LensOverlay", "MediaRouter",
     "NetworkTimeServiceQuerying", "OptimizationHints", "PaintHolding", "PreconnectToSearch", "TcpPortRandomizationWin",
     "ThirdPartyStoragePartitioning"]
+DISABLED_FEATURES = PLAYWRIGHT_DISABLED_FEATURES + NO_OMNIBOX_POPUPS + NO_SCRIPT_STREAMING
 
 
 @pytest.fixture(scope="session")
