@@ -158,13 +158,16 @@ def test_every_extension_of_the_site_is_in_the_docs_extra():
     tree = ast.parse((DOCS / "conf.py").read_text(encoding="utf-8"))
     extensions = next(ast.literal_eval(node.value) for node in tree.body if isinstance(node, ast.Assign)
                       and any(getattr(target, "id", "") == "extensions" for target in node.targets))
+    def canonical(distribution: str) -> str:  # PEP 503: "Sphinx", "sphinx_gallery" and "sphinx-gallery" are one
+        return re.sub(r"[-_.]+", "-", distribution).lower()
+
     installed = packages_distributions()
     spelt = {"sphinxarg": "sphinx-argparse"}
     modules = {name.split(".")[0] for name in extensions}
-    needed = {installed.get(module, [spelt.get(module, module.replace("_", "-"))])[0].lower() for module in modules}
+    needed = {canonical(installed.get(module, [spelt.get(module, module)])[0]) for module in modules}
     needed |= {"sphinx", "pydata-sphinx-theme"}  # the builder and the theme (html_theme)
     extra = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["optional-dependencies"]
-    listed = {re.split(r"[<>=\[ ]", requirement)[0].lower() for requirement in extra["docs"]}
+    listed = {canonical(re.split(r"[<>=\[ ]", requirement)[0]) for requirement in extra["docs"]}
     assert needed <= listed
 
 
