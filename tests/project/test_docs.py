@@ -155,19 +155,18 @@ def test_every_extension_of_the_site_is_in_the_docs_extra():
     import tomllib
     from importlib.metadata import packages_distributions
 
+    from packaging.utils import canonicalize_name  # PEP 503: "Sphinx", "sphinx_gallery", "sphinx-gallery" are one
+
     tree = ast.parse((DOCS / "conf.py").read_text(encoding="utf-8"))
     extensions = next(ast.literal_eval(node.value) for node in tree.body if isinstance(node, ast.Assign)
                       and any(getattr(target, "id", "") == "extensions" for target in node.targets))
-    def canonical(distribution: str) -> str:  # PEP 503: "Sphinx", "sphinx_gallery" and "sphinx-gallery" are one
-        return re.sub(r"[-_.]+", "-", distribution).lower()
-
     installed = packages_distributions()
     spelt = {"sphinxarg": "sphinx-argparse"}
     modules = {name.split(".")[0] for name in extensions}
-    needed = {canonical(installed.get(module, [spelt.get(module, module)])[0]) for module in modules}
+    needed = {canonicalize_name(installed.get(module, [spelt.get(module, module)])[0]) for module in modules}
     needed |= {"sphinx", "pydata-sphinx-theme"}  # the builder and the theme (html_theme)
     extra = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["optional-dependencies"]
-    listed = {canonical(re.split(r"[<>=\[ ]", requirement)[0]) for requirement in extra["docs"]}
+    listed = {canonicalize_name(re.split(r"[<>=\[ ]", requirement)[0]) for requirement in extra["docs"]}
     assert needed <= listed
 
 
